@@ -1,0 +1,58 @@
+# Fabric Planner: `make run` to use it, `make test` to prove it.
+SHELL := /bin/bash
+PYTHON_BIN ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test setup venv frontend db lint format bench lock clean
+
+run: setup db
+	@$(PY) manage.py ensure_admin
+	@$(PY) manage.py serve
+
+setup: $(STAMP) frontend/dist/.built
+
+$(VENV)/bin/python:
+	$(PYTHON_BIN) -m venv $(VENV)
+
+$(STAMP): $(VENV)/bin/python requirements.lock
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	@touch $@
+
+frontend/node_modules/.package-lock.json: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+
+frontend/dist/.built: frontend/node_modules/.package-lock.json $(shell find frontend/src frontend/build.mjs -type f 2>/dev/null)
+	cd frontend && npm run --silent build
+	@touch $@
+
+db: setup
+	@$(PY) manage.py migrate --noinput -v 0
+	@$(PY) manage.py load_catalog
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+test: setup lint
+	cd frontend && npm test --silent
+	$(PY) manage.py makemigrations --check --dry-run -v 0
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) -m tests.bench
+
+# Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
+lock:
+	rm -rf /tmp/fabric-lock && $(PYTHON_BIN) -m venv /tmp/fabric-lock
+	/tmp/fabric-lock/bin/pip install --quiet ".[dev]"
+	/tmp/fabric-lock/bin/pip freeze --exclude fabric-planner > requirements.lock
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Pure design computation: fabric dataclasses, generators, rules. Never imports Django."""

@@ -1,0 +1,24 @@
+"""Root URL configuration."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from planner import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/token/", views.account_token, name="account-token"),
+    path("designs/", include(([path("", views.design_list, name="design-list")], "planner"))),
+    path("catalog/", include("inventory.urls")),
+    path("jobs/", include("simulation.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/inventory/", include("inventory.api.urls")),
+    path("api/simulation/", include("simulation.api.urls")),
+    path("admin/", admin.site.urls),
+]

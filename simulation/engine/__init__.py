@@ -1,0 +1,1 @@
+"""Pure computation for jobs (validation, power, flow simulation). Never imports Django."""

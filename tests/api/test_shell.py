@@ -1,0 +1,68 @@
+"""App shell: health, schema, docs, token page, jobs API ownership."""
+
+import json
+
+from simulation.models import Job
+
+
+def test_healthz_reports_database_and_broker(client):
+    response = client.get("/healthz")
+    body = json.loads(response.content)
+    assert body["database"]["ok"] is True
+    assert set(body) >= {"status", "database", "broker"}
+    assert response.status_code == (200 if body["broker"]["ok"] else 503)
+
+
+def test_healthz_reports_a_dead_broker(client, settings, monkeypatch):
+    from planner.celery import app
+    from tests.conftest import reset_broker_connections
+
+    monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+    reset_broker_connections(app)
+    try:
+        response = client.get("/healthz")
+    finally:
+        monkeypatch.undo()
+        reset_broker_connections(app)
+    body = json.loads(response.content)
+    assert response.status_code == 503
+    assert body["status"] == "fail" and body["broker"]["ok"] is False
+    assert body["broker"]["error"]
+
+
+def test_openapi_schema_and_docs(logged_in_client):
+    schema = logged_in_client.get("/api/schema/?format=json")
+    assert schema.status_code == 200
+    paths = json.loads(schema.content)["paths"]
+    assert "/api/simulation/jobs/" in paths
+    docs = logged_in_client.get("/api/docs/")
+    assert docs.status_code == 200
+    assert b"swagger-ui" in docs.content
+    assert b"cdn." not in docs.content  # served from our own static files
+
+
+def test_home_has_navigation(logged_in_client):
+    html = logged_in_client.get("/").content.decode()
+    for label in ("Catalog", "Designs", "Jobs", "API docs", "Log out", "alice"):
+        assert label in html
+
+
+def test_token_page_creates_token(logged_in_client, user):
+    response = logged_in_client.post("/account/token/")
+    assert response.status_code == 200
+    assert user.auth_token.key in response.content.decode()
+
+
+def test_jobs_are_private(api_client, other_user):
+    mine = api_client.post("/api/simulation/jobs/", {"kind": "diagnostics"}, format="json")
+    assert mine.status_code == 201
+    theirs = Job.objects.create(owner=other_user, kind="diagnostics", input_hash="x")
+    assert api_client.get(f"/api/simulation/jobs/{theirs.pk}/").status_code == 404
+    listed = api_client.get("/api/simulation/jobs/").json()["results"]
+    assert [row["id"] for row in listed] == [mine.json()["id"]]
+
+
+def test_unknown_job_kind_is_rejected(api_client):
+    response = api_client.post("/api/simulation/jobs/", {"kind": "nope"}, format="json")
+    assert response.status_code == 400
+    assert "kind" in response.json()

@@ -1,0 +1,259 @@
+"""Shared fixtures: users, API clients, a real Celery worker and a real Chromium.
+
+Outside CI, a celery or browser test whose service is missing is skipped with the reason;
+with ``CI=true`` it fails instead, so CI never passes by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+
+_MARK_BY_FOLDER = {
+    "unit": "unit",
+    "api": "api",
+    "integration": "celery",
+    "browser": "browser",
+    "models": "db",
+    "services": "db",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark tests by folder, and give every database-marked folder database access."""
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(ROOT).parts
+        if parts[0] != "tests":
+            item.add_marker("unit")  # doctests of the pure packages
+            continue
+        marker = _MARK_BY_FOLDER.get(parts[1]) if len(parts) > 2 else None
+        if marker:
+            item.add_marker(marker)
+        if marker in {"api", "db"}:
+            item.add_marker(pytest.mark.django_db)
+
+
+def service_missing(reason: str):
+    """Skip outside CI; fail in CI."""
+    if IN_CI:
+        pytest.fail(f"CI=true and a required service is missing: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user(username="alice", password="pw-alice-123!")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user(username="bob", password="pw-bob-123!")
+
+
+@pytest.fixture
+def api_client(user):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def logged_in_client(client, user):
+    client.force_login(user)
+    return client
+
+
+# --- Celery: a real worker process on Redis --------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        service_missing("REDIS_URL is not set (celery tests need Redis)")
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except Exception as exc:  # noqa: BLE001
+        service_missing(f"Redis at {url} does not answer: {exc}")
+    return url
+
+
+def _database_url_for_worker() -> str:
+    """The URL of the *test* database, so that a worker process sees the tests' rows."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    if settings["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{settings['NAME']}"
+    user = settings["USER"] or ""
+    password = f":{settings['PASSWORD']}" if settings["PASSWORD"] else ""
+    host = settings["HOST"] or "127.0.0.1"
+    port = f":{settings['PORT']}" if settings["PORT"] else ""
+    return f"postgres://{user}{password}@{host}{port}/{settings['NAME']}"
+
+
+def reset_broker_connections(app) -> None:
+    """Drop pooled broker connections so that a changed ``broker_url`` takes effect."""
+    from kombu import pools
+
+    pools.reset()  # closes and forgets kombu's global connection and producer pools
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture(scope="session")
+def celery_broker_url(redis_url):
+    """A Redis database of its own for the tests' broker, emptied at the start."""
+    import redis
+
+    base = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
+    url = f"{base}/{os.environ.get('TEST_REDIS_DB', '15')}"
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
+def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subprocess.Popen:
+    """Start ``celery worker`` in its own process group, wait until it is ready."""
+    env = {
+        **os.environ,
+        "REDIS_URL": broker_url,
+        "DATABASE_URL": _database_url_for_worker(),
+        "DJANGO_SETTINGS_MODULE": "planner.settings",
+    }
+    with open(log_path, "wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "planner",
+                "worker",
+                "--pool",
+                "prefork",
+                "--concurrency",
+                str(concurrency),
+                "--hostname",
+                f"test-{os.getpid()}@%h",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"Celery worker exited early:\n{log_path.read_text()}")
+        if b"ready." in log_path.read_bytes():
+            return proc
+        time.sleep(0.2)
+    os.killpg(proc.pid, 9)
+    pytest.fail(f"Celery worker did not start in 60 s:\n{log_path.read_text()}")
+
+
+def stop_worker(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, 15)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+
+
+@pytest.fixture(scope="session")
+def _session_worker(celery_broker_url, django_db_setup, django_db_blocker, tmp_path_factory):
+    from planner.celery import app
+
+    with django_db_blocker.unblock():
+        proc = start_worker(celery_broker_url, tmp_path_factory.mktemp("worker") / "worker.log")
+    previous_url = app.conf.broker_url
+    app.conf.broker_url = celery_broker_url
+    reset_broker_connections(app)
+    yield proc
+    app.conf.broker_url = previous_url
+    reset_broker_connections(app)
+    stop_worker(proc)
+
+
+@pytest.fixture
+def celery_worker_process(_session_worker, transactional_db):
+    """A real worker process on Redis that sees this test's committed rows."""
+    if _session_worker.poll() is not None:
+        pytest.fail("the Celery worker died")
+    return _session_worker
+
+
+# --- Browser: Debian's Chromium through Playwright --------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        service_missing(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        yield browser
+        browser.close()
+
+
+SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"
+
+
+@pytest.fixture
+def page(chromium, request):
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def browser_login(page, live_server, django_user_model):
+    """Log a fresh user in through the real login form; returns the page."""
+    django_user_model.objects.create_user(username="carol", password="pw-carol-123!")
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill("carol")
+    page.get_by_label("Password").fill("pw-carol-123!")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/")
+    return page
