@@ -1,0 +1,127 @@
+"""Catalog serializers. Validation runs the model's ``clean()`` (one validation path)."""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from inventory.library.schema import IDENTITY_FIELDS
+from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+
+
+class ValidatedModelSerializer(serializers.ModelSerializer):
+    """Run ``Model.full_clean()`` on a copy of the instance, as NetBox does: DRF does not."""
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        model = self.Meta.model
+        if self.instance is None:
+            instance = model(**attrs)
+        else:
+            # Work on a copy so that a failed validation leaves the stored row untouched.
+            instance = model.objects.get(pk=self.instance.pk)
+            for key, value in attrs.items():
+                setattr(instance, key, value)
+        try:
+            instance.full_clean(exclude=self._clean_exclude())
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+        return attrs
+
+    def _clean_exclude(self):
+        return []
+
+
+class ManufacturerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Manufacturer
+        fields = ["id", "slug", "name", "url"]
+
+
+class CatalogPartSerializer(ValidatedModelSerializer):
+    """Fields common to every part; subclasses add the category's spec fields."""
+
+    category = serializers.SerializerMethodField()
+    manufacturer = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Manufacturer.objects.all()
+    )
+
+    def get_category(self, obj) -> str:
+        return obj.CATEGORY
+
+    def _clean_exclude(self):
+        return ["slug"] if self.instance is None else []
+
+
+DERIVED = {
+    "switch": ["port_speed_gbps", "port_count", "form_factors"],
+    "nic": ["form_factors", "port_count"],
+    "server": ["port_speed_gbps", "compute_port_count", "form_factors"],
+}
+
+
+def _serializer_for(category, model):
+    fields = [
+        "id",
+        "category",
+        *IDENTITY_FIELDS,
+        *model.SPEC_FIELDS,
+        *DERIVED.get(category, []),
+        "sources",
+        "provenance",
+        "created",
+        "updated",
+    ]
+    meta = type(
+        "Meta",
+        (),
+        {
+            "model": model,
+            "fields": fields,
+            "read_only_fields": [*DERIVED.get(category, []), "created", "updated"],
+        },
+    )
+    return type(f"{model.__name__}Serializer", (CatalogPartSerializer,), {"Meta": meta})
+
+
+SERIALIZERS = {
+    category: _serializer_for(category, model) for category, model in CATEGORY_MODELS.items()
+}
+
+
+class PriceBookSerializer(serializers.ModelSerializer):
+    price_count = serializers.IntegerField(source="prices.count", read_only=True)
+
+    class Meta:
+        model = PriceBook
+        fields = [
+            "id",
+            "slug",
+            "name",
+            "currency",
+            "kind",
+            "description",
+            "price_count",
+            "created",
+            "updated",
+        ]
+
+
+class PriceSerializer(ValidatedModelSerializer):
+    book = serializers.SlugRelatedField(slug_field="slug", queryset=PriceBook.objects.all())
+
+    class Meta:
+        model = Price
+        fields = [
+            "id",
+            "book",
+            "part_category",
+            "part_slug",
+            "price",
+            "currency",
+            "seller",
+            "source_url",
+            "as_of",
+            "grade",
+            "condition",
+            "length_m",
+            "note",
+        ]

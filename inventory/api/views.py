@@ -1,0 +1,88 @@
+"""Catalog API: CRUD per category, lookups by slug, price books."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from inventory.api.serializers import (
+    SERIALIZERS,
+    ManufacturerSerializer,
+    PriceBookSerializer,
+    PriceSerializer,
+)
+from inventory.filtersets import FILTERSETS
+from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+from inventory.selectors import works_with
+from inventory.services import part_delete, part_save
+
+
+class ManufacturerViewSet(viewsets.ModelViewSet):
+    queryset = Manufacturer.objects.all()
+    serializer_class = ManufacturerSerializer
+    lookup_field = "slug"
+    search_fields = ["name", "slug"]
+
+
+class CatalogPartViewSet(viewsets.ModelViewSet):
+    """Parts of one category. Look up by slug; filter by vendor, speed, form factor, media,
+    reach and protocol; ``search`` matches slug, name, part number and aliases."""
+
+    lookup_field = "slug"
+    lookup_value_regex = r"[A-Za-z0-9._\-]+"
+    search_fields = ["slug", "name", "part_number", "description"]
+    ordering_fields = "__all__"
+    ordering = ["slug"]
+    category = ""
+
+    def get_queryset(self):
+        return CATEGORY_MODELS[self.category].objects.select_related("manufacturer")
+
+    def perform_create(self, serializer):
+        part = CATEGORY_MODELS[self.category](**serializer.validated_data)
+        serializer.instance = part_save(part=part)
+
+    def perform_update(self, serializer):
+        part = serializer.instance
+        for key, value in serializer.validated_data.items():
+            setattr(part, key, value)
+        serializer.instance = part_save(part=part)
+
+    def perform_destroy(self, instance):
+        part_delete(part=instance)
+
+    @extend_schema(responses={200: OpenApiResponse(description="Compatible parts by section")})
+    @action(detail=True, methods=["get"], url_path="works-with")
+    def works_with(self, request, slug=None):
+        """Cages, modules, cables and peers that fit this part (the link rules' verdict)."""
+        return Response(works_with(self.get_object()).as_dict())
+
+
+def _viewset_for(category):
+    return type(
+        f"{CATEGORY_MODELS[category].__name__}ViewSet",
+        (CatalogPartViewSet,),
+        {
+            "category": category,
+            "serializer_class": SERIALIZERS[category],
+            "filterset_class": FILTERSETS[category],
+            "queryset": CATEGORY_MODELS[category].objects.none(),
+            "__doc__": f"{CATEGORY_MODELS[category].CATEGORY_LABEL} in the catalog. "
+            + CatalogPartViewSet.__doc__,
+        },
+    )
+
+
+VIEWSETS = {category: _viewset_for(category) for category in CATEGORY_MODELS}
+
+
+class PriceBookViewSet(viewsets.ModelViewSet):
+    queryset = PriceBook.objects.all()
+    serializer_class = PriceBookSerializer
+    lookup_field = "slug"
+
+
+class PriceViewSet(viewsets.ModelViewSet):
+    queryset = Price.objects.select_related("book")
+    serializer_class = PriceSerializer
+    filterset_fields = ["book__slug", "part_category", "part_slug", "currency"]

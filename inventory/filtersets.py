@@ -1,0 +1,96 @@
+"""Filters shared by the catalog API and pages: search, vendor, speed, form factor, media,
+reach, protocol and lifecycle, each mapped to the category's own columns."""
+
+import django_filters
+from django.db.models import Q
+
+from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer
+
+
+class CatalogPartFilterSet(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="filter_q", label="Search")
+    manufacturer = django_filters.ModelChoiceFilter(
+        queryset=Manufacturer.objects.all(), to_field_name="slug", label="Vendor"
+    )
+    speed_gbps = django_filters.NumberFilter(method="filter_speed", label="Speed (Gb/s)")
+    speed_min_gbps = django_filters.NumberFilter(method="filter_speed_min", label="Speed ≥ (Gb/s)")
+    form_factor = django_filters.CharFilter(method="filter_form_factor", label="Form factor")
+    media = django_filters.CharFilter(method="filter_media", label="Media")
+    reach_min_m = django_filters.NumberFilter(method="filter_reach", label="Reach ≥ (m)")
+    protocol = django_filters.ChoiceFilter(
+        method="filter_protocol",
+        label="Protocol",
+        choices=[("infiniband", "InfiniBand"), ("ethernet", "Ethernet"), ("nvlink", "NVLink")],
+    )
+    lifecycle = django_filters.CharFilter(field_name="lifecycle")
+
+    model: type[CatalogPart]
+
+    def filter_q(self, queryset, name, value):
+        return queryset.filter(
+            Q(slug__icontains=value)
+            | Q(name__icontains=value)
+            | Q(part_number__icontains=value)
+            | Q(aliases__icontains=value)
+            | Q(description__icontains=value)
+        )
+
+    def filter_speed(self, queryset, name, value):
+        field = self._meta.model.SPEED_FIELD
+        return queryset.filter(**{field: value}) if field else queryset.none()
+
+    def filter_speed_min(self, queryset, name, value):
+        field = self._meta.model.SPEED_FIELD
+        return queryset.filter(**{f"{field}__gte": value}) if field else queryset.none()
+
+    def filter_form_factor(self, queryset, name, value):
+        fields = self._meta.model.FORM_FACTOR_FIELDS
+        if not fields:
+            return queryset.none()
+        condition = Q()
+        for field in fields:
+            lookup = "icontains" if field == "form_factors" else "iexact"
+            condition |= Q(**{f"{field}__{lookup}": value})
+        if "form_factors" in fields:
+            # "OSFP" must not match "OSFP224": compare whole comma-separated names.
+            matches = [
+                p.pk
+                for p in queryset.filter(condition)
+                if value.upper() in p.form_factors.upper().split(",")
+            ]
+            return queryset.filter(pk__in=matches)
+        return queryset.filter(condition)
+
+    def filter_media(self, queryset, name, value):
+        field = self._meta.model.MEDIA_FIELD
+        return queryset.filter(**{f"{field}__iexact": value}) if field else queryset.none()
+
+    def filter_reach(self, queryset, name, value):
+        field = self._meta.model.REACH_FIELD
+        return queryset.filter(**{f"{field}__gte": value}) if field else queryset.none()
+
+    def filter_protocol(self, queryset, name, value):
+        if not hasattr(self._meta.model, "protocols"):
+            return queryset.none()
+        return queryset.filter(protocols__icontains=f'"{value}"')
+
+
+def _filterset_for(model):
+    """A FilterSet for one category, without the filters its columns cannot serve."""
+    meta = type("Meta", (), {"model": model, "fields": ["q", "manufacturer", "lifecycle"]})
+    filterset = type(f"{model.__name__}FilterSet", (CatalogPartFilterSet,), {"Meta": meta})
+    unused = {
+        "speed_gbps": not model.SPEED_FIELD,
+        "speed_min_gbps": not model.SPEED_FIELD,
+        "form_factor": not model.FORM_FACTOR_FIELDS,
+        "media": not model.MEDIA_FIELD,
+        "reach_min_m": not model.REACH_FIELD,
+        "protocol": not hasattr(model, "protocols"),
+    }
+    for name, drop in unused.items():
+        if drop:
+            del filterset.base_filters[name]
+    return filterset
+
+
+FILTERSETS = {category: _filterset_for(model) for category, model in CATEGORY_MODELS.items()}

@@ -1,0 +1,448 @@
+"""Rules that a single catalog part must satisfy.
+
+Every rule returns :class:`Violation` objects (``code``, ``message``, ``field``) instead of
+raising, so that ``Model.clean()``, the importers and the API report the same problems in
+the same words. Link-level rules (does this module fit that cage?) live in
+:mod:`inventory.library.compat`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+
+from inventory.library.vocab import (
+    CAGE_ROLES,
+    CONNECTORS,
+    FIBER_GRADES,
+    FORM_FACTORS,
+    GRADES,
+    MODULATIONS,
+    PORT_ROLES,
+    PROTOCOLS,
+    TOPS,
+    values,
+)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule.
+
+    Attributes
+    ----------
+    code : str
+        Stable identifier, e.g. ``power-typical-above-max``.
+    message : str
+        A sentence a user can act on.
+    field : str
+        The field (dotted path for nested values) the problem is about, or ``""``.
+    element_ids : tuple of str
+        Elements concerned, for whole-fabric checks (``node:12``); empty for single parts.
+    """
+
+    code: str
+    message: str
+    field: str = ""
+    element_ids: tuple[str, ...] = ()
+    params: dict = dataclass_field(default_factory=dict)
+
+
+BREAKOUT = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)([GT])$")
+
+
+def parse_breakout(text: str) -> tuple[int, int]:
+    """Parse ``"2x400G"`` into ``(legs, leg_speed_gbps)``.
+
+    Examples
+    --------
+    >>> parse_breakout("4x200G")
+    (4, 200)
+    >>> parse_breakout("1x1.6T")
+    (1, 1600)
+    """
+    match = BREAKOUT.match(text.strip())
+    if not match:
+        raise ValueError(f"breakout {text!r} is not of the form NxSPEED (e.g. 2x400G)")
+    legs, speed, unit = int(match.group(1)), float(match.group(2)), match.group(3)
+    return legs, int(round(speed * (1000 if unit == "T" else 1)))
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def check_power(
+    values_: dict, typical="power_typical_w", maximum="power_max_w"
+) -> Iterator[Violation]:
+    """Typical power must not exceed maximum power; both non-negative.
+
+    Examples
+    --------
+    >>> [v.code for v in check_power({"power_typical_w": 30, "power_max_w": 20})]
+    ['power-typical-above-max']
+    """
+    low, high = values_.get(typical), values_.get(maximum)
+    for name, value in ((typical, low), (maximum, high)):
+        if value is not None and (not _number(value) or value < 0):
+            yield Violation("power-invalid", f"{name} must be a number ≥ 0.", name)
+    if _number(low) and _number(high) and low > high:
+        yield Violation(
+            "power-typical-above-max",
+            f"Typical power ({low} W) is above maximum power ({high} W).",
+            typical,
+            params={"typical": low, "max": high},
+        )
+
+
+def check_positive(values_: dict, names: Iterable[str]) -> Iterator[Violation]:
+    """Named numeric values, when given, must be greater than zero."""
+    for name in names:
+        value = values_.get(name)
+        if value is None:
+            continue
+        if not _number(value) or value <= 0:
+            yield Violation("not-positive", f"{name} must be greater than 0 (got {value!r}).", name)
+
+
+def _check_choice(value, allowed: set[str], path: str) -> Iterator[Violation]:
+    if value not in (None, "") and value not in allowed:
+        yield Violation(
+            "unknown-value", f"{path}: {value!r} is not one of {sorted(allowed)}.", path
+        )
+
+
+def _check_list_of(value, allowed: set[str], path: str) -> Iterator[Violation]:
+    if value in (None, ""):
+        return
+    if not isinstance(value, list):
+        yield Violation("not-a-list", f"{path} must be a list.", path)
+        return
+    for item in value:
+        yield from _check_choice(item, allowed, path)
+
+
+def check_breakouts(
+    breakouts, total_gbps, path: str, *, exact=True, also_gbps=None
+) -> Iterator[Violation]:
+    """Each breakout ``NxS`` must multiply out to the port (or module) speed.
+
+    A breakout *cable or module* splits all lanes, so legs × leg speed must equal the speed
+    (``exact``). A switch *port mode* may run its lanes slower (SN5600: 4 x 25G on an 800G
+    port), so there legs × leg speed must only not exceed it. ``also_gbps`` is a second
+    speed a breakout may equal (a twin-port module lists breakouts per port or per module).
+
+    Examples
+    --------
+    >>> [v.code for v in check_breakouts(["2x400G", "4x100G"], 800, "breakouts")]
+    ['breakout-speed-mismatch']
+    >>> [v.code for v in check_breakouts(["4x100G", "4x400G"], 800, "b", exact=False)]
+    ['breakout-speed-mismatch']
+    """
+    if not breakouts:
+        return
+    if not isinstance(breakouts, list):
+        yield Violation("not-a-list", f"{path} must be a list like ['2x400G'].", path)
+        return
+    for text in breakouts:
+        try:
+            legs, leg_speed = parse_breakout(str(text))
+        except ValueError as exc:
+            yield Violation("breakout-invalid", str(exc), path)
+            continue
+        if not _number(total_gbps):
+            continue
+        total = legs * leg_speed
+        if exact and total != total_gbps and total != also_gbps:
+            yield Violation(
+                "breakout-speed-mismatch",
+                f"{path}: {text} gives {total}G, but the port is {total_gbps:g}G "
+                "(legs × leg speed must equal the port speed).",
+                path,
+                params={"breakout": text, "port_speed_gbps": total_gbps},
+            )
+        elif not exact and total > total_gbps:
+            yield Violation(
+                "breakout-speed-mismatch",
+                f"{path}: {text} needs {total}G, more than the port's {total_gbps:g}G.",
+                path,
+                params={"breakout": text, "port_speed_gbps": total_gbps},
+            )
+
+
+def check_lanes(lanes, lane_rate, speed, path: str) -> Iterator[Violation]:
+    """Lanes × lane rate must equal the speed they carry.
+
+    Examples
+    --------
+    >>> [v.code for v in check_lanes(4, 100, 800, "x")]
+    ['lanes-speed-mismatch']
+    """
+    if _number(lanes) and _number(lane_rate) and _number(speed) and lanes * lane_rate != speed:
+        yield Violation(
+            "lanes-speed-mismatch",
+            f"{path}: {lanes} lanes × {lane_rate:g}G = {lanes * lane_rate:g}G, not {speed:g}G.",
+            path,
+        )
+
+
+def _check_port_group(group, path: str, *, cage: bool) -> Iterator[Violation]:
+    if not isinstance(group, dict):
+        yield Violation("not-an-object", f"{path} must be an object.", path)
+        return
+    yield from _check_choice(group.get("form_factor"), values(FORM_FACTORS), f"{path}.form_factor")
+    yield from _check_choice(group.get("top"), values(TOPS), f"{path}.top")
+    yield from _check_choice(group.get("modulation"), values(MODULATIONS), f"{path}.modulation")
+    count_key = "count"
+    if group.get(count_key) is not None and (not _number(group[count_key]) or group[count_key] < 1):
+        yield Violation("not-positive", f"{path}.count must be at least 1.", f"{path}.count")
+    speed_key = "port_speed_gbps" if cage else "max_speed_gbps"
+    speed = group.get(speed_key)
+    lanes = group.get("lanes_per_port" if cage else "lanes")
+    yield from check_lanes(lanes, group.get("lane_rate_gbps"), speed, path)
+    if cage:
+        if group.get("role") is not None:
+            yield from _check_choice(group.get("role"), values(CAGE_ROLES), f"{path}.role")
+        per_cage = group.get("ports_per_cage")
+        if per_cage is not None and per_cage not in (1, 2):
+            yield Violation(
+                "ports-per-cage", f"{path}.ports_per_cage must be 1 or 2.", f"{path}.ports_per_cage"
+            )
+        scope_total = speed
+        if group.get("breakout_scope") == "cage" and _number(speed):
+            scope_total = speed * (per_cage or 1)
+        yield from check_breakouts(
+            group.get("breakouts"), scope_total, f"{path}.breakouts", exact=False
+        )
+    for speed_value in group.get("speeds_gbps") or []:
+        if _number(speed) and _number(speed_value) and speed_value > speed:
+            yield Violation(
+                "speed-above-max", f"{path}: listed speed {speed_value}G is above {speed}G.", path
+            )
+
+
+def _check_groups(groups, path: str, *, cage: bool) -> Iterator[Violation]:
+    if groups in (None, ""):
+        return
+    if not isinstance(groups, list):
+        yield Violation("not-a-list", f"{path} must be a list.", path)
+        return
+    for index, group in enumerate(groups):
+        yield from _check_port_group(group, f"{path}.{index}", cage=cage)
+
+
+def check_switch(v: dict) -> Iterator[Violation]:
+    yield from check_power(v)
+    yield from check_positive(v, ["capacity_tbps", "rack_units", "weight_kg", "psu_rating_w"])
+    yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
+    yield from _check_groups(v.get("cage_groups"), "cage_groups", cage=True)
+
+
+def check_nic(v: dict) -> Iterator[Violation]:
+    yield from check_power(v)
+    yield from check_positive(v, ["max_speed_gbps"])
+    yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
+    yield from _check_groups(v.get("ports"), "ports", cage=False)
+    for index, port in enumerate(v.get("ports") or []):
+        speed = port.get("max_speed_gbps") if isinstance(port, dict) else None
+        if _number(speed) and _number(v.get("max_speed_gbps")) and speed > v["max_speed_gbps"]:
+            yield Violation(
+                "speed-above-max",
+                f"ports.{index}: {speed}G is above the card's {v['max_speed_gbps']}G.",
+                f"ports.{index}.max_speed_gbps",
+            )
+    limits = v.get("limits")
+    if limits and (
+        not isinstance(limits, list)
+        or not all(isinstance(item, dict) and item.get("code") for item in limits)
+    ):
+        yield Violation("limits-invalid", "limits must be a list of objects with a code.", "limits")
+
+
+def check_server(v: dict) -> Iterator[Violation]:
+    yield from check_power(v)
+    yield from check_positive(v, ["gpus", "rack_units", "weight_kg", "nics_per_gpu"])
+    yield from _check_groups(v.get("compute_ports"), "compute_ports", cage=True)
+    for index, port in enumerate(v.get("other_ports") or []):
+        if isinstance(port, dict):
+            yield from _check_choice(
+                port.get("role"), values(PORT_ROLES), f"other_ports.{index}.role"
+            )
+
+
+def check_transceiver(v: dict) -> Iterator[Violation]:
+    yield from check_power(v)
+    if (
+        _number(v.get("power_reduced_w"))
+        and _number(v.get("power_max_w"))
+        and v["power_reduced_w"] > v["power_max_w"]
+    ):
+        yield Violation(
+            "power-reduced-above-max",
+            "Reduced-mode power is above maximum power.",
+            "power_reduced_w",
+        )
+    yield from check_positive(
+        v,
+        ["speed_gbps", "port_speed_gbps", "reach_m", "lane_rate_gbps", "wavelength_nm", "baud_gbd"],
+    )
+    yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
+    yield from _check_list_of(v.get("fiber_grades"), values(FIBER_GRADES), "fiber_grades")
+    yield from check_lanes(v.get("lanes"), v.get("lane_rate_gbps"), v.get("speed_gbps"), "lanes")
+    ports, speed, port_speed = (
+        v.get("ports_per_module") or 1,
+        v.get("speed_gbps"),
+        v.get("port_speed_gbps"),
+    )
+    if _number(speed) and _number(port_speed) and ports * port_speed != speed:
+        yield Violation(
+            "ports-speed-mismatch",
+            f"{ports} port(s) × {port_speed}G ≠ module speed {speed}G.",
+            "port_speed_gbps",
+        )
+    yield from check_breakouts(v.get("breakouts"), speed, "breakouts", also_gbps=port_speed)
+    for grade, reach in (v.get("reach_by_grade") or {}).items():
+        if not _number(reach) or reach <= 0:
+            yield Violation(
+                "not-positive", f"reach_by_grade.{grade} must be greater than 0.", "reach_by_grade"
+            )
+        elif _number(v.get("reach_m")) and reach > v["reach_m"]:
+            yield Violation(
+                "reach-above-max",
+                f"reach on {grade} ({reach} m) exceeds reach_m.",
+                "reach_by_grade",
+            )
+    if v.get("media") == "copper":
+        yield Violation(
+            "transceiver-media",
+            "A transceiver's media is mmf or smf; copper cables are cable assemblies.",
+            "media",
+        )
+
+
+def _check_lengths(v: dict) -> Iterator[Violation]:
+    lengths = v.get("lengths_m") or []
+    if not isinstance(lengths, list) or not all(_number(x) and x > 0 for x in lengths):
+        yield Violation("lengths-invalid", "lengths_m must be a list of lengths > 0.", "lengths_m")
+        return
+    top = v.get("max_length_m")
+    if lengths and _number(top) and max(lengths) > top:
+        yield Violation(
+            "length-above-max",
+            f"A listed length ({max(lengths)} m) is above max_length_m ({top} m).",
+            "lengths_m",
+        )
+
+
+def check_cable(v: dict) -> Iterator[Violation]:
+    yield from check_positive(v, ["speed_gbps", "leg_speed_gbps", "max_length_m", "lane_rate_gbps"])
+    yield from _check_lengths(v)
+    yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
+    for name in ("power_end_a_w", "power_end_b_w"):
+        if v.get(name) is not None and (not _number(v[name]) or v[name] < 0):
+            yield Violation("power-invalid", f"{name} must be a number ≥ 0.", name)
+    topology, legs = v.get("topology"), v.get("legs")
+    expected = {"straight": 1, "1:2": 2, "1:4": 4, "1:8": 8}.get(topology or "")
+    if expected and legs is not None and legs != expected:
+        yield Violation(
+            "legs-topology-mismatch",
+            f"A {topology} cable has {expected} leg(s), not {legs}.",
+            "legs",
+        )
+    legs = legs or expected
+    speed, leg_speed = v.get("speed_gbps"), v.get("leg_speed_gbps")
+    if _number(speed) and _number(leg_speed) and legs and legs * leg_speed != speed:
+        yield Violation(
+            "breakout-speed-mismatch",
+            f"{legs} leg(s) × {leg_speed}G = {legs * leg_speed}G, but the cable "
+            f"head is {speed}G (legs × leg speed must equal the port speed).",
+            "leg_speed_gbps",
+            params={"legs": legs, "leg_speed_gbps": leg_speed},
+        )
+    yield from check_lanes(
+        v.get("lanes_per_leg"), v.get("lane_rate_gbps"), leg_speed, "lanes_per_leg"
+    )
+    for end in ("end_a", "end_b"):
+        yield from _check_choice(
+            v.get(f"{end}_form_factor"), values(FORM_FACTORS), f"{end}_form_factor"
+        )
+        yield from _check_choice(v.get(f"{end}_top"), values(TOPS), f"{end}_top")
+
+
+def check_fiber(v: dict) -> Iterator[Violation]:
+    yield from check_positive(v, ["max_length_m", "fiber_count"])
+    yield from _check_lengths(v)
+    yield from _check_choice(v.get("connector_a"), values(CONNECTORS), "connector_a")
+    yield from _check_choice(v.get("connector_b"), values(CONNECTORS), "connector_b")
+    grade = v.get("fiber_grade")
+    if grade and v.get("fiber_type"):
+        expected = "smf" if grade.startswith("OS") else "mmf"
+        if expected != v["fiber_type"]:
+            yield Violation(
+                "fiber-grade-type", f"{grade} is {expected}, not {v['fiber_type']}.", "fiber_grade"
+            )
+
+
+def check_rack(v: dict) -> Iterator[Violation]:
+    yield from check_positive(v, ["rack_units", "power_kw", "cooling_kw", "width_mm", "depth_mm"])
+
+
+CHECKS = {
+    "switch": check_switch,
+    "nic": check_nic,
+    "server": check_server,
+    "transceiver": check_transceiver,
+    "cable": check_cable,
+    "fiber": check_fiber,
+    "rack": check_rack,
+}
+
+
+def check_part(category: str, spec: dict) -> list[Violation]:
+    """Every rule for one part of ``category``, given its spec values.
+
+    Examples
+    --------
+    >>> [v.code for v in check_part("cable", {"topology": "1:2", "speed_gbps": 800,
+    ...                                       "leg_speed_gbps": 200})]
+    ['breakout-speed-mismatch']
+    """
+    return list(CHECKS[category](spec))
+
+
+def check_provenance(sources, provenance) -> list[Violation]:
+    """Sources have a grade; every provenance record names a defined source or a grade."""
+    problems = []
+    grades = values(GRADES)
+    if not isinstance(sources, dict):
+        return [Violation("sources-invalid", "sources must be an object.", "sources")]
+    for key, source in sources.items():
+        if not isinstance(source, dict) or source.get("grade") not in grades:
+            problems.append(
+                Violation(
+                    "source-grade",
+                    f"source {key!r} needs a grade out of {sorted(grades)}.",
+                    "sources",
+                )
+            )
+    if not isinstance(provenance, dict):
+        return [
+            *problems,
+            Violation("provenance-invalid", "provenance must be an object.", "provenance"),
+        ]
+    for path, record in provenance.items():
+        if not isinstance(record, dict) or record.get("grade") not in grades:
+            problems.append(
+                Violation("provenance-grade", f"provenance of {path} needs a grade.", "provenance")
+            )
+        elif record.get("source") is not None and record["source"] not in sources:
+            problems.append(
+                Violation(
+                    "provenance-source",
+                    f"provenance of {path} names an undefined source {record['source']!r}.",
+                    "provenance",
+                )
+            )
+    return problems

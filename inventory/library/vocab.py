@@ -1,0 +1,83 @@
+"""Controlled vocabularies of the catalog (the strings stored in the database and in files).
+
+Each tuple lists ``(value, label)`` pairs; the Django choices and the file formats both read
+them from here, so a value means the same thing everywhere.
+"""
+
+FORM_FACTORS = [
+    ("OSFP", "OSFP (800G class, 8 lanes)"),
+    ("OSFP224", "OSFP224 (1.6T class, 8 x 200G)"),
+    ("QSFP112", "QSFP112 (4 x 100G)"),
+    ("QSFP-DD", "QSFP-DD (8 x 50G)"),
+    ("QSFP-DD800", "QSFP-DD800 (8 x 100G)"),
+    ("QSFP56", "QSFP56 (4 x 50G)"),
+    ("QSFP28", "QSFP28 (4 x 25G)"),
+    ("SFP28", "SFP28"),
+    ("SFP56", "SFP56"),
+    ("OSFP-XD", "OSFP-XD (16 lanes)"),
+    ("RJ45", "RJ45 (BASE-T)"),
+    ("CPO", "Co-packaged optics port"),
+]
+TOPS = [("ihs", "Finned top (IHS)"), ("rhs", "Flat top (RHS)"), ("none", "Not applicable")]
+PROTOCOLS = [("infiniband", "InfiniBand"), ("ethernet", "Ethernet"), ("nvlink", "NVLink")]
+MODULATIONS = [("PAM4", "PAM4"), ("NRZ", "NRZ")]
+MEDIA = [("mmf", "Multimode fiber"), ("smf", "Single-mode fiber"), ("copper", "Copper")]
+FIBER_GRADES = [("OM3", "OM3"), ("OM4", "OM4"), ("OM5", "OM5"), ("OS2", "OS2")]
+CONNECTORS = [
+    ("mpo12-apc", "MPO-12/APC"),
+    ("mpo12-upc", "MPO-12/UPC"),
+    ("mpo16-apc", "MPO-16/APC"),
+    ("mpo16-upc", "MPO-16/UPC"),
+    ("lc-duplex", "Duplex LC"),
+    ("cs", "CS"),
+    ("sn", "SN"),
+    ("mmc12", "MMC-12"),
+    ("none", "None (copper)"),
+]
+CABLE_TYPES = [
+    ("dac", "Passive copper (DAC)"),
+    ("acc", "Linear active copper (LACC/ACC)"),
+    ("aec", "Active electrical (AEC)"),
+    ("aoc", "Active optical (AOC)"),
+]
+TOPOLOGIES = [
+    ("straight", "Straight"),
+    ("1:2", "1:2 breakout"),
+    ("1:4", "1:4 breakout"),
+    ("1:8", "1:8 breakout"),
+]
+AIRFLOWS = [
+    ("front-to-rear", "Front to rear"),
+    ("rear-to-front", "Rear to front"),
+    ("liquid", "Liquid"),
+    ("hybrid", "Hybrid"),
+]
+COOLING = [("air", "Air"), ("liquid", "Liquid"), ("hybrid", "Hybrid")]
+SIDES = [("switch", "Switch side"), ("host", "Host (NIC) side"), ("any", "Either side")]
+DSP = [("dsp", "DSP"), ("linear", "Linear (LPO)"), ("lro", "Linear receive (LRO)")]
+LIFECYCLES = [("shipping", "Shipping"), ("announced", "Announced"), ("legacy", "Legacy")]
+GRADES = [
+    ("datasheet", "Datasheet (vendor document)"),
+    ("secondary", "Secondary (reseller, blog, mirror)"),
+    ("inferred", "Inferred (our arithmetic)"),
+    ("estimate", "Estimate"),
+]
+CAGE_ROLES = [("data", "Data"), ("mgmt", "Management")]
+SERVER_KINDS = [("server", "Server"), ("rack-system", "Rack-scale system")]
+PORT_ROLES = [
+    ("storage", "Storage"),
+    ("inband", "In-band management"),
+    ("oob", "Out-of-band"),
+    ("frontend", "Front-end"),
+]
+
+
+def values(vocabulary: list[tuple[str, str]]) -> set[str]:
+    """The set of stored values of a vocabulary.
+
+    Examples
+    --------
+    >>> sorted(values(MEDIA))
+    ['copper', 'mmf', 'smf']
+    """
+    return {value for value, _ in vocabulary}

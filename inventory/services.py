@@ -1,0 +1,585 @@
+"""Writes to the catalog: seed loading, part edits, CSV/JSON/YAML import and export.
+
+Every import is all-or-nothing: it runs in one transaction and raises
+:class:`CatalogImportError` listing every problem (file, row or part, field, message) before
+anything is kept.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+
+from inventory.library.files import CatalogFileError, PartRecord, read_catalog_folder
+from inventory.library.schema import IDENTITY_FIELDS, SPEC_FIELDS
+from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer, Price, PriceBook
+
+SEED_FOLDER = Path(__file__).resolve().parent / "library" / "seed"
+SEED_PRICE_BOOK = "reseller-list-2026"
+
+
+@dataclass
+class ImportProblem:
+    """One reason an import was refused."""
+
+    where: str  # file, row or part
+    field: str
+    message: str
+
+    def __str__(self):
+        location = f"{self.where}, field {self.field}" if self.field else self.where
+        return f"{location}: {self.message}"
+
+
+class CatalogImportError(Exception):
+    """An import was refused; nothing was written."""
+
+    def __init__(self, problems: list[ImportProblem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems[:50]))
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.created + self.updated + self.unchanged
+
+
+def part_get(identifier: str) -> CatalogPart | None:
+    """Find a part in any category by slug, then by part number or alias."""
+    for model in CATEGORY_MODELS.values():
+        part = model.objects.filter(slug=identifier).first()
+        if part:
+            return part
+    for model in CATEGORY_MODELS.values():
+        for part in model.objects.filter(
+            Q(part_number=identifier) | Q(aliases__icontains=identifier)
+        ):
+            if part.part_number == identifier or identifier in (part.aliases or []):
+                return part
+    return None
+
+
+def _slug_owner(slug: str, exclude_model) -> str | None:
+    for category, model in CATEGORY_MODELS.items():
+        if model is not exclude_model and model.objects.filter(slug=slug).exists():
+            return category
+    return None
+
+
+def _validation_problems(where: str, exc: ValidationError) -> list[ImportProblem]:
+    if hasattr(exc, "error_dict"):
+        return [
+            ImportProblem(where, name if name != "__all__" else "", message)
+            for name, errors in exc.message_dict.items()
+            for message in errors
+        ]
+    return [ImportProblem(where, "", message) for message in exc.messages]
+
+
+def _comparable(part: CatalogPart) -> dict:
+    data = {
+        name: getattr(part, name)
+        for name in (*IDENTITY_FIELDS, *part.SPEC_FIELDS)
+        if name != "manufacturer"
+    }
+    data["manufacturer"] = part.manufacturer.slug if part.manufacturer_id else None
+    data["sources"], data["provenance"] = part.sources, part.provenance
+    return json.loads(json.dumps(data, default=str))
+
+
+def part_upsert(
+    record: PartRecord, *, manufacturers: dict[str, Manufacturer], report: ImportReport
+) -> list[ImportProblem]:
+    """Create or update one part from a record; returns problems instead of raising."""
+    model = CATEGORY_MODELS[record.category]
+    where = f"{record.origin} {record.slug}".strip()
+    owner = _slug_owner(record.slug, model)
+    if owner:
+        return [
+            ImportProblem(
+                where,
+                "slug",
+                f"{record.slug!r} is already a {owner} slug; slugs are unique across the catalog.",
+            )
+        ]
+    manufacturer_key = record.identity.get("manufacturer")
+    manufacturer = manufacturers.get(str(manufacturer_key or "").lower())
+    if manufacturer is None:
+        return [ImportProblem(where, "manufacturer", f"unknown manufacturer {manufacturer_key!r}")]
+    part = model.objects.filter(slug=record.slug).first()
+    before = _comparable(part) if part else None
+    part = part or model(slug=record.slug)
+    blank = model()
+    for name in (*IDENTITY_FIELDS, *model.SPEC_FIELDS):
+        if name in {"slug", "manufacturer"}:
+            continue
+        source = record.identity if name in IDENTITY_FIELDS else record.spec
+        value = source.get(name, getattr(blank, name))
+        if value is None and isinstance(model._meta.get_field(name), _TEXT_FIELDS):
+            value = ""
+        setattr(part, name, value)
+    part.manufacturer = manufacturer
+    part.sources, part.provenance = record.sources, record.provenance
+    try:
+        part.full_clean()
+    except ValidationError as exc:
+        return _validation_problems(where, exc)
+    if before is None:
+        report.created += 1
+    elif before == _comparable(part):
+        report.unchanged += 1
+        return []
+    else:
+        report.updated += 1
+    part.save()
+    return []
+
+
+def _text_fields():
+    from django.db import models
+
+    return (models.CharField, models.TextField)
+
+
+_TEXT_FIELDS = _text_fields()
+
+
+def _check_aliases(records: list[PartRecord]) -> list[ImportProblem]:
+    """Aliases must not collide with another part's slug or alias."""
+    seen: dict[str, str] = {}
+    problems = []
+    slugs = {r.slug for r in records}
+    existing = {p.slug: p for model in CATEGORY_MODELS.values() for p in model.objects.all()}
+    for slug, part in existing.items():
+        for alias in part.aliases or []:
+            seen.setdefault(alias, slug)
+    for record in records:
+        for alias in record.identity.get("aliases") or []:
+            if alias in slugs and alias != record.slug:
+                problems.append(
+                    ImportProblem(
+                        f"{record.origin} {record.slug}",
+                        "aliases",
+                        f"alias {alias!r} is another part's slug",
+                    )
+                )
+            owner = seen.get(alias)
+            if owner and owner != record.slug and owner not in slugs:
+                problems.append(
+                    ImportProblem(
+                        f"{record.origin} {record.slug}",
+                        "aliases",
+                        f"alias {alias!r} already belongs to {owner}",
+                    )
+                )
+            seen[alias] = record.slug
+    return problems
+
+
+def parts_import(
+    records: list[PartRecord],
+    *,
+    manufacturers: dict[str, Manufacturer] | None = None,
+    report: ImportReport | None = None,
+) -> ImportReport:
+    """Upsert many parts in one transaction; refuse all of them if any is invalid."""
+    report = report or ImportReport()
+    problems: list[ImportProblem] = []
+    seen: dict[str, str] = {}
+    for record in records:
+        if record.slug in seen:
+            problems.append(
+                ImportProblem(
+                    f"{record.origin} {record.slug}",
+                    "slug",
+                    f"duplicate slug (also in {seen[record.slug]})",
+                )
+            )
+        seen[record.slug] = record.origin
+    if problems:
+        raise CatalogImportError(problems)
+    with transaction.atomic():
+        if manufacturers is None:
+            manufacturers = {}
+            for m in Manufacturer.objects.all():
+                manufacturers[m.slug.lower()] = m
+                manufacturers[m.name.lower()] = m
+        problems.extend(_check_aliases(records))
+        for record in records:
+            problems.extend(part_upsert(record, manufacturers=manufacturers, report=report))
+        if problems:
+            transaction.set_rollback(True)
+            raise CatalogImportError(problems)
+    return report
+
+
+@transaction.atomic
+def catalog_load(folder: Path = SEED_FOLDER) -> ImportReport:
+    """Load a catalog folder (the seed by default) idempotently: create, update, keep."""
+    try:
+        files = read_catalog_folder(folder)
+    except CatalogFileError as exc:
+        raise CatalogImportError([ImportProblem(str(exc).split(":")[0], "", str(exc))]) from exc
+    manufacturers: dict[str, Manufacturer] = {}
+    for item in files.manufacturers:
+        manufacturer, _ = Manufacturer.objects.update_or_create(
+            slug=item["slug"], defaults={"name": item["name"], "url": item.get("url") or ""}
+        )
+        manufacturers[manufacturer.slug.lower()] = manufacturer
+        manufacturers[manufacturer.name.lower()] = manufacturer
+    for m in Manufacturer.objects.all():
+        manufacturers.setdefault(m.slug.lower(), m)
+    report = parts_import(files.parts, manufacturers=manufacturers)
+    if files.price_book:
+        price_book_import_records(files.price_book, files.prices)
+    return report
+
+
+def price_book_import_records(book_data: dict, prices) -> PriceBook:
+    """Create or replace a price book's prices from records (seed ``prices.yaml``)."""
+    book, _ = PriceBook.objects.update_or_create(
+        slug=book_data["slug"],
+        defaults={
+            "name": book_data["name"],
+            "currency": book_data.get("currency", "USD"),
+            "kind": book_data.get("kind", "reseller"),
+            "description": book_data.get("description", ""),
+        },
+    )
+    rows = [
+        {
+            "part": p.part,
+            "price": p.price,
+            "currency": p.currency,
+            "seller": p.seller,
+            "source_url": p.url or "",
+            "as_of": p.date or "",
+            "grade": p.grade or "secondary",
+            "condition": p.condition,
+            "length_m": p.length_m,
+            "note": p.note or "",
+        }
+        for p in prices
+    ]
+    _price_rows_replace(book, rows, origin="prices.yaml")
+    return book
+
+
+PRICE_COLUMNS = [
+    "part",
+    "category",
+    "price",
+    "currency",
+    "seller",
+    "source_url",
+    "as_of",
+    "grade",
+    "condition",
+    "length_m",
+    "note",
+]
+
+
+def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> int:
+    problems: list[ImportProblem] = []
+    new_prices = []
+    for number, row in enumerate(rows, start=2 if origin.endswith(".csv") else 1):
+        where = f"{origin} row {number}"
+        slug = str(row.get("part") or "").strip()
+        part = part_get(slug) if slug else None
+        if part is None:
+            problems.append(ImportProblem(where, "part", f"unknown part {slug!r}"))
+            continue
+        try:
+            amount = Decimal(str(row.get("price")).replace(",", ""))
+        except (InvalidOperation, ValueError):
+            problems.append(ImportProblem(where, "price", f"not a number: {row.get('price')!r}"))
+            continue
+        length = row.get("length_m")
+        if length in ("", None):
+            length = None
+        else:
+            try:
+                length = float(length)
+            except ValueError:
+                problems.append(ImportProblem(where, "length_m", f"not a number: {length!r}"))
+                continue
+        price = Price(
+            book=book,
+            part_category=part.CATEGORY,
+            part_slug=part.slug,
+            price=amount,
+            currency=(row.get("currency") or book.currency).strip().upper(),
+            seller=row.get("seller") or "",
+            source_url=row.get("source_url") or "",
+            as_of=str(row.get("as_of") or ""),
+            grade=row.get("grade") or "secondary",
+            condition=row.get("condition") or "new",
+            length_m=length,
+            note=row.get("note") or "",
+        )
+        try:
+            price.full_clean(exclude=["book"])
+        except ValidationError as exc:
+            problems.extend(_validation_problems(where, exc))
+            continue
+        new_prices.append(price)
+    if problems:
+        raise CatalogImportError(problems)
+    fields = [
+        "part_category",
+        "part_slug",
+        "price",
+        "currency",
+        "seller",
+        "source_url",
+        "as_of",
+        "grade",
+        "condition",
+        "length_m",
+        "note",
+    ]
+
+    def key(price):
+        return tuple(str(getattr(price, name)) for name in fields)
+
+    if sorted(map(key, book.prices.all())) != sorted(map(key, new_prices)):
+        book.prices.all().delete()
+        Price.objects.bulk_create(new_prices)
+    return len(new_prices)
+
+
+def price_book_import_csv(*, book: PriceBook, text: str, origin: str = "prices.csv") -> int:
+    """Replace a book's prices with the rows of a CSV (columns: :data:`PRICE_COLUMNS`)."""
+    reader = csv.DictReader(io.StringIO(text))
+    missing = {"part", "price"} - set(reader.fieldnames or [])
+    if missing:
+        raise CatalogImportError(
+            [ImportProblem(origin, ", ".join(sorted(missing)), "required column missing")]
+        )
+    with transaction.atomic():
+        return _price_rows_replace(book, list(reader), origin=origin)
+
+
+def price_book_export_csv(book: PriceBook) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=PRICE_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for price in book.prices.all():
+        length = "" if price.length_m is None else f"{price.length_m:g}"
+        writer.writerow(
+            {
+                "part": price.part_slug,
+                "category": price.part_category,
+                "price": f"{price.price:.2f}",
+                "currency": price.currency,
+                "seller": price.seller,
+                "source_url": price.source_url,
+                "as_of": price.as_of,
+                "grade": price.grade,
+                "condition": price.condition,
+                "length_m": length,
+                "note": price.note,
+            }
+        )
+    return out.getvalue()
+
+
+# --- CSV per category ----------------------------------------------------------------------------
+
+
+def csv_columns(category: str) -> list[str]:
+    return [*IDENTITY_FIELDS, *SPEC_FIELDS[category], "sources", "provenance"]
+
+
+def _is_structured(model, name: str) -> bool:
+    from django.db import models
+
+    return isinstance(model._meta.get_field(name), models.JSONField)
+
+
+def catalog_export_csv(category: str) -> str:
+    """Every part of a category as CSV; lists and objects are JSON in their cells."""
+    model = CATEGORY_MODELS[category]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    columns = csv_columns(category)
+    writer.writerow(columns)
+    for part in model.objects.select_related("manufacturer").order_by("slug"):
+        row = []
+        for name in columns:
+            value = part.manufacturer.slug if name == "manufacturer" else getattr(part, name)
+            if name in {"sources", "provenance"} or _is_structured(model, name):
+                row.append(json.dumps(value, sort_keys=True))
+            elif value is None:
+                row.append("")
+            elif isinstance(value, bool):
+                row.append("true" if value else "false")
+            elif isinstance(value, float) and value.is_integer():
+                row.append(str(int(value)))
+            else:
+                row.append(str(value))
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def _cell(model, name: str, text: str, where: str):
+    from django.db import models
+
+    field_ = model._meta.get_field(name) if name not in {"sources", "provenance"} else None
+    if name in {"sources", "provenance"} or isinstance(field_, models.JSONField):
+        if text.strip() == "":
+            return field_.get_default() if field_ else {}
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ImportProblem(where, name, f"not valid JSON ({exc.msg})") from None
+    if text == "":
+        return None
+    if isinstance(field_, models.BooleanField):
+        if text.lower() not in {"true", "false"}:
+            raise ImportProblem(where, name, f"expected true or false, got {text!r}")
+        return text.lower() == "true"
+    if isinstance(field_, models.IntegerField):
+        try:
+            return int(text)
+        except ValueError:
+            raise ImportProblem(where, name, f"expected a whole number, got {text!r}") from None
+    if isinstance(field_, models.FloatField):
+        try:
+            value = float(text)
+        except ValueError:
+            raise ImportProblem(where, name, f"expected a number, got {text!r}") from None
+        return int(value) if value.is_integer() else value
+    return text
+
+
+def catalog_import_csv(*, category: str, text: str, origin: str = "catalog.csv") -> ImportReport:
+    """Create or update parts from a category CSV (as written by :func:`catalog_export_csv`)."""
+    if category not in CATEGORY_MODELS:
+        raise CatalogImportError(
+            [ImportProblem(origin, "category", f"unknown category {category!r}")]
+        )
+    model = CATEGORY_MODELS[category]
+    try:
+        reader = csv.DictReader(io.StringIO(text))
+        header = reader.fieldnames or []
+    except csv.Error as exc:
+        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+    allowed = set(csv_columns(category))
+    problems = []
+    unknown = [name for name in header if name not in allowed]
+    if unknown:
+        problems.append(
+            ImportProblem(
+                f"{origin} row 1", ", ".join(unknown), f"unknown column(s) for {category}"
+            )
+        )
+    for required in ("slug", "name", "manufacturer"):
+        if required not in header:
+            problems.append(ImportProblem(f"{origin} row 1", required, "required column missing"))
+    if problems:
+        raise CatalogImportError(problems)
+    records = []
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+    for number, row in enumerate(rows, start=2):
+        where = f"{origin} row {number}"
+        if None in row:
+            problems.append(ImportProblem(where, "", "more cells than columns"))
+            continue
+        values = {}
+        for name in header:
+            try:
+                values[name] = (
+                    _cell(model, name, row.get(name) or "", where)
+                    if name not in IDENTITY_FIELDS or name == "aliases"
+                    else (row.get(name) or "")
+                )
+            except ImportProblem as problem:
+                problems.append(problem)
+        if not values.get("slug"):
+            problems.append(ImportProblem(where, "slug", "required"))
+            continue
+        if values.get("aliases") is None:
+            values["aliases"] = []
+        records.append(
+            PartRecord(
+                category=category,
+                slug=values["slug"],
+                identity={k: values[k] for k in IDENTITY_FIELDS if k in values},
+                spec={k: values[k] for k in SPEC_FIELDS[category] if k in values},
+                sources=values.get("sources") or {},
+                provenance=values.get("provenance") or {},
+                origin=where,
+            )
+        )
+    if problems:
+        raise CatalogImportError(problems)
+    return parts_import(records)
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+def part_as_dict(part: CatalogPart) -> dict:
+    data = {"slug": part.slug, "category": part.CATEGORY}
+    for name in IDENTITY_FIELDS:
+        if name == "manufacturer":
+            data[name] = part.manufacturer.slug
+        elif name != "slug":
+            data[name] = getattr(part, name)
+    for name in part.SPEC_FIELDS:
+        data[name] = getattr(part, name)
+    data["sources"], data["provenance"] = part.sources, part.provenance
+    return data
+
+
+def catalog_export_json() -> list[dict]:
+    """The whole catalog (specs with provenance, no prices) as a list of objects."""
+    parts = []
+    for model in CATEGORY_MODELS.values():
+        parts.extend(
+            part_as_dict(p) for p in model.objects.select_related("manufacturer").order_by("slug")
+        )
+    return parts
+
+
+@transaction.atomic
+def part_delete(*, part: CatalogPart) -> None:
+    """Delete a part and its prices."""
+    Price.objects.filter(part_category=part.CATEGORY, part_slug=part.slug).delete()
+    part.delete()
+
+
+@transaction.atomic
+def part_save(*, part: CatalogPart) -> CatalogPart:
+    """Validate and save a part created or edited in a form or through the API."""
+    owner = _slug_owner(part.slug, type(part))
+    if owner:
+        raise ValidationError(
+            {
+                "slug": f"{part.slug!r} is already a {owner} slug; slugs are "
+                "unique across the catalog."
+            }
+        )
+    part.full_clean()
+    part.save()
+    return part
