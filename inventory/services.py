@@ -356,7 +356,10 @@ def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> in
     ]
 
     def key(price):
-        return tuple(str(getattr(price, name)) for name in fields)
+        values = {name: getattr(price, name) for name in fields}
+        values["price"] = f"{Decimal(values['price']):.2f}"
+        values["length_m"] = None if values["length_m"] is None else float(values["length_m"])
+        return tuple(str(values[name]) for name in fields)
 
     if sorted(map(key, book.prices.all())) != sorted(map(key, new_prices)):
         book.prices.all().delete()
@@ -438,6 +441,14 @@ def catalog_export_csv(category: str) -> str:
     return out.getvalue()
 
 
+class _CellError(ValueError):
+    """A CSV cell that cannot be read; carries the problem to report."""
+
+    def __init__(self, where: str, field: str, message: str):
+        super().__init__(message)
+        self.problem = ImportProblem(where, field, message)
+
+
 def _cell(model, name: str, text: str, where: str):
     from django.db import models
 
@@ -448,23 +459,23 @@ def _cell(model, name: str, text: str, where: str):
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ImportProblem(where, name, f"not valid JSON ({exc.msg})") from None
+            raise _CellError(where, name, f"not valid JSON ({exc.msg})") from None
     if text == "":
         return None
     if isinstance(field_, models.BooleanField):
         if text.lower() not in {"true", "false"}:
-            raise ImportProblem(where, name, f"expected true or false, got {text!r}")
+            raise _CellError(where, name, f"expected true or false, got {text!r}")
         return text.lower() == "true"
     if isinstance(field_, models.IntegerField):
         try:
             return int(text)
         except ValueError:
-            raise ImportProblem(where, name, f"expected a whole number, got {text!r}") from None
+            raise _CellError(where, name, f"expected a whole number, got {text!r}") from None
     if isinstance(field_, models.FloatField):
         try:
             value = float(text)
         except ValueError:
-            raise ImportProblem(where, name, f"expected a number, got {text!r}") from None
+            raise _CellError(where, name, f"expected a number, got {text!r}") from None
         return int(value) if value.is_integer() else value
     return text
 
@@ -513,8 +524,8 @@ def catalog_import_csv(*, category: str, text: str, origin: str = "catalog.csv")
                     if name not in IDENTITY_FIELDS or name == "aliases"
                     else (row.get(name) or "")
                 )
-            except ImportProblem as problem:
-                problems.append(problem)
+            except _CellError as error:
+                problems.append(error.problem)
         if not values.get("slug"):
             problems.append(ImportProblem(where, "slug", "required"))
             continue

@@ -110,6 +110,9 @@ class _Collector:
     def add(self, code, message, **params):
         self.problems.append(Violation(code, message, params=params))
 
+    def unknown(self, code, message):
+        self.problems.append(Violation(code, message, severity="warning"))
+
 
 def _known(*values) -> bool:
     return all(value not in (None, "", "none") for value in values)
@@ -124,8 +127,19 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
     >>> nic_module = Plug("transceiver", "OSFP", "rhs", 1, 400, 4, 100, 9, side="host")
     >>> [v.code for v in plug_fits_cage(nic_module, switch)]
     ['top-mismatch', 'host-part-in-switch', 'port-count-mismatch']
+    >>> [(v.code, v.severity) for v in plug_fits_cage(Plug("cable", None, ports=2), switch)]
+    [('form-factor-unknown', 'warning'), ('lane-rate-unknown', 'warning')]
     """
     out = _Collector()
+    if not _known(plug.form_factor, cage.form_factor):
+        out.unknown("form-factor-unknown", "The form factor of the plug or the cage is unknown.")
+    elif plug.form_factor.startswith("OSFP") and not _known(plug.top, cage.top):
+        out.unknown(
+            "top-unknown",
+            "Whether the OSFP plug or cage is finned (IHS) or flat-top (RHS) is unknown.",
+        )
+    if not _known(plug.lane_rate_gbps, cage.lane_rate_gbps) and cage.owner == "switch":
+        out.unknown("lane-rate-unknown", "The lane rate of the plug or the cage is unknown.")
     if _known(plug.form_factor, cage.form_factor):
         accepted = cage.accepts or ACCEPTS.get(cage.form_factor, {cage.form_factor})
         if plug.form_factor not in accepted:
@@ -160,10 +174,11 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
                 "port-count-mismatch",
                 "The cage does not list the 2-way split this twin-port plug needs (rule 21).",
             )
-    elif plug.ports == 1 and cage.ports_per_cage == 2 and cage.owner == "switch":
+    elif plug.ports == 1 and cage.ports_per_cage == 2:
         out.add(
             "port-count-mismatch",
-            "Single-port plugs cannot be used in twin-port switch cages (rule 4).",
+            "Single-port plugs cannot be used in twin-port cages (rule 4); use a twin-port "
+            "module or a twin-port cable head.",
         )
     if (
         _known(plug.lane_rate_gbps, cage.lane_rate_gbps)
@@ -257,6 +272,10 @@ def optics_interoperate(a: Optic, b: Optic) -> list[Violation]:
     ['media-mismatch', 'pmd-mismatch']
     """
     out = _Collector()
+    if not _known(a.media, b.media):
+        out.unknown("media-unknown", "The media of one of the modules is unknown.")
+    if not _known(a.lane_rate_gbps, b.lane_rate_gbps):
+        out.unknown("lane-rate-unknown", "The lane rate of one of the modules is unknown.")
     if _known(a.media, b.media) and a.media != b.media:
         out.add(
             "media-mismatch",
@@ -304,6 +323,8 @@ def fiber_fits_optic(fiber: Fiber, optic: Optic) -> list[Violation]:
     ['fiber-media-mismatch']
     """
     out = _Collector()
+    if not _known(fiber.fiber_type, optic.media, fiber.connector_a, optic.connector):
+        out.unknown("fiber-unknown", "Fiber type or connector of the fiber or module is unknown.")
     if _known(fiber.fiber_type, optic.media) and fiber.fiber_type != optic.media:
         out.add(
             "fiber-media-mismatch",

@@ -33,6 +33,8 @@ class Violation:
 
     Attributes
     ----------
+    severity : str
+        ``error`` (it will not work) or ``warning`` (a fact needed to prove it is unknown).
     code : str
         Stable identifier, e.g. ``power-typical-above-max``.
     message : str
@@ -48,6 +50,7 @@ class Violation:
     field: str = ""
     element_ids: tuple[str, ...] = ()
     params: dict = dataclass_field(default_factory=dict)
+    severity: str = "error"  # "error": will not work; "warning": cannot be verified
 
 
 BREAKOUT = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)([GT])$")

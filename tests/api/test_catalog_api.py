@@ -1,0 +1,146 @@
+"""Catalog REST API: filters, pagination, CRUD through the model rules, works-with."""
+
+import pytest
+
+from inventory.models import SwitchModel, Transceiver
+from inventory.services import catalog_load
+
+
+@pytest.fixture
+def seeded(db):
+    catalog_load()
+
+
+def _slugs(response):
+    assert response.status_code == 200, response.content
+    return {row["slug"] for row in response.json()["results"]}
+
+
+def test_filters_by_form_factor_speed_media_reach_protocol_vendor(api_client, seeded):
+    base = "/api/inventory/transceivers/?page_size=500"
+    osfp = _slugs(api_client.get(f"{base}&form_factor=OSFP"))
+    assert osfp == set(
+        Transceiver.objects.filter(form_factor="OSFP").values_list("slug", flat=True)
+    )
+    assert "MMA4Z00-NS" in osfp and "MMA1Z00-NS400" not in osfp
+    fast = _slugs(api_client.get(f"{base}&speed_gbps=1600"))
+    assert fast and all(Transceiver.objects.get(slug=s).speed_gbps == 1600 for s in fast)
+    smf = _slugs(api_client.get(f"{base}&media=smf&reach_min_m=500"))
+    assert smf and all(
+        t.media == "smf" and t.reach_m >= 500 for t in Transceiver.objects.filter(slug__in=smf)
+    )
+    assert "MMS4X00-NS" not in smf  # 100 m
+    ib_only_eth = _slugs(api_client.get(f"{base}&protocol=infiniband"))
+    assert "MMA4Z00-NS" in ib_only_eth and "MMA4Z00-NS-T" not in ib_only_eth
+    arista = _slugs(api_client.get("/api/inventory/switches/?manufacturer=arista&page_size=500"))
+    assert arista and all(
+        SwitchModel.objects.get(slug=s).manufacturer.slug == "arista" for s in arista
+    )
+    osfp_switches = _slugs(
+        api_client.get("/api/inventory/switches/?form_factor=OSFP&page_size=500")
+    )
+    assert "QM9700" in osfp_switches and "Q3400-RA" not in osfp_switches  # OSFP224 is not OSFP
+
+
+def test_search_ordering_and_pagination(api_client, seeded):
+    found = _slugs(api_client.get("/api/inventory/switches/?search=Quantum"))
+    assert {"QM9700", "QM9790"} <= found
+    page = api_client.get("/api/inventory/transceivers/?page_size=5&ordering=-speed_gbps").json()
+    assert len(page["results"]) == 5 and page["next"]
+    speeds = [row["speed_gbps"] or 0 for row in page["results"]]
+    assert speeds == sorted(speeds, reverse=True)
+    capped = api_client.get("/api/inventory/transceivers/?page_size=100000").json()
+    assert len(capped["results"]) == min(1000, capped["count"])
+
+
+def test_detail_has_provenance_and_works_with(api_client, seeded):
+    qm = api_client.get("/api/inventory/switches/QM9700/").json()
+    assert qm["category"] == "switch" and qm["power_typical_w"] == 747
+    assert qm["provenance"]["power_typical_w"]["grade"] == "secondary"
+    works = api_client.get("/api/inventory/switches/QM9700/works-with/").json()
+    assert "MMA4Z00-NS" in {p["slug"] for p in works["Transceivers"]}
+    assert "MMA4Z00-NS-T" not in {p["slug"] for p in works["Transceivers"]}  # Ethernet-only
+
+
+def _new_cable(**overrides):
+    body = {
+        "slug": "TEST-DAC",
+        "name": "Test DAC",
+        "manufacturer": "nvidia",
+        "cable_type": "dac",
+        "topology": "1:2",
+        "legs": 2,
+        "speed_gbps": 800,
+        "leg_speed_gbps": 400,
+        "lengths_m": [1, 2],
+        "max_length_m": 2,
+        "sources": {"ds": {"url": "https://example.com", "grade": "datasheet"}},
+        "provenance": {"speed_gbps": {"source": "ds", "grade": "datasheet"}},
+    }
+    body.update(overrides)
+    return body
+
+
+def test_create_update_delete(api_client, seeded):
+    created = api_client.post("/api/inventory/cables/", _new_cable(), format="json")
+    assert created.status_code == 201, created.content
+    patched = api_client.patch(
+        "/api/inventory/cables/TEST-DAC/", {"max_length_m": 3}, format="json"
+    )
+    assert patched.status_code == 200 and patched.json()["max_length_m"] == 3
+    assert api_client.delete("/api/inventory/cables/TEST-DAC/").status_code == 204
+    assert api_client.get("/api/inventory/cables/TEST-DAC/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"leg_speed_gbps": 200}, "leg_speed_gbps"),  # 2 x 200G != 800G
+        ({"lengths_m": [1, 5]}, "lengths_m"),  # above max length
+        ({"manufacturer": "nobody"}, "manufacturer"),
+        ({"slug": "QM9700"}, "slug"),  # used by a switch
+        ({"cable_type": "fiber"}, "cable_type"),
+        ({"provenance": {"speed_gbps": {"source": "nope", "grade": "datasheet"}}}, "provenance"),
+    ],
+)
+def test_invalid_create_is_400_keyed_by_field(api_client, seeded, overrides, field):
+    response = api_client.post("/api/inventory/cables/", _new_cable(**overrides), format="json")
+    assert response.status_code == 400, response.content
+    assert field in response.json()
+    assert api_client.get("/api/inventory/cables/TEST-DAC/").status_code == 404
+
+
+def test_failed_update_keeps_stored_row(api_client, seeded):
+    response = api_client.patch(
+        "/api/inventory/switches/QM9700/", {"power_typical_w": 5000}, format="json"
+    )
+    assert response.status_code == 400 and "power_typical_w" in response.json()
+    assert SwitchModel.objects.get(slug="QM9700").power_typical_w == 747
+
+
+def test_price_books_api(api_client, seeded):
+    books = api_client.get("/api/inventory/price-books/").json()["results"]
+    assert books[0]["price_count"] > 0
+    prices = api_client.get("/api/inventory/prices/?part_slug=QM9700").json()["results"]
+    assert prices[0]["price"] == "32870.00" and prices[0]["currency"] == "USD"
+
+
+def test_schema_documents_catalog(api_client):
+    schema = api_client.get("/api/schema/?format=json").json()
+    for path in (
+        "/api/inventory/switches/",
+        "/api/inventory/transceivers/{slug}/works-with/",
+        "/api/inventory/price-books/",
+    ):
+        assert path in schema["paths"]
+    params = {
+        p["name"] for p in schema["paths"]["/api/inventory/transceivers/"]["get"]["parameters"]
+    }
+    assert {
+        "form_factor",
+        "speed_gbps",
+        "media",
+        "reach_min_m",
+        "protocol",
+        "manufacturer",
+    } <= params
