@@ -202,6 +202,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # One schema name per vocabulary shared by several fields.
+    "ENUM_NAME_OVERRIDES": {
+        "FormFactorEnum": "inventory.library.vocab.FORM_FACTORS",
+        "TopEnum": "inventory.library.vocab.TOPS",
+        "ConnectorEnum": "inventory.library.vocab.CONNECTORS",
+        "CoolingEnum": "inventory.library.vocab.COOLING",
+        "TopologyEnum": "inventory.library.vocab.TOPOLOGIES",
+        "ServerKindEnum": "inventory.library.vocab.SERVER_KINDS",
+        "PriceBookKindEnum": "inventory.models.prices.PriceBook.KIND_CHOICES",
+        "JobKindEnum": "simulation.models.JobKindChoices",
+        "JobStatusEnum": "simulation.models.JobStatusChoices",
+    },
 }
 
 # --- Celery ---------------------------------------------------------------------------------

@@ -51,6 +51,11 @@ class Command(BaseCommand):
             choices=sorted(CATEGORY_MODELS),
             help="For CSV (default: from the file name) or NetBox files.",
         )
+        imp.add_argument(
+            "--replace",
+            action="store_true",
+            help="NetBox files: overwrite parts whose values come from other sources.",
+        )
         prices = sub.add_parser("prices", help="Price book CSV import/export.")
         prices_sub = prices.add_subparsers(dest="prices_action", required=True)
         pexp = prices_sub.add_parser("export")
@@ -66,7 +71,7 @@ class Command(BaseCommand):
             if action == "export":
                 self._export(options)
             elif action == "import":
-                self._import(Path(options["path"]), options.get("category"))
+                self._import(Path(options["path"]), options.get("category"), options["replace"])
             else:
                 self._prices(options)
         except CatalogImportError as exc:
@@ -87,7 +92,7 @@ class Command(BaseCommand):
             text = catalog_export_csv(options["category"])
         self._write(text, options.get("out"))
 
-    def _import(self, path: Path, category):
+    def _import(self, path: Path, category, replace=False):
         if not path.exists():
             raise CommandError(f"{path}: no such file or folder")
         if path.is_file() and path.stat().st_size > settings.CATALOG_IMPORT_MAX_BYTES:
@@ -108,7 +113,7 @@ class Command(BaseCommand):
         else:
             from inventory.netbox_import import netbox_import
 
-            report = netbox_import([path], category=category)
+            report = netbox_import([path], category=category, replace_existing=replace)
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")
         self.stdout.write(
