@@ -46,14 +46,20 @@ def main() -> int:
     report = _timed("catalog_seed_load_s", catalog_load, timings)
     _timed("catalog_seed_reload_s", catalog_load, timings)
     _timed("catalog_export_json_s", catalog_export_json, timings)
-    _timed("catalog_export_csv_all_categories_s",
-           lambda: [catalog_export_csv(c) for c in CATEGORY_MODELS], timings)
+    _timed(
+        "catalog_export_csv_all_categories_s",
+        lambda: [catalog_export_csv(c) for c in CATEGORY_MODELS],
+        timings,
+    )
     parts = [p for model in CATEGORY_MODELS.values() for p in model.objects.all()]
     _timed("works_with_every_part_s", lambda: [works_with(p) for p in parts], timings)
     results = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
         "catalog": {"parts": report.total, **timings},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
