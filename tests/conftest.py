@@ -182,12 +182,18 @@ def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subpr
 
 
 def stop_worker(proc: subprocess.Popen) -> None:
+    """Stop the worker and every process of its group (pool children hold DB connections)."""
     if proc.poll() is None:
         os.killpg(proc.pid, 15)
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
+            pass
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
+    time.sleep(0.5)  # let PostgreSQL notice the closed connections before the test DB is dropped
 
 
 @pytest.fixture(scope="session")
