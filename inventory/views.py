@@ -1,5 +1,331 @@
-from django.shortcuts import render
+"""Catalog pages: part lists, details, edits, CSV and NetBox transfer, price books.
+
+Views parse the request, call a selector or service and render; how values are displayed
+lives in :mod:`inventory.presentation`.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from inventory import presentation, selectors, services
+from inventory.filtersets import FILTERSETS
+from inventory.forms import (
+    CatalogUploadForm,
+    NetboxUploadForm,
+    PriceBookUploadForm,
+    add_model_errors,
+    part_form_class,
+)
+from inventory.library.schema import CATEGORY_LABELS
+from inventory.models import CATEGORY_MODELS, CatalogPart, PriceBook
+
+PAGE_SIZE = 50
+
+# --- Views ---------------------------------------------------------------------------------------
 
 
+@require_GET
 def index(request):
-    return render(request, "inventory/index.html")
+    """The catalog's front page: the switch list, with tabs to every other category."""
+    return _part_list(request, "switch", template="inventory/index.html")
+
+
+@require_GET
+def part_list(request, category):
+    """Parts of one category: filter bar, sortable columns, 50 per page."""
+    return _part_list(request, category)
+
+
+def _part_list(request, category, template="inventory/part_list.html"):
+    model = _model_or_404(category)
+    queryset = model.objects.select_related("manufacturer")
+    filterset = FILTERSETS[category](request.GET or None, queryset=queryset)
+    columns = presentation.COLUMNS[category]
+    sort = request.GET.get("sort", "")
+    key = sort.removeprefix("-")
+    if key not in {c.sort for c in columns if c.sort}:
+        sort = key = ""
+    ordering = presentation.ordering(key, descending=sort.startswith("-"))
+    page = Paginator(filterset.qs.order_by(*ordering), PAGE_SIZE).get_page(request.GET.get("page"))
+    presentation.filter_hints(filterset.form)
+    context = {
+        "category": category,
+        "label": CATEGORY_LABELS[category],
+        "noun": model._meta.verbose_name,
+        "filterset": filterset,
+        "filtered": any(v for k, v in request.GET.items() if k not in {"sort", "page"}),
+        "sort": sort,
+        "headers": [column.header(sort) for column in columns],
+        "rows": [(part, [column.cell(part) for column in columns]) for part in page],
+        "page": page,
+        "datalists": presentation.datalists(model),
+    }
+    return _render(request, template, context, current=category)
+
+
+@require_GET
+def part_detail(request, category, slug):
+    """Every identity and spec value of a part with its provenance, prices and fits."""
+    part = _part_or_404(category, slug)
+    offers = selectors.part_prices(part)
+    context = {
+        "category": category,
+        "label": CATEGORY_LABELS[category],
+        "part": part,
+        "identity": presentation.identity_rows(part),
+        "specs": [presentation.spec_row(part, name) for name in part.SPEC_FIELDS],
+        "sources": presentation.source_rows(part),
+        "prices": [
+            (book, [o for o in offers if o.book_id == book.pk]) for book in selectors.price_books()
+        ],
+        "works_with": selectors.works_with(part).sections,
+    }
+    return _render(request, "inventory/part_detail.html", context, current=category)
+
+
+@require_http_methods(["GET", "POST"])
+def part_create(request, category):
+    model = _model_or_404(category)
+    form = part_form_class(category)(request.POST or None)
+    return _part_form(request, category, form, title=f"New {model._meta.verbose_name}")
+
+
+@require_http_methods(["GET", "POST"])
+def part_edit(request, category, slug):
+    part = _part_or_404(category, slug)
+    form = part_form_class(category)(request.POST or None, instance=part)
+    return _part_form(request, category, form, title=f"Edit {part.slug}")
+
+
+def _part_form(request, category, form, *, title):
+    if request.method == "POST" and form.is_valid():
+        try:
+            part = services.part_save(part=form.instance)
+        except ValidationError as exc:
+            add_model_errors(form, exc)
+        else:
+            messages.success(request, f"Saved {part.slug}.")
+            return redirect(part)
+    context = {
+        "category": category,
+        "label": CATEGORY_LABELS[category],
+        "form": form,
+        "title": title,
+    }
+    return _render(request, "inventory/part_form.html", context, current=category)
+
+
+@require_http_methods(["GET", "POST"])
+def part_delete(request, category, slug):
+    """GET asks for confirmation; POST deletes the part and its prices."""
+    part = _part_or_404(category, slug)
+    if request.method == "POST":
+        services.part_delete(part=part)
+        messages.success(request, f"Deleted {slug}.")
+        return redirect("inventory:part-list", category=category)
+    price_count = len(selectors.part_prices(part))
+    context = {
+        "category": category,
+        "label": CATEGORY_LABELS[category],
+        "part": part,
+        "price_count": price_count,
+    }
+    return _render(request, "inventory/part_confirm_delete.html", context, current=category)
+
+
+@require_GET
+def export_csv(request, category):
+    """Every part of a category as a CSV download (the format the upload reads)."""
+    _model_or_404(category)
+    response = HttpResponse(
+        services.catalog_export_csv(category), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="catalog-{category}.csv"'
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+def transfer(request):
+    """CSV download and upload per category, and NetBox device-type import."""
+    csv_form = CatalogUploadForm(prefix="csv")
+    netbox_form = NetboxUploadForm(prefix="netbox")
+    problems = problems_for = None
+    if request.method == "POST" and request.POST.get("form") == "csv":
+        csv_form = CatalogUploadForm(request.POST, request.FILES, prefix="csv")
+        if csv_form.is_valid():
+            data = csv_form.cleaned_data
+            try:
+                report = services.catalog_import_csv(
+                    category=data["category"], text=data["text"], origin=data["name"]
+                )
+            except services.CatalogImportError as exc:
+                problems, problems_for = exc.problems, data["name"]
+            else:
+                messages.success(request, _report_text(data["name"], report))
+                return redirect("inventory:transfer")
+    elif request.method == "POST" and request.POST.get("form") == "netbox":
+        netbox_form = NetboxUploadForm(request.POST, request.FILES, prefix="netbox")
+        if netbox_form.is_valid():
+            data = netbox_form.cleaned_data
+            import_text = _netbox_importer()
+            if import_text is None:
+                netbox_form.add_error(None, "NetBox import is not available on this server yet.")
+            else:
+                options = {"replace_existing": True} if data["replace_existing"] else {}
+                try:
+                    report = import_text(
+                        name=data["name"],
+                        text=data["text"],
+                        category=data["category"] or None,
+                        **options,
+                    )
+                except services.CatalogImportError as exc:
+                    problems, problems_for = exc.problems, data["name"]
+                except ValidationError as exc:
+                    netbox_form.add_error(None, exc)
+                else:
+                    messages.success(request, _report_text(data["name"], report))
+                    return redirect("inventory:transfer")
+    elif request.method == "POST":
+        messages.error(request, "Unknown form.")
+    context = {
+        "categories": [(c, CATEGORY_LABELS[c]) for c in CATEGORY_MODELS],
+        "csv_form": csv_form,
+        "netbox_form": netbox_form,
+        "problems": problems,
+        "problems_for": problems_for,
+        "max_bytes": _max_bytes(),
+    }
+    return _render(request, "inventory/transfer.html", context, current="transfer")
+
+
+@require_GET
+def price_book_list(request):
+    books = PriceBook.objects.annotate(price_count=Count("prices")).order_by("name")
+    return _render(
+        request, "inventory/price_book_list.html", {"books": books}, current="price-books"
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def price_book_detail(request, slug):
+    """A book's prices; POST replaces them with the rows of an uploaded CSV."""
+    book = get_object_or_404(PriceBook, slug=slug)
+    form = PriceBookUploadForm()
+    problems = None
+    if request.method == "POST":
+        form = PriceBookUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                count = services.price_book_import_csv(
+                    book=book, text=form.cleaned_data["text"], origin=form.cleaned_data["name"]
+                )
+            except services.CatalogImportError as exc:
+                problems = exc.problems
+            else:
+                messages.success(
+                    request,
+                    f"Replaced the prices of {book.name}: {count} rows "
+                    f"from {form.cleaned_data['name']}.",
+                )
+                return redirect("inventory:price-book-detail", slug=book.slug)
+    prices = [
+        (price, presentation.part_url(price.part_category, price.part_slug))
+        for price in book.prices.order_by("part_slug")
+    ]
+    context = {
+        "book": book,
+        "prices": prices,
+        "form": form,
+        "problems": problems,
+        "problems_for": problems and form.cleaned_data["name"],
+        "max_bytes": _max_bytes(),
+    }
+    return _render(request, "inventory/price_book_detail.html", context, current="price-books")
+
+
+@require_GET
+def price_book_export(request, slug):
+    book = get_object_or_404(PriceBook, slug=slug)
+    response = HttpResponse(
+        services.price_book_export_csv(book), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="prices-{book.slug}.csv"'
+    return response
+
+
+# --- Helpers: lookups and the shared page frame --------------------------------------------------
+
+
+def _model_or_404(category) -> type[CatalogPart]:
+    model = CATEGORY_MODELS.get(category)
+    if model is None:
+        raise Http404(f"No catalog category {category!r}.")
+    return model
+
+
+def _part_or_404(category, slug) -> CatalogPart:
+    model = _model_or_404(category)
+    return get_object_or_404(model.objects.select_related("manufacturer"), slug=slug)
+
+
+def _render(request, template, context, *, current):
+    tabs = [
+        {
+            "label": CATEGORY_LABELS[category],
+            "count": model.objects.count(),
+            "url": reverse("inventory:part-list", args=[category]),
+            "current": category == current,
+        }
+        for category, model in CATEGORY_MODELS.items()
+    ]
+    tabs.append(
+        {
+            "label": "Price books",
+            "url": reverse("inventory:price-book-list"),
+            "current": current == "price-books",
+        }
+    )
+    tabs.append(
+        {
+            "label": "Import / export",
+            "url": reverse("inventory:transfer"),
+            "current": current == "transfer",
+        }
+    )
+    return render(request, template, {**context, "catalog_tabs": tabs})
+
+
+def _max_bytes():
+    return settings.CATALOG_IMPORT_MAX_BYTES
+
+
+def _netbox_importer():
+    """``netbox_import_text`` if the NetBox importer is installed, else None."""
+    try:
+        from inventory.netbox_import import netbox_import_text
+    except ModuleNotFoundError as exc:
+        if exc.name != "inventory.netbox_import":
+            raise
+        return None
+    return netbox_import_text
+
+
+def _report_text(name, report) -> str:
+    if all(hasattr(report, key) for key in ("created", "updated", "unchanged")):
+        text = (
+            f"Imported {name}: {report.created} created, {report.updated} updated, "
+            f"{report.unchanged} unchanged."
+        )
+        warnings = getattr(report, "warnings", None) or []
+        return text + "".join(f" Warning: {w}" for w in warnings)
+    return f"Imported {name}."

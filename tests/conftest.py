@@ -6,6 +6,7 @@ with ``CI=true`` it fails instead, so CI never passes by skipping.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -185,14 +186,10 @@ def stop_worker(proc: subprocess.Popen) -> None:
     """Stop the worker and every process of its group (pool children hold DB connections)."""
     if proc.poll() is None:
         os.killpg(proc.pid, 15)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, 9)
-    except ProcessLookupError:
-        pass
     time.sleep(0.5)  # let PostgreSQL notice the closed connections before the test DB is dropped
 
 

@@ -192,7 +192,7 @@ class SwitchModel(CatalogPart):
             for g in self.cage_groups or []
             if isinstance(g, dict) and g.get("role", "data") == "data"
         ]
-        speeds = [g.get("port_speed_gbps") or 0 for g in data]
+        speeds = [g["port_speed_gbps"] for g in data if g.get("port_speed_gbps")]
         self.port_speed_gbps = max(speeds) if speeds else None
         ports = [(g.get("count") or 0) * (g.get("ports_per_cage") or 1) for g in data]
         self.port_count = sum(ports) if data else None
@@ -276,7 +276,7 @@ class ServerModel(CatalogPart):
 
     def refresh_derived(self):
         groups = [g for g in self.compute_ports or [] if isinstance(g, dict)]
-        speeds = [g.get("port_speed_gbps") or 0 for g in groups]
+        speeds = [g["port_speed_gbps"] for g in groups if g.get("port_speed_gbps")]
         self.port_speed_gbps = max(speeds) if speeds else None
         counts = [(g.get("count") or 0) * (g.get("ports_per_cage") or 1) for g in groups]
         self.compute_port_count = sum(counts) if groups else None
