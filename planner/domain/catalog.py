@@ -1,0 +1,169 @@
+"""What the generators need to know about catalog parts, as plain dataclasses.
+
+The Django side builds these from catalog rows (``planner.adapters``); tests build them from
+the seed YAML with :func:`models_from_records`. Nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inventory.library.rules import parse_breakout
+
+
+class CatalogLookupError(KeyError):
+    """A spec names a part the catalog does not have (or not of the right category)."""
+
+
+@dataclass(frozen=True)
+class PortGroup:
+    """Identical cages of one device: ``count`` cages of ``ports_per_cage`` logical ports."""
+
+    count: int
+    ports_per_cage: int = 1
+    port_speed_gbps: int | None = None
+    form_factor: str | None = None
+    top: str | None = None
+    lanes_per_port: int | None = None
+    lane_rate_gbps: int | None = None
+    breakouts: tuple[str, ...] = ()
+    max_module_power_w: float | None = None
+
+    @property
+    def ports(self) -> int:
+        return self.count * self.ports_per_cage
+
+    def ports_at(self, speed_gbps: int) -> int:
+        """Logical ports this group offers at ``speed_gbps`` (0 if it cannot run that speed).
+
+        Examples
+        --------
+        >>> PortGroup(64, 1, 800, breakouts=("2x400G", "4x200G")).ports_at(400)
+        128
+        >>> PortGroup(32, 2, 400).ports_at(200)
+        0
+        """
+        if not self.port_speed_gbps:
+            return 0
+        if speed_gbps == self.port_speed_gbps:
+            return self.ports
+        for text in self.breakouts:
+            try:
+                legs, leg_speed = parse_breakout(text)
+            except ValueError:
+                continue
+            if leg_speed == speed_gbps and legs * leg_speed <= self.port_speed_gbps:
+                return self.ports * legs
+        return 0
+
+    def split_at(self, speed_gbps: int) -> int:
+        """Logical ports per physical port at ``speed_gbps`` (1 without breakout)."""
+        if speed_gbps == self.port_speed_gbps:
+            return 1
+        return self.ports_at(speed_gbps) // self.ports if self.ports else 0
+
+
+@dataclass(frozen=True)
+class DeviceModel:
+    """A switch or server model, reduced to what a fabric generator uses."""
+
+    slug: str
+    category: str  # "switch" | "server"
+    port_groups: tuple[PortGroup, ...] = ()
+    rack_units: float | None = None
+    power_typical_w: float | None = None
+    power_max_w: float | None = None
+    gpus: int | None = None
+    protocols: tuple[str, ...] = ()
+    airflow: str | None = None
+    name: str = ""
+
+    @property
+    def ports(self) -> int:
+        return sum(group.ports for group in self.port_groups)
+
+    @property
+    def port_speed_gbps(self) -> int | None:
+        speeds = [g.port_speed_gbps for g in self.port_groups if g.port_speed_gbps]
+        return max(speeds) if speeds else None
+
+    def radix_at(self, speed_gbps: int) -> int:
+        """Ports available at ``speed_gbps`` across groups that can run it."""
+        return sum(group.ports_at(speed_gbps) for group in self.port_groups)
+
+    def group_at(self, speed_gbps: int) -> PortGroup | None:
+        """The first group that can run ``speed_gbps``."""
+        for group in self.port_groups:
+            if group.ports_at(speed_gbps):
+                return group
+        return None
+
+
+@dataclass
+class CatalogFacts:
+    """Device models by slug, plus the raw part records media selection needs."""
+
+    devices: dict[str, DeviceModel] = field(default_factory=dict)
+    parts: dict[str, dict] = field(default_factory=dict)  # slug -> {category, spec..., price}
+
+    def device(self, slug: str, category: str, *, field_name: str) -> DeviceModel:
+        model = self.devices.get(slug)
+        if model is None or model.category != category:
+            raise CatalogLookupError(f"{field_name}: no {category} {slug!r} in the catalog")
+        return model
+
+
+def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> DeviceModel:
+    """Build a :class:`DeviceModel` from a catalog part's spec values (switch or server)."""
+    if category == "switch":
+        groups = [g for g in spec.get("cage_groups") or [] if g.get("role", "data") == "data"]
+    else:
+        groups = spec.get("compute_ports") or []
+    port_groups = tuple(
+        PortGroup(
+            count=g.get("count") or 0,
+            ports_per_cage=g.get("ports_per_cage") or 1,
+            port_speed_gbps=g.get("port_speed_gbps"),
+            form_factor=g.get("form_factor"),
+            top=g.get("top"),
+            lanes_per_port=g.get("lanes_per_port"),
+            lane_rate_gbps=g.get("lane_rate_gbps"),
+            breakouts=tuple(g.get("breakouts") or ()),
+            max_module_power_w=g.get("max_module_power_w"),
+        )
+        for g in groups
+    )
+    return DeviceModel(
+        slug=slug,
+        category=category,
+        port_groups=port_groups,
+        rack_units=spec.get("rack_units"),
+        power_typical_w=spec.get("power_typical_w"),
+        power_max_w=spec.get("power_max_w"),
+        gpus=spec.get("gpus"),
+        protocols=tuple(spec.get("protocols") or ()),
+        airflow=spec.get("airflow"),
+        name=name,
+    )
+
+
+def facts_from_records(records) -> CatalogFacts:
+    """Catalog facts from :class:`inventory.library.files.PartRecord` objects (seed files)."""
+    facts = CatalogFacts()
+    for record in records:
+        entry = {
+            "category": record.category,
+            "slug": record.slug,
+            "manufacturer": record.identity.get("manufacturer"),
+            **record.spec,
+        }
+        facts.parts[record.slug] = entry
+        if record.category in ("switch", "server"):
+            facts.devices[record.slug] = device_from_spec(
+                record.slug, record.category, record.spec, record.identity.get("name", "")
+            )
+        for alias in record.identity.get("aliases") or []:
+            facts.parts.setdefault(alias, entry)
+            if record.slug in facts.devices:
+                facts.devices.setdefault(alias, facts.devices[record.slug])
+    return facts

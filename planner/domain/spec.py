@@ -1,0 +1,240 @@
+"""The design spec ("design as code"): parse, check and default a YAML/JSON document.
+
+Structure and types are checked against ``design-spec.schema.json`` (the same schema the
+docs and editors use); meaning (fat-tree needs ``k``, tiers 2 or 3, ...) is checked here.
+Every problem names its field, e.g. ``switches.leaf`` or ``layout.rack_units``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+SCHEMA_PATH = Path(__file__).with_name("design-spec.schema.json")
+TOPOLOGIES = ("rail-optimized", "clos", "fat-tree")
+TIERS = ("server-leaf", "leaf-spine", "spine-core")
+MEDIA_KINDS = ("auto", "DAC", "ACC", "AEC", "AOC", "MMF", "SMF")
+
+
+class SpecError(ValueError):
+    """A spec cannot be used. ``problems`` is a list of ``(field, message)``."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        super().__init__("; ".join(f"{f}: {m}" if f else m for f, m in problems))
+
+
+@cache
+def spec_schema() -> dict:
+    """The JSON Schema of a design spec."""
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+@dataclass(frozen=True)
+class MediaChoice:
+    """How to build the links of one tier: a media kind, or explicit parts."""
+
+    kind: str = "auto"  # auto | DAC | ACC | AEC | AOC | MMF | SMF | parts
+    a: str | None = None
+    b: str | None = None
+    cable: str | None = None
+
+    def as_spec(self):
+        if self.kind != "parts":
+            return self.kind
+        return {
+            key: value
+            for key, value in (("a", self.a), ("b", self.b), ("cable", self.cable))
+            if value
+        }
+
+
+@dataclass(frozen=True)
+class Layout:
+    servers_per_rack: int | None = None
+    rack: str | None = None
+    rack_units: int = 48
+    racks_per_row: int = 10
+    rack_width_m: float = 0.6
+    row_pitch_m: float = 3.0
+    tray_height_m: float = 0.6
+    slack_m: float = 2.0
+    switches_per_network_rack: int = 16
+
+
+@dataclass(frozen=True)
+class Naming:
+    server: str = "gpu{index:05d}"
+    leaf: str = "leaf-su{su:03d}-r{rail}"
+    spine: str = "spine-{group:03d}-{index:03d}"
+    core: str = "core-{group:03d}-{index:03d}"
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """A parsed, defaulted design spec. See ``design-spec.schema.json`` for each field."""
+
+    name: str
+    topology: str
+    server: str
+    servers: int | None = None
+    rails: int | None = None
+    planes: int = 1
+    tiers: int | str = "auto"
+    servers_per_su: int | None = None
+    oversubscription: float = 1
+    leaf: str | None = None
+    spine: str | None = None
+    core: str | None = None
+    reserved_leaf_ports: int = 0
+    k: int | None = None
+    media: dict[str, MediaChoice] = field(default_factory=dict)
+    price_book: str | None = None
+    layout: Layout = field(default_factory=Layout)
+    naming: Naming = field(default_factory=Naming)
+    description: str = ""
+
+    def as_dict(self) -> dict:
+        """The spec as a document (round-trips through :func:`parse_spec`)."""
+        doc = {"name": self.name, "topology": self.topology, "server": self.server}
+        if self.description:
+            doc["description"] = self.description
+        for key in ("servers", "rails", "servers_per_su", "k", "price_book"):
+            if getattr(self, key) is not None:
+                doc[key] = getattr(self, key)
+        doc.update(
+            planes=self.planes,
+            tiers=self.tiers,
+            oversubscription=self.oversubscription,
+            reserved_leaf_ports=self.reserved_leaf_ports,
+        )
+        doc["switches"] = {
+            tier: getattr(self, tier) for tier in ("leaf", "spine", "core") if getattr(self, tier)
+        }
+        doc["media"] = {tier: choice.as_spec() for tier, choice in self.media.items()}
+        doc["layout"] = {k: v for k, v in asdict(self.layout).items() if v is not None}
+        doc["naming"] = asdict(self.naming)
+        return doc
+
+
+def load_spec_text(text: str, *, name: str = "spec") -> dict:
+    """Read YAML or JSON text into a document (JSON is YAML)."""
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise SpecError(
+            [("", f"{name}{where}: malformed YAML/JSON: {getattr(exc, 'problem', exc)}")]
+        ) from exc
+    if not isinstance(document, dict):
+        raise SpecError([("", f"{name}: a spec is a mapping of keys (name, topology, ...)")])
+    return document
+
+
+def _schema_problems(document: dict) -> list[tuple[str, str]]:
+    from jsonschema import Draft202012Validator
+
+    problems = []
+    validator = Draft202012Validator(spec_schema())
+    for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
+        path = ".".join(str(p) for p in error.absolute_path)
+        if error.validator == "additionalProperties":
+            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+            message = f"unknown key(s): {', '.join(extra)}"
+        elif error.validator == "oneOf" and path.startswith("media."):
+            message = (
+                f"{error.instance!r} is not one of {', '.join(MEDIA_KINDS)} nor "
+                "{a, b, cable} parts"
+            )
+        elif error.validator == "oneOf" and path == "tiers":
+            message = f"{error.instance!r}: use 2, 3 or auto"
+        else:
+            message = error.message
+        problems.append((path, message))
+    return problems
+
+
+def parse_spec(document: dict | str) -> DesignSpec:
+    """Check a spec document and return it with defaults filled in.
+
+    Parameters
+    ----------
+    document : dict or str
+        The spec as a mapping, or YAML/JSON text.
+
+    Raises
+    ------
+    SpecError
+        With every problem found, each naming its field.
+
+    Examples
+    --------
+    >>> spec = parse_spec({"name": "x", "topology": "clos", "server": "DGX-H100",
+    ...                    "servers": 4, "switches": {"leaf": "QM9700"}})
+    >>> spec.spine, spec.media["leaf-spine"].kind, spec.tiers
+    ('QM9700', 'auto', 'auto')
+    >>> parse_spec({"name": "x", "topology": "ring", "server": "A"})
+    Traceback (most recent call last):
+    ...
+    planner.domain.spec.SpecError: topology: 'ring' is not one of ['rail-optimized', 'clos', 'fat-tree']
+    """
+    if isinstance(document, str):
+        document = load_spec_text(document)
+    problems = _schema_problems(document)
+    if problems:
+        raise SpecError(problems)
+    switches = document.get("switches") or {}
+    topology = document["topology"]
+    if topology == "fat-tree" and "k" not in document:
+        problems.append(("k", "a fat-tree needs its radix k"))
+    if topology != "fat-tree" and "k" in document:
+        problems.append(("k", "k applies to fat-tree only"))
+    if topology != "fat-tree" and "servers" not in document:
+        problems.append(("servers", "required unless topology is fat-tree"))
+    if topology != "fat-tree" and not switches.get("leaf"):
+        problems.append(("switches.leaf", "required: the leaf switch model"))
+    if topology == "fat-tree" and document.get("tiers", "auto") not in ("auto", 3):
+        problems.append(("tiers", "a k-ary fat-tree has 3 tiers"))
+    if topology != "rail-optimized" and "servers_per_su" in document:
+        problems.append(("servers_per_su", "scalable units apply to rail-optimized fabrics"))
+    if topology == "fat-tree" and not switches.get("leaf"):
+        problems.append(("switches.leaf", "required: the switch model of the tree"))
+    if problems:
+        raise SpecError(problems)
+    media = {}
+    for tier in TIERS:
+        value = (document.get("media") or {}).get(tier, "auto")
+        media[tier] = (
+            MediaChoice(kind=value)
+            if isinstance(value, str)
+            else MediaChoice(
+                kind="parts", a=value.get("a"), b=value.get("b"), cable=value.get("cable")
+            )
+        )
+    leaf = switches.get("leaf")
+    return DesignSpec(
+        name=document["name"],
+        topology=topology,
+        server=document["server"],
+        servers=document.get("servers"),
+        rails=document.get("rails"),
+        planes=document.get("planes", 1),
+        tiers=document.get("tiers", "auto"),
+        servers_per_su=document.get("servers_per_su"),
+        oversubscription=document.get("oversubscription", 1),
+        leaf=leaf,
+        spine=switches.get("spine") or leaf,
+        core=switches.get("core") or switches.get("spine") or leaf,
+        reserved_leaf_ports=document.get("reserved_leaf_ports", 0),
+        k=document.get("k"),
+        media=media,
+        price_book=document.get("price_book"),
+        layout=Layout(**(document.get("layout") or {})),
+        naming=Naming(**(document.get("naming") or {})),
+        description=document.get("description", ""),
+    )

@@ -1,0 +1,162 @@
+"""One summary of a fabric, shown in the UI and API and printed by the CLI, and a diff of two.
+
+Counting conventions (reference-architectures.md §1): a cable is one link (or one breakout
+assembly), counted once, not per end; transceivers are counted per module, so a twin-port
+module carrying two links counts once, per cage; no spares.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from planner.domain.fabric import ROLE, ROLES, SWITCH_ROLES, TIER, TIER_NAMES, Fabric
+
+
+def _count_by(ids: np.ndarray, parts: np.ndarray, names: list[str]) -> dict[str, int]:
+    """Distinct ids per part name (ids < 0 and parts < 0 ignored)."""
+    keep = (ids >= 0) & (parts >= 0)
+    if not keep.any():
+        return {}
+    pairs = np.unique(np.stack([parts[keep].astype(np.int64), ids[keep].astype(np.int64)]), axis=1)
+    counts = np.bincount(pairs[0], minlength=len(names))
+    return {names[i]: int(c) for i, c in enumerate(counts) if c}
+
+
+def summarize(fabric: Fabric, *, name: str = "") -> dict:
+    """Counts, bandwidth and parts of a fabric.
+
+    Returns
+    -------
+    dict
+        ``gpus``, ``servers``, ``switches`` (per tier), ``switches_by_model``, ``links`` (per
+        tier), ``reserved_leaf_ports``, ``transceivers`` (per part, per module),
+        ``transceivers_by_side`` (``switch`` / ``server``), ``cables`` (per part),
+        ``cables_by_length`` (part -> {length: count}), ``bisection_gbps``,
+        ``oversubscription`` (per tier), ``max_hops``, ``racks``, ``tiers``, ``planes``.
+    """
+    info = fabric.info
+    roles = fabric.node_role
+    switches = {role: int((roles == ROLE[role]).sum()) for role in SWITCH_ROLES}
+    by_model: dict[str, dict[str, int]] = {}
+    for role in SWITCH_ROLES:
+        models = fabric.node_model[roles == ROLE[role]]
+        if models.size:
+            counts = np.bincount(models, minlength=len(fabric.models))
+            by_model[role] = {fabric.models[i]: int(c) for i, c in enumerate(counts) if c}
+    tiers = fabric.link_tier
+    links = {tier: int((tiers == TIER[tier]).sum()) for tier in TIER_NAMES}
+    server_links = (tiers == TIER["server-leaf"]) & (roles[fabric.link_a] == ROLE["server"])
+    capacity = {
+        "server-leaf": int(fabric.link_speed_gbps[server_links].sum()),
+        "leaf-spine": int(fabric.link_speed_gbps[tiers == TIER["leaf-spine"]].sum()),
+        "spine-core": int(fabric.link_speed_gbps[tiers == TIER["spine-core"]].sum()),
+    }
+    present = [value for tier, value in capacity.items() if links[tier]]
+    tier_count = int(info.get("tiers") or (3 if links["spine-core"] else 2))
+    summary = {
+        "name": name,
+        "topology": info.get("topology"),
+        "gpus": int(info.get("gpus", 0)),
+        "servers": int((roles == ROLE["server"]).sum()),
+        "rails": info.get("rails"),
+        "planes": info.get("planes", 1),
+        "tiers": tier_count,
+        "speed_gbps": info.get("speed_gbps"),
+        "switches": switches,
+        "switches_total": sum(switches.values()),
+        "switches_by_model": by_model,
+        "links": links,
+        "reserved_leaf_ports": int(info.get("reserved_leaf_ports", 0)) * int(info.get("planes", 1)),
+        "capacity_gbps": capacity,
+        "bisection_gbps": min(present) / 2 if present else 0,
+        "oversubscription": dict(info.get("oversubscription") or {}),
+        "max_hops": 2 * tier_count,
+        "servers_per_su": info.get("servers_per_su"),
+        "scalable_units": info.get("sus"),
+        "transceivers": {},
+        "transceivers_by_side": {"switch": {}, "server": {}},
+        "transceivers_per_link_end": {},
+        "cables": {},
+        "cables_by_length": {},
+        "racks": len(fabric.racks),
+    }
+    if fabric.link_a_part is not None:
+        _media_counts(fabric, summary)
+    return summary
+
+
+def _media_counts(fabric: Fabric, summary: dict) -> None:
+    parts = fabric.parts
+    switch_role = np.isin(fabric.node_role, [ROLE[r] for r in SWITCH_ROLES])
+    by_side = {"switch": Counter(), "server": Counter()}
+    ends = Counter()
+    for node_col, part_col, module_col in (
+        (fabric.link_a, fabric.link_a_part, fabric.link_a_module),
+        (fabric.link_b, fabric.link_b_part, fabric.link_b_module),
+    ):
+        on_switch = switch_role[node_col]
+        for side, mask in (("switch", on_switch), ("server", ~on_switch)):
+            by_side[side].update(_count_by(module_col[mask], part_col[mask], parts))
+        for index, count in zip(
+            *np.unique(part_col[part_col >= 0], return_counts=True), strict=True
+        ):
+            ends[parts[index]] += int(count)
+    total = by_side["switch"] + by_side["server"]
+    summary["transceivers"] = dict(sorted(total.items()))
+    summary["transceivers_by_side"] = {side: dict(sorted(c.items())) for side, c in by_side.items()}
+    summary["transceivers_per_link_end"] = dict(sorted(ends.items()))
+    summary["cables"] = dict(
+        sorted(_count_by(fabric.link_cable, fabric.link_cable_part, parts).items())
+    )
+    by_length: dict[str, dict[str, int]] = {}
+    keep = (fabric.link_cable >= 0) & (fabric.link_cable_part >= 0)
+    if keep.any() and fabric.link_length_m is not None:
+        ids, first = np.unique(fabric.link_cable[keep], return_index=True)
+        part_of = fabric.link_cable_part[keep][first]
+        length_of = fabric.link_length_m[keep][first]
+        for part, length in zip(part_of, length_of, strict=True):
+            bucket = by_length.setdefault(parts[part], {})
+            key = f"{float(length):g}"
+            bucket[key] = bucket.get(key, 0) + 1
+        del ids
+    summary["cables_by_length"] = {
+        p: dict(sorted(v.items(), key=lambda kv: float(kv[0])))
+        for p, v in sorted(by_length.items())
+    }
+
+
+def diff_summaries(old: dict, new: dict) -> dict:
+    """What changed between two summaries: ``{path: {"old", "new", "delta"?}}`` for every
+    number or string that differs (nested dicts flattened with dots).
+
+    Examples
+    --------
+    >>> diff_summaries({"gpus": 8, "links": {"a": 1}}, {"gpus": 16, "links": {"a": 1}})
+    {'gpus': {'old': 8, 'new': 16, 'delta': 8}}
+    """
+    changes: dict[str, dict] = {}
+
+    def walk(a, b, path):
+        if isinstance(a, dict) or isinstance(b, dict):
+            a, b = a if isinstance(a, dict) else {}, b if isinstance(b, dict) else {}
+            for key in sorted(set(a) | set(b), key=str):
+                walk(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+            return
+        if a == b:
+            return
+        entry = {"old": a, "new": b}
+        if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+            entry["delta"] = b - a
+        elif a is None and isinstance(b, int | float):
+            entry["delta"] = b
+        elif b is None and isinstance(a, int | float):
+            entry["delta"] = -a
+        changes[path] = entry
+
+    walk(old, new, "")
+    return changes
+
+
+__all__ = ["ROLES", "diff_summaries", "summarize"]
