@@ -307,10 +307,10 @@ def _plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, gpus_per_se
     else:
         free = leaves * down - servers * rails
     if reserved > free:
+        fewer = servers - math.ceil((reserved - free) / rails)
         raise FabricError(
-            f"reserved_leaf_ports = {reserved} needs that many free leaf ports; {servers:,} servers "
-            f"leave {free}. Use fewer servers (e.g. {servers - math.ceil((reserved - free) / rails)}) "
-            "or fewer reserved ports",
+            f"reserved_leaf_ports = {reserved} needs that many free leaf ports; {servers:,} "
+            f"servers leave {free}. Use fewer servers (e.g. {fewer}) or fewer reserved ports",
             field="reserved_leaf_ports",
         )
     gpus = servers * gpus_per_server
