@@ -62,7 +62,8 @@ class Fabric:
     node_ru: np.ndarray | None = None
     # media
     parts: list[str] = field(default_factory=list)
-    link_length_m: np.ndarray | None = None
+    link_length_m: np.ndarray | None = None  # cable run, metres
+    link_cable_length_m: np.ndarray | None = None  # length of the cable ordered for the link
     link_a_part: np.ndarray | None = None  # index into parts, -1 = none
     link_b_part: np.ndarray | None = None
     link_cable_part: np.ndarray | None = None
@@ -91,6 +92,7 @@ class Fabric:
         "link_plane",
         "link_speed_gbps",
         "link_length_m",
+        "link_cable_length_m",
         "link_a_part",
         "link_b_part",
         "link_cable_part",
@@ -155,6 +157,7 @@ _DTYPES = {
     "node_rack": np.int32,
     "node_ru": np.int16,
     "link_length_m": np.float32,
+    "link_cable_length_m": np.float32,
     "link_a_part": np.int16,
     "link_b_part": np.int16,
     "link_cable_part": np.int16,

@@ -370,13 +370,11 @@ def _plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, gpus_per_se
     # Each pod gets the fewest spines that divide a leaf's uplinks and keep every spine's
     # downlinks within half its ports (a partial last pod needs fewer spines).
     pod_spines = [_smallest_divisor_at_least(up, count * up / half) for count in pod_leaves]
-    spine_up = [count * up // spines for count, spines in zip(pod_leaves, pod_spines, strict=True)]
-    groups = max(pod_spines)
-    group_load = [
-        sum(u for u, s_p in zip(spine_up, pod_spines, strict=True) if s_p > g)
-        for g in range(groups)
+    spine_down = [
+        count * up // spines for count, spines in zip(pod_leaves, pod_spines, strict=True)
     ]
-    cores_per_group = _smallest_divisor_at_least(math.gcd(*spine_up), max(group_load) / sw.r_core)
+    groups = max(pod_spines)
+    cores_per_group, spine_up = _core_groups(spine_down, pod_spines, groups, sw)
     if cores_per_group is None:
         max_gpus = int(sw.r_core * leaves_per_pod * per_leaf_gpus)
         raise FabricError(
@@ -388,12 +386,35 @@ def _plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, gpus_per_se
         pods=pods,
         leaves_per_pod=leaves_per_pod,
         pod_spines=pod_spines,
+        spine_down=spine_down,
+        spine_up=spine_up,
         spines_per_pod=groups,
         spines=sum(pod_spines),
         cores_per_group=cores_per_group,
         cores=groups * cores_per_group,
     )
     return plan
+
+
+def _core_groups(spine_down, pod_spines, groups, sw) -> tuple[int | None, list[int]]:
+    """Cores per group ``c`` and each pod's spine uplinks.
+
+    Spine g of every pod joins core group g. A spine's uplinks must split evenly over the c
+    cores of its group (balanced), be at least its downlinks (non-blocking) and fit its ports;
+    so uplinks = downlinks rounded up to a multiple of c (a partial pod's spines may get a few
+    more uplinks than downlinks). The smallest c whose cores have ports for their group wins.
+    """
+    for c in range(1, max(spine_down) + 1):
+        spine_up = [math.ceil(d / c) * c for d in spine_down]
+        if any(u + d > sw.r_spine for u, d in zip(spine_up, spine_down, strict=True)):
+            continue
+        load = max(
+            sum(u for u, s_p in zip(spine_up, pod_spines, strict=True) if s_p > g)
+            for g in range(groups)
+        )
+        if load <= c * sw.r_core:
+            return c, spine_up
+    return None, []
 
 
 def _leaf_spine_plane(
@@ -554,9 +575,10 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
         plane=plane,
         speed_gbps=sw.speed,
     )
-    # Spine-core: spine (p, g) has d_p downlinks and as many uplinks, spread evenly over the
-    # c cores of group g; core ports are filled pod by pod.
-    d = np.bincount(pod_of_leaf, minlength=pods) * up // pod_spines
+    # Spine-core: spine (p, g) has d_p downlinks and u_p >= d_p uplinks, spread evenly over
+    # the c cores of group g; core ports are filled pod by pod.
+    d = np.asarray(plan["spine_down"], dtype=np.int64)
+    u = np.asarray(plan["spine_up"], dtype=np.int64)
     groups = plan["spines_per_pod"]
     core_ppc = _ports_per_cage(sw.core, sw.speed)
     core_group = np.repeat(np.arange(groups), c)
@@ -572,13 +594,13 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
     a, a_port, b, b_port = [], [], [], []
     used = np.zeros(groups, dtype=np.int64)  # core ports used so far in each group
     for p in range(pods):
-        k = np.arange(d[p], dtype=np.int64)
+        k = np.arange(u[p], dtype=np.int64)
         for g in range(int(pod_spines[p])):
-            a.append(np.full(d[p], spine_nodes[first_spine[p] + g]))
+            a.append(np.full(u[p], spine_nodes[first_spine[p] + g]))
             a_port.append(d[p] + k)
             b.append(core_nodes[g * c + k % c])
             b_port.append(used[g] + k // c)
-            used[g] += d[p] // c
+            used[g] += u[p] // c
     builder.add_links(
         np.concatenate(a),
         np.concatenate(a_port),

@@ -99,9 +99,8 @@ def _media_counts(fabric: Fabric, summary: dict) -> None:
         on_switch = switch_role[node_col]
         for side, mask in (("switch", on_switch), ("server", ~on_switch)):
             by_side[side].update(_count_by(module_col[mask], part_col[mask], parts))
-        for index, count in zip(
-            *np.unique(part_col[part_col >= 0], return_counts=True), strict=True
-        ):
+        with_module = (part_col >= 0) & (module_col >= 0)  # transceivers, not cable ends
+        for index, count in zip(*np.unique(part_col[with_module], return_counts=True), strict=True):
             ends[parts[index]] += int(count)
     total = by_side["switch"] + by_side["server"]
     summary["transceivers"] = dict(sorted(total.items()))
@@ -112,10 +111,13 @@ def _media_counts(fabric: Fabric, summary: dict) -> None:
     )
     by_length: dict[str, dict[str, int]] = {}
     keep = (fabric.link_cable >= 0) & (fabric.link_cable_part >= 0)
-    if keep.any() and fabric.link_length_m is not None:
+    lengths = fabric.link_cable_length_m
+    if lengths is None:
+        lengths = fabric.link_length_m
+    if keep.any() and lengths is not None:
         ids, first = np.unique(fabric.link_cable[keep], return_index=True)
         part_of = fabric.link_cable_part[keep][first]
-        length_of = fabric.link_length_m[keep][first]
+        length_of = lengths[keep][first]
         for part, length in zip(part_of, length_of, strict=True):
             bucket = by_length.setdefault(parts[part], {})
             key = f"{float(length):g}"

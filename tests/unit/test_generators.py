@@ -74,6 +74,9 @@ CASES = {
     "203_clos_3tier": dict(
         topology="clos", server="SRV4", servers=20, tiers=3, switches={"leaf": "SW8"}
     ),
+    "204_clos_3tier_odd_partial_pod": dict(
+        topology="clos", server="SRV4", servers=7, tiers=3, switches={"leaf": "SW8"}
+    ),
     "301_fat_tree_k4": dict(topology="fat-tree", server="SRV4", k=4, switches={"leaf": "SW4"}),
     "302_fat_tree_k8_partial": dict(
         topology="fat-tree", server="SRV4", servers=20, k=8, switches={"leaf": "SW8"}
@@ -301,6 +304,19 @@ def test_three_tier_partial_build_formula(seed_facts):
         "spine": endpoints // (radix // 2),
         "core": endpoints // radix,
     }
+
+
+def test_partial_pod_spines_get_uplinks_divisible_by_cores(seed_facts):
+    """500 DGX-H100 in a Clos: the last pod has 29 leaves; its spines' 29 downlinks round up
+    to 30 uplinks so that they split evenly over 2 cores (balanced and non-blocking)."""
+    fabric = build(
+        seed_facts, topology="clos", server="DGX-H100", servers=500, switches={"leaf": "QM9700"}
+    )
+    assert fabric.info["cores_per_group"] == 2
+    assert fabric.info["spine_down"][-1] == 29 and fabric.info["spine_up"][-1] == 30
+    assert all(
+        u >= d for u, d in zip(fabric.info["spine_up"], fabric.info["spine_down"], strict=True)
+    )
 
 
 def test_oversubscription_split():

@@ -1,0 +1,50 @@
+"""Build a whole fabric from a spec: topology, then layout, then media."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import Fabric
+from planner.domain.generators import generate_topology
+from planner.domain.layout import assign_layout
+from planner.domain.media import PriceOf, assign_media
+from planner.domain.spec import DesignSpec
+
+STEPS = 3
+
+
+def build_fabric(
+    spec: DesignSpec,
+    facts: CatalogFacts,
+    *,
+    price_of: PriceOf = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Fabric:
+    """Generate the topology, place it in racks and choose the media of every link.
+
+    ``on_progress(done, total)`` is called after each of the three steps; ``price_of(slug)``
+    is a unit price in one currency, or None for an unpriced part.
+
+    Raises
+    ------
+    FabricError
+        A step cannot be done; ``field`` names the spec field at fault.
+    CatalogLookupError
+        The spec names a part that is not in the catalog.
+    """
+
+    def progress(done: int) -> None:
+        if on_progress:
+            on_progress(done, STEPS)
+
+    fabric = generate_topology(spec, facts)
+    progress(1)
+    assign_layout(fabric, spec, facts)
+    progress(2)
+    assign_media(fabric, spec, facts, price_of=price_of)
+    progress(3)
+    return fabric
+
+
+__all__ = ["build_fabric"]
