@@ -1,0 +1,344 @@
+"""Place every node of a fabric in a rack and estimate every link's cable run.
+
+Our documented assumptions (the reference gives no citable rack width, row pitch or aisle
+width, catalog-facts-more.md §7); every number below is a ``layout`` field of the spec.
+
+Racks and rows
+    - All racks are one type: ``layout.rack`` (a catalog rack; its ``rack_units`` and
+      ``power_kw`` when given) or a ``layout.rack_units`` rack with no power limit. The top
+      2 U of every rack hold top-of-rack management gear; devices stack upwards from U1.
+    - Servers per rack = ``layout.servers_per_rack``; otherwise as many as fit the usable RU
+      and, when the rack states ``power_kw``, ``floor(power_kw * 1000 / server power_max_w)``.
+      A server or switch whose height is unknown counts as 1 U (noted in
+      ``info["layout_notes"]``).
+    - Servers fill racks in node order; a rack holds servers of one block only.
+    - Rail-optimized: a block is one scalable unit (SU): its server racks are consecutive and
+      its leaves (of every plane) sit in network rack(s) in the middle of them.
+    - Clos and fat-tree: a block is ``max(1, racks_per_row // 2 - 1)`` server racks around
+      network rack(s) holding the leaves whose first server is in the block, so that two
+      blocks fill a row of the default 10 racks.
+    - A row holds ``layout.racks_per_row`` racks; a block starts a new row when it does not
+      fit in what is left of the current row (a block wider than a row wraps, noted).
+    - Spines, then cores, fill network racks in dedicated rows after the server rows (spine
+      rows first), ``layout.switches_per_network_rack`` per rack at most, as RU allow.
+    - Fabric-manager (UFM) nodes go into the network rack of the leaf they connect to, above
+      its switches (1 U, noted).
+    - Rack ``power_w`` adds servers' ``power_max_w`` and switches' ``power_typical_w`` (optics
+      excluded, reference-architectures.md §3); unknown figures add nothing (noted).
+
+Cable runs
+    - Rack ``(row, position)`` sits at ``x = position * rack_width_m``,
+      ``y = row * row_pitch_m``.
+    - Between racks: ``|dx| + |dy|`` in the overhead tray, plus at each end the vertical run
+      from the port up to the tray (``rack height - RU * 0.04445 + tray_height_m``, RU = the
+      device's lowest unit, rack height = ``rack_units * 0.04445``), plus ``slack_m``.
+    - Within a rack: ``|RU_a - RU_b| * 0.04445 + 0.5`` m, no tray, no slack.
+    - Lengths are rounded up to 0.1 m.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import ROLE, TIER, Fabric, FabricError
+from planner.domain.spec import DesignSpec, Layout
+
+RU_M = 0.04445  # one rack unit, metres
+MANAGEMENT_RU = 2  # top-of-rack management gear
+IN_RACK_EXTRA_M = 0.5
+
+
+def _rack_type(layout: Layout, facts: CatalogFacts) -> tuple[int, float | None, str | None]:
+    """Rack units, power limit (W) and catalog slug of the rack type."""
+    if not layout.rack:
+        return layout.rack_units, None, None
+    part = facts.parts.get(layout.rack)
+    if part is None or part.get("category") != "rack":
+        raise FabricError(
+            f"layout.rack: no rack {layout.rack!r} in the catalog", field="layout.rack"
+        )
+    rack_units = int(part.get("rack_units") or layout.rack_units)
+    power_kw = part.get("power_kw")
+    return rack_units, (float(power_kw) * 1000 if power_kw else None), part.get("slug")
+
+
+def _model_columns(fabric: Fabric, facts: CatalogFacts, notes: list[str]):
+    """Height (U) and power (W) of every model; unknown height = 1 U, unknown power = 0."""
+    heights = np.ones(len(fabric.models), dtype=np.int32)
+    power = np.zeros(len(fabric.models), dtype=np.float64)
+    power_known = np.zeros(len(fabric.models), dtype=bool)
+    used = np.unique(fabric.node_model)
+    for index in used:
+        slug = fabric.models[index]
+        model = facts.devices.get(slug)
+        ru = model.rack_units if model else None
+        if ru:
+            heights[index] = math.ceil(ru)
+        else:
+            notes.append(f"{slug}: height unknown in the catalog; counted as 1 U")
+        watts = None
+        if model is not None:
+            watts = model.power_max_w if model.category == "server" else model.power_typical_w
+        if watts:
+            power[index] = watts
+            power_known[index] = True
+        else:
+            notes.append(f"{slug}: power unknown in the catalog; left out of rack power")
+    return heights, power, power_known
+
+
+def _servers_per_rack(spec, facts, server_slug, height, usable, power_limit, notes) -> int:
+    layout = spec.layout
+    if layout.servers_per_rack:
+        if layout.servers_per_rack * height > usable:
+            raise FabricError(
+                f"layout.servers_per_rack: {layout.servers_per_rack} x {height} U "
+                f"{server_slug} need {layout.servers_per_rack * height} U; the rack has "
+                f"{usable} U usable ({usable + MANAGEMENT_RU} U minus {MANAGEMENT_RU} U "
+                "for management gear)",
+                field="layout.servers_per_rack",
+            )
+        return layout.servers_per_rack
+    by_ru = usable // height
+    if by_ru < 1:
+        raise FabricError(
+            f"a {height} U {server_slug} does not fit the {usable} U usable in a rack",
+            field="layout.rack_units",
+        )
+    count = by_ru
+    model = facts.devices.get(server_slug)
+    if power_limit:
+        if model is not None and model.power_max_w:
+            by_power = int(power_limit // model.power_max_w)
+            if by_power < 1:
+                raise FabricError(
+                    f"one {server_slug} ({model.power_max_w:g} W) exceeds the rack's "
+                    f"{power_limit / 1000:g} kW",
+                    field="layout.rack",
+                )
+            count = min(count, by_power)
+        else:
+            notes.append(f"{server_slug}: power unknown; servers per rack limited by RU only")
+    return int(count)
+
+
+class _Placer:
+    """Appends racks row by row and records each node's rack and RU."""
+
+    def __init__(self, fabric: Fabric, layout: Layout, rack_units: int, heights, notes):
+        self.layout = layout
+        self.rack_units = rack_units
+        self.heights = heights
+        self.notes = notes
+        self.racks: list[dict] = []
+        self.fill: list[int] = []  # RU used so far per rack
+        self.row, self.position = 0, 0
+        self.node_rack = np.full(fabric.node_count, -1, dtype=np.int32)
+        self.node_ru = np.zeros(fabric.node_count, dtype=np.int16)
+
+    def new_row(self) -> None:
+        if self.position:
+            self.row += 1
+            self.position = 0
+
+    def block(self, racks: list[tuple[str, np.ndarray]]) -> None:
+        per_row = self.layout.racks_per_row
+        if self.position + len(racks) > per_row:
+            self.new_row()
+            if len(racks) > per_row:
+                self.notes.append(
+                    f"a block of {len(racks)} racks is wider than a row of {per_row}; it wraps"
+                )
+        for kind, nodes in racks:
+            if self.position >= per_row:
+                self.new_row()
+            self.rack(kind, nodes)
+
+    def rack(self, kind: str, nodes: np.ndarray) -> int:
+        index = len(self.racks)
+        height = self.heights[nodes]
+        self.node_rack[nodes] = index
+        self.node_ru[nodes] = 1 + np.cumsum(height) - height
+        self.fill.append(int(height.sum()))
+        self.racks.append(
+            {
+                "index": index,
+                "name": f"R{self.row + 1:03d}-{self.position + 1:02d}",
+                "row": self.row,
+                "position": self.position,
+                "kind": kind,
+                "rack_units": self.rack_units,
+            }
+        )
+        self.position += 1
+        return index
+
+    def stacked(self, kind: str, nodes: np.ndarray, per_rack: int) -> None:
+        """Fill racks with ``nodes`` in order, ``per_rack`` each, in a fresh row."""
+        self.new_row()
+        for start in range(0, nodes.shape[0], per_rack):
+            if self.position >= self.layout.racks_per_row:
+                self.new_row()
+            self.rack(kind, nodes[start : start + per_rack])
+
+
+def _chunks(nodes: np.ndarray, size: int) -> list[np.ndarray]:
+    return [nodes[i : i + size] for i in range(0, nodes.shape[0], size)]
+
+
+def _network_capacity(layout: Layout, usable: int, heights: np.ndarray, nodes: np.ndarray) -> int:
+    tallest = int(heights[nodes].max()) if nodes.size else 1
+    return max(1, min(layout.switches_per_network_rack, usable // tallest))
+
+
+def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None:
+    """Fill ``racks``, ``node_rack``, ``node_ru`` and ``link_length_m`` (see module docstring).
+
+    Raises
+    ------
+    FabricError
+        The rack type is unknown, or servers do not fit it (field ``layout.*``).
+    """
+    layout = spec.layout
+    notes: list[str] = []
+    rack_units, power_limit, rack_slug = _rack_type(layout, facts)
+    usable = rack_units - MANAGEMENT_RU
+    heights, model_power, model_power_known = _model_columns(fabric, facts, notes)
+    node_height = heights[fabric.node_model]
+    role = fabric.node_role
+    servers = np.flatnonzero(role == ROLE["server"])
+    leaves = np.flatnonzero(role == ROLE["leaf"])
+    placer = _Placer(fabric, layout, rack_units, node_height, notes)
+    spr = 1
+    if servers.size:
+        server_slug = fabric.models[int(fabric.node_model[servers[0]])]
+        height = int(node_height[servers].max())
+        spr = _servers_per_rack(spec, facts, server_slug, height, usable, power_limit, notes)
+    leaf_cap = _network_capacity(layout, usable, node_height, leaves)
+    for server_racks, block_leaves in _blocks(fabric, spec, servers, leaves, spr):
+        network = [("network", chunk) for chunk in _chunks(block_leaves, leaf_cap)]
+        half = len(server_racks) // 2
+        placer.block(
+            [("server", r) for r in server_racks[:half]]
+            + network
+            + [("server", r) for r in server_racks[half:]]
+        )
+    for name in ("spine", "core"):
+        nodes = np.flatnonzero(role == ROLE[name])
+        if nodes.size:
+            placer.stacked("network", nodes, _network_capacity(layout, usable, node_height, nodes))
+    _place_managers(fabric, placer, usable, notes)
+    fabric.racks = placer.racks
+    fabric.node_rack = placer.node_rack
+    fabric.node_ru = placer.node_ru
+    node_power = model_power[fabric.node_model]
+    rack_power = np.bincount(fabric.node_rack, weights=node_power, minlength=len(fabric.racks))
+    for rack, watts in zip(fabric.racks, rack_power, strict=True):
+        rack["power_w"] = round(float(watts), 1)
+    unknown = ~model_power_known[fabric.node_model]
+    if unknown.any():
+        racks_with_unknown = np.unique(fabric.node_rack[unknown])
+        for index in racks_with_unknown:
+            fabric.racks[index]["power_incomplete"] = True
+    overfull = [
+        r["name"] for r, used in zip(fabric.racks, placer.fill, strict=True) if used > usable
+    ]
+    if overfull:
+        notes.append(
+            f"{len(overfull)} rack(s) hold more than {usable} U ({', '.join(overfull[:3])}...)"
+        )
+    fabric.link_length_m = link_lengths(fabric, layout, fabric.link_a, fabric.link_b)
+    fabric.info["layout"] = {
+        "rack": rack_slug,
+        "rack_units": rack_units,
+        "usable_rack_units": usable,
+        "servers_per_rack": spr,
+        "rows": (placer.racks[-1]["row"] + 1) if placer.racks else 0,
+        "racks": len(placer.racks),
+    }
+    fabric.info["layout_notes"] = sorted(set(notes))
+
+
+def _blocks(fabric, spec, servers, leaves, spr):
+    """Yield ``(server rack node lists, leaf nodes)`` per block, in placement order."""
+    if spec.topology == "rail-optimized":
+        su_of_server = fabric.node_su[servers]
+        su_of_leaf = fabric.node_su[leaves]
+        sus = int(max(su_of_server.max(initial=-1), su_of_leaf.max(initial=-1))) + 1
+        server_starts = np.searchsorted(su_of_server, np.arange(sus + 1))
+        leaf_order = np.argsort(su_of_leaf, kind="stable")
+        sorted_su = su_of_leaf[leaf_order]
+        leaf_starts = np.searchsorted(sorted_su, np.arange(sus + 1))
+        for su in range(sus):
+            block_servers = servers[server_starts[su] : server_starts[su + 1]]
+            block_leaves = leaves[leaf_order[leaf_starts[su] : leaf_starts[su + 1]]]
+            yield _chunks(block_servers, spr), block_leaves
+        return
+    racks_per_block = max(1, spec.layout.racks_per_row // 2 - 1)
+    per_block = racks_per_block * spr
+    blocks = max(1, math.ceil(servers.size / per_block))
+    # A leaf belongs to the block of the first server it connects to.
+    position = np.full(fabric.node_count, -1, dtype=np.int64)
+    position[servers] = np.arange(servers.size)
+    first = np.full(fabric.node_count, np.iinfo(np.int64).max, dtype=np.int64)
+    mask = (fabric.link_tier == TIER["server-leaf"]) & (
+        fabric.node_role[fabric.link_a] == ROLE["server"]
+    )
+    np.minimum.at(first, fabric.link_b[mask], position[fabric.link_a[mask]])
+    leaf_first = first[leaves]
+    leaf_block = np.where(leaf_first < np.iinfo(np.int64).max, leaf_first // per_block, -1)
+    # A leaf without servers (a fat-tree edge past the last server) joins the leaf before it.
+    known = np.where(leaf_block >= 0, np.arange(leaf_block.size), 0)
+    leaf_block = np.clip(leaf_block[np.maximum.accumulate(known)], 0, blocks - 1)
+    order = np.argsort(leaf_block, kind="stable")
+    starts = np.searchsorted(leaf_block[order], np.arange(blocks + 1))
+    for block in range(blocks):
+        block_servers = servers[block * per_block : (block + 1) * per_block]
+        yield _chunks(block_servers, spr), leaves[order[starts[block] : starts[block + 1]]]
+
+
+def _place_managers(fabric: Fabric, placer: _Placer, usable: int, notes: list[str]) -> None:
+    managers = np.flatnonzero(fabric.node_role == ROLE["manager"])
+    for node in managers:
+        links = np.flatnonzero(fabric.link_a == node)
+        if links.size:
+            rack = int(placer.node_rack[fabric.link_b[links[0]]])
+        else:
+            rack = placer.rack("network", np.zeros(0, dtype=np.int64))
+        placer.node_rack[node] = rack
+        placer.node_ru[node] = placer.fill[rack] + 1
+        placer.fill[rack] += int(placer.heights[node])
+        notes.append(
+            f"{fabric.node_name[node]} is placed in rack {placer.racks[rack]['name']}, "
+            "beside its leaves"
+        )
+
+
+def link_lengths(fabric: Fabric, layout: Layout, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cable run in metres between nodes ``a[i]`` and ``b[i]`` (placed), rounded up to 0.1 m.
+
+    Symmetric: ``link_lengths(f, l, a, b) == link_lengths(f, l, b, a)``.
+    """
+    rack_a, rack_b = fabric.node_rack[a], fabric.node_rack[b]
+    row = np.array([r["row"] for r in fabric.racks], dtype=np.float64)
+    position = np.array([r["position"] for r in fabric.racks], dtype=np.float64)
+    height = np.array([r["rack_units"] for r in fabric.racks], dtype=np.float64) * RU_M
+    ru_a = fabric.node_ru[a].astype(np.float64)
+    ru_b = fabric.node_ru[b].astype(np.float64)
+    horizontal = (
+        np.abs(position[rack_a] - position[rack_b]) * layout.rack_width_m
+        + np.abs(row[rack_a] - row[rack_b]) * layout.row_pitch_m
+    )
+    vertical = (
+        (height[rack_a] - ru_a * RU_M) + (height[rack_b] - ru_b * RU_M) + 2 * layout.tray_height_m
+    )
+    between = horizontal + vertical + layout.slack_m
+    within = np.abs(ru_a - ru_b) * RU_M + IN_RACK_EXTRA_M
+    length = np.where(rack_a == rack_b, within, between)
+    return (np.ceil(np.round(length * 10, 6)) / 10).astype(np.float32)
+
+
+__all__ = ["RU_M", "assign_layout", "link_lengths"]
