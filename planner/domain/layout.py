@@ -9,18 +9,45 @@ Racks and rows
       2 U of every rack hold top-of-rack management gear; devices stack upwards from U1.
     - Servers per rack = ``layout.servers_per_rack``; otherwise as many as fit the usable RU
       and, when the rack states ``power_kw``, ``floor(power_kw * 1000 / server power_max_w)``.
-      A server or switch whose height is unknown counts as 1 U (noted in
+      When the catalog gives no height for the server (DGX-B300, NVL72 racks, ...), only
+      ``layout.servers_per_rack`` or a rack's ``power_kw`` (with the server's power known)
+      decides the count; otherwise it is an error (field ``layout.servers_per_rack``). A
+      server or switch whose height is unknown stacks as 1 U (noted in
       ``info["layout_notes"]``).
     - Servers fill racks in node order; a rack holds servers of one block only.
     - Rail-optimized: a block is one scalable unit (SU): its server racks are consecutive and
       its leaves (of every plane) sit in network rack(s) in the middle of them.
-    - Clos and fat-tree: a block is ``max(1, racks_per_row // 2 - 1)`` server racks around
-      network rack(s) holding the leaves whose first server is in the block, so that two
-      blocks fill a row of the default 10 racks.
+    - Clos and fat-tree: a block is ``max(1, racks_per_row // 2 - 1)`` server racks (4 when
+      ``racks_per_row`` is automatic) around network rack(s) holding the leaves whose first
+      server is in the block, so that two blocks fill a row of 10 racks.
     - A row holds ``layout.racks_per_row`` racks; a block starts a new row when it does not
       fit in what is left of the current row (a block wider than a row wraps, noted).
-    - Spines, then cores, fill network racks in dedicated rows after the server rows (spine
-      rows first), ``layout.switches_per_network_rack`` per rack at most, as RU allow.
+    - ``layout.racks_per_row`` omitted (automatic): a near-square hall, so that the middle
+      group is near every rack. With ``N`` racks in all (every block's server and network
+      racks, plus the spine and core racks), ``ceil(sqrt(N * row_pitch_m / rack_width_m))``
+      racks per row (then row length ~ rows * row pitch), at least 10, rounded up to a
+      whole number of the widest block (so a block never wraps), and at most 64, the
+      schema's limit (then the largest whole number of blocks within 64; 64 when one block
+      is wider). An explicit value is used as given. The limit keeps big halls deeper than
+      wide: 12,500 DGX-B300 in 19-rack SUs get 57-rack rows (34 m) and 67 rows (201 m;
+      each pod's spine racks take a row of their own when the pod fills its last row).
+      ``info["layout"]`` records ``racks_per_row`` and ``racks_per_row_auto``.
+    - Network racks hold at most ``layout.switches_per_network_rack`` switches, as RU allow
+      (usable RU // the tallest switch of the tier), each rack switches of one tier.
+    - Three tiers (leaf-spine-core and fat-tree): a pod is the leaves whose uplinks all go to
+      one set of spines (``node_group`` of a leaf = ``node_su`` of a spine = pod). Right after
+      the block holding a pod's middle leaf (in placement order) come that pod's spines,
+      every plane's, in racks of their own: in what is left of the row when they all fit
+      there, else from a new row (as many rows as they need). Blocks need not line up with
+      pods (a Clos block can straddle two pods; with long automatic rows several pods share
+      a row), and after the middle block the spines sit amid their own leaves.
+    - The middle group is the cores (three tiers) or the spines (two tiers). It fills
+      dedicated network rows (spines, if any left, then cores; each tier from a new row,
+      and the next block starts a new row) placed in the middle of the hall: after the
+      block, among those holding a pod's last leaf (three tiers) or all blocks (two tiers),
+      whose cumulative server count is nearest half of all servers (the earlier one on a tie).
+      So the longest spine-core (or leaf-spine, two tiers) run is about half the hall's
+      depth (rows) plus its width.
     - Fabric-manager (UFM) nodes go into the network rack of the leaf they connect to, above
       its switches (1 U, noted).
     - Rack ``power_w`` adds servers' ``power_max_w`` and switches' ``power_typical_w`` (optics
@@ -49,6 +76,9 @@ from planner.domain.spec import DesignSpec, Layout
 RU_M = 0.04445  # one rack unit, metres
 MANAGEMENT_RU = 2  # top-of-rack management gear
 IN_RACK_EXTRA_M = 0.5
+AUTO_BLOCK_RACKS = 4  # Clos/fat-tree server racks per block when racks_per_row is automatic
+AUTO_MIN_RACKS_PER_ROW = 10
+MAX_RACKS_PER_ROW = 64  # the schema's maximum for layout.racks_per_row
 
 
 def _rack_type(layout: Layout, facts: CatalogFacts) -> tuple[int, float | None, str | None]:
@@ -66,8 +96,12 @@ def _rack_type(layout: Layout, facts: CatalogFacts) -> tuple[int, float | None, 
 
 
 def _model_columns(fabric: Fabric, facts: CatalogFacts, notes: list[str]):
-    """Height (U) and power (W) of every model; unknown height = 1 U, unknown power = 0."""
+    """Height (U), whether it is known, and power (W) of every model.
+
+    Unknown height = 1 U, unknown power = 0.
+    """
     heights = np.ones(len(fabric.models), dtype=np.int32)
+    height_known = np.zeros(len(fabric.models), dtype=bool)
     power = np.zeros(len(fabric.models), dtype=np.float64)
     power_known = np.zeros(len(fabric.models), dtype=bool)
     used = np.unique(fabric.node_model)
@@ -77,6 +111,7 @@ def _model_columns(fabric: Fabric, facts: CatalogFacts, notes: list[str]):
         ru = model.rack_units if model else None
         if ru:
             heights[index] = math.ceil(ru)
+            height_known[index] = True
         else:
             notes.append(f"{slug}: height unknown in the catalog; counted as 1 U")
         watts = None
@@ -87,11 +122,27 @@ def _model_columns(fabric: Fabric, facts: CatalogFacts, notes: list[str]):
             power_known[index] = True
         else:
             notes.append(f"{slug}: power unknown in the catalog; left out of rack power")
-    return heights, power, power_known
+    return heights, height_known, power, power_known
 
 
-def _servers_per_rack(spec, facts, server_slug, height, usable, power_limit, notes) -> int:
+def _servers_per_rack(
+    spec, facts, server_slug, height, height_known, usable, power_limit, notes
+) -> int:
     layout = spec.layout
+    model = facts.devices.get(server_slug)
+    power_decides = bool(power_limit and model is not None and model.power_max_w)
+    if not (height_known or layout.servers_per_rack or power_decides):
+        hint = (
+            " (NVIDIA's DGX B300 reference architecture puts 4 per rack)"
+            if server_slug == "DGX-B300"
+            else ""
+        )
+        raise FabricError(
+            f"the catalog does not give the height (rack units) of {server_slug}, so the "
+            f"servers per rack cannot be worked out; set layout.servers_per_rack{hint}, or "
+            "choose a layout.rack whose power_kw limits it",
+            field="layout.servers_per_rack",
+        )
     if layout.servers_per_rack:
         if layout.servers_per_rack * height > usable:
             raise FabricError(
@@ -109,7 +160,6 @@ def _servers_per_rack(spec, facts, server_slug, height, usable, power_limit, not
             field="layout.rack_units",
         )
     count = by_ru
-    model = facts.devices.get(server_slug)
     if power_limit:
         if model is not None and model.power_max_w:
             by_power = int(power_limit // model.power_max_w)
@@ -128,8 +178,8 @@ def _servers_per_rack(spec, facts, server_slug, height, usable, power_limit, not
 class _Placer:
     """Appends racks row by row and records each node's rack and RU."""
 
-    def __init__(self, fabric: Fabric, layout: Layout, rack_units: int, heights, notes):
-        self.layout = layout
+    def __init__(self, fabric: Fabric, racks_per_row: int, rack_units: int, heights, notes):
+        self.racks_per_row = racks_per_row
         self.rack_units = rack_units
         self.heights = heights
         self.notes = notes
@@ -144,11 +194,12 @@ class _Placer:
             self.row += 1
             self.position = 0
 
-    def block(self, racks: list[tuple[str, np.ndarray]]) -> None:
-        per_row = self.layout.racks_per_row
+    def block(self, racks: list[tuple[str, np.ndarray]], *, note_wrap: bool = True) -> None:
+        """Place ``racks`` side by side, from a new row when they do not fit this one."""
+        per_row = self.racks_per_row
         if self.position + len(racks) > per_row:
             self.new_row()
-            if len(racks) > per_row:
+            if len(racks) > per_row and note_wrap:
                 self.notes.append(
                     f"a block of {len(racks)} racks is wider than a row of {per_row}; it wraps"
                 )
@@ -180,13 +231,28 @@ class _Placer:
         """Fill racks with ``nodes`` in order, ``per_rack`` each, in a fresh row."""
         self.new_row()
         for start in range(0, nodes.shape[0], per_rack):
-            if self.position >= self.layout.racks_per_row:
+            if self.position >= self.racks_per_row:
                 self.new_row()
             self.rack(kind, nodes[start : start + per_rack])
 
 
 def _chunks(nodes: np.ndarray, size: int) -> list[np.ndarray]:
     return [nodes[i : i + size] for i in range(0, nodes.shape[0], size)]
+
+
+def _rack_count(nodes: np.ndarray, per_rack: int) -> int:
+    return -(-int(nodes.shape[0]) // per_rack)
+
+
+def _auto_racks_per_row(layout: Layout, block_widths: list[int], other_racks: int) -> int:
+    """Racks per row for a near-square hall (module docstring)."""
+    total = sum(block_widths) + other_racks
+    unit = max(block_widths, default=1) or 1
+    square = math.ceil(math.sqrt(total * layout.row_pitch_m / layout.rack_width_m))
+    per_row = -(-max(square, AUTO_MIN_RACKS_PER_ROW) // unit) * unit
+    if per_row > MAX_RACKS_PER_ROW:
+        per_row = (MAX_RACKS_PER_ROW // unit) * unit or MAX_RACKS_PER_ROW
+    return per_row
 
 
 def _network_capacity(layout: Layout, usable: int, heights: np.ndarray, nodes: np.ndarray) -> int:
@@ -206,19 +272,48 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
     notes: list[str] = []
     rack_units, power_limit, rack_slug = _rack_type(layout, facts)
     usable = rack_units - MANAGEMENT_RU
-    heights, model_power, model_power_known = _model_columns(fabric, facts, notes)
+    heights, height_known, model_power, model_power_known = _model_columns(fabric, facts, notes)
     node_height = heights[fabric.node_model]
     role = fabric.node_role
     servers = np.flatnonzero(role == ROLE["server"])
     leaves = np.flatnonzero(role == ROLE["leaf"])
-    placer = _Placer(fabric, layout, rack_units, node_height, notes)
+    spines = np.flatnonzero(role == ROLE["spine"])
+    cores = np.flatnonzero(role == ROLE["core"])
     spr = 1
     if servers.size:
-        server_slug = fabric.models[int(fabric.node_model[servers[0]])]
+        server_model = int(fabric.node_model[servers[0]])
+        server_slug = fabric.models[server_model]
         height = int(node_height[servers].max())
-        spr = _servers_per_rack(spec, facts, server_slug, height, usable, power_limit, notes)
+        spr = _servers_per_rack(
+            spec,
+            facts,
+            server_slug,
+            height,
+            bool(height_known[server_model]),
+            usable,
+            power_limit,
+            notes,
+        )
     leaf_cap = _network_capacity(layout, usable, node_height, leaves)
-    for server_racks, block_leaves in _blocks(fabric, spec, servers, leaves, spr):
+    spine_cap = _network_capacity(layout, usable, node_height, spines)
+    core_cap = _network_capacity(layout, usable, node_height, cores)
+    block_racks = (
+        max(1, layout.racks_per_row // 2 - 1) if layout.racks_per_row else AUTO_BLOCK_RACKS
+    )
+    blocks = list(_blocks(fabric, spec, servers, leaves, spr, block_racks))
+    pod_spines, middle_spines, middle = _upper_placement(fabric, spec, blocks, spines)
+    racks_per_row = layout.racks_per_row or _auto_racks_per_row(
+        layout,
+        [
+            len(server_racks) + _rack_count(block_leaves, leaf_cap)
+            for server_racks, block_leaves in blocks
+        ],
+        sum(_rack_count(nodes, spine_cap) for pods in pod_spines.values() for nodes in pods)
+        + _rack_count(middle_spines, spine_cap)
+        + _rack_count(cores, core_cap),
+    )
+    placer = _Placer(fabric, racks_per_row, rack_units, node_height, notes)
+    for index, (server_racks, block_leaves) in enumerate(blocks):
         network = [("network", chunk) for chunk in _chunks(block_leaves, leaf_cap)]
         half = len(server_racks) // 2
         placer.block(
@@ -226,10 +321,14 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
             + network
             + [("server", r) for r in server_racks[half:]]
         )
-    for name in ("spine", "core"):
-        nodes = np.flatnonzero(role == ROLE[name])
-        if nodes.size:
-            placer.stacked("network", nodes, _network_capacity(layout, usable, node_height, nodes))
+        for nodes in pod_spines.get(index, ()):
+            placer.block(
+                [("network", chunk) for chunk in _chunks(nodes, spine_cap)], note_wrap=False
+            )
+        if index == middle:
+            _place_middle(placer, middle_spines, spine_cap, cores, core_cap)
+    if middle < 0:  # no blocks: the middle group is all there is
+        _place_middle(placer, middle_spines, spine_cap, cores, core_cap)
     _place_managers(fabric, placer, usable, notes)
     fabric.racks = placer.racks
     fabric.node_rack = placer.node_rack
@@ -256,13 +355,79 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         "rack_units": rack_units,
         "usable_rack_units": usable,
         "servers_per_rack": spr,
+        "racks_per_row": racks_per_row,
+        "racks_per_row_auto": not layout.racks_per_row,
         "rows": (placer.racks[-1]["row"] + 1) if placer.racks else 0,
         "racks": len(placer.racks),
     }
     fabric.info["layout_notes"] = sorted(set(notes))
 
 
-def _blocks(fabric, spec, servers, leaves, spr):
+def _upper_placement(fabric: Fabric, spec: DesignSpec, blocks, spines: np.ndarray):
+    """Where spines and cores go (module docstring).
+
+    Returns ``(pod_spines, middle_spines, middle)``: ``pod_spines[b]`` lists the spine nodes
+    of each pod whose middle leaf is in block ``b``, one array per pod;
+    ``middle_spines`` are the spines of the middle group; the middle group follows block
+    ``middle`` (-1: no blocks).
+    """
+    if not blocks:
+        return {}, spines, -1
+    sizes = np.array([len(block_leaves) for _, block_leaves in blocks], dtype=np.int64)
+    block_servers = np.array(
+        [sum(int(r.shape[0]) for r in server_racks) for server_racks, _ in blocks],
+        dtype=np.int64,
+    )
+    ends = np.zeros(len(blocks), dtype=bool)
+    pod_spines: dict[int, list[np.ndarray]] = {}
+    middle_spines = spines
+    spine_pod = fabric.node_su[spines].astype(np.int64)
+    if fabric.info.get("tiers") == 3 and sizes.sum() and (spine_pod >= 0).any():
+        placed_leaves = np.concatenate([block_leaves for _, block_leaves in blocks])
+        block_of_leaf = np.repeat(np.arange(len(blocks)), sizes)
+        leaf_pod = fabric.node_group[placed_leaves].astype(np.int64)
+        pods = int(max(leaf_pod.max(), spine_pod.max())) + 1
+        known = leaf_pod >= 0
+        last = np.full(pods, -1, dtype=np.int64)  # block of each pod's last leaf
+        np.maximum.at(last, leaf_pod[known], block_of_leaf[known])
+        # Every pod's spines follow the block of the pod's middle leaf.
+        anchor = np.full(pods, -1, dtype=np.int64)
+        counts = np.bincount(leaf_pod[known], minlength=pods)
+        by_pod = np.flatnonzero(known)[np.argsort(leaf_pod[known], kind="stable")]
+        has = counts > 0
+        middle_leaf = by_pod[(np.cumsum(counts) - counts + (counts - 1) // 2)[has]]
+        anchor[has] = block_of_leaf[middle_leaf]
+        spine_block = np.where(spine_pod >= 0, anchor[np.maximum(spine_pod, 0)], -1)
+        local = spine_block >= 0
+        middle_spines = spines[~local]
+        order = np.lexsort((spine_pod[local], spine_block[local]))  # stable: node order
+        nodes, block_of, pod_of = (
+            spines[local][order],
+            spine_block[local][order],
+            spine_pod[local][order],
+        )
+        if nodes.size:
+            cuts = np.flatnonzero(np.diff(pod_of) != 0) + 1
+            for part, block in zip(np.split(nodes, cuts), block_of[np.r_[0, cuts]], strict=True):
+                pod_spines.setdefault(int(block), []).append(part)
+            ends[last[pod_of]] = True
+    if not ends.any():
+        ends[:] = True
+    cumulative = np.cumsum(block_servers)
+    gap = np.abs(cumulative * 2 - cumulative[-1]).astype(np.float64)
+    gap[~ends] = np.inf
+    return pod_spines, middle_spines, int(np.argmin(gap))
+
+
+def _place_middle(placer, spines, spine_cap, cores, core_cap) -> None:
+    """The middle group: spines (if any), then cores, each tier from a new row."""
+    for nodes, cap in ((spines, spine_cap), (cores, core_cap)):
+        if nodes.size:
+            placer.stacked("network", nodes, cap)
+    placer.new_row()
+
+
+def _blocks(fabric, spec, servers, leaves, spr, racks_per_block):
     """Yield ``(server rack node lists, leaf nodes)`` per block, in placement order."""
     if spec.topology == "rail-optimized":
         su_of_server = fabric.node_su[servers]
@@ -277,7 +442,6 @@ def _blocks(fabric, spec, servers, leaves, spr):
             block_leaves = leaves[leaf_order[leaf_starts[su] : leaf_starts[su + 1]]]
             yield _chunks(block_servers, spr), block_leaves
         return
-    racks_per_block = max(1, spec.layout.racks_per_row // 2 - 1)
     per_block = racks_per_block * spr
     blocks = max(1, math.ceil(servers.size / per_block))
     # A leaf belongs to the block of the first server it connects to.

@@ -58,7 +58,7 @@ class Layout:
     servers_per_rack: int | None = None
     rack: str | None = None
     rack_units: int = 48
-    racks_per_row: int = 10
+    racks_per_row: int | None = None
     rack_width_m: float = 0.6
     row_pitch_m: float = 3.0
     tray_height_m: float = 0.6

@@ -134,12 +134,17 @@ def test_beyond_every_mmf_reach(facts):
     message = str(caught.value)
     assert caught.value.field == "media.leaf-spine"
     assert "no MMF optics reach" in message and "the longest is 50 m" in message
-    assert "leaf-su001-r1 port 33 -> spine-001-001" in message
+    # Automatic rows (48 racks here): SUs 1-2 share a row, the spines take the next, SUs 3-4
+    # the one after. SU 1's leaves reach the spines in 49.2 m (MMF: 50 m), SU 2's need 54 m.
+    assert "leaf-su002-r1 port 33 -> spine-001-001" in message
 
 
 def test_dac_on_a_long_link_fails(facts):
     with pytest.raises(FabricError) as caught:
-        _build(facts, {**GB200, "media": {"server-leaf": "DAC"}})
+        _build(
+            facts,
+            {**GB200, "media": {"server-leaf": "DAC"}, "layout": {"servers_per_rack": 1}},
+        )
     assert caught.value.field == "media.server-leaf"
     assert "no DAC cables reach" in str(caught.value)
     assert "the longest is 3 m (MCP7Y00-Nxxx)" in str(caught.value)
@@ -206,6 +211,7 @@ def test_large_build_is_fast(facts):
         "server": "DGX-B300",
         "servers": 12500,
         "switches": {"leaf": "Q3400-RA"},
+        "layout": {"servers_per_rack": 4},
     }
     start = time.perf_counter()
     fabric = _build(facts, document)
