@@ -18,6 +18,8 @@ DATABASE_URL
     Default: SQLite in ``.var/db.sqlite3``.
 REDIS_URL
     Celery broker. Default: kombu's filesystem transport in ``.var/broker`` (no server needed).
+DESIGN_MAX_GPUS
+    Largest design the planner builds, in GPUs (default 200000).
 """
 
 import os
@@ -213,6 +215,8 @@ SPECTACULAR_SETTINGS = {
         "PriceBookKindEnum": "inventory.models.prices.PriceBook.KIND_CHOICES",
         "JobKindEnum": "simulation.models.JobKindChoices",
         "JobStatusEnum": "simulation.models.JobStatusChoices",
+        "DesignRevisionKindEnum": "planner.models.DesignRevisionKindChoices",
+        "DesignSharingEnum": "planner.models.DesignSharingChoices",
     },
 }
 
@@ -267,3 +271,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# --- Designs --------------------------------------------------------------------------------
+# The largest design (in GPUs) the planner builds; larger specs are refused naming `servers`.
+DESIGN_MAX_GPUS = int(os.environ.get("DESIGN_MAX_GPUS", "200000"))

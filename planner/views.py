@@ -1,11 +1,25 @@
-"""Pages of the app shell: home and health."""
+"""Pages of the app shell (home, health, API token) and of designs.
 
+Design views parse the request, call one selector or service and render; who may see or change
+a design is decided in :mod:`planner.selectors`, and summaries are formatted by
+:mod:`planner.presentation`.
+"""
+
+import json
+
+import yaml
+from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.http import JsonResponse
-from django.shortcuts import render
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from planner import presentation, selectors, services
+from planner.domain.presets import load_presets, preset_get
+from planner.forms import DesignEditForm, DesignWizardForm, initial_from_spec
 from planner.health import check_broker, check_database
 
 
@@ -26,11 +40,6 @@ def healthz(request):
     )
 
 
-def design_list(request):
-    """Designs the user can open (the generator and editor fill this page)."""
-    return render(request, "planner/design_list.html")
-
-
 def account_token(request):
     """Show the user's API token, creating it on request (POST rotates it)."""
     from rest_framework.authtoken.models import Token
@@ -40,3 +49,184 @@ def account_token(request):
         Token.objects.create(user=request.user)
     token = Token.objects.filter(user=request.user).first()
     return render(request, "planner/account_token.html", {"token": token})
+
+
+# --- Designs ------------------------------------------------------------------------------------
+
+
+@require_GET
+def design_list(request):
+    """Designs the user may open: their own and those shared with their teams."""
+    rows = []
+    for design in selectors.design_list_for(request.user):
+        summary = design.latest_summary or {}
+        rows.append(
+            {
+                "design": design,
+                "gpus": presentation.number(summary.get("gpus")),
+                "switches": presentation.number(summary.get("switches_total")),
+            }
+        )
+    return render(request, "planner/design_list.html", {"rows": rows})
+
+
+@require_http_methods(["GET", "POST"])
+def design_new(request):
+    """The design wizard: spec fields or YAML/JSON, presets, and a live summary."""
+    preset = preset_get(request.GET.get("preset", ""))
+    initial = initial_from_spec(preset.spec) if preset else {}
+    form = DesignWizardForm(request.POST or None, user=request.user, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            design = services.design_create(
+                owner=request.user,
+                spec_document=form.spec_document(),
+                team=form.cleaned_data["team"],
+                sharing=form.cleaned_data["sharing"],
+            )
+        except services.DesignError as exc:
+            form.add_problems(exc.problems)
+        except ValidationError as exc:
+            _add_model_errors(form, exc)
+        else:
+            messages.success(request, f"Saved design “{design.name}”.")
+            return redirect(design)
+    context = {"form": form, "presets": [p.as_dict() for p in load_presets()]}
+    return render(request, "planner/design_wizard.html", context)
+
+
+def _add_model_errors(form, exc):
+    for field, errors in exc.message_dict.items():
+        for message in errors:
+            form.add_error(field if field in form.fields else None, message)
+
+
+@require_GET
+def design_detail(request, pk):
+    """A design's summary (latest revision, or ``?revision=n``), revisions and actions."""
+    design = selectors.design_get_for(request.user, pk)
+    revisions = list(selectors.revision_list(design))
+    latest = revisions[0] if revisions else None
+    shown = latest
+    if request.GET.get("revision"):
+        shown = selectors.revision_get(design, request.GET["revision"])
+    context = {
+        "design": design,
+        "revisions": revisions,
+        "latest": latest,
+        "shown": shown,
+        "summary": presentation.summary_context(shown.summary if shown else {}),
+        "can_write": selectors.design_can_write(request.user, design),
+        "can_manage": selectors.design_can_manage(request.user, design),
+    }
+    return render(request, "planner/design_detail.html", context)
+
+
+def _spec_yaml(spec: dict) -> str:
+    return yaml.safe_dump(spec, sort_keys=False, allow_unicode=True)
+
+
+@require_http_methods(["GET", "POST"])
+def design_edit(request, pk):
+    """Edit the spec as text; saving makes a new revision based on the one edited.
+
+    If someone saved a revision in between, the page says so, shows what changed, and offers
+    to reload the latest or to save this text on top of it.
+    """
+    design = selectors.design_get_for(request.user, pk, write=True)
+    latest = design.latest_revision
+    conflict = None
+    if request.method == "POST":
+        form = DesignEditForm(request.POST)
+        if form.is_valid():
+            try:
+                revision = services.design_revise(
+                    design=design,
+                    user=request.user,
+                    spec_document=form.cleaned_data["spec_text"],
+                    base_revision=form.cleaned_data["base_revision"],
+                    message=form.cleaned_data["message"],
+                )
+            except services.RevisionConflict as exc:
+                summary_rows, detail_rows = presentation.split_diff_rows(exc.changes["summary"])
+                conflict = {
+                    "message": str(exc),
+                    "latest": exc.latest,
+                    "summary_rows": summary_rows,
+                    "detail_rows": detail_rows,
+                    "spec_rows": presentation.diff_rows(exc.changes["spec"]),
+                }
+                # "Keep mine": the same text, now based on the latest revision.
+                data = request.POST.copy()
+                data["base_revision"] = str(exc.latest)
+                form = DesignEditForm(data)
+            except services.DesignError as exc:
+                form.add_problems(exc.problems)
+            else:
+                messages.success(request, f"Saved revision {revision.number}.")
+                return redirect(design)
+    else:
+        form = DesignEditForm(
+            initial={"spec_text": _spec_yaml(latest.spec), "base_revision": latest.number}
+        )
+    context = {"design": design, "form": form, "latest": latest, "conflict": conflict}
+    return render(request, "planner/design_edit.html", context, status=409 if conflict else 200)
+
+
+@require_POST
+def design_restore(request, pk, number):
+    """Make revision ``number`` current again (as a new revision)."""
+    design = selectors.design_get_for(request.user, pk, write=True)
+    selectors.revision_get(design, number)
+    revision = services.design_restore(design=design, user=request.user, number=number)
+    messages.success(request, f"Restored revision {number} as revision {revision.number}.")
+    return redirect(design)
+
+
+@require_GET
+def design_spec_download(request, pk, number, fmt):
+    """A revision's spec as a YAML or JSON file."""
+    if fmt not in ("yaml", "json"):
+        raise Http404("Use .yaml or .json.")
+    design = selectors.design_get_for(request.user, pk)
+    revision = selectors.revision_get(design, number)
+    if fmt == "yaml":
+        body, content_type = _spec_yaml(revision.spec), "application/yaml"
+    else:
+        body, content_type = json.dumps(revision.spec, indent=2) + "\n", "application/json"
+    response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
+    filename = f"design-{design.pk}-r{revision.number}.{fmt}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@require_GET
+def design_diff(request, pk):
+    """What changed between two revisions (``?from=a&to=b``)."""
+    design = selectors.design_get_for(request.user, pk)
+    old = selectors.revision_get(design, request.GET.get("from"))
+    new = selectors.revision_get(design, request.GET.get("to"))
+    changes = services.revision_changes(old, new)
+    summary_rows, detail_rows = presentation.split_diff_rows(changes["summary"])
+    context = {
+        "design": design,
+        "old": old,
+        "new": new,
+        "summary_rows": summary_rows,
+        "detail_rows": detail_rows,
+        "old_label": f"Revision {old.number}",
+        "new_label": f"Revision {new.number}",
+        "spec_rows": presentation.diff_rows(changes["spec"]),
+    }
+    return render(request, "planner/design_diff.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def design_delete(request, pk):
+    """GET asks for confirmation; POST deletes the design and its revisions (owner only)."""
+    design = selectors.design_get_for(request.user, pk, manage=True)
+    if request.method == "POST":
+        services.design_delete(design=design)
+        messages.success(request, f"Deleted design “{design.name}”.")
+        return redirect(reverse("planner:design-list"))
+    return render(request, "planner/design_confirm_delete.html", {"design": design})

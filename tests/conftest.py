@@ -86,6 +86,14 @@ def logged_in_client(client, user):
     return client
 
 
+@pytest.fixture
+def seed_catalog(db):
+    """The seed catalog and its price book, loaded through the import service (~0.6 s)."""
+    from inventory.services import catalog_load
+
+    return catalog_load()
+
+
 # --- Celery: a real worker process on Redis --------------------------------------------------
 
 

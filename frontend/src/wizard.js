@@ -1,0 +1,386 @@
+// Design wizard: turns the form into a spec (or takes the YAML/JSON text), asks the server for
+// its summary ~300 ms after the last change, and shows each problem next to the field it names.
+// The server is the authority: this module only mirrors planner/forms.py to build the spec.
+
+/** Wait after the last change before asking for a summary (ms). */
+export const DEBOUNCE_MS = 300;
+
+const SWITCH_ROLES = ["leaf", "spine", "core"];
+/** Spec media tier -> form field name. */
+export const MEDIA_FIELDS = {
+  "server-leaf": "media_server_leaf",
+  "leaf-spine": "media_leaf_spine",
+  "spine-core": "media_spine_core",
+};
+/** Spec keys whose form field has the same name. */
+const PLAIN_FIELDS = [
+  "name", "description", "topology", "server", "servers", "rails", "planes", "tiers",
+  "servers_per_su", "oversubscription", "reserved_leaf_ports", "k", "price_book",
+];
+/** Layout keys the wizard shows (`layout.<key>`, same field name). */
+const LAYOUT_FIELDS = ["servers_per_rack"];
+const DEFAULTS = {
+  name: "", description: "", topology: "rail-optimized", server: "", servers: "", rails: "",
+  planes: "1", tiers: "auto", servers_per_su: "", oversubscription: "1", k: "", leaf: "",
+  spine: "", core: "", reserved_leaf_ports: "0", price_book: "",
+  media_server_leaf: "auto", media_leaf_spine: "auto", media_spine_core: "auto",
+  servers_per_rack: "",
+};
+
+/**
+ * A typed number, or the text itself when it is not one (the server names the field), or
+ * null when the box is empty.
+ * @param {string|undefined|null} text
+ * @returns {number|string|null}
+ */
+export function numberOrText(text) {
+  const trimmed = String(text ?? "").trim();
+  if (!trimmed) return null;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : trimmed;
+}
+
+/**
+ * The spec document the form's values describe (same rules as DesignWizardForm.spec_document).
+ * @param {Record<string, string>} values form field name -> value
+ * @returns {object}
+ */
+export function specFromFields(values) {
+  const v = { ...DEFAULTS, ...values };
+  const topology = v.topology;
+  const spec = { name: v.name, topology, server: v.server };
+  if (v.description) spec.description = v.description;
+  const put = (key) => {
+    const value = numberOrText(v[key]);
+    if (value !== null) spec[key] = value;
+  };
+  put("servers");
+  put("rails");
+  if (topology === "rail-optimized") put("servers_per_su");
+  if (topology === "fat-tree") put("k");
+  const planes = numberOrText(v.planes);
+  if (planes !== null && planes !== 1) spec.planes = planes;
+  if (v.tiers && v.tiers !== "auto") spec.tiers = Number(v.tiers);
+  if (topology !== "fat-tree") {
+    const over = numberOrText(v.oversubscription);
+    if (over !== null && over !== 1) spec.oversubscription = over;
+    const reserved = numberOrText(v.reserved_leaf_ports);
+    if (reserved) spec.reserved_leaf_ports = reserved;
+  }
+  spec.switches = {};
+  for (const role of SWITCH_ROLES) if (v[role]) spec.switches[role] = v[role];
+  const media = {};
+  for (const [tier, name] of Object.entries(MEDIA_FIELDS)) {
+    if (v[name] && v[name] !== "auto") media[tier] = v[name];
+  }
+  if (Object.keys(media).length) spec.media = media;
+  if (v.price_book) spec.price_book = v.price_book;
+  const layout = {};
+  for (const key of LAYOUT_FIELDS) {
+    const value = numberOrText(v[key]);
+    if (value !== null) layout[key] = value;
+  }
+  if (Object.keys(layout).length) spec.layout = layout;
+  return spec;
+}
+
+/**
+ * Form values showing a spec (a preset): every wizard field, as text.
+ * @param {object} spec
+ * @returns {Record<string, string>}
+ */
+export function fieldsFromSpec(spec) {
+  const values = { ...DEFAULTS };
+  for (const key of PLAIN_FIELDS) {
+    if (spec[key] !== undefined && spec[key] !== null) values[key] = String(spec[key]);
+  }
+  for (const role of SWITCH_ROLES) values[role] = spec.switches?.[role] ?? "";
+  for (const [tier, name] of Object.entries(MEDIA_FIELDS)) {
+    const kind = spec.media?.[tier];
+    values[name] = typeof kind === "string" ? kind : "auto";
+  }
+  for (const key of LAYOUT_FIELDS) {
+    const value = spec.layout?.[key];
+    if (value !== undefined && value !== null) values[key] = String(value);
+  }
+  return values;
+}
+
+/**
+ * The form field that shows problems of a spec field, or null (shown above the summary).
+ * @param {string} field e.g. "switches.leaf", "media.leaf-spine", "servers", ""
+ * @returns {string|null}
+ */
+export function problemTarget(field) {
+  const [head, rest] = [field.split(".")[0], field.split(".").slice(1).join(".")];
+  if (head === "switches") return SWITCH_ROLES.includes(rest) ? rest : "leaf";
+  if (head === "media") return MEDIA_FIELDS[rest] ?? null;
+  if (head === "layout") return LAYOUT_FIELDS.includes(rest) ? rest : null;
+  return PLAIN_FIELDS.includes(field) ? field : null;
+}
+
+/**
+ * Group problems by the form field that shows them; "" collects the rest.
+ * @param {{field: string, message: string}[]} problems
+ * @param {boolean} fromText building from the YAML/JSON text: every problem goes there
+ * @returns {Map<string, string[]>}
+ */
+export function problemsByField(problems, fromText = false) {
+  const byField = new Map();
+  for (const { field, message } of problems) {
+    const target = fromText ? "spec_text" : problemTarget(field) ?? "";
+    const exact = target === field || (target !== "" && /^(switches|media|layout)\./.test(field));
+    const text = field && (!exact || fromText) ? `${field}: ${message}` : message;
+    if (!byField.has(target)) byField.set(target, []);
+    byField.get(target).push(text);
+  }
+  return byField;
+}
+
+/**
+ * "1,016"; "2.5"; "—" for nothing.
+ * @param {number|null|undefined} value
+ * @returns {string}
+ */
+export function formatNumber(value) {
+  if (value === null || value === undefined || value === "") return "—";
+  if (typeof value !== "number") return String(value);
+  return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
+}
+
+/**
+ * "51.2 Tb/s", "400 Gb/s".
+ * @param {number|null|undefined} gbps
+ * @returns {string}
+ */
+export function formatBandwidth(gbps) {
+  if (gbps === null || gbps === undefined) return "—";
+  if (gbps >= 1000) return `${(gbps / 1000).toLocaleString("en-US", { maximumFractionDigits: 1 })} Tb/s`;
+  return `${gbps} Gb/s`;
+}
+
+/**
+ * The headline figures of a summary.
+ * @param {object} summary as /api/planner/summary/ returns it
+ * @returns {{id: string, label: string, value: string}[]}
+ */
+export function summaryFigures(summary) {
+  const switches = summary.switches ?? {};
+  const total = summary.switches_total ?? Object.values(switches).reduce((a, b) => a + b, 0);
+  const leaf = summary.oversubscription?.leaf;
+  return [
+    { id: "gpus", label: "GPUs", value: formatNumber(summary.gpus) },
+    { id: "servers", label: "Servers", value: formatNumber(summary.servers) },
+    { id: "switches", label: "Switches", value: formatNumber(total) },
+    { id: "tiers", label: "Tiers", value: formatNumber(summary.tiers) },
+    { id: "bisection", label: "Bisection", value: formatBandwidth(summary.bisection_gbps) },
+    { id: "oversubscription", label: "Leaf oversubscription", value: leaf ? `${leaf}:1` : "—" },
+  ];
+}
+
+const TIER_LABELS = { "server-leaf": "Server – leaf", "leaf-spine": "Leaf – spine", "spine-core": "Spine – core" };
+
+/**
+ * The summary's tables: switches per tier and model, links per tier, optics and cables.
+ * @param {object} summary
+ * @returns {{title: string, head: string[], rows: string[][]}[]}
+ */
+export function summaryTables(summary) {
+  const tables = [];
+  const switchRows = [];
+  for (const [role, models] of Object.entries(summary.switches_by_model ?? {})) {
+    for (const [model, count] of Object.entries(models)) {
+      switchRows.push([role[0].toUpperCase() + role.slice(1), model, formatNumber(count)]);
+    }
+  }
+  tables.push({ title: "Switches", head: ["Tier", "Model", "Count"], rows: switchRows });
+  const linkRows = Object.entries(summary.links ?? {})
+    .filter(([, count]) => count)
+    .map(([tier, count]) => [TIER_LABELS[tier] ?? tier, formatNumber(count)]);
+  tables.push({ title: "Links", head: ["Tier", "Links"], rows: linkRows });
+  const optics = Object.entries(summary.transceivers ?? {}).map(([part, n]) => [part, formatNumber(n)]);
+  if (optics.length) tables.push({ title: "Transceivers", head: ["Part", "Modules"], rows: optics });
+  const cables = Object.entries(summary.cables ?? {}).map(([part, n]) => [part, formatNumber(n)]);
+  if (cables.length) tables.push({ title: "Cables", head: ["Part", "Cables"], rows: cables });
+  return tables;
+}
+
+/**
+ * Call `fn` once, `ms` after the last of a burst of calls.
+ * @param {() => void} fn
+ * @param {number} ms
+ * @param {{setTimeout: Function, clearTimeout: Function}} [clock]
+ * @returns {() => void}
+ */
+export function debounce(fn, ms, clock = globalThis) {
+  let timer = null;
+  return () => {
+    if (timer !== null) clock.clearTimeout(timer);
+    timer = clock.setTimeout(() => {
+      timer = null;
+      fn();
+    }, ms);
+  };
+}
+
+// --- DOM -------------------------------------------------------------------------------------
+
+function readValues(form) {
+  const values = {};
+  for (const [key, value] of new FormData(form).entries()) {
+    if (typeof value === "string") values[key] = value;
+  }
+  return values;
+}
+
+function writeValues(form, values) {
+  for (const [name, value] of Object.entries(values)) {
+    const input = form.elements.namedItem(name);
+    if (input && "value" in input) input.value = value;
+  }
+}
+
+function showTopologyFields(form) {
+  const topology = form.elements.namedItem("topology")?.value;
+  for (const wrapper of form.querySelectorAll("[data-topologies]")) {
+    wrapper.hidden = !wrapper.dataset.topologies.split(" ").includes(topology);
+  }
+}
+
+function element(doc, tag, attrs = {}, text = "") {
+  const el = doc.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
+  if (text) el.textContent = text;
+  return el;
+}
+
+function renderSummary(panel, summary) {
+  const doc = panel.ownerDocument;
+  const body = panel.querySelector("[data-summary-body]");
+  body.replaceChildren();
+  const figures = element(doc, "dl", { class: "figures" });
+  for (const figure of summaryFigures(summary)) {
+    const box = element(doc, "div", { class: "figure" });
+    box.append(element(doc, "dt", {}, figure.label));
+    box.append(element(doc, "dd", { "data-testid": `summary-${figure.id}` }, figure.value));
+    figures.append(box);
+  }
+  body.append(figures);
+  for (const table of summaryTables(summary)) {
+    if (!table.rows.length) continue;
+    const el = element(doc, "table", { class: "table compact" });
+    el.append(element(doc, "caption", {}, table.title));
+    const head = element(doc, "tr");
+    table.head.forEach((h, i) => head.append(element(doc, "th", { scope: "col", class: i && i === table.head.length - 1 ? "num" : "" }, h)));
+    const thead = element(doc, "thead");
+    thead.append(head);
+    el.append(thead);
+    const tbody = element(doc, "tbody");
+    for (const row of table.rows) {
+      const tr = element(doc, "tr");
+      row.forEach((cell, i) => tr.append(element(doc, "td", { class: i && i === row.length - 1 ? "num" : "" }, cell)));
+      tbody.append(tr);
+    }
+    el.append(tbody);
+    body.append(el);
+  }
+}
+
+function showProblems(form, panel, problems, fromText) {
+  const doc = form.ownerDocument;
+  for (const old of form.querySelectorAll("[data-live-problem]")) old.remove();
+  for (const field of form.querySelectorAll("[aria-invalid='true']")) field.removeAttribute("aria-invalid");
+  const general = panel.querySelector("[data-summary-problems]");
+  general.replaceChildren();
+  for (const [target, messages] of problemsByField(problems, fromText)) {
+    const wrapper = target && form.querySelector(`[data-field="${target}"]`);
+    const visible = wrapper && !wrapper.hidden && !wrapper.closest("[hidden]");
+    if (visible) {
+      const note = element(doc, "p", { class: "error", "data-live-problem": target }, messages.join(" "));
+      wrapper.append(note);
+      wrapper.querySelector("input, select, textarea")?.setAttribute("aria-invalid", "true");
+    } else {
+      for (const message of messages) general.append(element(doc, "li", {}, message));
+    }
+  }
+  general.hidden = !general.children.length;
+}
+
+/**
+ * Start the wizard on `root` if it has a `form[data-wizard]` (the design wizard page).
+ * @param {Document|HTMLElement} root
+ * @param {(url: string, init: object) => Promise<Response>} [fetchFn]
+ */
+export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
+  const form = root.querySelector?.("form[data-wizard]");
+  if (!form) return;
+  const doc = form.ownerDocument;
+  const panel = doc.querySelector("[data-summary-panel]");
+  const status = panel.querySelector("[data-summary-status]");
+  const presets = JSON.parse(doc.getElementById("design-presets")?.textContent || "[]");
+  const token = form.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
+  const fromText = () => form.elements.namedItem("source")?.value === "text";
+  let sequence = 0;
+
+  const refresh = async () => {
+    const mine = ++sequence;
+    const spec = fromText() ? form.elements.namedItem("spec_text").value : specFromFields(readValues(form));
+    panel.dataset.state = "loading";
+    panel.setAttribute("aria-busy", "true");
+    status.textContent = "Updating…";
+    let response;
+    let data = {};
+    try {
+      response = await fetchFn(form.dataset.summaryUrl, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": token, Accept: "application/json" },
+        body: JSON.stringify({ spec }),
+      });
+      data = await response.json().catch(() => ({}));
+    } catch (error) {
+      response = null;
+      data = { problems: [{ field: "", message: `The server did not answer: ${error.message}` }] };
+    }
+    if (mine !== sequence) return; // a newer request is on its way
+    panel.removeAttribute("aria-busy");
+    if (response && response.ok) {
+      panel.dataset.state = "ok";
+      status.textContent = "Up to date";
+      showProblems(form, panel, [], false);
+      renderSummary(panel, data);
+    } else {
+      panel.dataset.state = "problems";
+      status.textContent = "Cannot be built — see the problems";
+      const problems = data.problems ?? [{ field: "", message: data.detail ?? `Error ${response?.status}` }];
+      showProblems(form, panel, problems, fromText());
+    }
+  };
+  const schedule = debounce(refresh, DEBOUNCE_MS);
+
+  form.addEventListener("input", schedule);
+  form.addEventListener("change", (event) => {
+    if (event.target.name === "topology") showTopologyFields(form);
+    schedule();
+  });
+  for (const button of doc.querySelectorAll("[data-preset]")) {
+    button.addEventListener("click", (event) => {
+      event.preventDefault();
+      const preset = presets.find((p) => p.slug === button.dataset.preset);
+      if (!preset) return;
+      writeValues(form, fieldsFromSpec(preset.spec));
+      const formSource = form.querySelector("input[name=source][value=form]");
+      if (formSource) formSource.checked = true;
+      showTopologyFields(form);
+      refresh();
+    });
+  }
+  doc.querySelector("[data-copy-spec]")?.addEventListener("click", () => {
+    form.elements.namedItem("spec_text").value = JSON.stringify(specFromFields(readValues(form)), null, 2);
+    const textSource = form.querySelector("input[name=source][value=text]");
+    if (textSource) textSource.checked = true;
+    schedule();
+  });
+  showTopologyFields(form);
+  refresh();
+}

@@ -1,0 +1,35 @@
+"""Design API routes, mounted at ``/api/planner/``."""
+
+from django.urls import path
+from rest_framework.routers import DefaultRouter
+
+from planner.api import views
+
+router = DefaultRouter()
+router.register("designs", views.DesignViewSet, basename="design")
+
+revisions = views.DesignRevisionViewSet.as_view({"get": "list", "post": "create"})
+revision = views.DesignRevisionViewSet.as_view({"get": "retrieve"})
+revision_restore = views.DesignRevisionViewSet.as_view({"post": "restore"})
+
+urlpatterns = [
+    path("summary/", views.SummaryView.as_view(), name="design-summary"),
+    path("presets/", views.PresetListView.as_view(), name="design-presets"),
+    path("designs/<int:design_pk>/revisions/", revisions, name="design-revision-list"),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/",
+        revision,
+        name="design-revision-detail",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/restore/",
+        revision_restore,
+        name="design-revision-restore",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/spec/",
+        views.RevisionSpecView.as_view(),
+        name="design-revision-spec",
+    ),
+    *router.urls,
+]

@@ -1,0 +1,237 @@
+"""Forms of the design pages. They parse what was typed into a spec document; the spec rules
+run in :func:`planner.services.design_build`, and :func:`add_problems` puts each problem it
+reports next to the form field of its spec field.
+
+The wizard's fields map one to one onto spec keys (``frontend/src/wizard.js`` builds the same
+document in the browser for the live summary).
+"""
+
+from __future__ import annotations
+
+from django import forms
+
+from inventory.models import PriceBook, ServerModel, SwitchModel
+from planner.domain.spec import MEDIA_KINDS, TIERS, TOPOLOGIES
+from planner.models import DesignSharingChoices
+from planner.selectors import teams_for
+
+MEDIA_FIELDS = {tier: "media_" + tier.replace("-", "_") for tier in TIERS}
+SWITCH_FIELDS = ("leaf", "spine", "core")
+#: Spec keys whose form field has the same name.
+PLAIN_FIELDS = (
+    "name",
+    "description",
+    "topology",
+    "server",
+    "servers",
+    "rails",
+    "planes",
+    "tiers",
+    "servers_per_su",
+    "oversubscription",
+    "reserved_leaf_ports",
+    "k",
+    "price_book",
+)
+TOPOLOGY_LABELS = {
+    "rail-optimized": "Rail-optimized (scalable units)",
+    "clos": "Leaf-spine Clos",
+    "fat-tree": "k-ary fat-tree",
+}
+
+
+#: Layout keys the wizard shows (``layout.<key>``, same field name).
+LAYOUT_FIELDS = ("servers_per_rack",)
+
+
+def form_field_for(spec_field: str) -> str | None:
+    """The wizard field that shows problems of ``spec_field`` (``None``: the whole form).
+
+    >>> form_field_for("switches.leaf"), form_field_for("media.leaf-spine"), form_field_for("x")
+    ('leaf', 'media_leaf_spine', None)
+    """
+    head, _, rest = spec_field.partition(".")
+    if head == "switches":
+        return rest if rest in SWITCH_FIELDS else "leaf"
+    if head == "media":
+        return MEDIA_FIELDS.get(rest)
+    if head == "layout":
+        return rest if rest in LAYOUT_FIELDS else None
+    return spec_field if spec_field in PLAIN_FIELDS else None
+
+
+def _number(value):
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _part_choices(model, blank: str | None = None) -> list[tuple[str, str]]:
+    choices = [("", blank)] if blank is not None else []
+    for slug, name in model.objects.order_by("slug").values_list("slug", "name"):
+        choices.append((slug, f"{slug} — {name}" if name and name != slug else slug))
+    return choices
+
+
+class DesignWizardForm(forms.Form):
+    """A new design: spec fields (or the spec as YAML/JSON text), plus team and sharing."""
+
+    name = forms.CharField(max_length=100, initial="New design")
+    description = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    topology = forms.ChoiceField(choices=[(t, TOPOLOGY_LABELS[t]) for t in TOPOLOGIES])
+    server = forms.ChoiceField(help_text="GPU server model from the catalog.")
+    servers = forms.IntegerField(
+        min_value=1, required=False, help_text="Fat-tree: leave empty for the full tree."
+    )
+    rails = forms.IntegerField(
+        min_value=1, required=False, help_text="Default: the server's compute ports."
+    )
+    planes = forms.IntegerField(min_value=1, max_value=8, initial=1)
+    tiers = forms.ChoiceField(
+        choices=[("auto", "Auto (fewest that fit)"), ("2", "2"), ("3", "3")], initial="auto"
+    )
+    servers_per_su = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Servers per SU",
+        help_text="Default: half the leaf radix (non-blocking).",
+    )
+    oversubscription = forms.FloatField(
+        min_value=1, max_value=16, initial=1, help_text="Leaf downlink:uplink, 1 = non-blocking."
+    )
+    k = forms.IntegerField(min_value=4, required=False, label="k (fat-tree radix)")
+    leaf = forms.ChoiceField(label="Leaf switch")
+    spine = forms.ChoiceField(label="Spine switch", required=False)
+    core = forms.ChoiceField(label="Core switch", required=False)
+    reserved_leaf_ports = forms.IntegerField(
+        min_value=0, initial=0, label="Reserved leaf ports", help_text="For UFM, per plane."
+    )
+    media_server_leaf = forms.ChoiceField(label="Media server – leaf", initial="auto")
+    media_leaf_spine = forms.ChoiceField(label="Media leaf – spine", initial="auto")
+    media_spine_core = forms.ChoiceField(label="Media spine – core", initial="auto")
+    price_book = forms.ChoiceField(required=False, help_text="Prices that media 'auto' compares.")
+    servers_per_rack = forms.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="Default: as many as fit the rack (needed when the catalog lacks the height).",
+    )
+    source = forms.ChoiceField(
+        choices=[("form", "The fields above"), ("text", "The YAML/JSON text")],
+        initial="form",
+        widget=forms.RadioSelect,
+        label="Build from",
+    )
+    spec_text = forms.CharField(
+        required=False,
+        label="Spec as YAML or JSON",
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
+    )
+    team = forms.ModelChoiceField(queryset=None, required=False, empty_label="No team")
+    sharing = forms.ChoiceField(
+        choices=DesignSharingChoices.choices, initial=DesignSharingChoices.PRIVATE
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["server"].choices = _part_choices(ServerModel)
+        self.fields["leaf"].choices = _part_choices(SwitchModel)
+        self.fields["spine"].choices = _part_choices(SwitchModel, "Same as leaf")
+        self.fields["core"].choices = _part_choices(SwitchModel, "Same as spine")
+        media = [(kind, kind) for kind in MEDIA_KINDS]
+        for name in MEDIA_FIELDS.values():
+            self.fields[name].choices = media
+        self.fields["price_book"].choices = [("", "Default (seed reseller book)")] + [
+            (slug, name) for slug, name in PriceBook.objects.values_list("slug", "name")
+        ]
+        self.fields["team"].queryset = teams_for(user)
+        self.fields["team"].to_field_name = "slug"
+
+    def clean(self):
+        data = super().clean()
+        if data.get("source") == "text" and not (data.get("spec_text") or "").strip():
+            self.add_error("spec_text", "Paste or write the spec, or build from the fields.")
+        return data
+
+    def spec_document(self) -> dict | str:
+        """The spec to build: the text as typed, or a mapping made from the fields."""
+        data = self.cleaned_data
+        if data["source"] == "text":
+            return data["spec_text"]
+        topology = data["topology"]
+        doc = {"name": data["name"], "topology": topology, "server": data["server"]}
+        if data.get("description"):
+            doc["description"] = data["description"]
+        for key in ("servers", "rails"):
+            if data.get(key) is not None:
+                doc[key] = data[key]
+        if topology == "rail-optimized" and data.get("servers_per_su") is not None:
+            doc["servers_per_su"] = data["servers_per_su"]
+        if topology == "fat-tree" and data.get("k") is not None:
+            doc["k"] = data["k"]
+        if data.get("planes") not in (None, 1):
+            doc["planes"] = data["planes"]
+        if data.get("tiers") not in (None, "", "auto"):
+            doc["tiers"] = int(data["tiers"])
+        if topology != "fat-tree":
+            if data.get("oversubscription") not in (None, 1):
+                doc["oversubscription"] = _number(data["oversubscription"])
+            if data.get("reserved_leaf_ports"):
+                doc["reserved_leaf_ports"] = data["reserved_leaf_ports"]
+        doc["switches"] = {role: data[role] for role in SWITCH_FIELDS if data.get(role)}
+        media = {tier: data[name] for tier, name in MEDIA_FIELDS.items() if data.get(name)}
+        media = {tier: kind for tier, kind in media.items() if kind != "auto"}
+        if media:
+            doc["media"] = media
+        if data.get("price_book"):
+            doc["price_book"] = data["price_book"]
+        layout = {key: data[key] for key in LAYOUT_FIELDS if data.get(key) is not None}
+        if layout:
+            doc["layout"] = layout
+        return doc
+
+    def add_problems(self, problems: list[dict]) -> None:
+        """Show each spec problem next to its field (the text box when building from text)."""
+        from_text = self.cleaned_data.get("source") == "text"
+        for problem in problems:
+            field, message = problem["field"], problem["message"]
+            target = "spec_text" if from_text else form_field_for(field)
+            exact = target == field or (
+                target and field.startswith(("switches.", "media.", "layout."))
+            )
+            if not exact:
+                message = f"{field}: {message}" if field else message
+            self.add_error(target, message)
+
+
+def initial_from_spec(spec: dict) -> dict:
+    """Wizard field values showing ``spec`` (a preset)."""
+    initial = {key: spec[key] for key in PLAIN_FIELDS if key in spec}
+    if "tiers" in initial:
+        initial["tiers"] = str(initial["tiers"])
+    for role in SWITCH_FIELDS:
+        initial[role] = (spec.get("switches") or {}).get(role, "")
+    for tier, name in MEDIA_FIELDS.items():
+        value = (spec.get("media") or {}).get(tier, "auto")
+        initial[name] = value if isinstance(value, str) else "auto"
+    for key in LAYOUT_FIELDS:
+        if (spec.get("layout") or {}).get(key) is not None:
+            initial[key] = spec["layout"][key]
+    return initial
+
+
+class DesignEditForm(forms.Form):
+    """A new revision: the spec as YAML/JSON text, based on a given revision."""
+
+    spec_text = forms.CharField(
+        label="Spec (YAML or JSON)",
+        widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false"}),
+    )
+    message = forms.CharField(
+        required=False, max_length=300, label="What changed", help_text="Optional note."
+    )
+    base_revision = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+    def add_problems(self, problems: list[dict]) -> None:
+        for problem in problems:
+            field, message = problem["field"], problem["message"]
+            self.add_error("spec_text", f"{field}: {message}" if field else message)

@@ -1,0 +1,277 @@
+"""Writes for designs: build a spec into a fabric, create, revise, restore, update, delete.
+
+Every service is keyword-only and atomic, and saves through ``full_clean()``. Problems with a
+spec (malformed, infeasible, naming a part the catalog lacks, too large) are raised as one
+:class:`DesignError` whose ``problems`` each name the spec field at fault.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+
+from planner.adapters import catalog_facts, fabric_pack, price_of_factory
+from planner.domain.catalog import CatalogFacts, CatalogLookupError
+from planner.domain.fabric import Fabric, FabricError
+from planner.domain.pipeline import build_fabric
+from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
+from planner.domain.summary import diff_summaries, summarize
+from planner.models import (
+    Design,
+    DesignRevision,
+    DesignRevisionKindChoices,
+    DesignSharingChoices,
+    Team,
+)
+
+DEFAULT_MAX_GPUS = 200_000
+
+
+class DesignError(ValueError):
+    """A spec cannot become a design. ``problems`` is ``[{"field", "message"}]``."""
+
+    def __init__(self, problems: list[dict]):
+        self.problems = problems
+        super().__init__(
+            "; ".join(
+                f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems
+            )
+        )
+
+
+class RevisionConflict(Exception):
+    """An edit was based on a revision that is no longer the latest.
+
+    ``latest`` is the latest revision number; ``changes`` is what changed between the edit's
+    base and the latest: ``{"summary": diff, "spec": diff}`` (see ``diff_summaries``).
+    """
+
+    def __init__(self, *, latest: int, base: int, changes: dict):
+        self.latest, self.base, self.changes = latest, base, changes
+        super().__init__(
+            f"Revision {base} is no longer the latest: revision {latest} was saved since"
+        )
+
+
+def max_gpus() -> int:
+    """The largest design accepted (``settings.DESIGN_MAX_GPUS``)."""
+    return int(getattr(settings, "DESIGN_MAX_GPUS", DEFAULT_MAX_GPUS))
+
+
+def _lookup_problem(exc: CatalogLookupError) -> dict:
+    text = str(exc.args[0]) if exc.args else str(exc)
+    field, sep, message = text.partition(": ")
+    return {"field": field, "message": message} if sep else {"field": "", "message": text}
+
+
+def _check_size(spec: DesignSpec, facts: CatalogFacts) -> None:
+    server = facts.device(spec.server, "server", field_name="server")
+    rails = spec.rails or server.ports or 1
+    if spec.servers is not None:
+        servers, field = spec.servers, "servers"
+    elif spec.k:
+        servers, field = spec.k**3 // 4 // rails, "servers"
+    else:
+        return
+    gpus = servers * (server.gpus or rails)
+    limit = max_gpus()
+    if gpus > limit:
+        how = f"{servers:,} servers" if spec.servers is not None else f"a k = {spec.k} fat-tree"
+        raise DesignError(
+            [
+                {
+                    "field": field,
+                    "message": f"{how} of {server.slug} = {gpus:,} GPUs; the largest design "
+                    f"accepted here is {limit:,} GPUs (DESIGN_MAX_GPUS): use fewer servers",
+                }
+            ]
+        )
+
+
+def _build_fabric(spec: DesignSpec, facts: CatalogFacts) -> Fabric:
+    return build_fabric(spec, facts, price_of=price_of_factory(spec.price_book))
+
+
+def design_build(*, spec_document: dict | str) -> tuple[DesignSpec, Fabric, dict]:
+    """Parse a spec (mapping or YAML/JSON text), generate its fabric and summarize it.
+
+    Writes nothing. Raises :class:`DesignError` listing every problem, each naming its field.
+    """
+    try:
+        document = (
+            load_spec_text(spec_document) if isinstance(spec_document, str) else spec_document
+        )
+        if not isinstance(document, dict):
+            raise SpecError([("", "a spec is a mapping of keys (name, topology, ...)")])
+        spec = parse_spec(document)
+        facts = catalog_facts()
+        _check_size(spec, facts)
+        fabric = _build_fabric(spec, facts)
+    except SpecError as exc:
+        raise DesignError([{"field": f, "message": m} for f, m in exc.problems]) from exc
+    except FabricError as exc:
+        raise DesignError([{"field": exc.field, "message": str(exc)}]) from exc
+    except CatalogLookupError as exc:
+        raise DesignError([_lookup_problem(exc)]) from exc
+    return spec, fabric, summarize(fabric, name=spec.name)
+
+
+def _revision_create(
+    *,
+    design: Design,
+    number: int,
+    spec: dict,
+    topology: bytes,
+    summary: dict,
+    kind: str,
+    user,
+    message: str = "",
+    parent: int | None = None,
+) -> DesignRevision:
+    revision = DesignRevision(
+        design=design,
+        number=number,
+        spec=spec,
+        topology=topology,
+        summary=summary,
+        kind=kind,
+        message=message,
+        created_by=user,
+        parent=parent,
+    )
+    revision.full_clean()
+    revision.save()
+    design.save(update_fields=["updated"])
+    return revision
+
+
+@transaction.atomic
+def design_create(
+    *,
+    owner,
+    spec_document: dict | str,
+    team: Team | None = None,
+    sharing: str = DesignSharingChoices.PRIVATE,
+    message: str = "",
+) -> Design:
+    """Build a spec and store it as a new design with revision 1 (kind ``generated``)."""
+    spec, fabric, summary = design_build(spec_document=spec_document)
+    design = Design(
+        name=spec.name, description=spec.description, owner=owner, team=team, sharing=sharing
+    )
+    design.full_clean()
+    design.save()
+    _revision_create(
+        design=design,
+        number=1,
+        spec=spec.as_dict(),
+        topology=fabric_pack(fabric),
+        summary=summary,
+        kind=DesignRevisionKindChoices.GENERATED,
+        user=owner,
+        message=message,
+    )
+    return design
+
+
+def _latest_number(design: Design) -> int:
+    return design.revisions.aggregate(latest=Max("number"))["latest"] or 0
+
+
+def revision_changes(old: DesignRevision, new: DesignRevision) -> dict:
+    """What changed from ``old`` to ``new``: summary figures and spec keys."""
+    return {
+        "summary": diff_summaries(old.summary, new.summary),
+        "spec": diff_summaries(old.spec, new.spec),
+    }
+
+
+@transaction.atomic
+def design_revise(
+    *, design: Design, user, spec_document: dict | str, base_revision: int, message: str = ""
+) -> DesignRevision:
+    """Store a changed spec as the next revision (kind ``edited``).
+
+    Raises
+    ------
+    RevisionConflict
+        ``base_revision`` is not the latest revision (someone saved in between); nothing is
+        written. Save on top of ``latest`` to keep this edit anyway.
+    DesignError
+        The spec is invalid or infeasible, or ``base_revision`` does not exist.
+    """
+    design = Design.objects.select_for_update().get(pk=design.pk)
+    latest = _latest_number(design)
+    if not 1 <= base_revision <= latest:
+        raise DesignError(
+            [
+                {
+                    "field": "base_revision",
+                    "message": f"no revision {base_revision} (latest is {latest})",
+                }
+            ]
+        )
+    if base_revision != latest:
+        revisions = {
+            r.number: r for r in design.revisions.filter(number__in=[base_revision, latest])
+        }
+        raise RevisionConflict(
+            latest=latest,
+            base=base_revision,
+            changes=revision_changes(revisions[base_revision], revisions[latest]),
+        )
+    spec, fabric, summary = design_build(spec_document=spec_document)
+    return _revision_create(
+        design=design,
+        number=latest + 1,
+        spec=spec.as_dict(),
+        topology=fabric_pack(fabric),
+        summary=summary,
+        kind=DesignRevisionKindChoices.EDITED,
+        user=user,
+        message=message,
+        parent=base_revision,
+    )
+
+
+@transaction.atomic
+def design_restore(*, design: Design, user, number: int, message: str = "") -> DesignRevision:
+    """Make revision ``number``'s spec and topology current again, as a new revision."""
+    design = Design.objects.select_for_update().get(pk=design.pk)
+    source = design.revisions.filter(number=number).first()
+    if source is None:
+        raise DesignError([{"field": "number", "message": f"no revision {number}"}])
+    return _revision_create(
+        design=design,
+        number=_latest_number(design) + 1,
+        spec=source.spec,
+        topology=bytes(source.topology),
+        summary=source.summary,
+        kind=DesignRevisionKindChoices.RESTORED,
+        user=user,
+        message=message or f"Restored revision {number}",
+        parent=number,
+    )
+
+
+UPDATABLE_FIELDS = ("name", "description", "team", "sharing")
+
+
+@transaction.atomic
+def design_update(*, design: Design, **changes) -> Design:
+    """Change a design's name, description, team or sharing (not its spec: revise that)."""
+    unknown = set(changes) - set(UPDATABLE_FIELDS)
+    if unknown:
+        raise TypeError(f"design_update() cannot change {', '.join(sorted(unknown))}")
+    for key, value in changes.items():
+        setattr(design, key, value)
+    design.full_clean()
+    design.save()
+    return design
+
+
+@transaction.atomic
+def design_delete(*, design: Design) -> None:
+    """Delete a design and all its revisions."""
+    design.delete()

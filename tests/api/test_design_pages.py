@@ -1,0 +1,183 @@
+"""Design pages through the test client: list, wizard, detail, edit with conflict, restore,
+diff, download, delete, and who sees what."""
+
+from __future__ import annotations
+
+import yaml
+
+from planner.models import Design, Team, TeamMembership
+from planner.services import design_create, design_revise
+
+SPEC = {
+    "name": "4 SU",
+    "topology": "rail-optimized",
+    "server": "DGX-H100",
+    "servers": 127,
+    "servers_per_su": 32,
+    "reserved_leaf_ports": 4,
+    "switches": {"leaf": "QM9700"},
+}
+
+WIZARD = {
+    "name": "Wizard pod",
+    "topology": "rail-optimized",
+    "server": "DGX-H100",
+    "servers": "63",
+    "planes": "1",
+    "tiers": "auto",
+    "servers_per_su": "32",
+    "oversubscription": "1",
+    "leaf": "QM9700",
+    "reserved_leaf_ports": "4",
+    "media_server_leaf": "auto",
+    "media_leaf_spine": "MMF",
+    "media_spine_core": "auto",
+    "source": "form",
+    "sharing": "private",
+}
+
+
+def test_list_shows_only_visible_designs(logged_in_client, seed_catalog, user, other_user):
+    mine = design_create(owner=user, spec_document=SPEC)
+    design_create(owner=other_user, spec_document={**SPEC, "name": "Bob's"})
+    page = logged_in_client.get("/designs/").content.decode()
+    assert mine.name in page and "Bob&#x27;s" not in page and "Bob's" not in page
+    assert "1,016" in page  # GPUs
+    assert ">48<" in page  # switches
+
+
+def test_wizard_saves_from_the_fields(logged_in_client, seed_catalog, user):
+    page = logged_in_client.get("/designs/new/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="design-presets"' in html and "data-wizard" in html
+    assert 'value="DGX-H100"' in html and 'value="QM9700"' in html
+    response = logged_in_client.post("/designs/new/", WIZARD)
+    assert response.status_code == 302
+    design = Design.objects.get()
+    assert response["Location"] == f"/designs/{design.pk}/"
+    revision = design.revisions.get()
+    assert revision.spec["servers"] == 63
+    assert revision.spec["media"]["leaf-spine"] == "MMF"
+    assert revision.summary["gpus"] == 504
+    assert design.owner == user
+
+
+def test_wizard_shows_problems_next_to_their_fields(logged_in_client, seed_catalog):
+    response = logged_in_client.post(
+        "/designs/new/", {**WIZARD, "servers": "511", "reserved_leaf_ports": "0", "tiers": "2"}
+    )
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert "need 3 tiers" in form.errors["tiers"][0]
+    assert not Design.objects.exists()
+
+
+def test_wizard_saves_from_text(logged_in_client, seed_catalog):
+    data = {**WIZARD, "source": "text", "spec_text": yaml.safe_dump({**SPEC, "name": "Text"})}
+    response = logged_in_client.post("/designs/new/", data)
+    assert response.status_code == 302
+    assert Design.objects.get().name == "Text"
+    bad = logged_in_client.post(
+        "/designs/new/", {**data, "spec_text": "name: x\ntopology: ring\nserver: DGX-H100\n"}
+    )
+    assert "topology: " in bad.context["form"].errors["spec_text"][0]
+
+
+def test_wizard_preset_prefills(logged_in_client, seed_catalog):
+    form = logged_in_client.get("/designs/new/?preset=h100-superpod-4su").context["form"]
+    assert form.initial["servers"] == 127
+    assert form.initial["media_leaf_spine"] == "MMF"
+
+
+def test_detail_edit_conflict_restore_diff_download_delete(
+    logged_in_client, seed_catalog, user, other_user
+):
+    design = design_create(owner=user, spec_document=SPEC)
+    page = logged_in_client.get(f"/designs/{design.pk}/").content.decode()
+    for text in ("Switches per tier and model", "QM9700", "1,020", "Transceivers per part"):
+        assert text in page
+    assert "Edit spec" in page
+
+    edit = logged_in_client.get(f"/designs/{design.pk}/edit/")
+    assert edit.context["form"].initial["base_revision"] == 1
+    text = edit.context["form"].initial["spec_text"]
+    assert yaml.safe_load(text)["servers"] == 127
+
+    # Someone else saves revision 2 meanwhile.
+    design_revise(design=design, user=user, spec_document={**SPEC, "servers": 63}, base_revision=1)
+    mine = text.replace("servers: 127", "servers: 31")
+    response = logged_in_client.post(
+        f"/designs/{design.pk}/edit/", {"spec_text": mine, "base_revision": 1, "message": "m"}
+    )
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "Keep mine" in html and "Reload" in html
+    assert response.context["form"]["base_revision"].value() == "2"
+    # Keep mine: the same text on top of revision 2.
+    response = logged_in_client.post(
+        f"/designs/{design.pk}/edit/", {"spec_text": mine, "base_revision": 2, "message": "m"}
+    )
+    assert response.status_code == 302
+    assert design.revisions.get(number=3).summary["servers"] == 31
+
+    response = logged_in_client.post(f"/designs/{design.pk}/revisions/1/restore/")
+    assert response.status_code == 302
+    assert design.revisions.get(number=4).kind == "restored"
+
+    diff = logged_in_client.get(f"/designs/{design.pk}/diff/?from=1&to=2").content.decode()
+    assert "servers" in diff and "-512" in diff
+
+    download = logged_in_client.get(f"/designs/{design.pk}/revisions/1/spec.yaml")
+    assert yaml.safe_load(download.content)["servers"] == 127
+    download = logged_in_client.get(f"/designs/{design.pk}/revisions/1/spec.json")
+    assert download["Content-Type"].startswith("application/json")
+    assert logged_in_client.get(f"/designs/{design.pk}/revisions/1/spec.txt").status_code == 404
+
+    assert logged_in_client.get(f"/designs/{design.pk}/?revision=2").status_code == 200
+    assert logged_in_client.get(f"/designs/{design.pk}/delete/").status_code == 200
+    assert logged_in_client.post(f"/designs/{design.pk}/delete/").status_code == 302
+    assert not Design.objects.exists()
+
+
+def test_pages_of_others_are_404_and_readers_cannot_write(client, seed_catalog, user, other_user):
+    team = Team.objects.create(name="Fabric", slug="fabric")
+    TeamMembership.objects.create(team=team, user=user, role="owner")
+    private = design_create(owner=user, spec_document=SPEC)
+    shared = design_create(owner=user, spec_document=SPEC, team=team, sharing="team-read")
+    client.force_login(other_user)
+    assert client.get(f"/designs/{shared.pk}/").status_code == 404
+    TeamMembership.objects.create(team=team, user=other_user, role="viewer")
+    for url in (f"/designs/{private.pk}/", f"/designs/{private.pk}/edit/"):
+        assert client.get(url).status_code == 404
+    page = client.get(f"/designs/{shared.pk}/")
+    assert page.status_code == 200
+    assert "Edit spec" not in page.content.decode()
+    assert client.get(f"/designs/{shared.pk}/edit/").status_code == 403
+    assert client.post(f"/designs/{shared.pk}/revisions/1/restore/").status_code == 403
+    assert client.post(f"/designs/{shared.pk}/delete/").status_code == 403
+
+
+def test_every_preset_fits_the_wizard_fields(seed_catalog, user):
+    """A preset put into the fields comes back as the same spec (nothing silently dropped)."""
+    from planner.domain.presets import load_presets
+    from planner.forms import DesignWizardForm, initial_from_spec
+
+    for preset in load_presets():
+        data = {
+            "planes": "1",
+            "tiers": "auto",
+            "oversubscription": "1",
+            "reserved_leaf_ports": "0",
+            "media_server_leaf": "auto",
+            "media_leaf_spine": "auto",
+            "media_spine_core": "auto",
+            "source": "form",
+            "sharing": "private",
+        }
+        data.update(
+            {k: "" if v is None else str(v) for k, v in initial_from_spec(preset.spec).items()}
+        )
+        form = DesignWizardForm(data, user=user)
+        assert form.is_valid(), (preset.slug, form.errors)
+        assert form.spec_document() == preset.spec, preset.slug
