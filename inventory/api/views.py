@@ -1,5 +1,6 @@
 """Catalog API: CRUD per category, lookups by slug, price books."""
 
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
@@ -14,7 +15,7 @@ from inventory.api.serializers import (
 from inventory.filtersets import FILTERSETS
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
 from inventory.selectors import works_with
-from inventory.services import part_delete, part_save
+from inventory.services import part_delete, part_get, part_save
 
 
 class ManufacturerViewSet(viewsets.ModelViewSet):
@@ -37,6 +38,19 @@ class CatalogPartViewSet(viewsets.ModelViewSet):
 
     def get_queryset(self):
         return CATEGORY_MODELS[self.category].objects.select_related("manufacturer")
+
+    def get_object(self):
+        """Look up by slug, or by a part number or alias of a part of this category."""
+        identifier = self.kwargs[self.lookup_field]
+        part = self.get_queryset().filter(slug=identifier).first()
+        if part is None:
+            found = part_get(identifier)
+            if found is not None and self.category == found.CATEGORY:
+                part = found
+        if part is None:
+            raise Http404(f"No {self.category} {identifier!r}.")
+        self.check_object_permissions(self.request, part)
+        return part
 
     def perform_create(self, serializer):
         part = CATEGORY_MODELS[self.category](**serializer.validated_data)

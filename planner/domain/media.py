@@ -37,7 +37,9 @@ longest link:
    links counts 1/n); candidates with an unpriced part come after every fully priced one;
 2. lowest power per link (unknown power last);
 3. fewest distinct parts;
-4. slug order.
+4. shortest reach that still covers the run (no paying for reach or cable length not used:
+   a 1.5 m DAC before a 2 m one, an SR optic before a DR at equal price and power);
+5. slug order.
 
 Fabric-manager (UFM) links get only the switch-end module of their cage (the cage is used);
 their cables and far-end modules are listed separately in the published SuperPOD BOM.
@@ -654,6 +656,7 @@ def _rank(candidates: list[_Candidate], group: _Group, catalog: _Catalog) -> lis
             not power_known,
             round(power, 6),
             count,
+            round(cand.reach_m, 3),
             (cand.a or "", cand.b or "", cand.cable),
         )
     return sorted(candidates, key=lambda c: c.sort_key)

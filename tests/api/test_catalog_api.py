@@ -144,3 +144,11 @@ def test_schema_documents_catalog(api_client):
         "protocol",
         "manufacturer",
     } <= params
+
+
+def test_detail_resolves_part_numbers_and_aliases(api_client, seeded):
+    by_opn = api_client.get("/api/inventory/transceivers/980-9I510-00NS00/")
+    assert by_opn.status_code == 200 and by_opn.json()["slug"] == "MMA4Z00-NS"
+    assert api_client.get("/api/inventory/cables/MCP7Y00-N002/").json()["max_length_m"] == 2
+    # An alias of a part in another category is not found here.
+    assert api_client.get("/api/inventory/switches/980-9I510-00NS00/").status_code == 404

@@ -69,7 +69,7 @@ def test_seed_price_book(seeded):
 
 
 def test_part_get_by_alias_and_part_number(seeded):
-    assert part_get("MCP7Y00-N002").slug == "MCP7Y00-Nxxx"
+    assert part_get("980-9I924-00N002").slug == "MCP7Y00-N002"
     assert part_get("980-9I510-00NS00").slug == "MMA4Z00-NS"
     assert part_get("NO-SUCH-PART") is None
 
