@@ -47,6 +47,7 @@ test: setup lint
 
 bench: setup
 	$(PY) -m tests.bench
+	$(PY) -m tests.bench_canvas
 
 # Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
 lock:

@@ -8,8 +8,10 @@ app_name = "planner"
 urlpatterns = [
     path("", views.design_list, name="design-list"),
     path("new/", views.design_new, name="design-new"),
+    path("canvas/new/", views.design_canvas_new, name="design-canvas-new"),
     path("<int:pk>/", views.design_detail, name="design-detail"),
     path("<int:pk>/edit/", views.design_edit, name="design-edit"),
+    path("<int:pk>/canvas/", views.design_canvas, name="design-canvas"),
     path("<int:pk>/delete/", views.design_delete, name="design-delete"),
     path("<int:pk>/diff/", views.design_diff, name="design-diff"),
     path(

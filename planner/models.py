@@ -152,6 +152,9 @@ class Design(models.Model):
 class DesignRevision(models.Model):
     """One immutable state of a design: spec, generated topology and summary.
 
+    ``kind`` edited covers spec edits and topology edits (the canvas); a topology edit keeps
+    its base revision's spec, and a design drawn from scratch has the empty spec ``{}``.
+
     ``number`` counts from 1 per design; ``parent`` is the number it was made from (the base
     of an edit, or the revision a restore copies). Saving a stored revision raises
     :class:`RevisionImmutableError`.
@@ -159,7 +162,10 @@ class DesignRevision(models.Model):
 
     design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField(validators=[MinValueValidator(1)])
-    spec = models.JSONField(help_text="The design spec, with defaults filled in.")
+    spec = models.JSONField(
+        blank=True,
+        help_text="The design spec, with defaults filled in ({} for a design drawn on the canvas).",
+    )
     topology = models.BinaryField(help_text="zlib-compressed JSON of Fabric.to_dict().")
     summary = models.JSONField(default=dict)
     kind = models.CharField(
@@ -203,8 +209,11 @@ class DesignRevision(models.Model):
     def clean(self):
         super().clean()
         errors = {}
-        if not isinstance(self.spec, dict) or not self.spec:
+        if not isinstance(self.spec, dict):
             errors["spec"] = "The spec must be a mapping of keys (name, topology, ...)."
+        elif not self.spec and self.kind == DesignRevisionKindChoices.GENERATED:
+            # A drawn (hand-edited from scratch) design has no spec: {} in edited revisions.
+            errors["spec"] = "A generated revision stores the spec it was generated from."
         if not isinstance(self.summary, dict):
             errors["summary"] = "The summary must be a mapping."
         if not self.topology:

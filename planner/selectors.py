@@ -11,10 +11,17 @@ Sharing rules:
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
+
 from django.core.exceptions import PermissionDenied
 from django.db.models import IntegerField, JSONField, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
+from planner.adapters import catalog_facts, fabric_unpack, price_of_factory
+from planner.domain import canvas
+from planner.domain.fabric import Fabric
 from planner.models import (
     WRITE_ROLES,
     Design,
@@ -103,3 +110,131 @@ def revision_list(design: Design) -> QuerySet[DesignRevision]:
 def teams_for(user) -> QuerySet[Team]:
     """Teams ``user`` belongs to (the ones a design of theirs may be shared with)."""
     return Team.objects.filter(memberships__user_id=user.pk).order_by("name")
+
+
+# --- canvas reads ------------------------------------------------------------------------------
+
+FABRIC_CACHE_SIZE = 4
+_fabrics: OrderedDict[bytes, Fabric] = OrderedDict()
+_fabrics_lock = threading.Lock()
+
+
+def revision_fabric(revision: DesignRevision) -> Fabric:
+    """The stored fabric of ``revision`` (read-only: do not change it).
+
+    Unpacking 100,000 GPUs takes ~0.4 s, so the last few fabrics are kept per process, keyed
+    by a digest of the stored bytes (revisions never change, and ids may be reused).
+    """
+    data = bytes(revision.topology)
+    key = hashlib.blake2b(data, digest_size=16).digest()
+    with _fabrics_lock:
+        if key in _fabrics:
+            _fabrics.move_to_end(key)
+            return _fabrics[key]
+    fabric = fabric_unpack(data)
+    with _fabrics_lock:
+        _fabrics[key] = fabric
+        while len(_fabrics) > FABRIC_CACHE_SIZE:
+            _fabrics.popitem(last=False)
+    return fabric
+
+
+def revision_canvas(revision: DesignRevision, *, view: str, scope: str | None = None) -> dict:
+    """The canvas elements of a revision (:mod:`planner.domain.canvas`): ``view`` overview
+    or detail (with ``scope`` su:N, pod:N, core or all).
+
+    Raises
+    ------
+    planner.domain.canvas.CanvasError
+        Unknown view or scope, or a scope too large to show node by node.
+    """
+    fabric = revision_fabric(revision)
+    if view == "overview":
+        return canvas.overview_elements(fabric)
+    if view == "detail":
+        if not scope:
+            raise canvas.CanvasError("a detail view needs a scope: su:N, pod:N, core or all")
+        return canvas.detail_elements(fabric, scope)
+    raise canvas.CanvasError(f"unknown view {view!r}: use overview or detail")
+
+
+def revision_topology(revision: DesignRevision) -> dict:
+    """The edit document of a revision (nodes and links; see :func:`canvas.edit_document`).
+
+    Raises ``CanvasError`` for fabrics above :data:`canvas.MAX_ELEMENTS` nodes + links.
+    """
+    return canvas.edit_document(revision_fabric(revision))
+
+
+def link_options(
+    a_model: str, b_model: str, *, speed_gbps: int | None = None, length_m: float | None = None
+) -> dict:
+    """Media choices for a link between two catalog device models, priced from the seed
+    price book (see :func:`planner.domain.canvas.link_options`)."""
+    options = canvas.link_options(
+        a_model,
+        b_model,
+        facts=catalog_facts(),
+        speed_gbps=speed_gbps,
+        length_m=length_m,
+        price_of=price_of_factory(),
+    )
+    return options.as_dict()
+
+
+def _readers(design: Design) -> set[int]:
+    readers = {design.owner_id}
+    if design.team_id is not None and design.sharing in SHARED:
+        readers |= set(
+            TeamMembership.objects.filter(team_id=design.team_id).values_list("user_id", flat=True)
+        )
+    return readers
+
+
+def revision_overlays(design: Design, number: int) -> dict:
+    """What jobs found about revision ``number`` of ``design``, for the canvas overlays.
+
+    Jobs (``simulation.Job``) whose ``parameters`` hold ``{"design": <id>, "revision": <n>}``,
+    that SUCCEEDED, owned by someone who may read the design, newest first. The job kinds
+    (validate, power, simulate) fill their ``result`` with any of these keys:
+
+    - ``problems``: ``[{code, message, element_ids, severity}]`` (as
+      :func:`planner.domain.canvas.violation_dict`; ids ``node:<name>``, ``link:<i>``);
+    - ``racks``: ``[{rack, power_w, limit_w}]`` (rack name, drawn power, limit or null);
+    - ``link_utilization``: ``{"link:<i>": utilization 0..1}``.
+
+    Returns ``{"problems": [...], "racks": [...], "links": {...}, "jobs": [{id, kind,
+    finished}]}``: the problems of the newest job of each kind that reports problems, the
+    racks of the newest job that reports racks, and the utilization of the newest job that
+    reports it; empty lists and dict when there is none.
+    """
+    from simulation.models import Job, JobStatusChoices
+
+    jobs = Job.objects.filter(
+        status=JobStatusChoices.SUCCEEDED,
+        parameters__design=design.pk,
+        parameters__revision=int(number),
+        owner_id__in=_readers(design),
+    ).order_by("-finished", "-created")
+    problems: list = []
+    racks: list | None = None
+    links: dict | None = None
+    used = []
+    kinds_with_problems: set[str] = set()
+    for job in jobs.only("id", "kind", "result", "finished"):
+        result = job.result if isinstance(job.result, dict) else {}
+        took = False
+        if isinstance(result.get("problems"), list) and job.kind not in kinds_with_problems:
+            kinds_with_problems.add(job.kind)
+            problems += [p for p in result["problems"] if isinstance(p, dict)]
+            took = True
+        if racks is None and isinstance(result.get("racks"), list):
+            racks = [r for r in result["racks"] if isinstance(r, dict)]
+            took = True
+        if links is None and isinstance(result.get("link_utilization"), dict):
+            links = result["link_utilization"]
+            took = True
+        if took:
+            finished = job.finished.isoformat() if job.finished else None
+            used.append({"id": str(job.id), "kind": job.kind, "finished": finished})
+    return {"problems": problems, "racks": racks or [], "links": links or {}, "jobs": used}

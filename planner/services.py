@@ -1,8 +1,11 @@
-"""Writes for designs: build a spec into a fabric, create, revise, restore, update, delete.
+"""Writes for designs: build a spec into a fabric, create, revise, restore, update, delete,
+and save topologies drawn or edited on the canvas.
 
 Every service is keyword-only and atomic, and saves through ``full_clean()``. Problems with a
 spec (malformed, infeasible, naming a part the catalog lacks, too large) are raised as one
-:class:`DesignError` whose ``problems`` each name the spec field at fault.
+:class:`DesignError` whose ``problems`` each name the spec field at fault; problems with an
+edited topology as a :class:`TopologyError` (``problems`` = ``[{code, message, element_ids,
+severity, field}]``, from :func:`planner.domain.canvas.validate_edit`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from planner.adapters import catalog_facts, fabric_pack, price_of_factory
+from planner.domain.canvas import EditError, fabric_from_edit, violation_dict
 from planner.domain.catalog import CatalogFacts, CatalogLookupError
 from planner.domain.fabric import Fabric, FabricError
 from planner.domain.pipeline import build_fabric
@@ -38,6 +42,11 @@ class DesignError(ValueError):
                 f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems
             )
         )
+
+
+class TopologyError(DesignError):
+    """An edit document with errors. ``problems`` is ``[{code, message, element_ids,
+    severity, field}]`` (warnings included), as the canvas and jobs report them."""
 
 
 class RevisionConflict(Exception):
@@ -187,21 +196,11 @@ def revision_changes(old: DesignRevision, new: DesignRevision) -> dict:
     }
 
 
-@transaction.atomic
-def design_revise(
-    *, design: Design, user, spec_document: dict | str, base_revision: int, message: str = ""
-) -> DesignRevision:
-    """Store a changed spec as the next revision (kind ``edited``).
+def _check_base(design: Design, base_revision: int) -> int:
+    """The latest revision number, when ``base_revision`` is it (design locked by caller).
 
-    Raises
-    ------
-    RevisionConflict
-        ``base_revision`` is not the latest revision (someone saved in between); nothing is
-        written. Save on top of ``latest`` to keep this edit anyway.
-    DesignError
-        The spec is invalid or infeasible, or ``base_revision`` does not exist.
+    Raises :class:`DesignError` (no such revision) or :class:`RevisionConflict` (stale).
     """
-    design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _latest_number(design)
     if not 1 <= base_revision <= latest:
         raise DesignError(
@@ -221,6 +220,25 @@ def design_revise(
             base=base_revision,
             changes=revision_changes(revisions[base_revision], revisions[latest]),
         )
+    return latest
+
+
+@transaction.atomic
+def design_revise(
+    *, design: Design, user, spec_document: dict | str, base_revision: int, message: str = ""
+) -> DesignRevision:
+    """Store a changed spec as the next revision (kind ``edited``).
+
+    Raises
+    ------
+    RevisionConflict
+        ``base_revision`` is not the latest revision (someone saved in between); nothing is
+        written. Save on top of ``latest`` to keep this edit anyway.
+    DesignError
+        The spec is invalid or infeasible, or ``base_revision`` does not exist.
+    """
+    design = Design.objects.select_for_update().get(pk=design.pk)
+    latest = _check_base(design, base_revision)
     spec, fabric, summary = design_build(spec_document=spec_document)
     return _revision_create(
         design=design,
@@ -233,6 +251,86 @@ def design_revise(
         message=message,
         parent=base_revision,
     )
+
+
+def topology_build(*, document, name: str = "") -> tuple[Fabric, dict]:
+    """Check an edit document (nodes and links drawn or edited on the canvas), build its
+    fabric and summarize it. Writes nothing.
+
+    Raises
+    ------
+    TopologyError
+        The document has errors; ``problems`` lists them all (and the warnings), each with
+        the element ids (``node:<name>``, ``link:<index>``) the canvas highlights.
+    """
+    try:
+        fabric = fabric_from_edit(document, catalog_facts())
+    except EditError as exc:
+        raise TopologyError([violation_dict(v) for v in exc.violations]) from exc
+    return fabric, summarize(fabric, name=name)
+
+
+@transaction.atomic
+def design_edit_topology(
+    *, design: Design, user, document: dict, base_revision: int, message: str = ""
+) -> DesignRevision:
+    """Store an edited topology as the next revision (kind ``edited``; the base revision's
+    spec is kept, the summary recomputed).
+
+    Raises
+    ------
+    RevisionConflict
+        ``base_revision`` is not the latest revision; nothing is written.
+    TopologyError
+        The document has errors (see :func:`topology_build`).
+    DesignError
+        ``base_revision`` does not exist.
+    """
+    design = Design.objects.select_for_update().get(pk=design.pk)
+    latest = _check_base(design, base_revision)
+    base = design.revisions.only("spec").get(number=base_revision)
+    fabric, summary = topology_build(document=document, name=design.name)
+    return _revision_create(
+        design=design,
+        number=latest + 1,
+        spec=base.spec,
+        topology=fabric_pack(fabric),
+        summary=summary,
+        kind=DesignRevisionKindChoices.EDITED,
+        user=user,
+        message=message,
+        parent=base_revision,
+    )
+
+
+@transaction.atomic
+def design_create_drawn(
+    *,
+    owner,
+    name: str,
+    document: dict,
+    description: str = "",
+    team: Team | None = None,
+    sharing: str = DesignSharingChoices.PRIVATE,
+    message: str = "",
+) -> Design:
+    """A design drawn from scratch: revision 1 (kind ``edited``) holds the topology of
+    ``document`` and the empty spec ``{}``. Raises :class:`TopologyError`."""
+    fabric, summary = topology_build(document=document, name=name)
+    design = Design(name=name, description=description, owner=owner, team=team, sharing=sharing)
+    design.full_clean()
+    design.save()
+    _revision_create(
+        design=design,
+        number=1,
+        spec={},
+        topology=fabric_pack(fabric),
+        summary=summary,
+        kind=DesignRevisionKindChoices.EDITED,
+        user=owner,
+        message=message or "Drawn on the canvas",
+    )
+    return design
 
 
 @transaction.atomic

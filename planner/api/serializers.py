@@ -91,12 +91,31 @@ class DesignSerializer(serializers.ModelSerializer):
 
 
 class DesignCreateSerializer(serializers.Serializer):
-    spec = SpecField()
+    """A new design: a spec to build, or a topology drawn from scratch (name + document)."""
+
+    spec = SpecField(required=False)
+    topology_document = serializers.DictField(
+        required=False,
+        help_text="A topology drawn on the canvas, {nodes, links} (see the topology "
+        "endpoints); the design then has no spec. Give name with it.",
+    )
+    name = serializers.CharField(required=False, max_length=100)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     team = TeamSlugField(required=False, allow_null=True, default=None)
     sharing = serializers.ChoiceField(
         choices=DesignSharingChoices.choices, default=DesignSharingChoices.PRIVATE
     )
     message = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+
+    def validate(self, attrs):
+        has_spec, has_document = "spec" in attrs, "topology_document" in attrs
+        if has_spec == has_document:
+            raise serializers.ValidationError(
+                {"spec": "Give either a spec or a topology_document (with a name)."}
+            )
+        if has_document and not attrs.get("name"):
+            raise serializers.ValidationError({"name": "Name the drawn design."})
+        return attrs
 
 
 class DesignUpdateSerializer(serializers.Serializer):
@@ -141,3 +160,127 @@ class PresetSerializer(serializers.Serializer):
     description = serializers.CharField()
     note = serializers.CharField(help_text="Which published architecture it reproduces.")
     spec = serializers.DictField()
+
+
+# --- canvas -------------------------------------------------------------------------------------
+
+
+class EditProblemSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable code, e.g. port-in-use, module-mismatch")
+    message = serializers.CharField()
+    element_ids = serializers.ListField(
+        child=serializers.CharField(), help_text="node:<name> and link:<index in the document>"
+    )
+    severity = serializers.ChoiceField(choices=["error", "warning"])
+    field = serializers.CharField(help_text="Document path, e.g. links[3].b_part ('' = whole)")
+
+
+class EditProblemsSerializer(serializers.Serializer):
+    problems = EditProblemSerializer(many=True)
+
+
+class TopologyNodeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    model = serializers.CharField(help_text="Catalog device slug (server or switch)")
+    role = serializers.ChoiceField(choices=["server", "leaf", "spine", "core", "manager"])
+    x = serializers.FloatField(required=False, allow_null=True)
+    y = serializers.FloatField(required=False, allow_null=True)
+    plane = serializers.IntegerField(required=False, min_value=1)
+    su = serializers.IntegerField(required=False, min_value=1)
+    rail = serializers.IntegerField(required=False, min_value=1)
+    group = serializers.IntegerField(
+        required=False, min_value=1, help_text="Pod of a leaf, core group of a spine or core"
+    )
+    rack = serializers.CharField(required=False)
+    ru = serializers.IntegerField(required=False, min_value=1)
+
+
+class TopologyLinkSerializer(serializers.Serializer):
+    a = serializers.CharField(help_text="Name of the lower-tier node")
+    a_port = serializers.IntegerField(min_value=1)
+    b = serializers.CharField(help_text="Name of the upper-tier node")
+    b_port = serializers.IntegerField(min_value=1)
+    speed_gbps = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Default: the highest both models run"
+    )
+    a_part = serializers.CharField(required=False, allow_null=True)
+    b_part = serializers.CharField(required=False, allow_null=True)
+    cable = serializers.CharField(required=False, allow_null=True)
+    length_m = serializers.FloatField(required=False, allow_null=True)
+
+
+class TopologyDocumentSerializer(serializers.Serializer):
+    """An edit document (for the schema; the rules are checked by the service)."""
+
+    design = serializers.IntegerField(read_only=True)
+    revision = serializers.IntegerField(read_only=True)
+    nodes = TopologyNodeSerializer(many=True)
+    links = TopologyLinkSerializer(many=True)
+
+
+class TopologyEditSchemaSerializer(serializers.Serializer):
+    base_revision = serializers.IntegerField(min_value=1)
+    message = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    nodes = TopologyNodeSerializer(many=True)
+    links = TopologyLinkSerializer(many=True)
+
+
+class TopologyEditSerializer(serializers.Serializer):
+    """Parses a topology edit; the nodes and links are checked by ``validate_edit`` (so every
+    problem comes back in one list with element ids)."""
+
+    base_revision = serializers.IntegerField(
+        min_value=1, help_text="The revision this edit started from (must be the latest)."
+    )
+    message = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+    nodes = serializers.ListField(child=serializers.JSONField())
+    links = serializers.ListField(child=serializers.JSONField(), required=False, default=list)
+
+
+class LinkOptionSerializer(serializers.Serializer):
+    a_part = serializers.CharField(allow_null=True)
+    b_part = serializers.CharField(allow_null=True)
+    cable = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["MMF", "SMF", "DAC", "ACC", "AEC", "AOC"])
+    reach_m = serializers.FloatField(allow_null=True)
+    price = serializers.FloatField(allow_null=True, help_text="Per link, seed price book")
+    power_w = serializers.FloatField(allow_null=True, help_text="Modules' power per link")
+    lengths_m = serializers.ListField(child=serializers.FloatField())
+    label = serializers.CharField()
+
+
+class RefusalSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class LinkOptionsSerializer(serializers.Serializer):
+    a = serializers.CharField(help_text="Lower-tier model (swapped when given second)")
+    b = serializers.CharField()
+    speed_gbps = serializers.IntegerField(allow_null=True)
+    options = LinkOptionSerializer(many=True)
+    refusal = RefusalSerializer(many=True)
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class OverlayRackSerializer(serializers.Serializer):
+    rack = serializers.CharField()
+    power_w = serializers.FloatField()
+    limit_w = serializers.FloatField(allow_null=True)
+
+
+class OverlayJobSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    kind = serializers.CharField()
+    finished = serializers.DateTimeField(allow_null=True)
+
+
+class OverlaysSerializer(serializers.Serializer):
+    design = serializers.IntegerField()
+    revision = serializers.IntegerField()
+    problems = EditProblemSerializer(many=True)
+    racks = OverlayRackSerializer(many=True)
+    links = serializers.DictField(
+        child=serializers.FloatField(), help_text="{link:<i>: utilization 0..1}"
+    )
+    jobs = OverlayJobSerializer(many=True)

@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from planner.api import views
+from planner.api import canvas, views
 
 router = DefaultRouter()
 router.register("designs", views.DesignViewSet, basename="design")
@@ -31,5 +31,26 @@ urlpatterns = [
         views.RevisionSpecView.as_view(),
         name="design-revision-spec",
     ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/canvas/",
+        canvas.RevisionCanvasView.as_view(),
+        name="design-revision-canvas",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/topology/",
+        canvas.RevisionTopologyView.as_view(),
+        name="design-revision-topology",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/overlays/",
+        canvas.RevisionOverlaysView.as_view(),
+        name="design-revision-overlays",
+    ),
+    path(
+        "designs/<int:design_pk>/topology/",
+        canvas.DesignTopologyView.as_view(),
+        name="design-topology",
+    ),
+    path("link-options/", canvas.LinkOptionsView.as_view(), name="link-options"),
     *router.urls,
 ]

@@ -90,17 +90,27 @@ class DesignViewSet(
 
     @extend_schema(request=DesignCreateSerializer, responses={201: DesignSerializer, 400: PROBLEMS})
     def create(self, request):
-        """Build a spec and store it as a new design (revision 1)."""
+        """Build a spec and store it as a new design (revision 1, kind generated), or store a
+        topology drawn from scratch (``name`` + ``topology_document``; revision 1, kind
+        edited, no spec; problems as the topology edit endpoint reports them)."""
         params = DesignCreateSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        design = services.design_create(
-            owner=request.user,
-            spec_document=data["spec"],
-            team=data["team"],
-            sharing=data["sharing"],
-            message=data["message"],
-        )
+        common = {
+            "owner": request.user,
+            "team": data["team"],
+            "sharing": data["sharing"],
+            "message": data["message"],
+        }
+        if "topology_document" in data:
+            design = services.design_create_drawn(
+                name=data["name"],
+                description=data.get("description", ""),
+                document=data["topology_document"],
+                **common,
+            )
+        else:
+            design = services.design_create(spec_document=data["spec"], **common)
         return self._show(design, status.HTTP_201_CREATED)
 
     @extend_schema(request=DesignUpdateSerializer, responses={200: DesignSerializer})

@@ -3,7 +3,9 @@
 A node is a server, a fabric-manager endpoint, or a leaf, spine or core switch. A link joins
 port ``a_port`` of node ``a`` (the lower-tier end) to port ``b_port`` of node ``b`` (the upper
 end). Ports are logical ports at the link's speed; a cage holds ``ports_per_cage`` of them.
-Layout (rack, RU, length) and media (modules, cables) are filled in by later steps.
+Layout (rack, RU, length) and media (modules, cables) are filled in by later steps. A
+hand-drawn or hand-edited topology (:mod:`planner.domain.canvas`) also stores each node's
+canvas position (``node_x``, ``node_y``; NaN where a node was not placed).
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ class Fabric:
     racks: list[dict] = field(default_factory=list)
     node_rack: np.ndarray | None = None
     node_ru: np.ndarray | None = None
+    # canvas positions of a hand-drawn or hand-edited topology (NaN = not placed)
+    node_x: np.ndarray | None = None
+    node_y: np.ndarray | None = None
     # media
     parts: list[str] = field(default_factory=list)
     link_length_m: np.ndarray | None = None  # cable run, metres
@@ -82,6 +87,8 @@ class Fabric:
         "node_ports_per_cage",
         "node_rack",
         "node_ru",
+        "node_x",
+        "node_y",
     )
     LINK_COLUMNS = (
         "link_a",
@@ -131,7 +138,11 @@ class Fabric:
         }
         for name in (*self.NODE_COLUMNS, *self.LINK_COLUMNS):
             value = getattr(self, name)
-            if value is not None:
+            if value is None:
+                continue
+            if value.dtype.kind == "f" and np.isnan(value).any():
+                data[name] = [None if v != v else v for v in value.tolist()]  # strict JSON
+            else:
                 data[name] = value.tolist()
         return data
 
@@ -156,6 +167,8 @@ class Fabric:
 _DTYPES = {
     "node_rack": np.int32,
     "node_ru": np.int16,
+    "node_x": np.float32,
+    "node_y": np.float32,
     "link_length_m": np.float32,
     "link_cable_length_m": np.float32,
     "link_a_part": np.int16,

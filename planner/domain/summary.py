@@ -119,6 +119,8 @@ def _media_counts(fabric: Fabric, summary: dict) -> None:
         part_of = fabric.link_cable_part[keep][first]
         length_of = lengths[keep][first]
         for part, length in zip(part_of, length_of, strict=True):
+            if not np.isfinite(length):
+                continue  # a hand-drawn link without a length
             bucket = by_length.setdefault(parts[part], {})
             key = f"{float(length):g}"
             bucket[key] = bucket.get(key, 0) + 1

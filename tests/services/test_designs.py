@@ -297,7 +297,7 @@ def test_revision_numbers_are_unique_per_design(seed_catalog, user):
 
 
 def test_revision_clean_is_field_keyed():
-    revision = DesignRevision(number=2, spec={}, topology=b"", kind="restored", parent=None)
+    revision = DesignRevision(number=2, spec=[], topology=b"", kind="restored", parent=None)
     with pytest.raises(ValidationError) as exc:
         revision.clean()
     assert set(exc.value.message_dict) == {"spec", "topology", "parent"}

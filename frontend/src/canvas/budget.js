@@ -1,0 +1,80 @@
+// Element budgets: which view a design opens in, which views may be edited, and whether an
+// edit still fits. The server enforces the same limit (GET /topology/ answers 400 above it).
+
+/** Hand edits (the "all" view, hand-drawn designs) stay at or below this many elements. */
+export const EDIT_LIMIT = 5000;
+/** Views above this many elements are not offered (use the overview and drill down). */
+export const RENDER_LIMIT = 20000;
+/** Generated designs up to this size open in the "all" view; larger ones in the overview. */
+export const OPEN_ALL_LIMIT = EDIT_LIMIT;
+
+/**
+ * Elements (nodes and links) of a design by its summary: servers + switches + links.
+ * @param {object|null|undefined} summary a revision summary
+ * @returns {number|null} null when the summary does not say
+ */
+export function summaryElements(summary) {
+  if (!summary || summary.servers === undefined) return null;
+  const links = Object.values(summary.links ?? {}).reduce((sum, n) => sum + (Number(n) || 0), 0);
+  return (Number(summary.servers) || 0) + (Number(summary.switches_total) || 0) + links;
+}
+
+/**
+ * The view a design opens in: "all" (detail of everything, editable) for small designs and
+ * hand-drawn ones, the aggregated overview otherwise.
+ * @param {{elements: number|null, handDrawn?: boolean}} design
+ * @returns {{view: "overview"|"detail", scope: string}}
+ */
+export function initialView({ elements, handDrawn = false }) {
+  if (handDrawn || (elements !== null && elements !== undefined && elements <= OPEN_ALL_LIMIT)) {
+    return { view: "detail", scope: "all" };
+  }
+  return { view: "overview", scope: "" };
+}
+
+/**
+ * Whether the current view may be edited, and if not, why (shown to the user).
+ * @param {{view: string, scope: string, elements: number, canWrite: boolean}} state
+ * @returns {{editable: boolean, reason: string}}
+ */
+export function editability({ view, scope, elements, canWrite }) {
+  if (!canWrite) return { editable: false, reason: "You may view this design but not change it." };
+  if (view !== "detail" || scope !== "all") {
+    return {
+      editable: false,
+      reason: "Aggregated and scoped views are for exploring; edit in the “Whole fabric” view (designs up to 5,000 elements).",
+    };
+  }
+  if (elements > EDIT_LIMIT) {
+    return {
+      editable: false,
+      reason: `This view has ${elements.toLocaleString("en-US")} elements; hand edits are limited to ${EDIT_LIMIT.toLocaleString("en-US")}.`,
+    };
+  }
+  return { editable: true, reason: "" };
+}
+
+/**
+ * Whether adding `adding` elements keeps the drawing within the edit limit.
+ * @param {number} current elements now
+ * @param {number} adding
+ * @returns {string|null} the problem, or null
+ */
+export function budgetProblem(current, adding) {
+  if (current + adding <= EDIT_LIMIT) return null;
+  return `That would make ${(current + adding).toLocaleString("en-US")} elements; a hand-edited design holds at most ${EDIT_LIMIT.toLocaleString("en-US")}.`;
+}
+
+/**
+ * Scope choices for the view picker: each scope, marked unavailable above the render limit.
+ * @param {{id: string, label: string, elements: number}[]} scopes
+ * @returns {{id: string, label: string, disabled: boolean}[]}
+ */
+export function scopeChoices(scopes) {
+  return (scopes ?? []).map((scope) => {
+    const count = Number(scope.elements) || 0;
+    const tooBig = count > RENDER_LIMIT;
+    const size = count ? ` (${count.toLocaleString("en-US")} elements${tooBig ? ", too large to draw" : ""})` : "";
+    return { id: scope.id, label: `${scope.label}${size}`, disabled: tooBig };
+  });
+}

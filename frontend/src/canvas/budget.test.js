@@ -1,0 +1,40 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { EDIT_LIMIT, RENDER_LIMIT, budgetProblem, editability, initialView, scopeChoices, summaryElements } from "./budget.js";
+
+test("summaryElements counts servers, switches and links", () => {
+  assert.equal(summaryElements({ servers: 32, switches_total: 8, links: { "server-leaf": 256, "leaf-spine": 0 } }), 296);
+  assert.equal(summaryElements(null), null);
+  assert.equal(summaryElements({}), null);
+});
+
+test("small and hand-drawn designs open in 'all'; large ones in the overview", () => {
+  assert.deepEqual(initialView({ elements: 300 }), { view: "detail", scope: "all" });
+  assert.deepEqual(initialView({ elements: EDIT_LIMIT + 1 }), { view: "overview", scope: "" });
+  assert.deepEqual(initialView({ elements: null, handDrawn: true }), { view: "detail", scope: "all" });
+  assert.deepEqual(initialView({ elements: null }), { view: "overview", scope: "" });
+});
+
+test("only the 'all' view within the budget, for writers, is editable", () => {
+  assert.equal(editability({ view: "detail", scope: "all", elements: 10, canWrite: true }).editable, true);
+  assert.match(editability({ view: "overview", scope: "", elements: 10, canWrite: true }).reason, /exploring/);
+  assert.match(editability({ view: "detail", scope: "su:1", elements: 10, canWrite: true }).reason, /exploring/);
+  assert.match(editability({ view: "detail", scope: "all", elements: EDIT_LIMIT + 1, canWrite: true }).reason, /limited to 5,000/);
+  assert.match(editability({ view: "detail", scope: "all", elements: 1, canWrite: false }).reason, /not change/);
+});
+
+test("budgetProblem refuses growth past the edit limit", () => {
+  assert.equal(budgetProblem(EDIT_LIMIT - 2, 2), null);
+  assert.match(budgetProblem(EDIT_LIMIT, 1), /at most 5,000/);
+});
+
+test("scope choices mark views too large to draw", () => {
+  const choices = scopeChoices([
+    { id: "su:1", label: "SU 1", elements: 600 },
+    { id: "all", label: "All", elements: RENDER_LIMIT + 1 },
+  ]);
+  assert.deepEqual(choices[0], { id: "su:1", label: "SU 1 (600 elements)", disabled: false });
+  assert.equal(choices[1].disabled, true);
+  assert.match(choices[1].label, /too large/);
+});

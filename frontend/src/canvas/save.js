@@ -1,0 +1,118 @@
+// Saving, as a small state machine: a pure reducer from (state, event) to the next state, so
+// the page only draws the state and tests cover every path (saved, problems, conflict,
+// "Reload", "Keep mine", network failure).
+//
+// status: "idle" (nothing pending) | "saving" | "problems" (400) | "conflict" (409)
+//         | "error" (network or unexpected answer) | "reloading"
+
+/**
+ * @param {{revision: number|null}} init revision the drawing is based on (null: never saved)
+ * @returns {object}
+ */
+export function initialSaveState({ revision = null } = {}) {
+  return { status: "idle", revision, base: revision, latest: null, problems: [], message: "" };
+}
+
+/**
+ * The next save state.
+ * @param {object} state
+ * @param {{type: string, [key: string]: any}} event
+ *   save | saved {revision} | problems {problems} | conflict {latest, detail}
+ *   | failed {message} | reload | reloaded {revision} | keepMine | dismiss
+ * @returns {object}
+ */
+export function saveReducer(state, event) {
+  switch (event.type) {
+    case "save":
+      if (state.status === "saving" || state.status === "reloading") return state;
+      return { ...state, status: "saving", base: state.revision, problems: [], message: "" };
+    case "keepMine":
+      if (state.status !== "conflict") return state;
+      // Save the same drawing again, this time on top of the latest revision.
+      return { ...state, status: "saving", base: state.latest, problems: [], message: "" };
+    case "saved":
+      return {
+        ...state,
+        status: "idle",
+        revision: event.revision,
+        base: event.revision,
+        latest: null,
+        problems: [],
+        message: `Saved revision ${event.revision}.`,
+      };
+    case "problems":
+      return {
+        ...state,
+        status: "problems",
+        problems: event.problems ?? [],
+        message: "The design was not saved: fix the problems below.",
+      };
+    case "conflict":
+      return {
+        ...state,
+        status: "conflict",
+        latest: event.latest,
+        problems: [],
+        message:
+          event.detail ||
+          `Revision ${event.latest} was saved by someone else since you opened revision ${state.base}.`,
+      };
+    case "failed":
+      return { ...state, status: "error", message: event.message || "Saving failed." };
+    case "reload":
+      if (state.status !== "conflict") return state;
+      return { ...state, status: "reloading", message: "Loading the latest revision…" };
+    case "reloaded":
+      return { ...initialSaveState({ revision: event.revision }), message: `Loaded revision ${event.revision}.` };
+    case "dismiss":
+      return state.status === "saving" || state.status === "reloading"
+        ? state
+        : { ...state, status: "idle", problems: [], message: "" };
+    default:
+      return state;
+  }
+}
+
+/**
+ * The save event for an API answer.
+ * @param {{status: number, data: any}} response
+ * @returns {{type: string, [key: string]: any}}
+ */
+export function eventForResponse(response) {
+  const data = response.data ?? {};
+  if (response.status === 201 || response.status === 200) {
+    // PUT /topology/ answers the new revision ({number, ...}); POST /designs/ the design
+    // ({id, latest_revision, ...}).
+    return { type: "saved", revision: data.revision ?? data.number ?? data.latest_revision };
+  }
+  if (response.status === 409) {
+    return { type: "conflict", latest: data.latest_revision, detail: data.detail };
+  }
+  if (response.status === 400) {
+    const problems = Array.isArray(data.problems)
+      ? data.problems
+      : Object.entries(data).map(([field, messages]) => ({
+          code: field,
+          message: `${field}: ${[].concat(messages).join(" ")}`,
+          element_ids: [],
+          severity: "error",
+        }));
+    return { type: "problems", problems };
+  }
+  if (response.status === 403) return { type: "failed", message: "You may not change this design." };
+  return { type: "failed", message: data.detail || `The server answered ${response.status}.` };
+}
+
+/**
+ * What the Save button does in a state: save (a PUT with base_revision), create (POST: a new
+ * drawing) or nothing.
+ * @param {object} state
+ * @param {{dirty: boolean, editable: boolean, designId: number|null}} page
+ * @returns {"save"|"create"|null}
+ */
+export function saveAction(state, { dirty, editable, designId }) {
+  if (!editable || state.status === "saving" || state.status === "reloading") return null;
+  if (designId === null || designId === undefined) return "create";
+  if (state.status === "conflict") return null; // choose Reload or Keep mine
+  return dirty ? "save" : null;
+}

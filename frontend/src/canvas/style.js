@@ -1,0 +1,185 @@
+// The cytoscape stylesheet of the canvas: devices by role, aggregates, compound groups,
+// links and bundles, and the classes overlays and edits set (problem, found, heat, power).
+
+export const ROLE_COLORS = {
+  server: "#3d6fb6",
+  manager: "#6b7a90",
+  leaf: "#1b7f3b",
+  spine: "#7a3fb0",
+  core: "#b35a00",
+};
+
+const ROLE_SHAPES = { server: "round-rectangle", leaf: "rectangle", spine: "hexagon", core: "octagon", manager: "ellipse" };
+
+/**
+ * @param {{large?: boolean}} [options] large: a view with many elements (cheaper styles)
+ * @returns {object[]}
+ */
+export function canvasStyle({ large = false } = {}) {
+  const style = [
+    {
+      selector: "node",
+      style: {
+        "font-size": 10,
+        "font-family": "system-ui, sans-serif",
+        color: "#1d2330",
+        "text-valign": "bottom",
+        "text-margin-y": 3,
+        "min-zoomed-font-size": large ? 9 : 6,
+        width: 34,
+        height: 22,
+        "background-color": "#6b7a90",
+        "border-width": 1,
+        "border-color": "#ffffff",
+      },
+    },
+    { selector: "node[label]", style: { label: "data(label)" } },
+    {
+      selector: "node[kind = 'aggregate']",
+      style: {
+        shape: "round-rectangle",
+        width: 120,
+        height: 44,
+        "text-valign": "center",
+        "text-wrap": "wrap",
+        "text-max-width": 112,
+        color: "#ffffff",
+        "font-size": 11,
+        "font-weight": 600,
+        label: "data(display)",
+        "text-margin-y": 0,
+        "min-zoomed-font-size": 4,
+      },
+    },
+    {
+      selector: "node:parent, node[kind = 'group']",
+      style: {
+        shape: "round-rectangle",
+        "background-color": "#eef1f5",
+        "background-opacity": 0.6,
+        "border-width": 1,
+        "border-style": "dashed",
+        "border-color": "#9aa3b2",
+        "text-valign": "top",
+        "text-halign": "center",
+        "text-margin-y": -4,
+        "font-size": 12,
+        "font-weight": 600,
+        color: "#5b6475",
+        padding: 12,
+      },
+    },
+    {
+      selector: "node.cy-expand-collapse-collapsed-node",
+      style: {
+        width: 90,
+        height: 36,
+        "background-color": "#d7dde8",
+        "border-style": "solid",
+        "text-valign": "center",
+        "text-margin-y": 0,
+        label: "data(collapsedLabel)",
+        "text-wrap": "wrap",
+      },
+    },
+    {
+      selector: "edge",
+      style: {
+        width: 1.2,
+        "line-color": "#9aa3b2",
+        "curve-style": large ? "haystack" : "bezier",
+        "haystack-radius": 0,
+        opacity: 0.85,
+      },
+    },
+    {
+      selector: "edge[kind = 'bundle']",
+      style: {
+        width: "mapData(links, 1, 2048, 2, 14)",
+        "line-color": "#7d8797",
+        label: "data(label)",
+        "font-size": 10,
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.85,
+        "text-background-padding": 2,
+        "text-rotation": "autorotate",
+        "min-zoomed-font-size": 6,
+        "curve-style": "bezier",
+        color: "#1d2330",
+      },
+    },
+    {
+      selector: "edge.cy-expand-collapse-collapsed-edge",
+      style: {
+        width: 3,
+        "line-style": "dashed",
+        "line-color": "#7d8797",
+        "curve-style": "straight",
+      },
+    },
+    {
+      selector: "edge.cy-expand-collapse-collapsed-edge[label]",
+      style: {
+        label: "data(label)",
+        "font-size": 9,
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.85,
+        "text-rotation": "autorotate",
+      },
+    },
+    {
+      selector: ":selected",
+      style: { "border-width": 3, "border-color": "#1f5fbf", "line-color": "#1f5fbf", "z-index": 20 },
+    },
+    { selector: "edge:selected", style: { width: 3, opacity: 1 } },
+    {
+      selector: ".found",
+      style: { "border-width": 4, "border-color": "#ff9f1c", "z-index": 30 },
+    },
+    {
+      selector: "node.problem",
+      style: { "border-width": 4, "border-color": "#b3261e", "border-style": "double", "z-index": 25 },
+    },
+    {
+      selector: "edge.problem",
+      style: { width: 4, "line-color": "#b3261e", "line-style": "dashed", opacity: 1, "z-index": 25 },
+    },
+    { selector: "edge.heat", style: { "line-color": "data(heat)", width: 3, opacity: 1 } },
+    {
+      selector: "node.power",
+      style: {
+        "border-width": 3,
+        "border-style": "solid",
+        "border-color": "data(power_color)",
+        "background-color": "data(power_color)",
+        "background-opacity": 0.18,
+        label: "data(power_label)",
+      },
+    },
+    { selector: "node.power-device", style: { "border-width": 3, "border-color": "data(power_color)" } },
+    // edgehandles
+    {
+      selector: ".eh-handle",
+      style: { "background-color": "#1f5fbf", width: 12, height: 12, shape: "ellipse", "overlay-opacity": 0, "border-width": 0 },
+    },
+    { selector: ".eh-hover, .eh-source, .eh-target", style: { "border-width": 3, "border-color": "#1f5fbf" } },
+    {
+      selector: ".eh-preview, .eh-ghost-edge",
+      style: { "line-color": "#1f5fbf", "line-style": "dashed", width: 2, opacity: 1 },
+    },
+    { selector: ".eh-ghost-edge.eh-preview-active", style: { opacity: 0 } },
+  ];
+  // Later rules win: roles after the base node rule, groups after roles, then overlays,
+  // selection and problems last.
+  const roles = Object.entries(ROLE_COLORS).map(([role, color]) => ({
+    selector: `node[role = '${role}']`,
+    style: { "background-color": color, shape: ROLE_SHAPES[role] },
+  }));
+  style.splice(1, 0, ...roles);
+  const last = ["node:parent, node[kind = 'group']", "node.cy-expand-collapse-collapsed-node", "edge.heat", "node.power", "node.power-device", ":selected", "edge:selected", ".found", "node.problem", "edge.problem"];
+  for (const selector of last) {
+    const index = style.findIndex((rule) => rule.selector === selector);
+    style.push(style.splice(index, 1)[0]);
+  }
+  return style;
+}
