@@ -2,18 +2,20 @@
 
 - :func:`catalog_facts` reads every catalog part once (one query per category) into the
   :class:`~planner.domain.catalog.CatalogFacts` the generators and media selection use.
+- :func:`catalog_fingerprint` changes whenever a catalog part is added, changed or removed.
 - :func:`price_of_factory` turns a price book into ``price_of(slug) -> float | None``.
 - :func:`fabric_pack` / :func:`fabric_unpack` store a fabric as zlib-compressed JSON.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zlib
 from collections.abc import Callable
 from decimal import Decimal
 
-from django.db.models import Min
+from django.db.models import Count, Max, Min, Sum
 
 from inventory.models import CATEGORY_MODELS, Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
@@ -27,7 +29,9 @@ PACK_LEVEL = 6
 def catalog_facts() -> CatalogFacts:
     """Device models (switches and servers) and raw part records of the whole catalog.
 
-    Parts are keyed by slug and by each alias (a slug wins over another part's alias).
+    Parts are keyed by slug and by each alias (a slug wins over another part's alias). Each
+    record holds the spec values plus the part's ``provenance`` ({field path: {source, grade,
+    ...}}) and ``sources``, so that engines can grade every figure they use.
     """
     facts = CatalogFacts()
     aliases: list[tuple[str, str]] = []
@@ -39,6 +43,8 @@ def catalog_facts() -> CatalogFacts:
                 "slug": part.slug,
                 "manufacturer": part.manufacturer.slug,
                 **spec,
+                "provenance": part.provenance or {},
+                "sources": part.sources or {},
             }
             if category in DEVICE_CATEGORIES:
                 facts.devices[part.slug] = device_from_spec(part.slug, category, spec, part.name)
@@ -48,6 +54,21 @@ def catalog_facts() -> CatalogFacts:
         if slug in facts.devices:
             facts.devices.setdefault(alias, facts.devices[slug])
     return facts
+
+
+def catalog_fingerprint() -> str:
+    """A short hash that changes when any catalog part is added, saved or deleted.
+
+    Built from each category's row count, id sum and latest ``updated`` time (one aggregate
+    query per category), so results computed from :func:`catalog_facts` can be reused only
+    while the catalog is unchanged.
+    """
+    digest = hashlib.sha256()
+    for category, model in CATEGORY_MODELS.items():
+        row = model.objects.aggregate(count=Count("pk"), ids=Sum("pk"), latest=Max("updated"))
+        latest = row["latest"].isoformat() if row["latest"] else ""
+        digest.update(f"{category}:{row['count']}:{row['ids'] or 0}:{latest}|".encode())
+    return digest.hexdigest()[:16]
 
 
 def price_of_factory(book_slug: str | None = None) -> Callable[[str], float | None]:

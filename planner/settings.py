@@ -20,6 +20,12 @@ REDIS_URL
     Celery broker. Default: kombu's filesystem transport in ``.var/broker`` (no server needed).
 DESIGN_MAX_GPUS
     Largest design the planner builds, in GPUs (default 200000).
+JOBS_MAX_CONCURRENT_PER_USER, JOBS_HEARTBEAT_TIMEOUT_S, JOBS_MAX_ATTEMPTS,
+JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_TIME_LIMIT_S
+    Background jobs: queued + running jobs per user (4); seconds without a heartbeat after
+    which a running job's worker is taken for lost (60); runs per job before it fails (3);
+    heartbeat and stale-job sweep periods (timeout / 6 and timeout / 2); soft time limit of
+    one run (3600 s).
 """
 
 import os
@@ -224,7 +230,8 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    # A broker that does not answer fails a job submission within seconds, not minutes.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 5}
 else:
     _broker_dir = VAR_DIR / "broker"
     for _sub in ("queue", "processed", "control"):
@@ -245,6 +252,21 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"simulation.*": {"queue": "default"}}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Jobs (simulation app) ------------------------------------------------------------------
+# Read from the environment too, so that worker processes (and tests' workers) can be tuned.
+JOBS_MAX_CONCURRENT_PER_USER = int(os.environ.get("JOBS_MAX_CONCURRENT_PER_USER", "4"))
+# A running job whose heartbeat is older than this is re-run (or failed after MAX_ATTEMPTS).
+JOBS_HEARTBEAT_TIMEOUT_S = float(os.environ.get("JOBS_HEARTBEAT_TIMEOUT_S", "60"))
+JOBS_MAX_ATTEMPTS = int(os.environ.get("JOBS_MAX_ATTEMPTS", "3"))
+# How often a running job's worker writes its heartbeat, and workers sweep for stale jobs.
+JOBS_HEARTBEAT_INTERVAL_S = float(
+    os.environ.get("JOBS_HEARTBEAT_INTERVAL_S", str(max(0.5, JOBS_HEARTBEAT_TIMEOUT_S / 6)))
+)
+JOBS_RECOVERY_INTERVAL_S = float(
+    os.environ.get("JOBS_RECOVERY_INTERVAL_S", str(max(1.0, JOBS_HEARTBEAT_TIMEOUT_S / 2)))
+)
+JOBS_TIME_LIMIT_S = int(os.environ.get("JOBS_TIME_LIMIT_S", "3600"))
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True

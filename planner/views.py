@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -230,3 +231,38 @@ def design_delete(request, pk):
         messages.success(request, f"Deleted design “{design.name}”.")
         return redirect(reverse("planner:design-list"))
     return render(request, "planner/design_confirm_delete.html", {"design": design})
+
+
+# --- Canvas ---------------------------------------------------------------------------------
+
+
+def _canvas_page(request, design=None):
+    """The canvas page; after this first paint, everything goes through the REST API."""
+    summary = (design.latest_summary or {}) if design else {}
+    config = {
+        "design": design.pk if design else None,
+        "name": design.name if design else "",
+        "revision": design.latest_number if design else None,
+        "can_write": selectors.design_can_write(request.user, design) if design else True,
+        "summary": {key: summary.get(key) for key in ("servers", "switches_total", "links")},
+        "csrf_token": get_token(request),
+        "urls": {
+            "list": reverse("planner:design-list"),
+            "detail": design.get_absolute_url() if design else None,
+            "canvas": reverse("planner:design-canvas", args=[0]).replace("/0/", "/{id}/"),
+            "design": reverse("planner:design-detail", args=[0]).replace("/0/", "/{id}/"),
+        },
+    }
+    return render(request, "planner/design_canvas.html", {"design": design, "config": config})
+
+
+@require_GET
+def design_canvas(request, pk):
+    """A design on the canvas: overview of large fabrics, every device of small ones."""
+    return _canvas_page(request, selectors.design_get_for(request.user, pk))
+
+
+@require_GET
+def design_canvas_new(request):
+    """A blank canvas: draw a fabric by hand; the first save creates the design."""
+    return _canvas_page(request)

@@ -1,11 +1,84 @@
-"""Celery tasks: thin wrappers that call services with row ids."""
+"""Celery tasks: thin wrappers that call services with row ids.
+
+``simulation.recover_stale`` is a self-rescheduling sweep (no Celery beat): every worker sends
+one when it is ready; the chain that holds the sweep lease (one per broker) runs
+:func:`~simulation.services.job_recover_stale` and sends itself again after
+``JOBS_RECOVERY_INTERVAL_S``; other chains look again a few times in case the holder died, then
+stop. The jobs pages and API also sweep on every read, so recovery never depends on this chain
+alone.
+"""
+
+import hashlib
+import logging
+import socket
 
 from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+#: A chain that finds the lease held looks again this many times, then stops.
+SWEEP_PROBES = 3
 
 
-@shared_task(name="simulation.run_job", acks_late=True, ignore_result=True)
-def run_job(job_id: str) -> None:
+@shared_task(
+    name="simulation.run_job",
+    bind=True,
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=getattr(settings, "JOBS_TIME_LIMIT_S", 3600),
+)
+def run_job(self, job_id: str) -> None:
     """Execute the job row ``job_id``."""
     from simulation.services import job_execute
 
-    job_execute(job_id=job_id)
+    job_execute(job_id=job_id, worker=self.request.hostname or socket.gethostname())
+
+
+def _sweep_name(app) -> str:
+    url = str(app.conf.broker_url or "")
+    return f"recover_stale:{hashlib.sha256(url.encode()).hexdigest()[:12]}"
+
+
+def _send_sweep(token: str, probes: int, countdown: float) -> None:
+    try:
+        recover_stale.apply_async(
+            kwargs={"token": token, "probes": probes},
+            countdown=countdown,
+            retry=True,
+            retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 1},
+        )
+    except Exception:  # noqa: BLE001 - the next worker start, or the jobs API, sweeps instead
+        logger.warning("stale-job sweep not rescheduled (broker unavailable)", exc_info=True)
+
+
+@shared_task(name="simulation.recover_stale", bind=True, acks_late=True, ignore_result=True)
+def recover_stale(self, token: str = "", probes: int = 0) -> None:
+    """Sweep for jobs whose worker was lost, then send itself again (see the module doc)."""
+    from simulation.services import (
+        job_recover_stale,
+        job_sweep_claim,
+        new_sweep_token,
+        recovery_interval_s,
+    )
+
+    token = token or new_sweep_token()
+    interval = recovery_interval_s()
+    if job_sweep_claim(token=token, name=_sweep_name(self.app), interval_s=interval):
+        try:
+            result = job_recover_stale()
+            if result["requeued"] or result["failed"]:
+                logger.warning("stale jobs: %s", result)
+        finally:
+            _send_sweep(token, 0, interval)
+    elif probes < SWEEP_PROBES:
+        _send_sweep(token, probes + 1, 2 * interval + 1)
+
+
+@worker_ready.connect
+def start_recovery_sweep(sender=None, **kwargs) -> None:
+    """Start this worker's sweep chain shortly after it is ready."""
+    from simulation.services import new_sweep_token
+
+    _send_sweep(new_sweep_token(), 0, 1)

@@ -6,4 +6,7 @@ app_name = "simulation"
 urlpatterns = [
     path("", views.job_list, name="job-list"),
     path("diagnostics/", views.job_diagnostics, name="job-diagnostics"),
+    path("<str:pk>/", views.job_detail, name="job-detail"),
+    path("<str:pk>/cancel/", views.job_cancel_view, name="job-cancel"),
+    path("designs/<int:design_pk>/start/", views.job_start_for_design, name="job-start"),
 ]

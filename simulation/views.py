@@ -1,24 +1,115 @@
-"""Jobs pages."""
+"""Jobs pages: the list with live progress, a job and its result, and starting jobs."""
 
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
 
+from planner.selectors import design_get_for
+from simulation import presentation
 from simulation.models import Job, JobKindChoices
-from simulation.services import job_enqueue
+from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale
+
+DESIGN_KINDS = (JobKindChoices.VALIDATE, JobKindChoices.POWER)
 
 
+def _own_job(request, pk) -> Job:
+    try:
+        return Job.objects.select_related("design_revision__design").get(pk=pk, owner=request.user)
+    except (Job.DoesNotExist, ValueError, ValidationError) as exc:
+        raise Http404("No such job.") from exc
+
+
+def _back(request, default):
+    target = request.POST.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}):
+        return redirect(target)
+    return redirect(default)
+
+
+@require_GET
 def job_list(request):
-    """The signed-in user's jobs, newest first, with live progress."""
-    jobs = Job.objects.filter(owner=request.user)[:200]
+    """The signed-in user's jobs, newest first, with live progress and cancel buttons."""
+    job_recover_stale()
+    jobs = (
+        Job.objects.filter(owner=request.user)
+        .select_related("design_revision__design")
+        .defer(
+            "result",
+            "design_revision__topology",
+            "design_revision__spec",
+            "design_revision__summary",
+        )[:200]
+    )
     return render(request, "simulation/job_list.html", {"jobs": jobs})
+
+
+@require_GET
+def job_detail(request, pk):
+    """One job: state and progress (live until it finishes), then its result."""
+    job_recover_stale()
+    job = _own_job(request, pk)
+    context = {"job": job, **presentation.job_context(job)}
+    return render(request, "simulation/job_detail.html", context)
+
+
+@require_POST
+def job_cancel_view(request, pk):
+    """Cancel a queued job or stop a running one."""
+    job = job_cancel(job=_own_job(request, pk))
+    messages.info(request, f"{job.get_kind_display()} job is {job.get_status_display().lower()}.")
+    return _back(request, "simulation:job-list")
 
 
 @require_POST
 def job_diagnostics(request):
     """Start a worker-diagnostics job: proves a worker picks up work and reports back."""
-    job_enqueue(
-        owner=request.user,
-        kind=JobKindChoices.DIAGNOSTICS,
-        parameters={"echo": request.user.username},
-    )
+    try:
+        job_enqueue(
+            owner=request.user,
+            kind=JobKindChoices.DIAGNOSTICS,
+            parameters={"echo": request.user.username},
+        )
+    except JobError as exc:
+        messages.error(request, str(exc))
     return redirect("simulation:job-list")
+
+
+@require_POST
+def job_start_for_design(request, design_pk):
+    """Start a validate or power job on a design's latest revision (read access suffices)."""
+    design = design_get_for(request.user, design_pk)
+    kind = request.POST.get("kind")
+    if kind not in DESIGN_KINDS:
+        messages.error(request, "Choose a validation or a power budget.")
+        return redirect(design)
+    revision = design.revisions.defer("topology").order_by("-number").first()
+    if revision is None:
+        messages.error(request, "This design has no revision to work on.")
+        return redirect(design)
+    parameters = {}
+    if kind == JobKindChoices.POWER and request.POST.get("pue"):
+        try:
+            parameters["pue"] = float(request.POST["pue"])
+        except ValueError:
+            messages.error(request, "PUE is a number such as 1.3.")
+            return redirect(design)
+    try:
+        job = job_enqueue(
+            owner=request.user, kind=kind, design_revision=revision, parameters=parameters
+        )
+    except JobError as exc:
+        messages.error(request, str(exc))
+        return redirect(design)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect(design)
+    if job.reused:
+        messages.info(
+            request,
+            f"Revision {revision.number} is unchanged since this {job.get_kind_display().lower()}"
+            " ran (same catalog too): showing that result.",
+        )
+    return redirect("simulation:job-detail", pk=job.pk)

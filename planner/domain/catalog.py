@@ -104,7 +104,9 @@ class CatalogFacts:
     """Device models by slug, plus the raw part records media selection needs."""
 
     devices: dict[str, DeviceModel] = field(default_factory=dict)
-    parts: dict[str, dict] = field(default_factory=dict)  # slug -> {category, spec..., price}
+    # slug -> {category, slug, manufacturer, spec..., provenance, sources}; ``provenance`` maps
+    # a spec field (dotted path) to {source, grade, ...} and ``sources`` a key to {url, grade}.
+    parts: dict[str, dict] = field(default_factory=dict)
 
     def device(self, slug: str, category: str, *, field_name: str) -> DeviceModel:
         model = self.devices.get(slug)
@@ -156,6 +158,8 @@ def facts_from_records(records) -> CatalogFacts:
             "slug": record.slug,
             "manufacturer": record.identity.get("manufacturer"),
             **record.spec,
+            "provenance": dict(record.provenance or {}),
+            "sources": dict(record.sources or {}),
         }
         facts.parts[record.slug] = entry
         if record.category in ("switch", "server"):

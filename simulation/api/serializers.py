@@ -4,9 +4,18 @@ from simulation.models import Job, JobKindChoices
 
 
 class JobSerializer(serializers.ModelSerializer):
-    """A job as clients see it: state, progress and result."""
+    """A job as clients see it: state, progress, heartbeat and (in the detail) the result."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
+    design = serializers.IntegerField(
+        source="design_revision.design_id", read_only=True, allow_null=True, default=None
+    )
+    revision = serializers.IntegerField(
+        source="design_revision.number", read_only=True, allow_null=True, default=None
+    )
+    reused = serializers.SerializerMethodField(
+        help_text="True when the POST returned an earlier job with the same inputs."
+    )
 
     class Meta:
         model = Job
@@ -14,21 +23,48 @@ class JobSerializer(serializers.ModelSerializer):
             "id",
             "kind",
             "owner",
+            "design",
+            "revision",
             "parameters",
             "input_hash",
             "status",
             "progress_done",
             "progress_total",
             "progress_message",
+            "outcome",
             "result",
             "error",
             "created",
             "started",
             "finished",
+            "attempts",
+            "worker",
+            "heartbeat",
+            "reused",
         ]
-        read_only_fields = [f for f in fields if f not in {"kind", "parameters"}]
+        read_only_fields = fields
+
+    def get_reused(self, job) -> bool:
+        return bool(getattr(job, "reused", False))
+
+
+class JobListSerializer(JobSerializer):
+    """A job in a list: everything but the (possibly large) result."""
+
+    class Meta(JobSerializer.Meta):
+        fields = [f for f in JobSerializer.Meta.fields if f != "result"]
+        read_only_fields = fields
 
 
 class JobCreateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=JobKindChoices.choices)
-    parameters = serializers.JSONField(required=False, default=dict)
+    design = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Design id (validate, power)."
+    )
+    revision = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="Revision number of the design (default: the latest).",
+    )
+    parameters = serializers.DictField(required=False, default=dict)

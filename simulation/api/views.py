@@ -1,14 +1,36 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 
-from simulation.api.serializers import JobCreateSerializer, JobSerializer
+from planner.selectors import design_get_for, revision_get
+from simulation.api.serializers import JobCreateSerializer, JobListSerializer, JobSerializer
 from simulation.models import Job
-from simulation.services import job_enqueue
+from simulation.services import (
+    JobDispatchError,
+    JobLimitError,
+    job_cancel,
+    job_enqueue,
+    job_recover_stale,
+)
+
+
+class TooManyJobs(APIException):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "too_many_jobs"
+
+
+class BrokerUnavailable(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "broker_unavailable"
 
 
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Start, list and poll background jobs. Users see only their own jobs."""
+    """Start, list, poll and cancel background jobs. Users see only their own jobs (others 404).
+
+    Reading the list or a job also sweeps for running jobs whose worker was lost (one query).
+    """
 
     queryset = Job.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = JobSerializer
@@ -18,11 +40,71 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Job.objects.none()
-        return Job.objects.filter(owner=self.request.user).select_related("owner")
+        jobs = Job.objects.filter(owner=self.request.user).select_related(
+            "owner", "design_revision"
+        )
+        jobs = jobs.defer(
+            "design_revision__topology", "design_revision__spec", "design_revision__summary"
+        )
+        design = self.request.query_params.get("design")
+        if design:
+            jobs = jobs.filter(design_revision__design_id=design if design.isdigit() else -1)
+        if self.action == "list":
+            jobs = jobs.defer("result")
+        return jobs
 
-    @extend_schema(request=JobCreateSerializer, responses={201: JobSerializer})
+    def get_serializer_class(self):
+        return JobListSerializer if self.action == "list" else JobSerializer
+
+    def list(self, request, *args, **kwargs):
+        job_recover_stale()
+        return super().list(request, *args, **kwargs)
+
+    def retrieve(self, request, *args, **kwargs):
+        job_recover_stale()
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(
+        request=JobCreateSerializer,
+        responses={201: JobSerializer, 200: JobSerializer},
+        description="Start a job. `design` (and optionally `revision`, default the latest) is "
+        "needed for validate and power and must be readable by you. A job with the same "
+        "inputs that already succeeded is returned with `reused: true` and status 200. "
+        "429 when you already have JOBS_MAX_CONCURRENT_PER_USER jobs queued or running; "
+        "503 when the job broker does not answer.",
+    )
     def create(self, request):
         params = JobCreateSerializer(data=request.data)
         params.is_valid(raise_exception=True)
-        job = job_enqueue(owner=request.user, **params.validated_data)
-        return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
+        data = params.validated_data
+        revision = None
+        if data.get("design") is not None:
+            design = design_get_for(request.user, data["design"])
+            if data.get("revision"):
+                revision = revision_get(design, data["revision"])
+            else:
+                revision = design.revisions.defer("topology").order_by("-number").first()
+                if revision is None:
+                    raise ValidationError({"design": ["This design has no revision yet."]})
+        elif data.get("revision"):
+            raise ValidationError({"design": ["Name the design of the revision."]})
+        try:
+            job = job_enqueue(
+                owner=request.user,
+                kind=data["kind"],
+                design_revision=revision,
+                parameters=data.get("parameters") or {},
+            )
+        except JobLimitError as exc:
+            raise TooManyJobs(str(exc)) from exc
+        except JobDispatchError as exc:
+            raise BrokerUnavailable(str(exc)) from exc
+        code = status.HTTP_200_OK if job.reused else status.HTTP_201_CREATED
+        return Response(JobSerializer(job).data, status=code)
+
+    @extend_schema(request=None, responses={200: JobSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel a queued job, or stop a running one; a finished job is returned unchanged."""
+        job = self.get_object()
+        return Response(JobSerializer(job_cancel(job=job)).data)

@@ -20,13 +20,16 @@ def _walk(patterns, prefix=""):
             yield prefix + str(entry.pattern), entry
 
 
+PLACEHOLDERS = {"int": "1", "uuid": "00000000-0000-4000-8000-000000000001"}
+
+
 def _concrete(route: str) -> str:
     """Turn a route or regex into a URL with placeholder values for its parameters."""
     route = route.replace("^", "").replace("$", "").replace("\\Z", "")
     route = re.sub(r"\\.\(\?P<format>[^)]*\)", ".json", route)
     route = re.sub(r"\(\?P<\w+>[^)]*\)", "1", route)
     route = route.replace("<drf_format_suffix:format>", ".json")
-    route = re.sub(r"<(?:(\w+):)?(\w+)>", lambda m: "1" if m.group(1) == "int" else "x", route)
+    route = re.sub(r"<(?:(\w+):)?(\w+)>", lambda m: PLACEHOLDERS.get(m.group(1), "x"), route)
     route = route.replace("\\.", ".").replace("?", "")
     return "/" + route
 

@@ -102,3 +102,65 @@ def test_generate_without_save_prints_the_summary(seed_catalog, capsys):
 @pytest.mark.parametrize("args", [[], ["export"]])
 def test_unknown_action_is_a_usage_error(args, capsys):
     assert fabric(*args) != 0
+
+
+# --- validate and power (the code of the jobs of the same names, run synchronously) ----------
+
+
+def test_validate_json_prints_the_problems_and_exits_0_when_it_finds_some(seed_catalog, capsys):
+    assert fabric("validate", FOUR_SU, "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["problems"], "the 4 SU example has at least warnings (unknown figures)"
+    for problem in report["problems"]:
+        assert {"code", "severity", "message", "element_ids", "suggestion"} <= set(problem)
+        assert problem["severity"] in {"error", "warning", "info"}
+    assert not Design.objects.exists()  # nothing stored
+
+
+def test_validate_text_output(seed_catalog, capsys):
+    assert fabric("validate", FOUR_SU) == 0
+    out = capsys.readouterr().out
+    assert "problem(s):" in out or out.strip() == "No problems."
+
+
+def test_power_json_matches_the_hand_count(seed_catalog, capsys):
+    assert fabric("power", FOUR_SU, "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    # tests/unit/test_power.py: 127 x 10,200 + 48 x 747 + 1,536 x 15 W (980-9I51A unknown).
+    assert report["total_w"] == 1_354_296
+    assert report["by_category"] == {
+        "servers": 1_295_400,
+        "switches": 35_856,
+        "transceivers": 23_040,
+        "cables": 0,
+    }
+    assert len(report["racks"]) == 33
+    assert {"rack", "power_w", "limit_w"} <= set(report["racks"][0])
+    # Graded from the database catalog's provenance, as from the seed files.
+    assert report["confidence"]["datasheet"] > 0 and report["confidence"]["secondary"] > 0.9
+
+
+def test_power_with_pue_and_text_output(seed_catalog, capsys):
+    assert fabric("power", FOUR_SU, "--pue", "1.25") == 0
+    out = capsys.readouterr().out
+    assert "Total 1,354.3 kW" in out and "Facility at PUE 1.25: 1,692.9 kW" in out
+    assert fabric("power", FOUR_SU, "--pue", "0.8") == 1
+    assert "--pue" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("action", ["validate", "power"])
+def test_validate_and_power_exit_1_when_they_cannot_run(action, seed_catalog, tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntopology: [rail\n")
+    assert fabric(action, bad, "--json") == 1
+    assert "malformed" in capsys.readouterr().err
+    infeasible = tmp_path / "big.yaml"
+    infeasible.write_text(
+        "name: big\ntopology: rail-optimized\nserver: DGX-H100\nservers: 512\ntiers: 2\n"
+        "switches: {leaf: QM9700}\n"
+    )
+    assert fabric(action, infeasible, "--json") == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "cannot be built" in captured.err
+    assert fabric(action, tmp_path / "missing.yaml") == 1
+    assert "cannot read" in capsys.readouterr().err

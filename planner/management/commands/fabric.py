@@ -5,9 +5,14 @@ Examples::
     python manage.py fabric summary planner/domain/examples/h100-superpod-4su.yaml
     python manage.py fabric generate my-spec.yaml                 # prints the summary only
     python manage.py fabric generate my-spec.yaml --save --owner alice   # prints the design id
+    python manage.py fabric validate my-spec.yaml --json          # link problems as JSON
+    python manage.py fabric power my-spec.yaml --json --pue 1.3   # power and heat budget
 
 An invalid or infeasible spec, or an unreadable file, exits with status 1 and the problems (each
-naming its spec field) on standard error.
+naming its spec field) on standard error. ``validate`` exits 0 when it finds problems in the
+fabric: they are its output. ``validate`` and ``power`` run the code of the jobs of the same
+names (:func:`simulation.services.fabric_validate`, :func:`~simulation.services.fabric_power`),
+synchronously.
 """
 
 from __future__ import annotations
@@ -28,8 +33,48 @@ def _problem_lines(problems: list[dict]) -> str:
     )
 
 
+def _validation_text(report: dict) -> str:
+    problems = report.get("problems") or []
+    if not problems:
+        return "No problems."
+    lines = [f"{len(problems)} problem(s):"]
+    for p in problems:
+        ids = p.get("element_ids") or []
+        where = f" [{', '.join(ids[:5])}{', ...' if len(ids) > 5 else ''}]" if ids else ""
+        lines.append(f"  {p.get('severity', '?')}: {p.get('code')}: {p.get('message')}{where}")
+        if p.get("suggestion"):
+            lines.append(f"    suggestion: {p['suggestion']}")
+    return "\n".join(lines)
+
+
+def _kw(watts) -> str:
+    return f"{(watts or 0) / 1000:,.1f} kW"
+
+
+def _power_text(report: dict) -> str:
+    kw = _kw
+    lines = [f"Total {kw(report['total_w'])} ({report['btu_h']:,.0f} BTU/h)"]
+    lines += [f"  {name:<13}{kw(watts):>14}" for name, watts in report["by_category"].items()]
+    lines.append(
+        f"Network {kw(report['network_w'])}: {report['network_w_per_gpu'] or 0:g} W per GPU, "
+        f"optics {100 * (report['optics_share'] or 0):.1f} %"
+    )
+    if report.get("facility_w") is not None:
+        lines.append(f"Facility at PUE {report['pue']:g}: {kw(report['facility_w'])}")
+    lines.append(
+        "Figures: "
+        + ", ".join(
+            f"{grade} {100 * share:.1f} %" for grade, share in report["confidence"].items() if share
+        )
+    )
+    over = [r for r in report["racks"] if r["limit_w"] and r["power_w"] > r["limit_w"]]
+    lines.append(f"{len(report['racks'])} racks, {len(over)} over their limit")
+    lines += [f"  {p['severity']}: {p['message']}" for p in report.get("problems") or []]
+    return "\n".join(lines)
+
+
 class Command(BaseCommand):
-    help = "Summarize or generate designs from YAML/JSON spec files."
+    help = "Summarize, generate, validate or budget the power of designs from spec files."
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
@@ -45,9 +90,21 @@ class Command(BaseCommand):
         generate.add_argument(
             "--owner", help="Username of the design's owner (default: the first superuser)."
         )
+        validate = sub.add_parser(
+            "validate", help="Check every link of a spec's fabric; print the problems."
+        )
+        validate.add_argument("spec_file", help="YAML or JSON design spec.")
+        validate.add_argument("--json", action="store_true", help="Print the report as JSON.")
+        power = sub.add_parser("power", help="Power and heat budget of a spec's fabric.")
+        power.add_argument("spec_file", help="YAML or JSON design spec.")
+        power.add_argument("--json", action="store_true", help="Print the budget as JSON.")
+        power.add_argument("--pue", type=float, help="Power usage effectiveness (>= 1).")
 
     def handle(self, *args, action, spec_file, **options):
         document = self._read(Path(spec_file))
+        if action in ("validate", "power"):
+            self._analyse(action, spec_file, document, options)
+            return
         try:
             if action == "summary" or not options["save"]:
                 _, _, summary = design_build(spec_document=document)
@@ -60,6 +117,31 @@ class Command(BaseCommand):
                 f"{spec_file}: the spec cannot be built:\n{_problem_lines(exc.problems)}"
             ) from exc
         self.stdout.write(str(design.pk))
+
+    def _analyse(self, action: str, spec_file: str, document: dict, options: dict) -> None:
+        from planner.adapters import catalog_facts
+        from simulation.services import fabric_power, fabric_validate
+
+        pue = options.get("pue")
+        if pue is not None and not pue >= 1:
+            raise CommandError(f"--pue: must be at least 1.0 (got {pue:g})")
+        try:
+            _, fabric, _ = design_build(spec_document=document)
+        except DesignError as exc:
+            raise CommandError(
+                f"{spec_file}: the spec cannot be built:\n{_problem_lines(exc.problems)}"
+            ) from exc
+        facts = catalog_facts()
+        if action == "validate":
+            report = fabric_validate(fabric=fabric, facts=facts)
+        else:
+            report = fabric_power(fabric=fabric, facts=facts, pue=pue)
+        if options.get("json"):
+            self.stdout.write(json.dumps(report, indent=2))
+        elif action == "validate":
+            self.stdout.write(_validation_text(report))
+        else:
+            self.stdout.write(_power_text(report))
 
     def _read(self, path: Path) -> dict:
         try:

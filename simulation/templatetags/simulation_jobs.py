@@ -1,0 +1,40 @@
+"""``{% design_jobs design %}``: the Analysis section of a design page (jobs of that design)."""
+
+from django import template
+
+from simulation.models import Job, JobKindChoices
+from simulation.services import job_recover_stale
+
+register = template.Library()
+
+SHOWN_PER_KIND = 3
+
+
+@register.inclusion_tag("simulation/_design_jobs.html", takes_context=True)
+def design_jobs(context, design, latest=None):
+    """Buttons starting validate / power jobs on ``design``'s latest revision, and the
+    signed-in user's recent jobs of each kind on this design (live progress, result links)."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    rows = []
+    if user is not None and user.is_authenticated:
+        job_recover_stale()
+        jobs = (
+            Job.objects.filter(owner=user, design_revision__design=design)
+            .select_related("design_revision")
+            .defer(
+                "result",
+                "design_revision__topology",
+                "design_revision__spec",
+                "design_revision__summary",
+            )
+        )
+        for kind in (JobKindChoices.VALIDATE, JobKindChoices.POWER):
+            rows.extend(jobs.filter(kind=kind)[:SHOWN_PER_KIND])
+    return {
+        "design": design,
+        "latest": latest,
+        "jobs": rows,
+        "csrf_token": context.get("csrf_token"),
+        "request": request,
+    }
