@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django import forms
 
-from inventory.models import PriceBook, ServerModel, SwitchModel
+from inventory.models import PriceBook, RackType, ServerModel, SwitchModel
 from planner.domain.spec import MEDIA_KINDS, TIERS, TOPOLOGIES
 from planner.models import DesignSharingChoices
 from planner.selectors import teams_for
@@ -41,7 +41,7 @@ TOPOLOGY_LABELS = {
 
 
 #: Layout keys the wizard shows (``layout.<key>``, same field name).
-LAYOUT_FIELDS = ("servers_per_rack",)
+LAYOUT_FIELDS = ("servers_per_rack", "rack")
 
 
 def form_field_for(spec_field: str) -> str | None:
@@ -115,6 +115,11 @@ class DesignWizardForm(forms.Form):
         required=False,
         help_text="Default: as many as fit the rack (needed when the catalog lacks the height).",
     )
+    rack = forms.ChoiceField(
+        required=False,
+        label="Rack type",
+        help_text="Its power limit decides servers per rack and flags over-limit racks.",
+    )
     source = forms.ChoiceField(
         choices=[("form", "The fields above"), ("text", "The YAML/JSON text")],
         initial="form",
@@ -143,6 +148,7 @@ class DesignWizardForm(forms.Form):
         self.fields["price_book"].choices = [("", "Default (seed reseller book)")] + [
             (slug, name) for slug, name in PriceBook.objects.values_list("slug", "name")
         ]
+        self.fields["rack"].choices = _part_choices(RackType, "48U rack, no power limit")
         self.fields["team"].queryset = teams_for(user)
         self.fields["team"].to_field_name = "slug"
 
@@ -184,7 +190,7 @@ class DesignWizardForm(forms.Form):
             doc["media"] = media
         if data.get("price_book"):
             doc["price_book"] = data["price_book"]
-        layout = {key: data[key] for key in LAYOUT_FIELDS if data.get(key) is not None}
+        layout = {key: data[key] for key in LAYOUT_FIELDS if data.get(key) not in (None, "")}
         if layout:
             doc["layout"] = layout
         return doc

@@ -18,13 +18,13 @@ const PLAIN_FIELDS = [
   "servers_per_su", "oversubscription", "reserved_leaf_ports", "k", "price_book",
 ];
 /** Layout keys the wizard shows (`layout.<key>`, same field name). */
-const LAYOUT_FIELDS = ["servers_per_rack"];
+const LAYOUT_FIELDS = ["servers_per_rack", "rack"];
 const DEFAULTS = {
   name: "", description: "", topology: "rail-optimized", server: "", servers: "", rails: "",
   planes: "1", tiers: "auto", servers_per_su: "", oversubscription: "1", k: "", leaf: "",
   spine: "", core: "", reserved_leaf_ports: "0", price_book: "",
   media_server_leaf: "auto", media_leaf_spine: "auto", media_spine_core: "auto",
-  servers_per_rack: "",
+  servers_per_rack: "", rack: "",
 };
 
 /**
