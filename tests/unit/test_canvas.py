@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inventory.library.files import read_catalog_folder
 from planner.domain.canvas import (
     MAX_ELEMENTS,
     CanvasError,
@@ -21,7 +20,6 @@ from planner.domain.canvas import (
     overview_elements,
     validate_edit,
 )
-from planner.domain.catalog import facts_from_records
 from planner.domain.fabric import ROLE, TIER, Fabric
 from planner.domain.pipeline import build_fabric
 from planner.domain.presets import preset_get
@@ -38,11 +36,6 @@ B300_12500 = {
     "layout": {"servers_per_rack": 4},
 }
 NDR = {"a_part": "980-9I51A-00NS00", "b_part": "MMA4Z00-NS", "cable": "MFP7E10-Nxxx"}
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return facts_from_records(read_catalog_folder(SEED).parts)
 
 
 @pytest.fixture(scope="module")

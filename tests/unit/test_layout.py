@@ -6,8 +6,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inventory.library.files import read_catalog_folder
-from planner.domain.catalog import facts_from_records
 from planner.domain.fabric import ROLE, TIER, FabricError
 from planner.domain.generators import generate_topology
 from planner.domain.layout import RU_M, assign_layout, link_lengths
@@ -25,11 +23,6 @@ SUPERPOD = {
     "switches": {"leaf": "QM9700"},
     "reserved_leaf_ports": 4,
 }
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return facts_from_records(read_catalog_folder(SEED).parts)
 
 
 def _laid_out(facts, **changes):

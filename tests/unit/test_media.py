@@ -6,8 +6,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inventory.library.files import read_catalog_folder
-from planner.domain.catalog import facts_from_records
 from planner.domain.fabric import ROLE, TIER, FabricError
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
@@ -38,11 +36,6 @@ GB200 = {
 }
 COMPACT = {"rack_units": 10, "tray_height_m": 0, "slack_m": 0, "servers_per_rack": 1}
 TWIN_FLAT_TOP = {"980-9I51A-00NS00", "MMA4Z00-NS-FLT"}
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return facts_from_records(read_catalog_folder(SEED).parts)
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from inventory.library.files import read_catalog_folder
-from planner.domain.catalog import DeviceModel, facts_from_records
+from planner.domain.catalog import DeviceModel
 from planner.domain.pipeline import build_fabric
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text, parse_spec
@@ -33,11 +32,6 @@ SWITCHES_W = 48 * 747  # 35,856
 OPTICS_W = 1_536 * 15  # 23,040
 TOTAL_W = SERVERS_W + SWITCHES_W + OPTICS_W  # 1,354,296
 UNKNOWN_STAND_IN_W = 508 * 15  # 7,620
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return facts_from_records(read_catalog_folder(SEED).parts)
 
 
 def _spec(**changes):

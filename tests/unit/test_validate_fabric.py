@@ -9,8 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inventory.library.files import read_catalog_folder
-from planner.domain.catalog import facts_from_records
 from planner.domain.fabric import ROLE, TIER, Fabric
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import load_spec_text, parse_spec
@@ -27,11 +25,6 @@ B300_100K = {
     "switches": {"leaf": "Q3400-RA"},
     "layout": {"servers_per_rack": 4},
 }
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return facts_from_records(read_catalog_folder(SEED).parts)
 
 
 def example(name: str) -> dict:

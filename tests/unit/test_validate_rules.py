@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inventory.library.files import read_catalog_folder
-from planner.domain.catalog import CatalogFacts, device_from_spec, facts_from_records
+from planner.domain.catalog import CatalogFacts, device_from_spec
 from planner.domain.fabric import ROLE, TIER, Fabric, FabricBuilder
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
@@ -60,11 +59,6 @@ B300 = {
 
 
 # --- fixtures and helpers ----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def facts():
-    return facts_from_records(read_catalog_folder(SEED).parts)
 
 
 @pytest.fixture(scope="module")
