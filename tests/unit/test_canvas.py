@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,7 +25,6 @@ from planner.domain.presets import preset_get
 from planner.domain.spec import parse_spec
 from planner.domain.summary import summarize
 
-SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"
 B300_12500 = {
     "name": "b300-12500",
     "topology": "rail-optimized",

@@ -1,7 +1,6 @@
 """Rack layout and cable-run estimates (planner.domain.layout)."""
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,6 @@ from planner.domain.generators import generate_topology
 from planner.domain.layout import RU_M, assign_layout, link_lengths
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
-
-SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"
 
 SUPERPOD = {
     "name": "superpod-4su",

@@ -1,7 +1,6 @@
 """Media selection (planner.domain.media) and the whole build (planner.domain.pipeline)."""
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,8 +9,6 @@ from planner.domain.fabric import ROLE, TIER, FabricError
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from planner.domain.summary import summarize
-
-SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"
 
 SUPERPOD = {
     "name": "superpod-4su",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +23,6 @@ from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text, parse_spec
 from simulation.engine.power import BTU_PER_W, power_budget
 
-SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"
 FOUR_SU = EXAMPLES_DIR / "h100-superpod-4su.yaml"
 
 SERVERS_W = 127 * 10_200  # 1,295,400

@@ -15,7 +15,6 @@ from planner.domain.spec import load_spec_text, parse_spec
 from simulation.engine.validate import validate_fabric
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED = ROOT / "inventory" / "library" / "seed"
 EXAMPLES = ROOT / "planner" / "domain" / "examples"
 B300_100K = {
     "name": "b300-100k",

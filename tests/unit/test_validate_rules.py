@@ -18,7 +18,6 @@ from planner.domain.spec import parse_spec
 from simulation.engine.rules_catalog import RULES, codes_for_rule
 from simulation.engine.validate import MAX_IDS, validate_fabric
 
-SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
 SUPERPOD = {
     "name": "superpod-4su",
