@@ -46,10 +46,12 @@ class Command(BaseCommand):
         )
 
         def stop(*_):
+            # SIGTERM to each main process only: the Celery worker then shuts its pool down
+            # warmly (finishing or returning tasks); the whole group is killed if it hangs.
             for proc in procs:
                 if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGTERM)
-            deadline = time.monotonic() + 15
+                    proc.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 20
             for proc in procs:
                 try:
                     proc.wait(timeout=max(0.1, deadline - time.monotonic()))
