@@ -134,8 +134,11 @@ def test_power_json_matches_the_hand_count(seed_catalog, capsys):
         "transceivers": 23_040,
         "cables": 0,
     }
-    assert len(report["racks"]) == 33
+    # The example's 40.8 kW SuperPOD rack holds 4 DGX: 127 servers need 32 server racks.
+    server_racks = [r for r in report["racks"] if r["kind"] == "server"]
+    assert len(server_racks) == 32
     assert {"rack", "power_w", "limit_w"} <= set(report["racks"][0])
+    assert max(r["power_w"] for r in server_racks) <= server_racks[0]["limit_w"] == 40_800
     # Graded from the database catalog's provenance, as from the seed files.
     assert report["confidence"]["datasheet"] > 0 and report["confidence"]["secondary"] > 0.9
 
