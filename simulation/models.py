@@ -18,6 +18,7 @@ class JobKindChoices(models.TextChoices):
     DIAGNOSTICS = "diagnostics", "Worker diagnostics"
     VALIDATE = "validate", "Validation"
     POWER = "power", "Power budget"
+    SIMULATE = "simulate", "Flow simulation"
 
 
 #: Statuses after which a job never changes.

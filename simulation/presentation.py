@@ -200,8 +200,134 @@ def power_context(result: dict | None) -> dict:
     }
 
 
+CHART_W, CHART_H = 360, 140
+
+
+def seconds(value) -> str:
+    """``0.0123`` -> ``"12.300 ms"``."""
+    if value is None:
+        return "—"
+    if value >= 1:
+        return f"{value:,.3f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:,.3f} ms"
+    return f"{value * 1e6:,.1f} µs"
+
+
+def gbps(value) -> str:
+    return "—" if value is None else f"{value:,.1f} Gb/s"
+
+
+def _bars(histogram: dict) -> list[dict]:
+    """Bars of an inline SVG histogram (chart units, y down)."""
+    counts = histogram.get("counts") or []
+    edges = histogram.get("edges") or []
+    top = max(counts + [1])
+    width = CHART_W / max(1, len(counts))
+    bars = []
+    for i, count in enumerate(counts):
+        height = round(CHART_H * count / top, 1)
+        low, high = (edges[i], edges[i + 1]) if i + 1 < len(edges) else (0, 0)
+        bars.append(
+            {
+                "x": round(i * width, 1),
+                "y": round(CHART_H - height, 1),
+                "w": round(max(1.0, width - 1), 1),
+                "h": height,
+                "label": f"{percent(low)}–{percent(high)}: {count:,} links",
+            }
+        )
+    return bars
+
+
+def _cdf(histogram: dict) -> str:
+    """Points of the FCT CDF polyline (cumulative counts of the histogram)."""
+    counts = histogram.get("counts") or []
+    total = sum(counts) or 1
+    width = CHART_W / max(1, len(counts))
+    points, running = [f"0,{CHART_H}"], 0
+    for i, count in enumerate(counts):
+        running += count
+        points.append(f"{round((i + 1) * width, 1)},{round(CHART_H * (1 - running / total), 1)}")
+    return " ".join(points)
+
+
+def simulation_context(result: dict | None) -> dict:
+    """Figures, the utilization histogram and FCT CDF (inline SVG), tiers, hot spots."""
+    result = result or {}
+    figures = [
+        ("Completion time", seconds(result.get("completion_time_s"))),
+        ("Algorithm bandwidth", gbps(result.get("algbw_gbps"))),
+        ("Bus bandwidth", gbps(result.get("busbw_gbps"))),
+        ("Bound (non-blocking)", gbps(result.get("bound_busbw_gbps"))),
+        ("Efficiency", percent(result.get("efficiency"))),
+        ("Max link utilization", percent(result.get("max_link_utilization"))),
+        ("Flows", number(result.get("flows"))),
+        ("Failed links", number(result.get("failed_links"))),
+    ]
+    fct = result.get("fct") or {}
+    fct_rows = [(key, seconds(fct.get(key))) for key in ("p50", "p90", "p99", "max")]
+    histogram = fct.get("histogram") or {}
+    edges = histogram.get("edges") or [0, 0]
+    tiers = [
+        (
+            TIER_LABELS.get(tier, tier),
+            number(row.get("links")),
+            number(row.get("busy_links")),
+            percent(row.get("mean_utilization")),
+            percent(row.get("max_utilization")),
+        )
+        for tier, row in (result.get("per_tier_load") or {}).items()
+    ]
+    hot = [
+        {
+            **spot,
+            "use": percent(spot.get("utilization")),
+            "peak_use": percent(spot.get("peak")),
+            "tier_label": TIER_LABELS.get(spot.get("tier"), spot.get("tier")),
+        }
+        for spot in result.get("hot_spots") or []
+    ]
+    mc = result.get("monte_carlo")
+    monte_carlo = None
+    if mc:
+        monte_carlo = {
+            "seeds": mc.get("seeds"),
+            "rows": [
+                (
+                    label,
+                    fmt(mc[key].get("p50")),
+                    fmt(mc[key].get("p90")),
+                    fmt(mc[key].get("max")),
+                )
+                for label, key, fmt in (
+                    ("Completion time", "completion_time_s", seconds),
+                    ("Bus bandwidth", "busbw_gbps", gbps),
+                )
+                if key in mc
+            ],
+        }
+    return {
+        "figures": figures,
+        "chart": {"w": CHART_W, "h": CHART_H},
+        "util_bars": _bars(result.get("utilization_histogram") or {}),
+        "fct_rows": fct_rows,
+        "fct_cdf": _cdf(histogram),
+        "fct_range": (seconds(edges[0]), seconds(edges[-1])),
+        "tiers": tiers,
+        "hot_spots": hot,
+        "monte_carlo": monte_carlo,
+        "links_reported": number(result.get("links_reported")),
+        "parameters": {
+            k: result.get(k) for k in ("traffic", "routing", "seed", "size_bytes", "ranks")
+        },
+    }
+
+
 def job_context(job) -> dict:
     """What the job page shows under the job, by kind."""
+    if job.kind == "simulate":
+        return {"simulation": simulation_context(job.result)}
     if job.kind == "validate":
         return {"validation": validation_context(job.result)}
     if job.kind == "power":

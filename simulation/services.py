@@ -210,6 +210,49 @@ def _clean_power(parameters: dict) -> dict:
     return {"pue": float(pue)} if pue is not None else {}
 
 
+MAX_SIZE_BYTES = 1e13
+MAX_SEEDS = 200
+MAX_FAIL_LINKS = 10_000
+
+
+def _clean_simulate(parameters: dict) -> dict:
+    from simulation.engine.flow import ROUTINGS
+    from simulation.engine.scenario import PLACEMENTS, TRAFFICS
+
+    _only(
+        parameters,
+        {"traffic", "routing", "seed", "size_bytes", "fail_links", "placement", "seeds"},
+    )
+    cleaned = {}
+    for key, choices, default in (
+        ("traffic", TRAFFICS, "all-reduce"),
+        ("routing", ROUTINGS, "ecmp"),
+        ("placement", PLACEMENTS, "contiguous"),
+    ):
+        value = parameters.get(key) or default
+        if value not in choices:
+            raise ValidationError(
+                {"parameters": f"{key}: one of {', '.join(choices)} (got {value!r})"}
+            )
+        cleaned[key] = value
+    for key, low, high, default in (
+        ("seed", 0, 2**31 - 1, 0),
+        ("fail_links", 0, MAX_FAIL_LINKS, 0),
+        ("seeds", 1, MAX_SEEDS, 1),
+    ):
+        value = _number(parameters, key, low=low, high=high)
+        if value is not None and value != int(value):
+            raise ValidationError({"parameters": f"{key}: a whole number (got {value!r})"})
+        cleaned[key] = int(value) if value is not None else default
+    size = _number(parameters, "size_bytes", low=1, high=MAX_SIZE_BYTES)
+    cleaned["size_bytes"] = float(size) if size is not None else 1e9
+    if cleaned["seeds"] > 1 and cleaned["routing"] != "ecmp":
+        raise ValidationError(
+            {"parameters": "seeds: Monte Carlo over hash seeds is for ecmp routing only"}
+        )
+    return cleaned
+
+
 def _run_diagnostics(job: Job, on_progress: Progress) -> dict:
     """Describe the worker; with ``hold_s``, first keep it busy that long (burn-in / soak)."""
     hold = float(job.parameters.get("hold_s") or 0)
@@ -253,6 +296,182 @@ def fabric_power(*, fabric, facts, pue=None, on_progress: Progress | None = None
     return power_budget(fabric, facts, pue=pue, on_progress=on_progress).as_dict()
 
 
+SCENARIO_KEYS = ("traffic", "routing", "seed", "size_bytes", "fail_links", "placement")
+
+
+def fabric_simulate(
+    *,
+    fabric,
+    on_progress: Progress | None = None,
+    summary_only: bool = False,
+    keep=None,
+    **scenario,
+) -> dict:
+    """Flow simulation of one scenario (``engine.scenario.run_scenario``) as a dict.
+
+    The one code path of the ``simulate`` job (each Monte Carlo seed too) and
+    ``manage.py fabric simulate``.
+    """
+    from simulation.engine.scenario import run_scenario
+
+    return run_scenario(
+        fabric, on_progress=on_progress, summary_only=summary_only, keep=keep, **scenario
+    )
+
+
+def _scenario(parameters: dict) -> dict:
+    return {k: parameters[k] for k in SCENARIO_KEYS if k in parameters}
+
+
+# Monte Carlo (ecmp, seeds > 1). No result backend is used (STYLE.md §2.6), so no chord
+# callback: the job's runner sends a Celery group of ``simulation.simulate_seed`` subtasks (one
+# per extra hash seed) and collects their summaries from the job row itself
+# (``result["monte_carlo"]`` while the job runs: ``claimed`` and ``done`` by seed). Every seed
+# is claimed under a row lock by whoever reaches it first, the runner included, so the job
+# finishes even with one worker process (the runner then computes the seeds itself), and a seed
+# whose subtask was lost (claimed, not done for JOBS_HEARTBEAT_TIMEOUT_S) is run by the runner.
+# The job's result is the first seed's full result plus ``monte_carlo`` = p50/p90/max of
+# completion time and busbw over all seeds (engine.scenario.monte_carlo_summary).
+
+
+def _mc_claim(job_id, attempt: int, seed: int, owner: str, *, steal_after: float | None = None):
+    """Claim ``seed`` of the running job for ``owner``; False if taken (or the job is not
+    running this attempt). With ``steal_after``, also take a seed claimed that long ago and
+    still not done."""
+    with transaction.atomic():
+        job = (
+            Job.objects.select_for_update()
+            .filter(pk=job_id, status=JobStatusChoices.RUNNING, attempts=attempt)
+            .only("result")
+            .first()
+        )
+        if job is None:
+            return False
+        result = job.result if isinstance(job.result, dict) else {}
+        mc = result.setdefault("monte_carlo", {"claimed": {}, "done": {}})
+        key = str(seed)
+        if key in mc["done"]:
+            return False
+        claim = mc["claimed"].get(key)
+        if claim is not None and (steal_after is None or time.time() - claim["at"] < steal_after):
+            return False
+        mc["claimed"][key] = {"by": owner, "at": time.time()}
+        Job.objects.filter(pk=job_id).update(result=result)
+    return True
+
+
+def _mc_done(job_id, attempt: int, seed: int, summary: dict) -> None:
+    with transaction.atomic():
+        job = (
+            Job.objects.select_for_update()
+            .filter(pk=job_id, status=JobStatusChoices.RUNNING, attempts=attempt)
+            .only("result")
+            .first()
+        )
+        if job is None:
+            return
+        result = job.result if isinstance(job.result, dict) else {}
+        result.setdefault("monte_carlo", {"claimed": {}, "done": {}})["done"][str(seed)] = summary
+        Job.objects.filter(pk=job_id).update(result=result)
+
+
+def _mc_state(job_id) -> dict:
+    result = Job.objects.filter(pk=job_id).values_list("result", flat=True).first()
+    return (result or {}).get("monte_carlo") or {"claimed": {}, "done": {}}
+
+
+def simulate_seed_run(*, job_id, attempt: int, seed: int, worker: str = "") -> bool:
+    """Run one Monte Carlo seed of a running simulate job, unless someone took it already.
+
+    The service of the ``simulation.simulate_seed`` subtask. Returns whether it ran.
+    """
+    if not _mc_claim(job_id, attempt, seed, worker or "subtask"):
+        return False
+    job = Job.objects.select_related("design_revision").get(pk=job_id)
+    from planner.adapters import fabric_unpack
+
+    fabric = fabric_unpack(job.design_revision.topology)
+    summary = fabric_simulate(
+        fabric=fabric, summary_only=True, hash_seed=seed, **_scenario(job.parameters)
+    )
+    _mc_done(job_id, attempt, seed, summary)
+    return True
+
+
+def _send_seeds(job_id, attempt: int, seeds: list[int]) -> None:
+    from celery import group
+
+    from simulation.tasks import simulate_seed
+
+    try:
+        group(simulate_seed.si(str(job_id), attempt, s) for s in seeds).apply_async(
+            retry=True, retry_policy=DISPATCH_RETRY_POLICY
+        )
+    except Exception:  # noqa: BLE001 - the runner computes unclaimed seeds itself
+        logger.warning("seed subtasks of job %s not sent; running them here", job_id)
+
+
+def _run_simulate(job: Job, on_progress: Progress) -> dict:
+    from planner.adapters import fabric_unpack
+    from simulation.engine.scenario import monte_carlo_summary
+
+    params = job.parameters
+    seeds = int(params.get("seeds") or 1)
+    base = int(params.get("seed") or 0)
+    extra = [base + k for k in range(1, seeds)]
+    attempt = getattr(on_progress, "attempt", None)
+    if extra and attempt is not None:
+        Job.objects.filter(pk=job.pk).update(result=None)
+        _send_seeds(job.pk, attempt, extra)
+    on_progress(0, 1, "loading the fabric")
+    fabric = fabric_unpack(job.design_revision.topology)
+    result = fabric_simulate(fabric=fabric, on_progress=on_progress, **_scenario(params))
+    if not extra:
+        return result
+    runs = {base: {k: result[k] for k in result if not isinstance(result[k], dict | list)}}
+    if attempt is None:  # not on a worker (direct call): run the seeds here
+        for s in extra:
+            runs[s] = fabric_simulate(
+                fabric=fabric, summary_only=True, hash_seed=s, **_scenario(params)
+            )
+    else:
+        me = f"runner {job.pk}"
+        waited_since = time.monotonic()
+        while True:
+            state = _mc_state(job.pk)
+            done = {int(k): v for k, v in state.get("done", {}).items()}
+            on_progress(len(done) + 1, seeds, f"Monte Carlo: {len(done) + 1} of {seeds} seeds")
+            pending = [s for s in extra if s not in done]
+            if not pending:
+                runs.update(done)
+                break
+            todo = [s for s in pending if str(s) not in state.get("claimed", {})]
+            stale = [s for s in pending if s not in todo]
+            seed = next(
+                (s for s in todo if _mc_claim(job.pk, attempt, s, me)),
+                None,
+            )
+            if seed is None and time.monotonic() - waited_since > heartbeat_timeout_s():
+                seed = next(
+                    (
+                        s
+                        for s in stale
+                        if _mc_claim(job.pk, attempt, s, me, steal_after=heartbeat_timeout_s())
+                    ),
+                    None,
+                )
+            if seed is None:
+                time.sleep(0.2)
+                continue
+            summary = fabric_simulate(
+                fabric=fabric, summary_only=True, hash_seed=seed, **_scenario(params)
+            )
+            _mc_done(job.pk, attempt, seed, summary)
+            waited_since = time.monotonic()
+    result["monte_carlo"] = monte_carlo_summary(list(runs.values()))
+    return result
+
+
 def _run_validate(job: Job, on_progress: Progress) -> dict:
     fabric, facts = _revision_fabric(job, on_progress)
     return fabric_validate(fabric=fabric, facts=facts, on_progress=on_progress)
@@ -279,6 +498,19 @@ def _outcome_validate(result: dict) -> str:
         return "no problems"
     errors = sum(1 for p in problems if p.get("severity") == "error")
     return f"{_plural(len(problems), 'problem')} ({_plural(errors, 'error')})"
+
+
+def _outcome_simulate(result: dict) -> str:
+    text = (
+        f"{result.get('traffic', '?')} {result.get('routing', '?')}: "
+        f"busbw {result.get('busbw_gbps') or 0:,.1f} Gb/s"
+    )
+    if result.get("efficiency") is not None:
+        text += f" ({result['efficiency']:.0%} of bound)"
+    mc = result.get("monte_carlo")
+    if mc:
+        text += f", {mc['seeds']} seeds p90 {mc['completion_time_s']['p90'] * 1e3:,.2f} ms"
+    return text
 
 
 def _outcome_power(result: dict) -> str:
@@ -309,6 +541,7 @@ KINDS: dict[str, JobKind] = {
     ),
     JobKindChoices.VALIDATE: JobKind(_run_validate, _clean_validate, _outcome_validate, True, True),
     JobKindChoices.POWER: JobKind(_run_power, _clean_power, _outcome_power, True, True),
+    JobKindChoices.SIMULATE: JobKind(_run_simulate, _clean_simulate, _outcome_simulate, True, True),
 }
 
 

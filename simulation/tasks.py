@@ -36,6 +36,20 @@ def run_job(self, job_id: str) -> None:
     job_execute(job_id=job_id, worker=self.request.hostname or socket.gethostname())
 
 
+@shared_task(
+    name="simulation.simulate_seed",
+    bind=True,
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=getattr(settings, "JOBS_TIME_LIMIT_S", 3600),
+)
+def simulate_seed(self, job_id: str, attempt: int, seed: int) -> None:
+    """One Monte Carlo seed of a running simulate job (see simulation.services)."""
+    from simulation.services import simulate_seed_run
+
+    simulate_seed_run(job_id=job_id, attempt=attempt, seed=seed, worker=self.request.hostname or "")
+
+
 def _sweep_name(app) -> str:
     url = str(app.conf.broker_url or "")
     return f"recover_stale:{hashlib.sha256(url.encode()).hexdigest()[:12]}"

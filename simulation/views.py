@@ -12,7 +12,16 @@ from simulation import presentation
 from simulation.models import Job, JobKindChoices
 from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale
 
-DESIGN_KINDS = (JobKindChoices.VALIDATE, JobKindChoices.POWER)
+DESIGN_KINDS = (JobKindChoices.VALIDATE, JobKindChoices.POWER, JobKindChoices.SIMULATE)
+SIMULATE_FIELDS = {
+    "traffic": str,
+    "routing": str,
+    "placement": str,
+    "seed": int,
+    "size_bytes": float,
+    "fail_links": int,
+    "seeds": int,
+}
 
 
 def _own_job(request, pk) -> Job:
@@ -79,11 +88,12 @@ def job_diagnostics(request):
 
 @require_POST
 def job_start_for_design(request, design_pk):
-    """Start a validate or power job on a design's latest revision (read access suffices)."""
+    """Start a validate, power or simulate job on a design's latest revision (read access
+    suffices)."""
     design = design_get_for(request.user, design_pk)
     kind = request.POST.get("kind")
     if kind not in DESIGN_KINDS:
-        messages.error(request, "Choose a validation or a power budget.")
+        messages.error(request, "Choose a validation, a power budget or a flow simulation.")
         return redirect(design)
     revision = design.revisions.defer("topology").order_by("-number").first()
     if revision is None:
@@ -96,6 +106,16 @@ def job_start_for_design(request, design_pk):
         except ValueError:
             messages.error(request, "PUE is a number such as 1.3.")
             return redirect(design)
+    if kind == JobKindChoices.SIMULATE:
+        for field, cast in SIMULATE_FIELDS.items():
+            value = (request.POST.get(field) or "").strip()
+            if not value:
+                continue
+            try:
+                parameters[field] = cast(value)
+            except ValueError:
+                messages.error(request, f"{field.replace('_', ' ').capitalize()}: a number.")
+                return redirect(design)
     try:
         job = job_enqueue(
             owner=request.user, kind=kind, design_revision=revision, parameters=parameters

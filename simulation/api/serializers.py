@@ -59,7 +59,7 @@ class JobListSerializer(JobSerializer):
 class JobCreateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=JobKindChoices.choices)
     design = serializers.IntegerField(
-        required=False, allow_null=True, help_text="Design id (validate, power)."
+        required=False, allow_null=True, help_text="Design id (validate, power, simulate)."
     )
     revision = serializers.IntegerField(
         required=False,

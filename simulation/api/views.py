@@ -68,7 +68,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         request=JobCreateSerializer,
         responses={201: JobSerializer, 200: JobSerializer},
         description="Start a job. `design` (and optionally `revision`, default the latest) is "
-        "needed for validate and power and must be readable by you. A job with the same "
+        "needed for validate, power and simulate and must be readable by you. A job with the same "
         "inputs that already succeeded is returned with `reused: true` and status 200. "
         "429 when you already have JOBS_MAX_CONCURRENT_PER_USER jobs queued or running; "
         "503 when the job broker does not answer.",

@@ -428,8 +428,12 @@ def simulate(
     qp_scaling: int = 1,
     batch_rtol: float = 1e-9,
     hot_spot_count: int = 10,
+    on_progress=None,
 ) -> Result:
-    """Run ``flows`` (sizes in bytes) to completion; rates are max-min fair between events."""
+    """Run ``flows`` (sizes in bytes) to completion; rates are max-min fair between events.
+
+    ``on_progress(done, total, message)``, when given, is called after each event with the
+    count of finished (sub-)flows."""
     parent = np.arange(len(flows))
     sub = flows
     if qp_scaling > 1:
@@ -483,6 +487,8 @@ def simulate(
         remaining[running[ending]] = 0.0
         finish[running[ending]] = now
         done[running[ending]] = True
+        if on_progress is not None:
+            on_progress(int(done.sum()), n, f"simulated {int(done.sum()):,} of {n:,} flows")
         started |= sub.start <= now * (1 + batch_rtol) + 1e-300
     per_flow = np.full(len(flows), -np.inf)
     np.maximum.at(per_flow, parent, finish)

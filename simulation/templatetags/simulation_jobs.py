@@ -2,6 +2,8 @@
 
 from django import template
 
+from simulation.engine.flow import ROUTINGS
+from simulation.engine.scenario import TRAFFICS
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
 
@@ -12,7 +14,7 @@ SHOWN_PER_KIND = 3
 
 @register.inclusion_tag("simulation/_design_jobs.html", takes_context=True)
 def design_jobs(context, design, latest=None):
-    """Buttons starting validate / power jobs on ``design``'s latest revision, and the
+    """Buttons starting validate / power / simulate jobs on ``design``'s latest revision, and the
     signed-in user's recent jobs of each kind on this design (live progress, result links)."""
     request = context.get("request")
     user = getattr(request, "user", None)
@@ -29,12 +31,14 @@ def design_jobs(context, design, latest=None):
                 "design_revision__summary",
             )
         )
-        for kind in (JobKindChoices.VALIDATE, JobKindChoices.POWER):
+        for kind in (JobKindChoices.VALIDATE, JobKindChoices.POWER, JobKindChoices.SIMULATE):
             rows.extend(jobs.filter(kind=kind)[:SHOWN_PER_KIND])
     return {
         "design": design,
         "latest": latest,
         "jobs": rows,
+        "traffics": TRAFFICS,
+        "routings": ROUTINGS,
         "csrf_token": context.get("csrf_token"),
         "request": request,
     }

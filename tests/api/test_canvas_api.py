@@ -3,6 +3,8 @@ and who may see or change what."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
@@ -352,3 +354,27 @@ def test_read_only_member_reads_but_cannot_edit(api_client, seed_catalog, user, 
 def test_anonymous_is_refused(client, design):
     assert client.get(_url(design, "revisions/1/canvas/")).status_code in {401, 403}
     assert client.get(f"{BASE}/link-options/?a=DGX-H100&b=QM9700").status_code in {401, 403}
+
+
+def test_overlays_show_the_link_utilization_of_a_simulate_job(api_client, seed_catalog, user):
+    from planner.domain.presets import EXAMPLES_DIR
+    from planner.domain.spec import load_spec_text
+    from planner.services import design_create
+    from simulation import tasks
+    from simulation.services import job_enqueue, job_execute
+
+    spec = load_spec_text((EXAMPLES_DIR / "h100-superpod-1su.yaml").read_text(), name="1su")
+    created = design_create(owner=user, spec_document=spec)
+    with mock.patch.object(tasks.run_job, "apply_async"):
+        job = job_enqueue(
+            owner=user,
+            kind="simulate",
+            design_revision=created.revisions.get(),
+            parameters={"traffic": "permutation", "routing": "ecmp", "seed": 2},
+        )
+    job_execute(job_id=job.pk, worker="w1")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    body = api_client.get(_url({"id": created.pk}, "revisions/1/overlays/")).json()
+    assert body["links"] == job.result["link_utilization"] and body["links"]
+    assert [j["kind"] for j in body["jobs"]] == ["simulate"]

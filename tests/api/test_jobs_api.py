@@ -89,7 +89,11 @@ def test_bad_requests_are_400(api_client, design, sent):
     assert _start(api_client, kind="validate").status_code == 400  # no design
     response = _start(api_client, kind="power", design=design.pk, parameters={"pue": "high"})
     assert response.status_code == 400 and "parameters" in response.json()
-    assert _start(api_client, kind="simulate", design=design.pk).status_code == 400
+    assert _start(api_client, kind="teleport", design=design.pk).status_code == 400
+    response = _start(
+        api_client, kind="simulate", design=design.pk, parameters={"traffic": "broadcast"}
+    )
+    assert response.status_code == 400 and "parameters" in response.json()
     response = _start(api_client, kind="diagnostics", design=design.pk)
     assert response.status_code == 400 and "design" in response.json()
     assert not Job.objects.exists()

@@ -62,6 +62,27 @@ def test_validate_and_power_jobs_run_on_a_worker(celery_worker_process, seed_cat
             assert done.progress_total >= 1
 
 
+def test_a_monte_carlo_simulate_job_runs_its_seeds_on_the_worker(
+    celery_worker_process, seed_catalog, owner
+):
+    spec = load_spec_text((EXAMPLES_DIR / "h100-superpod-1su.yaml").read_text(), name="1su")
+    revision = design_create(owner=owner, spec_document=spec).latest_revision
+    job = job_enqueue(
+        owner=owner,
+        kind="simulate",
+        design_revision=revision,
+        parameters={"traffic": "permutation", "routing": "ecmp", "seeds": 3, "seed": 1},
+    )
+    done, _ = _finished(job.pk, timeout_s=120)
+    assert done.status == JobStatusChoices.SUCCEEDED, done.error
+    mc = done.result["monte_carlo"]
+    assert mc["seeds"] == 3 and [run["seed"] for run in mc["runs"]] == [1, 2, 3]
+    for key in ("completion_time_s", "busbw_gbps"):
+        assert set(mc[key]) >= {"p50", "p90", "max"}
+        assert mc[key]["p50"] <= mc[key]["p90"] <= mc[key]["max"]
+    assert done.result["link_utilization"]
+
+
 def test_progress_and_heartbeat_advance_while_a_job_runs(celery_worker_process, owner):
     job = job_enqueue(owner=owner, kind="diagnostics", parameters={"hold_s": 4})
     done, seen = _poll(job.pk, until=lambda j: j.is_finished, timeout_s=60, every_s=0.2)

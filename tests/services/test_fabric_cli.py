@@ -167,3 +167,46 @@ def test_validate_and_power_exit_1_when_they_cannot_run(action, seed_catalog, tm
     assert captured.out == "" and "cannot be built" in captured.err
     assert fabric(action, tmp_path / "missing.yaml") == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+# --- simulate --------------------------------------------------------------------------------
+
+ONE_SU_SPEC = EXAMPLES_DIR / "h100-superpod-1su.yaml"
+
+
+def test_simulate_json_has_the_bandwidth_figures(seed_catalog, capsys):
+    assert fabric("simulate", ONE_SU_SPEC, "--traffic", "all-reduce", "--routing", "rail",
+                  "--seed", 1, "--json") == 0  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    for key in (
+        "completion_time_s",
+        "algbw_gbps",
+        "busbw_gbps",
+        "bound_busbw_gbps",
+        "max_link_utilization",
+    ):
+        assert isinstance(result[key], float)
+    assert result["busbw_gbps"] == pytest.approx(400, rel=1e-6)
+
+
+def test_simulate_dump_flows_writes_links_and_paths(seed_catalog, tmp_path, capsys):
+    out = tmp_path / "flows.json"
+    assert fabric("simulate", ONE_SU_SPEC, "--traffic", "permutation", "--routing", "ecmp",
+                  "--seed", 3, "--size-bytes", 1e6, "--dump-flows", out, "--json") == 0  # fmt: skip
+    dump = json.loads(out.read_text())
+    links = {link["id"]: link["capacity_bps"] for link in dump["links"]}
+    assert links and all(capacity > 0 for capacity in links.values())
+    assert dump["flows"]
+    for flow in dump["flows"]:
+        assert set(flow) == {"id", "size_bytes", "start_s", "links", "finish_s"}
+        assert flow["size_bytes"] == 1e6 and flow["finish_s"] > flow["start_s"]
+        assert flow["links"] and all(link in links for link in flow["links"])
+        assert flow["links"][0].endswith(":up") and flow["links"][-1].endswith(":down")
+
+
+def test_simulate_dump_flows_refuses_adaptive_routing(seed_catalog, tmp_path, capsys):
+    out = tmp_path / "flows.json"
+    code = fabric("simulate", ONE_SU_SPEC, "--routing", "adaptive", "--dump-flows", out)
+    assert code != 0
+    assert "single-path" in capsys.readouterr().err
+    assert not out.exists()

@@ -100,7 +100,7 @@ def test_design_jobs_need_a_revision_and_clean_parameters(user, revision, sent):
     with pytest.raises(ValidationError, match="unknown parameter"):
         job_enqueue(owner=user, kind="validate", design_revision=revision, parameters={"x": 1})
     with pytest.raises(ValidationError, match="kind"):
-        job_enqueue(owner=user, kind="simulate", parameters={})
+        job_enqueue(owner=user, kind="teleport", parameters={})
     job = job_enqueue(owner=user, kind="power", design_revision=revision, parameters={"pue": 1.25})
     # The design and revision ride along in the parameters (the canvas overlays find them).
     assert job.parameters == {"pue": 1.25, "design": revision.design_id, "revision": 1}

@@ -7,12 +7,16 @@ Examples::
     python manage.py fabric generate my-spec.yaml --save --owner alice   # prints the design id
     python manage.py fabric validate my-spec.yaml --json          # link problems as JSON
     python manage.py fabric power my-spec.yaml --json --pue 1.3   # power and heat budget
+    python manage.py fabric simulate my-spec.yaml --traffic all-reduce --routing ecmp --json
+    python manage.py fabric simulate my-spec.yaml --routing rail --dump-flows flows.json
 
 An invalid or infeasible spec, or an unreadable file, exits with status 1 and the problems (each
 naming its spec field) on standard error. ``validate`` exits 0 when it finds problems in the
-fabric: they are its output. ``validate`` and ``power`` run the code of the jobs of the same
-names (:func:`simulation.services.fabric_validate`, :func:`~simulation.services.fabric_power`),
-synchronously.
+fabric: they are its output. ``validate``, ``power`` and ``simulate`` run the code of the jobs
+of the same names (:func:`simulation.services.fabric_validate`,
+:func:`~simulation.services.fabric_power`, :func:`~simulation.services.fabric_simulate`),
+synchronously. ``simulate --dump-flows FILE`` writes the directed links and every flow's path
+and finish time (single-path routing only: rail or ecmp).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from planner.domain.spec import SpecError, load_spec_text
 from planner.services import DesignError, design_build, design_create
+from simulation.engine.flow import ROUTINGS
+from simulation.engine.scenario import PLACEMENTS, TRAFFICS
 
 
 def _problem_lines(problems: list[dict]) -> str:
@@ -100,8 +106,26 @@ class Command(BaseCommand):
         power.add_argument("--json", action="store_true", help="Print the budget as JSON.")
         power.add_argument("--pue", type=float, help="Power usage effectiveness (>= 1).")
 
+        simulate = sub.add_parser("simulate", help="Flow simulation of a spec's fabric.")
+        simulate.add_argument("spec_file", help="YAML or JSON design spec.")
+        simulate.add_argument("--traffic", choices=TRAFFICS, default="all-reduce")
+        simulate.add_argument("--routing", choices=ROUTINGS, default="ecmp")
+        simulate.add_argument("--seed", type=int, default=0)
+        simulate.add_argument("--size-bytes", type=float, default=1e9)
+        simulate.add_argument("--fail-links", type=int, default=0)
+        simulate.add_argument("--placement", choices=PLACEMENTS, default="contiguous")
+        simulate.add_argument("--json", action="store_true", help="Print the result as JSON.")
+        simulate.add_argument(
+            "--dump-flows", metavar="FILE", help="Write links and flows (rail or ecmp only)."
+        )
+
     def handle(self, *args, action, spec_file, **options):
+        if action == "simulate" and options.get("dump_flows") and options["routing"] == "adaptive":
+            raise CommandError("--dump-flows needs single-path routing (rail or ecmp)")
         document = self._read(Path(spec_file))
+        if action == "simulate":
+            self._simulate(spec_file, document, options)
+            return
         if action in ("validate", "power"):
             self._analyse(action, spec_file, document, options)
             return
@@ -142,6 +166,50 @@ class Command(BaseCommand):
             self.stdout.write(_validation_text(report))
         else:
             self.stdout.write(_power_text(report))
+
+    def _simulate(self, spec_file: str, document: dict, options: dict) -> None:
+        from simulation.engine.scenario import flow_dump
+        from simulation.services import fabric_simulate
+
+        try:
+            _, fabric, _ = design_build(spec_document=document)
+        except DesignError as exc:
+            raise CommandError(
+                f"{spec_file}: the spec cannot be built:\n{_problem_lines(exc.problems)}"
+            ) from exc
+        if options["size_bytes"] <= 0 or options["fail_links"] < 0:
+            raise CommandError("--size-bytes must be positive and --fail-links at least 0")
+        keep: dict = {}
+        try:
+            result = fabric_simulate(
+                fabric=fabric,
+                traffic=options["traffic"],
+                routing=options["routing"],
+                seed=options["seed"],
+                size_bytes=options["size_bytes"],
+                fail_links=options["fail_links"],
+                placement=options["placement"],
+                keep=keep,
+            )
+        except ValueError as exc:
+            raise CommandError(f"cannot simulate: {exc}") from exc
+        if options.get("dump_flows"):
+            dump = flow_dump(
+                keep["net"], keep["flows"], keep["result"], options["routing"], seed=options["seed"]
+            )
+            try:
+                Path(options["dump_flows"]).write_text(json.dumps(dump))
+            except OSError as exc:
+                raise CommandError(f"cannot write {options['dump_flows']}: {exc}") from exc
+        if options.get("json"):
+            self.stdout.write(json.dumps(result, indent=2))
+            return
+        self.stdout.write(
+            f"{result['traffic']} over {result['ranks']:,} GPUs, {result['routing']} routing: "
+            f"{result['completion_time_s'] * 1e3:,.3f} ms, algbw {result['algbw_gbps']:,.1f} "
+            f"Gb/s, busbw {result['busbw_gbps']:,.1f} of {result['bound_busbw_gbps']:,.1f} Gb/s"
+            f", max link utilization {result['max_link_utilization']:.1%}"
+        )
 
     def _read(self, path: Path) -> dict:
         try:

@@ -1,0 +1,164 @@
+"""The ``simulate`` job: parameters, the runner on a saved design, Monte Carlo aggregation."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from planner.domain.presets import EXAMPLES_DIR
+from planner.domain.spec import load_spec_text
+from planner.services import design_create
+from simulation import services
+from simulation.engine.scenario import monte_carlo_summary
+from simulation.services import job_enqueue, job_execute
+
+ONE_SU = load_spec_text((EXAMPLES_DIR / "h100-superpod-1su.yaml").read_text(), name="1su")
+RESULT_KEYS = {
+    "completion_time_s",
+    "algbw_gbps",
+    "busbw_gbps",
+    "bound_busbw_gbps",
+    "efficiency",
+    "max_link_utilization",
+    "link_utilization",
+    "hot_spots",
+    "fct",
+    "per_tier_load",
+}
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    from simulation.tasks import run_job
+
+    calls = []
+    monkeypatch.setattr(run_job, "apply_async", lambda *a, **k: calls.append((a, k)))
+    return calls
+
+
+@pytest.fixture
+def revision(seed_catalog, user):
+    return design_create(owner=user, spec_document=ONE_SU).revisions.get()
+
+
+def _run(user, revision, **parameters):
+    job = job_enqueue(owner=user, kind="simulate", design_revision=revision, parameters=parameters)
+    job_execute(job_id=job.pk, worker="w1")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    return job
+
+
+def test_ring_allreduce_with_rail_routing_reaches_line_rate(user, revision, sent):
+    job = _run(user, revision, traffic="all-reduce", routing="rail", size_bytes=1e9)
+    result = job.result
+    assert set(result) >= RESULT_KEYS
+    assert result["busbw_gbps"] == pytest.approx(400, rel=1e-6)  # the NIC line rate, Gb/s
+    assert result["bound_busbw_gbps"] == pytest.approx(400)
+    assert result["efficiency"] == pytest.approx(1, rel=1e-6)
+    assert result["algbw_gbps"] < result["busbw_gbps"]
+    utilization = result["link_utilization"]
+    assert utilization and all(key.startswith("link:") for key in utilization)
+    assert all(0 < value <= 1 + 1e-9 for value in utilization.values())
+    assert max(utilization.values()) == pytest.approx(result["max_link_utilization"], rel=1e-5)
+    assert set(result["fct"]) >= {"p50", "p90", "p99", "max", "histogram"}
+    assert sum(result["fct"]["histogram"]["counts"]) == result["flows"]
+    assert "server-leaf" in result["per_tier_load"]
+    assert result["hot_spots"] and "tier" in result["hot_spots"][0]
+    assert job.parameters["design"] == revision.design_id
+    assert job.progress_done == job.progress_total
+    # same inputs: the succeeded job is reused
+    again = job_enqueue(
+        owner=user,
+        kind="simulate",
+        design_revision=revision,
+        parameters={"traffic": "all-reduce", "routing": "rail", "size_bytes": 1e9},
+    )
+    assert again.reused and again.pk == job.pk
+
+
+def test_parameters_are_checked(user, revision, sent):
+    for bad in (
+        {"traffic": "broadcast"},
+        {"routing": "magic"},
+        {"seeds": 3, "routing": "rail"},
+        {"seed": -1},
+        {"size_bytes": 0},
+        {"unknown": 1},
+    ):
+        with pytest.raises(ValidationError):
+            job_enqueue(owner=user, kind="simulate", design_revision=revision, parameters=bad)
+
+
+def test_monte_carlo_runs_every_seed_and_aggregates(user, revision, sent, monkeypatch):
+    sends = []
+    monkeypatch.setattr(services, "_send_seeds", lambda *args: sends.append(args))
+    job = _run(user, revision, traffic="permutation", routing="ecmp", seeds=3, seed=5)
+    assert sends and sends[0][2] == [6, 7]  # the group of the extra seeds was sent
+    mc = job.result["monte_carlo"]
+    assert mc["seeds"] == 3 and [run["seed"] for run in mc["runs"]] == [5, 6, 7]
+    times = [run["completion_time_s"] for run in mc["runs"]]
+    assert mc["completion_time_s"]["max"] == max(times)
+    assert mc["completion_time_s"]["p50"] == sorted(times)[1]
+    assert job.result["link_utilization"]
+    assert "seeds" in job.outcome
+
+
+def test_monte_carlo_summary_percentiles():
+    runs = [
+        {"seed": s, "completion_time_s": t, "busbw_gbps": 400 / t, "max_link_utilization": 1}
+        for s, t in enumerate([4.0, 1.0, 3.0, 2.0, 5.0])
+    ]
+    summary = monte_carlo_summary(runs)
+    assert summary["seeds"] == 5
+    assert summary["completion_time_s"]["p50"] == 3.0
+    assert summary["completion_time_s"]["p90"] == pytest.approx(4.6)
+    assert summary["completion_time_s"]["max"] == 5.0
+    assert summary["busbw_gbps"]["max"] == 400.0
+    assert [run["seed"] for run in summary["runs"]] == [0, 1, 2, 3, 4]
+
+
+def test_a_seed_is_claimed_once(user, revision, sent):
+    job = job_enqueue(
+        owner=user,
+        kind="simulate",
+        design_revision=revision,
+        parameters={"routing": "ecmp", "seeds": 2},
+    )
+    assert not services._mc_claim(job.pk, 1, 1, "x")  # not running: nothing to claim
+    services._claim(job.pk, "w1")
+    assert services._mc_claim(job.pk, 1, 1, "a")
+    assert not services._mc_claim(job.pk, 1, 1, "b")
+    assert services._mc_claim(job.pk, 1, 1, "b", steal_after=0)
+    assert services.simulate_seed_run(job_id=job.pk, attempt=1, seed=2, worker="c")
+    assert not services.simulate_seed_run(job_id=job.pk, attempt=1, seed=2, worker="d")
+    assert "2" in services._mc_state(job.pk)["done"]
+
+
+def test_the_design_page_starts_a_simulation_and_the_job_page_shows_it(
+    logged_in_client, user, revision, sent
+):
+    from django.urls import reverse
+
+    from simulation.models import Job
+
+    page = logged_in_client.get(reverse("planner:design-detail", args=[revision.design_id]))
+    assert b'data-testid="simulate-form"' in page.content
+    response = logged_in_client.post(
+        reverse("simulation:job-start", args=[revision.design_id]),
+        {"kind": "simulate", "traffic": "all-to-all", "routing": "adaptive", "seed": "1",
+         "size_bytes": "1e8", "fail_links": "2", "seeds": "1"},
+    )  # fmt: skip
+    job = Job.objects.get(kind="simulate")
+    assert response.status_code == 302 and str(job.pk) in response["Location"]
+    assert job.parameters["fail_links"] == 2 and job.parameters["size_bytes"] == 1e8
+    job_execute(job_id=job.pk, worker="w1")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    assert job.result["failed_links"] == 2
+    html = logged_in_client.get(reverse("simulation:job-detail", args=[job.pk])).content.decode()
+    for testid in ("simulation-result", "utilization-histogram", "fct-cdf", "simulation-tiers",
+                   "simulation-hot-spots"):  # fmt: skip
+        assert f'data-testid="{testid}"' in html
+    assert "<polyline" in html and "<rect" in html
+    assert reverse("planner:design-canvas", args=[revision.design_id]) in html
