@@ -341,19 +341,7 @@ def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> in
         new_prices.append(price)
     if problems:
         raise CatalogImportError(problems)
-    fields = [
-        "part_category",
-        "part_slug",
-        "price",
-        "currency",
-        "seller",
-        "source_url",
-        "as_of",
-        "grade",
-        "condition",
-        "length_m",
-        "note",
-    ]
+    fields = Price.OFFER_FIELDS
 
     def key(price):
         values = {name: getattr(price, name) for name in fields}

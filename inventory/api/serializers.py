@@ -110,18 +110,4 @@ class PriceSerializer(ValidatedModelSerializer):
 
     class Meta:
         model = Price
-        fields = [
-            "id",
-            "book",
-            "part_category",
-            "part_slug",
-            "price",
-            "currency",
-            "seller",
-            "source_url",
-            "as_of",
-            "grade",
-            "condition",
-            "length_m",
-            "note",
-        ]
+        fields = ["id", "book", *Price.OFFER_FIELDS]

@@ -88,6 +88,21 @@ class Price(models.Model):
             ),
         ]
 
+    #: The fields that describe an offer (everything but its id and book).
+    OFFER_FIELDS = (
+        "part_category",
+        "part_slug",
+        "price",
+        "currency",
+        "seller",
+        "source_url",
+        "as_of",
+        "grade",
+        "condition",
+        "length_m",
+        "note",
+    )
+
     def __str__(self):
         return f"{self.part_slug}: {self.price} {self.currency}"
 
