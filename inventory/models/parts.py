@@ -151,6 +151,13 @@ def _form_factors(groups) -> str:
     return ",".join(names)
 
 
+def _cage_totals(groups: list[dict]) -> tuple[int | None, int | None, str]:
+    """Fastest port speed, logical port count and form factors of cage groups."""
+    speeds = [g["port_speed_gbps"] for g in groups if g.get("port_speed_gbps")]
+    ports = [(g.get("count") or 0) * (g.get("ports_per_cage") or 1) for g in groups]
+    return (max(speeds) if speeds else None, sum(ports) if groups else None, _form_factors(groups))
+
+
 class SwitchModel(CatalogPart):
     """A switch model: ASIC, cages by group, capacity, size, airflow and system power."""
 
@@ -192,11 +199,7 @@ class SwitchModel(CatalogPart):
             for g in self.cage_groups or []
             if isinstance(g, dict) and g.get("role", "data") == "data"
         ]
-        speeds = [g["port_speed_gbps"] for g in data if g.get("port_speed_gbps")]
-        self.port_speed_gbps = max(speeds) if speeds else None
-        ports = [(g.get("count") or 0) * (g.get("ports_per_cage") or 1) for g in data]
-        self.port_count = sum(ports) if data else None
-        self.form_factors = _form_factors(data)
+        self.port_speed_gbps, self.port_count, self.form_factors = _cage_totals(data)
 
 
 class NICModel(CatalogPart):
@@ -276,11 +279,7 @@ class ServerModel(CatalogPart):
 
     def refresh_derived(self):
         groups = [g for g in self.compute_ports or [] if isinstance(g, dict)]
-        speeds = [g["port_speed_gbps"] for g in groups if g.get("port_speed_gbps")]
-        self.port_speed_gbps = max(speeds) if speeds else None
-        counts = [(g.get("count") or 0) * (g.get("ports_per_cage") or 1) for g in groups]
-        self.compute_port_count = sum(counts) if groups else None
-        self.form_factors = _form_factors(groups)
+        self.port_speed_gbps, self.compute_port_count, self.form_factors = _cage_totals(groups)
 
 
 class Transceiver(CatalogPart):
