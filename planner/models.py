@@ -15,6 +15,8 @@ from django.db import models
 from django.urls import reverse
 
 __all__ = [
+    "AuditActionChoices",
+    "AuditEvent",
     "Design",
     "DesignRevision",
     "DesignRevisionKindChoices",
@@ -75,6 +77,10 @@ class TeamMembership(models.Model):
     )
     role = models.CharField(
         max_length=8, choices=TeamRoleChoices.choices, default=TeamRoleChoices.VIEWER
+    )
+    can_view_prices = models.BooleanField(
+        default=False,
+        help_text="Sees catalog prices, price books and priced quotes (sales role).",
     )
 
     class Meta:
@@ -224,3 +230,53 @@ class DesignRevision(models.Model):
             errors["parent"] = "A restored revision names the revision it restores."
         if errors:
             raise ValidationError(errors)
+
+
+class AuditActionChoices(models.TextChoices):
+    DESIGN_CREATED = "design.created", "Design created"
+    DESIGN_CHANGED = "design.changed", "Design changed"
+    DESIGN_REVISED = "design.revised", "Revision saved"
+    DESIGN_RESTORED = "design.restored", "Revision restored"
+    DESIGN_DELETED = "design.deleted", "Design deleted"
+    JOB_SUBMITTED = "job.submitted", "Job submitted"
+    JOB_CANCELLED = "job.cancelled", "Job cancelled"
+    EXPORT_DOWNLOADED = "export.downloaded", "Export downloaded"
+    QUOTE_CHANGED = "quote.changed", "Quote changed"
+    IMPORT_APPLIED = "import.applied", "Import applied"
+
+
+class AuditEvent(models.Model):
+    """Who did what, when, to which design: written by services, never updated.
+
+    ``design`` is kept as a plain id and name as well as a foreign key, so events outlive a
+    deleted design; ``team`` is the design's team at the time (owners of that team read them).
+    """
+
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit_events",
+    )
+    action = models.CharField(max_length=32, choices=AuditActionChoices.choices)
+    team = models.ForeignKey(
+        Team, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_events"
+    )
+    design = models.ForeignKey(
+        Design, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_events"
+    )
+    design_ref = models.PositiveIntegerField(null=True, blank=True)
+    design_name = models.CharField(max_length=100, blank=True)
+    object_type = models.CharField(max_length=40, blank=True)
+    object_ref = models.CharField(max_length=64, blank=True)
+    summary = models.CharField(max_length=300)
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        indexes = [models.Index(fields=["team", "-created"], name="planner_audit_team_created")]
+
+    def __str__(self):
+        return f"{self.created:%Y-%m-%d %H:%M} {self.actor} {self.action}: {self.summary}"

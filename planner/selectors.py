@@ -107,6 +107,19 @@ def revision_list(design: Design) -> QuerySet[DesignRevision]:
     return design.revisions.select_related("created_by").defer("topology").order_by("-number")
 
 
+def user_can_view_prices(user) -> bool:
+    """Whether ``user`` may see prices (price books, offers, priced quotes).
+
+    Superusers may; anyone else needs a team membership with ``can_view_prices`` (the sales
+    role). Prices are catalog-wide, so the right is per user, not per design.
+    """
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_superuser:
+        return True
+    return TeamMembership.objects.filter(user_id=user.pk, can_view_prices=True).exists()
+
+
 def teams_for(user) -> QuerySet[Team]:
     """Teams ``user`` belongs to (the ones a design of theirs may be shared with)."""
     return Team.objects.filter(memberships__user_id=user.pk).order_by("name")
