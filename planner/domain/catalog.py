@@ -157,6 +157,8 @@ def facts_from_records(records) -> CatalogFacts:
             "category": record.category,
             "slug": record.slug,
             "manufacturer": record.identity.get("manufacturer"),
+            "name": record.identity.get("name", ""),
+            "part_number": record.identity.get("part_number", ""),
             **record.spec,
             "provenance": dict(record.provenance or {}),
             "sources": dict(record.sources or {}),

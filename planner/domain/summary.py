@@ -14,13 +14,41 @@ import numpy as np
 from planner.domain.fabric import ROLE, ROLES, SWITCH_ROLES, TIER, TIER_NAMES, Fabric
 
 
+def first_link_of_units(ids: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """The counting rule shared by the summary and the bill of materials.
+
+    A unit is one module (``link_*_module``) or one cable (``link_cable``): links that share
+    an id and a part are one unit. Links with an id or a part below 0 carry no unit.
+
+    Parameters
+    ----------
+    ids, parts
+        Per-link unit ids and part indices (same length).
+
+    Returns
+    -------
+    numpy.ndarray
+        Index (into ``ids``) of the first link of every distinct (part, id) pair, ascending.
+
+    Examples
+    --------
+    >>> first_link_of_units(np.array([0, 0, 1, -1]), np.array([2, 2, 2, 2])).tolist()
+    [0, 2]
+    """
+    keep = np.flatnonzero((ids >= 0) & (parts >= 0))
+    if not keep.size:
+        return keep
+    key = parts[keep].astype(np.int64) * (int(ids.max()) + 1) + ids[keep].astype(np.int64)
+    _, first = np.unique(key, return_index=True)
+    return np.sort(keep[first])
+
+
 def _count_by(ids: np.ndarray, parts: np.ndarray, names: list[str]) -> dict[str, int]:
     """Distinct ids per part name (ids < 0 and parts < 0 ignored)."""
-    keep = (ids >= 0) & (parts >= 0)
-    if not keep.any():
+    first = first_link_of_units(ids, parts)
+    if not first.size:
         return {}
-    pairs = np.unique(np.stack([parts[keep].astype(np.int64), ids[keep].astype(np.int64)]), axis=1)
-    counts = np.bincount(pairs[0], minlength=len(names))
+    counts = np.bincount(parts[first].astype(np.int64), minlength=len(names))
     return {names[i]: int(c) for i, c in enumerate(counts) if c}
 
 
@@ -110,25 +138,28 @@ def _media_counts(fabric: Fabric, summary: dict) -> None:
         sorted(_count_by(fabric.link_cable, fabric.link_cable_part, parts).items())
     )
     by_length: dict[str, dict[str, int]] = {}
-    keep = (fabric.link_cable >= 0) & (fabric.link_cable_part >= 0)
-    lengths = fabric.link_cable_length_m
-    if lengths is None:
-        lengths = fabric.link_length_m
-    if keep.any() and lengths is not None:
-        ids, first = np.unique(fabric.link_cable[keep], return_index=True)
-        part_of = fabric.link_cable_part[keep][first]
-        length_of = lengths[keep][first]
+    first = first_link_of_units(fabric.link_cable, fabric.link_cable_part)
+    lengths = ordered_cable_length_m(fabric)
+    if first.size and lengths is not None:
+        part_of = fabric.link_cable_part[first]
+        length_of = lengths[first]
         for part, length in zip(part_of, length_of, strict=True):
             if not np.isfinite(length):
                 continue  # a hand-drawn link without a length
             bucket = by_length.setdefault(parts[part], {})
             key = f"{float(length):g}"
             bucket[key] = bucket.get(key, 0) + 1
-        del ids
     summary["cables_by_length"] = {
         p: dict(sorted(v.items(), key=lambda kv: float(kv[0])))
         for p, v in sorted(by_length.items())
     }
+
+
+def ordered_cable_length_m(fabric: Fabric) -> np.ndarray | None:
+    """Per link, the length of the cable ordered for it (the run length when not recorded)."""
+    if fabric.link_cable_length_m is not None:
+        return fabric.link_cable_length_m
+    return fabric.link_length_m
 
 
 def diff_summaries(old: dict, new: dict) -> dict:
@@ -163,4 +194,10 @@ def diff_summaries(old: dict, new: dict) -> dict:
     return changes
 
 
-__all__ = ["ROLES", "diff_summaries", "summarize"]
+__all__ = [
+    "ROLES",
+    "diff_summaries",
+    "first_link_of_units",
+    "ordered_cable_length_m",
+    "summarize",
+]

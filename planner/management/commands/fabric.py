@@ -9,6 +9,9 @@ Examples::
     python manage.py fabric power my-spec.yaml --json --pue 1.3   # power and heat budget
     python manage.py fabric simulate my-spec.yaml --traffic all-reduce --routing ecmp --json
     python manage.py fabric simulate my-spec.yaml --routing rail --dump-flows flows.json
+    python manage.py fabric export my-spec.yaml --format bom-csv   # BOM CSV on standard output
+    python manage.py fabric export 12 --format cabling-csv --revision 3 --out plan.csv
+    python manage.py fabric export 12 --format netbox --out nb.csv  # nb-devices.csv, nb-cables.csv
 
 An invalid or infeasible spec, or an unreadable file, exits with status 1 and the problems (each
 naming its spec field) on standard error. ``validate`` exits 0 when it finds problems in the
@@ -16,17 +19,22 @@ fabric: they are its output. ``validate``, ``power`` and ``simulate`` run the co
 of the same names (:func:`simulation.services.fabric_validate`,
 :func:`~simulation.services.fabric_power`, :func:`~simulation.services.fabric_simulate`),
 synchronously. ``simulate --dump-flows FILE`` writes the directed links and every flow's path
-and finish time (single-path routing only: rail or ecmp).
+and finish time (single-path routing only: rail or ecmp). ``export`` writes a spec file's
+fabric, or a saved design's latest revision (``--revision N`` for another), in one of the
+formats of :mod:`planner.domain.outputs` (see ``fabric export --help``); a file given with
+``--out`` is written whole or not at all.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from planner.domain.outputs import EXPORT_FORMATS
 from planner.domain.spec import SpecError, load_spec_text
 from planner.services import DesignError, design_build, design_create
 from simulation.engine.flow import ROUTINGS
@@ -80,7 +88,10 @@ def _power_text(report: dict) -> str:
 
 
 class Command(BaseCommand):
-    help = "Summarize, generate, validate or budget the power of designs from spec files."
+    help = (
+        "Summarize, generate, validate, budget the power of, simulate or export designs "
+        "from spec files (export also from saved designs)."
+    )
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
@@ -119,7 +130,41 @@ class Command(BaseCommand):
             "--dump-flows", metavar="FILE", help="Write links and flows (rail or ecmp only)."
         )
 
+        export = sub.add_parser(
+            "export",
+            help="Write a BOM, cabling plan or export of a spec file or a saved design.",
+            description="Formats: bom-csv (columns part, part_number, name, manufacturer, "
+            "category, tier, length_m, base_quantity, spares, quantity, counted_per), "
+            "cabling-csv (one row per cable and breakout leg), netbox (NetBox bulk-import "
+            "device and cable CSVs), p2p (NVIDIA cable validation point-to-point sheet), avd "
+            "(Arista AVD topology CSV), json (spec, summary, topology and BOM). netbox writes "
+            "two files: with --out FILE, FILE-devices.csv and FILE-cables.csv (a .csv suffix of "
+            "FILE is dropped first); on standard output the devices CSV, then the cables CSV, "
+            "each after a comment line '# netbox devices' / '# netbox cables'.",
+        )
+        export.add_argument(
+            "spec_file",
+            metavar="SPEC_FILE_OR_DESIGN_ID",
+            help="YAML or JSON design spec, or the id of a saved design.",
+        )
+        export.add_argument("--format", required=True, choices=EXPORT_FORMATS, dest="fmt")
+        export.add_argument("--out", metavar="FILE", help="Write here instead of stdout.")
+        export.add_argument(
+            "--revision", type=int, help="Revision of a saved design (default: the latest)."
+        )
+        export.add_argument(
+            "--spares",
+            action="append",
+            default=[],
+            metavar="CATEGORY=PCT",
+            help="Spares percent for a BOM category (repeatable), e.g. transceiver=2.",
+        )
+        export.add_argument("--site", default="", help="NetBox site name (netbox).")
+
     def handle(self, *args, action, spec_file, **options):
+        if action == "export":
+            self._export(spec_file, options)
+            return
         if action == "simulate" and options.get("dump_flows") and options["routing"] == "adaptive":
             raise CommandError("--dump-flows needs single-path routing (rail or ecmp)")
         document = self._read(Path(spec_file))
@@ -210,6 +255,106 @@ class Command(BaseCommand):
             f"Gb/s, busbw {result['busbw_gbps']:,.1f} of {result['bound_busbw_gbps']:,.1f} Gb/s"
             f", max link utilization {result['max_link_utilization']:.1%}"
         )
+
+    def _export(self, source: str, options: dict) -> None:
+        from planner.adapters import catalog_facts
+        from planner.domain.outputs import BomError, clean_spares_pct
+        from planner.outputs import export_chunks, manufacturer_names
+
+        spares: dict[str, str] = {}
+        for item in options["spares"]:
+            category, sep, value = item.partition("=")
+            if not sep:
+                raise CommandError(f"--spares: write CATEGORY=PCT, not {item!r}")
+            spares[category.strip()] = value.strip()
+        try:
+            spares_pct = clean_spares_pct(spares)
+        except BomError as exc:
+            raise CommandError(f"--spares: {exc}") from exc
+        path = Path(source)
+        if source.isdigit() and not path.exists():
+            fabric, context = self._saved_design(int(source), options.get("revision"))
+        else:
+            if options.get("revision"):
+                raise CommandError("--revision applies to a saved design, not a spec file")
+            document = self._read(path)
+            try:
+                spec, fabric, summary = design_build(spec_document=document)
+            except DesignError as exc:
+                raise CommandError(
+                    f"{source}: the spec cannot be built:\n{_problem_lines(exc.problems)}"
+                ) from exc
+            context = {
+                "name": spec.name or path.stem,
+                "revision": None,
+                "spec": spec.as_dict(),
+                "summary": summary,
+            }
+        fmt = options["fmt"]
+        formats = ["netbox-devices", "netbox-cables"] if fmt == "netbox" else [fmt]
+        facts = catalog_facts()
+        makers = manufacturer_names() if fmt == "netbox" else {}
+        bodies = [
+            export_chunks(
+                name,
+                fabric=fabric,
+                facts=facts,
+                spares_pct=spares_pct,
+                site=options.get("site", ""),
+                makers=makers,
+                **context,
+            )
+            for name in formats
+        ]
+        out = options.get("out")
+        if not out:
+            for name, body in zip(formats, bodies, strict=True):
+                if fmt == "netbox":
+                    self.stdout.write(f"# netbox {name.removeprefix('netbox-')}")
+                for chunk in body:
+                    self.stdout.write(chunk, ending="")
+            return
+        targets = [Path(out)]
+        if fmt == "netbox":
+            stem = out[:-4] if out.lower().endswith(".csv") else out
+            targets = [Path(f"{stem}-devices.csv"), Path(f"{stem}-cables.csv")]
+        for target, body in zip(targets, bodies, strict=True):
+            partial = target.with_name(target.name + ".partial")
+            try:
+                with partial.open("w", encoding="utf-8", newline="") as handle:
+                    for chunk in body:
+                        handle.write(chunk)
+                os.replace(partial, target)
+            except OSError as exc:
+                partial.unlink(missing_ok=True)
+                raise CommandError(f"cannot write {target}: {exc}") from exc
+            self.stderr.write(f"wrote {target}")
+
+    def _saved_design(self, pk: int, number: int | None):
+        from planner.models import Design
+        from planner.outputs import OutputError, revision_fabric_or_error
+
+        design = Design.objects.filter(pk=pk).first()
+        if design is None:
+            raise CommandError(f"no design {pk} (and no spec file of that name)")
+        revision = (
+            design.revisions.filter(number=number).first()
+            if number
+            else design.revisions.order_by("-number").first()
+        )
+        if revision is None:
+            raise CommandError(f"design {pk} has no revision {number or ''}".rstrip())
+        try:
+            fabric = revision_fabric_or_error(revision)
+        except OutputError as exc:
+            raise CommandError(exc.message) from exc
+        context = {
+            "name": design.name,
+            "revision": revision.number,
+            "spec": revision.spec,
+            "summary": revision.summary,
+        }
+        return fabric, context
 
     def _read(self, path: Path) -> dict:
         try:

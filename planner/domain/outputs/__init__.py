@@ -1,0 +1,72 @@
+"""What a design produces: bill of materials, cabling plan and exports (pure, no Django).
+
+- :mod:`.bom`: :func:`bill_of_materials` (counting rules shared with the summary);
+- :mod:`.cabling`: the cabling plan (rows, streaming CSV, re-import into an edit document);
+- :mod:`.exports`: BOM CSV, NetBox, NVIDIA P2P, Arista AVD and JSON.
+"""
+
+from planner.domain.outputs.bom import (
+    CATEGORIES,
+    BillOfMaterials,
+    BomError,
+    BomLine,
+    bill_of_materials,
+    clean_spares_pct,
+    spares_for,
+)
+from planner.domain.outputs.cabling import (
+    CABLING_COLUMNS,
+    CablingEdit,
+    CablingImportError,
+    CablingProblem,
+    cabling_csv_lines,
+    cabling_edit,
+    cabling_rows,
+    csv_lines,
+    link_labels,
+)
+from planner.domain.outputs.exports import (
+    AVD_COLUMNS,
+    BOM_COLUMNS,
+    EXPORT_FORMATS,
+    NETBOX_CABLE_COLUMNS,
+    NETBOX_DEVICE_COLUMNS,
+    P2P_COLUMNS,
+    avd_topology_lines,
+    bom_csv_lines,
+    design_json,
+    netbox_cable_lines,
+    netbox_device_lines,
+    p2p_lines,
+)
+
+__all__ = [
+    "AVD_COLUMNS",
+    "BOM_COLUMNS",
+    "CABLING_COLUMNS",
+    "CATEGORIES",
+    "EXPORT_FORMATS",
+    "NETBOX_CABLE_COLUMNS",
+    "NETBOX_DEVICE_COLUMNS",
+    "P2P_COLUMNS",
+    "BillOfMaterials",
+    "BomError",
+    "BomLine",
+    "CablingEdit",
+    "CablingImportError",
+    "CablingProblem",
+    "avd_topology_lines",
+    "bill_of_materials",
+    "bom_csv_lines",
+    "cabling_csv_lines",
+    "cabling_edit",
+    "cabling_rows",
+    "clean_spares_pct",
+    "csv_lines",
+    "design_json",
+    "link_labels",
+    "netbox_cable_lines",
+    "netbox_device_lines",
+    "p2p_lines",
+    "spares_for",
+]

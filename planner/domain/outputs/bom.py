@@ -1,0 +1,341 @@
+"""The bill of materials of a fabric: every part with its quantity, grouped by tier and category.
+
+Counting conventions (reference-architectures.md §1, the same rule as
+:func:`planner.domain.summary.summarize`, through
+:func:`planner.domain.summary.first_link_of_units`):
+
+- servers and switches: one per device, per model and role;
+- NICs: only cards the catalog names as a server's ``compute_nic`` (on-board NICs are part of
+  the server); per server, enough cards to fill its compute cages;
+- transceivers: one per module, i.e. per cage; a twin-port module carrying two links counts
+  once. A module's tier is the tier of the first link through it;
+- cables and fibers: one per assembly at its ordered length; a breakout (1:N) cable or a 1:2
+  splitter fiber counts once for all its legs;
+- racks: one per rack of the layout, when the layout names a catalog rack.
+
+Published counts carry no spares; spares are a percentage per category, rounded up
+(``ceil(base * pct / 100)``), default 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+import numpy as np
+
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
+from planner.domain.summary import first_link_of_units, ordered_cable_length_m
+
+CATEGORIES = ("server", "switch", "nic", "transceiver", "cable", "fiber", "rack")  # display order
+TIER_ORDER = ("server", "leaf", "spine", "core", *TIER_NAMES, "")
+MAX_SPARES_PCT = 1000.0
+
+COUNTED_PER = {
+    "server": "device",
+    "switch": "device",
+    "nic": "server (one card per {cages} compute cage(s))",
+    "transceiver": "module (one per cage)",
+    "cable": "cable assembly (a breakout counts once for all legs)",
+    "fiber": "fiber (a splitter counts once for both legs)",
+    "rack": "rack of the layout",
+}
+
+
+class BomError(ValueError):
+    """Bad BOM input (for example a spares percentage), naming the field at fault."""
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class BomLine:
+    """One orderable line: a part (at one length for cables and fibers) in one tier."""
+
+    part: str
+    part_number: str
+    name: str
+    manufacturer: str
+    category: str
+    tier: str
+    length_m: float | None
+    base_quantity: int
+    spares: int
+    quantity: int
+    counted_per: str
+
+    def to_dict(self) -> dict:
+        return {
+            "part": self.part,
+            "part_number": self.part_number,
+            "name": self.name,
+            "manufacturer": self.manufacturer,
+            "category": self.category,
+            "tier": self.tier,
+            "length_m": self.length_m,
+            "base_quantity": self.base_quantity,
+            "spares": self.spares,
+            "quantity": self.quantity,
+            "counted_per": self.counted_per,
+        }
+
+
+@dataclass(frozen=True)
+class BillOfMaterials:
+    """BOM lines sorted by category (:data:`CATEGORIES` order), tier, part and length."""
+
+    lines: tuple[BomLine, ...]
+    spares_pct: dict[str, float]
+    notes: tuple[str, ...] = field(default=())
+
+    def quantity_by_part(self) -> dict[str, int]:
+        """Total quantity (with spares) per part, all tiers and lengths together."""
+        totals: Counter = Counter()
+        for line in self.lines:
+            totals[line.part] += line.quantity
+        return dict(totals)
+
+    def quantity_by_category(self) -> dict[str, int]:
+        """Total quantity (with spares) per category, in :data:`CATEGORIES` order."""
+        totals = dict.fromkeys(CATEGORIES, 0)
+        for line in self.lines:
+            totals[line.category] += line.quantity
+        return {category: count for category, count in totals.items() if count}
+
+    def to_dict(self) -> dict:
+        return {
+            "spares_pct": dict(self.spares_pct),
+            "lines": [line.to_dict() for line in self.lines],
+            "quantity_by_category": self.quantity_by_category(),
+            "notes": list(self.notes),
+        }
+
+
+def clean_spares_pct(spares_pct: Mapping[str, float] | None) -> dict[str, float]:
+    """Validated spares percentages per category (0 to 1000; unknown categories refused).
+
+    Raises
+    ------
+    BomError
+        A category that is not in :data:`CATEGORIES`, or a value that is not a number in range;
+        ``field`` is ``spares_pct.<category>``.
+    """
+    cleaned: dict[str, float] = {}
+    for category, value in (spares_pct or {}).items():
+        where = f"spares_pct.{category}"
+        if category not in CATEGORIES:
+            raise BomError(
+                f"{where}: unknown category; use one of {', '.join(CATEGORIES)}", field=where
+            )
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise BomError(f"{where}: {value!r} is not a number", field=where) from None
+        if not math.isfinite(number) or not 0 <= number <= MAX_SPARES_PCT:
+            raise BomError(f"{where}: must be between 0 and {MAX_SPARES_PCT:g}", field=where)
+        if number:
+            cleaned[category] = number
+    return cleaned
+
+
+def spares_for(base_quantity: int, pct: float) -> int:
+    """Spares for ``base_quantity`` parts at ``pct`` percent, rounded up (decimal arithmetic).
+
+    Examples
+    --------
+    >>> spares_for(1536, 2), spares_for(7, 0), spares_for(10, 10)
+    (31, 0, 1)
+    """
+    if not pct or not base_quantity:
+        return 0
+    try:
+        exact = Decimal(str(pct)) * base_quantity / 100
+    except InvalidOperation:  # pragma: no cover - clean_spares_pct refuses these
+        return 0
+    return int(exact.to_integral_value(rounding="ROUND_CEILING"))
+
+
+def bill_of_materials(
+    fabric: Fabric, facts: CatalogFacts, *, spares_pct: Mapping[str, float] | None = None
+) -> BillOfMaterials:
+    """Count every part of ``fabric`` (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    fabric
+        A generated or edited fabric; media columns may be absent (then no transceivers,
+        cables or fibers are listed).
+    facts
+        Catalog facts: part names, part numbers, manufacturers and categories.
+    spares_pct
+        Percent of spares per category (missing = 0).
+
+    Returns
+    -------
+    BillOfMaterials
+
+    Raises
+    ------
+    BomError
+        A bad spares percentage.
+    """
+    pct = clean_spares_pct(spares_pct)
+    counts: Counter = Counter()  # (category, tier, part, length_m) -> base quantity
+    counted_per: dict[tuple, str] = {}
+    notes: list[str] = []
+
+    def canonical(slug: str) -> str:
+        record = facts.parts.get(slug)
+        return str(record.get("slug") or slug) if record else slug
+
+    _count_devices(fabric, facts, counts, counted_per, notes, canonical)
+    if fabric.link_a_part is not None:
+        _count_media(fabric, facts, counts, canonical)
+    _count_racks(fabric, facts, counts, notes, canonical)
+
+    lines = []
+    for (category, tier, part, length_m), base in counts.items():
+        record = facts.parts.get(part) or {}
+        spares = spares_for(base, pct.get(category, 0.0))
+        lines.append(
+            BomLine(
+                part=part,
+                part_number=str(record.get("part_number") or ""),
+                name=str(record.get("name") or ""),
+                manufacturer=str(record.get("manufacturer") or ""),
+                category=category,
+                tier=tier,
+                length_m=length_m,
+                base_quantity=int(base),
+                spares=spares,
+                quantity=int(base) + spares,
+                counted_per=counted_per.get((category, tier, part, length_m))
+                or COUNTED_PER[category],
+            )
+        )
+    lines.sort(
+        key=lambda line: (
+            CATEGORIES.index(line.category),
+            TIER_ORDER.index(line.tier) if line.tier in TIER_ORDER else len(TIER_ORDER),
+            line.part,
+            -1.0 if line.length_m is None else line.length_m,
+        )
+    )
+    return BillOfMaterials(lines=tuple(lines), spares_pct=pct, notes=tuple(notes))
+
+
+def _count_devices(fabric, facts, counts, counted_per, notes, canonical) -> None:
+    roles = fabric.node_role
+    for role in ("server", *SWITCH_ROLES):
+        models = fabric.node_model[roles == ROLE[role]]
+        if not models.size:
+            continue
+        category = "server" if role == "server" else "switch"
+        per_model = np.bincount(models.astype(np.int64), minlength=len(fabric.models))
+        for index, count in enumerate(per_model.tolist()):
+            if not count:
+                continue
+            slug = fabric.models[index]
+            if slug not in facts.parts:
+                notes.append(f"{count} {role} device(s) of model {slug!r}: not in the catalog")
+            counts[(category, role, canonical(slug), None)] += count
+            if role == "server":
+                _count_nics(slug, count, facts, counts, counted_per, notes, canonical)
+    managers = int((roles == ROLE["manager"]).sum())
+    if managers:
+        notes.append(
+            f"{managers} fabric-manager endpoint(s) are not catalog parts and are not listed; "
+            "their switch-end transceivers are counted"
+        )
+
+
+def _count_nics(server_slug, servers, facts, counts, counted_per, notes, canonical) -> None:
+    record = facts.parts.get(server_slug) or {}
+    nic_slug = record.get("compute_nic")
+    if not nic_slug:
+        return  # compute NICs are on board
+    nic = facts.parts.get(nic_slug)
+    device = facts.devices.get(server_slug)
+    cages = sum(group.count for group in device.port_groups) if device else 0
+    nic_cages = sum(int(port.get("count") or 0) for port in (nic or {}).get("ports") or [])
+    if not nic or not cages or not nic_cages:
+        notes.append(
+            f"{server_slug}: compute NIC {nic_slug!r} not counted "
+            "(the catalog lacks the NIC, its ports or the server's compute cages)"
+        )
+        return
+    per_server = math.ceil(cages / nic_cages)
+    key = ("nic", "server", canonical(nic_slug), None)
+    counts[key] += per_server * servers
+    counted_per[key] = f"server ({per_server} per {server_slug}: {cages} compute cage(s))"
+
+
+def _length_key(value: float) -> float | None:
+    """A cable length as ordered (float32 noise removed); None when unknown."""
+    value = float(value)
+    return float(f"{value:g}") if math.isfinite(value) else None
+
+
+def _count_media(fabric, facts, counts, canonical) -> None:
+    parts = fabric.parts
+    tiers = fabric.link_tier
+    for part_col, module_col in (
+        (fabric.link_a_part, fabric.link_a_module),
+        (fabric.link_b_part, fabric.link_b_module),
+    ):
+        first = first_link_of_units(module_col, part_col)
+        pairs = Counter(zip(part_col[first].tolist(), tiers[first].tolist(), strict=True))
+        for (part, tier), count in pairs.items():
+            counts[("transceiver", TIER_NAMES[tier], canonical(parts[part]), None)] += count
+    first = first_link_of_units(fabric.link_cable, fabric.link_cable_part)
+    if not first.size:
+        return
+    lengths = ordered_cable_length_m(fabric)
+    length_of = (
+        [_length_key(v) for v in lengths[first].tolist()]
+        if lengths is not None
+        else [None] * first.size
+    )
+    units = Counter(
+        zip(
+            fabric.link_cable_part[first].tolist(),
+            tiers[first].tolist(),
+            length_of,
+            strict=True,
+        )
+    )
+    for (part, tier, length_m), count in units.items():
+        slug = parts[part]
+        record = facts.parts.get(slug) or {}
+        category = "fiber" if record.get("category") == "fiber" else "cable"
+        counts[(category, TIER_NAMES[tier], canonical(slug), length_m)] += count
+
+
+def _count_racks(fabric, facts, counts, notes, canonical) -> None:
+    if not fabric.racks:
+        return
+    slug = (fabric.info.get("layout") or {}).get("rack")
+    if slug and slug in facts.parts:
+        counts[("rack", "", canonical(slug), None)] += len(fabric.racks)
+    else:
+        notes.append(
+            f"{len(fabric.racks)} rack(s) of the layout are not listed: "
+            "the layout names no catalog rack (layout.rack)"
+        )
+
+
+__all__ = [
+    "CATEGORIES",
+    "BillOfMaterials",
+    "BomError",
+    "BomLine",
+    "bill_of_materials",
+    "clean_spares_pct",
+    "spares_for",
+]

@@ -1,0 +1,731 @@
+"""The cabling plan: one row per cable and per breakout leg, streamed as CSV, and read back.
+
+Rows
+----
+One row per link of the fabric, in link order: a whole cable, or one leg of a breakout
+(a 1:N cable or a 1:2 splitter fiber). Links without a cable part (a fabric-manager link,
+a hand-drawn link without media) still get a row, with the cable columns empty.
+
+Columns (:data:`CABLING_COLUMNS`): ``label``, ``assembly``, ``leg``, ``tier``, ``plane``,
+``rail``, ``speed_gbps``; for the A end (the lower tier) and the B end: ``*_row``, ``*_rack``,
+``*_ru``, ``*_device``, ``*_role``, ``*_port``, ``*_transceiver``; then ``cable_part``,
+``cable_type`` (dac, acc, aec, aoc, fiber), ``media`` (copper, optical, mmf, smf),
+``connector``, ``fiber_type``, ``length_m`` (the length ordered) and ``run_length_m``.
+
+Labels (TIA-606 style)
+----------------------
+A label names both ends by location, so the same text is printed at both ends and does not
+depend on row order: ``<A end>/<B end>``, each end ``<rack>.U<ru>.P<port>`` (``R001-01.U09.P3``;
+``P12.2`` is logical port 2 of cage 12). A device without a rack and RU, or sharing both with
+another device, is named instead (``gpu00001.P3``). ``assembly`` names a breakout by its
+shared end and leg count (``R003-14.U40.P12 1:2``) and ``leg`` numbers its legs (1..N, in
+A-end order); both are empty for a one-link cable.
+
+Ports are written ``<cage>`` for single-port cages and ``<cage>/<logical port>`` otherwise
+(1-based, as NVIDIA's cabling sheets write split ports: ``1/2``).
+
+Re-import
+---------
+:func:`cabling_edit` reads an edited plan back into a canvas edit document
+(:func:`planner.domain.canvas.edit_document`), which :func:`planner.domain.canvas.validate_edit`
+then checks like any hand edit. Only these columns are read: ``label`` (which link a row is;
+empty for a new link), ``a_device``, ``a_port``, ``b_device``, ``b_port``, ``a_transceiver``,
+``b_transceiver``, ``cable_part``, ``speed_gbps``, ``length_m`` and ``run_length_m``; the other
+columns describe the design and are ignored. A changed ``run_length_m`` (or, when it is
+unchanged, a changed ``length_m``) becomes the link's run length. A link whose label is not
+in the file is removed. Row numbers count the header as row 1, as a spreadsheet shows them.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import ROLES, TIER_NAMES, Fabric
+from planner.domain.summary import ordered_cable_length_m
+
+CABLING_COLUMNS = (
+    "label",
+    "assembly",
+    "leg",
+    "tier",
+    "plane",
+    "rail",
+    "speed_gbps",
+    "a_row",
+    "a_rack",
+    "a_ru",
+    "a_device",
+    "a_role",
+    "a_port",
+    "a_transceiver",
+    "b_row",
+    "b_rack",
+    "b_ru",
+    "b_device",
+    "b_role",
+    "b_port",
+    "b_transceiver",
+    "cable_part",
+    "cable_type",
+    "media",
+    "connector",
+    "fiber_type",
+    "length_m",
+    "run_length_m",
+)
+EDITABLE_COLUMNS = (
+    "a_device",
+    "a_port",
+    "b_device",
+    "b_port",
+    "a_transceiver",
+    "b_transceiver",
+    "cable_part",
+    "speed_gbps",
+    "length_m",
+    "run_length_m",
+)
+REQUIRED_COLUMNS = ("label", "a_device", "a_port", "b_device", "b_port")
+MAX_IMPORT_ERRORS = 100
+COPPER_TYPES = {"dac", "acc", "aec"}
+
+
+def _number(value: float) -> str:
+    """A length or other measure as written in CSV: shortest form, empty when unknown."""
+    value = float(value)
+    return f"{value:g}" if math.isfinite(value) else ""
+
+
+_SPECIAL = frozenset(',"\r\n')
+_BREAKS = frozenset('"\r\n')
+
+
+def _quoted(text: str) -> str:
+    if _SPECIAL.isdisjoint(text):
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+def csv_line(values: Sequence) -> str:
+    """One CSV line (RFC 4180 quoting, ``\\r\\n`` ending) of ``values``.
+
+    The common case (no value holds a comma, quote or line break) is one join and one check.
+
+    Examples
+    --------
+    >>> csv_line(["a", "b,c", 3]) == 'a,"b,c",3\\r\\n'
+    True
+    """
+    try:
+        line = ",".join(values)
+        texts = values
+    except TypeError:  # not all strings
+        texts = [v if isinstance(v, str) else ("" if v is None else str(v)) for v in values]
+        line = ",".join(texts)
+    if line.count(",") == len(texts) - 1 and _BREAKS.isdisjoint(line):
+        return line + "\r\n"
+    return ",".join(_quoted(text) for text in texts) + "\r\n"
+
+
+def csv_lines(columns: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]:
+    """A streaming CSV writer: the header line, then one line per row (flat memory)."""
+    yield csv_line(columns)
+    for row in rows:
+        yield csv_line(row)
+
+
+# --- ends ---------------------------------------------------------------------------------------
+
+
+class FabricEnds:
+    """Per-node strings every cabling-like output needs, computed once per fabric.
+
+    ``port_name(node, port)`` writes a 0-based logical port as ``<cage>`` or
+    ``<cage>/<port in cage>``; ``location[node]`` is the label prefix of a node.
+    """
+
+    def __init__(self, fabric: Fabric):
+        self.fabric = fabric
+        count = fabric.node_count
+        self.names = fabric.node_name
+        self.roles = [ROLES[int(r)] for r in fabric.node_role.tolist()]
+        self.models = [fabric.models[int(m)] for m in fabric.node_model.tolist()]
+        self.per_cage = [max(1, int(p)) for p in fabric.node_ports_per_cage.tolist()]
+        self.rack = [""] * count
+        self.row = [""] * count
+        self.ru = [""] * count
+        if fabric.node_rack is not None and fabric.racks:
+            racks = fabric.racks
+            node_rack = fabric.node_rack.tolist()
+            node_ru = fabric.node_ru.tolist() if fabric.node_ru is not None else [0] * count
+            for node in range(count):
+                index = node_rack[node]
+                if 0 <= index < len(racks):
+                    rack = racks[index]
+                    self.rack[node] = str(rack.get("name", ""))
+                    if rack.get("row") is not None:
+                        self.row[node] = str(int(rack["row"]) + 1)
+                    if node_ru[node] > 0:
+                        self.ru[node] = str(int(node_ru[node]))
+        places: dict[tuple[str, str], int] = {}
+        for node in range(count):
+            if self.rack[node] and self.ru[node]:
+                key = (self.rack[node], self.ru[node])
+                places[key] = places.get(key, 0) + 1
+        self.location = [
+            f"{self.rack[n]}.U{int(self.ru[n]):02d}"
+            if self.rack[n] and self.ru[n] and places[(self.rack[n], self.ru[n])] == 1
+            else self.names[n]
+            for n in range(count)
+        ]
+
+    def port_name(self, node: int, port: int) -> str:
+        per_cage = self.per_cage[node]
+        if per_cage == 1:
+            return str(port + 1)
+        return f"{port // per_cage + 1}/{port % per_cage + 1}"
+
+    def cage_name(self, node: int, port: int) -> str:
+        return str(port // self.per_cage[node] + 1)
+
+    def end_label(self, node: int, port: int) -> str:
+        return f"{self.location[node]}.P{self.port_name(node, port).replace('/', '.')}"
+
+    def parse_port(self, node: int, text: str) -> int:
+        """The 0-based logical port written as :meth:`port_name` writes it.
+
+        Raises
+        ------
+        ValueError
+            Not in that form, or not a port of the node (the message says which form).
+        """
+        per_cage = self.per_cage[node]
+        text = text.strip()
+        try:
+            if per_cage == 1:
+                port = int(text) - 1
+                if port < 0:
+                    raise ValueError
+                return port
+            cage, _, sub = text.partition("/")
+            cage_number, sub_number = int(cage), int(sub)
+        except ValueError:
+            form = "a port number" if per_cage == 1 else f"<cage>/<1..{per_cage}>, e.g. 3/1"
+            raise ValueError(
+                f"{text!r} is not a port of {self.names[node]}: write {form}"
+            ) from None
+        if cage_number < 1 or not 1 <= sub_number <= per_cage:
+            raise ValueError(
+                f"{text!r} is not a port of {self.names[node]}: cages count from 1 and each "
+                f"holds ports 1..{per_cage}"
+            )
+        return (cage_number - 1) * per_cage + sub_number - 1
+
+
+def link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> list[str]:
+    """The label of every link (see the module docstring), in link order."""
+    return list(iter_link_labels(fabric, ends))
+
+
+def _legs(fabric: Fabric) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The links of cables with more than one leg (ascending), with per such link: the
+    cable's leg count, its leg number (1.., in A-end order) and whether the legs share the
+    B end (else the A end). Fabrics without breakouts give empty arrays."""
+    empty = np.zeros(0, dtype=np.int64)
+    nothing = (empty, empty, empty, np.zeros(0, dtype=bool))
+    cable = fabric.link_cable
+    if cable is None or not fabric.link_count:
+        return nothing
+    has = cable >= 0
+    if not has.any():
+        return nothing
+    counts = np.bincount(cable[has])
+    if counts.max() < 2:
+        return nothing
+    links = np.flatnonzero(has & (counts[np.where(has, cable, 0)] > 1))
+    ids = cable[links].astype(np.int64)
+    legs = counts[ids]
+    order = np.lexsort((fabric.link_a_port[links], fabric.link_a[links], ids))
+    sorted_ids = ids[order]
+    starts = np.searchsorted(sorted_ids, sorted_ids, side="left")
+    leg = np.empty(links.size, dtype=np.int64)
+    leg[order] = np.arange(order.size) - starts + 1
+    b_nodes = fabric.link_b[links]
+    cage = fabric.link_b_port[links] // np.maximum(fabric.node_ports_per_cage[b_nodes], 1)
+    b_key = b_nodes.astype(np.int64) * (1 << 20) + cage
+    unique, inverse = np.unique(ids, return_inverse=True)
+    low = np.full(unique.size, np.iinfo(np.int64).max)
+    high = np.full(unique.size, np.iinfo(np.int64).min)
+    np.minimum.at(low, inverse, b_key)
+    np.maximum.at(high, inverse, b_key)
+    return links, legs, leg, (low == high)[inverse]
+
+
+@dataclass
+class _PartText:
+    slug: str = ""
+    cable_type: str = ""
+    media: str = ""
+    connector: str = ""
+    fiber_type: str = ""
+
+
+def _part_texts(fabric: Fabric, facts: CatalogFacts) -> list[_PartText]:
+    texts = []
+    for slug in fabric.parts:
+        record = facts.parts.get(slug) or {}
+        category = record.get("category")
+        text = _PartText(slug=slug)
+        if category == "fiber":
+            text.cable_type = "fiber"
+            text.media = str(record.get("fiber_type") or "")
+            connectors = [record.get("connector_a"), record.get("connector_b")]
+            text.connector = "/".join(dict.fromkeys(str(c) for c in connectors if c))
+            text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
+        elif category == "cable":
+            kind = str(record.get("cable_type") or "")
+            text.cable_type = kind
+            text.media = "copper" if kind in COPPER_TYPES else ("optical" if kind else "")
+            forms = [record.get("end_a_form_factor"), record.get("end_b_form_factor")]
+            text.connector = "/".join(dict.fromkeys(str(f) for f in forms if f))
+        elif category == "transceiver":
+            text.connector = str(record.get("connector") or "")
+        texts.append(text)
+    return texts
+
+
+BLOCK_LINKS = 4096  # links converted to Python values at a time
+
+
+def link_blocks(count: int, block: int = BLOCK_LINKS) -> Iterator[slice]:
+    """Consecutive slices of ``block`` links: per-link values are made block by block, so a
+    stream's memory does not grow with the number of links."""
+    for start in range(0, count, block):
+        yield slice(start, min(start + block, count))
+
+
+def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
+    """The rows of the cabling plan (tuples in :data:`CABLING_COLUMNS` order), link by link.
+
+    Per-node and per-part strings are computed once; link columns are read block by block
+    (:func:`link_blocks`) and rows produced one at a time, so memory stays flat however many
+    cables the fabric has.
+    """
+    ends = FabricEnds(fabric)
+    parts = _part_texts(fabric, facts)
+    multi_links, multi_legs, multi_leg, multi_shared = _legs(fabric)
+    rail = fabric.node_rail.tolist()
+    has_media = fabric.link_a_part is not None
+    ordered_all = ordered_cable_length_m(fabric)
+    run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
+    empty = _PartText()
+    for block in link_blocks(fabric.link_count):
+        size = block.stop - block.start
+        a_col, a_port = fabric.link_a[block].tolist(), fabric.link_a_port[block].tolist()
+        b_col, b_port = fabric.link_b[block].tolist(), fabric.link_b_port[block].tolist()
+        tier = fabric.link_tier[block].tolist()
+        plane = fabric.link_plane[block].tolist()
+        speed = fabric.link_speed_gbps[block].tolist()
+        none = [-1] * size
+        a_part = fabric.link_a_part[block].tolist() if has_media else none
+        b_part = fabric.link_b_part[block].tolist() if has_media else none
+        cable_part = fabric.link_cable_part[block].tolist() if has_media else none
+        unknown = [math.nan] * size
+        ordered = ordered_all[block].tolist() if ordered_all is not None else unknown
+        run = run_all[block].tolist() if run_all is not None else unknown
+        lo, hi = np.searchsorted(multi_links, [block.start, block.stop])
+        multi = {
+            link - block.start: (legs, leg, shared)
+            for link, legs, leg, shared in zip(
+                multi_links[lo:hi].tolist(),
+                multi_legs[lo:hi].tolist(),
+                multi_leg[lo:hi].tolist(),
+                multi_shared[lo:hi].tolist(),
+                strict=True,
+            )
+        }
+        for i in range(size):
+            a, b = a_col[i], b_col[i]
+            pa, pb, pc = a_part[i], b_part[i], cable_part[i]
+            cable = parts[pc] if pc >= 0 else empty
+            assembly = leg_number = ""
+            if i in multi:
+                legs, leg, shared = multi[i]
+                node, port = (b, b_port[i]) if shared else (a, a_port[i])
+                assembly = f"{ends.location[node]}.P{ends.cage_name(node, port)} 1:{legs}"
+                leg_number = str(leg)
+            tier_name = TIER_NAMES[tier[i]]
+            leaf = b if tier_name == "server-leaf" else a
+            rail_text = str(rail[leaf] + 1) if rail[leaf] >= 0 and tier_name != "spine-core" else ""
+            connector = cable.connector
+            if cable.cable_type == "fiber" and not connector and pa >= 0:
+                connector = parts[pa].connector
+            a_port_name = ends.port_name(a, a_port[i])
+            b_port_name = ends.port_name(b, b_port[i])
+            yield (
+                f"{ends.location[a]}.P{a_port_name.replace('/', '.')}/"
+                f"{ends.location[b]}.P{b_port_name.replace('/', '.')}",
+                assembly,
+                leg_number,
+                tier_name,
+                str(plane[i] + 1) if plane[i] >= 0 else "",
+                rail_text,
+                str(speed[i]),
+                ends.row[a],
+                ends.rack[a],
+                ends.ru[a],
+                ends.names[a],
+                ends.roles[a],
+                a_port_name,
+                parts[pa].slug if pa >= 0 and pa != pc else "",
+                ends.row[b],
+                ends.rack[b],
+                ends.ru[b],
+                ends.names[b],
+                ends.roles[b],
+                b_port_name,
+                parts[pb].slug if pb >= 0 and pb != pc else "",
+                cable.slug,
+                cable.cable_type,
+                cable.media,
+                connector,
+                cable.fiber_type,
+                _number(ordered[i]) if pc >= 0 else "",
+                _number(run[i]),
+            )
+
+
+def iter_link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> Iterator[str]:
+    """The label of every link, in link order, produced block by block."""
+    ends = ends or FabricEnds(fabric)
+    for block in link_blocks(fabric.link_count):
+        a, a_port = fabric.link_a[block].tolist(), fabric.link_a_port[block].tolist()
+        b, b_port = fabric.link_b[block].tolist(), fabric.link_b_port[block].tolist()
+        for i in range(len(a)):
+            yield f"{ends.end_label(a[i], a_port[i])}/{ends.end_label(b[i], b_port[i])}"
+
+
+def cabling_csv_lines(fabric: Fabric, facts: CatalogFacts) -> Iterator[str]:
+    """The cabling plan as CSV text, one line at a time (header first)."""
+    return csv_lines(CABLING_COLUMNS, cabling_rows(fabric, facts))
+
+
+# --- re-import ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CablingProblem:
+    """One problem of an uploaded cabling plan: ``row`` (header = 1; 0 = the whole file) and
+    ``column`` ("" when not one column)."""
+
+    row: int
+    column: str
+    code: str
+    message: str
+
+    def as_dict(self) -> dict:
+        return {"row": self.row, "column": self.column, "code": self.code, "message": self.message}
+
+
+class CablingImportError(ValueError):
+    """An uploaded cabling plan with errors; ``problems`` lists them (row-numbered)."""
+
+    def __init__(self, problems: list[CablingProblem]):
+        self.problems = problems
+        super().__init__("; ".join(p.message for p in problems[:3]))
+
+
+@dataclass
+class CablingEdit:
+    """An uploaded plan as an edit document, with what it changes (by label and row)."""
+
+    document: dict
+    changed: list[str] = field(default_factory=list)
+    added_rows: list[int] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    #: edited document's link index -> the CSV row it came from
+    rows: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def change_count(self) -> int:
+        return len(self.changed) + len(self.added_rows) + len(self.removed)
+
+
+def _float_or_none(text: str) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError
+    return value
+
+
+def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> CablingEdit:
+    """Read an edited cabling plan of ``fabric`` into an edit document.
+
+    Parameters
+    ----------
+    fabric
+        The revision the plan was downloaded from.
+    text
+        The CSV (a string, or lines).
+    document
+        ``edit_document(fabric)`` (the caller builds it, so that its size limit is reported
+        once, where edits of too-large fabrics are refused).
+
+    Returns
+    -------
+    CablingEdit
+        The edited document (unchanged links kept exactly as ``document`` had them).
+
+    Raises
+    ------
+    CablingImportError
+        Row-numbered problems: missing columns, unknown labels, repeated labels, unknown
+        devices, ports not written as the plan writes them, bad numbers. Problems of the
+        edited topology itself (tier order, ports in use, parts that do not fit) are found
+        afterwards by :func:`planner.domain.canvas.validate_edit`.
+    """
+    if isinstance(text, str):
+        text = text.lstrip("\ufeff").splitlines()
+    reader = csv.reader(text)
+    problems: list[CablingProblem] = []
+
+    def problem(row: int, column: str, code: str, message: str) -> None:
+        where = f"row {row}" + (f", {column}" if column else "") if row else "file"
+        problems.append(CablingProblem(row, column, code, f"{where}: {message}"))
+
+    try:
+        header = [name.strip().lstrip("\ufeff") for name in next(reader)]
+    except StopIteration:
+        raise CablingImportError(
+            [CablingProblem(0, "", "empty", "file: the file is empty; upload a cabling plan CSV")]
+        ) from None
+    except csv.Error as exc:
+        raise CablingImportError([CablingProblem(1, "", "malformed", f"row 1: {exc}")]) from None
+    missing = [name for name in REQUIRED_COLUMNS if name not in header]
+    if missing:
+        raise CablingImportError(
+            [
+                CablingProblem(
+                    1,
+                    name,
+                    "missing-column",
+                    f"row 1, {name}: the header has no {name} column (download the cabling "
+                    "plan of this revision and edit that file)",
+                )
+                for name in missing
+            ]
+        )
+    position = {
+        name: header.index(name)
+        for name in (*REQUIRED_COLUMNS, *EDITABLE_COLUMNS)
+        if name in header
+    }
+    ends = FabricEnds(fabric)
+    labels = link_labels(fabric, ends)
+    label_index = {label: i for i, label in enumerate(labels)}
+    node_index = {name: i for i, name in enumerate(fabric.node_name)}
+    base_cells = cabling_rows_by_link(fabric, ends)
+    seen: dict[str, int] = {}
+    links = [dict(link) for link in document["links"]]
+    row_of: dict[int, int] = {}  # base link index -> CSV row
+    result = CablingEdit(document={})
+    new_links: list[tuple[int, dict]] = []
+    row_number = 1
+    try:
+        for cells in reader:
+            row_number += 1
+            if len(problems) >= MAX_IMPORT_ERRORS:
+                break
+            if not any(cell.strip() for cell in cells):
+                continue
+            cells = cells + [""] * (len(header) - len(cells))
+
+            def cell(name: str, cells=cells) -> str | None:
+                return cells[position[name]].strip() if name in position else None
+
+            label = cell("label") or ""
+            if label:
+                if label in seen:
+                    problem(
+                        row_number,
+                        "label",
+                        "duplicate-label",
+                        f"{label} is also on row {seen[label]}; each cable appears once",
+                    )
+                    continue
+                seen[label] = row_number
+                index = label_index.get(label)
+                if index is None:
+                    problem(
+                        row_number,
+                        "label",
+                        "unknown-label",
+                        f"no cable labelled {label} in this revision; clear the label to add "
+                        "a new cable",
+                    )
+                    continue
+                row_of[index] = row_number
+                if _apply_row(
+                    links[index], base_cells(index), cell, ends, node_index, row_number, problem
+                ):
+                    result.changed.append(label)
+            else:
+                for name in ("a_device", "a_port", "b_device", "b_port"):
+                    if not cell(name):
+                        problem(row_number, name, "required", f"a new cable needs {name}")
+                if problems and problems[-1].row == row_number:
+                    continue
+                link = {"a_part": None, "b_part": None, "cable": None, "length_m": None}
+                blank = dict.fromkeys(EDITABLE_COLUMNS, "")
+                _apply_row(link, blank, cell, ends, node_index, row_number, problem)
+                new_links.append((row_number, link))
+    except csv.Error as exc:
+        problem(row_number, "", "malformed", str(exc))
+    if problems:
+        raise CablingImportError(problems)
+    kept: list[dict] = []
+    for index, link in enumerate(links):
+        if index in row_of:
+            result.rows[len(kept)] = row_of[index]
+            kept.append(link)
+        else:
+            result.removed.append(labels[index])
+    for row, link in new_links:
+        result.rows[len(kept)] = row
+        kept.append(link)
+        result.added_rows.append(row)
+    result.document = {"nodes": document["nodes"], "links": kept}
+    return result
+
+
+def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds):
+    """``base(index)``: the editable cells of link ``index`` as the plan prints them."""
+    has_media = fabric.link_a_part is not None
+    parts = fabric.parts
+    ordered = ordered_cable_length_m(fabric)
+
+    def base(i: int) -> dict[str, str]:
+        a, b = int(fabric.link_a[i]), int(fabric.link_b[i])
+        pa = pb = pc = -1
+        if has_media:
+            pa, pb, pc = (
+                int(fabric.link_a_part[i]),
+                int(fabric.link_b_part[i]),
+                int(fabric.link_cable_part[i]),
+            )
+        return {
+            "a_device": ends.names[a],
+            "a_port": ends.port_name(a, int(fabric.link_a_port[i])),
+            "b_device": ends.names[b],
+            "b_port": ends.port_name(b, int(fabric.link_b_port[i])),
+            "a_transceiver": parts[pa] if pa >= 0 and pa != pc else "",
+            "b_transceiver": parts[pb] if pb >= 0 and pb != pc else "",
+            "cable_part": parts[pc] if pc >= 0 else "",
+            "speed_gbps": str(int(fabric.link_speed_gbps[i])),
+            "length_m": _number(ordered[i]) if pc >= 0 and ordered is not None else "",
+            "run_length_m": _number(fabric.link_length_m[i])
+            if fabric.link_length_m is not None
+            else "",
+        }
+
+    return base
+
+
+def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
+    """Copy the cells of one row that differ from ``base`` into ``link``; True if any did."""
+    changed = False
+    for end in ("a", "b"):
+        name = cell(f"{end}_device")
+        port_text = cell(f"{end}_port")
+        device_changed = name is not None and name != base[f"{end}_device"]
+        port_changed = port_text is not None and port_text != base[f"{end}_port"]
+        if not (device_changed or port_changed):
+            continue
+        node_name = name if device_changed else base[f"{end}_device"]
+        if not node_name:
+            problem(row_number, f"{end}_device", "required", "the device is empty")
+            continue
+        node = node_index.get(node_name)
+        if node is None:
+            problem(
+                row_number,
+                f"{end}_device",
+                "unknown-device",
+                f"no device {node_name!r} in this design (devices are changed through the "
+                "spec or the canvas)",
+            )
+            continue
+        if device_changed:
+            link[end] = node_name
+            changed = True
+        text = port_text if port_text is not None else base[f"{end}_port"]
+        try:
+            port = ends.parse_port(node, text or "")
+        except ValueError as exc:
+            problem(row_number, f"{end}_port", "bad-port", str(exc))
+            continue
+        link[f"{end}_port"] = port + 1
+        changed = True
+    for column, key in (
+        ("a_transceiver", "a_part"),
+        ("b_transceiver", "b_part"),
+        ("cable_part", "cable"),
+    ):
+        text = cell(column)
+        if text is None or text == base[column]:
+            continue
+        link[key] = text or None
+        changed = True
+    speed = cell("speed_gbps")
+    if speed is not None and speed != base["speed_gbps"]:
+        if not speed:
+            link.pop("speed_gbps", None)
+            changed = True
+        else:
+            try:
+                value = int(speed)
+                if value <= 0:
+                    raise ValueError
+            except ValueError:
+                problem(row_number, "speed_gbps", "bad-number", f"{speed!r} is not a speed in Gb/s")
+            else:
+                link["speed_gbps"] = value
+                changed = True
+    for column in ("run_length_m", "length_m"):
+        text = cell(column)
+        if text is None or text == base[column]:
+            continue
+        try:
+            link["length_m"] = _float_or_none(text)
+        except ValueError:
+            problem(row_number, column, "bad-number", f"{text!r} is not a length in metres (>= 0)")
+        changed = True
+        break
+    return changed
+
+
+__all__ = [
+    "CABLING_COLUMNS",
+    "EDITABLE_COLUMNS",
+    "CablingEdit",
+    "CablingImportError",
+    "CablingProblem",
+    "FabricEnds",
+    "cabling_csv_lines",
+    "cabling_edit",
+    "cabling_rows",
+    "csv_line",
+    "csv_lines",
+    "iter_link_labels",
+    "link_blocks",
+    "link_labels",
+]

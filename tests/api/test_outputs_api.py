@@ -1,0 +1,217 @@
+"""Outputs API and pages: BOM with spares, streamed cabling plan and exports, cabling import
+(201, 400 with rows, 409 stale, 403 readers), broken revisions, and the design page's links."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from planner.domain.outputs import (
+    AVD_COLUMNS,
+    BOM_COLUMNS,
+    CABLING_COLUMNS,
+    NETBOX_DEVICE_COLUMNS,
+    P2P_COLUMNS,
+    csv_lines,
+)
+from planner.models import DesignRevision, Team, TeamMembership
+from planner.services import design_create
+from tests.services.test_outputs import SPEC
+
+BASE = "/api/planner"
+
+
+@pytest.fixture
+def design(seed_catalog, user):
+    return design_create(owner=user, spec_document=SPEC)
+
+
+def _url(design, tail: str) -> str:
+    return f"{BASE}/designs/{design.pk}/{tail}"
+
+
+def _body(response) -> str:
+    assert response.status_code == 200, response.content
+    assert response.streaming
+    return b"".join(response.streaming_content).decode()
+
+
+def _csv(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def _upload_body(rows: list[dict]) -> bytes:
+    lines = csv_lines(CABLING_COLUMNS, ([r[c] for c in CABLING_COLUMNS] for r in rows))
+    return "".join(lines).encode()
+
+
+def _post_plan(client, design, rows, base=1):
+    upload = SimpleUploadedFile("plan.csv", _upload_body(rows), content_type="text/csv")
+    return client.post(
+        _url(design, "cabling/"), {"file": upload, "base_revision": base}, format="multipart"
+    )
+
+
+def test_bom_json_with_spares(api_client, design):
+    plain = api_client.get(_url(design, "revisions/1/bom/")).json()
+    spared = api_client.get(_url(design, "revisions/1/bom/"), {"spares_fiber": "10"}).json()
+    assert plain["revision"] == 1 and plain["spares_pct"] == {}
+    assert spared["spares_pct"] == {"fiber": 10.0}
+    assert spared["quantity_by_category"]["fiber"] > plain["quantity_by_category"]["fiber"]
+    assert spared["quantity_by_category"]["server"] == plain["quantity_by_category"]["server"] == 31
+    line = plain["lines"][0]
+    assert set(line) >= {"part", "category", "tier", "quantity", "counted_per", "length_m"}
+
+
+def test_bad_spares_are_a_400_naming_the_category(api_client, design):
+    response = api_client.get(_url(design, "revisions/1/bom/"), {"spares_gizmo": "3"})
+    assert response.status_code == 400
+    assert "spares_pct.gizmo" in response.json()
+    response = api_client.get(_url(design, "revisions/1/exports/bom-csv/"), {"spares_cable": "-1"})
+    assert response.status_code == 400
+
+
+def test_cabling_csv_streams_one_row_per_link(api_client, design):
+    response = api_client.get(_url(design, "revisions/1/cabling/"))
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    rows = _csv(_body(response))
+    summary = design.revisions.get(number=1).summary
+    assert len(rows) == sum(summary["links"].values())
+    assert list(rows[0]) == list(CABLING_COLUMNS)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "columns"),
+    [
+        ("bom-csv", BOM_COLUMNS),
+        ("netbox-devices", NETBOX_DEVICE_COLUMNS),
+        ("p2p", P2P_COLUMNS),
+        ("avd", AVD_COLUMNS),
+    ],
+)
+def test_exports_by_format(api_client, design, fmt, columns):
+    text = _body(api_client.get(_url(design, f"revisions/1/exports/{fmt}/")))
+    assert next(csv.reader(io.StringIO(text))) == list(columns)
+
+
+def test_json_export_and_unknown_format(api_client, design):
+    response = api_client.get(_url(design, "revisions/1/exports/json/"))
+    import json
+
+    document = json.loads(_body(response))
+    assert document["revision"] == 1 and document["bom"]["lines"]
+    assert document["topology"]["node_name"][0]
+    assert api_client.get(_url(design, "revisions/1/exports/pdf/")).status_code == 404
+
+
+def test_cabling_import_creates_a_revision(api_client, design):
+    rows = _csv(_body(api_client.get(_url(design, "revisions/1/cabling/"))))
+    rows[3]["run_length_m"] = "15"
+    response = _post_plan(api_client, design, rows)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["revision"]["number"] == 2 and body["changed"] == [rows[3]["label"]]
+    after = _csv(_body(api_client.get(_url(design, "revisions/2/cabling/"))))
+    assert after[3]["run_length_m"] == "15"
+
+
+def test_cabling_import_errors_name_rows_and_write_nothing(api_client, design):
+    rows = _csv(_body(api_client.get(_url(design, "revisions/1/cabling/"))))
+    rows[5]["speed_gbps"] = "fast"
+    response = _post_plan(api_client, design, rows)
+    assert response.status_code == 400
+    problems = response.json()["problems"]
+    assert [(p["row"], p["column"], p["code"]) for p in problems] == [
+        (7, "speed_gbps", "bad-number")
+    ]
+    assert DesignRevision.objects.filter(design=design).count() == 1
+    bad = api_client.post(
+        _url(design, "cabling/"),
+        {"file": SimpleUploadedFile("x.csv", b"\xff\xfe\x00bad"), "base_revision": 1},
+        format="multipart",
+    )
+    assert bad.status_code == 400 and bad.json()["problems"][0]["code"] == "not-utf8"
+
+
+def test_cabling_import_on_a_stale_base_is_409(api_client, design):
+    rows = _csv(_body(api_client.get(_url(design, "revisions/1/cabling/"))))
+    rows[3]["run_length_m"] = "15"
+    assert _post_plan(api_client, design, rows).status_code == 201
+    rows[3]["run_length_m"] = "16"
+    response = _post_plan(api_client, design, rows, base=1)
+    assert response.status_code == 409
+    assert response.json()["latest_revision"] == 2
+
+
+def test_readers_download_but_cannot_import(api_client, design, user, other_user):
+    team = Team.objects.create(name="Fabric", slug="fabric")
+    TeamMembership.objects.create(team=team, user=user, role="owner")
+    TeamMembership.objects.create(team=team, user=other_user, role="viewer")
+    design.team, design.sharing = team, "team-read"
+    design.save()
+    viewer = APIClient()
+    viewer.force_authenticate(other_user)
+    rows = _csv(_body(viewer.get(_url(design, "revisions/1/cabling/"))))
+    rows[3]["run_length_m"] = "15"
+    assert _post_plan(viewer, design, rows).status_code == 403
+    stranger_design = design_create(owner=other_user, spec_document=SPEC)
+    assert api_client.get(_url(stranger_design, "revisions/1/bom/")).status_code == 404
+
+
+def test_a_broken_revision_gives_a_clear_error_not_a_half_file(api_client, design):
+    DesignRevision.objects.filter(design=design, number=1).update(topology=b"\x78\x9cbroken")
+    for tail in ("revisions/1/cabling/", "revisions/1/exports/netbox-cables/", "revisions/1/bom/"):
+        response = api_client.get(_url(design, tail))
+        assert response.status_code == 422, tail
+        assert not response.streaming
+        body = response.json()
+        assert body["code"] == "topology-unreadable" and "cannot be read" in body["detail"]
+
+
+def test_pages_show_the_bom_and_the_cabling_section(logged_in_client, design):
+    detail = logged_in_client.get(f"/designs/{design.pk}/")
+    outputs_url = f"/designs/{design.pk}/revisions/1/outputs/"
+    assert outputs_url in detail.content.decode()
+    page = logged_in_client.get(outputs_url, {"spares_transceiver": "5"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'data-testid="bom"' in html and "MMA4Z00-NS" in html
+    assert "spares_transceiver=5" in html  # the BOM CSV link keeps the spares
+    assert 'data-testid="cabling-upload"' in html
+    download = logged_in_client.get(f"/designs/{design.pk}/revisions/1/outputs/cabling-csv/")
+    assert len(_csv(_body(download))) > 0
+
+
+def test_page_upload_shows_row_errors(logged_in_client, design):
+    download = logged_in_client.get(f"/designs/{design.pk}/revisions/1/outputs/cabling-csv/")
+    rows = _csv(_body(download))
+    rows[2]["a_port"] = "0"
+    upload = SimpleUploadedFile("plan.csv", _upload_body(rows), content_type="text/csv")
+    response = logged_in_client.post(
+        f"/designs/{design.pk}/cabling/import/", {"file": upload, "base_revision": 1}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'data-testid="import-problems"' in html and "row 4, a_port" in html
+    rows[2]["a_port"] = _csv(_body(logged_in_client.get(download.wsgi_request.path)))[2]["a_port"]
+    rows[2]["run_length_m"] = "9"
+    upload = SimpleUploadedFile("plan.csv", _upload_body(rows), content_type="text/csv")
+    response = logged_in_client.post(
+        f"/designs/{design.pk}/cabling/import/", {"file": upload, "base_revision": 1}
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/designs/{design.pk}/revisions/2/outputs/")
+
+
+def test_page_download_of_a_broken_revision(logged_in_client, design):
+    DesignRevision.objects.filter(design=design, number=1).update(topology=b"junk")
+    response = logged_in_client.get(f"/designs/{design.pk}/revisions/1/outputs/p2p/")
+    assert response.status_code == 422 and not response.streaming
+    assert "cannot be read" in response.content.decode()
+    page = logged_in_client.get(f"/designs/{design.pk}/revisions/1/outputs/")
+    assert page.status_code == 422

@@ -1,0 +1,177 @@
+"""Bill of materials (planner.domain.outputs.bom): published counts, agreement with the
+summary, breakouts, NICs, racks and spares."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from planner.domain.fabric import FabricBuilder
+from planner.domain.outputs import CATEGORIES, BomError, bill_of_materials, spares_for
+from planner.domain.pipeline import build_fabric
+from planner.domain.spec import parse_spec
+from planner.domain.summary import summarize
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
+GB200_DAC = {
+    "name": "gb200",
+    "topology": "clos",
+    "server": "GB200-NVL72",
+    "servers": 4,
+    "rails": 8,
+    "switches": {"leaf": "QM9700"},
+    "media": {"server-leaf": "DAC"},
+    "layout": {"rack_units": 10, "tray_height_m": 0, "slack_m": 0, "servers_per_rack": 1},
+}
+
+
+def _example(name: str) -> dict:
+    return yaml.safe_load((EXAMPLES / name).read_text())
+
+
+@pytest.fixture(scope="module")
+def superpod(facts):
+    """The 4 SU DGX H100 SuperPOD example: multimode optics on both tiers."""
+    return build_fabric(parse_spec(_example("h100-superpod-4su.yaml")), facts)
+
+
+@pytest.fixture(scope="module")
+def gb200(facts):
+    return build_fabric(parse_spec(GB200_DAC), facts)
+
+
+def _total(bom, **match) -> int:
+    return sum(
+        line.quantity
+        for line in bom.lines
+        if all(getattr(line, key) == value for key, value in match.items())
+    )
+
+
+def test_superpod_bom_gives_nvidia_published_counts(superpod, facts):
+    bom = bill_of_materials(superpod, facts)
+    switch_side = _total(bom, category="transceiver", part="MMA4Z00-NS")
+    server_side = sum(
+        line.quantity
+        for line in bom.lines
+        if line.category == "transceiver" and line.part != "MMA4Z00-NS"
+    )
+    assert switch_side == 1536  # 48 switches x 32 cages (RA-11333-001 Table 8)
+    assert server_side == 508  # 127 DGX x 4 twin-port cages
+    cables = _total(bom, category="fiber") + _total(bom, category="cable")
+    assert cables == 2040  # 1016 node links + 1024 leaf-spine links
+    assert _total(bom, category="fiber", tier="server-leaf") == 1016
+    assert _total(bom, category="fiber", tier="leaf-spine") == 1024
+    assert _total(bom, category="server") == 127
+    assert _total(bom, category="switch", tier="leaf") == 32
+    assert _total(bom, category="switch", tier="spine") == 16
+
+
+def test_bom_agrees_with_the_summary(superpod, facts):
+    bom = bill_of_materials(superpod, facts)
+    summary = summarize(superpod)
+    by_part = {}
+    for line in bom.lines:
+        if line.category in ("transceiver", "cable", "fiber"):
+            key = (line.category == "transceiver", line.part)
+            by_part[key] = by_part.get(key, 0) + line.base_quantity
+    assert {p: n for (is_module, p), n in by_part.items() if is_module} == summary["transceivers"]
+    assert {p: n for (is_module, p), n in by_part.items() if not is_module} == summary["cables"]
+    for part, lengths in summary["cables_by_length"].items():
+        for length, count in lengths.items():
+            assert _total(bom, part=part, length_m=float(length)) == count, f"{part} at {length} m"
+
+
+def test_every_line_states_its_counting_rule_and_lines_are_sorted(superpod, facts):
+    bom = bill_of_materials(superpod, facts)
+    assert all(line.counted_per for line in bom.lines)
+    ranks = [CATEGORIES.index(line.category) for line in bom.lines]
+    assert ranks == sorted(ranks)
+    assert {line.category for line in bom.lines} >= {"server", "switch", "transceiver", "fiber"}
+    modules = [line for line in bom.lines if line.category == "transceiver"]
+    assert all("module" in line.counted_per for line in modules)
+    named = next(line for line in bom.lines if line.part == "MMA4Z00-NS")
+    assert named.part_number == facts.parts["MMA4Z00-NS"]["part_number"]
+    assert named.manufacturer == "nvidia" and named.name
+
+
+def test_layout_rack_is_a_line_when_the_layout_names_a_catalog_rack(superpod, gb200, facts):
+    bom = bill_of_materials(superpod, facts)
+    racks = [line for line in bom.lines if line.category == "rack"]
+    assert [(r.part, r.quantity) for r in racks] == [
+        ("DGX-H100-SuperPOD-rack", len(superpod.racks))
+    ]
+    unnamed = bill_of_materials(gb200, facts)
+    assert not [line for line in unnamed.lines if line.category == "rack"]
+    assert any("layout.rack" in note for note in unnamed.notes)
+
+
+def test_a_breakout_cable_counts_once_for_its_legs(gb200, facts):
+    bom = bill_of_materials(gb200, facts)
+    down = gb200.link_tier == 0
+    legs = int(down.sum())
+    dac = [line for line in bom.lines if line.category == "cable"]
+    assert dac and all(line.part.startswith("MCP7Y00") for line in dac)
+    assert sum(line.quantity for line in dac) == legs // 2
+    assert all(line.length_m in (1.0, 1.5, 2.0, 2.5, 3.0) for line in dac)
+    # no module is counted for a cable assembly's ends
+    assert not [
+        line for line in bom.lines if line.category == "transceiver" and "server" in line.tier
+    ]
+
+
+def test_nics_are_counted_only_for_servers_with_a_catalog_compute_nic(facts):
+    builder = FabricBuilder()
+    builder.add_nodes(["a1", "a2"], role="server", model="XE9680", ports=8, ports_per_cage=1)
+    builder.add_nodes(["d1"], role="server", model="DGX-H100", ports=8, ports_per_cage=2)
+    empty = np.zeros(0, dtype=np.int32)
+    builder.add_links(empty, empty, empty, empty, tier="server-leaf", plane=0, speed_gbps=400)
+    fabric = builder.build({})
+    bom = bill_of_materials(fabric, facts)
+    nics = [line for line in bom.lines if line.category == "nic"]
+    cages = sum(group.count for group in facts.devices["XE9680"].port_groups)
+    nic_cages = sum(p["count"] for p in facts.parts["B3140H"]["ports"])
+    assert [(line.part, line.quantity) for line in nics] == [
+        ("B3140H", 2 * math.ceil(cages / nic_cages))
+    ]
+    assert "XE9680" in nics[0].counted_per
+
+
+def test_spares_are_a_rounded_up_percentage_per_category(superpod, facts):
+    plain = bill_of_materials(superpod, facts)
+    spared = bill_of_materials(superpod, facts, spares_pct={"transceiver": 2, "fiber": 0})
+    assert spared.spares_pct == {"transceiver": 2.0}
+    for before, after in zip(plain.lines, spared.lines, strict=True):
+        assert after.base_quantity == before.base_quantity
+        expected = (
+            math.ceil(before.base_quantity * 2 / 100) if after.category == "transceiver" else 0
+        )
+        assert after.spares == expected
+        assert after.quantity == after.base_quantity + after.spares
+    assert (
+        spared.quantity_by_category()["transceiver"] > plain.quantity_by_category()["transceiver"]
+    )
+    assert spared.quantity_by_category()["server"] == plain.quantity_by_category()["server"]
+
+
+@pytest.mark.parametrize(
+    ("spares", "field"),
+    [
+        ({"widgets": 5}, "spares_pct.widgets"),
+        ({"cable": -1}, "spares_pct.cable"),
+        ({"cable": "lots"}, "spares_pct.cable"),
+        ({"fiber": 5000}, "spares_pct.fiber"),
+    ],
+)
+def test_bad_spares_are_refused_naming_the_category(superpod, facts, spares, field):
+    with pytest.raises(BomError) as caught:
+        bill_of_materials(superpod, facts, spares_pct=spares)
+    assert caught.value.field == field
+
+
+def test_spares_use_decimal_arithmetic():
+    assert spares_for(100, 7) == 7  # 100 * 0.07 is 7.000000000000001 in binary floats
+    assert spares_for(1536, 2) == 31
+    assert spares_for(0, 50) == 0

@@ -1,0 +1,212 @@
+"""Cabling plan (planner.domain.outputs.cabling): rows, labels, breakouts, streaming CSV and
+re-import of an edited plan into an edit document."""
+
+import csv
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from planner.domain.canvas import edit_document, fabric_from_edit, validate_edit
+from planner.domain.fabric import Fabric
+from planner.domain.outputs import (
+    CABLING_COLUMNS,
+    CablingImportError,
+    cabling_csv_lines,
+    cabling_edit,
+    csv_lines,
+    link_labels,
+)
+from planner.domain.outputs.cabling import csv_line
+from planner.domain.pipeline import build_fabric
+from planner.domain.spec import parse_spec
+from tests.unit.test_outputs_bom import GB200_DAC
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
+
+
+@pytest.fixture(scope="module")
+def one_su(facts):
+    spec = yaml.safe_load((EXAMPLES / "h100-superpod-1su.yaml").read_text())
+    return build_fabric(parse_spec(spec), facts)
+
+
+@pytest.fixture(scope="module")
+def gb200(facts):
+    return build_fabric(parse_spec(GB200_DAC), facts)
+
+
+def _rows(fabric, facts) -> list[dict]:
+    return list(csv.DictReader(cabling_csv_lines(fabric, facts)))
+
+
+def _write(rows: list[dict]) -> str:
+    return "".join(csv_lines(CABLING_COLUMNS, ([r[c] for c in CABLING_COLUMNS] for r in rows)))
+
+
+def test_one_row_per_link_with_every_column(one_su, facts):
+    lines = cabling_csv_lines(one_su, facts)
+    assert inspect.isgenerator(lines)  # streamed, not built in memory
+    rows = list(csv.DictReader(lines))
+    assert len(rows) == one_su.link_count
+    assert list(rows[0]) == list(CABLING_COLUMNS)
+    with_cable = [r for r in rows if r["cable_part"]]
+    assert len(with_cable) == int((one_su.link_cable >= 0).sum())
+    first = rows[0]
+    assert first["a_role"] == "server" and first["b_role"] == "leaf"
+    assert first["a_rack"] and first["a_ru"] and first["b_rack"] and first["b_ru"]
+    assert first["a_transceiver"] and first["b_transceiver"]
+    assert first["media"] == "mmf" and first["connector"] == "mpo12-apc"
+    assert float(first["length_m"]) >= float(first["run_length_m"])
+    assert first["tier"] == "server-leaf" and first["plane"] == "1" and first["rail"]
+
+
+def test_labels_name_both_ends_by_location_and_are_unique(one_su, facts):
+    rows = _rows(one_su, facts)
+    labels = [row["label"] for row in rows]
+    assert len(set(labels)) == len(labels)
+    row = rows[0]
+    a_end = f"{row['a_rack']}.U{int(row['a_ru']):02d}.P{row['a_port'].replace('/', '.')}"
+    b_end = f"{row['b_rack']}.U{int(row['b_ru']):02d}.P{row['b_port'].replace('/', '.')}"
+    assert row["label"] == f"{a_end}/{b_end}"
+
+
+def test_labels_do_not_depend_on_row_order(one_su):
+    order = np.random.default_rng(7).permutation(one_su.link_count)
+    shuffled = Fabric.from_dict(one_su.to_dict())
+    for name in Fabric.LINK_COLUMNS:
+        column = getattr(shuffled, name)
+        if column is not None:
+            setattr(shuffled, name, column[order])
+    before = link_labels(one_su)
+    after = link_labels(shuffled)
+    assert after == [before[i] for i in order]
+
+
+def test_breakout_legs_share_an_assembly_and_are_numbered(gb200, facts):
+    rows = [r for r in _rows(gb200, facts) if r["tier"] == "server-leaf"]
+    assert rows and all(r["cable_type"] == "dac" and r["media"] == "copper" for r in rows)
+    by_assembly: dict[str, list[dict]] = {}
+    for row in rows:
+        by_assembly.setdefault(row["assembly"], []).append(row)
+    assert len(by_assembly) == len(rows) // 2
+    for assembly, legs in by_assembly.items():
+        assert assembly.endswith(" 1:2")
+        assert sorted(leg["leg"] for leg in legs) == ["1", "2"]
+        assert len({leg["b_device"] for leg in legs}) == 1  # the head in one switch cage
+        assert len({leg["label"] for leg in legs}) == 2
+        assert len({leg["cable_part"] for leg in legs}) == 1
+
+
+def test_csv_line_quotes_what_needs_quoting():
+    values = ["plain", "a,b", 'say "x"', "two\nlines", "", 3]
+    parsed = next(csv.reader([csv_line(values)]))
+    assert parsed == ["plain", "a,b", 'say "x"', "two\nlines", "", "3"]
+
+
+# --- re-import ------------------------------------------------------------------------------------
+
+
+def test_an_unchanged_plan_changes_nothing(one_su, facts):
+    document = edit_document(one_su)
+    edit = cabling_edit(one_su, _write(_rows(one_su, facts)), document)
+    assert edit.change_count == 0
+    assert edit.document["links"] == document["links"]
+
+
+def test_an_edited_run_length_reaches_the_fabric(one_su, facts):
+    rows = _rows(one_su, facts)
+    document = edit_document(one_su)
+    rows[0]["run_length_m"] = "11.5"
+    edit = cabling_edit(one_su, _write(rows), document)
+    assert edit.changed == [rows[0]["label"]]
+    assert edit.document["links"][0]["length_m"] == 11.5
+    fabric = fabric_from_edit(edit.document, facts)
+    assert float(fabric.link_length_m[0]) == pytest.approx(11.5)
+    assert edit.rows[5] == 7  # document link 5 came from row 7 (the header is row 1)
+
+
+def test_edited_parts_reach_the_edit_document(one_su, facts):
+    rows = _rows(one_su, facts)
+    rows[2]["b_transceiver"] = "MMA4Z00-NS-T"
+    rows[2]["cable_part"] = ""
+    edit = cabling_edit(one_su, _write(rows), edit_document(one_su))
+    link = edit.document["links"][2]
+    assert (link["b_part"], link["cable"]) == ("MMA4Z00-NS-T", None)
+    assert edit.changed == [rows[2]["label"]]
+
+
+def test_swapping_two_ports_changes_both_links(one_su, facts):
+    rows = _rows(one_su, facts)
+    document = edit_document(one_su)
+    leaf = rows[0]["b_device"]
+    other = next(i for i, r in enumerate(rows) if i and r["b_device"] == leaf)
+    rows[0]["b_port"], rows[other]["b_port"] = rows[other]["b_port"], rows[0]["b_port"]
+    edit = cabling_edit(one_su, _write(rows), document)
+    assert sorted(edit.changed) == sorted([rows[0]["label"], rows[other]["label"]])
+    links = edit.document["links"]
+    before = document["links"]
+    assert (links[0]["b_port"], links[other]["b_port"]) == (
+        before[other]["b_port"],
+        before[0]["b_port"],
+    )
+    assert not [p for p in validate_edit(edit.document, facts) if p.severity == "error"]
+
+
+def test_rows_can_be_added_and_removed(one_su, facts):
+    rows = _rows(one_su, facts)
+    document = edit_document(one_su)
+    removed = rows.pop(3)
+    added = dict(removed, label="", assembly="", leg="")
+    rows.append(added)
+    edit = cabling_edit(one_su, _write(rows), document)
+    assert edit.removed == [removed["label"]]
+    assert edit.added_rows == [len(rows) + 1]
+    assert len(edit.document["links"]) == len(document["links"])
+    new = edit.document["links"][-1]
+    assert (new["a"], new["b"]) == (removed["a_device"], removed["b_device"])
+    assert edit.rows[len(edit.document["links"]) - 1] == len(rows) + 1
+    assert not [p for p in validate_edit(edit.document, facts) if p.severity == "error"]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "code"),
+    [
+        ("a_port", "seven", "bad-port"),
+        ("b_port", "99/9", "bad-port"),
+        ("a_device", "no-such-host", "unknown-device"),
+        ("run_length_m", "-3", "bad-number"),
+        ("label", "R9.U01.P1/R9.U02.P1", "unknown-label"),
+    ],
+)
+def test_bad_cells_are_reported_by_row_and_column(one_su, facts, column, value, code):
+    rows = _rows(one_su, facts)
+    rows[4][column] = value
+    with pytest.raises(CablingImportError) as caught:
+        cabling_edit(one_su, _write(rows), edit_document(one_su))
+    problems = caught.value.problems
+    assert [(p.row, p.column, p.code) for p in problems] == [(6, column, code)]
+    assert problems[0].message.startswith(f"row 6, {column}: ")
+
+
+def test_a_repeated_label_and_a_missing_column_are_refused(one_su, facts):
+    rows = _rows(one_su, facts)
+    rows.append(dict(rows[0]))
+    with pytest.raises(CablingImportError) as caught:
+        cabling_edit(one_su, _write(rows), edit_document(one_su))
+    assert [(p.row, p.code) for p in caught.value.problems] == [(len(rows) + 1, "duplicate-label")]
+    lines = _write(rows).splitlines()
+    header = lines[0].replace("a_port,", "")
+    with pytest.raises(CablingImportError) as caught:
+        cabling_edit(one_su, "\n".join([header, *lines[1:3]]), edit_document(one_su))
+    assert [(p.row, p.column, p.code) for p in caught.value.problems] == [
+        (1, "a_port", "missing-column")
+    ]
+
+
+def test_an_empty_file_is_refused(one_su):
+    with pytest.raises(CablingImportError) as caught:
+        cabling_edit(one_su, "", edit_document(one_su))
+    assert caught.value.problems[0].code == "empty"
