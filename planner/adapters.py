@@ -3,7 +3,8 @@
 - :func:`catalog_facts` reads every catalog part once (one query per category) into the
   :class:`~planner.domain.catalog.CatalogFacts` the generators and media selection use.
 - :func:`catalog_fingerprint` changes whenever a catalog part is added, changed or removed.
-- :func:`price_of_factory` turns a price book into ``price_of(slug) -> float | None``.
+- :func:`price_table` reads a price book's offers into the rule that picks one per BOM line;
+  :func:`price_of_factory` turns it into ``price_of(slug) -> float | None``.
 - :func:`fabric_pack` / :func:`fabric_unpack` store a fabric as zlib-compressed JSON.
 """
 
@@ -15,12 +16,13 @@ import zlib
 from collections.abc import Callable
 from decimal import Decimal
 
-from django.db.models import Count, Max, Min, Sum
+from django.db.models import Count, Max, Sum
 
 from inventory.models import CATEGORY_MODELS, Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, device_from_spec
 from planner.domain.fabric import Fabric
+from planner.domain.outputs.quote import PriceOffer, PriceTable
 
 DEVICE_CATEGORIES = ("switch", "server")
 PACK_LEVEL = 6
@@ -42,6 +44,8 @@ def catalog_facts() -> CatalogFacts:
                 "category": category,
                 "slug": part.slug,
                 "manufacturer": part.manufacturer.slug,
+                "name": part.name,
+                "part_number": part.part_number,
                 **spec,
                 "provenance": part.provenance or {},
                 "sources": part.sources or {},
@@ -71,12 +75,41 @@ def catalog_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def price_table(book: PriceBook) -> PriceTable:
+    """Every offer of ``book`` as a :class:`~planner.domain.outputs.quote.PriceTable`.
+
+    The one price lookup of the app: quotes and the revision diff choose a line's offer with
+    it, and :func:`price_of_factory` takes its lowest new offers. Cables and fibers bring their
+    catalog lengths (a part made in one length takes an offer that names no length).
+    """
+    offers = [
+        PriceOffer(
+            part=row.part_slug,
+            amount=Decimal(row.price),
+            currency=row.currency,
+            condition=row.condition,
+            length_m=row.length_m,
+            seller=row.seller,
+            as_of=row.as_of,
+            source_url=row.source_url,
+            reference=str(row.pk),
+        )
+        for row in Price.objects.filter(book=book).order_by("pk")
+    ]
+    lengths = {
+        slug: value or []
+        for category in ("cable", "fiber")
+        for slug, value in CATEGORY_MODELS[category].objects.values_list("slug", "lengths_m")
+    }
+    return PriceTable(offers, part_lengths_m=lengths)
+
+
 def price_of_factory(book_slug: str | None = None) -> Callable[[str], float | None]:
     """``price_of(slug)``: the lowest new-condition price of a part in a price book.
 
-    Only offers in the book's own currency count (no conversion); a part without one is
-    unpriced (``None``). ``book_slug`` defaults to the seed reseller book; when that book is
-    not loaded every part is unpriced.
+    Only offers in the book's own currency count (no conversion), at any length; a part
+    without one is unpriced (``None``). ``book_slug`` defaults to the seed reseller book; when
+    that book is not loaded every part is unpriced.
 
     Raises
     ------
@@ -88,13 +121,13 @@ def price_of_factory(book_slug: str | None = None) -> Callable[[str], float | No
         if book_slug:
             raise CatalogLookupError(f"price_book: no price book {book_slug!r} in the catalog")
         return lambda slug: None
-    rows = (
-        Price.objects.filter(book=book, condition="new", currency=book.currency)
-        .values("part_slug")
-        .annotate(lowest=Min("price"))
-    )
-    prices: dict[str, float] = {row["part_slug"]: float(Decimal(row["lowest"])) for row in rows}
-    return prices.get
+    table = price_table(book)
+
+    def price_of(slug: str) -> float | None:
+        offer = table.lowest(slug, currency=book.currency, condition="new")
+        return None if offer is None else float(offer.amount)
+
+    return price_of
 
 
 def _json_default(value):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner import views
+from planner import output_views, quote_views, views
 
 app_name = "planner"
 urlpatterns = [
@@ -18,6 +18,27 @@ urlpatterns = [
         "<int:pk>/revisions/<int:number>/restore/",
         views.design_restore,
         name="design-restore",
+    ),
+    path(
+        "<int:pk>/revisions/<int:number>/outputs/",
+        output_views.revision_outputs,
+        name="revision-outputs",
+    ),
+    path(
+        "<int:pk>/revisions/<int:number>/outputs/<str:fmt>/",
+        output_views.revision_download,
+        name="revision-download",
+    ),
+    path("<int:pk>/cabling/import/", output_views.cabling_import, name="cabling-import"),
+    path("<int:pk>/quotes/", quote_views.quote_list, name="quote-list"),
+    path("<int:pk>/quotes/new/", quote_views.quote_new, name="quote-new"),
+    path("<int:pk>/quotes/<int:quote_pk>/", quote_views.quote_detail, name="quote-detail"),
+    path("<int:pk>/quotes/<int:quote_pk>/edit/", quote_views.quote_edit, name="quote-edit"),
+    path("<int:pk>/quotes/<int:quote_pk>/delete/", quote_views.quote_delete, name="quote-delete"),
+    path(
+        "<int:pk>/quotes/<int:quote_pk>/<str:fmt>/",
+        quote_views.quote_download,
+        name="quote-download",
     ),
     path(
         "<int:pk>/revisions/<int:number>/spec.<str:fmt>",

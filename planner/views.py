@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from planner import presentation, selectors, services
+from planner import presentation, quote_views, selectors, services
 from planner.domain.presets import load_presets, preset_get
 from planner.forms import DesignEditForm, DesignWizardForm, initial_from_spec
 from planner.health import check_broker, check_database
@@ -203,7 +203,8 @@ def design_spec_download(request, pk, number, fmt):
 
 @require_GET
 def design_diff(request, pk):
-    """What changed between two revisions (``?from=a&to=b``)."""
+    """What changed between two revisions (``?from=a&to=b``): spec, summary, parts, power
+    and (for users who may see prices) cost at ``?price_book=``."""
     design = selectors.design_get_for(request.user, pk)
     old = selectors.revision_get(design, request.GET.get("from"))
     new = selectors.revision_get(design, request.GET.get("to"))
@@ -218,6 +219,7 @@ def design_diff(request, pk):
         "old_label": f"Revision {old.number}",
         "new_label": f"Revision {new.number}",
         "spec_rows": presentation.diff_rows(changes["spec"]),
+        **quote_views.diff_context(request, old, new),
     }
     return render(request, "planner/design_diff.html", context)
 
@@ -227,7 +229,7 @@ def design_delete(request, pk):
     """GET asks for confirmation; POST deletes the design and its revisions (owner only)."""
     design = selectors.design_get_for(request.user, pk, manage=True)
     if request.method == "POST":
-        services.design_delete(design=design)
+        services.design_delete(design=design, actor=request.user)
         messages.success(request, f"Deleted design “{design.name}”.")
         return redirect(reverse("planner:design-list"))
     return render(request, "planner/design_confirm_delete.html", {"design": design})

@@ -1,0 +1,202 @@
+"""Quote API, under a design: ``/api/planner/designs/<design>/quotes/``.
+
+- ``GET`` list, ``POST`` create (needs write access to the design);
+- ``GET``/``PATCH``/``DELETE`` ``<id>/``: one quote's terms (change and delete need write);
+- ``GET <id>/priced/``: the priced bill of materials as JSON (lines, category subtotals,
+  totals, unpriced parts; amounts as strings with two decimals);
+- ``GET <id>/pdf/`` and ``<id>/xlsx/``: the quote as a file (downloads are audited).
+
+Who reads a design reads its quotes' terms; the priced answer and the files need the price
+right (:func:`planner.selectors.user_can_view_prices`), otherwise 403 saying so.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from inventory.models import PriceBook
+from planner import quotes, selectors
+from planner.models import QUOTE_PRICE_CONDITIONS, Quote
+
+NO_PRICES = OpenApiResponse(description="The user may not see prices")
+
+
+class QuoteSerializer(serializers.ModelSerializer):
+    """A quote's terms (no prices: see the ``priced`` link)."""
+
+    revision = serializers.IntegerField(source="revision.number", read_only=True)
+    price_book = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default="")
+    links = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Quote
+        fields = [
+            "id",
+            "number",
+            "design",
+            "revision",
+            "customer",
+            "price_book",
+            "price_condition",
+            "currency",
+            "discounts_pct",
+            "margin_pct",
+            "spares_pct",
+            "valid_until",
+            "notes",
+            "created_by",
+            "created",
+            "updated",
+            "links",
+        ]
+        read_only_fields = fields
+
+    def get_links(self, quote) -> dict[str, str]:
+        args = [quote.design_id, quote.pk]
+        return {
+            "priced": reverse("design-quote-priced", args=args),
+            "pdf": reverse("design-quote-pdf", args=args),
+            "xlsx": reverse("design-quote-xlsx", args=args),
+            "page": quote.get_absolute_url(),
+        }
+
+
+class QuoteWriteSerializer(serializers.Serializer):
+    """Terms of a new or changed quote; the service validates the values."""
+
+    revision = serializers.IntegerField(
+        required=False, help_text="Revision number to price (default: the latest)."
+    )
+    customer = serializers.CharField(max_length=200)
+    price_book = serializers.SlugRelatedField(slug_field="slug", queryset=PriceBook.objects.all())
+    price_condition = serializers.ChoiceField(choices=QUOTE_PRICE_CONDITIONS, required=False)
+    currency = serializers.CharField(
+        max_length=3, required=False, help_text="Default: the price book's currency."
+    )
+    discounts_pct = serializers.DictField(
+        child=serializers.DecimalField(max_digits=6, decimal_places=2),
+        required=False,
+        help_text='Percent off the book price per category, e.g. {"switch": 12.5}.',
+    )
+    margin_pct = serializers.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        required=False,
+        help_text="Margin on the sell price: sell = cost / (1 - margin/100); below 100.",
+    )
+    spares_pct = serializers.DictField(
+        child=serializers.DecimalField(max_digits=6, decimal_places=2),
+        required=False,
+        help_text='Spares percent per category, e.g. {"transceiver": 2}.',
+    )
+    valid_until = serializers.DateField(required=False, help_text="Default: 30 days from today.")
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+
+
+def _terms(data: dict, design) -> dict:
+    """Validated serializer data as service keyword arguments."""
+    terms = dict(data)
+    if "revision" in terms:
+        terms["revision"] = selectors.revision_get(design, terms["revision"])
+    for name in ("discounts_pct", "spares_pct"):
+        if name in terms:
+            terms[name] = {key: float(value) for key, value in terms[name].items()}
+    return terms
+
+
+class _QuoteAPIView(APIView):
+    def _design(self, *, write: bool = False):
+        return selectors.design_get_for(self.request.user, self.kwargs["design_pk"], write=write)
+
+    def _quote(self, *, write: bool = False) -> Quote:
+        return quotes.quote_get(self._design(write=write), self.kwargs["pk"])
+
+    def _may_view_prices(self) -> bool:
+        return selectors.user_can_view_prices(self.request.user)
+
+
+class QuoteListView(_QuoteAPIView):
+    """Quotes of a design, newest first; POST creates one with the next number."""
+
+    @extend_schema(responses={200: QuoteSerializer(many=True)})
+    def get(self, request, design_pk: int):
+        return Response(QuoteSerializer(quotes.quote_list(self._design()), many=True).data)
+
+    @extend_schema(request=QuoteWriteSerializer, responses={201: QuoteSerializer})
+    def post(self, request, design_pk: int):
+        design = self._design(write=True)
+        params = QuoteWriteSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        quote = quotes.quote_create(
+            design=design, actor=request.user, **_terms(params.validated_data, design)
+        )
+        return Response(QuoteSerializer(quote).data, status=status.HTTP_201_CREATED)
+
+
+class QuoteDetailView(_QuoteAPIView):
+    """One quote's terms; PATCH changes them, DELETE removes the quote."""
+
+    @extend_schema(responses={200: QuoteSerializer})
+    def get(self, request, design_pk: int, pk: int):
+        return Response(QuoteSerializer(self._quote()).data)
+
+    @extend_schema(request=QuoteWriteSerializer, responses={200: QuoteSerializer})
+    def patch(self, request, design_pk: int, pk: int):
+        quote = self._quote(write=True)
+        params = QuoteWriteSerializer(data=request.data, partial=True)
+        params.is_valid(raise_exception=True)
+        changed = quotes.quote_update(
+            quote=quote, actor=request.user, **_terms(params.validated_data, quote.design)
+        )
+        return Response(QuoteSerializer(changed).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, design_pk: int, pk: int):
+        quotes.quote_delete(quote=self._quote(write=True), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class QuotePricedView(_QuoteAPIView):
+    """The priced quote: lines with unit cost, unit sell and extended prices, category
+    subtotals, totals, and unpriced parts (listed, never counted as zero)."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 403: NO_PRICES})
+    def get(self, request, design_pk: int, pk: int):
+        quote = self._quote()
+        quotes.quote_require_prices(self._may_view_prices())
+        return Response(quotes.quote_price(quote).as_dict())
+
+
+class QuoteFileView(_QuoteAPIView):
+    """The quote as a PDF or XLSX download (needs the price right; audited)."""
+
+    @extend_schema(
+        responses={
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+            (200, quotes.EXPORT_FORMATS["xlsx"]): OpenApiTypes.BINARY,
+            403: NO_PRICES,
+        }
+    )
+    def get(self, request, design_pk: int, pk: int, fmt: str):
+        export = quotes.quote_export(
+            quote=self._quote(),
+            actor=request.user,
+            fmt=fmt,
+            may_view_prices=self._may_view_prices(),
+        )
+        return quote_file_response(export)
+
+
+def quote_file_response(export: quotes.ExportFile) -> HttpResponse:
+    """An attachment response for an exported quote file."""
+    response = HttpResponse(export.content, content_type=export.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+    response["Content-Length"] = str(len(export.content))
+    return response

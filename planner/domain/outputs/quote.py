@@ -1,0 +1,708 @@
+"""Priced quotes of a bill of materials, and the difference between two bills.
+
+Pure Python (no Django), :class:`~decimal.Decimal` arithmetic throughout.
+
+Pricing rules
+-------------
+- **Offer**: each BOM line is priced from one offer of the price book (:class:`PriceTable`):
+  the lowest offer of the quote's condition (new, msrp or used) in the quote's currency. For a
+  cable or fiber ordered at a length, an offer for exactly that length wins; an offer without
+  a length counts only when the part comes in one length (its part number fixes the length).
+  Offers in other currencies are never converted: the line is *unpriced*, with the reason.
+- **Discount** (percent per category) comes off the book price and gives the unit cost:
+  ``unit_cost = book_price * (1 - discount / 100)``.
+- **Margin** is a share of the sell price (the sales-engineer convention, not a markup on
+  cost): ``unit_sell = unit_cost / (1 - margin / 100)``; a 20 % margin on a cost of 80 sells
+  at 100. The margin must stay below 100 %.
+- **Rounding**: ``unit_cost`` and ``unit_sell`` are rounded to the cent, half-up, on every
+  line; extended prices are ``quantity * rounded unit`` and totals are exact sums of the
+  lines, so the printed document adds up.
+- **Unpriced parts** are listed with their reason and never counted as zero: totals then cover
+  the priced lines only and say ``incomplete: N parts unpriced``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from planner.domain.outputs.bom import CATEGORIES, BillOfMaterials, BomLine
+
+__all__ = [
+    "CONDITIONS",
+    "ROUNDING_RULE",
+    "BomDiff",
+    "BomDiffRow",
+    "CategoryTotal",
+    "CurrencyMismatchError",
+    "PriceChoice",
+    "PriceOffer",
+    "PriceTable",
+    "PricedLine",
+    "PricedQuote",
+    "QuoteError",
+    "QuoteTerms",
+    "bom_diff",
+    "price_key",
+    "price_quote",
+    "round_cents",
+]
+
+CENT = Decimal("0.01")
+HUNDRED = Decimal(100)
+CONDITIONS = ("new", "msrp", "used")
+LENGTH_TOLERANCE_M = 0.005
+ROUNDING_RULE = (
+    "Unit cost and unit sell price are rounded to the cent (half-up) on each line; extended "
+    "prices are quantity × rounded unit price; totals are exact sums of the lines."
+)
+MARGIN_RULE = "Margin is a share of the sell price: sell = cost / (1 − margin)."
+DISCOUNT_RULE = "Discounts come off the price-book price per category and give the unit cost."
+_CURRENCY = re.compile(r"[A-Z]{3}")
+
+#: How a BOM line finds its price: (part slug, ordered length in metres or None).
+PriceKey = tuple[str, float | None]
+
+
+class QuoteError(ValueError):
+    """Quote terms or prices that cannot be used; ``field`` names the input at fault."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+        self.message = message
+
+
+class CurrencyMismatchError(QuoteError):
+    """A price in another currency than the quote's (prices are never converted)."""
+
+
+def round_cents(amount: Decimal) -> Decimal:
+    """``amount`` rounded to the cent, half-up.
+
+    Examples
+    --------
+    >>> round_cents(Decimal("2.345")), round_cents(Decimal("2.3449"))
+    (Decimal('2.35'), Decimal('2.34'))
+    """
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def _percent(value, where: str, *, below_100: bool = False) -> Decimal:
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError) as exc:
+        raise QuoteError(where, f"{value!r} is not a number of percent") from exc
+    if not number.is_finite() or number < 0 or number > HUNDRED:
+        raise QuoteError(where, f"{value} is outside 0..100 percent")
+    if below_100 and number == HUNDRED:
+        raise QuoteError(where, "a margin of 100 % would make the sell price infinite")
+    return number
+
+
+def price_key(line: BomLine) -> PriceKey:
+    """The key a BOM line is priced by: its part and its ordered length."""
+    return (line.part, line.length_m)
+
+
+@dataclass(frozen=True)
+class PriceOffer:
+    """One offer of a price book: a unit price in a currency, with where it came from."""
+
+    part: str
+    amount: Decimal
+    currency: str
+    condition: str = "new"
+    length_m: float | None = None
+    seller: str = ""
+    as_of: str = ""
+    source_url: str = ""
+    reference: str = ""  # e.g. the price row's id
+
+    def describe(self) -> str:
+        """Seller, date and length, for a quote line's "source" column."""
+        bits = [self.seller or "unnamed seller"]
+        if self.as_of:
+            bits.append(self.as_of)
+        if self.length_m is not None:
+            bits.append(f"{self.length_m:g} m")
+        if self.condition != "new":
+            bits.append(self.condition)
+        return ", ".join(bits)
+
+
+@dataclass(frozen=True)
+class PriceChoice:
+    """The offer chosen for a price key, or ``None`` with the reason it is unpriced."""
+
+    offer: PriceOffer | None
+    reason: str = ""
+
+
+def _offer_order(offer: PriceOffer):
+    return (offer.amount, offer.seller, offer.as_of, offer.reference)
+
+
+def _same_length(a: float | None, b: float) -> bool:
+    return a is not None and abs(a - b) <= LENGTH_TOLERANCE_M
+
+
+class PriceTable:
+    """The offers of one price book, and the rule that picks one per BOM line.
+
+    Parameters
+    ----------
+    offers
+        Every offer of the book (all conditions, currencies and lengths).
+    part_lengths_m
+        Catalog lengths per part (``lengths_m``); a part with at most one length is a fixed
+        length part number, so an offer without a length applies to it.
+    """
+
+    def __init__(
+        self,
+        offers: Iterable[PriceOffer],
+        *,
+        part_lengths_m: Mapping[str, Iterable[float]] | None = None,
+    ):
+        self._offers: dict[str, list[PriceOffer]] = {}
+        for offer in offers:
+            self._offers.setdefault(offer.part, []).append(offer)
+        for part_offers in self._offers.values():
+            part_offers.sort(key=_offer_order)
+        self._lengths = {part: tuple(v) for part, v in (part_lengths_m or {}).items()}
+
+    def lowest(self, part: str, *, currency: str, condition: str = "new") -> PriceOffer | None:
+        """The lowest offer for ``part`` in ``currency`` and ``condition``, at any length."""
+        for offer in self._offers.get(part, ()):
+            if offer.currency == currency and offer.condition == condition:
+                return offer
+        return None
+
+    def choose(
+        self, part: str, length_m: float | None, *, currency: str, condition: str = "new"
+    ) -> PriceChoice:
+        """The offer for a line of ``part`` ordered at ``length_m``, or why there is none.
+
+        Examples
+        --------
+        >>> table = PriceTable([
+        ...     PriceOffer("AOC", Decimal("120"), "USD", length_m=3.0),
+        ...     PriceOffer("AOC", Decimal("150"), "USD", length_m=5.0),
+        ... ], part_lengths_m={"AOC": [3, 5, 7]})
+        >>> table.choose("AOC", 5.0, currency="USD").offer.amount
+        Decimal('150')
+        >>> table.choose("AOC", 7.0, currency="USD").reason
+        'no new offer in USD for 7 m (offers for 3, 5 m)'
+        """
+        offers = self._offers.get(part, ())
+        if not offers:
+            return PriceChoice(None, "not in the price book")
+        in_currency = [o for o in offers if o.currency == currency]
+        if not in_currency:
+            others = sorted({o.currency for o in offers})
+            return PriceChoice(None, f"no offer in {currency} (offers in {', '.join(others)})")
+        fitting = [o for o in in_currency if o.condition == condition]
+        if not fitting:
+            others = sorted({o.condition for o in in_currency})
+            return PriceChoice(
+                None, f"no {condition} offer in {currency} (offers: {', '.join(others)})"
+            )
+        if length_m is None:
+            unsized = [o for o in fitting if o.length_m is None]
+            if unsized:
+                return PriceChoice(unsized[0])
+            return PriceChoice(None, "its offers are per length and the line names no length")
+        exact = [
+            o for o in fitting if o.length_m is not None and _same_length(o.length_m, length_m)
+        ]
+        if exact:
+            return PriceChoice(exact[0])
+        lengths = self._lengths.get(part, ())
+        unsized = [o for o in fitting if o.length_m is None]
+        if unsized and len(lengths) <= 1:
+            return PriceChoice(unsized[0])
+        sized = sorted({o.length_m for o in fitting if o.length_m is not None})
+        listed = f" (offers for {', '.join(f'{v:g}' for v in sized)} m)" if sized else ""
+        if unsized and not sized:
+            listed = " (its offers name no length and the part comes in several)"
+        return PriceChoice(None, f"no {condition} offer in {currency} for {length_m:g} m{listed}")
+
+
+@dataclass(frozen=True)
+class QuoteTerms:
+    """Currency, discounts per category and margin of a quote (percent values 0..100)."""
+
+    currency: str
+    discounts_pct: Mapping[str, Decimal | float | int | str] = field(default_factory=dict)
+    margin_pct: Decimal | float | int | str = 0
+
+    def checked(self) -> tuple[str, dict[str, Decimal], Decimal]:
+        """``(currency, discounts, margin)`` as Decimals; raises :class:`QuoteError`."""
+        if not isinstance(self.currency, str) or not _CURRENCY.fullmatch(self.currency):
+            raise QuoteError("currency", f"{self.currency!r} is not a three-letter ISO 4217 code")
+        discounts = {}
+        for category, value in self.discounts_pct.items():
+            if category not in CATEGORIES:
+                raise QuoteError(
+                    f"discounts_pct.{category}",
+                    f"unknown category; use one of {', '.join(CATEGORIES)}",
+                )
+            discounts[category] = _percent(value, f"discounts_pct.{category}")
+        margin = _percent(self.margin_pct, "margin_pct", below_100=True)
+        return self.currency, discounts, margin
+
+
+@dataclass(frozen=True)
+class PricedLine:
+    """A BOM line with its prices; every price is ``None`` when the line is unpriced."""
+
+    line: BomLine
+    offer: PriceOffer | None
+    unpriced_reason: str
+    discount_pct: Decimal
+    unit_book: Decimal | None
+    unit_cost: Decimal | None
+    unit_sell: Decimal | None
+    extended_cost: Decimal | None
+    extended_sell: Decimal | None
+
+    @property
+    def priced(self) -> bool:
+        return self.offer is not None
+
+
+@dataclass(frozen=True)
+class CategoryTotal:
+    """Subtotal of one category: priced lines only; ``unpriced_lines`` says what is missing."""
+
+    category: str
+    lines: int
+    unpriced_lines: int
+    quantity: int
+    cost: Decimal
+    sell: Decimal
+
+    @property
+    def complete(self) -> bool:
+        return self.unpriced_lines == 0
+
+
+@dataclass(frozen=True)
+class PricedQuote:
+    """A priced bill of materials: lines, category subtotals and totals."""
+
+    currency: str
+    margin_pct: Decimal
+    discounts_pct: dict[str, Decimal]
+    lines: tuple[PricedLine, ...]
+    categories: tuple[CategoryTotal, ...]
+    cost_total: Decimal
+    sell_total: Decimal
+    unpriced_lines: int
+    unpriced_parts: tuple[str, ...]  # distinct part slugs (with length when ordered by length)
+
+    @property
+    def complete(self) -> bool:
+        return self.unpriced_lines == 0
+
+    @property
+    def margin_total(self) -> Decimal:
+        return self.sell_total - self.cost_total
+
+    @property
+    def status(self) -> str:
+        """``complete`` or ``incomplete: N parts unpriced``."""
+        if self.complete:
+            return "complete"
+        count = len(self.unpriced_parts)
+        return f"incomplete: {count} part{'s' if count != 1 else ''} unpriced"
+
+    def as_dict(self) -> dict:
+        """JSON-ready: amounts as strings with two decimals (exact, never floats)."""
+
+        def money(value: Decimal | None) -> str | None:
+            return None if value is None else f"{value:.2f}"
+
+        return {
+            "currency": self.currency,
+            "margin_pct": str(self.margin_pct),
+            "discounts_pct": {k: str(v) for k, v in self.discounts_pct.items()},
+            "rules": {"discount": DISCOUNT_RULE, "margin": MARGIN_RULE, "rounding": ROUNDING_RULE},
+            "lines": [
+                {
+                    "part": p.line.part,
+                    "part_number": p.line.part_number,
+                    "name": p.line.name,
+                    "manufacturer": p.line.manufacturer,
+                    "category": p.line.category,
+                    "tier": p.line.tier,
+                    "length_m": p.line.length_m,
+                    "base_quantity": p.line.base_quantity,
+                    "spares": p.line.spares,
+                    "quantity": p.line.quantity,
+                    "priced": p.priced,
+                    "unpriced_reason": p.unpriced_reason,
+                    "discount_pct": str(p.discount_pct),
+                    "unit_book": money(p.unit_book),
+                    "unit_cost": money(p.unit_cost),
+                    "unit_sell": money(p.unit_sell),
+                    "extended_cost": money(p.extended_cost),
+                    "extended_sell": money(p.extended_sell),
+                    "source": None
+                    if p.offer is None
+                    else {
+                        "seller": p.offer.seller,
+                        "as_of": p.offer.as_of,
+                        "url": p.offer.source_url,
+                        "condition": p.offer.condition,
+                        "length_m": p.offer.length_m,
+                        "reference": p.offer.reference,
+                    },
+                }
+                for p in self.lines
+            ],
+            "categories": [
+                {
+                    "category": c.category,
+                    "lines": c.lines,
+                    "unpriced_lines": c.unpriced_lines,
+                    "quantity": c.quantity,
+                    "cost": money(c.cost),
+                    "sell": money(c.sell),
+                }
+                for c in self.categories
+            ],
+            "totals": {
+                "cost": money(self.cost_total),
+                "sell": money(self.sell_total),
+                "margin": money(self.margin_total),
+                "complete": self.complete,
+                "status": self.status,
+                "unpriced_lines": self.unpriced_lines,
+                "unpriced_parts": list(self.unpriced_parts),
+            },
+        }
+
+
+def _part_label(key: PriceKey) -> str:
+    part, length_m = key
+    return part if length_m is None else f"{part} ({length_m:g} m)"
+
+
+def price_quote(
+    bom: BillOfMaterials,
+    prices: Mapping[PriceKey, PriceChoice | PriceOffer | None],
+    terms: QuoteTerms,
+) -> PricedQuote:
+    """Price every line of ``bom``.
+
+    Parameters
+    ----------
+    bom
+        The bill of materials (quantities include spares).
+    prices
+        The price lookup result per :func:`price_key`: a :class:`PriceChoice`, a bare
+        :class:`PriceOffer`, or ``None``; a key that is missing means unpriced.
+    terms
+        Currency, discounts per category, margin.
+
+    Returns
+    -------
+    PricedQuote
+        Lines in BOM order, category subtotals in :data:`CATEGORIES` order, totals of the
+        priced lines, and the unpriced parts.
+
+    Raises
+    ------
+    QuoteError
+        A percentage outside 0..100, a margin of 100 %, an unknown category, a bad currency.
+    CurrencyMismatchError
+        An offer is in another currency than ``terms.currency``.
+
+    Examples
+    --------
+    >>> from planner.domain.outputs.bom import BillOfMaterials, BomLine
+    >>> line = BomLine("SW", "", "Switch", "acme", "switch", "leaf", None, 2, 0, 2, "device")
+    >>> quote = price_quote(
+    ...     BillOfMaterials(lines=(line,), spares_pct={}),
+    ...     {("SW", None): PriceOffer("SW", Decimal("100"), "USD")},
+    ...     QuoteTerms("USD", {"switch": 10}, margin_pct=25),
+    ... )
+    >>> quote.lines[0].unit_cost, quote.lines[0].unit_sell, quote.sell_total
+    (Decimal('90.00'), Decimal('120.00'), Decimal('240.00'))
+    """
+    currency, discounts, margin = terms.checked()
+    keep = (HUNDRED - margin) / HUNDRED
+    lines: list[PricedLine] = []
+    unpriced: dict[PriceKey, None] = {}
+    for line in bom.lines:
+        key = price_key(line)
+        found = prices.get(key)
+        choice = found if isinstance(found, PriceChoice) else PriceChoice(found)
+        discount = discounts.get(line.category, Decimal(0))
+        offer = choice.offer
+        if offer is None:
+            unpriced[key] = None
+            reason = choice.reason or "no price given"
+            lines.append(PricedLine(line, None, reason, discount, *([None] * 5)))
+            continue
+        if offer.currency != currency:
+            raise CurrencyMismatchError(
+                f"prices.{_part_label(key)}",
+                f"the offer is in {offer.currency} but the quote is in {currency}; "
+                "prices are not converted (choose offers in the quote's currency)",
+            )
+        book = Decimal(offer.amount)
+        if not book.is_finite() or book < 0:
+            raise QuoteError(f"prices.{_part_label(key)}", f"{offer.amount} is not a price")
+        unit_cost = round_cents(book * (HUNDRED - discount) / HUNDRED)
+        unit_sell = round_cents(unit_cost / keep)
+        lines.append(
+            PricedLine(
+                line=line,
+                offer=offer,
+                unpriced_reason="",
+                discount_pct=discount,
+                unit_book=book,
+                unit_cost=unit_cost,
+                unit_sell=unit_sell,
+                extended_cost=unit_cost * line.quantity,
+                extended_sell=unit_sell * line.quantity,
+            )
+        )
+    categories = []
+    for category in CATEGORIES:
+        in_category = [p for p in lines if p.line.category == category]
+        if not in_category:
+            continue
+        priced = [p for p in in_category if p.priced]
+        categories.append(
+            CategoryTotal(
+                category=category,
+                lines=len(in_category),
+                unpriced_lines=len(in_category) - len(priced),
+                quantity=sum(p.line.quantity for p in in_category),
+                cost=sum((p.extended_cost for p in priced), Decimal("0.00")),
+                sell=sum((p.extended_sell for p in priced), Decimal("0.00")),
+            )
+        )
+    priced_lines = [p for p in lines if p.priced]
+    return PricedQuote(
+        currency=currency,
+        margin_pct=margin,
+        discounts_pct=discounts,
+        lines=tuple(lines),
+        categories=tuple(categories),
+        cost_total=sum((p.extended_cost for p in priced_lines), Decimal("0.00")),
+        sell_total=sum((p.extended_sell for p in priced_lines), Decimal("0.00")),
+        unpriced_lines=len(lines) - len(priced_lines),
+        unpriced_parts=tuple(_part_label(key) for key in unpriced),
+    )
+
+
+# --- Revision diff ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BomDiffRow:
+    """One part (at one ordered length) whose quantity differs between two bills."""
+
+    part: str
+    name: str
+    category: str
+    length_m: float | None
+    old_quantity: int
+    new_quantity: int
+    unit_price: Decimal | None  # book price used for the cost delta (None: unpriced)
+
+    @property
+    def delta(self) -> int:
+        return self.new_quantity - self.old_quantity
+
+    @property
+    def change(self) -> str:
+        """``added``, ``removed`` or ``changed``."""
+        if self.old_quantity == 0:
+            return "added"
+        if self.new_quantity == 0:
+            return "removed"
+        return "changed"
+
+    @property
+    def cost_delta(self) -> Decimal | None:
+        return None if self.unit_price is None else self.unit_price * self.delta
+
+    @property
+    def label(self) -> str:
+        return _part_label((self.part, self.length_m))
+
+
+@dataclass(frozen=True)
+class BomDiff:
+    """Parts added, removed and changed in quantity, with cost and power deltas."""
+
+    rows: tuple[BomDiffRow, ...]
+    currency: str | None
+    cost_delta: Decimal | None  # priced rows only; None when no prices were given
+    unpriced_parts: tuple[str, ...]  # rows that changed but have no price
+    power_delta_w: float | None
+    old_power_w: float | None
+    new_power_w: float | None
+
+    @property
+    def added(self) -> tuple[BomDiffRow, ...]:
+        return tuple(r for r in self.rows if r.change == "added")
+
+    @property
+    def removed(self) -> tuple[BomDiffRow, ...]:
+        return tuple(r for r in self.rows if r.change == "removed")
+
+    @property
+    def changed(self) -> tuple[BomDiffRow, ...]:
+        return tuple(r for r in self.rows if r.change == "changed")
+
+    @property
+    def cost_complete(self) -> bool:
+        return self.cost_delta is not None and not self.unpriced_parts
+
+    def as_dict(self, *, with_prices: bool = True) -> dict:
+        """JSON-ready; ``with_prices=False`` leaves every price and cost out."""
+
+        def row(r: BomDiffRow) -> dict:
+            out = {
+                "part": r.part,
+                "name": r.name,
+                "category": r.category,
+                "length_m": r.length_m,
+                "old_quantity": r.old_quantity,
+                "new_quantity": r.new_quantity,
+                "delta": r.delta,
+                "change": r.change,
+            }
+            if with_prices:
+                out["unit_price"] = None if r.unit_price is None else f"{r.unit_price:.2f}"
+                out["cost_delta"] = None if r.cost_delta is None else f"{r.cost_delta:.2f}"
+            return out
+
+        result = {
+            "added": [row(r) for r in self.added],
+            "removed": [row(r) for r in self.removed],
+            "changed": [row(r) for r in self.changed],
+            "power": {
+                "old_w": self.old_power_w,
+                "new_w": self.new_power_w,
+                "delta_w": self.power_delta_w,
+            },
+        }
+        if with_prices:
+            result["cost"] = {
+                "currency": self.currency,
+                "delta": None if self.cost_delta is None else f"{self.cost_delta:.2f}",
+                "complete": self.cost_complete,
+                "unpriced_parts": list(self.unpriced_parts),
+            }
+        return result
+
+
+def _quantities(bom: BillOfMaterials) -> dict[PriceKey, tuple[BomLine, int]]:
+    totals: dict[PriceKey, tuple[BomLine, int]] = {}
+    for line in bom.lines:
+        key = price_key(line)
+        first, quantity = totals.get(key, (line, 0))
+        totals[key] = (first, quantity + line.quantity)
+    return totals
+
+
+def _diff_order(key: PriceKey, line: BomLine):
+    category = CATEGORIES.index(line.category) if line.category in CATEGORIES else len(CATEGORIES)
+    return (category, key[0], -1.0 if key[1] is None else key[1])
+
+
+def bom_diff(
+    old: BillOfMaterials,
+    new: BillOfMaterials,
+    *,
+    prices: Mapping[PriceKey, PriceChoice | PriceOffer | None] | None = None,
+    currency: str | None = None,
+    old_power_w: float | None = None,
+    new_power_w: float | None = None,
+) -> BomDiff:
+    """What changed from ``old`` to ``new``: parts by (part, length), cost and power deltas.
+
+    Parameters
+    ----------
+    old, new
+        The two bills of materials (quantities summed over tiers per part and length).
+    prices
+        Price lookup per :func:`price_key` (book prices, no discount or margin); ``None``
+        for no cost delta at all.
+    currency
+        The prices' currency (required with ``prices``; a price in another one raises
+        :class:`CurrencyMismatchError`).
+    old_power_w, new_power_w
+        Power totals computed by the caller; the delta is ``None`` unless both are given.
+
+    Examples
+    --------
+    >>> from planner.domain.outputs.bom import BillOfMaterials, BomLine
+    >>> def bom(n):
+    ...     line = BomLine("SW", "", "Switch", "acme", "switch", "leaf", None, n, 0, n, "device")
+    ...     return BillOfMaterials(lines=(line,), spares_pct={})
+    >>> diff = bom_diff(bom(2), bom(5), prices={("SW", None): PriceOffer("SW", Decimal(10), "USD")},
+    ...                 currency="USD", old_power_w=100.0, new_power_w=250.0)
+    >>> diff.changed[0].delta, diff.cost_delta, diff.power_delta_w
+    (3, Decimal('30'), 150.0)
+    """
+    if prices is not None and currency is None:
+        raise QuoteError("currency", "give the currency of the prices")
+    before, after = _quantities(old), _quantities(new)
+    lines = {key: entry[0] for key, entry in (before | after).items()}  # newer names win
+    rows = []
+    for key in sorted(lines, key=lambda k: _diff_order(k, lines[k])):
+        line = lines[key]
+        old_quantity = before.get(key, (line, 0))[1]
+        new_quantity = after.get(key, (line, 0))[1]
+        if old_quantity == new_quantity:
+            continue
+        unit_price = None
+        if prices is not None:
+            found = prices.get(key)
+            offer = found.offer if isinstance(found, PriceChoice) else found
+            if offer is not None:
+                if offer.currency != currency:
+                    raise CurrencyMismatchError(
+                        f"prices.{_part_label(key)}",
+                        f"the offer is in {offer.currency}, not {currency}",
+                    )
+                unit_price = Decimal(offer.amount)
+        rows.append(
+            BomDiffRow(
+                part=key[0],
+                name=line.name,
+                category=line.category,
+                length_m=key[1],
+                old_quantity=old_quantity,
+                new_quantity=new_quantity,
+                unit_price=unit_price,
+            )
+        )
+    cost_delta = None
+    unpriced: tuple[str, ...] = ()
+    if prices is not None:
+        cost_delta = sum((r.cost_delta for r in rows if r.cost_delta is not None), Decimal(0))
+        unpriced = tuple(r.label for r in rows if r.unit_price is None)
+    power_delta = None
+    if old_power_w is not None and new_power_w is not None:
+        power_delta = float(new_power_w) - float(old_power_w)
+    return BomDiff(
+        rows=tuple(rows),
+        currency=currency if prices is not None else None,
+        cost_delta=cost_delta,
+        unpriced_parts=unpriced,
+        power_delta_w=power_delta,
+        old_power_w=old_power_w,
+        new_power_w=new_power_w,
+    )

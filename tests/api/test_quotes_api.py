@@ -1,0 +1,232 @@
+"""Quote API and pages: CRUD under a design, priced JSON, PDF and XLSX downloads, who sees
+prices (a reader without the price right sees quantities, and 403 on prices and files), and
+the revision diff with parts, power and cost."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from rest_framework.test import APIClient
+
+from inventory.models import PriceBook
+from inventory.services import price_book_import_csv
+from planner.models import AuditActionChoices, AuditEvent, Quote, Team, TeamMembership
+from planner.services import design_create, design_revise
+
+SPEC = {
+    "name": "1 SU",
+    "topology": "rail-optimized",
+    "server": "DGX-H100",
+    "servers": 31,
+    "servers_per_su": 32,
+    "reserved_leaf_ports": 4,
+    "switches": {"leaf": "QM9700"},
+}
+PRICES_CSV = """part,price,currency,seller
+QM9700,30000,USD,Seller A
+DGX-H100,300000,USD,Seller B
+MMA4Z00-NS,800,USD,Seller C
+"""
+
+
+@pytest.fixture
+def setting(seed_catalog, user, other_user):
+    """alice owns a design shared read-only with a team; alice has the price right, bob (a
+    viewer of the team) has not."""
+    team = Team.objects.create(name="Sales", slug="sales")
+    TeamMembership.objects.create(team=team, user=user, role="owner", can_view_prices=True)
+    TeamMembership.objects.create(team=team, user=other_user, role="viewer")
+    design = design_create(owner=user, spec_document=SPEC, team=team, sharing="team-read")
+    book = PriceBook.objects.create(slug="test-book", name="Test book", currency="USD")
+    price_book_import_csv(book=book, text=PRICES_CSV)
+    return design, book
+
+
+@pytest.fixture
+def bob_client(other_user):
+    client = APIClient()
+    client.force_authenticate(other_user)
+    return client
+
+
+def _base(design):
+    return f"/api/planner/designs/{design.pk}/quotes/"
+
+
+def _create(api_client, design, **extra):
+    body = {"customer": "ACME Labs", "price_book": "test-book", **extra}
+    return api_client.post(_base(design), body, format="json")
+
+
+def test_create_list_change_delete(setting, api_client):
+    design, _ = setting
+    response = _create(api_client, design, margin_pct="20", discounts_pct={"switch": 10})
+    assert response.status_code == 201, response.json()
+    created = response.json()
+    assert created["number"].startswith("Q-") and created["revision"] == 1
+    assert created["currency"] == "USD" and created["price_book"] == "test-book"
+    assert created["links"]["pdf"].endswith(f"/quotes/{created['id']}/pdf/")
+
+    listed = api_client.get(_base(design)).json()
+    assert [q["number"] for q in listed] == [created["number"]]
+
+    url = f"{_base(design)}{created['id']}/"
+    changed = api_client.patch(url, {"customer": "ACME Research"}, format="json")
+    assert changed.status_code == 200 and changed.json()["customer"] == "ACME Research"
+    assert changed.json()["number"] == created["number"]
+
+    bad = api_client.patch(url, {"margin_pct": "100"}, format="json")
+    assert bad.status_code == 400 and "margin_pct" in bad.json()
+    assert Quote.objects.get().margin_pct == Decimal("20")
+
+    assert api_client.delete(url).status_code == 204
+    assert not Quote.objects.exists()
+    actions = set(AuditEvent.objects.values_list("action", flat=True))
+    assert AuditActionChoices.QUOTE_CHANGED in actions
+
+
+def test_bad_input_names_the_field(setting, api_client):
+    design, _ = setting
+    assert "price_book" in _create(api_client, design, price_book="nope").json()
+    response = _create(api_client, design, discounts_pct={"widgets": 5})
+    assert response.status_code == 400 and "discounts_pct" in response.json()
+    response = _create(api_client, design, revision=9)
+    assert response.status_code == 404
+
+
+def test_priced_json_pdf_and_xlsx_for_a_user_with_the_price_right(setting, api_client):
+    design, _ = setting
+    quote = _create(api_client, design, margin_pct="25").json()
+    priced = api_client.get(f"{_base(design)}{quote['id']}/priced/")
+    assert priced.status_code == 200
+    data = priced.json()
+    priced_lines = [line for line in data["lines"] if line["priced"]]
+    unpriced_lines = [line for line in data["lines"] if not line["priced"]]
+    total = sum(Decimal(line["extended_sell"]) for line in priced_lines)
+    assert Decimal(data["totals"]["sell"]) == total
+    assert unpriced_lines and all(line["extended_sell"] is None for line in unpriced_lines)
+    assert data["totals"]["complete"] is False
+    assert (
+        data["totals"]["status"]
+        == f"incomplete: {len(data['totals']['unpriced_parts'])} parts unpriced"
+    )
+    switch = next(line for line in priced_lines if line["part"] == "QM9700")
+    assert switch["unit_sell"] == "40000.00"  # 30,000 / (1 - 0.25)
+
+    pdf = api_client.get(f"{_base(design)}{quote['id']}/pdf/")
+    assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
+    assert pdf.content.startswith(b"%PDF")
+    assert f'filename="{quote["number"]}.pdf"' in pdf["Content-Disposition"]
+    xlsx = api_client.get(f"{_base(design)}{quote['id']}/xlsx/")
+    assert xlsx.status_code == 200 and xlsx.content[:2] == b"PK"  # a zip container
+    downloads = AuditEvent.objects.filter(action=AuditActionChoices.EXPORT_DOWNLOADED)
+    assert sorted(downloads.values_list("details__format", flat=True)) == ["pdf", "xlsx"]
+
+
+def test_a_reader_without_the_price_right_gets_no_prices(setting, api_client, bob_client):
+    design, _ = setting
+    quote = _create(api_client, design).json()
+    base = f"{_base(design)}{quote['id']}/"
+    assert bob_client.get(base).status_code == 200  # the terms
+    for suffix in ("priced/", "pdf/", "xlsx/"):
+        response = bob_client.get(base + suffix)
+        assert response.status_code == 403, suffix
+        assert "price" in response.json()["detail"].lower()
+    assert not AuditEvent.objects.filter(action=AuditActionChoices.EXPORT_DOWNLOADED).exists()
+    # a reader may not write
+    assert _create(bob_client, design).status_code == 403
+    assert bob_client.delete(base).status_code == 403
+
+
+def test_strangers_do_not_see_the_quotes(setting, api_client, django_user_model):
+    design, _ = setting
+    quote = _create(api_client, design).json()
+    stranger = APIClient()
+    stranger.force_authenticate(django_user_model.objects.create_user("eve", password="x-eve-1!"))
+    assert stranger.get(_base(design)).status_code == 404
+    assert stranger.get(f"{_base(design)}{quote['id']}/pdf/").status_code == 404
+
+
+def test_pages_show_quantities_without_prices_and_refuse_the_pdf(
+    setting, api_client, client, other_user
+):
+    design, _ = setting
+    quote = Quote.objects.get(pk=_create(api_client, design).json()["id"])
+    client.force_login(other_user)
+    page = client.get(quote.get_absolute_url())
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert quote.number in text and "ACME Labs" in text
+    assert 'data-testid="prices-hidden"' in text
+    assert "Unit price" not in text and "30,000" not in text and "Download PDF" not in text
+    refused = client.get(f"/designs/{design.pk}/quotes/{quote.pk}/pdf/")
+    assert refused.status_code == 403 and b"price right" in refused.content
+
+
+def test_quote_pages_for_the_sales_user(setting, client, user):
+    design, book = setting
+    client.force_login(user)
+    form = client.get(f"/designs/{design.pk}/quotes/new/")
+    assert form.status_code == 200
+    response = client.post(
+        f"/designs/{design.pk}/quotes/new/",
+        {
+            "customer": "Initech",
+            "revision": 1,
+            "price_book": book.slug,
+            "price_condition": "new",
+            "currency": "",
+            "margin_pct": "10",
+            "valid_until": "2099-01-31",
+            "discount_switch": "5",
+            "spares_transceiver": "2",
+        },
+    )
+    quote = Quote.objects.get()
+    assert response.status_code == 302 and response["Location"] == quote.get_absolute_url()
+    assert quote.discounts_pct == {"switch": 5.0} and quote.spares_pct == {"transceiver": 2.0}
+    page = client.get(quote.get_absolute_url()).content.decode()
+    assert "Initech" in page and "Download PDF" in page and "unpriced" in page
+    bad = client.post(
+        f"/designs/{design.pk}/quotes/{quote.pk}/edit/",
+        {
+            "customer": "Initech",
+            "revision": 1,
+            "price_book": book.slug,
+            "price_condition": "new",
+            "margin_pct": "10",
+            "valid_until": "2001-01-01",
+        },
+    )
+    assert bad.status_code == 200 and "must stay valid after" in bad.content.decode()
+    quote.refresh_from_db()
+    assert quote.valid_until.year == 2099
+    listing = client.get(f"/designs/{design.pk}/quotes/").content.decode()
+    assert quote.number in listing
+    assert "quotes-link" in client.get(design.get_absolute_url()).content.decode()
+
+
+def test_revision_diff_api_and_page_parts_power_cost(setting, api_client, bob_client, client, user):
+    design, book = setting
+    design_revise(design=design, user=user, spec_document={**SPEC, "servers": 63}, base_revision=1)
+    url = f"/api/planner/designs/{design.pk}/diff/?from=1&to=2"
+    plain = api_client.get(url).json()["bom"]
+    servers = next(row for row in plain["changed"] if row["part"] == "DGX-H100")
+    assert (servers["old_quantity"], servers["new_quantity"], servers["delta"]) == (31, 63, 32)
+    assert plain["power"]["delta_w"] == pytest.approx(
+        plain["power"]["new_w"] - plain["power"]["old_w"]
+    )
+    assert plain["power"]["delta_w"] > 0
+    assert "cost" not in plain
+
+    priced = api_client.get(url + "&price_book=test-book").json()["bom"]
+    assert Decimal(priced["cost"]["delta"]) >= 32 * 300000
+    assert priced["cost"]["complete"] is False and priced["cost"]["unpriced_parts"]
+    assert bob_client.get(url + "&price_book=test-book").status_code == 403
+    assert "cost" not in bob_client.get(url).json()["bom"]
+
+    client.force_login(user)
+    page = client.get(f"/designs/{design.pk}/diff/?from=1&to=2&price_book=test-book").content
+    assert b'data-testid="parts-diff"' in page and b'data-testid="cost-delta"' in page
+    assert b'data-testid="power-delta"' in page
