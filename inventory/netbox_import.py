@@ -144,6 +144,7 @@ def _import(
     *,
     category: str | None,
     replace_existing: bool,
+    actor=None,
 ) -> ImportReport:
     report = ImportReport()
     records: list[PartRecord] = []
@@ -161,7 +162,13 @@ def _import(
         problems.extend(_replacements(records, replace_existing))
         if records:
             try:
-                parts_import(records, manufacturers=manufacturers, report=report)
+                parts_import(
+                    records,
+                    manufacturers=manufacturers,
+                    report=report,
+                    actor=actor,
+                    source=", ".join(origin for origin, _ in texts)[:60],
+                )
             except CatalogImportError as exc:
                 problems.extend(exc.problems)
         if problems:  # raising inside the block rolls back the manufacturers too
@@ -212,7 +219,12 @@ def netbox_import(
 
 
 def netbox_import_text(
-    *, name: str, text: str, category: str | None = None, replace_existing: bool = False
+    *,
+    name: str,
+    text: str,
+    category: str | None = None,
+    replace_existing: bool = False,
+    actor=None,
 ) -> ImportReport:
     """Import one uploaded NetBox YAML file (browser or API).
 
@@ -224,6 +236,8 @@ def netbox_import_text(
         The file's content.
     category, replace_existing
         As for :func:`netbox_import`.
+    actor
+        The user importing, recorded in the audit log.
 
     Returns
     -------
@@ -237,4 +251,6 @@ def netbox_import_text(
     size = len(text.encode("utf-8"))
     if size > _max_bytes():
         raise CatalogImportError([_too_big(name, size)])
-    return _import([(name, text)], [], category=category, replace_existing=replace_existing)
+    return _import(
+        [(name, text)], [], category=category, replace_existing=replace_existing, actor=actor
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpResponse
@@ -27,6 +27,19 @@ from inventory.forms import (
 )
 from inventory.library.schema import CATEGORY_LABELS
 from inventory.models import CATEGORY_MODELS, CatalogPart, PriceBook
+from planner.selectors import user_can_view_prices
+
+PRICES_HIDDEN = (
+    "Prices are shown to staff and to team members with the price right (can_view_prices); "
+    "ask a team owner or an administrator."
+)
+
+
+def _require_prices(request) -> None:
+    """403 for a user who may not see prices (price books and their CSVs hold nothing else)."""
+    if not user_can_view_prices(request.user):
+        raise PermissionDenied(PRICES_HIDDEN)
+
 
 PAGE_SIZE = 50
 
@@ -76,7 +89,8 @@ def _part_list(request, category, template="inventory/part_list.html"):
 def part_detail(request, category, slug):
     """Every identity and spec value of a part with its provenance, prices and fits."""
     part = _part_or_404(category, slug)
-    offers = selectors.part_prices(part)
+    may_view_prices = user_can_view_prices(request.user)
+    offers = selectors.part_prices(part) if may_view_prices else []
     context = {
         "category": category,
         "label": CATEGORY_LABELS[category],
@@ -84,9 +98,12 @@ def part_detail(request, category, slug):
         "identity": presentation.identity_rows(part),
         "specs": [presentation.spec_row(part, name) for name in part.SPEC_FIELDS],
         "sources": presentation.source_rows(part),
+        "may_view_prices": may_view_prices,
         "prices": [
             (book, [o for o in offers if o.book_id == book.pk]) for book in selectors.price_books()
-        ],
+        ]
+        if may_view_prices
+        else [],
         "works_with": selectors.works_with(part).sections,
     }
     return _render(request, "inventory/part_detail.html", context, current=category)
@@ -165,7 +182,10 @@ def transfer(request):
             data = csv_form.cleaned_data
             try:
                 report = services.catalog_import_csv(
-                    category=data["category"], text=data["text"], origin=data["name"]
+                    category=data["category"],
+                    text=data["text"],
+                    origin=data["name"],
+                    actor=request.user,
                 )
             except services.CatalogImportError as exc:
                 problems, problems_for = exc.problems, data["name"]
@@ -186,6 +206,7 @@ def transfer(request):
                         name=data["name"],
                         text=data["text"],
                         category=data["category"] or None,
+                        actor=request.user,
                         **options,
                     )
                 except services.CatalogImportError as exc:
@@ -210,6 +231,7 @@ def transfer(request):
 
 @require_GET
 def price_book_list(request):
+    _require_prices(request)
     books = PriceBook.objects.annotate(price_count=Count("prices")).order_by("name")
     return _render(
         request, "inventory/price_book_list.html", {"books": books}, current="price-books"
@@ -219,6 +241,7 @@ def price_book_list(request):
 @require_http_methods(["GET", "POST"])
 def price_book_detail(request, slug):
     """A book's prices; POST replaces them with the rows of an uploaded CSV."""
+    _require_prices(request)
     book = get_object_or_404(PriceBook, slug=slug)
     form = PriceBookUploadForm()
     problems = None
@@ -227,7 +250,10 @@ def price_book_detail(request, slug):
         if form.is_valid():
             try:
                 count = services.price_book_import_csv(
-                    book=book, text=form.cleaned_data["text"], origin=form.cleaned_data["name"]
+                    book=book,
+                    text=form.cleaned_data["text"],
+                    origin=form.cleaned_data["name"],
+                    actor=request.user,
                 )
             except services.CatalogImportError as exc:
                 problems = exc.problems
@@ -255,6 +281,7 @@ def price_book_detail(request, slug):
 
 @require_GET
 def price_book_export(request, slug):
+    _require_prices(request)
     book = get_object_or_404(PriceBook, slug=slug)
     response = HttpResponse(
         services.price_book_export_csv(book), content_type="text/csv; charset=utf-8"
@@ -288,13 +315,14 @@ def _render(request, template, context, *, current):
         }
         for category, model in CATEGORY_MODELS.items()
     ]
-    tabs.append(
-        {
-            "label": "Price books",
-            "url": reverse("inventory:price-book-list"),
-            "current": current == "price-books",
-        }
-    )
+    if user_can_view_prices(request.user):
+        tabs.append(
+            {
+                "label": "Price books",
+                "url": reverse("inventory:price-book-list"),
+                "current": current == "price-books",
+            }
+        )
     tabs.append(
         {
             "label": "Import / export",
@@ -302,7 +330,9 @@ def _render(request, template, context, *, current):
             "current": current == "transfer",
         }
     )
-    return render(request, template, {**context, "catalog_tabs": tabs})
+    context = {**context, "catalog_tabs": tabs}
+    context.setdefault("may_view_prices", user_can_view_prices(request.user))
+    return render(request, template, context)
 
 
 def _max_bytes():

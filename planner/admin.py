@@ -1,10 +1,13 @@
 from django.contrib import admin
 
-from planner.models import Design, DesignRevision, Team, TeamMembership
+from planner.models import AuditEvent, Design, DesignRevision, Team, TeamMembership
 
 
 class TeamMembershipInline(admin.TabularInline):
+    """Members, their role, and whether they see prices (the sales role)."""
+
     model = TeamMembership
+    fields = ["user", "role", "can_view_prices"]
     extra = 1
     autocomplete_fields = ["user"]
 
@@ -37,3 +40,31 @@ class DesignAdmin(admin.ModelAdmin):
     list_filter = ["sharing", "team"]
     search_fields = ["name", "owner__username"]
     inlines = [DesignRevisionInline]
+
+
+@admin.register(TeamMembership)
+class TeamMembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "team", "role", "can_view_prices"]
+    list_filter = ["role", "can_view_prices", "team"]
+    list_editable = ["role", "can_view_prices"]
+    search_fields = ["user__username", "team__name"]
+    autocomplete_fields = ["user", "team"]
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """The audit log, read-only: events are written by services and never changed."""
+
+    list_display = ["created", "actor", "action", "design_name", "team", "summary"]
+    list_filter = ["action", "team"]
+    search_fields = ["summary", "design_name", "actor__username"]
+    date_hierarchy = "created"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

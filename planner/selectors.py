@@ -110,12 +110,12 @@ def revision_list(design: Design) -> QuerySet[DesignRevision]:
 def user_can_view_prices(user) -> bool:
     """Whether ``user`` may see prices (price books, offers, priced quotes).
 
-    Superusers may; anyone else needs a team membership with ``can_view_prices`` (the sales
-    role). Prices are catalog-wide, so the right is per user, not per design.
+    Superusers and staff may; anyone else needs a team membership with ``can_view_prices``
+    (the sales role). Prices are catalog-wide, so the right is per user, not per design.
     """
     if not getattr(user, "is_authenticated", False):
         return False
-    if user.is_superuser:
+    if user.is_superuser or user.is_staff:
         return True
     return TeamMembership.objects.filter(user_id=user.pk, can_view_prices=True).exists()
 

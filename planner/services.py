@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from planner.adapters import catalog_facts, fabric_pack, price_of_factory
+from planner.audit import audit_record
 from planner.domain.canvas import EditError, fabric_from_edit, violation_dict
 from planner.domain.catalog import CatalogFacts, CatalogLookupError
 from planner.domain.fabric import Fabric, FabricError
@@ -22,6 +23,7 @@ from planner.domain.pipeline import build_fabric
 from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
 from planner.domain.summary import diff_summaries, summarize
 from planner.models import (
+    AuditActionChoices,
     Design,
     DesignRevision,
     DesignRevisionKindChoices,
@@ -181,7 +183,37 @@ def design_create(
         user=owner,
         message=message,
     )
+    _audit_created(design, owner, summary, how="from a spec")
     return design
+
+
+def _audit_created(design: Design, owner, summary: dict, *, how: str) -> None:
+    audit_record(
+        actor=owner,
+        action=AuditActionChoices.DESIGN_CREATED,
+        design=design,
+        summary=f"Created design “{design.name}” {how} ({summary.get('gpus', 0):,} GPUs)",
+        object_type="revision",
+        object_ref="1",
+        details={"sharing": design.sharing, "gpus": summary.get("gpus")},
+    )
+
+
+def _audit_revision(revision: DesignRevision, user, action: str, what: str) -> None:
+    audit_record(
+        actor=user,
+        action=action,
+        design=revision.design,
+        summary=f"{what} revision {revision.number} of “{revision.design.name}”"
+        + (f": {revision.message}" if revision.message else ""),
+        object_type="revision",
+        object_ref=str(revision.number),
+        details={
+            "kind": revision.kind,
+            "parent": revision.parent,
+            "gpus": revision.summary.get("gpus"),
+        },
+    )
 
 
 def _latest_number(design: Design) -> int:
@@ -240,7 +272,7 @@ def design_revise(
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
     spec, fabric, summary = design_build(spec_document=spec_document)
-    return _revision_create(
+    revision = _revision_create(
         design=design,
         number=latest + 1,
         spec=spec.as_dict(),
@@ -251,6 +283,8 @@ def design_revise(
         message=message,
         parent=base_revision,
     )
+    _audit_revision(revision, user, AuditActionChoices.DESIGN_REVISED, "Saved the spec as")
+    return revision
 
 
 def topology_build(*, document, name: str = "") -> tuple[Fabric, dict]:
@@ -290,7 +324,7 @@ def design_edit_topology(
     latest = _check_base(design, base_revision)
     base = design.revisions.only("spec").get(number=base_revision)
     fabric, summary = topology_build(document=document, name=design.name)
-    return _revision_create(
+    revision = _revision_create(
         design=design,
         number=latest + 1,
         spec=base.spec,
@@ -301,6 +335,8 @@ def design_edit_topology(
         message=message,
         parent=base_revision,
     )
+    _audit_revision(revision, user, AuditActionChoices.DESIGN_REVISED, "Saved the topology as")
+    return revision
 
 
 @transaction.atomic
@@ -330,6 +366,7 @@ def design_create_drawn(
         user=owner,
         message=message or "Drawn on the canvas",
     )
+    _audit_created(design, owner, summary, how="on the canvas")
     return design
 
 
@@ -340,7 +377,7 @@ def design_restore(*, design: Design, user, number: int, message: str = "") -> D
     source = design.revisions.filter(number=number).first()
     if source is None:
         raise DesignError([{"field": "number", "message": f"no revision {number}"}])
-    return _revision_create(
+    revision = _revision_create(
         design=design,
         number=_latest_number(design) + 1,
         spec=source.spec,
@@ -351,25 +388,66 @@ def design_restore(*, design: Design, user, number: int, message: str = "") -> D
         message=message or f"Restored revision {number}",
         parent=number,
     )
+    audit_record(
+        actor=user,
+        action=AuditActionChoices.DESIGN_RESTORED,
+        design=design,
+        summary=f"Restored revision {number} of “{design.name}” as revision {revision.number}",
+        object_type="revision",
+        object_ref=str(revision.number),
+        details={"restored": number},
+    )
+    return revision
 
 
 UPDATABLE_FIELDS = ("name", "description", "team", "sharing")
 
 
+def _audit_value(value):
+    return getattr(value, "slug", value)
+
+
 @transaction.atomic
-def design_update(*, design: Design, **changes) -> Design:
-    """Change a design's name, description, team or sharing (not its spec: revise that)."""
+def design_update(*, design: Design, actor=None, **changes) -> Design:
+    """Change a design's name, description, team or sharing (not its spec: revise that).
+
+    ``actor`` (the user making the change) is recorded in the audit log with what changed.
+    """
     unknown = set(changes) - set(UPDATABLE_FIELDS)
     if unknown:
         raise TypeError(f"design_update() cannot change {', '.join(sorted(unknown))}")
+    before = {key: _audit_value(getattr(design, key)) for key in changes}
     for key, value in changes.items():
         setattr(design, key, value)
     design.full_clean()
     design.save()
+    changed = {
+        key: {"old": before[key], "new": _audit_value(getattr(design, key))}
+        for key in changes
+        if before[key] != _audit_value(getattr(design, key))
+    }
+    if changed:
+        audit_record(
+            actor=actor,
+            action=AuditActionChoices.DESIGN_CHANGED,
+            design=design,
+            summary=f"Changed {', '.join(changed)} of “{design.name}”",
+            object_type="design",
+            object_ref=str(design.pk),
+            details={"changes": changed},
+        )
     return design
 
 
 @transaction.atomic
-def design_delete(*, design: Design) -> None:
-    """Delete a design and all its revisions."""
+def design_delete(*, design: Design, actor=None) -> None:
+    """Delete a design and all its revisions (the audit log keeps its id and name)."""
+    audit_record(
+        actor=actor,
+        action=AuditActionChoices.DESIGN_DELETED,
+        design=design,
+        summary=f"Deleted design “{design.name}” ({design.revisions.count()} revisions)",
+        object_type="design",
+        object_ref=str(design.pk),
+    )
     design.delete()

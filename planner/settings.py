@@ -20,6 +20,12 @@ REDIS_URL
     Celery broker. Default: kombu's filesystem transport in ``.var/broker`` (no server needed).
 DESIGN_MAX_GPUS
     Largest design the planner builds, in GPUs (default 200000).
+REQUEST_MAX_BYTES, DATA_UPLOAD_MAX_MEMORY_SIZE
+    Largest upload request (multipart; default 10 MiB) and largest other request body (JSON,
+    forms; default 5 MiB). Larger requests get 413 naming the limit.
+LOGIN_FAILURE_LIMIT, LOGIN_COOLOFF_MINUTES
+    Failed logins allowed per username and address (5) before login is locked for that pair
+    for the cool-off (15 minutes after the last failure).
 JOBS_MAX_CONCURRENT_PER_USER, JOBS_HEARTBEAT_TIMEOUT_S, JOBS_MAX_ATTEMPTS,
 JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_TIME_LIMIT_S
     Background jobs: queued + running jobs per user (4); seconds without a heartbeat after
@@ -30,6 +36,7 @@ JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_TIME_LIMIT_S
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -91,6 +98,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "planner",
     "inventory",
     "simulation",
@@ -98,6 +106,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "planner.security.ContentSecurityPolicyMiddleware",
+    "planner.security.RequestSizeLimitMiddleware",  # 413 before anything reads the body
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -106,6 +116,7 @@ MIDDLEWARE = [
     "planner.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out login into its 429 page
 ]
 
 ROOT_URLCONF = "planner.urls"
@@ -150,6 +161,19 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes first: it refuses a login for a username + address pair locked after failures.
+AUTHENTICATION_BACKENDS = [
+    "planner.auth_backends.LoginThrottleBackend",  # axes' backend, skipped when there is no request
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failures are counted in the database (AccessAttempt rows), so the lock holds across web
+# processes and machines; nothing here depends on a per-process cache.
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "planner.security.login_locked_out"
+AXES_SENSITIVE_PARAMETERS = ["password", "csrfmiddlewaretoken"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -177,9 +201,13 @@ WHITENOISE_USE_FINDERS = not PRODUCTION
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- Uploads --------------------------------------------------------------------------------
-DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Bodies over these limits get 413 naming them (planner.security.RequestSizeLimitMiddleware):
+# uploads (multipart) up to REQUEST_MAX_BYTES, any other body up to DATA_UPLOAD_MAX_MEMORY_SIZE.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CATALOG_IMPORT_MAX_BYTES = 8 * 1024 * 1024
+# Above the catalog import cap, so a file just over that gets the import form's own message.
+REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", 10 * 1024 * 1024))
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -210,6 +238,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "planner.api.schema.document_error_responses",  # 400/401/403/404 where they happen
+    ],
     # One schema name per vocabulary shared by several fields.
     "ENUM_NAME_OVERRIDES": {
         "FormFactorEnum": "inventory.library.vocab.FORM_FACTORS",
@@ -273,6 +305,15 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Scripts only from this site (no inline script, no eval: pages use data-* attributes and
+# static bundles; Swagger UI loads its init script from a URL). Inline style attributes are
+# allowed: templates and Swagger UI set a few.
+CONTENT_SECURITY_POLICY = os.environ.get(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
 SESSION_COOKIE_HTTPONLY = True
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -289,7 +330,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Passwords, API tokens, session and CSRF values never reach a log line.
+    "filters": {"redact_secrets": {"()": "planner.security.RedactSecretsFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_secrets"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }

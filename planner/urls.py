@@ -3,9 +3,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from planner import views
+from planner import audit_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,12 +14,16 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/token/", views.account_token, name="account-token"),
     path("designs/", include("planner.design_urls")),
+    path("audit/", audit_views.audit_list, name="audit-list"),
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves Swagger UI's init script from a URL: no inline script (CSP).
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/inventory/", include("inventory.api.urls")),
     path("api/simulation/", include("simulation.api.urls")),
     path("api/planner/", include("planner.api.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler404 = "planner.api.exceptions.not_found"  # JSON for /api/ URLs no route matches

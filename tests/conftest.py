@@ -88,6 +88,16 @@ def other_user(django_user_model):
 
 
 @pytest.fixture
+def prices_visible(user):
+    """``user`` may see prices: a member of a team with the price right (can_view_prices)."""
+    from planner.models import Team, TeamMembership
+
+    team = Team.objects.create(name="Sales", slug="sales")
+    TeamMembership.objects.create(team=team, user=user, can_view_prices=True)
+    return user
+
+
+@pytest.fixture
 def api_client(user):
     from rest_framework.test import APIClient
 

@@ -106,11 +106,12 @@ class DesignTopologyView(APIView):
         """Check the nodes and links (validate_edit) and store them on top of
         ``base_revision``, which must be the latest: otherwise 409 and nothing is saved. The
         base revision's spec is kept; the summary is recomputed."""
+        design = selectors.design_get_for(request.user, design_pk, write=True)  # 404/403 first
         params = TopologyEditSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
         revision = services.design_edit_topology(
-            design=selectors.design_get_for(request.user, design_pk, write=True),
+            design=design,
             user=request.user,
             document={"nodes": data["nodes"], "links": data["links"]},
             base_revision=data["base_revision"],
@@ -149,7 +150,11 @@ class LinkOptionsView(APIView):
                     errors[key] = ["Give a positive number."]
         if errors:
             raise serializers.ValidationError(errors)
-        return Response(selectors.link_options(params["a"], params["b"], **numbers))
+        options = selectors.link_options(params["a"], params["b"], **numbers)
+        if not selectors.user_can_view_prices(request.user):
+            for option in options.get("options", []):
+                option["price"] = None  # order still follows the media auto policy
+        return Response(options)
 
 
 class RevisionOverlaysView(APIView):

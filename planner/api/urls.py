@@ -3,10 +3,11 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from planner.api import canvas, views
+from planner.api import audit, canvas, outputs, quotes, views
 
 router = DefaultRouter()
 router.register("designs", views.DesignViewSet, basename="design")
+router.register("audit", audit.AuditEventViewSet, basename="audit-event")
 
 revisions = views.DesignRevisionViewSet.as_view({"get": "list", "post": "create"})
 revision = views.DesignRevisionViewSet.as_view({"get": "retrieve"})
@@ -50,6 +51,53 @@ urlpatterns = [
         "designs/<int:design_pk>/topology/",
         canvas.DesignTopologyView.as_view(),
         name="design-topology",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/",
+        quotes.QuoteListView.as_view(),
+        name="design-quote-list",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/",
+        quotes.QuoteDetailView.as_view(),
+        name="design-quote-detail",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/priced/",
+        quotes.QuotePricedView.as_view(),
+        name="design-quote-priced",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/pdf/",
+        quotes.QuoteFileView.as_view(),
+        {"fmt": "pdf"},
+        name="design-quote-pdf",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/xlsx/",
+        quotes.QuoteFileView.as_view(),
+        {"fmt": "xlsx"},
+        name="design-quote-xlsx",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/bom/",
+        outputs.RevisionBomView.as_view(),
+        name="design-revision-bom",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/cabling/",
+        outputs.RevisionCablingView.as_view(),
+        name="design-revision-cabling",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/exports/<str:fmt>/",
+        outputs.RevisionExportView.as_view(),
+        name="design-revision-export",
+    ),
+    path(
+        "designs/<int:design_pk>/cabling/",
+        outputs.DesignCablingImportView.as_view(),
+        name="design-cabling-import",
     ),
     path("link-options/", canvas.LinkOptionsView.as_view(), name="link-options"),
     *router.urls,

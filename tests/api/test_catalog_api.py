@@ -118,7 +118,7 @@ def test_failed_update_keeps_stored_row(api_client, seeded):
     assert SwitchModel.objects.get(slug="QM9700").power_typical_w == 747
 
 
-def test_price_books_api(api_client, seeded):
+def test_price_books_api(api_client, seeded, prices_visible):
     books = api_client.get("/api/inventory/price-books/").json()["results"]
     assert books[0]["price_count"] > 0
     prices = api_client.get("/api/inventory/prices/?part_slug=QM9700").json()["results"]

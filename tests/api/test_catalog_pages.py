@@ -134,7 +134,7 @@ def upload(name: str, text: str) -> SimpleUploadedFile:
 # --- Lists ------------------------------------------------------------------------------------
 
 
-def test_index_shows_switches_and_tabs_with_counts(logged_in_client):
+def test_index_shows_switches_and_tabs_with_counts(logged_in_client, prices_visible):
     switch()
     module("OSFP-A")
     html = logged_in_client.get(reverse("inventory:index")).content.decode()
@@ -252,7 +252,7 @@ def test_detail_renders_nested_groups_and_their_own_provenance(logged_in_client)
     assert "grade-inferred" in groups and "finned like the rest" in groups
 
 
-def test_detail_prices_and_unpriced(logged_in_client):
+def test_detail_prices_and_unpriced(logged_in_client, prices_visible):
     part = module("PRICED")
     web = PriceBook.objects.create(slug="web", name="Web shops", currency="USD")
     PriceBook.objects.create(slug="negotiated", name="Negotiated 2026", kind="negotiated")
@@ -541,7 +541,7 @@ def book():
     return book
 
 
-def test_price_book_list_and_detail(logged_in_client, book):
+def test_price_book_list_and_detail(logged_in_client, book, prices_visible):
     html = logged_in_client.get(reverse("inventory:price-book-list")).content.decode()
     assert "Web 2026" in html and "Reseller web prices" in html
     assert re.search(r'<td class="num">1</td>', html)
@@ -551,7 +551,7 @@ def test_price_book_list_and_detail(logged_in_client, book):
     assert "100.00" in html
 
 
-def test_price_book_csv_download_and_upload(logged_in_client, book):
+def test_price_book_csv_download_and_upload(logged_in_client, book, prices_visible):
     response = logged_in_client.get(reverse("inventory:price-book-export", args=["web-2026"]))
     assert response["Content-Disposition"] == 'attachment; filename="prices-web-2026.csv"'
     text = response.content.decode()
@@ -566,7 +566,7 @@ def test_price_book_csv_download_and_upload(logged_in_client, book):
     ]
 
 
-def test_price_book_upload_with_a_bad_row_changes_nothing(logged_in_client, book):
+def test_price_book_upload_with_a_bad_row_changes_nothing(logged_in_client, book, prices_visible):
     text = "part,price,currency\nPB-2,10,USD\nNO-SUCH-PART,20,USD\n"
     url = reverse("inventory:price-book-detail", args=["web-2026"])
     html = logged_in_client.post(url, {"file": upload("p.csv", text)}).content.decode()

@@ -1,0 +1,204 @@
+"""The audit log: who did what, when, to which design (item 6 of the reliability issue).
+
+Services call :func:`audit_record` inside their own transaction, so an event is written if and
+only if the change it describes is: a rolled-back change leaves no event. Events are never
+updated. :func:`audit_events_for` is the one read of them, scoped to what a user may see.
+
+What is recorded
+----------------
+``actor`` (the user, or ``None`` for the system), ``action`` (:class:`AuditActionChoices`),
+the design (its team, id and name are copied, so events outlive a deleted design), a one-line
+``summary``, the object acted on (``object_type`` and ``object_ref``, e.g. ``"revision"`` and
+``"3"``) and small JSON ``details``. Secrets are never stored: keys that name one (password,
+token, secret, key, authorization, cookie, session) are dropped from ``details`` wherever they
+nest, and long values are cut (see :func:`clean_details`).
+
+Who reads it
+------------
+Owners of a team read the events of that team's designs; a design's owner reads the events of
+their designs; everyone reads the events they caused themselves; superusers read all events
+(catalog imports, which belong to no design, included).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from django.db.models import Q, QuerySet
+
+from planner.models import (
+    AuditEvent,
+    Design,
+    Team,
+    TeamMembership,
+    TeamRoleChoices,
+)
+
+__all__ = [
+    "DETAILS_MAX_CHARS",
+    "SECRET_KEY_PATTERN",
+    "audit_can_read",
+    "audit_events_for",
+    "audit_record",
+    "audit_teams_for",
+    "clean_details",
+]
+
+#: Keys dropped from ``details`` at any depth: they may hold a credential.
+SECRET_KEY_PATTERN = re.compile(
+    r"pass(word|wd|phrase)?|secret|token|api[-_]?key|^key$|_key$|authori[sz]ation|cookie|"
+    r"session|credential|csrf",
+    re.IGNORECASE,
+)
+#: The largest ``details`` stored, as compact JSON; beyond it values are cut or dropped.
+DETAILS_MAX_CHARS = 4000
+STRING_MAX_CHARS = 300
+LIST_MAX_ITEMS = 50
+MAX_DEPTH = 4
+SUMMARY_MAX_CHARS = AuditEvent._meta.get_field("summary").max_length
+OBJECT_REF_MAX_CHARS = AuditEvent._meta.get_field("object_ref").max_length
+OBJECT_TYPE_MAX_CHARS = AuditEvent._meta.get_field("object_type").max_length
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clean(value, depth: int):
+    if isinstance(value, dict):
+        if depth >= MAX_DEPTH:
+            return f"{{{len(value)} keys}}"
+        return {
+            str(key): _clean(item, depth + 1)
+            for key, item in value.items()
+            if not SECRET_KEY_PATTERN.search(str(key))
+        }
+    if isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+        if depth >= MAX_DEPTH:
+            return f"[{len(items)} items]"
+        cleaned = [_clean(item, depth + 1) for item in items[:LIST_MAX_ITEMS]]
+        if len(items) > LIST_MAX_ITEMS:
+            cleaned.append(f"… {len(items) - LIST_MAX_ITEMS} more")
+        return cleaned
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return _clip(str(value), STRING_MAX_CHARS)
+
+
+def clean_details(details: dict | None) -> dict:
+    """``details`` made safe and small to store.
+
+    Keys naming a secret are dropped at every depth, strings are cut to 300 characters, lists
+    to 50 items, nesting to 4 levels, and while the JSON is over :data:`DETAILS_MAX_CHARS`
+    characters the largest top-level value is replaced by a note of its size.
+
+    >>> clean_details({"name": "x", "password": "hunter2", "nested": {"api_key": "k", "n": 1}})
+    {'name': 'x', 'nested': {'n': 1}}
+    """
+    if not details:
+        return {}
+    if not isinstance(details, dict):
+        details = {"value": details}
+    cleaned = _clean(details, 0)
+    while len(json.dumps(cleaned, default=str)) > DETAILS_MAX_CHARS:
+        sizes = {key: len(json.dumps(value, default=str)) for key, value in cleaned.items()}
+        largest = max(sizes, key=sizes.get)
+        if isinstance(cleaned[largest], str) and cleaned[largest].startswith("(cut:"):
+            del cleaned[largest]  # even the notes do not fit
+        else:
+            cleaned[largest] = f"(cut: {sizes[largest]:,} characters)"
+    return cleaned
+
+
+def audit_record(
+    *,
+    actor,
+    action: str,
+    design: Design | None = None,
+    summary: str,
+    object_type: str = "",
+    object_ref: str = "",
+    details: dict | None = None,
+) -> AuditEvent:
+    """Write one audit event and return it.
+
+    Call it from a service, inside the service's transaction, after the change succeeded.
+
+    Parameters
+    ----------
+    actor
+        The user who acted; ``None`` or an anonymous user for the system.
+    action
+        One of :class:`planner.models.AuditActionChoices`.
+    design
+        The design acted on; its team, id and name are copied onto the event.
+    summary
+        One line saying what happened (cut to 300 characters).
+    object_type, object_ref
+        What inside the design (or outside, for imports) was acted on, e.g. ``"revision"``,
+        ``"4"``; ``"job"``, the job id; ``"price-book"``, its slug.
+    details
+        Small JSON-able mapping (see :func:`clean_details`; secrets are dropped).
+
+    Raises
+    ------
+    django.core.exceptions.ValidationError
+        ``action`` is not an :class:`AuditActionChoices` value.
+    """
+    if actor is not None and not getattr(actor, "is_authenticated", False):
+        actor = None
+    event = AuditEvent(
+        actor=actor,
+        action=action,
+        summary=_clip(str(summary), SUMMARY_MAX_CHARS),
+        object_type=_clip(str(object_type), OBJECT_TYPE_MAX_CHARS),
+        object_ref=_clip(str(object_ref), OBJECT_REF_MAX_CHARS),
+        details=clean_details(details),
+    )
+    if design is not None:
+        event.design = design if design.pk is not None else None
+        event.design_ref = design.pk
+        event.design_name = design.name[: AuditEvent._meta.get_field("design_name").max_length]
+        event.team_id = design.team_id
+    event.full_clean(exclude=["actor", "team", "design"])
+    event.save()
+    return event
+
+
+def audit_teams_for(user) -> QuerySet[Team]:
+    """Teams whose audit events ``user`` reads: the teams they own."""
+    return Team.objects.filter(
+        memberships__user_id=user.pk, memberships__role=TeamRoleChoices.OWNER
+    ).order_by("name")
+
+
+def audit_events_for(user) -> QuerySet[AuditEvent]:
+    """Audit events ``user`` may read, newest first (none for an anonymous user).
+
+    Those of teams ``user`` owns, of designs ``user`` owns, and those ``user`` caused; a
+    superuser reads all of them.
+    """
+    if not getattr(user, "is_authenticated", False):
+        return AuditEvent.objects.none()
+    events = AuditEvent.objects.select_related("actor", "team")
+    if user.is_superuser:
+        return events
+    owned_teams = TeamMembership.objects.filter(user_id=user.pk, role=TeamRoleChoices.OWNER).values(
+        "team_id"
+    )
+    return events.filter(
+        Q(team_id__in=owned_teams) | Q(design__owner_id=user.pk) | Q(actor_id=user.pk)
+    )
+
+
+def audit_can_read(user) -> bool:
+    """Whether ``user`` has an audit log to read: a team owner, a design owner or a superuser."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return (
+        user.is_superuser
+        or TeamMembership.objects.filter(user_id=user.pk, role=TeamRoleChoices.OWNER).exists()
+        or Design.objects.filter(owner_id=user.pk).exists()
+    )
