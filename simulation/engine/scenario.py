@@ -5,10 +5,11 @@ The one code path of the ``simulate`` job and ``manage.py fabric simulate``. Pur
 Units: bandwidths in Gb/s (gigabits, like link speeds); ``algbw = S / t`` and ``busbw = algbw x
 factor`` as nccl-tests reports them (factor ``2(n-1)/n`` all-reduce, ``(n-1)/n`` all-gather,
 reduce-scatter and all-to-all, 1 for permutation and incast). ``bound_busbw_gbps`` is the best a
-non-blocking fabric allows: the NIC line rate (for incast, the receiver's NIC shared by the
-``n-1`` senders). Ring collectives order the ranks rail by rail (GPU k of every server,
-then GPU k+1), as NCCL does on rail-optimized fabrics. Link utilization is time-averaged over
-the run (bytes / (capacity x time)), the busier direction of each fabric link.
+non-blocking fabric allows: the GPU's NIC line rate, all its planes together on a multi-plane
+fabric (for incast, the receiver's NICs shared by the ``n-1`` senders). Ring collectives order
+the ranks rail by rail (GPU k of every server, then GPU k+1), as NCCL does on rail-optimized
+fabrics. Link utilization is time-averaged over the run (bytes / (capacity x time)), the busier
+direction of each fabric link.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from planner.domain.fabric import TIER_NAMES, Fabric
-from simulation.engine.flow import ROUTINGS, Flows, Network, route, simulate
+from simulation.engine.flow import ROUTINGS, Flows, Network, route, simulate, sub_flows
 from simulation.engine.traffic import (
     BUSBW_FACTOR,
     all_to_all,
@@ -208,35 +209,41 @@ def run_scenario(
 
 
 def flow_dump(net: Network, flows: Flows, result, routing: str, *, seed: int) -> dict:
-    """Links and per-flow paths (in path order) and finish times; single-path routing only."""
+    """Links and per-flow paths (in path order) and finish times; single-path routing only.
+
+    On a multi-plane fabric each flow is dumped once per plane (its sub-flows, see
+    :func:`~simulation.engine.flow.sub_flows`), each entry with its ``plane``."""
     if routing == "adaptive":
         raise ValueError("--dump-flows needs single-path routing (rail or ecmp), not adaptive")
-    incidence = route(net, flows, routing, seed=seed)
+    sub, parent = sub_flows(net, flows)
+    incidence = route(net, sub, routing, seed=seed)
+    finish = result.finish[parent] if result.sub_finish is None else result.sub_finish
     used = np.unique(incidence.indices)
     links = [{"id": net.link_id(i), "capacity_bps": float(net.capacity[i])} for i in used]
     out = []
-    for f in range(len(flows)):
+    for f in range(len(sub)):
         cols = incidence.indices[incidence.indptr[f] : incidence.indptr[f + 1]]
         by_from = {int(net.link_from[c]): int(c) for c in cols if net.link_from[c] >= 0}
         su = [int(c) for c in cols if net.link_from[c] < 0]
         if su:
             ordered = sorted(su)  # scale-up: out then in
         else:
-            node = int(net.gpu_server[flows.src[f]])
+            node = int(net.gpu_server[sub.src[f]])
             ordered = []
             while node in by_from and len(ordered) < len(cols):
                 link = by_from.pop(node)
                 ordered.append(link)
                 node = int(net.link_to[link])
-        out.append(
-            {
-                "id": f,
-                "size_bytes": float(flows.size[f]),
-                "start_s": float(flows.start[f]),
-                "links": [net.link_id(c) for c in ordered],
-                "finish_s": float(result.finish[f]),
-            }
-        )
+        entry = {
+            "id": int(parent[f]),
+            "size_bytes": float(sub.size[f]),
+            "start_s": float(sub.start[f]),
+            "links": [net.link_id(c) for c in ordered],
+            "finish_s": float(finish[f]),
+        }
+        if net.planes > 1:
+            entry["plane"] = int(sub.plane[f])
+        out.append(entry)
     return {"links": links, "flows": out}
 
 

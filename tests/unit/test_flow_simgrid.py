@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulation.engine.flow import Flows, Network, route, simulate
+from simulation.engine.flow import Flows, Network, route, simulate, sub_flows
 from simulation.engine.simgrid_oracle import simgrid_available, simgrid_finish_times
 from simulation.engine.traffic import all_to_all, incast, permutation
 from tests.conftest import service_missing
 from tests.unit.test_flow import clos_3tier, dumbbell, rail_2tier
+from tests.unit.test_flow_planes import multi_plane_fabric
 
 MB = 1_000_000
 
@@ -67,3 +68,18 @@ def test_oracle_rejects_fractional_routes(simgrid):
     flows = permutation(np.arange(net.gpu_count), MB, seed=0)
     with pytest.raises(ValueError, match="single-path"):
         simgrid_finish_times(route(net, flows, "adaptive"), net.capacity, flows.size)
+
+
+@pytest.mark.parametrize("routing", ["ecmp", "rail"])
+def test_multi_plane_finish_times_match_simgrid(simgrid, routing):
+    # each flow runs as one sub-flow per plane; SimGrid gets the sub-flows' routes
+    net = Network.from_fabric(multi_plane_fabric(2))
+    pattern = permutation(np.arange(net.gpu_count), MB, seed=5)
+    sizes = 2 * np.round(_sized(pattern, 5, random_sizes=True).size / 2)  # halves: whole bytes
+    flows = Flows(pattern.src, pattern.dst, sizes)
+    ours = simulate(net, flows, routing, seed=5)
+    sub, parent = sub_flows(net, flows)
+    theirs, _ = simgrid_finish_times(route(net, sub, routing, seed=5), net.capacity, sub.size)
+    assert np.allclose(ours.sub_finish, theirs, rtol=1e-6, atol=0)
+    assert np.allclose(ours.finish, np.maximum(theirs[0::2], theirs[1::2]), rtol=1e-6, atol=0)
+    assert (parent[0::2] == parent[1::2]).all()
