@@ -48,6 +48,9 @@ test: setup lint
 bench: setup
 	$(PY) -m tests.bench
 	$(PY) -m tests.bench_canvas
+	$(PY) -m tests.bench_load
+	$(PY) -m tests.bench_outputs
+	$(PY) -m tests.bench_flow
 
 # Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
 lock:

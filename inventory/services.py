@@ -169,7 +169,17 @@ def _check_aliases(records: list[PartRecord]) -> list[ImportProblem]:
         for alias in part.aliases or []:
             seen.setdefault(alias, slug)
     for record in records:
-        for alias in record.identity.get("aliases") or []:
+        aliases = record.identity.get("aliases") or []
+        if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
+            problems.append(
+                ImportProblem(
+                    f"{record.origin} {record.slug}",
+                    "aliases",
+                    f'a list of other names, e.g. ["980-9I510-00NS00"] (got {aliases!r})',
+                )
+            )
+            continue
+        for alias in aliases:
             if alias in slugs and alias != record.slug:
                 problems.append(
                     ImportProblem(
@@ -196,8 +206,14 @@ def parts_import(
     *,
     manufacturers: dict[str, Manufacturer] | None = None,
     report: ImportReport | None = None,
+    actor=None,
+    source: str = "",
 ) -> ImportReport:
-    """Upsert many parts in one transaction; refuse all of them if any is invalid."""
+    """Upsert many parts in one transaction; refuse all of them if any is invalid.
+
+    A successful import is recorded in the audit log (``import.applied``) as done by
+    ``actor`` (``None``: the system) from ``source`` (a file or folder name).
+    """
     report = report or ImportReport()
     problems: list[ImportProblem] = []
     seen: dict[str, str] = {}
@@ -225,7 +241,22 @@ def parts_import(
         if problems:
             transaction.set_rollback(True)
             raise CatalogImportError(problems)
+        _audit_import(
+            actor,
+            f"Imported {len(records)} parts from {source or 'records'}: {report.created} "
+            f"created, {report.updated} updated, {report.unchanged} unchanged",
+            object_type="parts",
+            object_ref=source,
+            details={"created": report.created, "updated": report.updated, "parts": len(records)},
+        )
     return report
+
+
+def _audit_import(actor, summary: str, **fields) -> None:
+    from planner.audit import audit_record
+    from planner.models import AuditActionChoices
+
+    audit_record(actor=actor, action=AuditActionChoices.IMPORT_APPLIED, summary=summary, **fields)
 
 
 @transaction.atomic
@@ -244,7 +275,7 @@ def catalog_load(folder: Path = SEED_FOLDER) -> ImportReport:
         manufacturers[manufacturer.name.lower()] = manufacturer
     for m in Manufacturer.objects.all():
         manufacturers.setdefault(m.slug.lower(), m)
-    report = parts_import(files.parts, manufacturers=manufacturers)
+    report = parts_import(files.parts, manufacturers=manufacturers, source=folder.name)
     if files.price_book:
         price_book_import_records(files.price_book, files.prices)
     return report
@@ -355,16 +386,33 @@ def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> in
     return len(new_prices)
 
 
-def price_book_import_csv(*, book: PriceBook, text: str, origin: str = "prices.csv") -> int:
-    """Replace a book's prices with the rows of a CSV (columns: :data:`PRICE_COLUMNS`)."""
-    reader = csv.DictReader(io.StringIO(text))
-    missing = {"part", "price"} - set(reader.fieldnames or [])
+def price_book_import_csv(
+    *, book: PriceBook, text: str, origin: str = "prices.csv", actor=None
+) -> int:
+    """Replace a book's prices with the rows of a CSV (columns: :data:`PRICE_COLUMNS`).
+
+    Recorded in the audit log as done by ``actor`` (the row count, never the prices).
+    """
+    try:
+        reader = csv.DictReader(io.StringIO(text))
+        missing = {"part", "price"} - set(reader.fieldnames or [])
+        rows = list(reader)
+    except csv.Error as exc:
+        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
     if missing:
         raise CatalogImportError(
             [ImportProblem(origin, ", ".join(sorted(missing)), "required column missing")]
         )
     with transaction.atomic():
-        return _price_rows_replace(book, list(reader), origin=origin)
+        count = _price_rows_replace(book, rows, origin=origin)
+        _audit_import(
+            actor,
+            f"Replaced the prices of price book {book.slug} with {count} rows from {origin}",
+            object_type="price-book",
+            object_ref=book.slug,
+            details={"rows": count, "file": origin},
+        )
+    return count
 
 
 def price_book_export_csv(book: PriceBook) -> str:
@@ -468,8 +516,11 @@ def _cell(model, name: str, text: str, where: str):
     return text
 
 
-def catalog_import_csv(*, category: str, text: str, origin: str = "catalog.csv") -> ImportReport:
-    """Create or update parts from a category CSV (as written by :func:`catalog_export_csv`)."""
+def catalog_import_csv(
+    *, category: str, text: str, origin: str = "catalog.csv", actor=None
+) -> ImportReport:
+    """Create or update parts from a category CSV (as written by :func:`catalog_export_csv`);
+    ``actor`` is recorded in the audit log."""
     if category not in CATEGORY_MODELS:
         raise CatalogImportError(
             [ImportProblem(origin, "category", f"unknown category {category!r}")]
@@ -532,7 +583,7 @@ def catalog_import_csv(*, category: str, text: str, origin: str = "catalog.csv")
         )
     if problems:
         raise CatalogImportError(problems)
-    return parts_import(records)
+    return parts_import(records, actor=actor, source=origin)
 
 
 # --- JSON --------------------------------------------------------------------------------------

@@ -37,6 +37,8 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from planner.audit import audit_record
+from planner.models import AuditActionChoices
 from simulation.engine.diagnostics import worker_report
 from simulation.models import (
     ACTIVE_STATUSES,
@@ -580,6 +582,21 @@ def _send(job_id: str) -> None:
         raise JobDispatchError(reason) from exc
 
 
+def _audit_job(job: Job, actor, action: str, verb: str) -> None:
+    revision = job.design_revision
+    design = revision.design if revision is not None else None
+    where = f" on revision {revision.number} of “{design.name}”" if design is not None else ""
+    audit_record(
+        actor=actor,
+        action=action,
+        design=design,
+        summary=f"{verb} a {job.get_kind_display().lower()} job{where}",
+        object_type="job",
+        object_ref=str(job.pk),
+        details={"kind": job.kind, "parameters": job.parameters},
+    )
+
+
 def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | None = None) -> Job:
     """Create a queued job and send its task once the transaction commits.
 
@@ -642,6 +659,7 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
         )
         job.full_clean()
         job.save()
+        _audit_job(job, owner, AuditActionChoices.JOB_SUBMITTED, "Submitted")
         job_id = str(job.pk)
         transaction.on_commit(lambda: _send(job_id))
     job.reused = False
@@ -735,11 +753,14 @@ def job_cancel(*, job: Job) -> Job:
     report and writes no result. A finished job is left as it is. Returns the fresh row.
     """
     now = timezone.now()
-    updated = Job.objects.filter(pk=job.pk, status__in=ACTIVE_STATUSES).update(
-        status=JobStatusChoices.CANCELLED,
-        finished=now,
-        progress_message="cancelled",
-    )
+    with transaction.atomic():
+        updated = Job.objects.filter(pk=job.pk, status__in=ACTIVE_STATUSES).update(
+            status=JobStatusChoices.CANCELLED,
+            finished=now,
+            progress_message="cancelled",
+        )
+        if updated:
+            _audit_job(job, job.owner, AuditActionChoices.JOB_CANCELLED, "Cancelled")
     if updated:
         try:
             from planner.celery import app

@@ -4,6 +4,7 @@ from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 
 from inventory.api.serializers import (
@@ -16,6 +17,18 @@ from inventory.filtersets import FILTERSETS
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
 from inventory.selectors import works_with
 from inventory.services import part_delete, part_get, part_save
+from planner.selectors import user_can_view_prices
+
+
+class CanViewPrices(BasePermission):
+    """Price books and prices are for staff and members with the price right (403 otherwise)."""
+
+    message = (
+        "Prices are shown to staff and to team members with the price right (can_view_prices)."
+    )
+
+    def has_permission(self, request, view):
+        return user_can_view_prices(request.user)
 
 
 class ManufacturerViewSet(viewsets.ModelViewSet):
@@ -67,7 +80,7 @@ class CatalogPartViewSet(viewsets.ModelViewSet):
 
     @extend_schema(responses={200: OpenApiResponse(description="Compatible parts by section")})
     @action(detail=True, methods=["get"], url_path="works-with")
-    def works_with(self, request, slug=None):
+    def works_with(self, request, slug=None, format=None):
         """Cages, modules, cables and peers that fit this part (the link rules' verdict)."""
         return Response(works_with(self.get_object()).as_dict())
 
@@ -93,10 +106,12 @@ VIEWSETS = {category: _viewset_for(category) for category in CATEGORY_MODELS}
 class PriceBookViewSet(viewsets.ModelViewSet):
     queryset = PriceBook.objects.all()
     serializer_class = PriceBookSerializer
+    permission_classes = [IsAuthenticated, CanViewPrices]
     lookup_field = "slug"
 
 
 class PriceViewSet(viewsets.ModelViewSet):
     queryset = Price.objects.select_related("book")
     serializer_class = PriceSerializer
+    permission_classes = [IsAuthenticated, CanViewPrices]
     filterset_fields = ["book__slug", "part_category", "part_slug", "currency"]

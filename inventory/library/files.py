@@ -102,7 +102,7 @@ def part_from_entry(category: str, entry: dict, origin: str) -> PartRecord:
         raise CatalogFileError(f"{where}: {exc}") from exc
     sources = values.pop("sources")
     allowed = set(IDENTITY_FIELDS) | set(SPEC_FIELDS[category])
-    unknown = sorted(set(values) - allowed)
+    unknown = sorted(str(key) for key in set(values) - allowed)
     if unknown:
         raise CatalogFileError(f"{where}: unknown field(s) {', '.join(unknown)} for a {category}")
     identity = {key: values[key] for key in IDENTITY_FIELDS if key in values}
@@ -133,8 +133,12 @@ def read_catalog_folder(folder: Path) -> CatalogFiles:
     manufacturers_path = folder / "manufacturers.yaml"
     if manufacturers_path.exists():
         data = _load_yaml(manufacturers_path) or []
-        if isinstance(data, dict):
+        if isinstance(data, dict) and all(isinstance(value, dict) for value in data.values()):
             data = [{"slug": key, **value} for key, value in data.items()]
+        if not isinstance(data, list):
+            raise CatalogFileError(
+                "manufacturers.yaml: expected a list of {slug, name, url} (or a mapping by slug)"
+            )
         for index, item in enumerate(data):
             if not isinstance(item, dict) or not item.get("slug") or not item.get("name"):
                 raise CatalogFileError(
@@ -153,8 +157,21 @@ def read_catalog_folder(folder: Path) -> CatalogFiles:
     prices_path = folder / "prices.yaml"
     if prices_path.exists():
         data = _load_yaml(prices_path) or {}
-        result.price_book = data.get("book")
-        for index, row in enumerate(data.get("prices") or []):
+        if not isinstance(data, dict):
+            raise CatalogFileError("prices.yaml: expected a mapping with book and prices")
+        book = data.get("book")
+        if book is not None and not (
+            isinstance(book, dict)
+            and all(isinstance(book.get(key), str) and book[key] for key in ("slug", "name"))
+        ):
+            raise CatalogFileError("prices.yaml book: a mapping with slug and name is required")
+        result.price_book = book
+        rows = data.get("prices") or []
+        if not isinstance(rows, list):
+            raise CatalogFileError("prices.yaml prices: expected a list of prices")
+        for index, row in enumerate(rows):
+            if not isinstance(row, dict) or not all(isinstance(key, str) for key in row):
+                raise CatalogFileError(f"prices.yaml price {index + 1}: expected a mapping")
             try:
                 result.prices.append(PriceRecord(**row))
             except TypeError as exc:

@@ -81,21 +81,23 @@ def split_provenance(entry: dict) -> tuple[dict, dict[str, dict]]:
     (900, 'datasheet', 'estimate')
     """
     sources = entry.get("sources") or {}
+    if not isinstance(sources, dict):
+        raise ProvenanceError("sources must map source keys to {url, grade}", field="sources")
     for key, source in sources.items():
-        if not isinstance(source, dict) or source.get("grade") not in VALID_GRADES:
+        if not isinstance(source, dict) or not _is_grade(source.get("grade")):
             raise ProvenanceError(
                 f"source {key!r} needs a grade out of {sorted(VALID_GRADES)}",
                 field=f"sources.{key}",
             )
     default = entry.get("source")
-    if default is not None and default not in sources:
+    if default is not None and not _is_source(default, sources):
         raise ProvenanceError(
             f"default source {default!r} is not defined in sources", field="source"
         )
     provenance: dict[str, dict] = {}
 
     def describe(path: str, source_key, grade, note="", alternatives=None) -> dict:
-        if source_key is not None and source_key not in sources:
+        if source_key is not None and not _is_source(source_key, sources):
             raise ProvenanceError(
                 f"{path}: source {source_key!r} is not defined in sources", field=path
             )
@@ -103,12 +105,21 @@ def split_provenance(entry: dict) -> tuple[dict, dict[str, dict]]:
             grade = sources[source_key]["grade"] if source_key else None
         if grade is None:
             raise ProvenanceError(f"{path}: no source and no grade", field=path)
-        if grade not in VALID_GRADES:
+        if not _is_grade(grade):
             raise ProvenanceError(f"{path}: unknown grade {grade!r}", field=path)
         record = {"source": source_key, "grade": grade}
         if note:
             record["note"] = str(note)
         if alternatives:
+            if not isinstance(alternatives, list) or not all(
+                isinstance(alt, dict)
+                and (alt.get("source") is None or _is_source(alt["source"], sources))
+                for alt in alternatives
+            ):
+                raise ProvenanceError(
+                    f"{path}: alternatives are a list of {{value, source?}} (defined sources)",
+                    field=path,
+                )
             record["alternatives"] = [
                 {
                     **alt,
@@ -164,6 +175,15 @@ def split_provenance(entry: dict) -> tuple[dict, dict[str, dict]]:
         plain[key] = walk(value, key, default)
     plain["sources"] = sources
     return plain, _compact(provenance)
+
+
+def _is_grade(grade) -> bool:
+    return isinstance(grade, str) and grade in VALID_GRADES
+
+
+def _is_source(key, sources: dict) -> bool:
+    """Whether ``key`` names a source of ``sources`` (a key from a file may be any value)."""
+    return isinstance(key, str) and key in sources
 
 
 IDENTITY_KEYS = {

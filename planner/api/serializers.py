@@ -56,7 +56,7 @@ class DesignSerializer(serializers.ModelSerializer):
     """A design with its latest revision's number and summary."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
-    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     latest_revision = serializers.SerializerMethodField()
     summary = serializers.SerializerMethodField()
 

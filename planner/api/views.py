@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.utils import encoders
 from rest_framework.views import APIView
 
-from planner import selectors, services
+from planner import quotes, selectors, services
 from planner.api.serializers import (
     ConflictSerializer,
     DesignCreateSerializer,
@@ -53,6 +53,11 @@ DIFF = inline_serializer(
         "to": serializers.IntegerField(),
         "summary": serializers.DictField(help_text="{path: {old, new, delta?}}"),
         "spec": serializers.DictField(help_text="{spec key path: {old, new}}"),
+        "bom": serializers.DictField(
+            help_text="{added, removed, changed: [{part, category, length_m, old_quantity, "
+            "new_quantity, delta, ...}], power: {old_w, new_w, delta_w}, cost?: {currency, "
+            "delta, complete, unpriced_parts}}"
+        ),
     },
 )
 
@@ -114,27 +119,34 @@ class DesignViewSet(
         return self._show(design, status.HTTP_201_CREATED)
 
     @extend_schema(request=DesignUpdateSerializer, responses={200: DesignSerializer})
-    def partial_update(self, request, pk=None):
+    def partial_update(self, request, pk=None, format=None):
         """Rename or describe a design; its owner may also change team and sharing."""
         params = DesignUpdateSerializer(data=request.data, partial=True)
         params.is_valid(raise_exception=True)
         changes = params.validated_data
         design = self._design(write=True, manage=bool({"team", "sharing"} & set(changes)))
-        return self._show(services.design_update(design=design, **changes))
+        return self._show(services.design_update(design=design, actor=self.request.user, **changes))
 
     def perform_destroy(self, instance):
-        services.design_delete(design=self._design(manage=True))
+        services.design_delete(design=self._design(manage=True), actor=self.request.user)
 
     @extend_schema(
         parameters=[
             OpenApiParameter("from", int, required=True, description="Older revision number"),
             OpenApiParameter("to", int, required=True, description="Newer revision number"),
+            OpenApiParameter(
+                "price_book",
+                str,
+                description="Slug of a price book: adds the cost delta (needs the price right)",
+            ),
         ],
         responses={200: DIFF},
     )
     @action(detail=True, methods=["get"])
-    def diff(self, request, pk=None):
-        """What changed between two revisions: summary figures and spec keys."""
+    def diff(self, request, pk=None, format=None):
+        """What changed between two revisions: summary figures, spec keys, and parts (``bom``:
+        added, removed and changed from the bills of materials, the power delta in W, and with
+        ``price_book`` the cost delta at its prices; unpriced parts are named)."""
         design = self._design()
         numbers = {}
         for key in ("from", "to"):
@@ -144,7 +156,10 @@ class DesignViewSet(
                 raise serializers.ValidationError({key: "Give a revision number."}) from exc
         old = selectors.revision_get(design, numbers["from"])
         new = selectors.revision_get(design, numbers["to"])
-        return Response({**numbers, **services.revision_changes(old, new)})
+        bom = quotes.revision_bom_diff_for(
+            request.user, old, new, price_book_slug=request.query_params.get("price_book")
+        )
+        return Response({**numbers, **services.revision_changes(old, new), "bom": bom})
 
 
 class DesignRevisionViewSet(viewsets.GenericViewSet):
@@ -175,10 +190,11 @@ class DesignRevisionViewSet(viewsets.GenericViewSet):
     def create(self, request, design_pk=None):
         """Save a changed spec as the next revision. ``base_revision`` must be the latest:
         otherwise 409 with what changed since, and nothing is saved."""
+        design = self._design(write=True)  # 404/403 before anything about the body
         params = RevisionCreateSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         revision = services.design_revise(
-            design=self._design(write=True),
+            design=design,
             user=request.user,
             spec_document=params.validated_data["spec"],
             base_revision=params.validated_data["base_revision"],
@@ -221,7 +237,7 @@ class RevisionSpecView(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("format", str, enum=["yaml", "json"])],
         responses={
-            (200, "application/yaml"): OpenApiTypes.STR,
+            (200, "application/yaml"): OpenApiTypes.OBJECT,  # the spec, as YAML
             (200, "application/json"): OpenApiTypes.OBJECT,
         },
     )

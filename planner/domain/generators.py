@@ -98,13 +98,26 @@ class _Namer:
             values["plane"] = self.plane + 1
             try:
                 out.append(self.prefix + template.format(**values))
-            except (KeyError, IndexError, ValueError) as exc:
+            except (KeyError, IndexError, ValueError, AttributeError) as exc:
                 raise FabricError(
-                    f"naming.{role}: {template!r} uses an unknown field {exc}; "
+                    f"{template!r} uses an unknown field {exc}; "
                     f"fields: {', '.join(sorted(values))}",
                     field=f"naming.{role}",
                 ) from exc
         return out
+
+
+def _server_names(template: str, count: int) -> list[str]:
+    """``template`` filled with each server's 1-based ``index`` (or the index appended)."""
+    if "{" not in template:
+        return [f"{template}{i + 1}" for i in range(count)]
+    try:
+        return [template.format(index=i + 1) for i in range(count)]
+    except (KeyError, IndexError, ValueError, AttributeError) as exc:
+        raise FabricError(
+            f"{template!r} uses an unknown field or format {exc}; fields: index",
+            field="naming.server",
+        ) from exc
 
 
 def generate_topology(
@@ -153,12 +166,7 @@ def generate_topology(
         else -1
     )
     server_nodes = builder.add_nodes(
-        [
-            spec.naming.server.format(index=i + 1)
-            if "{" in spec.naming.server
-            else f"{spec.naming.server}{i + 1}"
-            for i in range(servers)
-        ],
+        _server_names(spec.naming.server, servers),
         role="server",
         model=server.slug,
         su=server_su,

@@ -8,6 +8,7 @@ Every problem names its field, e.g. ``switches.leaf`` or ``layout.rack_units``.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -49,7 +50,7 @@ class MediaChoice:
         return {
             key: value
             for key, value in (("a", self.a), ("b", self.b), ("cable", self.cable))
-            if value
+            if value is not None
         }
 
 
@@ -122,15 +123,22 @@ class DesignSpec:
 
 
 def load_spec_text(text: str, *, name: str = "spec") -> dict:
-    """Read YAML or JSON text into a document (JSON is YAML)."""
+    """Read YAML or JSON text into a document.
+
+    JSON is YAML, but not quite: YAML reads JSON's ``\\ud83d\\ude00`` escapes as two lone
+    surrogates, so text that parses as JSON is read as JSON.
+    """
     try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise SpecError(
-            [("", f"{name}{where}: malformed YAML/JSON: {getattr(exc, 'problem', exc)}")]
-        ) from exc
+        document = json.loads(text)
+    except ValueError:
+        try:
+            document = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark else ""
+            raise SpecError(
+                [("", f"{name}{where}: malformed YAML/JSON: {getattr(exc, 'problem', exc)}")]
+            ) from exc
     if not isinstance(document, dict):
         raise SpecError([("", f"{name}: a spec is a mapping of keys (name, topology, ...)")])
     return document
@@ -144,7 +152,9 @@ def _schema_problems(document: dict) -> list[tuple[str, str]]:
     for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
         path = ".".join(str(p) for p in error.absolute_path)
         if error.validator == "additionalProperties":
-            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+            extra = sorted(
+                str(key) for key in set(error.instance) - set(error.schema.get("properties", {}))
+            )
             message = f"unknown key(s): {', '.join(extra)}"
         elif error.validator == "oneOf" and path.startswith("media."):
             message = (
@@ -157,6 +167,37 @@ def _schema_problems(document: dict) -> list[tuple[str, str]]:
             message = error.message
         problems.append((path, message))
     return problems
+
+
+def _non_finite(value, path: str = "") -> list[tuple[str, str]]:
+    """Problems for NaN and infinite numbers (YAML's ``.nan``, ``.inf``), which JSON Schema's
+    ``minimum`` and ``exclusiveMinimum`` let through."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [(path, f"{value!r} is not a finite number")]
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return []
+    return [
+        problem
+        for key, item in items
+        for problem in _non_finite(item, f"{path}.{key}" if path else str(key))
+    ]
+
+
+def _whole_numbers(document: dict, schema: dict) -> dict:
+    """The document with whole floats (``8.0``, an integer to JSON Schema) made ``int`` where
+    the schema asks for an integer (and ``tiers``, 2 or 3), so that counts stay counts."""
+    out = dict(document)
+    for key, rule in schema.get("properties", {}).items():
+        value = out.get(key)
+        if isinstance(value, float) and (rule.get("type") == "integer" or key == "tiers"):
+            out[key] = int(value)
+        elif isinstance(value, dict) and "properties" in rule:
+            out[key] = _whole_numbers(value, rule)
+    return out
 
 
 def parse_spec(document: dict | str) -> DesignSpec:
@@ -185,9 +226,10 @@ def parse_spec(document: dict | str) -> DesignSpec:
     """
     if isinstance(document, str):
         document = load_spec_text(document)
-    problems = _schema_problems(document)
+    problems = _schema_problems(document) or _non_finite(document)
     if problems:
         raise SpecError(problems)
+    document = _whole_numbers(document, spec_schema())
     switches = document.get("switches") or {}
     topology = document["topology"]
     if topology == "fat-tree" and "k" not in document:

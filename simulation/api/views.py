@@ -1,4 +1,4 @@
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
@@ -66,7 +66,13 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     @extend_schema(
         request=JobCreateSerializer,
-        responses={201: JobSerializer, 200: JobSerializer},
+        responses={
+            201: JobSerializer,
+            200: JobSerializer,
+            404: OpenApiResponse(description="No such design or revision you may see"),
+            429: OpenApiResponse(description="Too many of your jobs are queued or running"),
+            503: OpenApiResponse(description="The job broker does not answer"),
+        },
         description="Start a job. `design` (and optionally `revision`, default the latest) is "
         "needed for validate, power and simulate and must be readable by you. A job with the same "
         "inputs that already succeeded is returned with `reused: true` and status 200. "
@@ -104,7 +110,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     @extend_schema(request=None, responses={200: JobSerializer})
     @action(detail=True, methods=["post"])
-    def cancel(self, request, pk=None):
+    def cancel(self, request, pk=None, format=None):
         """Cancel a queued job, or stop a running one; a finished job is returned unchanged."""
         job = self.get_object()
         return Response(JobSerializer(job_cancel(job=job)).data)

@@ -1,0 +1,163 @@
+"""Schemathesis against our own OpenAPI schema, in process, on the WSGI app.
+
+Every operation of ``/api/schema/`` is called with generated requests (valid and invalid, a
+bounded number per operation, derandomized so that a run is repeatable) by a user with an API
+token who owns a design; two requests in three name objects that exist in their path, so that
+detail, edit and delete operations reach their serializers and services too.
+
+Checks on every response: no 5xx, the status code is documented, the content type is
+documented, and the body matches the documented schema.
+
+Job submission: these requests run inside the test's transaction, so the job's task (sent on
+commit) is never sent and fuzzing needs no broker and cannot hang; the submission path up to
+the broker (parameters, permissions, the per-user cap) is fuzzed like any other operation.
+tests/services/test_jobs.py and tests/integration cover the broker itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+import schemathesis
+import yaml
+from django.core.handlers.wsgi import WSGIHandler
+from django.db import transaction
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from planner.domain.presets import EXAMPLES_DIR
+from planner.domain.spec import load_spec_text
+
+EXAMPLES_PER_OPERATION = int(os.environ.get("FUZZ_EXAMPLES_PER_OPERATION", "10"))
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+SMALL_SPEC = {
+    **load_spec_text((EXAMPLES_DIR / "h100-superpod-4su.yaml").read_text()),
+    "servers": 8,
+}
+
+
+@pytest.fixture
+def fuzz_world(seed_catalog, user):
+    """A user with an API token, a design of theirs, a job, and real ids per path parameter."""
+    from rest_framework.authtoken.models import Token
+
+    from inventory.api.urls import ROUTES
+    from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+    from planner.services import design_create
+    from simulation.models import Job
+
+    token = Token.objects.create(user=user)
+    design = design_create(owner=user, spec_document=SMALL_SPEC)
+    job = Job.objects.create(owner=user, kind="diagnostics", parameters={"echo": "fuzz"})
+    known = {
+        "design_pk": design.pk,
+        "number": design.latest_revision.number,
+        "id": design.pk,
+        "/api/simulation/jobs/{id}": str(job.pk),
+        "/api/inventory/prices/{id}": Price.objects.values_list("pk", flat=True).first(),
+        "/api/inventory/manufacturers/{slug}": Manufacturer.objects.first().slug,
+        "/api/inventory/price-books/{slug}": PriceBook.objects.first().slug,
+    }
+    for category, route in ROUTES.items():
+        known[f"/api/inventory/{route}/{{slug}}"] = CATEGORY_MODELS[category].objects.first().slug
+    return {"headers": {"Authorization": f"Token {token.key}"}, "known": known}
+
+
+@pytest.fixture
+def wsgi_app():
+    """The project's WSGI app, kept on the test's database connection (as Django's test client
+    does: a request would otherwise close the connection that holds the test's transaction)."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield WSGIHandler()  # what get_wsgi_application() returns, without setting Django up again
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def api_schema(fuzz_world, wsgi_app):
+    return schemathesis.openapi.from_wsgi(
+        "/api/schema/?format=json", wsgi_app, headers=fuzz_world["headers"]
+    )
+
+
+def _known_path_parameters(operation, known: dict) -> dict:
+    """Real ids for an operation's path parameters (by path prefix, else by name)."""
+    path, real = operation.path, {}
+    for name in re.findall(r"\{(\w+)\}", path):
+        prefix = path[: path.index(f"{{{name}}}") + len(name) + 2]
+        for key in (prefix, name):
+            if key in known:
+                real[name] = known[key]
+                break
+    return real
+
+
+def _strategy(operation, known: dict):
+    """Valid requests on any path, valid and invalid requests on objects that exist."""
+    real = _known_path_parameters(operation, known)
+    return st.one_of(
+        operation.as_strategy(GenerationMode.POSITIVE),
+        operation.as_strategy(GenerationMode.POSITIVE, path_parameters=real or None),
+        operation.as_strategy(GenerationMode.NEGATIVE, path_parameters=real or None),
+    )
+
+
+def test_api_operations_answer_as_documented(api_schema, fuzz_world):
+    """Every operation, a bounded number of generated requests each; all failures reported."""
+    failures, operations = {}, 0
+    for result in api_schema.get_all_operations():
+        operation = result.ok()  # a schema that schemathesis cannot read fails here
+        operations += 1
+
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.generate],  # no shrinking: the first failure is shown
+        )
+        @given(case=_strategy(operation, fuzz_world["known"]))
+        def call(case):
+            # Each request in a savepoint rolled back afterwards: every example starts from the
+            # same world (a DELETE does not starve the examples after it).
+            with transaction.atomic():
+                case.call_and_validate(headers=fuzz_world["headers"], checks=CHECKS)
+                transaction.set_rollback(True)
+
+        try:
+            call()
+        except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - reported together below
+            failures[operation.label] = str(exc)[:3000]
+    assert operations >= 40, operations
+    assert not failures, "\n\n".join(f"{label}:\n{text}" for label, text in failures.items())
+
+
+def test_the_schema_generates_without_warnings_and_validates(tmp_path):
+    """drf-spectacular's own checks: no warning or error while generating, and the result is a
+    valid OpenAPI document (what the fuzzing above reads)."""
+    from django.core.management import call_command
+
+    path = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(path))
+    schema = yaml.safe_load(path.read_text())
+    detail = schema["paths"]["/api/planner/designs/{id}/"]["get"]["responses"]
+    assert {"200", "401", "403", "404"} <= set(detail)  # the error answers are documented
