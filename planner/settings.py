@@ -26,9 +26,10 @@ REQUEST_MAX_BYTES, DATA_UPLOAD_MAX_MEMORY_SIZE
 LOGIN_FAILURE_LIMIT, LOGIN_COOLOFF_MINUTES
     Failed logins allowed per username and address (5) before login is locked for that pair
     for the cool-off (15 minutes after the last failure).
-JOBS_MAX_CONCURRENT_PER_USER, JOBS_HEARTBEAT_TIMEOUT_S, JOBS_MAX_ATTEMPTS,
-JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_TIME_LIMIT_S
-    Background jobs: queued + running jobs per user (4); seconds without a heartbeat after
+JOBS_MAX_CONCURRENT_PER_USER, JOBS_MAX_PER_MINUTE_PER_USER, JOBS_HEARTBEAT_TIMEOUT_S,
+JOBS_MAX_ATTEMPTS, JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_TIME_LIMIT_S
+    Background jobs: queued + running jobs per user (4); job starts per user per minute (30,
+    reused results not counted); seconds without a heartbeat after
     which a running job's worker is taken for lost (60); runs per job before it fails (3);
     heartbeat and stale-job sweep periods (timeout / 6 and timeout / 2); soft time limit of
     one run (3600 s).
@@ -288,6 +289,8 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # --- Jobs (simulation app) ------------------------------------------------------------------
 # Read from the environment too, so that worker processes (and tests' workers) can be tuned.
 JOBS_MAX_CONCURRENT_PER_USER = int(os.environ.get("JOBS_MAX_CONCURRENT_PER_USER", "4"))
+# Jobs a user may start per minute (results reused from an identical run do not count).
+JOBS_MAX_PER_MINUTE_PER_USER = int(os.environ.get("JOBS_MAX_PER_MINUTE_PER_USER", "30"))
 # A running job whose heartbeat is older than this is re-run (or failed after MAX_ATTEMPTS).
 JOBS_HEARTBEAT_TIMEOUT_S = float(os.environ.get("JOBS_HEARTBEAT_TIMEOUT_S", "60"))
 JOBS_MAX_ATTEMPTS = int(os.environ.get("JOBS_MAX_ATTEMPTS", "3"))

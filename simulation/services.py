@@ -68,7 +68,13 @@ class JobError(Exception):
 
 
 class JobLimitError(JobError):
-    """The user already has ``JOBS_MAX_CONCURRENT_PER_USER`` jobs queued or running."""
+    """The user already has ``JOBS_MAX_CONCURRENT_PER_USER`` jobs queued or running, or
+    started ``JOBS_MAX_PER_MINUTE_PER_USER`` in the last minute (``retry_after_s`` says when
+    to try again; 0 = when a job finishes)."""
+
+    def __init__(self, message: str, *, retry_after_s: int = 0):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class JobDispatchError(JobError):
@@ -96,6 +102,10 @@ def max_attempts() -> int:
 
 def max_concurrent() -> int:
     return int(_setting("JOBS_MAX_CONCURRENT_PER_USER", 4))
+
+
+def max_per_minute() -> int:
+    return int(_setting("JOBS_MAX_PER_MINUTE_PER_USER", 30))
 
 
 def heartbeat_interval_s() -> float:
@@ -649,6 +659,19 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
             raise JobLimitError(
                 f"You have {_plural(active, 'job')} queued or running; the limit is {limit} "
                 "at a time. Wait for one to finish or cancel one."
+            )
+        window_start = timezone.now() - timedelta(minutes=1)
+        recent = list(
+            Job.objects.filter(owner=owner, created__gte=window_start)
+            .order_by("created")
+            .values_list("created", flat=True)[: max_per_minute()]
+        )
+        if len(recent) >= max_per_minute():
+            retry_after_s = max(1, math.ceil((recent[0] - window_start).total_seconds()))
+            raise JobLimitError(
+                f"You started {_plural(len(recent), 'job')} in the last minute; the limit is "
+                f"{max_per_minute()} a minute. Try again in {retry_after_s} s.",
+                retry_after_s=retry_after_s,
             )
         job = Job(
             owner=owner,

@@ -102,7 +102,9 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 parameters=data.get("parameters") or {},
             )
         except JobLimitError as exc:
-            raise TooManyJobs(str(exc)) from exc
+            too_many = TooManyJobs(str(exc))
+            too_many.wait = exc.retry_after_s or None  # DRF sends it as Retry-After
+            raise too_many from exc
         except JobDispatchError as exc:
             raise BrokerUnavailable(str(exc)) from exc
         code = status.HTTP_200_OK if job.reused else status.HTTP_201_CREATED

@@ -156,6 +156,20 @@ def test_the_cap_is_429_and_a_dead_broker_is_503(api_client, settings, sent, mon
     assert not Job.objects.filter(status__in=["queued", "running"]).exists()
 
 
+def test_more_than_the_per_minute_rate_is_429_with_retry_after(api_client, settings, sent):
+    settings.JOBS_MAX_PER_MINUTE_PER_USER = 2
+    for _ in range(2):
+        assert _start(api_client, kind="diagnostics").status_code == 201
+        Job.objects.update(status=JobStatusChoices.SUCCEEDED)  # the concurrency cap is not hit
+    response = _start(api_client, kind="diagnostics")
+    assert response.status_code == 429 and "2 a minute" in response.json()["detail"]
+    assert 1 <= int(response["Retry-After"]) <= 60
+    assert Job.objects.count() == 2
+    # A minute later the window has moved on.
+    Job.objects.update(created=timezone.now() - timedelta(seconds=61))
+    assert _start(api_client, kind="diagnostics").status_code == 201
+
+
 def test_reading_jobs_recovers_a_lost_run(api_client, sent, settings):
     settings.JOBS_MAX_ATTEMPTS = 1
     job = _start(api_client, kind="diagnostics").json()
