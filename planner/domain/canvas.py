@@ -65,21 +65,20 @@ from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import ROLE, ROLES, TIER, TIER_NAMES, Fabric
 from planner.domain.media import (
     TOLERANCE_M,
+    Candidate,
+    LinkGroup,
+    MediaCatalog,
     PriceOf,
-    _cables,
-    _Candidate,
-    _Catalog,
-    _end_reason,
-    _fiber,
-    _Group,
-    _ids,
-    _module_options,
-    _optic,
-    _optics,
-    _order_lengths,
-    _rank,
-    _Rejections,
+    Rejections,
+    cable_candidates,
+    dense_ids,
+    end_reason,
+    module_options,
+    optic_candidates,
+    order_lengths,
+    rank_candidates,
 )
+from planner.domain.part_facts import fiber_of, optic_of
 from planner.domain.spec import MediaChoice
 
 MAX_ELEMENTS = 5000  # nodes + edges of one view, and of an edit document
@@ -1078,7 +1077,7 @@ class _Parsed:
     links: list[_Link] = field(default_factory=list)
     problems: list[Violation] = field(default_factory=list)
     fabric: Fabric | None = None
-    media: list = field(default_factory=list)  # (_Group, _Media) per group of links
+    media: list = field(default_factory=list)  # (LinkGroup, _Media) per group of links
 
     def add(self, code, message, element_ids=(), field_name="", severity="error"):
         self.problems.append(
@@ -1425,7 +1424,7 @@ class _Media:
     b: str | None = None
     cable: str | None = None
     assembly: bool = False
-    candidate: _Candidate | None = None
+    candidate: Candidate | None = None
 
 
 def _group_ids(fabric: Fabric, links: np.ndarray, end: str | None = None) -> tuple[str, ...]:
@@ -1439,7 +1438,7 @@ def _group_ids(fabric: Fabric, links: np.ndarray, end: str | None = None) -> tup
     return (*ids, *(f"node:{fabric.node_name[n]}" for n in nodes.tolist()))
 
 
-def _check_media(out: _Parsed, facts: CatalogFacts, catalog: _Catalog) -> None:
+def _check_media(out: _Parsed, facts: CatalogFacts, catalog: MediaCatalog) -> None:
     """Media of every link that is otherwise sound, group by group (as media selection)."""
     fabric = out.fabric
     groups: dict[tuple, list[int]] = defaultdict(list)
@@ -1466,7 +1465,7 @@ def _check_media(out: _Parsed, facts: CatalogFacts, catalog: _Catalog) -> None:
     for key, members in groups.items():
         tier, _, _, _, _, _, a_slug, b_slug, cable_slug = key
         links = np.asarray(members, dtype=np.int64)
-        group = _Group(fabric, tier, links, facts)
+        group = LinkGroup(fabric, tier, links, facts)
         media = _check_group(out, facts, catalog, group, a_slug, b_slug, cable_slug)
         if media is not None:
             out.media.append((group, media))
@@ -1479,7 +1478,9 @@ def _warn(out: _Parsed, fabric: Fabric, links: np.ndarray, warnings) -> None:
         )
 
 
-def _check_group(out, facts, catalog, group: _Group, a_slug, b_slug, cable_slug) -> _Media | None:
+def _check_group(
+    out, facts, catalog, group: LinkGroup, a_slug, b_slug, cable_slug
+) -> _Media | None:
     fabric = out.fabric
     links = group.links
     parts = facts.parts
@@ -1495,7 +1496,7 @@ def _check_group(out, facts, catalog, group: _Group, a_slug, b_slug, cable_slug)
                 _group_ids(fabric, links),
             )
             return None
-        found, reason = _cables(
+        found, reason = cable_candidates(
             group, catalog, MediaChoice("parts", cable=cable_slug), {"cable": cable}
         )
         if not found:
@@ -1524,12 +1525,12 @@ def _check_group(out, facts, catalog, group: _Group, a_slug, b_slug, cable_slug)
         part = named[key]
         if part is None:
             continue
-        rejections = _Rejections()
-        options = _module_options(catalog, end, group.speed, part, None, rejections, stage)
+        rejections = Rejections()
+        options = module_options(catalog, end, group.speed, part, None, rejections, stage)
         if not options:
             out.add(
                 "module-mismatch",
-                f"{describe}: {_end_reason(end, part, '', rejections, stage)}",
+                f"{describe}: {end_reason(end, part, '', rejections, stage)}",
                 _group_ids(fabric, links, key),
             )
             fits = False
@@ -1540,18 +1541,18 @@ def _check_group(out, facts, catalog, group: _Group, a_slug, b_slug, cable_slug)
     media = _Media(a_slug if named["a"] else None, b_slug, cable_slug)
     if named["a"] and named["b"]:
         choice = MediaChoice("parts", a=a_slug, b=b_slug, cable=cable_slug)
-        found, reason = _optics(group, catalog, choice, named)
+        found, reason = optic_candidates(group, catalog, choice, named)
         if not found:
             out.add("optics-mismatch", f"{describe}: {reason}", _group_ids(fabric, links))
             return None
-        ranked = _rank(found, group, catalog)
+        ranked = rank_candidates(found, group, catalog)
         media.candidate = ranked[0] if cable is not None else max(ranked, key=lambda c: c.reach_m)
         warnings += media.candidate.warnings
     elif cable is not None:
         for part in (named["a"], named["b"]):
             if part is None:
                 continue
-            problems = fiber_fits_optic(_fiber(cable), _optic(part))
+            problems = fiber_fits_optic(fiber_of(cable), optic_of(part))
             errors = [p.message for p in problems if p.severity == "error"]
             if errors:
                 out.add(
@@ -1565,7 +1566,7 @@ def _check_group(out, facts, catalog, group: _Group, a_slug, b_slug, cable_slug)
     return media
 
 
-def _check_reach(out: _Parsed, group: _Group, media: _Media) -> None:
+def _check_reach(out: _Parsed, group: LinkGroup, media: _Media) -> None:
     candidate = media.candidate
     if candidate is None:
         return
@@ -1638,7 +1639,7 @@ def _parse(document, facts: CatalogFacts) -> _Parsed:
     if any(not node.ok for node in out.nodes):
         return out
     out.fabric = _assemble(out)
-    catalog = _Catalog(facts, None)
+    catalog = MediaCatalog(facts, None)
     _check_media(out, facts, catalog)
     _check_cages(out, facts)
     return out
@@ -1738,13 +1739,13 @@ def _fill_media(fabric: Fabric, out: _Parsed) -> None:
             known = links[np.isfinite(fabric.link_length_m[links])]
             if known.size:
                 keys = cable_key[known]
-                _order_lengths(fabric, known, keys, candidate.lengths)
+                order_lengths(fabric, known, keys, candidate.lengths)
     fabric.parts = parts
     fabric.link_a_part, fabric.link_b_part, fabric.link_cable_part = a_part, b_part, cable_part
-    modules = _ids(np.concatenate([a_key, b_key]))
+    modules = dense_ids(np.concatenate([a_key, b_key]))
     fabric.link_a_module = modules[:count]
     fabric.link_b_module = modules[count:]
-    fabric.link_cable = _ids(cable_key)
+    fabric.link_cable = dense_ids(cable_key)
 
 
 def edit_document(fabric: Fabric) -> dict:
@@ -1855,7 +1856,7 @@ class LinkOptions(list):
         }
 
 
-def _option(candidate: _Candidate, catalog: _Catalog) -> dict:
+def _option(candidate: Candidate, catalog: MediaCatalog) -> dict:
     parts = catalog.facts.parts
     if candidate.kind == "cable":
         kind = (parts[candidate.cable].get("cable_type") or "cable").upper()
@@ -1973,12 +1974,12 @@ def link_options(
         link_plane=np.zeros(1, dtype=np.int16),
         link_speed_gbps=np.array([speed], dtype=np.int32),
     )
-    group = _Group(fabric, tier, np.array([0]), facts)
-    catalog = _Catalog(facts, price_of)
+    group = LinkGroup(fabric, tier, np.array([0]), facts)
+    catalog = MediaCatalog(facts, price_of)
     choice = MediaChoice()
-    optics, optics_reason = _optics(group, catalog, choice, {})
-    cables, cables_reason = _cables(group, catalog, choice, {})
-    ranked = _rank(optics + cables, group, catalog)
+    optics, optics_reason = optic_candidates(group, catalog, choice, {})
+    cables, cables_reason = cable_candidates(group, catalog, choice, {})
+    ranked = rank_candidates(optics + cables, group, catalog)
     too_short = []
     for candidate in ranked:
         if length_m is not None and candidate.reach_m + TOLERANCE_M < length_m:

@@ -2,8 +2,8 @@
 
 Links are grouped by tier and by (a-end model and cage group, b-end model and cage group,
 speed); each group has few distinct situations, so candidates are evaluated once per group
-with the compatibility rules of :mod:`inventory.library.compat`, then applied to the links'
-lengths with NumPy.
+with the compatibility rules of :mod:`inventory.library.compat` (parts adapted by
+:mod:`planner.domain.part_facts`), then applied to the links' lengths with NumPy.
 
 Candidates (``spec.media[tier]`` narrows them: MMF/SMF = optics of that media; DAC, ACC, AEC,
 AOC = cable assemblies of that ``cable_type``; parts = the named slugs, the rest chosen):
@@ -57,16 +57,24 @@ import numpy as np
 from inventory.library.compat import (
     TOP_NAMES,
     Cage,
-    Fiber,
-    Optic,
-    Plug,
     fiber_fits_optic,
     optics_interoperate,
     plug_fits_cage,
 )
-from inventory.library.rules import parse_breakout
-from planner.domain.catalog import CatalogFacts, DeviceModel, PortGroup
+from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import ROLE, TIER_NAMES, Fabric, FabricError
+from planner.domain.part_facts import (
+    COPPER_REACH_M,
+    cable_plugs_of,
+    cage_of,
+    fiber_of,
+    legs_of,
+    optic_of,
+    plug_of,
+    port_group_of,
+    port_speeds_of,
+    reach_cap_m,
+)
 from planner.domain.spec import DesignSpec, MediaChoice
 
 PriceOf = Callable[[str], float | None] | None
@@ -82,163 +90,15 @@ KIND_LABELS = {
     "parts": "named parts",
 }
 CABLE_KINDS = {"DAC": "dac", "ACC": "acc", "AEC": "aec", "AOC": "aoc"}
-#: Rule 16: copper reach when a cable states none (passive DAC at 100G-PAM4, LACC, AEC).
-COPPER_REACH_M = {"dac": 3.0, "acc": 5.0, "aec": 7.0}
 NODE_SHIFT = 20  # key = node << NODE_SHIFT | first port of the cage or group
 TOLERANCE_M = 1e-4
-
-
-def _reach_cap(media: str | None, connector: str | None, splitter: bool) -> float | None:
-    """Rule 11: whole-link reach limits by fiber type and connector."""
-    if not media or not connector:
-        return None
-    if connector.startswith("mpo"):
-        if media == "mmf":
-            return 50.0
-        if media == "smf":
-            return 50.0 if splitter else 500.0
-    if connector.startswith("lc") and media == "smf":
-        return 2000.0
-    return None
-
-
-# --- catalog dicts -> compat dataclasses (mirrors inventory/adapters.py) ---------------------
-
-
-def _frozen(values) -> frozenset:
-    return frozenset(values or ())
-
-
-def _plug(part: dict) -> Plug:
-    return Plug(
-        "transceiver",
-        part.get("form_factor") or None,
-        part.get("top") or None,
-        part.get("ports_per_module") or 1,
-        part.get("speed_gbps"),
-        part.get("lanes"),
-        part.get("lane_rate_gbps"),
-        part.get("power_max_w"),
-        _frozen(part.get("protocols")),
-        part.get("side") or None,
-        label=part["slug"],
-    )
-
-
-def _optic(part: dict) -> Optic:
-    return Optic(
-        part.get("media") or None,
-        part.get("pmd") or None,
-        part.get("lane_rate_gbps"),
-        part.get("port_speed_gbps"),
-        tuple(part.get("breakouts") or ()),
-        part.get("connector") or None,
-        part.get("wavelength_nm"),
-        _frozen(part.get("protocols")),
-        tuple(part.get("fiber_grades") or ()),
-        label=part["slug"],
-    )
-
-
-def _legs(part: dict) -> int | None:
-    if part.get("legs"):
-        return int(part["legs"])
-    topology = part.get("topology")
-    if topology == "straight":
-        return 1
-    if topology and topology.startswith("1:"):
-        return int(topology[2:])
-    return None
-
-
-def _cable_plugs(part: dict) -> tuple[Plug, Plug]:
-    lanes_per_leg = part.get("lanes_per_leg")
-    legs = _legs(part) or 1
-    head = Plug(
-        "cable",
-        part.get("end_a_form_factor") or None,
-        part.get("end_a_top") or None,
-        part.get("end_a_ports_per_module") or 1,
-        part.get("speed_gbps"),
-        lanes_per_leg * legs if lanes_per_leg else None,
-        part.get("lane_rate_gbps"),
-        part.get("power_end_a_w"),
-        _frozen(part.get("protocols")),
-        label=f"{part['slug']} A",
-    )
-    leg = Plug(
-        "cable",
-        part.get("end_b_form_factor") or None,
-        part.get("end_b_top") or None,
-        part.get("end_b_ports_per_module") or 1,
-        part.get("leg_speed_gbps") or part.get("speed_gbps"),
-        lanes_per_leg,
-        part.get("lane_rate_gbps"),
-        part.get("power_end_b_w"),
-        _frozen(part.get("protocols")),
-        label=f"{part['slug']} B",
-    )
-    return head, leg
-
-
-def _fiber(part: dict) -> Fiber:
-    return Fiber(
-        part.get("fiber_type") or None,
-        part.get("connector_a") or None,
-        part.get("connector_b") or None,
-        part.get("fiber_grade") or None,
-        part.get("topology") or None,
-        label=part["slug"],
-    )
-
-
-def _cage(model: DeviceModel | None, group: PortGroup | None) -> Cage:
-    if model is None or group is None:
-        return Cage("host", None)
-    return Cage(
-        "switch" if model.category == "switch" else "host",
-        group.form_factor,
-        group.top,
-        group.ports_per_cage or 1,
-        group.port_speed_gbps,
-        group.lanes_per_port,
-        group.lane_rate_gbps,
-        group.max_module_power_w,
-        _frozen(model.protocols) if model.category == "switch" else frozenset(),
-        (),
-        tuple(group.breakouts),
-        label=f"{model.slug} {group.count} x {group.form_factor}",
-    )
-
-
-def _group_of(model: DeviceModel | None, speed: int) -> PortGroup | None:
-    if model is None:
-        return None
-    group = model.group_at(speed)
-    if group is None and model.port_speed_gbps:
-        group = model.group_at(model.port_speed_gbps)
-    if group is None and model.port_groups:
-        group = model.port_groups[0]
-    return group
-
-
-def _port_speeds(part: dict) -> set[int]:
-    speeds = {part["port_speed_gbps"]} if part.get("port_speed_gbps") else set()
-    if not speeds and part.get("speed_gbps") and part.get("ports_per_module"):
-        speeds.add(part["speed_gbps"] // part["ports_per_module"])
-    for text in part.get("breakouts") or ():
-        try:
-            speeds.add(parse_breakout(text)[1])
-        except ValueError:
-            continue
-    return speeds
 
 
 # --- candidates ------------------------------------------------------------------------------
 
 
 @dataclass
-class _End:
+class LinkEnd:
     """One end of a link group: the device model, its cage and logical ports per cage."""
 
     model: DeviceModel | None
@@ -257,7 +117,11 @@ class _End:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
+    """One way to build the links of a :class:`LinkGroup`: two modules and a fiber
+    (``kind="optics"``) or a cable assembly (``kind="cable"``), with its reach and the listed
+    lengths it is sold in; ``sort_key`` is set by :func:`rank_candidates`."""
+
     kind: str  # "optics" | "cable"
     a: str | None
     b: str | None
@@ -277,7 +141,7 @@ class _Candidate:
 
 
 @dataclass
-class _Catalog:
+class MediaCatalog:
     """The catalog's media parts by canonical slug, with their compat dataclasses."""
 
     facts: CatalogFacts
@@ -322,7 +186,7 @@ def _unknowns(problems) -> list[str]:
     return [p.message for p in problems if p.severity != "error"]
 
 
-class _Rejections:
+class Rejections:
     """Why candidates were turned down, for a helpful error message."""
 
     def __init__(self):
@@ -353,7 +217,7 @@ def _check(problems, named: bool, warnings: list[str], context: str) -> list[str
     return None
 
 
-class _Group:
+class LinkGroup:
     """Links of one tier with the same end models, cage groups and speed."""
 
     def __init__(self, fabric: Fabric, tier: str, links: np.ndarray, facts: CatalogFacts):
@@ -363,8 +227,10 @@ class _Group:
         ends = []
         for node in (int(fabric.link_a[first]), int(fabric.link_b[first])):
             model = facts.devices.get(fabric.models[int(fabric.node_model[node])])
-            group = _group_of(model, self.speed)
-            ends.append(_End(model, _cage(model, group), int(fabric.node_ports_per_cage[node])))
+            group = port_group_of(model, self.speed)
+            ends.append(
+                LinkEnd(model, cage_of(model, group), int(fabric.node_ports_per_cage[node]))
+            )
         self.a, self.b = ends
         self._keys: dict = {}
         self._structure: dict = {}
@@ -394,10 +260,20 @@ class _Group:
         return self._structure[key]
 
 
-def _module_options(
-    catalog: _Catalog, end: _End, speed: int, named: dict | None, media: str | None, rej, stage
-):
-    """(part, warnings) for transceivers that fit ``end``'s cage at ``speed``."""
+def module_options(
+    catalog: MediaCatalog,
+    end: LinkEnd,
+    speed: int,
+    named: dict | None,
+    media: str | None,
+    rej: Rejections,
+    stage: int,
+) -> list[tuple[dict, list[str]]]:
+    """(part, warnings) for transceivers that fit ``end``'s cage at ``speed``.
+
+    Only ``named`` when given, else the catalog's transceivers of ``media`` (any when None);
+    the ones turned down are recorded in ``rej`` under ``stage``.
+    """
     options = []
     parts = [named] if named else catalog.transceivers
     for part in parts:
@@ -405,10 +281,10 @@ def _module_options(
             continue
         warnings: list[str] = []
         context = f"{part['slug']} in the {end.label}"
-        problems = plug_fits_cage(_plug(part), end.cage)
+        problems = plug_fits_cage(plug_of(part), end.cage)
         failed = _check(problems, bool(named), warnings, context)
         ports = part.get("ports_per_module") or 1
-        speeds = _port_speeds(part)
+        speeds = port_speeds_of(part)
         if failed is None and end.ports_per_cage % ports:
             failed = [f"{ports} ports per module cannot carry {end.ports_per_cage} per cage."]
         if failed is None and speeds and speed not in speeds:
@@ -432,24 +308,27 @@ def _numbers(*values) -> list[float]:
     return [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
-def _optics(group: _Group, catalog: _Catalog, choice: MediaChoice, named: dict):
-    """Optics candidates, and why there are none."""
-    rej = _Rejections()
+def optic_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoice, named: dict):
+    """Optics candidates for ``group`` under ``choice``, and why there are none ("" if any).
+
+    ``named`` holds the parts a ``parts`` choice names (keys ``a``, ``b``, ``cable``).
+    """
+    rej = Rejections()
     media = choice.kind.lower() if choice.kind in ("MMF", "SMF") else None
     words = f"{choice.kind} " if media else ""
     fiber_named = named.get("cable")
-    a_options = _module_options(catalog, group.a, group.speed, named.get("a"), media, rej, 1)
+    a_options = module_options(catalog, group.a, group.speed, named.get("a"), media, rej, 1)
     if not a_options:
-        return [], _end_reason(group.a, named.get("a"), words, rej, 1)
-    b_options = _module_options(catalog, group.b, group.speed, named.get("b"), media, rej, 2)
+        return [], end_reason(group.a, named.get("a"), words, rej, 1)
+    b_options = module_options(catalog, group.b, group.speed, named.get("b"), media, rej, 2)
     if not b_options:
-        return [], _end_reason(group.b, named.get("b"), words, rej, 2)
+        return [], end_reason(group.b, named.get("b"), words, rej, 2)
     fibers = [fiber_named] if fiber_named else catalog.fibers
     out = []
     pairs = 0
     for part_a, warn_a in a_options:
         for part_b, warn_b in b_options:
-            optic_a, optic_b = _optic(part_a), _optic(part_b)
+            optic_a, optic_b = optic_of(part_a), optic_of(part_b)
             warnings = [*warn_a, *warn_b]
             pair_named = bool(named.get("a") or named.get("b"))
             pair = f"{part_b['slug']} + {part_a['slug']}"
@@ -480,7 +359,8 @@ def _optics(group: _Group, catalog: _Catalog, choice: MediaChoice, named: dict):
     return [], f"no {words}fiber suits the modules that fit{rej.example(4)}"
 
 
-def _end_reason(end: _End, named: dict | None, words: str, rej: _Rejections, stage: int) -> str:
+def end_reason(end: LinkEnd, named: dict | None, words: str, rej: Rejections, stage: int) -> str:
+    """Why no transceiver fits ``end`` (``named``, or any), from the rejections of ``stage``."""
     if named is not None:
         texts = [text for s, _, text in rej.items if s == stage]
         return f"{named['slug']} does not fit the {end.label}: {' '.join(texts)}"
@@ -493,10 +373,10 @@ def _optics_candidate(group, part_a, part_b, fiber, conns, named, warnings, rej)
     label = f"{fiber['slug']} with {part_b['slug']} + {part_a['slug']}"
     fiber_named = named.get("cable") is fiber
     any_named = fiber_named or named.get("a") is part_a or named.get("b") is part_b
-    fiber_obj = _fiber(fiber)
+    fiber_obj = fiber_of(fiber)
     for part, key in ((part_a, "a"), (part_b, "b")):
         tolerate = fiber_named or named.get(key) is part
-        failed = _check(fiber_fits_optic(fiber_obj, _optic(part)), tolerate, warnings, label)
+        failed = _check(fiber_fits_optic(fiber_obj, optic_of(part)), tolerate, warnings, label)
         if failed:
             rej.add(4, label, failed)
             return None
@@ -527,14 +407,14 @@ def _optics_candidate(group, part_a, part_b, fiber, conns, named, warnings, rej)
         part_b.get("reach_m"),
         fiber.get("max_length_m"),
         max(lengths) if lengths else None,
-        _reach_cap(media, connector, splitter),
+        reach_cap_m(media, connector, splitter),
     )
     if not limits:
         failed = _check([_Unknown("reach unknown")], any_named, warnings, label)
         if failed:
             rej.add(6, label, failed)
             return None
-    return _Candidate(
+    return Candidate(
         "optics",
         part_a["slug"],
         part_b["slug"],
@@ -547,9 +427,10 @@ def _optics_candidate(group, part_a, part_b, fiber, conns, named, warnings, rej)
     )
 
 
-def _cables(group: _Group, catalog: _Catalog, choice: MediaChoice, named: dict):
-    """Cable-assembly candidates, and why there are none."""
-    rej = _Rejections()
+def cable_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoice, named: dict):
+    """Cable-assembly candidates for ``group`` under ``choice``, and why there are none
+    ("" if any); ``named`` as in :func:`optic_candidates`."""
+    rej = Rejections()
     cable_type = CABLE_KINDS.get(choice.kind)
     cable_named = named.get("cable")
     parts = [cable_named] if cable_named else catalog.cables
@@ -561,7 +442,7 @@ def _cables(group: _Group, catalog: _Catalog, choice: MediaChoice, named: dict):
         is_named = cable_named is not None
         warnings: list[str] = []
         slug = part["slug"]
-        head, leg = _cable_plugs(part)
+        head, leg = cable_plugs_of(part)
         where = f"{slug} head in the {group.b.label}"
         failed = _check(plug_fits_cage(head, group.b.cage), is_named, warnings, where)
         if failed is None:
@@ -569,7 +450,7 @@ def _cables(group: _Group, catalog: _Catalog, choice: MediaChoice, named: dict):
             failed = _check(plug_fits_cage(leg, group.a.cage), is_named, warnings, where)
         if failed is None:
             where = slug
-        legs = _legs(part)
+        legs = legs_of(part)
         head_speed = part.get("speed_gbps")
         leg_speed = part.get("leg_speed_gbps") or (
             head_speed // legs if head_speed and legs else None
@@ -597,7 +478,7 @@ def _cables(group: _Group, catalog: _Catalog, choice: MediaChoice, named: dict):
                 rej.add(7, slug, failed)
                 continue
         out.append(
-            _Candidate(
+            Candidate(
                 "cable",
                 None,
                 None,
@@ -618,12 +499,15 @@ def _cables(group: _Group, catalog: _Catalog, choice: MediaChoice, named: dict):
     return [], (f"no {kind}cable fits the {group.b.label} and the {group.a.label}{rej.example(7)}")
 
 
-def _rank(candidates: list[_Candidate], group: _Group, catalog: _Catalog) -> list[_Candidate]:
+def rank_candidates(
+    candidates: list[Candidate], group: LinkGroup, catalog: MediaCatalog
+) -> list[Candidate]:
+    """``candidates`` in auto-policy order (rules 1-5 of the module docstring)."""
     a_share, b_share = group.a.ports_per_cage, group.b.ports_per_cage
     for cand in candidates:
         if cand.kind == "cable":
             part = catalog.facts.parts[cand.cable]
-            legs = _legs(part) or 1
+            legs = legs_of(part) or 1
             prices = [(catalog.price(cand.cable), cand.b_group)]
             watts = [
                 (part.get("power_end_a_w"), cand.b_group),
@@ -705,7 +589,7 @@ def _describe_link(fabric: Fabric, link: int, length: float, tier: str) -> str:
     )
 
 
-def _components(group: _Group, a_size: int, b_size: int) -> np.ndarray:
+def _components(group: LinkGroup, a_size: int, b_size: int) -> np.ndarray:
     """Connected sets of links that share a cage at either end."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
@@ -729,7 +613,7 @@ def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
         want_cables = cable_part is not None and cable_part["category"] == "cable"
         want_optics = not want_cables
     candidates, reasons = [], []
-    for wanted, make in ((want_optics, _optics), (want_cables, _cables)):
+    for wanted, make in ((want_optics, optic_candidates), (want_cables, cable_candidates)):
         if wanted:
             found, reason = make(group, catalog, choice, named)
             candidates += found
@@ -745,7 +629,7 @@ def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
             f"{links.size - 1} other link(s) of this kind fail the same way",
             field=f"media.{group.tier}",
         )
-    ranked = _rank(candidates, group, catalog)
+    ranked = rank_candidates(candidates, group, catalog)
     reach = np.array([c.reach_m for c in ranked], dtype=np.float64)
     best = np.maximum.accumulate(reach)
     if lengths.max() <= reach[0] + TOLERANCE_M:
@@ -791,10 +675,10 @@ def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
             cols.a_key[sel] = group.keys("a", group.a.ports_per_cage)[mask]
             cols.b_key[sel] = group.keys("b", group.b.ports_per_cage)[mask]
         if cand.lengths:
-            _order_lengths(fabric, sel, cable_key, cand.lengths)
+            order_lengths(fabric, sel, cable_key, cand.lengths)
 
 
-def _order_lengths(fabric: Fabric, links: np.ndarray, keys: np.ndarray, lengths) -> None:
+def order_lengths(fabric: Fabric, links: np.ndarray, keys: np.ndarray, lengths) -> None:
     """Order each cable at the shortest listed length that covers its longest leg."""
     ids, inverse = np.unique(keys, return_inverse=True)
     run = np.zeros(ids.size)
@@ -804,7 +688,7 @@ def _order_lengths(fabric: Fabric, links: np.ndarray, keys: np.ndarray, lengths)
     fabric.link_cable_length_m[links] = pick[inverse].astype(np.float32)
 
 
-def _named_parts(choice: MediaChoice, catalog: _Catalog, tier: str) -> dict:
+def _named_parts(choice: MediaChoice, catalog: MediaCatalog, tier: str) -> dict:
     if choice.kind != "parts":
         return {}
     field_name = f"media.{tier}"
@@ -851,7 +735,8 @@ def _manager_links(fabric, tier_links, managers, cols, notes) -> None:
     )
 
 
-def _ids(keys: np.ndarray) -> np.ndarray:
+def dense_ids(keys: np.ndarray) -> np.ndarray:
+    """Number the distinct keys 0, 1, ... in key order; a negative key (none) gets -1."""
     out = np.full(keys.size, -1, dtype=np.int32)
     keep = keys >= 0
     if keep.any():
@@ -898,7 +783,7 @@ def assign_media(
     """
     if fabric.link_length_m is None:
         raise FabricError("assign the layout before the media (link lengths are needed)")
-    catalog = _Catalog(facts, price_of)
+    catalog = MediaCatalog(facts, price_of)
     cols = _Columns(fabric.link_count)
     # Ordered cable length: the run length unless a cable is sold in listed lengths.
     fabric.link_cable_length_m = fabric.link_length_m.copy()
@@ -925,7 +810,7 @@ def assign_media(
             values, inverse = np.unique(combo, return_inverse=True)
             for value_index in range(values.size):
                 members = links[inverse == value_index]
-                group = _Group(fabric, tier, members, facts)
+                group = LinkGroup(fabric, tier, members, facts)
                 _assign_group(fabric, group, choice, catalog, cols, info, named)
         _manager_links(
             fabric,
@@ -939,10 +824,10 @@ def assign_media(
     fabric.link_a_part = cols.a_part
     fabric.link_b_part = cols.b_part
     fabric.link_cable_part = cols.cable_part
-    modules = _ids(np.concatenate([cols.a_key, cols.b_key]))
+    modules = dense_ids(np.concatenate([cols.a_key, cols.b_key]))
     fabric.link_a_module = modules[: fabric.link_count]
     fabric.link_b_module = modules[fabric.link_count :]
-    fabric.link_cable = _ids(cols.cable_key)
+    fabric.link_cable = dense_ids(cols.cable_key)
     used_cables = [cols.parts[i] for i in np.unique(cols.cable_part) if i >= 0]
     if any(facts.parts[slug].get("lengths_m") for slug in used_cables):
         notes.append(
@@ -953,4 +838,18 @@ def assign_media(
     info["media_notes"] = notes
 
 
-__all__ = ["assign_media"]
+__all__ = [
+    "Candidate",
+    "LinkEnd",
+    "LinkGroup",
+    "MediaCatalog",
+    "Rejections",
+    "assign_media",
+    "cable_candidates",
+    "dense_ids",
+    "end_reason",
+    "module_options",
+    "optic_candidates",
+    "order_lengths",
+    "rank_candidates",
+]

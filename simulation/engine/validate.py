@@ -46,17 +46,17 @@ from inventory.library.compat import (
 )
 from planner.domain.catalog import CatalogFacts, DeviceModel, PortGroup
 from planner.domain.fabric import ROLE, ROLES, SWITCH_ROLES, TIER, TIER_NAMES, Fabric
-from planner.domain.media import (
+from planner.domain.part_facts import (
     COPPER_REACH_M,
-    _cable_plugs,
-    _cage,
-    _fiber,
-    _group_of,
-    _legs,
-    _optic,
-    _plug,
-    _port_speeds,
-    _reach_cap,
+    cable_plugs_of,
+    cage_of,
+    fiber_of,
+    legs_of,
+    optic_of,
+    plug_of,
+    port_group_of,
+    port_speeds_of,
+    reach_cap_m,
 )
 from simulation.engine.rules_catalog import RULES, SEVERITIES, rule_sort_key
 
@@ -306,8 +306,8 @@ def _make_end(fabric: Fabric, facts: CatalogFacts, node: int, speed: int) -> _En
     slug = fabric.models[int(fabric.node_model[node])]
     role = ROLES[int(fabric.node_role[node])]
     model = facts.devices.get(slug)
-    group = _group_of(model, speed)
-    cage = _cage(model, group)
+    group = port_group_of(model, speed)
+    cage = cage_of(model, group)
     record = facts.parts.get(slug)
     nic = None
     if role == "server" and record and record.get("compute_nic"):
@@ -792,7 +792,7 @@ class _Validator:
             if g.b_slug:
                 self._known_part(g.b_slug, g.b_part, out)
                 if g.b_part is not None:
-                    self._plug_findings(g, g.b, _plug(g.b_part), g.b_slug, g.b_part, out)
+                    self._plug_findings(g, g.b, plug_of(g.b_part), g.b_slug, g.b_part, out)
             return
         if g.a_slug is None and g.b_slug is None and g.cable_slug is None:
             out.append(("media-missing", "link without modules, cable or fiber", "", None))
@@ -883,8 +883,8 @@ class _Validator:
 
     def _optics_findings(self, g: _Group, out: list[Finding]) -> None:
         a_part, b_part, fiber = g.a_part, g.b_part, g.cable
-        a_plug = _plug(a_part) if a_part else None
-        b_plug = _plug(b_part) if b_part else None
+        a_plug = plug_of(a_part) if a_part else None
+        b_plug = plug_of(b_part) if b_part else None
         errs_a = self._plug_findings(g, g.a, a_plug, g.a_slug, a_part, out) if a_plug else []
         errs_b = self._plug_findings(g, g.b, b_plug, g.b_slug, b_part, out) if b_plug else []
         swapped = (
@@ -936,7 +936,7 @@ class _Validator:
 
     def _pair_findings(self, g: _Group, out: list[Finding]) -> None:
         a_part, b_part = g.a_part, g.b_part
-        oa, ob = _optic(a_part), _optic(b_part)
+        oa, ob = optic_of(a_part), optic_of(b_part)
         pair = f"{g.b_slug} ({g.b.role} end) with {g.a_slug} ({g.a.role} end)"
         suggestion = ""
         for v in optics_interoperate(ob, oa):
@@ -1007,12 +1007,12 @@ class _Validator:
 
     def _fiber_findings(self, g: _Group, out: list[Finding]) -> None:
         fiber = g.cable
-        fib = _fiber(fiber)
+        fib = fiber_of(fiber)
         suggestion = ""
         for slug, part in ((g.b_slug, g.b_part), (g.a_slug, g.a_part)):
             if part is None:
                 continue
-            optic = _optic(part)
+            optic = optic_of(part)
             for v in fiber_fits_optic(fib, optic):
                 if v.severity != "error":
                     who = []
@@ -1051,7 +1051,7 @@ class _Validator:
                 )
             )
             return
-        speeds = _port_speeds(twin)
+        speeds = port_speeds_of(twin)
         if twin.get("breakouts") and g.speed not in speeds:
             out.append(
                 (
@@ -1077,7 +1077,7 @@ class _Validator:
         topology = (g.cable or {}).get("topology") or ""
         if end is g.b and topology.startswith("1:"):
             return
-        speeds = _port_speeds(part)
+        speeds = port_speeds_of(part)
         if not speeds or g.speed in speeds:
             return
         port = _port_speed(part)
@@ -1212,13 +1212,13 @@ class _Validator:
 
     def _cable_findings(self, g: _Group, out: list[Finding]) -> None:
         cable, slug = g.cable, g.cable_slug
-        head, leg = _cable_plugs(cable)
+        head, leg = cable_plugs_of(cable)
         errs_b = self._plug_findings(g, g.b, head, f"{slug} head", None, out)
         errs_a = self._plug_findings(g, g.a, leg, f"{slug} leg", None, out)
         if errs_a or errs_b:
             suggestion = self._suggest_cables(g)
             out.extend((code, message, suggestion, None) for code, message in errs_b + errs_a)
-        legs = _legs(cable)
+        legs = legs_of(cable)
         head_speed = cable.get("speed_gbps")
         leg_speed = cable.get("leg_speed_gbps") or (
             head_speed // legs if head_speed and legs else None
@@ -1306,7 +1306,7 @@ class _Validator:
                 or fiber.get("connector_a")
             )
             splitter = topology.startswith("1:")
-            cap = _reach_cap(media, connector, splitter)
+            cap = reach_cap_m(media, connector, splitter)
             if cap:
                 kind = f"{(media or '').upper()} {connector}{' splitter' if splitter else ''}"
                 limits.append((cap, "reach-exceeded", f"the rule-11 cap for {kind} links"))
@@ -1371,11 +1371,11 @@ class _Validator:
         protocols = g.link_protocols()
         ranked = []
         for part in self.transceivers:
-            plug = _plug(part)
+            plug = plug_of(part)
             problems = plug_fits_cage(plug, end.cage)
             if _errors(problems):
                 continue
-            speeds = _port_speeds(part)
+            speeds = port_speeds_of(part)
             if not speeds or g.speed not in speeds:
                 continue
             if end.ppc % (part.get("ports_per_module") or 1):
@@ -1387,7 +1387,7 @@ class _Validator:
                 continue
             unknown = len(problems)
             if other is not None:
-                pair = optics_interoperate(_optic(part), _optic(other))
+                pair = optics_interoperate(optic_of(part), optic_of(other))
                 if _errors(pair):
                     continue
                 unknown += len(pair)
@@ -1408,10 +1408,10 @@ class _Validator:
     def _cable_options(self, g: _Group, min_reach: float) -> list[tuple[float, str]]:
         out = []
         for part in self.cables:
-            head, leg = _cable_plugs(part)
+            head, leg = cable_plugs_of(part)
             if _errors(plug_fits_cage(head, g.b.cage)) or _errors(plug_fits_cage(leg, g.a.cage)):
                 continue
-            legs = _legs(part)
+            legs = legs_of(part)
             head_speed = part.get("speed_gbps")
             if not (legs and head_speed):
                 continue
@@ -1444,8 +1444,8 @@ class _Validator:
         for fiber in self.fibers:
             if (fiber.get("topology") or "straight") != topology:
                 continue
-            fib = _fiber(fiber)
-            if any(_errors(fiber_fits_optic(fib, _optic(p))) for p in (a_part, b_part) if p):
+            fib = fiber_of(fiber)
+            if any(_errors(fiber_fits_optic(fib, optic_of(p))) for p in (a_part, b_part) if p):
                 continue
             if self._is_xdr(g) and fiber.get("fiber_type") == "mmf":
                 continue
@@ -1504,7 +1504,7 @@ class _Validator:
         for value in (_num(fiber.get("max_length_m")), max(lengths, default=None)):
             if value:
                 values.append(value)
-        cap = _reach_cap(
+        cap = reach_cap_m(
             fiber.get("fiber_type"),
             a_part.get("connector") or fiber.get("connector_a"),
             topology.startswith("1:"),
@@ -1555,7 +1555,7 @@ class _Validator:
         for i, slug in enumerate(fabric.parts):
             part = facts.parts.get(slug) or {}
             if part.get("category") == "fiber":
-                topo[i + 1] = {"straight": 1}.get(part.get("topology"), 0) or (_legs(part) or -1)
+                topo[i + 1] = {"straight": 1}.get(part.get("topology"), 0) or (legs_of(part) or -1)
         fibered = cable_part[links] >= 0
         multi = sizes > 1
         if not multi.any():
@@ -1621,10 +1621,10 @@ class _Validator:
         for i, slug in enumerate(fabric.parts):
             part = facts.parts.get(slug) or {}
             if part.get("category") == "fiber":
-                capacity[i] = _legs(part) or 0
+                capacity[i] = legs_of(part) or 0
             elif part.get("category") == "cable":
                 head[i] = part.get("speed_gbps") or 0
-                capacity[i] = _legs(part) or 0
+                capacity[i] = legs_of(part) or 0
         parts = fabric.link_cable_part[links].astype(np.int64)
         speed = fabric.link_speed_gbps[links].astype(np.int64)
         # Power of cable assemblies: one head and its legs per cable id (rule 20).
@@ -1634,7 +1634,7 @@ class _Validator:
             if part.get("category") == "cable":
                 ends = (_num(part.get("power_end_a_w")), _num(part.get("power_end_b_w")))
                 if None not in ends:
-                    watts[i] = ends[0] + (_legs(part) or 1) * ends[1]
+                    watts[i] = ends[0] + (legs_of(part) or 1) * ends[1]
         cap = np.where(head[parts] > 0, head[parts] // np.maximum(speed, 1), capacity[parts])
         ids, first, inverse, counts = np.unique(
             cable[links], return_index=True, return_inverse=True, return_counts=True
