@@ -121,6 +121,19 @@ def _percent_map(values: Mapping | None) -> dict:
     }
 
 
+def _audit_quote(quote: Quote, actor, action: str, summary: str, details: dict) -> None:
+    """Record an audit event about ``quote`` (its design, ``object_ref`` = its number)."""
+    audit_record(
+        actor=actor,
+        action=action,
+        design=quote.design,
+        summary=summary,
+        object_type="quote",
+        object_ref=quote.number,
+        details=details,
+    )
+
+
 @transaction.atomic
 def quote_create(
     *,
@@ -174,14 +187,12 @@ def quote_create(
     quote.year, quote.sequence = year, counter.last
     quote.number = quote_number(year, counter.last)
     quote.save()
-    audit_record(
-        actor=actor,
-        action=AuditActionChoices.QUOTE_CHANGED,
-        design=design,
-        summary=f"Quote {quote.number} created for {quote.customer} (revision {revision.number})",
-        object_type="quote",
-        object_ref=quote.number,
-        details={"change": "created", "revision": revision.number, "book": price_book.slug},
+    _audit_quote(
+        quote,
+        actor,
+        AuditActionChoices.QUOTE_CHANGED,
+        f"Quote {quote.number} created for {quote.customer} (revision {revision.number})",
+        {"change": "created", "revision": revision.number, "book": price_book.slug},
     )
     return quote
 
@@ -215,14 +226,12 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
     locked.save()
     changed = [name for name in changes if _plain(getattr(locked, name)) != before[name]]
     if changed:
-        audit_record(
-            actor=actor,
-            action=AuditActionChoices.QUOTE_CHANGED,
-            design=locked.design,
-            summary=f"Quote {locked.number} changed: {', '.join(changed)}",
-            object_type="quote",
-            object_ref=locked.number,
-            details={
+        _audit_quote(
+            locked,
+            actor,
+            AuditActionChoices.QUOTE_CHANGED,
+            f"Quote {locked.number} changed: {', '.join(changed)}",
+            {
                 "change": "updated",
                 "fields": {
                     name: {"old": before[name], "new": _plain(getattr(locked, name))}
@@ -237,14 +246,12 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
 @transaction.atomic
 def quote_delete(*, quote: Quote, actor) -> None:
     """Delete ``quote``; its number is not given again."""
-    audit_record(
-        actor=actor,
-        action=AuditActionChoices.QUOTE_CHANGED,
-        design=quote.design,
-        summary=f"Quote {quote.number} for {quote.customer} deleted",
-        object_type="quote",
-        object_ref=quote.number,
-        details={"change": "deleted"},
+    _audit_quote(
+        quote,
+        actor,
+        AuditActionChoices.QUOTE_CHANGED,
+        f"Quote {quote.number} for {quote.customer} deleted",
+        {"change": "deleted"},
     )
     quote.delete()
 
@@ -368,18 +375,12 @@ def quote_export(*, quote: Quote, actor, fmt: str, may_view_prices: bool) -> Exp
     document = quote_price(quote)
     render = quote_files.quote_pdf if fmt == "pdf" else quote_files.quote_xlsx
     content = render(document)
-    audit_record(
-        actor=actor,
-        action=AuditActionChoices.EXPORT_DOWNLOADED,
-        design=quote.design,
-        summary=f"Quote {quote.number} downloaded as {fmt.upper()}",
-        object_type="quote",
-        object_ref=quote.number,
-        details={
-            "format": fmt,
-            "revision": quote.revision.number,
-            "status": document.priced.status,
-        },
+    _audit_quote(
+        quote,
+        actor,
+        AuditActionChoices.EXPORT_DOWNLOADED,
+        f"Quote {quote.number} downloaded as {fmt.upper()}",
+        {"format": fmt, "revision": quote.revision.number, "status": document.priced.status},
     )
     return ExportFile(content, f"{quote.number}.{fmt}", EXPORT_FORMATS[fmt])
 

@@ -175,6 +175,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "planner.security.login_locked_out"
 AXES_SENSITIVE_PARAMETERS = ["password", "csrfmiddlewaretoken"]
+AXES_VERBOSE = False  # no start-up banner in every command and worker
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -1,9 +1,28 @@
-"""Small builders for catalog rows in tests (through the services, like real writes)."""
+"""Small builders for catalog rows in tests (through the services, like real writes), and the
+design specs several test modules build on (seed catalog parts)."""
 
 from inventory.models import CATEGORY_MODELS, Manufacturer
 from inventory.services import part_save
 
 SOURCES = {"ds": {"url": "https://example.com/datasheet", "grade": "datasheet"}}
+#: One scalable unit: 31 DGX H100 on a QM9700 leaf per rail, 4 leaf ports kept free.
+ONE_SU_SPEC = {
+    "name": "1 SU",
+    "topology": "rail-optimized",
+    "server": "DGX-H100",
+    "servers": 31,
+    "servers_per_su": 32,
+    "reserved_leaf_ports": 4,
+    "switches": {"leaf": "QM9700"},
+}
+#: The smallest design the tests use: 4 DGX H100 on QM9700 leaves.
+TINY_SPEC = {
+    "name": "Tiny",
+    "topology": "rail-optimized",
+    "server": "DGX-H100",
+    "servers": 4,
+    "switches": {"leaf": "QM9700"},
+}
 
 
 def manufacturer(slug="acme", name="ACME Networks"):

@@ -26,15 +26,10 @@ from planner.services import design_create, design_revise
 from simulation.models import Job
 from simulation.services import job_enqueue
 from tests.api import urlwalk
+from tests.factories import TINY_SPEC
 
 SECRET = "Zebra-secret-7f3a"
-TINY = {
-    "name": SECRET,
-    "topology": "rail-optimized",
-    "server": "DGX-H100",
-    "servers": 4,
-    "switches": {"leaf": "QM9700"},
-}
+TINY = {**TINY_SPEC, "name": SECRET}
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 #: Objects team members read (jobs and audit events stay their owner's / team owner's).
 TEAM_READABLE = {"design", "revision", "quote"}

@@ -21,15 +21,9 @@ from inventory.models import SwitchModel
 from planner.models import AuditEvent, Design
 from planner.security import RedactSecretsFilter, redact
 from tests.api import urlwalk
+from tests.factories import TINY_SPEC
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = {
-    "name": "Tiny",
-    "topology": "rail-optimized",
-    "server": "DGX-H100",
-    "servers": 4,
-    "switches": {"leaf": "QM9700"},
-}
 
 
 # --- request and upload sizes -----------------------------------------------------------------
@@ -37,7 +31,7 @@ TINY = {
 
 def test_oversized_json_body_is_413_naming_the_limit(api_client, seed_catalog):
     limit = django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    spec = {**TINY, "description": "x" * (limit + 1)}
+    spec = {**TINY_SPEC, "description": "x" * (limit + 1)}
     response = api_client.post("/api/planner/designs/", {"spec": spec}, format="json")
     assert response.status_code == 413
     body = response.json()
@@ -45,7 +39,7 @@ def test_oversized_json_body_is_413_naming_the_limit(api_client, seed_catalog):
     assert f"{limit:,} bytes" in body["detail"]
     assert not Design.objects.exists()
     # Just under the limit the same endpoint reads the body (and answers about the spec).
-    small = api_client.post("/api/planner/designs/", {"spec": {**TINY, "x": 1}}, format="json")
+    small = api_client.post("/api/planner/designs/", {"spec": {**TINY_SPEC, "x": 1}}, format="json")
     assert small.status_code == 400 and "problems" in small.json()
 
 
@@ -116,9 +110,11 @@ def test_design_size_limit_at_the_configured_value(
     api_client, logged_in_client, seed_catalog, settings
 ):
     settings.DESIGN_MAX_GPUS = 32  # 4 DGX-H100 of 8 GPUs each
-    at_limit = api_client.post("/api/planner/designs/", {"spec": TINY}, format="json")
+    at_limit = api_client.post("/api/planner/designs/", {"spec": TINY_SPEC}, format="json")
     assert at_limit.status_code == 201, at_limit.content
-    over = api_client.post("/api/planner/designs/", {"spec": {**TINY, "servers": 5}}, format="json")
+    over = api_client.post(
+        "/api/planner/designs/", {"spec": {**TINY_SPEC, "servers": 5}}, format="json"
+    )
     assert over.status_code == 400
     [problem] = over.json()["problems"]
     assert problem["field"] == "servers"
@@ -201,7 +197,7 @@ def staff_with_a_design(seed_catalog, django_user_model):
     staff = django_user_model.objects.create_user(
         username="stella", password="pw-stella-123!", is_staff=True
     )
-    design = design_create(owner=staff, spec_document=TINY)
+    design = design_create(owner=staff, spec_document=TINY_SPEC)
     try:
         from inventory.models import PriceBook
         from inventory.services import SEED_PRICE_BOOK

@@ -13,16 +13,8 @@ from inventory.models import PriceBook
 from inventory.services import price_book_import_csv
 from planner.models import AuditActionChoices, AuditEvent, Quote, Team, TeamMembership
 from planner.services import design_create, design_revise
+from tests.factories import ONE_SU_SPEC
 
-SPEC = {
-    "name": "1 SU",
-    "topology": "rail-optimized",
-    "server": "DGX-H100",
-    "servers": 31,
-    "servers_per_su": 32,
-    "reserved_leaf_ports": 4,
-    "switches": {"leaf": "QM9700"},
-}
 PRICES_CSV = """part,price,currency,seller
 QM9700,30000,USD,Seller A
 DGX-H100,300000,USD,Seller B
@@ -37,7 +29,7 @@ def setting(seed_catalog, user, other_user):
     team = Team.objects.create(name="Sales", slug="sales")
     TeamMembership.objects.create(team=team, user=user, role="owner", can_view_prices=True)
     TeamMembership.objects.create(team=team, user=other_user, role="viewer")
-    design = design_create(owner=user, spec_document=SPEC, team=team, sharing="team-read")
+    design = design_create(owner=user, spec_document=ONE_SU_SPEC, team=team, sharing="team-read")
     book = PriceBook.objects.create(slug="test-book", name="Test book", currency="USD")
     price_book_import_csv(book=book, text=PRICES_CSV)
     return design, book
@@ -209,7 +201,9 @@ def test_quote_pages_for_the_sales_user(setting, client, user):
 
 def test_revision_diff_api_and_page_parts_power_cost(setting, api_client, bob_client, client, user):
     design, book = setting
-    design_revise(design=design, user=user, spec_document={**SPEC, "servers": 63}, base_revision=1)
+    design_revise(
+        design=design, user=user, spec_document={**ONE_SU_SPEC, "servers": 63}, base_revision=1
+    )
     url = f"/api/planner/designs/{design.pk}/diff/?from=1&to=2"
     plain = api_client.get(url).json()["bom"]
     servers = next(row for row in plain["changed"] if row["part"] == "DGX-H100")

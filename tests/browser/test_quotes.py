@@ -9,15 +9,7 @@ import pytest
 from playwright.sync_api import expect
 from pypdf import PdfReader
 
-SPEC = {
-    "name": "1 SU",
-    "topology": "rail-optimized",
-    "server": "DGX-H100",
-    "servers": 31,
-    "servers_per_su": 32,
-    "reserved_leaf_ports": 4,
-    "switches": {"leaf": "QM9700"},
-}
+from tests.factories import ONE_SU_SPEC
 
 
 @pytest.fixture
@@ -36,7 +28,7 @@ def test_create_a_quote_and_download_its_pdf(live_catalog, browser_login, live_s
     carol = get_user_model().objects.get(username="carol")
     team = Team.objects.create(name="Sales", slug="sales")
     TeamMembership.objects.create(team=team, user=carol, role="owner", can_view_prices=True)
-    design = design_create(owner=carol, spec_document=SPEC)
+    design = design_create(owner=carol, spec_document=ONE_SU_SPEC)
 
     page = browser_login
     page.goto(f"{live_server.url}{design.get_absolute_url()}")

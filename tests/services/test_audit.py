@@ -31,14 +31,7 @@ from planner.services import (
     design_update,
 )
 from simulation.services import job_cancel, job_enqueue
-
-TINY = {
-    "name": "Tiny",
-    "topology": "rail-optimized",
-    "server": "DGX-H100",
-    "servers": 4,
-    "switches": {"leaf": "QM9700"},
-}
+from tests.factories import TINY_SPEC
 
 
 @pytest.fixture
@@ -62,7 +55,7 @@ def _actions(**filters) -> list[str]:
 
 
 def test_design_life_is_recorded_and_outlives_the_design(seed_catalog, user, team):
-    design = design_create(owner=user, spec_document=TINY, team=team, sharing="team-edit")
+    design = design_create(owner=user, spec_document=TINY_SPEC, team=team, sharing="team-edit")
     created = AuditEvent.objects.get(action=AuditActionChoices.DESIGN_CREATED)
     assert created.action == AuditActionChoices.DESIGN_CREATED
     assert (created.actor, created.design, created.team) == (user, design, team)
@@ -70,7 +63,7 @@ def test_design_life_is_recorded_and_outlives_the_design(seed_catalog, user, tea
     assert created.details["gpus"] == 32
 
     revised = design_revise(
-        design=design, user=user, spec_document={**TINY, "servers": 6}, base_revision=1
+        design=design, user=user, spec_document={**TINY_SPEC, "servers": 6}, base_revision=1
     )
     document = selectors.revision_topology(revised)
     design_edit_topology(design=design, user=user, document=document, base_revision=2)
@@ -99,11 +92,11 @@ def test_design_life_is_recorded_and_outlives_the_design(seed_catalog, user, tea
 
 
 def test_refused_change_records_nothing(seed_catalog, user):
-    design = design_create(owner=user, spec_document=TINY)
+    design = design_create(owner=user, spec_document=TINY_SPEC)
     before = AuditEvent.objects.count()
     with pytest.raises(DesignError):
         design_revise(
-            design=design, user=user, spec_document={**TINY, "server": "NOPE"}, base_revision=1
+            design=design, user=user, spec_document={**TINY_SPEC, "server": "NOPE"}, base_revision=1
         )
     with pytest.raises(ValidationError):
         design_update(design=design, actor=user, sharing="team-read")  # no team
@@ -111,7 +104,7 @@ def test_refused_change_records_nothing(seed_catalog, user):
 
 
 def test_jobs_submitted_and_cancelled(seed_catalog, user, no_broker):
-    design = design_create(owner=user, spec_document=TINY)
+    design = design_create(owner=user, spec_document=TINY_SPEC)
     job = job_enqueue(owner=user, kind="validate", design_revision=design.latest_revision)
     reused_or_new = job_enqueue(owner=user, kind="diagnostics", parameters={"echo": "hi"})
     job_cancel(job=job)
@@ -182,9 +175,9 @@ def test_who_reads_which_events(seed_catalog, user, other_user, team, django_use
     stranger = django_user_model.objects.create_user(username="sam", password="pw-sam-123!")
     root = django_user_model.objects.create_superuser(username="root", password="pw-root-123!")
     TeamMembership.objects.create(team=team, user=viewer, role="viewer")
-    shared = design_create(owner=user, spec_document=TINY, team=team, sharing="team-read")
-    private = design_create(owner=user, spec_document={**TINY, "name": "Mine"})
-    theirs = design_create(owner=stranger, spec_document={**TINY, "name": "Theirs"})
+    shared = design_create(owner=user, spec_document=TINY_SPEC, team=team, sharing="team-read")
+    private = design_create(owner=user, spec_document={**TINY_SPEC, "name": "Mine"})
+    theirs = design_create(owner=stranger, spec_document={**TINY_SPEC, "name": "Theirs"})
 
     def designs_seen(who):
         return set(audit_events_for(who).values_list("design_ref", flat=True))

@@ -16,17 +16,9 @@ from planner.domain.outputs import CABLING_COLUMNS, NETBOX_CABLE_COLUMNS, csv_li
 from planner.models import AuditActionChoices, AuditEvent, DesignRevision
 from planner.selectors import revision_fabric
 from planner.services import RevisionConflict, design_create
+from tests.factories import ONE_SU_SPEC
 
-SPEC = {
-    "name": "1 SU",
-    "topology": "rail-optimized",
-    "server": "DGX-H100",
-    "servers": 31,
-    "servers_per_su": 32,
-    "reserved_leaf_ports": 4,
-    "switches": {"leaf": "QM9700"},
-    "media": {"server-leaf": "MMF", "leaf-spine": "MMF"},
-}
+SPEC = {**ONE_SU_SPEC, "media": {"server-leaf": "MMF", "leaf-spine": "MMF"}}
 
 
 @pytest.fixture

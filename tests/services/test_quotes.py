@@ -27,16 +27,8 @@ from planner.quotes import (
 )
 from planner.services import design_create, design_revise
 from simulation.engine.power import power_budget
+from tests.factories import ONE_SU_SPEC
 
-SPEC = {
-    "name": "1 SU",
-    "topology": "rail-optimized",
-    "server": "DGX-H100",
-    "servers": 31,
-    "servers_per_su": 32,
-    "reserved_leaf_ports": 4,
-    "switches": {"leaf": "QM9700"},
-}
 # Test prices (not real ones): a new and an MSRP offer for the switch, a EUR offer that a USD
 # quote must ignore, nothing for the DGX-side module or the fibers.
 PRICES_CSV = """part,price,currency,seller,condition,length_m
@@ -50,7 +42,7 @@ MMA4Z00-NS,700,EUR,Seller D,new,
 
 @pytest.fixture
 def design(seed_catalog, user):
-    return design_create(owner=user, spec_document=SPEC)
+    return design_create(owner=user, spec_document=ONE_SU_SPEC)
 
 
 @pytest.fixture
@@ -94,7 +86,7 @@ def test_bad_terms_are_refused_by_field_and_nothing_is_written(design, book, use
         with pytest.raises(ValidationError) as caught:
             _quote(design, book, user, **terms)
         assert field in caught.value.message_dict, terms
-    other = design_create(owner=user, spec_document={**SPEC, "name": "Other"})
+    other = design_create(owner=user, spec_document={**ONE_SU_SPEC, "name": "Other"})
     with pytest.raises(ValidationError) as caught:
         _quote(design, book, user, revision=other.latest_revision)
     assert "revision" in caught.value.message_dict
@@ -214,7 +206,7 @@ def test_xlsx_totals_match_its_lines(design, book, user):
 def test_revision_diff_parts_cost_and_power(design, book, user):
     old = design.latest_revision
     new = design_revise(
-        design=design, user=user, spec_document={**SPEC, "servers": 63}, base_revision=1
+        design=design, user=user, spec_document={**ONE_SU_SPEC, "servers": 63}, base_revision=1
     )
     diff = revision_bom_diff(old, new, price_book=book)
     old_bom, new_bom = revision_bom(old), revision_bom(new)

@@ -13,18 +13,10 @@ from planner.domain.outputs import CATEGORIES, BomError, bill_of_materials, spar
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from planner.domain.summary import summarize
+from tests.unit.test_validate_rules import GB200
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
-GB200_DAC = {
-    "name": "gb200",
-    "topology": "clos",
-    "server": "GB200-NVL72",
-    "servers": 4,
-    "rails": 8,
-    "switches": {"leaf": "QM9700"},
-    "media": {"server-leaf": "DAC"},
-    "layout": {"rack_units": 10, "tray_height_m": 0, "slack_m": 0, "servers_per_rack": 1},
-}
+GB200_DAC = {**GB200, "media": {"server-leaf": "DAC"}}
 
 
 def _example(name: str) -> dict:
