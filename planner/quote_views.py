@@ -55,14 +55,13 @@ class QuoteForm(forms.Form):
         super().__init__(*args, **kwargs)
         numbers = list(design.revisions.order_by("-number").values_list("number", flat=True))
         self.fields["revision"].choices = [(n, f"Revision {n}") for n in numbers]
-        for category in QUOTE_CATEGORIES:
-            self.fields[f"discount_{category}"] = forms.DecimalField(
-                label=f"{category}", required=False, **PERCENT
-            )
-        for category in QUOTE_CATEGORIES:
-            self.fields[f"spares_{category}"] = forms.DecimalField(
-                label=f"{category}", required=False, **PERCENT
-            )
+        for prefix in ("discount", "spares"):
+            for category in QUOTE_CATEGORIES:
+                self.fields[f"{prefix}_{category}"] = forms.DecimalField(
+                    label="NIC" if category == "nic" else category.capitalize(),
+                    required=False,
+                    **PERCENT,
+                )
 
     def category_fields(self, prefix: str):
         return [self[f"{prefix}_{category}"] for category in QUOTE_CATEGORIES]
