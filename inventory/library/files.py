@@ -53,9 +53,13 @@ class CatalogFiles:
     prices: list[PriceRecord] = field(default_factory=list)
 
 
+#: libyaml's parser where PyYAML has it (the PyPI wheels do): the same safe subset, ~6x faster.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _load_yaml(path: Path):
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)  # noqa: S506
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
