@@ -81,6 +81,15 @@ def _slug_owner(slug: str, exclude_model) -> str | None:
     return None
 
 
+def _slug_categories() -> dict[str, str]:
+    """Every stored part slug with its category (one query per category)."""
+    return {
+        slug: category
+        for category, model in CATEGORY_MODELS.items()
+        for slug in model.objects.values_list("slug", flat=True)
+    }
+
+
 def _validation_problems(where: str, exc: ValidationError) -> list[ImportProblem]:
     if hasattr(exc, "error_dict"):
         return [
@@ -103,13 +112,20 @@ def _comparable(part: CatalogPart) -> dict:
 
 
 def part_upsert(
-    record: PartRecord, *, manufacturers: dict[str, Manufacturer], report: ImportReport
+    record: PartRecord,
+    *,
+    manufacturers: dict[str, Manufacturer],
+    report: ImportReport,
+    slug_categories: dict[str, str],
 ) -> list[ImportProblem]:
-    """Create or update one part from a record; returns problems instead of raising."""
+    """Create or update one part from a record; returns problems instead of raising.
+
+    ``slug_categories`` maps the stored slugs to their category (:func:`_slug_categories`).
+    """
     model = CATEGORY_MODELS[record.category]
     where = f"{record.origin} {record.slug}".strip()
-    owner = _slug_owner(record.slug, model)
-    if owner:
+    owner = slug_categories.get(record.slug)
+    if owner and owner != record.category:
         return [
             ImportProblem(
                 where,
@@ -236,8 +252,16 @@ def parts_import(
                 manufacturers[m.slug.lower()] = m
                 manufacturers[m.name.lower()] = m
         problems.extend(_check_aliases(records))
+        slug_categories = _slug_categories()
         for record in records:
-            problems.extend(part_upsert(record, manufacturers=manufacturers, report=report))
+            problems.extend(
+                part_upsert(
+                    record,
+                    manufacturers=manufacturers,
+                    report=report,
+                    slug_categories=slug_categories,
+                )
+            )
         if problems:
             transaction.set_rollback(True)
             raise CatalogImportError(problems)
