@@ -173,7 +173,10 @@ def _measure(base: str, password: str, designs: list[dict]) -> list[dict]:
                 runs = []
                 for _ in range(RUNS):
                     page.goto(f"{base}/designs/{design['id']}/canvas/", wait_until="commit")
-                    page.wait_for_function("window.fabricCanvasReady > 0")
+                    # A selector, not wait_for_function: the page's CSP forbids string eval.
+                    page.wait_for_selector(
+                        '[data-canvas][data-state="ready"], [data-canvas][data-state="error"]'
+                    )
                     runs.append(page.evaluate(READY_INFO))
                     if page.locator("[data-canvas]").get_attribute("data-state") != "ready":
                         raise RuntimeError(f"{design['label']}: the canvas did not load")
