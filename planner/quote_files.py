@@ -3,7 +3,9 @@
 Both are made from one :class:`planner.quotes.QuoteDocument` and show the same figures: the
 quote number, customer, validity, every line with its quantity (spares included), unit and
 extended sell prices, category subtotals, the total, and the unpriced parts with the reason.
-The XLSX adds the book price, discount and unit cost of each line (an internal sheet).
+The XLSX adds the book price, discount and unit cost of each line (an internal sheet). Its
+text cells are strings, never formulas: text that begins with ``=``, ``+``, ``-``, ``@``, tab
+or CR is written with a ``'`` before it (:func:`planner.domain.outputs.cells.safe_cell`).
 
 The PDF uses the PDF core font Helvetica, which covers Latin-1: other characters are written
 as their nearest ASCII (dashes, quotes, arrows) or ``?``.
@@ -19,6 +21,7 @@ from fpdf.fonts import FontFace
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from planner.domain.outputs.cells import safe_cell
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
 
 __all__ = ["pdf_text", "quote_pdf", "quote_xlsx"]
@@ -192,6 +195,17 @@ def quote_pdf(document) -> bytes:
     return bytes(pdf.output())
 
 
+def _append(sheet, values) -> None:
+    """Append a row; text cells are neutralised (:func:`safe_cell`) and stored as strings, so
+    no value a user typed (customer, notes, part names) becomes a formula. Numbers stay numbers.
+    """
+    values = [safe_cell(value) for value in values]
+    sheet.append(values)
+    for column, value in enumerate(values, start=1):
+        if isinstance(value, str):
+            sheet.cell(row=sheet.max_row, column=column).data_type = "s"
+
+
 def quote_xlsx(document) -> bytes:
     """The quote as an XLSX workbook: sheet "Quote" (header, lines, totals, unpriced parts).
 
@@ -216,9 +230,9 @@ def quote_xlsx(document) -> bytes:
         ("Rules", f"{DISCOUNT_RULE} {MARGIN_RULE} {ROUNDING_RULE}"),
     ]
     for label, value in header:
-        sheet.append([label, value])
+        _append(sheet, [label, value])
         sheet.cell(row=sheet.max_row, column=1).font = bold
-    sheet.append([])
+    _append(sheet, [])
     columns = [
         "Part",
         "Part number",
@@ -238,13 +252,14 @@ def quote_xlsx(document) -> bytes:
         "Status",
         "Source",
     ]
-    sheet.append(columns)
+    _append(sheet, columns)
     header_row = sheet.max_row
     for cell in sheet[header_row]:
         cell.font = bold
     for line in priced.lines:
         bom_line = line.line
-        sheet.append(
+        _append(
+            sheet,
             [
                 bom_line.part,
                 bom_line.part_number,
@@ -263,31 +278,33 @@ def quote_xlsx(document) -> bytes:
                 line.extended_sell,
                 "priced" if line.priced else f"unpriced: {line.unpriced_reason}",
                 line.offer.describe() if line.offer else "",
-            ]
+            ],
         )
         for column in (11, 13, 14, 15):
             sheet.cell(row=sheet.max_row, column=column).number_format = MONEY_FORMAT
-    sheet.append([])
+    _append(sheet, [])
     for category in priced.categories:
         status = (
             f"incomplete: {category.unpriced_lines} unpriced" if category.unpriced_lines else ""
         )
-        sheet.append([f"Subtotal {category.category}", *[None] * 13, category.sell, status])
+        _append(sheet, [f"Subtotal {category.category}", *[None] * 13, category.sell, status])
         sheet.cell(row=sheet.max_row, column=15).number_format = MONEY_FORMAT
-    sheet.append(["Total", *[None] * 11, priced.cost_total, None, priced.sell_total, priced.status])
+    _append(
+        sheet, ["Total", *[None] * 11, priced.cost_total, None, priced.sell_total, priced.status]
+    )
     total_row = sheet.max_row
     for column in (13, 15):
         sheet.cell(row=total_row, column=column).number_format = MONEY_FORMAT
     sheet.cell(row=total_row, column=1).font = bold
     if not priced.complete:
-        sheet.append([])
-        sheet.append(["Unpriced parts (not in the total)"])
+        _append(sheet, [])
+        _append(sheet, ["Unpriced parts (not in the total)"])
         sheet.cell(row=sheet.max_row, column=1).font = bold
         for part in priced.unpriced_parts:
-            sheet.append([part])
+            _append(sheet, [part])
     if quote.notes:
-        sheet.append([])
-        sheet.append(["Notes", quote.notes])
+        _append(sheet, [])
+        _append(sheet, ["Notes", quote.notes])
     widths = {"A": 28, "B": 18, "C": 36, "D": 14, "P": 40, "Q": 30}
     for column, width in widths.items():
         sheet.column_dimensions[column].width = width

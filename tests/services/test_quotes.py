@@ -234,3 +234,23 @@ def test_revision_diff_parts_cost_and_power(design, book, user):
     assert diff.power_delta_w == pytest.approx(expected_w)
     assert diff.power_delta_w > 0
     assert revision_bom_diff(old, new).cost_delta is None  # no book, no cost
+
+
+def test_xlsx_text_cells_are_never_formulas(design, book, user):
+    # Issue 14: a customer and notes written as formulas became live formulas in the XLSX.
+    quote = quote_create(
+        design=design,
+        actor=user,
+        customer='=HYPERLINK("http://evil.example","Click")',
+        price_book=book,
+        notes="=1+2",
+    )
+    export = quote_export(quote=quote, actor=user, fmt="xlsx", may_view_prices=True)
+    sheet = load_workbook(io.BytesIO(export.content)).active
+    cells = [cell for row in sheet.iter_rows() for cell in row if cell.value is not None]
+    assert not [cell.coordinate for cell in cells if cell.data_type == "f"]
+    by_label = {row[0].value: row[1] for row in sheet.iter_rows(max_col=2) if row[0].value}
+    assert by_label["Customer"].value == '\'=HYPERLINK("http://evil.example","Click")'
+    assert by_label["Customer"].data_type == "s"
+    assert by_label["Notes"].value == "'=1+2"
+    assert by_label["Margin %"].data_type == "n"  # numbers stay numbers

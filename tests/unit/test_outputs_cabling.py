@@ -3,6 +3,7 @@ re-import of an edited plan into an edit document."""
 
 import csv
 import inspect
+import io
 from pathlib import Path
 
 import numpy as np
@@ -210,3 +211,42 @@ def test_an_empty_file_is_refused(one_su):
     with pytest.raises(CablingImportError) as caught:
         cabling_edit(one_su, "", edit_document(one_su))
     assert caught.value.problems[0].code == "empty"
+
+
+# --- formula injection (issue 14) ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hostile(facts):
+    spec = yaml.safe_load((EXAMPLES / "h100-superpod-1su.yaml").read_text())
+    naming = {"leaf": "=evil-su{su:03d}-r{rail}", "server": "-gpu{index:05d}"}
+    return build_fabric(parse_spec({**spec, "naming": naming}), facts)
+
+
+def test_csv_line_neutralises_formula_text_but_not_numbers():
+    values = ["=1+2", "+x", "-foo", "@SUM(A1)", "\tx", "\rx", "'=x", "plain", -1, -1.5]
+    parsed = next(csv.reader([csv_line(values)]))
+    assert parsed == ["'=1+2", "'+x", "'-foo", "'@SUM(A1)", "'\tx", "'\rx", "''=x", "plain"] + [
+        "-1",
+        "-1.5",
+    ]
+
+
+def test_a_hostile_node_name_is_neutralised_and_reads_back_unchanged(hostile, facts):
+    text = "".join(cabling_csv_lines(hostile, facts))
+    rows = list(csv.DictReader(text.splitlines()))
+    assert "'=evil-su001-r1" in {r["b_device"] for r in rows}
+    assert "'-gpu00001" in {r["a_device"] for r in rows}
+    assert not [c for r in rows for c in r.values() if c[:1] in ("=", "+", "-", "@")]
+    document = edit_document(hostile)
+    assert cabling_edit(hostile, text, document).change_count == 0
+    # an edit that moves a cable to another hostile-named device reads the name without its '
+    target = next(r for r in rows if r["a_device"] != "'-gpu00001")["a_device"]
+    rows[0]["a_device"] = target
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    edit = cabling_edit(hostile, out.getvalue(), document)
+    assert edit.changed == [rows[0]["label"]]
+    assert edit.document["links"][0]["a"] == target[1:]

@@ -144,3 +144,63 @@ def test_design_json_holds_spec_summary_topology_and_bom(one_su, facts, spec):
     assert len(back["bom"]["lines"]) == len(bom.lines)
     assert Fabric.from_dict(back["topology"]).link_count == one_su.link_count
     assert back["summary"]["gpus"] == summarize(one_su)["gpus"]
+
+
+# --- formula injection (issue 14): hostile names are neutralised in every CSV -----------------
+
+HOSTILE_NAMING = {"leaf": "=evil-su{su:03d}-r{rail}", "server": "@gpu{index:05d}"}
+
+
+@pytest.fixture(scope="module")
+def hostile(facts, spec):
+    return build_fabric(parse_spec({**spec, "naming": HOSTILE_NAMING}), facts)
+
+
+def _cells(lines) -> list[str]:
+    return [cell for row in csv.reader(lines) for cell in row]
+
+
+def _assert_neutralised(cells: list[str]) -> None:
+    formulas = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert not formulas, formulas[:5]
+
+
+def test_bom_csv_neutralises_a_hostile_part_name(one_su, facts):
+    from dataclasses import replace
+
+    bom = bill_of_materials(one_su, facts)
+    bom = replace(bom, lines=(replace(bom.lines[0], name='=HYPERLINK("http://x","Click")'),))
+    cells = _cells(bom_csv_lines(bom))
+    assert '\'=HYPERLINK("http://x","Click")' in cells
+    _assert_neutralised(cells)
+
+
+def test_netbox_devices_neutralise_hostile_node_names(hostile, facts):
+    cells = _cells(netbox_device_lines(hostile, facts))
+    assert "'=evil-su001-r1" in cells and "'@gpu00001" in cells
+    _assert_neutralised(cells)
+
+
+def test_netbox_cables_neutralise_hostile_node_names(hostile, facts):
+    cells = _cells(netbox_cable_lines(hostile, facts))
+    assert "'=evil-su001-r1" in cells and "'@gpu00001" in cells
+    _assert_neutralised(cells)
+
+
+def test_p2p_neutralises_hostile_node_names(hostile):
+    cells = _cells(p2p_lines(hostile))
+    assert "'=evil-su001-r1" in cells and "'@gpu00001" in cells
+    _assert_neutralised(cells)
+
+
+def test_avd_neutralises_hostile_node_names(hostile):
+    cells = _cells(avd_topology_lines(hostile))
+    assert "'=evil-su001-r1" in cells and "'@gpu00001" in cells
+    _assert_neutralised(cells)
+
+
+def test_design_json_keeps_names_as_they_are(hostile, facts, spec):
+    # JSON is not a spreadsheet format: names are data, written unchanged.
+    bom = bill_of_materials(hostile, facts)
+    document = design_json(name="=x", revision=1, spec=spec, summary={}, fabric=hostile, bom=bom)
+    assert "=evil-su001-r1" in json.loads(json.dumps(document))["topology"]["node_name"]

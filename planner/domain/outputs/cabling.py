@@ -34,6 +34,8 @@ empty for a new link), ``a_device``, ``a_port``, ``b_device``, ``b_port``, ``a_t
 columns describe the design and are ignored. A changed ``run_length_m`` (or, when it is
 unchanged, a changed ``length_m``) becomes the link's run length. A link whose label is not
 in the file is removed. Row numbers count the header as row 1, as a spreadsheet shows them.
+A cell the plan wrote with a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or CR (so
+that no spreadsheet reads it as a formula) is read without that ``'``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLES, TIER_NAMES, Fabric
+from planner.domain.outputs.cells import line_may_be_unsafe, safe_cell, unescape_cell
 from planner.domain.summary import ordered_cable_length_m
 
 CABLING_COLUMNS = (
@@ -115,11 +118,16 @@ def _quoted(text: str) -> str:
 def csv_line(values: Sequence) -> str:
     """One CSV line (RFC 4180 quoting, ``\\r\\n`` ending) of ``values``.
 
-    The common case (no value holds a comma, quote or line break) is one join and one check.
+    Text that a spreadsheet would read as a formula is neutralised
+    (:func:`planner.domain.outputs.cells.safe_cell`); numbers are written as they are.
+    The common case (no value holds a comma, quote or line break, none begins with a formula
+    character) is one join and two checks.
 
     Examples
     --------
     >>> csv_line(["a", "b,c", 3]) == 'a,"b,c",3\\r\\n'
+    True
+    >>> csv_line(["=1+2", "-x", -1]) == "'=1+2,'-x,-1\\r\\n"
     True
     """
     try:
@@ -128,7 +136,10 @@ def csv_line(values: Sequence) -> str:
     except TypeError:  # not all strings
         texts = [v if isinstance(v, str) else ("" if v is None else str(v)) for v in values]
         line = ",".join(texts)
-    if line.count(",") == len(texts) - 1 and _BREAKS.isdisjoint(line):
+    if line_may_be_unsafe(line):  # some text may begin with = + - @ tab CR: neutralise it
+        pairs = zip(values, texts, strict=True)
+        texts = [safe_cell(v) if isinstance(v, str) else t for v, t in pairs]
+    elif line.count(",") == len(texts) - 1 and _BREAKS.isdisjoint(line):
         return line + "\r\n"
     return ",".join(_quoted(text) for text in texts) + "\r\n"
 
@@ -550,7 +561,8 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
             cells = cells + [""] * (len(header) - len(cells))
 
             def cell(name: str, cells=cells) -> str | None:
-                return cells[position[name]].strip() if name in position else None
+                # the ' that csv_line put before a formula-like cell is not part of the value
+                return unescape_cell(cells[position[name]].strip()) if name in position else None
 
             label = cell("label") or ""
             if label:
