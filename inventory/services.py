@@ -21,6 +21,7 @@ from django.db.models import Q
 from inventory.library.files import CatalogFileError, PartRecord, read_catalog_folder
 from inventory.library.schema import IDENTITY_FIELDS, SPEC_FIELDS
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer, Price, PriceBook
+from planner.domain.outputs.cells import safe_cell, unescape_cell
 
 SEED_FOLDER = Path(__file__).resolve().parent / "library" / "seed"
 SEED_PRICE_BOOK = "reseller-list-2026"
@@ -420,7 +421,7 @@ def price_book_import_csv(
     try:
         reader = csv.DictReader(io.StringIO(text))
         missing = {"part", "price"} - set(reader.fieldnames or [])
-        rows = list(reader)
+        rows = [_unescaped(row) for row in reader]
     except csv.Error as exc:
         raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
     if missing:
@@ -434,30 +435,40 @@ def price_book_import_csv(
             f"Replaced the prices of price book {book.slug} with {count} rows from {origin}",
             object_type="price-book",
             object_ref=book.slug,
+            team=book.team,
             details={"rows": count, "file": origin},
         )
     return count
 
 
+def _unescaped(row: dict) -> dict:
+    """A CSV row without the ``'`` our exports put before formula-like text (round trip)."""
+    return {key: unescape_cell(v) if isinstance(v, str) else v for key, v in row.items()}
+
+
 def price_book_export_csv(book: PriceBook) -> str:
+    """A book's prices as CSV (:data:`PRICE_COLUMNS`); formula-like text is neutralised."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=PRICE_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for price in book.prices.all():
         length = "" if price.length_m is None else f"{price.length_m:g}"
+        text = {
+            "part": price.part_slug,
+            "category": price.part_category,
+            "currency": price.currency,
+            "seller": price.seller,
+            "source_url": price.source_url,
+            "as_of": price.as_of,
+            "grade": price.grade,
+            "condition": price.condition,
+            "note": price.note,
+        }
         writer.writerow(
             {
-                "part": price.part_slug,
-                "category": price.part_category,
+                **{name: safe_cell(value) for name, value in text.items()},
                 "price": f"{price.price:.2f}",
-                "currency": price.currency,
-                "seller": price.seller,
-                "source_url": price.source_url,
-                "as_of": price.as_of,
-                "grade": price.grade,
-                "condition": price.condition,
                 "length_m": length,
-                "note": price.note,
             }
         )
     return out.getvalue()
@@ -477,7 +488,8 @@ def _is_structured(model, name: str) -> bool:
 
 
 def catalog_export_csv(category: str) -> str:
-    """Every part of a category as CSV; lists and objects are JSON in their cells."""
+    """Every part of a category as CSV; lists and objects are JSON in their cells, and text
+    that a spreadsheet would read as a formula is neutralised (``'`` before it)."""
     model = CATEGORY_MODELS[category]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -495,6 +507,8 @@ def catalog_export_csv(category: str) -> str:
                 row.append("true" if value else "false")
             elif isinstance(value, float) and value.is_integer():
                 row.append(str(int(value)))
+            elif isinstance(value, str):
+                row.append(safe_cell(value))  # no formula-like text (=, +, -, @, tab, CR)
             else:
                 row.append(str(value))
         writer.writerow(row)
@@ -571,7 +585,7 @@ def catalog_import_csv(
         raise CatalogImportError(problems)
     records = []
     try:
-        rows = list(reader)
+        rows = [_unescaped(row) for row in reader]
     except csv.Error as exc:
         raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
     for number, row in enumerate(rows, start=2):

@@ -70,6 +70,15 @@ def django_db_setup(django_db_setup, django_db_blocker):
                 )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hasher():
+    """Tests hash with MD5: Django's default PBKDF2 (1,000,000 iterations) costs ~0.5 s per
+    user created or logged in, minutes over the suite. Production settings are untouched."""
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def service_missing(reason: str):
     """Skip outside CI; fail in CI."""
     if IN_CI:
