@@ -210,3 +210,38 @@ def test_catalog_command_json_and_csv_import(seeded, tmp_path, capsys):
     )
     call_command("catalog", "import", str(path))
     assert "unchanged" in capsys.readouterr().out
+
+
+# --- formula injection (issue 14): exports neutralise, imports read the value back -------------
+
+
+def _csv_cells(text: str) -> list[str]:
+    import csv
+
+    return [cell for row in csv.reader(text.splitlines()) for cell in row]
+
+
+def test_catalog_csv_export_neutralises_formula_text_and_round_trips(seeded):
+    hostile = '=HYPERLINK("http://evil.example","Click")'
+    Transceiver.objects.filter(slug="MMA4Z00-NS").update(name=hostile, description="-rm -rf")
+    text = catalog_export_csv("transceiver")
+    cells = _csv_cells(text)
+    assert "'" + hostile in cells and "'-rm -rf" in cells
+    assert hostile not in cells
+    catalog_import_csv(category="transceiver", text=text)
+    part = Transceiver.objects.get(slug="MMA4Z00-NS")
+    assert (part.name, part.description) == (hostile, "-rm -rf")
+
+
+def test_price_export_neutralises_formula_text_and_round_trips(seeded):
+    book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
+    price = book.prices.first()
+    price.note, price.seller = "@SUM(A1:A9)", "+1 555 0100"
+    price.save()
+    text = price_book_export_csv(book)
+    cells = _csv_cells(text)
+    assert "'@SUM(A1:A9)" in cells and "'+1 555 0100" in cells
+    assert "@SUM(A1:A9)" not in cells
+    mine = PriceBook.objects.create(slug="mine", name="Mine", currency="EUR")
+    price_book_import_csv(book=mine, text=text)
+    assert mine.prices.filter(note="@SUM(A1:A9)", seller="+1 555 0100").exists()
