@@ -9,12 +9,21 @@ Life of a job::
     queued --worker claims--> running --runner returns--> succeeded
        |                         |  \\--runner raises----> failed
        |                         |   \\-heartbeat stale--> queued again (attempts < max) or failed
+       |                         |    \\-process lost---> taken over by the redelivered task
        \\--cancel--> cancelled <--/ (the runner sees it at its next progress report)
 
 A running job's worker writes ``heartbeat`` from a background thread every
 ``JOBS_HEARTBEAT_INTERVAL_S`` and with each progress report (at most about once a second).
 :func:`job_recover_stale` runs from a self-rescheduling Celery task that every worker starts
 (``simulation.recover_stale``) and from the jobs pages and API.
+
+A run that dies with only its pool process (SIGKILL, out of memory) does not wait for that
+sweep: Celery requeues the task at once (``acks_late`` + ``reject_on_worker_lost``), and the
+redelivered task takes the run over when the process that claimed it is gone. A claim records
+that process in ``worker`` (``"<node> [pid N on <machine>, t<start>]"``): on the same machine
+the task sees at once whether it still lives; from another machine a *redelivered* task watches
+the heartbeat for two beats instead. A takeover counts an attempt like any other, and writes of
+the old attempt are fenced by ``attempts``.
 """
 
 from __future__ import annotations
@@ -23,6 +32,9 @@ import hashlib
 import json
 import logging
 import math
+import os
+import re
+import socket
 import threading
 import time
 import uuid
@@ -699,39 +711,155 @@ def _stale_q(now) -> Q:
     )
 
 
-def _claim(job_id, worker: str) -> int | None:
-    """Mark the job running for this worker; returns the attempt number, or None if the job is
-    not this worker's to run (finished, cancelled, missing, or running with a live heartbeat)."""
+def _claim_values(worker: str, process: str) -> dict:
     now = timezone.now()
-    claim = {
+    return {
         "status": JobStatusChoices.RUNNING,
         "started": now,
         "heartbeat": now,
-        "worker": worker[:200],
+        "worker": f"{worker[:140]} [{process}]" if process else worker[:200],
         "attempts": F("attempts") + 1,
         "progress_done": 0,
         "progress_total": 0,
         "progress_message": "started",
         "error": "",
     }
+
+
+def _claim(job_id, worker: str, *, process: str = "", redelivered: bool = False) -> int | None:
+    """Mark the job running for this worker; returns the attempt number, or None if the job is
+    not this worker's to run (finished, cancelled, missing, or running in a live process)."""
+    now = timezone.now()
     rows = Job.objects.filter(pk=job_id)
-    if not rows.filter(status=JobStatusChoices.QUEUED).update(**claim):
+    claimed = rows.filter(status=JobStatusChoices.QUEUED).update(**_claim_values(worker, process))
+    if not claimed:
         # A redelivered task of a run whose worker was lost: take it over, within the limit.
-        stale = rows.filter(_stale_q(now))
-        if not stale.filter(attempts__lt=max_attempts()).update(**claim):
-            job_recover_stale(now=now, job_ids=[job_id])
-            return None
+        stale = rows.filter(_stale_q(now)).filter(attempts__lt=max_attempts())
+        claimed = stale.update(**_claim_values(worker, process))
+    if not claimed:
+        claimed = _take_over_lost(job_id, worker, process=process, redelivered=redelivered)
+    if not claimed:
+        job_recover_stale(now=now, job_ids=[job_id])
+        return None
     return Job.objects.filter(pk=job_id).values_list("attempts", flat=True).first()
 
 
-def job_execute(*, job_id, worker: str = "") -> None:
+# --- which process runs an attempt ---------------------------------------------------------------
+
+#: ``[pid N on <machine>, t<start>]`` at the end of ``Job.worker`` (see :func:`process_identity`).
+_PROCESS_RE = re.compile(r"\[pid (\d+) on (\S+), t(\d*)\]$")
+
+
+def _process_stat(pid: int) -> tuple[str, str] | None:
+    """``(state, start time in clock ticks since boot)`` of process ``pid`` from Linux's
+    ``/proc``; None when there is no such process (or no ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(b")") + 2 :].split()  # after the command name, from field 3 on
+    return fields[0].decode(), fields[19].decode()
+
+
+def process_identity() -> str:
+    """This process, as recorded in a claim: pid, machine, and start time (with the pid, it
+    tells this process from a later one that reuses the pid)."""
+    pid = os.getpid()
+    stat = _process_stat(pid)
+    return f"pid {pid} on {socket.gethostname()}, t{stat[1] if stat else ''}"
+
+
+def _claimant_alive(worker: str) -> bool | None:
+    """Whether the process recorded in ``worker`` still runs; None when this process cannot
+    tell (no process recorded, or it ran on another machine)."""
+    match = _PROCESS_RE.search(worker or "")
+    if match is None or match[2] != socket.gethostname():
+        return None
+    pid, start = int(match[1]), match[3]
+    if pid == os.getpid():
+        return True
+    stat = _process_stat(pid)
+    if stat is not None:
+        state, started = stat
+        return state not in {"Z", "X"} and (not start or started == start)
+    if os.path.isdir("/proc/self"):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _watch_heartbeat(job_id, seen: tuple) -> bool:
+    """Whether the run ``seen`` (status, attempts, heartbeat) shows a sign of life (or changes)
+    within two heartbeat intervals."""
+    deadline = time.monotonic() + 2 * heartbeat_interval_s() + 1
+    while time.monotonic() < deadline:
+        time.sleep(min(0.5, heartbeat_interval_s() / 2))
+        now = Job.objects.filter(pk=job_id).values_list("status", "attempts", "heartbeat").first()
+        if now != seen:
+            return True
+    return False
+
+
+def _take_over_lost(job_id, worker: str, *, process: str, redelivered: bool) -> int:
+    """Take over (or fail, after the last attempt) a running job whose claiming process is
+    gone: dead on this machine, or, for a redelivered task, silent for two heartbeats.
+    Returns the number of rows claimed (0 or 1)."""
+    row = (
+        Job.objects.filter(pk=job_id, status=JobStatusChoices.RUNNING)
+        .values_list("status", "attempts", "heartbeat", "worker")
+        .first()
+    )
+    if row is None:
+        return 0
+    attempts, claimant = row[1], row[3]
+    alive = _claimant_alive(claimant)
+    match = _PROCESS_RE.search(claimant or "")
+    if alive is False:
+        reason = f"its process, pid {match[1]} on {match[2]}, exited"
+    elif alive is None and redelivered and not _watch_heartbeat(job_id, row[:3]):
+        reason = f"no heartbeat for {2 * heartbeat_interval_s() + 1:g} s after a redelivery"
+    else:
+        return 0
+    this_run = Job.objects.filter(
+        pk=job_id, status=JobStatusChoices.RUNNING, attempts=attempts, worker=claimant
+    )
+    limit = max_attempts()
+    if attempts >= limit:
+        if this_run.update(
+            status=JobStatusChoices.FAILED,
+            finished=timezone.now(),
+            error=f"worker lost ({reason}); the job was started "
+            f"{_plural(attempts, 'time')}, the limit is {limit} (JOBS_MAX_ATTEMPTS)",
+        ):
+            logger.warning(
+                "job %s failed: worker lost (%s) after %d attempts", job_id, reason, attempts
+            )
+        return 0
+    claimed = this_run.update(**_claim_values(worker, process))
+    if claimed:
+        logger.warning("job %s taken over at once for attempt %d: %s", job_id, attempts + 1, reason)
+    return claimed
+
+
+def job_execute(*, job_id, worker: str = "", process: str = "", redelivered: bool = False) -> None:
     """Run a job on this worker; does nothing for a finished, cancelled or live-running job.
+
+    ``process`` (:func:`process_identity`) is recorded with ``worker`` so that a redelivered
+    task can tell a run whose process died (taken over at once) from a live one (left alone);
+    ``redelivered`` says the broker delivers the task again (then a run claimed on another
+    machine is taken over when its heartbeat stays silent for two intervals).
 
     Progress and heartbeat are written while the runner works; a cancel (or a takeover after a
     lost heartbeat) stops the runner at its next progress report without writing a result.
     A runner's exception fails the job with the exception's text (it is logged, not raised).
     """
-    attempt = _claim(job_id, worker)
+    attempt = _claim(job_id, worker, process=process, redelivered=redelivered)
     if attempt is None:
         return
     job = Job.objects.select_related("design_revision").get(pk=job_id)

@@ -30,10 +30,20 @@ SWEEP_PROBES = 3
     soft_time_limit=getattr(settings, "JOBS_TIME_LIMIT_S", 3600),
 )
 def run_job(self, job_id: str) -> None:
-    """Execute the job row ``job_id``."""
-    from simulation.services import job_execute
+    """Execute the job row ``job_id``.
 
-    job_execute(job_id=job_id, worker=self.request.hostname or socket.gethostname())
+    When a pool process dies mid-job, Celery requeues the task at once (``acks_late`` and
+    ``reject_on_worker_lost``); the redelivered task sees the claiming process gone and takes
+    the run over, without waiting for the stale-heartbeat sweep.
+    """
+    from simulation.services import job_execute, process_identity
+
+    job_execute(
+        job_id=job_id,
+        worker=self.request.hostname or socket.gethostname(),
+        process=process_identity(),
+        redelivered=bool((self.request.delivery_info or {}).get("redelivered")),
+    )
 
 
 @shared_task(

@@ -1,10 +1,12 @@
 """Jobs on real worker processes: validate and power on a saved design, live progress, cancel,
-and a worker killed with SIGKILL in the middle of a job (the job is run again or fails with
-"worker lost"; it never stays running)."""
+a worker killed with SIGKILL in the middle of a job (the job is run again or fails with
+"worker lost"; it never stays running), and a pool process killed alone (its job is taken over
+at once by the redelivered task, long before the heartbeat would go stale)."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
@@ -159,3 +161,41 @@ def test_a_job_survives_a_worker_killed_with_sigkill(
         assert done.error.startswith("worker lost (heartbeat stale since"), done.error
     log = (tmp_path / "second.log").read_text()
     assert "queued again" in log or done.status == JobStatusChoices.FAILED, log[-3000:]
+
+
+def _parent_pid(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        text = stat.read()
+    return int(text[text.rfind(b")") + 2 :].split()[1])
+
+
+def test_a_job_whose_pool_process_is_killed_is_taken_over_at_once(
+    isolated_broker, transactional_db, owner, tmp_path, monkeypatch
+):
+    # The default heartbeat limit: a run that waited for it would take a minute or more.
+    monkeypatch.setenv("JOBS_HEARTBEAT_TIMEOUT_S", "60")
+    monkeypatch.delenv("JOBS_HEARTBEAT_INTERVAL_S", raising=False)
+    monkeypatch.delenv("JOBS_RECOVERY_INTERVAL_S", raising=False)
+    worker = start_worker(isolated_broker, tmp_path / "worker.log")
+    try:
+        job = job_enqueue(owner=owner, kind="diagnostics", parameters={"hold_s": 3, "echo": "pool"})
+        running, _ = _poll(
+            job.pk, until=lambda j: j.status == "running" and j.progress_done >= 1, timeout_s=30
+        )
+        child = int(re.search(r"\[pid (\d+) on ", running.worker)[1])
+        assert child != worker.pid and _parent_pid(child) == worker.pid  # a pool process
+        os.kill(child, signal.SIGKILL)
+        killed_at = time.monotonic()
+        done, seen = _finished(job.pk, timeout_s=90)
+        took = time.monotonic() - killed_at
+        print(f"pool process SIGKILL: job {done.status} {took:.1f} s after the kill")
+        assert worker.poll() is None  # the main process lives on
+    finally:
+        stop_worker(worker)
+    assert done.status == JobStatusChoices.SUCCEEDED, done.error
+    assert done.attempts == 2 and done.result["echo"] == "pool"  # run again, in full
+    assert done.result["pid"] != child
+    assert not any(row.status == JobStatusChoices.QUEUED for row in seen)  # no sweep involved
+    assert took < 20, took  # 3 s of work: far below the 60 s heartbeat limit
+    log = (tmp_path / "worker.log").read_text()
+    assert "taken over at once for attempt 2" in log, log[-3000:]

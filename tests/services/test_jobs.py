@@ -372,6 +372,84 @@ def test_a_redelivered_task_takes_over_a_stale_run(user, sent):
     assert last.status == "failed" and "worker lost" in last.error
 
 
+def _claimed_by(job, process: str, *, attempts=1):
+    """Make ``job`` look like a run claimed a moment ago by ``process`` (a live heartbeat)."""
+    Job.objects.filter(pk=job.pk).update(
+        status=JobStatusChoices.RUNNING,
+        started=timezone.now(),
+        heartbeat=timezone.now(),
+        attempts=attempts,
+        worker=f"w1@host [{process}]",
+    )
+
+
+def _dead_pid() -> int:
+    import subprocess
+
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_run_whose_process_died_is_taken_over_at_once_by_the_redelivered_task(user, sent):
+    job = job_enqueue(owner=user, kind="diagnostics", parameters={"echo": "again"})
+    _claimed_by(job, f"pid {_dead_pid()} on {services.socket.gethostname()}, t1")
+    started = time.monotonic()
+    job_execute(job_id=job.pk, worker="w2@host", process=services.process_identity())
+    assert time.monotonic() - started < 5  # no heartbeat wait
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.result["echo"]) == ("succeeded", 2, "again")
+    assert job.worker == f"w2@host [{services.process_identity()}]"
+
+
+def test_a_process_whose_pid_was_reused_counts_as_dead(user, sent):
+    job = job_enqueue(owner=user, kind="diagnostics")
+    parent = services.os.getppid()  # alive, but not the process that claimed the run (t1)
+    _claimed_by(job, f"pid {parent} on {services.socket.gethostname()}, t1")
+    job_execute(job_id=job.pk, worker="w2", process=services.process_identity())
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("succeeded", 2)
+
+
+def test_a_duplicate_delivery_leaves_a_live_process_alone(user, sent):
+    job = job_enqueue(owner=user, kind="diagnostics")
+    alive = services.process_identity()  # this test process: alive
+    _claimed_by(job, alive)
+    started = time.monotonic()
+    job_execute(job_id=job.pk, worker="w2", process=alive, redelivered=True)
+    assert time.monotonic() - started < 2  # known alive: no heartbeat watch
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.worker) == ("running", 1, f"w1@host [{alive}]")
+
+
+def test_a_redelivered_run_of_another_machine_is_taken_over_when_its_heartbeat_stops(
+    user, sent, settings
+):
+    settings.JOBS_HEARTBEAT_INTERVAL_S = 0.2
+    job = job_enqueue(owner=user, kind="diagnostics")
+    _claimed_by(job, "pid 4242 on another-machine, t1")
+    job_execute(job_id=job.pk, worker="w2")  # not a redelivery: left alone
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("running", 1)
+    started = time.monotonic()
+    job_execute(job_id=job.pk, worker="w2", redelivered=True)
+    assert time.monotonic() - started < 3  # two beats of 0.2 s, plus a second
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.worker) == ("succeeded", 2, "w2")
+
+
+def test_a_run_whose_process_died_fails_after_the_last_attempt(user, sent, settings):
+    settings.JOBS_MAX_ATTEMPTS = 2
+    job = job_enqueue(owner=user, kind="diagnostics")
+    pid = _dead_pid()
+    _claimed_by(job, f"pid {pid} on {services.socket.gethostname()}, t1", attempts=2)
+    job_execute(job_id=job.pk, worker="w2", process=services.process_identity())
+    job.refresh_from_db()
+    assert job.status == "failed" and job.attempts == 2
+    assert job.error.startswith(f"worker lost (its process, pid {pid} on ")
+    assert "started 2 times, the limit is 2" in job.error
+
+
 def test_the_sweep_lease_is_held_by_one_chain_until_it_expires():
     assert job_sweep_claim(token="a", name="t", interval_s=30)
     assert job_sweep_claim(token="a", name="t", interval_s=30)  # the holder keeps it
