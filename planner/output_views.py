@@ -45,6 +45,11 @@ class CablingUploadForm(forms.Form):
     file = forms.FileField(label="Edited cabling plan (CSV)")
     base_revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     message = forms.CharField(label="Message", required=False, max_length=300)
+    allow_remove_all = forms.BooleanField(
+        label="Allow removing every cable",
+        required=False,
+        help_text="Only for a file that is meant to list no cable of this revision.",
+    )
 
 
 def _grouped(bom) -> list[dict]:
@@ -129,6 +134,14 @@ def revision_download(request, pk, number, fmt):
     return response
 
 
+def _form_worded(problem: dict) -> dict:
+    """A problem as the upload page words it (a checkbox instead of an API field)."""
+    if problem.get("code") != "removes-all":
+        return problem
+    hint = "tick “Allow removing every cable”"
+    return {**problem, "message": problem["message"].replace(outputs.REMOVE_ALL_HINT, hint)}
+
+
 @require_POST
 def cabling_import(request, pk):
     """Apply an uploaded cabling plan as a new revision, or show its row-numbered problems."""
@@ -148,6 +161,7 @@ def cabling_import(request, pk):
                 csv_file=form.cleaned_data["file"],
                 base_revision=base,
                 message=form.cleaned_data["message"],
+                allow_remove_all=form.cleaned_data["allow_remove_all"],
             )
         except services.RevisionConflict as exc:
             form.add_error(
@@ -157,9 +171,8 @@ def cabling_import(request, pk):
             )
             return _page(request, design, latest, upload_form=form, status=409)
         except services.DesignError as exc:
-            return _page(
-                request, design, shown, upload_form=form, problems=exc.problems, status=400
-            )
+            problems = [_form_worded(problem) for problem in exc.problems]
+            return _page(request, design, shown, upload_form=form, problems=problems, status=400)
         else:
             messages.success(
                 request,

@@ -65,6 +65,8 @@ EDIT_FIELD_COLUMNS = {
     "length_m": "run_length_m",
     "speed_gbps": "speed_gbps",
 }
+#: How an API client confirms a file that removes every cable (the upload page words it anew).
+REMOVE_ALL_HINT = "send allow_remove_all=true"
 _LINK_ID = re.compile(r"link:(\d+)")
 _FIELD = re.compile(r"links\[(\d+)\]\.(\w+)")
 
@@ -331,21 +333,30 @@ def _row_problems(edit: CablingEdit, problems: list[dict]) -> list[dict]:
 
 
 def design_import_cabling(
-    *, design: Design, user, csv_file, base_revision: int, message: str = ""
+    *,
+    design: Design,
+    user,
+    csv_file,
+    base_revision: int,
+    message: str = "",
+    allow_remove_all: bool = False,
 ) -> tuple[DesignRevision, CablingEdit]:
     """Apply an edited cabling plan of revision ``base_revision`` as the next revision.
 
     The file is read against the revision it was downloaded from (labels name its links),
     turned into a canvas edit document and saved with
     :func:`planner.services.design_edit_topology`, which checks it like any topology edit.
-    All or nothing: on any problem no revision is written.
+    All or nothing: on any problem no revision is written. A stale ``base_revision`` is
+    refused before the file is read (so even an unchanged file gets the conflict), and a file
+    that removes every cable of the revision (a header-only CSV, say) is refused unless
+    ``allow_remove_all``.
 
     Raises
     ------
     CablingImportRejected
         Problems with the file, each with its CSV row (header = row 1) and column.
     planner.services.RevisionConflict
-        ``base_revision`` is not the latest revision.
+        ``base_revision`` is not the latest revision (checked first).
     planner.services.DesignError
         ``base_revision`` does not exist.
     """
@@ -354,6 +365,9 @@ def design_import_cabling(
         raise services.DesignError(
             [{"field": "base_revision", "message": f"no revision {base_revision}"}]
         )
+    # Stale first: a conflict says more than "no changes" against an old revision.
+    # design_edit_topology checks again under the design's lock.
+    services._check_base(design, base_revision)
     text = _read_upload(csv_file)
     try:
         fabric = revision_fabric_or_error(base)
@@ -374,6 +388,17 @@ def design_import_cabling(
     if not edit.change_count:
         raise CablingImportRejected(
             [_file_problem("no-changes", "The file changes no cable; nothing was saved.")]
+        )
+    cables = len(document["links"])
+    if cables and len(edit.removed) == cables and not allow_remove_all:
+        raise CablingImportRejected(
+            [
+                _file_problem(
+                    "removes-all",
+                    f"The file removes all {cables:,} cables; {REMOVE_ALL_HINT} to do that "
+                    "on purpose.",
+                )
+            ]
         )
     what = f"{len(edit.changed)} changed, {len(edit.added_rows)} added, {len(edit.removed)} removed"
     with transaction.atomic():

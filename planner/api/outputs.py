@@ -190,6 +190,11 @@ class CablingImportSerializer(serializers.Serializer):
         min_value=1, help_text="The revision the plan was downloaded from (must be the latest)"
     )
     message = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+    allow_remove_all = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Apply a file that removes every cable of the revision (refused otherwise)",
+    )
 
 
 class CablingProblemSerializer(serializers.Serializer):
@@ -235,6 +240,7 @@ class DesignCablingImportView(APIView):
             csv_file=data["file"],
             base_revision=data["base_revision"],
             message=data["message"],
+            allow_remove_all=data["allow_remove_all"],
         )
         return Response(
             {

@@ -49,10 +49,12 @@ def _upload_body(rows: list[dict]) -> bytes:
     return "".join(lines).encode()
 
 
-def _post_plan(client, design, rows, base=1):
+def _post_plan(client, design, rows, base=1, **fields):
     upload = SimpleUploadedFile("plan.csv", _upload_body(rows), content_type="text/csv")
     return client.post(
-        _url(design, "cabling/"), {"file": upload, "base_revision": base}, format="multipart"
+        _url(design, "cabling/"),
+        {"file": upload, "base_revision": base, **fields},
+        format="multipart",
     )
 
 
@@ -148,6 +150,34 @@ def test_cabling_import_on_a_stale_base_is_409(api_client, design):
     assert response.json()["latest_revision"] == 2
 
 
+def test_a_stale_base_with_an_unchanged_file_is_409_not_no_changes(api_client, design):
+    rows = _csv(_body(api_client.get(_url(design, "revisions/1/cabling/"))))
+    edited = [dict(row) for row in rows]
+    edited[3]["run_length_m"] = "15"
+    assert _post_plan(api_client, design, edited).status_code == 201
+    response = _post_plan(api_client, design, rows, base=1)  # revision 1's file, untouched
+    assert response.status_code == 409, response.content
+    assert response.json()["latest_revision"] == 2
+    assert DesignRevision.objects.filter(design=design).count() == 2
+
+
+def test_a_file_that_removes_every_cable_needs_allow_remove_all(api_client, design):
+    cables = len(_csv(_body(api_client.get(_url(design, "revisions/1/cabling/")))))
+    response = _post_plan(api_client, design, [])  # the header line only
+    assert response.status_code == 400, response.content
+    [problem] = response.json()["problems"]
+    assert (problem["row"], problem["code"]) == (0, "removes-all")
+    assert problem["message"] == (
+        f"The file removes all {cables:,} cables; send allow_remove_all=true to do that on purpose."
+    )
+    assert _post_plan(api_client, design, [], allow_remove_all="false").status_code == 400
+    assert DesignRevision.objects.filter(design=design).count() == 1
+    # Said explicitly: applied like any other edit.
+    response = _post_plan(api_client, design, [], allow_remove_all="true")
+    assert response.status_code == 201, response.content
+    assert len(response.json()["removed"]) == cables
+
+
 def test_readers_download_but_cannot_import(api_client, design, user, other_user):
     team = Team.objects.create(name="Fabric", slug="fabric")
     TeamMembership.objects.create(team=team, user=user, role="owner")
@@ -206,6 +236,20 @@ def test_page_upload_shows_row_errors(logged_in_client, design):
     )
     assert response.status_code == 302
     assert response["Location"].endswith(f"/designs/{design.pk}/revisions/2/outputs/")
+
+
+def test_page_upload_that_removes_every_cable_asks_for_the_checkbox(logged_in_client, design):
+    page = logged_in_client.get(f"/designs/{design.pk}/revisions/1/outputs/")
+    assert 'name="allow_remove_all"' in page.content.decode()
+    upload = SimpleUploadedFile("plan.csv", _upload_body([]), content_type="text/csv")
+    response = logged_in_client.post(
+        f"/designs/{design.pk}/cabling/import/", {"file": upload, "base_revision": 1}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "The file removes all " in html and "tick “Allow removing every cable”" in html
+    assert "allow_remove_all=true" not in html
+    assert DesignRevision.objects.filter(design=design).count() == 1
 
 
 def test_page_download_of_a_broken_revision(logged_in_client, design):
