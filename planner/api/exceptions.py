@@ -5,14 +5,16 @@ the same field keys as DRF's own validation errors, so forms, API and canvas rea
 Domain problems carry ``code``, ``message`` and ``element_ids``. A design spec that cannot be
 built (:class:`planner.services.DesignError`) is a 400 ``{"problems": [{field, message}]}``;
 an edit based on a stale revision (:class:`planner.services.RevisionConflict`) is a 409, and so
-is deleting an object that others still use (a manufacturer with parts). A value the
-database refuses (``DataError``: a NUL character on PostgreSQL) is a 400.
+is deleting an object that others still use (a manufacturer with parts). A database error
+never reaches the client with its text or SQL: a value the database refuses (``DataError``)
+is a 400, a constraint it enforces (``IntegrityError``) a 409, anything else (connection lost,
+timeout) a 503 with ``Retry-After``; the full error goes to the log.
 """
 
 import logging
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import DataError
+from django.db import DatabaseError, DataError, IntegrityError
 from django.db.models import ProtectedError, RestrictedError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -40,14 +42,8 @@ def exception_handler(exc, context):
             {"detail": f"Still in use, so it cannot be deleted: {shown}."},
             status=status.HTTP_409_CONFLICT,
         )
-    if isinstance(exc, DataError):
-        # The database refused a value that came with the request and that no validation
-        # caught, e.g. a NUL character in a slug looked up on PostgreSQL: the request's fault.
-        logger.warning("database refused a request value: %s", exc, exc_info=True)
-        return Response(
-            {"detail": f"A value in the request cannot be used: {str(exc).strip()}"},
-            status=status.HTTP_400_BAD_REQUEST,
-        )
+    if isinstance(exc, DatabaseError):
+        return database_error_response(exc)
     if isinstance(exc, DjangoValidationError):
         if hasattr(exc, "error_dict"):
             detail = {
@@ -58,6 +54,40 @@ def exception_handler(exc, context):
             detail = {"non_field_errors": exc.messages}
         exc = exceptions.ValidationError(detail=detail)
     return drf_exception_handler(exc, context)
+
+
+DATABASE_ERRORS = {
+    # class: (status, message); the first match in this order wins
+    DataError: (
+        status.HTTP_400_BAD_REQUEST,
+        "A value in the request cannot be stored (too long, out of range or not valid text).",
+    ),
+    IntegrityError: (
+        status.HTTP_409_CONFLICT,
+        "The request conflicts with data already stored (a duplicate or a missing reference).",
+    ),
+    DatabaseError: (
+        status.HTTP_503_SERVICE_UNAVAILABLE,
+        "The database is unavailable at the moment; try again shortly.",
+    ),
+}
+
+
+def database_error_status(exc: DatabaseError) -> tuple[int, str]:
+    """The status and the client's message for a database error (never its text or SQL)."""
+    for kind, answer in DATABASE_ERRORS.items():
+        if isinstance(exc, kind):
+            return answer
+    return DATABASE_ERRORS[DatabaseError]
+
+
+def database_error_response(exc: DatabaseError) -> Response:
+    code, message = database_error_status(exc)
+    logger.warning("database error answered %s: %s", code, exc, exc_info=exc)
+    response = Response({"detail": message}, status=code)
+    if code == status.HTTP_503_SERVICE_UNAVAILABLE:
+        response["Retry-After"] = "5"
+    return response
 
 
 def not_found(request, exception=None):
