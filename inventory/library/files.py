@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from inventory.library.documents import DocumentError, load_yaml
 from inventory.library.provenance import ProvenanceError, split_provenance
 from inventory.library.schema import FILES, FLATTENED, IDENTITY_FIELDS, SPEC_FIELDS
 
@@ -58,8 +59,11 @@ _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _load_yaml(path: Path):
+    """A catalog file's YAML, read within :mod:`inventory.library.documents`' limits."""
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)  # noqa: S506
+        return load_yaml(path.read_text(encoding="utf-8"), loader=_SAFE_LOADER)
+    except DocumentError as exc:
+        raise CatalogFileError(f"{path.name}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import yaml
 
+from inventory.library.documents import DocumentError, load_yaml
 from inventory.library.files import CatalogFileError, PartRecord, part_from_entry
 from inventory.library.rules import check_part
 
@@ -257,7 +258,9 @@ class _Lines:
 
 def _load(text: str, origin: str):
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text, loader=yaml.SafeLoader)
+    except DocumentError as exc:
+        raise NetboxFileError(origin, [NetboxProblem(exc.path, str(exc), None)]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)

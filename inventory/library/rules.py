@@ -111,7 +111,12 @@ def check_positive(values_: dict, names: Iterable[str]) -> Iterator[Violation]:
 
 
 def _check_choice(value, allowed: set[str], path: str) -> Iterator[Violation]:
-    if value not in (None, "") and value not in allowed:
+    if value is None or value == "":
+        return
+    if not isinstance(value, str):
+        yield Violation("not-a-string", f"{path}: {value!r} is not a string.", path)
+        return
+    if value not in allowed:
         yield Violation(
             "unknown-value", f"{path}: {value!r} is not one of {sorted(allowed)}.", path
         )
@@ -123,7 +128,12 @@ def _check_list_of(value, allowed: set[str], path: str) -> Iterator[Violation]:
     if not isinstance(value, list):
         yield Violation("not-a-list", f"{path} must be a list.", path)
         return
-    for item in value:
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            yield Violation(
+                "not-a-string", f"{path} item {index + 1}: {item!r} is not a string.", path
+            )
+            continue
         yield from _check_choice(item, allowed, path)
 
 
@@ -403,16 +413,85 @@ CHECKS = {
 }
 
 
+#: The shape of each structured (JSON) spec field: the container and what its items are.
+#: Checked before any rule reads the value, so a rule never meets a shape it cannot read.
+FIELD_SHAPES: dict[str, tuple[type, type | tuple[type, ...]]] = {
+    "protocols": (list, str),
+    "fiber_grades": (list, str),
+    "breakouts": (list, str),
+    "partners": (list, str),
+    "fibers": (list, str),
+    "for_pmd": (list, str),
+    "lengths_m": (list, (int, float)),
+    "cage_groups": (list, dict),
+    "ports": (list, dict),
+    "compute_ports": (list, dict),
+    "other_ports": (list, dict),
+    "limits": (list, dict),
+    "trays": (dict, (int, float, str, type(None))),
+    "reach_by_grade": (dict, (int, float, type(None))),
+}
+_KIND_NAMES = {list: "a list", dict: "an object", str: "a string", int: "a number"}
+
+
+def check_shapes(spec: dict) -> list[Violation]:
+    """Problems with the shape of the structured fields (:data:`FIELD_SHAPES`).
+
+    Examples
+    --------
+    >>> [v.message for v in check_shapes({"protocols": [{}], "trays": [], "ports": None})]
+    ['protocols item 1: {} is not a string.', 'trays must be an object.']
+    """
+    problems = []
+    for name, (container, item_kind) in FIELD_SHAPES.items():
+        value = spec.get(name)
+        if value is None or name not in spec:
+            continue
+        if not isinstance(value, container):
+            problems.append(
+                Violation("bad-shape", f"{name} must be {_KIND_NAMES[container]}.", name)
+            )
+            continue
+        items = value.values() if container is dict else value
+        for index, item in enumerate(items, start=1):
+            if not isinstance(item, item_kind) or isinstance(item, bool):
+                kind = item_kind if isinstance(item_kind, type) else item_kind[0]
+                where = f"{name} item {index}" if container is list else f"{name} value {index}"
+                message = f"{where}: {item!r} is not {_KIND_NAMES.get(kind, kind.__name__)}."
+                problems.append(Violation("bad-shape", message, name))
+                break
+    return problems
+
+
 def check_part(category: str, spec: dict) -> list[Violation]:
     """Every rule for one part of ``category``, given its spec values.
+
+    The shapes of structured fields are checked first (:func:`check_shapes`); the rules run
+    only on well-shaped values, and a value nested wrongly inside them is reported as a
+    problem of the part, never an exception.
 
     Examples
     --------
     >>> [v.code for v in check_part("cable", {"topology": "1:2", "speed_gbps": 800,
     ...                                       "leg_speed_gbps": 200})]
     ['breakout-speed-mismatch']
+    >>> [v.field for v in check_part("cable", {"protocols": [{}]})]
+    ['protocols']
     """
-    return list(CHECKS[category](spec))
+    problems = check_shapes(spec)
+    if problems:
+        return problems
+    try:
+        return list(CHECKS[category](spec))
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        return [
+            Violation(
+                "bad-shape",
+                f"A structured field holds a value of the wrong shape ({type(exc).__name__}: "
+                f"{exc}); see each field's help text for the expected shape.",
+                "",
+            )
+        ]
 
 
 def check_provenance(sources, provenance) -> list[Violation]:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import yaml
 
+from inventory.library.documents import DocumentError, load_json, load_yaml
+
 SCHEMA_PATH = Path(__file__).with_name("design-spec.schema.json")
 TOPOLOGIES = ("rail-optimized", "clos", "fat-tree")
 TIERS = ("server-leaf", "leaf-spine", "spine-core")
@@ -126,19 +128,25 @@ def load_spec_text(text: str, *, name: str = "spec") -> dict:
     """Read YAML or JSON text into a document.
 
     JSON is YAML, but not quite: YAML reads JSON's ``\\ud83d\\ude00`` escapes as two lone
-    surrogates, so text that parses as JSON is read as JSON.
+    surrogates, so text that parses as JSON is read as JSON. Both are read within the limits
+    of :mod:`inventory.library.documents` (size, nesting depth, text a database can store),
+    reported as a :class:`SpecError` naming the limit and the field.
     """
     try:
-        document = json.loads(text)
-    except ValueError:
         try:
-            document = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark else ""
-            raise SpecError(
-                [("", f"{name}{where}: malformed YAML/JSON: {getattr(exc, 'problem', exc)}")]
-            ) from exc
+            document = load_json(text)
+        except DocumentError:
+            raise
+        except ValueError:
+            document = load_yaml(text, loader=yaml.SafeLoader)
+    except DocumentError as exc:
+        raise SpecError([(exc.path, f"{name}: {exc}")]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise SpecError(
+            [("", f"{name}{where}: malformed YAML/JSON: {getattr(exc, 'problem', exc)}")]
+        ) from exc
     if not isinstance(document, dict):
         raise SpecError([("", f"{name}: a spec is a mapping of keys (name, topology, ...)")])
     return document

@@ -1,0 +1,238 @@
+"""Untrusted YAML and JSON documents: size, depth and text limits, checked in one place.
+
+Every parser of text a user sends (design specs, catalog files, NetBox device types, the API's
+JSON bodies) reads it through :func:`load_json` or :func:`load_yaml`, or checks parsed data
+with :func:`check_document`, so that no input can exhaust the parser's recursion or memory, and
+no string that a database cannot store (a NUL character, a lone UTF-16 surrogate) gets past
+parsing. Problems are :class:`DocumentError` naming the limit and where in the document it was
+hit (``servers.0.name``). Pure: no Django, so the spec parser, the catalog reader and the API
+parser share it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+#: Deepest nesting of lists and mappings accepted (a spec is ~4 levels deep, a canvas edit ~3).
+MAX_DEPTH = 64
+#: Largest YAML/JSON text read (the request size limit stops larger bodies before this).
+MAX_TEXT_CHARS = 8 * 1024 * 1024
+#: Most values a YAML document may expand to through anchors and aliases ("billion laughs").
+MAX_YAML_NODES = 2_000_000
+
+
+class DocumentError(ValueError):
+    """A document over a limit or holding text a database cannot store.
+
+    ``code`` is ``too-large``, ``too-deep``, ``too-many-nodes``, ``nul-character`` or
+    ``invalid-unicode``; ``path`` is the dotted path of the element at fault ("" = the whole).
+    """
+
+    def __init__(self, code: str, message: str, path: str = ""):
+        self.code = code
+        self.path = path
+        super().__init__(message)
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be stored as text (NUL, lone surrogate), or None.
+
+    Examples
+    --------
+    >>> text_problem("leaf01"), text_problem("a\\x00b")
+    (None, 'contains a NUL character (\\\\u0000)')
+    >>> text_problem("\\ud800")
+    'is not valid Unicode (a lone surrogate \\\\ud800)'
+    """
+    if "\x00" in text:
+        return "contains a NUL character (\\u0000)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"is not valid Unicode (a lone surrogate \\u{ord(text[exc.start]):04x})"
+    return None
+
+
+def _join(path: str, key) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def check_document(value, *, max_depth: int = MAX_DEPTH, strings: bool = True) -> None:
+    """Check parsed data: nesting at most ``max_depth`` levels, and (``strings``) every key and
+    string value storable text. Iterative, so any depth is safe to check.
+
+    Raises
+    ------
+    DocumentError
+        ``too-deep``, ``nul-character`` or ``invalid-unicode``, with the path.
+
+    Examples
+    --------
+    >>> check_document({"servers": [{"name": "gpu1"}]})
+    >>> check_document({"a": [[[]]]}, max_depth=3)
+    Traceback (most recent call last):
+    ...
+    inventory.library.documents.DocumentError: a.0.0: nested deeper than 3 levels
+    >>> check_document({"name": "x\\x00"})
+    Traceback (most recent call last):
+    ...
+    inventory.library.documents.DocumentError: name: contains a NUL character (\\u0000)
+    """
+    stack = [(value, "", 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, str):
+            if strings and (problem := text_problem(item)):
+                code = "nul-character" if "\x00" in item else "invalid-unicode"
+                raise DocumentError(code, f"{path or 'value'}: {problem}", path)
+            continue
+        if isinstance(item, dict):
+            children = item.items()
+        elif isinstance(item, list | tuple):
+            children = enumerate(item)
+        else:
+            continue
+        if depth >= max_depth:
+            raise DocumentError(
+                "too-deep", f"{path or 'value'}: nested deeper than {max_depth} levels", path
+            )
+        for key, child in children:
+            child_path = _join(path, key)
+            if strings and isinstance(key, str) and (problem := text_problem(key)):
+                raise DocumentError("invalid-unicode", f"{child_path}: key {problem}", path)
+            if isinstance(child, str | dict | list | tuple):
+                stack.append((child, child_path, depth + 1))
+
+
+def _check_size(text: str, max_chars: int) -> None:
+    if len(text) > max_chars:
+        raise DocumentError(
+            "too-large", f"the document is {len(text):,} characters; the limit is {max_chars:,}"
+        )
+
+
+def load_json(
+    text: str | bytes,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_chars: int = MAX_TEXT_CHARS,
+    parse_constant=None,
+):
+    """Parse JSON within the limits (size, depth, storable text); ``parse_constant`` as for
+    :func:`json.loads` (e.g. to refuse ``NaN``).
+
+    Raises
+    ------
+    DocumentError
+        Over a limit, or a string a database cannot store.
+    ValueError
+        Not JSON (``json.JSONDecodeError``).
+
+    Examples
+    --------
+    >>> load_json('{"a": [1, 2]}')
+    {'a': [1, 2]}
+    >>> load_json("[" * 100_000 + "]" * 100_000)
+    Traceback (most recent call last):
+    ...
+    inventory.library.documents.DocumentError: the document is nested deeper than 64 levels
+    """
+    _check_size(text, max_chars)
+    try:
+        value = json.loads(text, parse_constant=parse_constant)
+    except RecursionError:
+        raise DocumentError(
+            "too-deep", f"the document is nested deeper than {max_depth} levels"
+        ) from None
+    check_document(value, max_depth=max_depth)
+    return value
+
+
+def _scan_yaml(text: str, loader, max_depth: int, max_nodes: int) -> None:
+    """Walk the YAML event stream (no recursion, nothing built) and refuse documents nested
+    deeper than ``max_depth`` or expanding through aliases to more than ``max_nodes`` values."""
+    total = 0
+    open_: list[list] = [[0, 0, None]]  # per open collection: [values inside, depth inside, anchor]
+    anchors: dict[str, tuple[int, int]] = {}  # anchor -> (values, depth) of what it names
+    for event in yaml.parse(text, Loader=loader):
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            total += 1
+            open_[-1][0] += 1
+            continue
+        if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if len(open_) > max_depth:
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise DocumentError(
+                    "too-deep", f"line {line}: nested deeper than {max_depth} levels"
+                )
+            total += 1
+            open_.append([1, 0, event.anchor])
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            values, depth, anchor = open_.pop()
+            if anchor is not None:
+                anchors[anchor] = (values, depth + 1)
+            open_[-1][0] += values
+            open_[-1][1] = max(open_[-1][1], depth + 1)
+        elif kind is yaml.AliasEvent:
+            values, depth = anchors.get(event.anchor, (1, 0))
+            total += values
+            open_[-1][0] += values
+            open_[-1][1] = max(open_[-1][1], depth)
+            if len(open_) - 1 + depth > max_depth:
+                raise DocumentError(
+                    "too-deep", f"an alias makes the document deeper than {max_depth} levels"
+                )
+        if total > max_nodes:
+            raise DocumentError(
+                "too-many-nodes",
+                f"the document expands to more than {max_nodes:,} values (anchors and aliases)",
+            )
+
+
+def load_yaml(
+    text: str,
+    *,
+    loader=None,
+    max_depth: int = MAX_DEPTH,
+    max_chars: int = MAX_TEXT_CHARS,
+    max_nodes: int = MAX_YAML_NODES,
+):
+    """Parse YAML with a safe loader (libyaml's when present) within the limits.
+
+    Raises
+    ------
+    DocumentError
+        Over a limit, or a string a database cannot store.
+    yaml.YAMLError
+        Not YAML.
+
+    Examples
+    --------
+    >>> load_yaml("a: [1, {b: c}]")
+    {'a': [1, {'b': 'c'}]}
+    >>> load_yaml("[" * 200 + "]" * 200)
+    Traceback (most recent call last):
+    ...
+    inventory.library.documents.DocumentError: line 1: nested deeper than 64 levels
+    """
+    loader = loader or getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    _check_size(text, max_chars)
+    _scan_yaml(text, loader, max_depth, max_nodes)
+    value = yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
+    check_document(value, max_depth=max_depth)
+    return value
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_TEXT_CHARS",
+    "MAX_YAML_NODES",
+    "DocumentError",
+    "check_document",
+    "load_json",
+    "load_yaml",
+    "text_problem",
+]

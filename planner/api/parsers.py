@@ -1,0 +1,41 @@
+"""The API's JSON parser: DRF's, within the limits of :mod:`inventory.library.documents`.
+
+A body nested deeper than :data:`~inventory.library.documents.MAX_DEPTH` levels is a 400 naming
+the limit (not a recursion error); a string a database cannot store (a NUL character, a lone
+surrogate such as ``\\ud800``) is a 400 keyed by its path in the body (``spec.name``), before
+any serializer or query sees it.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from rest_framework import exceptions, parsers
+from rest_framework.utils import json
+
+from inventory.library.documents import MAX_DEPTH, DocumentError, load_json
+
+STRING_CODES = {"nul-character", "invalid-unicode"}
+
+
+class LimitedJSONParser(parsers.JSONParser):
+    """``application/json`` bodies: at most :data:`MAX_DEPTH` levels, only storable text."""
+
+    max_depth = MAX_DEPTH
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        encoding = parsers.get_encoding(parser_context or {})
+        try:
+            text = codecs.getreader(encoding)(stream).read()
+            return load_json(
+                text,
+                max_depth=self.max_depth,
+                parse_constant=json.strict_constant if self.strict else None,
+            )
+        except DocumentError as exc:
+            if exc.code in STRING_CODES:
+                detail = {exc.path or "non_field_errors": [str(exc)]}
+                raise exceptions.ValidationError(detail) from None
+            raise exceptions.ParseError(f"JSON refused: {exc}") from None
+        except ValueError as exc:  # not JSON, not text in the declared encoding
+            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
