@@ -28,7 +28,10 @@ def exception_handler(exc, context):
     from planner.services import DesignError, RevisionConflict
 
     if isinstance(exc, DesignError):
-        return Response({"problems": exc.problems}, status=status.HTTP_400_BAD_REQUEST)
+        # A problem with the document as a whole (not one of its keys) is about the request's
+        # ``spec`` field, so every problem names a field.
+        problems = [{**p, "field": p.get("field") or "spec"} for p in exc.problems]
+        return Response({"problems": problems}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RevisionConflict):
         return Response(
             {"detail": str(exc), "latest_revision": exc.latest, "changes": exc.changes},

@@ -27,7 +27,9 @@ from planner.domain.outputs import CATEGORIES, BomError
 
 SPARES_PARAMETERS = [
     OpenApiParameter(
-        f"spares_{category}", float, description=f"Spares for {category} lines, percent"
+        f"spares_{category}",
+        {"type": "number", "minimum": 0, "maximum": 1000},
+        description=f"Spares for {category} lines, percent (0 to 1,000)",
     )
     for category in CATEGORIES
 ]
@@ -58,7 +60,11 @@ def spares_from_query(params) -> dict[str, float]:
 
 
 def _bad_spares(exc: BomError) -> Response:
-    return Response({exc.field or "spares_pct": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+    """A 400 keyed by the query parameter at fault (``spares_fiber``, not ``spares_pct.fiber``)."""
+    field = exc.field or "spares_pct"
+    if field.startswith("spares_pct."):
+        field = "spares_" + field.removeprefix("spares_pct.")
+    return Response({field: [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
 
 
 def _unreadable(exc: outputs.OutputError) -> Response:

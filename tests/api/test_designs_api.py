@@ -110,10 +110,10 @@ def test_summary_of_an_unsaved_spec(api_client, seed_catalog):
 @pytest.mark.parametrize(
     ("spec", "field", "words"),
     [
-        ("name: [unclosed\n", "", "malformed"),
+        ("name: [unclosed\n", "spec", "malformed"),
         (_with(servers="many"), "servers", "not of type 'integer'"),
         (_with(topology="ring"), "topology", "ring"),
-        (_with(unknown_key=1), "", "unknown_key"),
+        (_with(unknown_key=1), "spec", "unknown_key"),
         (_with(switches={"leaf": "NOPE"}), "switches.leaf", "no switch 'NOPE'"),
         (_with(servers=512, reserved_leaf_ports=0, tiers=2), "tiers", "need 3 tiers"),
         (_with(planes=3), "planes", "3 planes"),
