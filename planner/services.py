@@ -14,10 +14,11 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
-from planner.adapters import catalog_facts, fabric_pack, price_of_factory
+from planner.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
 from planner.audit import audit_record
 from planner.domain.canvas import EditError, fabric_from_edit, violation_dict
 from planner.domain.catalog import CatalogFacts, CatalogLookupError
+from planner.domain.edits import keep_from_base
 from planner.domain.fabric import Fabric, FabricError
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
@@ -221,10 +222,19 @@ def _latest_number(design: Design) -> int:
 
 
 def revision_changes(old: DesignRevision, new: DesignRevision) -> dict:
-    """What changed from ``old`` to ``new``: summary figures and spec keys."""
+    """What changed from ``old`` to ``new``: summary figures and spec keys, whether the
+    topology differs (``topology_changed``: e.g. edited on the canvas with the same spec) and
+    the spec parameters each no longer meets (``stale_parameters``: ``{"old", "new"}``)."""
+    old_summary, new_summary = dict(old.summary), dict(new.summary)
+    stale = {
+        "old": old_summary.pop("stale_parameters", []),
+        "new": new_summary.pop("stale_parameters", []),
+    }
     return {
-        "summary": diff_summaries(old.summary, new.summary),
+        "summary": diff_summaries(old_summary, new_summary),
         "spec": diff_summaries(old.spec, new.spec),
+        "topology_changed": bytes(old.topology) != bytes(new.topology),
+        "stale_parameters": stale,
     }
 
 
@@ -287,9 +297,12 @@ def design_revise(
     return revision
 
 
-def topology_build(*, document, name: str = "") -> tuple[Fabric, dict]:
+def topology_build(*, document, name: str = "", base: Fabric | None = None) -> tuple[Fabric, dict]:
     """Check an edit document (nodes and links drawn or edited on the canvas), build its
-    fabric and summarize it. Writes nothing.
+    fabric and summarize it. Writes nothing. With ``base`` (the fabric
+    the edit started from), the fabric keeps base's racks, layout and build facts, and the
+    summary lists the spec parameters the edit made untrue (``stale_parameters``; see
+    :func:`planner.domain.edits.keep_from_base`).
 
     Raises
     ------
@@ -301,7 +314,40 @@ def topology_build(*, document, name: str = "") -> tuple[Fabric, dict]:
         fabric = fabric_from_edit(document, catalog_facts())
     except EditError as exc:
         raise TopologyError([violation_dict(v) for v in exc.violations]) from exc
+    if base is not None:
+        keep_from_base(base, fabric)
     return fabric, summarize(fabric, name=name)
+
+
+def design_preview_topology(*, design: Design, document: dict, base_revision: int) -> dict:
+    """What saving ``document`` on top of revision ``base_revision`` would do, without
+    saving: ``{"problems" (warnings), "stale_parameters", "changes" (summary diff)}``.
+
+    Raises :class:`TopologyError` (the document has errors) or :class:`DesignError` (no
+    such revision); a stale ``base_revision`` is fine here (the save answers 409).
+    """
+    base = design.revisions.filter(number=base_revision).first()
+    if base is None:
+        raise DesignError([{"field": "base_revision", "message": f"no revision {base_revision}"}])
+    fabric, summary = topology_build(
+        document=document,
+        name=design.name,
+        base=fabric_unpack(base.topology),
+    )
+    old_summary = {k: v for k, v in base.summary.items() if k != "stale_parameters"}
+    new_summary = {k: v for k, v in summary.items() if k != "stale_parameters"}
+    return {
+        "problems": [{"code": "unverified", **w} for w in _warnings(fabric)],
+        "stale_parameters": summary.get("stale_parameters", []),
+        "changes": diff_summaries(old_summary, new_summary),
+    }
+
+
+def _warnings(fabric: Fabric) -> list[dict]:
+    return [
+        {"message": m, "element_ids": [], "severity": "warning", "field": ""}
+        for m in fabric.info.get("media_warnings") or []
+    ]
 
 
 @transaction.atomic
@@ -309,7 +355,8 @@ def design_edit_topology(
     *, design: Design, user, document: dict, base_revision: int, message: str = ""
 ) -> DesignRevision:
     """Store an edited topology as the next revision (kind ``edited``; the base revision's
-    spec is kept, the summary recomputed).
+    spec, racks, layout and build facts are kept, the summary recomputed; the spec parameters
+    the edit made untrue are recorded in the summary's ``stale_parameters``).
 
     Raises
     ------
@@ -322,8 +369,10 @@ def design_edit_topology(
     """
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
-    base = design.revisions.only("spec").get(number=base_revision)
-    fabric, summary = topology_build(document=document, name=design.name)
+    base = design.revisions.only("spec", "topology").get(number=base_revision)
+    fabric, summary = topology_build(
+        document=document, name=design.name, base=fabric_unpack(base.topology)
+    )
     revision = _revision_create(
         design=design,
         number=latest + 1,

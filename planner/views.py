@@ -219,6 +219,9 @@ def design_diff(request, pk):
         "old_label": f"Revision {old.number}",
         "new_label": f"Revision {new.number}",
         "spec_rows": presentation.diff_rows(changes["spec"]),
+        "topology_changed": changes["topology_changed"],
+        "stale_old": changes["stale_parameters"]["old"],
+        "stale_new": changes["stale_parameters"]["new"],
         **quote_views.diff_context(request, old, new),
     }
     return render(request, "planner/design_diff.html", context)

@@ -25,6 +25,7 @@ from planner.api.serializers import (
     TopologyDocumentSerializer,
     TopologyEditSchemaSerializer,
     TopologyEditSerializer,
+    TopologyPreviewSerializer,
 )
 from planner.domain.canvas import MAX_ELEMENTS, CanvasError
 
@@ -105,7 +106,9 @@ class DesignTopologyView(APIView):
     def put(self, request, design_pk: int):
         """Check the nodes and links (validate_edit) and store them on top of
         ``base_revision``, which must be the latest: otherwise 409 and nothing is saved. The
-        base revision's spec is kept; the summary is recomputed."""
+        base revision's spec, racks, layout and build facts are kept; the summary is
+        recomputed and lists the spec parameters the edit made untrue
+        (``summary.stale_parameters``; ``topology/preview/`` shows them before saving)."""
         design = selectors.design_get_for(request.user, design_pk, write=True)  # 404/403 first
         params = TopologyEditSerializer(data=request.data)
         params.is_valid(raise_exception=True)
@@ -118,6 +121,31 @@ class DesignTopologyView(APIView):
             message=data["message"],
         )
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
+
+
+class DesignTopologyPreviewView(APIView):
+    """What saving an edited topology would do, without saving: warnings, the spec parameters
+    the edit makes untrue (``stale_parameters``, shown by the canvas before Save) and the
+    summary figures that change."""
+
+    @extend_schema(
+        request=TopologyEditSchemaSerializer,
+        responses={
+            200: TopologyPreviewSerializer,
+            400: OpenApiResponse(EditProblemsSerializer, description="The topology has errors"),
+        },
+    )
+    def post(self, request, design_pk: int):
+        design = selectors.design_get_for(request.user, design_pk)
+        params = TopologyEditSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        preview = services.design_preview_topology(
+            design=design,
+            document={"nodes": data["nodes"], "links": data["links"]},
+            base_revision=data["base_revision"],
+        )
+        return Response(preview)
 
 
 class LinkOptionsView(APIView):

@@ -179,6 +179,22 @@ class EditProblemsSerializer(serializers.Serializer):
     problems = EditProblemSerializer(many=True)
 
 
+class StaleParameterSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="parameter-no-longer-holds")
+    field = serializers.CharField(help_text="Spec field, e.g. servers, servers_per_su, rails")
+    message = serializers.CharField()
+    element_ids = serializers.ListField(child=serializers.CharField())
+    severity = serializers.CharField(help_text="info: saving is allowed")
+    was = serializers.JSONField(help_text="What the spec (the generator) says")
+    now = serializers.JSONField(help_text="What the edited fabric has")
+
+
+class TopologyPreviewSerializer(serializers.Serializer):
+    problems = EditProblemSerializer(many=True, help_text="Warnings (errors answer 400)")
+    stale_parameters = StaleParameterSerializer(many=True)
+    changes = serializers.DictField(help_text="Summary figures: {path: {old, new, delta?}}")
+
+
 class TopologyNodeSerializer(serializers.Serializer):
     name = serializers.CharField()
     model = serializers.CharField(help_text="Catalog device slug (server or switch)")

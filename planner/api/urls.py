@@ -53,6 +53,11 @@ urlpatterns = [
         name="design-topology",
     ),
     path(
+        "designs/<int:design_pk>/topology/preview/",
+        canvas.DesignTopologyPreviewView.as_view(),
+        name="design-topology-preview",
+    ),
+    path(
         "designs/<int:design_pk>/quotes/",
         quotes.QuoteListView.as_view(),
         name="design-quote-list",

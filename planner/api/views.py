@@ -53,6 +53,13 @@ DIFF = inline_serializer(
         "to": serializers.IntegerField(),
         "summary": serializers.DictField(help_text="{path: {old, new, delta?}}"),
         "spec": serializers.DictField(help_text="{spec key path: {old, new}}"),
+        "topology_changed": serializers.BooleanField(
+            help_text="The stored topologies differ (e.g. edited on the canvas, same spec)"
+        ),
+        "stale_parameters": serializers.DictField(
+            help_text="{old, new}: the spec parameters each revision's topology no longer "
+            "meets ([{code, field, message, element_ids, severity, was, now}])"
+        ),
         "bom": serializers.DictField(
             help_text="{added, removed, changed: [{part, category, length_m, old_quantity, "
             "new_quantity, delta, ...}], power: {old_w, new_w, delta_w}, cost?: {currency, "

@@ -62,7 +62,9 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         tier), ``reserved_leaf_ports``, ``transceivers`` (per part, per module),
         ``transceivers_by_side`` (``switch`` / ``server``), ``cables`` (per part),
         ``cables_by_length`` (part -> {length: count}), ``bisection_gbps``,
-        ``oversubscription`` (per tier), ``max_hops``, ``racks``, ``tiers``, ``planes``.
+        ``oversubscription`` (per tier), ``max_hops``, ``racks``, ``tiers``, ``planes``; and
+        ``stale_parameters`` (a hand-edited fabric only, when the edit made spec parameters
+        untrue: see :mod:`planner.domain.edits`).
     """
     info = fabric.info
     roles = fabric.node_role
@@ -112,6 +114,8 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
     }
     if fabric.link_a_part is not None:
         _media_counts(fabric, summary)
+    if info.get("stale_parameters"):  # a hand edit made these spec parameters untrue
+        summary["stale_parameters"] = list(info["stale_parameters"])
     return summary
 
 
