@@ -353,7 +353,8 @@ def _scenario(parameters: dict) -> dict:
 # (``result["monte_carlo"]`` while the job runs: ``claimed`` and ``done`` by seed). Every seed
 # is claimed under a row lock by whoever reaches it first, the runner included, so the job
 # finishes even with one worker process (the runner then computes the seeds itself), and a seed
-# whose subtask was lost (claimed, not done for JOBS_HEARTBEAT_TIMEOUT_S) is run by the runner.
+# whose subtask was lost (claimed, not done for JOBS_HEARTBEAT_TIMEOUT_S) is run by the runner;
+# one whose subtask's pool process died is run at once by the redelivered subtask.
 # The job's result is the first seed's full result plus ``monte_carlo`` = p50/p90/max of
 # completion time and busbw over all seeds (engine.scenario.monte_carlo_summary).
 
@@ -361,7 +362,8 @@ def _scenario(parameters: dict) -> dict:
 def _mc_claim(job_id, attempt: int, seed: int, owner: str, *, steal_after: float | None = None):
     """Claim ``seed`` of the running job for ``owner``; False if taken (or the job is not
     running this attempt). With ``steal_after``, also take a seed claimed that long ago and
-    still not done."""
+    still not done. A seed whose claiming process is gone (see :func:`process_identity`) is
+    free at once, so a seed subtask redelivered after its pool process died runs it again."""
     with transaction.atomic():
         job = (
             Job.objects.select_for_update()
@@ -377,7 +379,11 @@ def _mc_claim(job_id, attempt: int, seed: int, owner: str, *, steal_after: float
         if key in mc["done"]:
             return False
         claim = mc["claimed"].get(key)
-        if claim is not None and (steal_after is None or time.time() - claim["at"] < steal_after):
+        if (
+            claim is not None
+            and (steal_after is None or time.time() - claim["at"] < steal_after)
+            and _claimant_alive(claim.get("by", "")) is not False
+        ):
             return False
         mc["claimed"][key] = {"by": owner, "at": time.time()}
         Job.objects.filter(pk=job_id).update(result=result)
@@ -404,12 +410,16 @@ def _mc_state(job_id) -> dict:
     return (result or {}).get("monte_carlo") or {"claimed": {}, "done": {}}
 
 
-def simulate_seed_run(*, job_id, attempt: int, seed: int, worker: str = "") -> bool:
+def simulate_seed_run(
+    *, job_id, attempt: int, seed: int, worker: str = "", process: str = ""
+) -> bool:
     """Run one Monte Carlo seed of a running simulate job, unless someone took it already.
 
-    The service of the ``simulation.simulate_seed`` subtask. Returns whether it ran.
+    The service of the ``simulation.simulate_seed`` subtask; ``process``
+    (:func:`process_identity`) is recorded with the claim. Returns whether it ran.
     """
-    if not _mc_claim(job_id, attempt, seed, worker or "subtask"):
+    owner = worker or "subtask"
+    if not _mc_claim(job_id, attempt, seed, f"{owner} [{process}]" if process else owner):
         return False
     job = Job.objects.select_related("design_revision").get(pk=job_id)
     from planner.adapters import fabric_unpack
@@ -847,6 +857,23 @@ def _take_over_lost(job_id, worker: str, *, process: str, redelivered: bool) -> 
     return claimed
 
 
+def job_error_text(exc: Exception, *, job_id) -> str:
+    """What a failed job's row says: the plain reason of a failure the user can fix
+    (:class:`~simulation.engine.errors.JobInputError`, a design the generator cannot build),
+    never an exception's text or class otherwise (that is in the worker's log)."""
+    from planner.domain.fabric import FabricError
+    from simulation.engine.errors import JobInputError
+
+    if isinstance(exc, JobInputError | FabricError):
+        message = str(exc)
+        return (message[:1].upper() + message[1:]).rstrip(".") + "."
+    return (
+        f"The job stopped on an internal error (logged with job {job_id}); nothing in the "
+        "design or the parameters was found at fault. Run it again, and tell an administrator "
+        "if it fails again."
+    )
+
+
 def job_execute(*, job_id, worker: str = "", process: str = "", redelivered: bool = False) -> None:
     """Run a job on this worker; does nothing for a finished, cancelled or live-running job.
 
@@ -857,7 +884,7 @@ def job_execute(*, job_id, worker: str = "", process: str = "", redelivered: boo
 
     Progress and heartbeat are written while the runner works; a cancel (or a takeover after a
     lost heartbeat) stops the runner at its next progress report without writing a result.
-    A runner's exception fails the job with the exception's text (it is logged, not raised).
+    A runner's exception fails the job with :func:`job_error_text` (it is logged, not raised).
     """
     attempt = _claim(job_id, worker, process=process, redelivered=redelivered)
     if attempt is None:
@@ -876,7 +903,7 @@ def job_execute(*, job_id, worker: str = "", process: str = "", redelivered: boo
         logger.exception("job %s failed", job.pk)
         mine.update(
             status=JobStatusChoices.FAILED,
-            error=f"{type(exc).__name__}: {exc}",
+            error=job_error_text(exc, job_id=job.pk),
             finished=timezone.now(),
             heartbeat=timezone.now(),
         )

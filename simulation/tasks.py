@@ -55,9 +55,15 @@ def run_job(self, job_id: str) -> None:
 )
 def simulate_seed(self, job_id: str, attempt: int, seed: int) -> None:
     """One Monte Carlo seed of a running simulate job (see simulation.services)."""
-    from simulation.services import simulate_seed_run
+    from simulation.services import process_identity, simulate_seed_run
 
-    simulate_seed_run(job_id=job_id, attempt=attempt, seed=seed, worker=self.request.hostname or "")
+    simulate_seed_run(
+        job_id=job_id,
+        attempt=attempt,
+        seed=seed,
+        worker=self.request.hostname or "",
+        process=process_identity(),
+    )
 
 
 def _sweep_name(app) -> str:

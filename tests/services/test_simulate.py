@@ -135,6 +135,30 @@ def test_a_seed_is_claimed_once(user, revision, sent):
     assert "2" in services._mc_state(job.pk)["done"]
 
 
+def test_a_seed_whose_process_died_is_run_again_at_once(user, revision, sent):
+    import subprocess
+
+    job = job_enqueue(
+        owner=user,
+        kind="simulate",
+        design_revision=revision,
+        parameters={"routing": "ecmp", "seeds": 3},
+    )
+    services._claim(job.pk, "w1")
+    me = services.process_identity()
+    assert services._mc_claim(job.pk, 1, 1, f"w2 [{me}]")  # alive (this process): kept
+    assert not services.simulate_seed_run(job_id=job.pk, attempt=1, seed=1, worker="w3")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    host = services.socket.gethostname()
+    assert services._mc_claim(job.pk, 1, 2, f"w2 [pid {gone.pid} on {host}, t1]")
+    assert services.simulate_seed_run(
+        job_id=job.pk, attempt=1, seed=2, worker="w3", process=me
+    )  # the redelivered subtask: its first claimant died
+    state = services._mc_state(job.pk)
+    assert "2" in state["done"] and state["claimed"]["2"]["by"] == f"w3 [{me}]"
+
+
 def test_the_design_page_starts_a_simulation_and_the_job_page_shows_it(
     logged_in_client, user, revision, sent
 ):
