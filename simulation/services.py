@@ -857,6 +857,22 @@ def _take_over_lost(job_id, worker: str, *, process: str, redelivered: bool) -> 
     return claimed
 
 
+def job_error_text(exc: Exception, *, job_id) -> str:
+    """What a failed job's row says: the plain reason of a failure the user can fix
+    (:class:`~simulation.engine.errors.JobInputError`, a design the generator cannot build),
+    never an exception's text or class otherwise (that is in the worker's log)."""
+    from planner.domain.fabric import FabricError
+    from simulation.engine.errors import JobInputError
+
+    if isinstance(exc, JobInputError | FabricError):
+        message = str(exc)
+        return (message[:1].upper() + message[1:]).rstrip(".") + "."
+    return (
+        f"The job stopped on an internal error (logged with job {job_id}). Run it again; "
+        "if it fails again, tell an administrator."
+    )
+
+
 def job_execute(*, job_id, worker: str = "", process: str = "", redelivered: bool = False) -> None:
     """Run a job on this worker; does nothing for a finished, cancelled or live-running job.
 
@@ -867,7 +883,7 @@ def job_execute(*, job_id, worker: str = "", process: str = "", redelivered: boo
 
     Progress and heartbeat are written while the runner works; a cancel (or a takeover after a
     lost heartbeat) stops the runner at its next progress report without writing a result.
-    A runner's exception fails the job with the exception's text (it is logged, not raised).
+    A runner's exception fails the job with :func:`job_error_text` (it is logged, not raised).
     """
     attempt = _claim(job_id, worker, process=process, redelivered=redelivered)
     if attempt is None:
@@ -886,7 +902,7 @@ def job_execute(*, job_id, worker: str = "", process: str = "", redelivered: boo
         logger.exception("job %s failed", job.pk)
         mine.update(
             status=JobStatusChoices.FAILED,
-            error=f"{type(exc).__name__}: {exc}",
+            error=job_error_text(exc, job_id=job.pk),
             finished=timezone.now(),
             heartbeat=timezone.now(),
         )

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from planner.domain.fabric import ROLE, Fabric
+from simulation.engine.errors import JobInputError
 
 ROUTINGS = ("rail", "ecmp", "adaptive")
 _U64 = np.uint64
@@ -56,8 +57,26 @@ SMALL_CHANGE = 8
 SMALL_WORK = 1000
 
 
-class RoutingError(ValueError):
+class RoutingError(JobInputError):
     """A flow has no path (its NIC link failed, or the fabric is cut)."""
+
+
+def _nic_links_differ(fabric: Fabric, servers: np.ndarray, counts: np.ndarray) -> JobInputError:
+    """The error for servers with different numbers of NIC links, naming one of them."""
+    values, seen = np.unique(counts, return_counts=True)
+    usual = int(values[np.argmax(seen)])
+    odd = np.flatnonzero(counts != usual)
+    first = int(servers[odd[0]])
+    have = int(counts[odd[0]])
+    more = f" ({odd.size - 1:,} more servers differ too)" if odd.size > 1 else ""
+    return JobInputError(
+        f"server {fabric.node_name[first]} has {have} NIC link{'s' if have != 1 else ''} "
+        f"while the others have {usual}{more}: every server needs the same number of NIC "
+        "links to be simulated; run Validate to see the links at fault, then link or remove "
+        "the server on the canvas",
+        field="rails",
+        element_ids=[f"node:{fabric.node_name[int(servers[i])]}" for i in odd[:50]],
+    )
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -136,11 +155,10 @@ class Network:
 
         Raises
         ------
-        ValueError
-            Servers have different numbers of NIC links.
-        NotImplementedError
-            The servers' NIC links cannot be shared out evenly between their GPUs (a NIC link
-            shared by several GPUs).
+        JobInputError
+            The fabric has no server with NIC links, servers have different numbers of NIC
+            links, or their NIC links cannot be shared out evenly between their GPUs (a NIC
+            link shared by several GPUs); the message names a server at fault.
         """
         n_links = fabric.link_count
         a = fabric.link_a.astype(np.int64)
@@ -158,15 +176,24 @@ class Network:
         nic = np.flatnonzero(ordinal[a] >= 0)
         nic = nic[np.lexsort((fabric.link_a_port[nic], ordinal[a[nic]]))]
         counts = np.bincount(ordinal[a[nic]], minlength=servers.size)
-        if counts.size == 0 or counts.min() != counts.max():
-            raise ValueError("every server needs the same number of NIC links")
+        if counts.size == 0 or not counts.max():
+            raise JobInputError(
+                "the fabric has no server linked to a leaf: add servers and their NIC links, "
+                "then run the simulation again",
+                field="servers",
+            )
+        if counts.min() != counts.max():
+            raise _nic_links_differ(fabric, servers, counts)
         links_per_server = int(counts[0])
         gpus = int(fabric.info.get("gpus", servers.size * links_per_server))
         per_server = gpus // servers.size
         if gpus % servers.size or per_server == 0 or links_per_server % per_server:
-            raise NotImplementedError(
-                f"{gpus} GPUs on {servers.size} servers with {links_per_server} NIC links each: "
-                "every GPU needs the same number of NIC links of its own"
+            raise JobInputError(
+                f"{gpus:,} GPUs on {servers.size:,} servers with {links_per_server} NIC links "
+                "each: every GPU needs the same number of NIC links of its own; give each "
+                f"server a multiple of {max(per_server, 1)} NIC links (run Validate to see "
+                "the links)",
+                field="rails",
             )
         nics = nic.reshape(gpus, links_per_server // per_server)
         gpu_server = a[nics[:, 0]]
@@ -425,7 +452,11 @@ def route(
     nic_down = 2 * net.gpu_nics[dst[fabric_flows], fp] + 1
     dead = ~(net.alive[nic_up] & net.alive[nic_down])
     if dead.any():
-        raise RoutingError(f"{int(dead.sum())} flows have a failed NIC link")
+        raise RoutingError(
+            f"{int(dead.sum()):,} flows have a failed NIC link: fail fewer links "
+            "(fail_links) or choose another seed",
+            field="fail_links",
+        )
     rows += [fabric_flows, fabric_flows]
     cols += [nic_up, nic_down]
     vals += [np.ones(fabric_flows.size), np.ones(fabric_flows.size)]
@@ -457,7 +488,11 @@ def _route_hops(net, flows, routing, hop, src_leaf, dst_leaf, seed, polarization
     flow_class = np.zeros(len(flows), dtype=np.int64)
     flow_class[hop] = target_class[target_row]
     if not np.isfinite(hops[flow_class[hop], src_leaf[hop]]).all():
-        raise RoutingError("some flows have no path through the surviving links")
+        raise RoutingError(
+            "some flows have no path through the surviving links: fail fewer links "
+            "(fail_links), or run Validate to find devices the fabric does not reach",
+            field="fail_links",
+        )
     # last hop: the links from a switch to the target leaf, by (from, to)
     pair_key = net.link_from[keep] * n + net.link_to[keep]
     pair_order = np.argsort(pair_key, kind="stable")
@@ -519,7 +554,11 @@ def _route_hops(net, flows, routing, hop, src_leaf, dst_leaf, seed, polarization
             start[inner] = key_start[keys]
             count[inner] = key_count[keys]
         if (count == 0).any():
-            raise RoutingError("some flows have no path through the surviving links")
+            raise RoutingError(
+                "some flows have no path through the surviving links: fail fewer links "
+                "(fail_links), or run Validate to find devices the fabric does not reach",
+                field="fail_links",
+            )
         if routing == "adaptive":
             rep = np.repeat(np.arange(e_flow.size), count)
             offset = np.arange(rep.size) - (np.cumsum(count) - count)[rep]

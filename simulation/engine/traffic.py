@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulation.engine.errors import JobInputError
 from simulation.engine.flow import Flows, Network, simulate
 
 BUSBW_FACTOR = {
@@ -38,11 +39,18 @@ def place_job(net: Network, gpus: int, *, fragmented: bool = False, seed: int = 
     at random across the fabric (fragmented, seeded). ``gpus`` must fill whole servers."""
     per = net.gpus_per_server
     if gpus % per:
-        raise ValueError(f"a job takes whole servers of {per} GPUs")
+        raise JobInputError(
+            f"gpus: a job takes whole servers of {per} GPUs (got {gpus:,}): give a multiple "
+            f"of {per}",
+            field="gpus",
+        )
     servers = net.gpu_count // per
     need = gpus // per
     if need > servers:
-        raise ValueError(f"{gpus} GPUs asked, the fabric has {net.gpu_count}")
+        raise JobInputError(
+            f"gpus: {gpus:,} GPUs asked, the fabric has {net.gpu_count:,}: ask for fewer",
+            field="gpus",
+        )
     if fragmented:
         chosen = np.sort(np.random.default_rng(seed).choice(servers, size=need, replace=False))
     else:

@@ -11,6 +11,7 @@ from planner.domain.catalog import CatalogFacts, DeviceModel, PortGroup
 from planner.domain.fabric import FabricBuilder
 from planner.domain.generators import generate_topology
 from planner.domain.spec import parse_spec
+from simulation.engine.errors import JobInputError
 from simulation.engine.flow import Flows, Network, RoutingError, route, simulate, sub_flows
 from simulation.engine.scenario import flow_dump, run_scenario
 from simulation.engine.traffic import permutation, ring_allreduce
@@ -144,5 +145,5 @@ def test_gpus_sharing_a_nic_link_are_refused():
         servers, [0, 0], [leaf[0]] * 2, [0, 1], tier="server-leaf", plane=0, speed_gbps=400
     )
     fabric = builder.build({"gpus": 4, "servers": 2})
-    with pytest.raises(NotImplementedError, match="NIC links of its own"):
+    with pytest.raises(JobInputError, match="NIC links of its own"):
         Network.from_fabric(fabric)
