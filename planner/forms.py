@@ -14,6 +14,7 @@ from inventory.models import PriceBook, RackType, ServerModel, SwitchModel
 from planner.domain.spec import MEDIA_KINDS, TIERS, TOPOLOGIES
 from planner.models import DesignSharingChoices
 from planner.selectors import teams_for
+from planner.wizard import leaf_fit, short, wizard_defaults
 
 MEDIA_FIELDS = {tier: "media_" + tier.replace("-", "_") for tier in TIERS}
 SWITCH_FIELDS = ("leaf", "spine", "core")
@@ -151,6 +152,35 @@ class DesignWizardForm(forms.Form):
         self.fields["rack"].choices = _part_choices(RackType, "48U rack, no power limit")
         self.fields["team"].queryset = teams_for(user)
         self.fields["team"].to_field_name = "slug"
+        self._defaults_and_leaf_fit()
+
+    def _defaults_and_leaf_fit(self) -> None:
+        """A blank wizard starts with a server and a leaf that fit each other; the leaf list
+        puts the switches that can take the chosen server's links first, and marks the rest
+        with the reason (the link rules of :func:`planner.wizard.leaf_fit`)."""
+        servers = [slug for slug, _ in self.fields["server"].choices]
+        if not self.is_bound and not self.initial.get("server"):
+            self.initial.update(wizard_defaults(servers))
+        server = (self.data.get("server") if self.is_bound else None) or self.initial.get(
+            "server", servers[0] if servers else ""
+        )
+        if not server:
+            return
+        labels = dict(self.fields["leaf"].choices)
+        fit = leaf_fit(server)
+        if not fit["known"]:
+            return
+        fits = [(row["slug"], labels.get(row["slug"], row["slug"])) for row in fit["switches"]]
+        good = [choice for choice, row in zip(fits, fit["switches"], strict=True) if row["fits"]]
+        bad = [
+            (row["slug"], f"{row['slug']} — cannot connect to {server}: {short(row['reason'])}")
+            for row in fit["switches"]
+            if not row["fits"]
+        ]
+        self.fields["leaf"].choices = [
+            (f"Can connect to {server}", good),
+            (f"Cannot connect to {server}", bad),
+        ]
 
     def clean(self):
         data = super().clean()

@@ -223,6 +223,48 @@ export function debounce(fn, ms, clock = globalThis) {
   };
 }
 
+/** Problems longer than this show cut, with a "more" disclosure. */
+export const SHORT_MESSAGE = 160;
+
+/**
+ * A message cut at a word before `limit` characters ("…"), or the message itself.
+ * @param {string} text
+ * @param {number} [limit]
+ * @returns {string}
+ */
+export function shortMessage(text, limit = SHORT_MESSAGE) {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 0 ? cut.slice(0, space) : cut).replace(/[ ,;:(]+$/, "")}…`;
+}
+
+/**
+ * The leaf list for a server: switches that fit first, the rest marked with the reason.
+ * @param {{server: string, known: boolean, switches: {slug: string, name: string, fits: boolean, reason: string}[]}} fit
+ * @returns {{label: string, options: {value: string, text: string, title: string}[]}[]}
+ */
+export function leafGroups(fit) {
+  const text = (row) => (row.name && row.name !== row.slug ? `${row.slug} — ${row.name}` : row.slug);
+  if (!fit.known) {
+    return [{ label: "", options: fit.switches.map((row) => ({ value: row.slug, text: text(row), title: "" })) }];
+  }
+  return [
+    {
+      label: `Can connect to ${fit.server}`,
+      options: fit.switches.filter((r) => r.fits).map((row) => ({ value: row.slug, text: text(row), title: "" })),
+    },
+    {
+      label: `Cannot connect to ${fit.server}`,
+      options: fit.switches.filter((r) => !r.fits).map((row) => ({
+        value: row.slug,
+        text: `${row.slug} — cannot connect to ${fit.server}: ${shortMessage(row.reason, 90)}`,
+        title: row.reason,
+      })),
+    },
+  ];
+}
+
 // --- DOM -------------------------------------------------------------------------------------
 
 function readValues(form) {
@@ -286,7 +328,7 @@ function renderSummary(panel, summary) {
   }
 }
 
-function showProblems(form, panel, problems, fromText) {
+function showProblems(form, panel, problems, fromText, touched = new Set()) {
   const doc = form.ownerDocument;
   for (const old of form.querySelectorAll("[data-live-problem]")) old.remove();
   for (const field of form.querySelectorAll("[aria-invalid='true']")) field.removeAttribute("aria-invalid");
@@ -296,14 +338,44 @@ function showProblems(form, panel, problems, fromText) {
     const wrapper = target && form.querySelector(`[data-field="${target}"]`);
     const visible = wrapper && !wrapper.hidden && !wrapper.closest("[hidden]");
     if (visible) {
-      const note = element(doc, "p", { class: "error", "data-live-problem": target }, messages.join(" "));
+      // The live check supersedes the errors the last save rendered here: each shows once.
+      for (const old of wrapper.querySelectorAll(":scope > .errorlist")) old.remove();
+      const input = wrapper.querySelector("input, select, textarea");
+      const pending = !touched.has(target) && input && !input.value.trim();
+      const note = element(doc, "div", { class: pending ? "help" : "error", "data-live-problem": target });
+      for (const message of messages) note.append(messageElement(doc, message));
       wrapper.append(note);
-      wrapper.querySelector("input, select, textarea")?.setAttribute("aria-invalid", "true");
+      if (!pending) input?.setAttribute("aria-invalid", "true");
     } else {
-      for (const message of messages) general.append(element(doc, "li", {}, message));
+      for (const message of messages) {
+        const item = element(doc, "li");
+        item.append(messageElement(doc, message));
+        general.append(item);
+      }
     }
   }
   general.hidden = !general.children.length;
+}
+
+/** A message as a paragraph; a long one cut, with the whole text under "more". */
+function messageElement(doc, message) {
+  const short = shortMessage(message);
+  if (short === message) return element(doc, "p", {}, message);
+  const box = element(doc, "details", { class: "more" });
+  box.append(element(doc, "summary", {}, short), element(doc, "p", {}, message));
+  return box;
+}
+
+/** The first problem shown by a field (not a pending hint), scrolled to and focused. */
+function focusFirstProblem(form) {
+  const first = form.querySelector("[aria-invalid='true'], .field .errorlist");
+  const wrapper = first?.closest(".field");
+  const input = wrapper?.querySelector("input, select, textarea") ?? first;
+  if (!input) return false;
+  wrapper.closest("details")?.setAttribute("open", "");
+  input.scrollIntoView({ block: "center" });
+  input.focus({ preventScroll: true });
+  return true;
 }
 
 /**
@@ -321,6 +393,17 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
   const token = form.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
   const fromText = () => form.elements.namedItem("source")?.value === "text";
   let sequence = 0;
+  // Fields the user has changed: a required field left empty before then is a hint, not an
+  // error. After a save that failed, every field counts (the errors are the user's).
+  const touched = new Set();
+  const saved = Boolean(form.querySelector(".errorlist, .problems"));
+  if (saved) for (const el of form.elements) if (el.name) touched.add(el.name);
+  const stale = element(doc, "p", { class: "stale-note", "data-summary-stale": "" }, "Fix the errors to update the summary.");
+  stale.hidden = true;
+  const jump = element(doc, "button", { type: "button", class: "linklike", "data-summary-jump": "" }, "Go to the first problem");
+  jump.hidden = true;
+  jump.addEventListener("click", () => focusFirstProblem(form));
+  panel.querySelector(".summary-head").after(stale, jump);
 
   const refresh = async () => {
     const mine = ++sequence;
@@ -347,20 +430,61 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     if (response && response.ok) {
       panel.dataset.state = "ok";
       status.textContent = "Up to date";
-      showProblems(form, panel, [], false);
+      stale.hidden = true;
+      showProblems(form, panel, [], false, touched);
       renderSummary(panel, data);
     } else {
-      panel.dataset.state = "problems";
-      status.textContent = "Cannot be built — see the problems";
       const problems = data.problems ?? [{ field: "", message: data.detail ?? `Error ${response?.status}` }];
-      showProblems(form, panel, problems, fromText());
+      showProblems(form, panel, problems, fromText(), touched);
+      const pending = !form.querySelector("[aria-invalid='true']") && !panel.querySelector("[data-summary-problems] li");
+      panel.dataset.state = pending ? "pending" : "problems";
+      status.textContent = pending ? "Fill in the fields marked below" : "Cannot be built — see the problems";
+      stale.hidden = !panel.querySelector("[data-summary-body] .figures");
+      jump.hidden = pending;
     }
   };
   const schedule = debounce(refresh, DEBOUNCE_MS);
 
-  form.addEventListener("input", schedule);
+  const refreshLeaves = async () => {
+    const server = form.elements.namedItem("server")?.value;
+    const leaf = form.elements.namedItem("leaf");
+    if (!server || !leaf || !form.dataset.leafOptionsUrl) return;
+    let fit;
+    try {
+      const url = `${form.dataset.leafOptionsUrl}?server=${encodeURIComponent(server)}`;
+      const response = await fetchFn(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+      if (!response.ok) return;
+      fit = await response.json();
+    } catch {
+      return; // the list stays as it was; the summary still names any problem
+    }
+    if (form.elements.namedItem("server")?.value !== server) return;
+    const chosen = leaf.value;
+    leaf.replaceChildren();
+    for (const group of leafGroups(fit)) {
+      const parent = group.label ? element(doc, "optgroup", { label: group.label }) : leaf;
+      for (const option of group.options) {
+        const el = element(doc, "option", option.title ? { value: option.value, title: option.title } : { value: option.value }, option.text);
+        parent.append(el);
+      }
+      if (parent !== leaf) leaf.append(parent);
+    }
+    leaf.value = chosen;
+    if (leaf.value !== chosen) leaf.value = fit.switches.find((r) => r.fits)?.slug ?? "";
+  };
+
+  form.addEventListener("input", (event) => {
+    touched.add(event.target.name);
+    event.target.closest(".field")?.querySelector(":scope > .errorlist")?.remove();
+    schedule();
+  });
   form.addEventListener("change", (event) => {
+    touched.add(event.target.name);
     if (event.target.name === "topology") showTopologyFields(form);
+    if (event.target.name === "server") {
+      refreshLeaves().then(schedule);
+      return;
+    }
     schedule();
   });
   for (const button of doc.querySelectorAll("[data-preset]")) {
@@ -369,10 +493,11 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       const preset = presets.find((p) => p.slug === button.dataset.preset);
       if (!preset) return;
       writeValues(form, fieldsFromSpec(preset.spec));
+      for (const el of form.elements) if (el.name) touched.add(el.name);
       const formSource = form.querySelector("input[name=source][value=form]");
       if (formSource) formSource.checked = true;
       showTopologyFields(form);
-      refresh();
+      refreshLeaves().then(() => writeValues(form, { leaf: preset.spec.switches?.leaf ?? "" })).then(refresh);
     });
   }
   doc.querySelector("[data-copy-spec]")?.addEventListener("click", () => {
@@ -382,5 +507,6 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     schedule();
   });
   showTopologyFields(form);
+  if (saved) focusFirstProblem(form); // the save failed: show where, even below the fold
   refresh();
 }

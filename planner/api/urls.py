@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from planner.api import audit, canvas, outputs, quotes, views
+from planner.api import audit, canvas, outputs, quotes, views, wizard
 
 router = DefaultRouter()
 router.register("designs", views.DesignViewSet, basename="design")
@@ -16,6 +16,7 @@ revision_restore = views.DesignRevisionViewSet.as_view({"post": "restore"})
 urlpatterns = [
     path("summary/", views.SummaryView.as_view(), name="design-summary"),
     path("presets/", views.PresetListView.as_view(), name="design-presets"),
+    path("leaf-options/", wizard.LeafOptionsView.as_view(), name="leaf-options"),
     path("designs/<int:design_pk>/revisions/", revisions, name="design-revision-list"),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/",

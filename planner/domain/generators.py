@@ -202,6 +202,31 @@ def generate_topology(
     return fabric
 
 
+def _speed_refusal(model, speed: int) -> str:
+    """Why ``model`` has no ports at ``speed`` Gb/s, naming what it does have.
+
+    >>> from planner.domain.catalog import DeviceModel, PortGroup
+    >>> _speed_refusal(DeviceModel("S", "switch", (PortGroup(32, 2, 800),)), 400)
+    'S cannot run 400G ports (it has 64 x 800G ports and no listed breakout to that speed)'
+    >>> _speed_refusal(DeviceModel("T", "switch", ()), 400)
+    'T cannot run 400G ports: the catalog lists no data ports for it (add its port groups)'
+    """
+    groups = [g for g in model.port_groups if g.port_speed_gbps and g.ports]
+    if not groups:
+        return (
+            f"{model.slug} cannot run {speed}G ports: the catalog lists no data ports for it "
+            "(add its port groups)"
+        )
+    ports: dict[int, int] = {}
+    for group in groups:
+        ports[group.port_speed_gbps] = ports.get(group.port_speed_gbps, 0) + group.ports
+    have = ", ".join(f"{count:,} x {gbps}G" for gbps, count in sorted(ports.items()))
+    return (
+        f"{model.slug} cannot run {speed}G ports (it has {have} ports and no listed breakout "
+        "to that speed)"
+    )
+
+
 def _switches(spec: DesignSpec, facts: CatalogFacts, speed: int) -> _Switches:
     models = {}
     radix = {}
@@ -209,12 +234,7 @@ def _switches(spec: DesignSpec, facts: CatalogFacts, speed: int) -> _Switches:
         model = facts.device(getattr(spec, role), "switch", field_name=f"switches.{role}")
         radix[role] = model.radix_at(speed)
         if not radix[role]:
-            speeds = sorted({g.port_speed_gbps for g in model.port_groups if g.port_speed_gbps})
-            raise FabricError(
-                f"{model.slug} cannot run {speed}G ports (it has {', '.join(map(str, speeds))}G "
-                "ports and no listed breakout to that speed)",
-                field=f"switches.{role}",
-            )
+            raise FabricError(_speed_refusal(model, speed), field=f"switches.{role}")
         models[role] = model
     return _Switches(
         models["leaf"],

@@ -605,6 +605,24 @@ def _components(group: LinkGroup, a_size: int, b_size: int) -> np.ndarray:
     return labels[a_ids]
 
 
+#: The switch at the upper end of each tier's links.
+_UPPER_SWITCH = {"server-leaf": "leaf", "leaf-spine": "spine", "spine-core": "core"}
+
+
+def _refusal_field(tier: str, choice: MediaChoice) -> str:
+    """The spec field a "nothing fits" problem is about: the media the user chose, or, with
+    media ``auto``, the switch model whose cages nothing fits.
+
+    >>> _refusal_field("server-leaf", MediaChoice("auto"))
+    'switches.leaf'
+    >>> _refusal_field("leaf-spine", MediaChoice("DAC"))
+    'media.leaf-spine'
+    """
+    if choice.kind == "auto" and tier in _UPPER_SWITCH:
+        return f"switches.{_UPPER_SWITCH[tier]}"
+    return f"media.{tier}"
+
+
 def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
     want_cables = choice.kind in CABLE_KINDS or choice.kind == "auto"
     want_optics = choice.kind in ("MMF", "SMF", "auto")
@@ -627,7 +645,7 @@ def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
         raise FabricError(
             f"{_describe_link(fabric, first, float(lengths[0]), group.tier)}: {why}; "
             f"{links.size - 1} other link(s) of this kind fail the same way",
-            field=f"media.{group.tier}",
+            field=_refusal_field(group.tier, choice),
         )
     ranked = rank_candidates(candidates, group, catalog)
     reach = np.array([c.reach_m for c in ranked], dtype=np.float64)

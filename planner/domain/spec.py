@@ -7,6 +7,7 @@ Every problem names its field, e.g. ``switches.leaf`` or ``layout.rack_units``.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -152,6 +153,32 @@ def load_spec_text(text: str, *, name: str = "spec") -> dict:
     return document
 
 
+def _did_you_mean(typed, choices, *, quote: bool = True) -> str:
+    """ "; did you mean 'rail-optimized'?" for a near miss (difflib), else "".
+
+    Case-insensitive equals count (``mmf`` -> ``MMF``); ``quote=False`` gives the key form.
+
+    >>> _did_you_mean("rail-optimised", ["rail-optimized", "clos", "fat-tree"])
+    "; did you mean 'rail-optimized'?"
+    >>> _did_you_mean("topolgy", ["topology", "tiers"], quote=False)
+    ' (did you mean topology?)'
+    >>> _did_you_mean("zzz", ["clos"])
+    ''
+    """
+    if not isinstance(typed, str):
+        return ""
+    words = [str(choice) for choice in choices]
+    close = difflib.get_close_matches(typed, words, n=1, cutoff=0.6)
+    if not close:
+        lowered = {word.lower(): word for word in words}
+        close = [lowered[typed.lower()]] if typed.lower() in lowered else []
+    if not close:
+        return ""
+    if quote:
+        return f"; did you mean {close[0]!r}?"
+    return f" (did you mean {close[0]}?)"
+
+
 def _schema_problems(document: dict) -> list[tuple[str, str]]:
     from jsonschema import Draft202012Validator
 
@@ -160,15 +187,19 @@ def _schema_problems(document: dict) -> list[tuple[str, str]]:
     for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
         path = ".".join(str(p) for p in error.absolute_path)
         if error.validator == "additionalProperties":
-            extra = sorted(
-                str(key) for key in set(error.instance) - set(error.schema.get("properties", {}))
+            known = list(error.schema.get("properties", {}))
+            extra = sorted(str(key) for key in set(error.instance) - set(known))
+            unused = [key for key in known if key not in error.instance]  # a key is set once
+            message = "unknown key(s): " + ", ".join(
+                key + _did_you_mean(key, unused, quote=False) for key in extra
             )
-            message = f"unknown key(s): {', '.join(extra)}"
+        elif error.validator == "enum":
+            message = error.message + _did_you_mean(error.instance, error.validator_value)
         elif error.validator == "oneOf" and path.startswith("media."):
             message = (
                 f"{error.instance!r} is not one of {', '.join(MEDIA_KINDS)} nor "
                 "{a, b, cable} parts"
-            )
+            ) + _did_you_mean(error.instance, MEDIA_KINDS)
         elif error.validator == "oneOf" and path == "tiers":
             message = f"{error.instance!r}: use 2, 3 or auto"
         else:
