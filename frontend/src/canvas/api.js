@@ -16,6 +16,7 @@ export const urls = {
     return `${PLANNER}/designs/${id}/revisions/${revision}/canvas/${query ? `?${query}` : ""}`;
   },
   topology: (id) => `${PLANNER}/designs/${id}/topology/`,
+  topologyPreview: (id) => `${PLANNER}/designs/${id}/topology/preview/`,
   revisionTopology: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/topology/`,
   overlays: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/overlays/`,
   linkOptions: ({ a, b, speed_gbps, length_m }) => {

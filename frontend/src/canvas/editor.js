@@ -1054,9 +1054,30 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     return buildEditDocument(nodes, edges);
   }
 
-  async function save({ keepMine = false } = {}) {
+  /** The spec parameters an edit makes untrue (from the preview), shown before saving. */
+  function showStale(items) {
+    const list = $("stale-list");
+    list.replaceChildren(...items.map((item) => h(doc, "li", { text: item.message })));
+    $("stale").hidden = items.length === 0;
+    if (items.length) $("save-anyway").focus();
+  }
+
+  async function save({ keepMine = false, confirmed = false } = {}) {
     const action = keepMine ? (state.save.status === "conflict" ? "save" : null) : saveAction(state.save, { dirty: isDirty(), editable: state.editable, designId: state.designId });
     if (!action) return;
+    showStale([]);
+    if (action === "save" && !keepMine && !confirmed) {
+      // Ask the server what the edit makes untrue first; problems (400) come with the save.
+      await state.extras;
+      const built = editDocument();
+      const preview = await api.post(urls.topologyPreview(state.designId), { base_revision: state.save.base, nodes: built.nodes, links: built.links });
+      const stale = preview.status === 200 ? preview.data?.stale_parameters ?? [] : [];
+      if (stale.length) {
+        showStale(stale);
+        setStatus(`Not saved yet: ${stale.length} spec parameter${stale.length === 1 ? "" : "s"} would no longer hold.`, "bad");
+        return;
+      }
+    }
     const message = $("message").value.trim();
     let name = "";
     if (action === "create") {
@@ -1264,6 +1285,8 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   on("save", () => save());
   on("reload", () => reloadLatest());
   on("keep", () => save({ keepMine: true }));
+  on("save-anyway", () => save({ confirmed: true }));
+  on("stale-cancel", () => showStale([]));
   on("draw", () => setDrawMode(!drawMode));
   on("undo", undo);
   on("redo", redo);
