@@ -2,6 +2,7 @@
 reach, protocol and lifecycle, each mapped to the category's own columns."""
 
 import django_filters
+from django import forms
 from django.db.models import Q
 
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer
@@ -23,8 +24,26 @@ class CatalogPartFilterSet(django_filters.FilterSet):
         choices=[("infiniband", "InfiniBand"), ("ethernet", "Ethernet"), ("nvlink", "NVLink")],
     )
     lifecycle = django_filters.CharFilter(field_name="lifecycle")
+    include_archived = django_filters.BooleanFilter(
+        method="filter_include_archived",
+        widget=forms.CheckboxInput,
+        label="Include archived",
+        help_text="Archived parts are left out of lists unless asked for.",
+    )
 
     model: type[CatalogPart]
+
+    @property
+    def qs(self):
+        """The filtered parts; archived ones only when ``include_archived`` is on."""
+        queryset = super().qs
+        wanted = self.is_bound and self.form.is_valid()
+        if not (wanted and self.form.cleaned_data.get("include_archived")):
+            queryset = queryset.filter(archived=False)
+        return queryset
+
+    def filter_include_archived(self, queryset, name, value):
+        return queryset  # applied in :attr:`qs`, also when the filter is not given
 
     def filter_q(self, queryset, name, value):
         return queryset.filter(
@@ -77,7 +96,11 @@ class CatalogPartFilterSet(django_filters.FilterSet):
 
 def _filterset_for(model):
     """A FilterSet for one category, without the filters its columns cannot serve."""
-    meta = type("Meta", (), {"model": model, "fields": ["q", "manufacturer", "lifecycle"]})
+    meta = type(
+        "Meta",
+        (),
+        {"model": model, "fields": ["q", "manufacturer", "lifecycle", "include_archived"]},
+    )
     filterset = type(f"{model.__name__}FilterSet", (CatalogPartFilterSet,), {"Meta": meta})
     unused = {
         "speed_gbps": not model.SPEED_FIELD,

@@ -5,6 +5,7 @@ A missing value is shown as *unknown*, never as 0.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -575,4 +576,31 @@ def source_rows(part) -> list[dict]:
                 "date": source.get("date") or "",
             }
         )
+    return rows
+
+
+# --- History ------------------------------------------------------------------------------------
+
+
+def _history_value(value) -> str:
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def history_changes(event) -> list[tuple[str, str, str]]:
+    """``(field, old, new)`` of an audit event's ``details["fields"]``, as text."""
+    fields = (event.details or {}).get("fields")
+    if not isinstance(fields, dict):
+        return []
+    rows = []
+    for name, change in fields.items():
+        if isinstance(change, dict):
+            rows.append(
+                (name, _history_value(change.get("old")), _history_value(change.get("new")))
+            )
+        else:
+            rows.append((name, "", _history_value(change)))
     return rows

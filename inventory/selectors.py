@@ -123,13 +123,13 @@ def _peer_via_optics(modules_a, cages_b, modules) -> str | None:
     return None
 
 
-def part_prices(part: CatalogPart) -> list[Price]:
-    """The part's price in every book (the UI shows "unpriced" where there is none)."""
-    return list(
-        Price.objects.filter(part_category=part.CATEGORY, part_slug=part.slug)
-        .select_related("book")
-        .order_by("book__name")
-    )
+def part_prices(part: CatalogPart, *, books=None) -> list[Price]:
+    """The part's price in every book, or in ``books`` only (those a user may read; the UI
+    shows "unpriced" where there is none)."""
+    prices = Price.objects.filter(part_category=part.CATEGORY, part_slug=part.slug)
+    if books is not None:
+        prices = prices.filter(book__in=[book.pk for book in books])
+    return list(prices.select_related("book").order_by("book__name"))
 
 
 def price_books() -> list[PriceBook]:

@@ -650,17 +650,90 @@ def catalog_export_json() -> list[dict]:
     return parts
 
 
-@transaction.atomic
-def part_delete(*, part: CatalogPart) -> None:
-    """Delete a part and its prices."""
-    Price.objects.filter(part_category=part.CATEGORY, part_slug=part.slug).delete()
-    part.delete()
+# --- Edits of single entries: parts, manufacturers, price books, offers (audited) ---------------
+#
+# Who may call these is decided by the caller (:mod:`inventory.permissions`); each writes the
+# change and its audit event (old -> new per changed field) in one transaction.
+
+
+class CatalogConflict(Exception):
+    """A change refused because something still uses the entry (an HTTP 409).
+
+    ``field`` names what is in the way (e.g. ``"slug"``), ``message`` says what to do instead,
+    ``count`` is how many things use it.
+    """
+
+    def __init__(self, message: str, *, field: str = "", count: int = 0):
+        super().__init__(message)
+        self.message, self.field, self.count = message, field, count
+
+
+def _plain(value):
+    """A value as the audit log stores it (JSON-able, manufacturer by slug)."""
+    if isinstance(value, Manufacturer):
+        return value.slug
+    if isinstance(value, Decimal):
+        return f"{value:.2f}"
+    return json.loads(json.dumps(value, default=str))
+
+
+def _part_values(part: CatalogPart) -> dict:
+    names = (*IDENTITY_FIELDS, *part.SPEC_FIELDS, "sources", "provenance", "archived")
+    values = {name: _plain(getattr(part, name)) for name in names if name != "manufacturer"}
+    values["manufacturer"] = part.manufacturer.slug if part.manufacturer_id else None
+    return values
+
+
+def _changes(before: dict, after: dict) -> dict:
+    """``{field: {"old": ..., "new": ...}}`` for each field whose value differs."""
+    return {
+        name: {"old": before.get(name), "new": after.get(name)}
+        for name in after
+        if before.get(name) != after.get(name)
+    }
+
+
+def _audit(actor, action: str, summary: str, *, team=None, **fields) -> None:
+    from planner.audit import audit_record
+
+    audit_record(actor=actor, action=action, summary=summary, team=team, **fields)
+
+
+def _actions():
+    from planner.models import AuditActionChoices
+
+    return AuditActionChoices
+
+
+def _usage_text(usage) -> str:
+    return (
+        f"used by {usage.revision_count} revision{'s' if usage.revision_count != 1 else ''} of "
+        f"{usage.design_count} design{'s' if usage.design_count != 1 else ''}"
+    )
+
+
+def part_usage(part: CatalogPart):
+    """The design revisions that use ``part`` (see :func:`planner.selectors.part_usage`)."""
+    from planner.selectors import part_usage as usage_of
+
+    return usage_of(part)
 
 
 @transaction.atomic
-def part_save(*, part: CatalogPart) -> CatalogPart:
-    """Validate and save a part created or edited in a form or through the API."""
-    owner = _slug_owner(part.slug, type(part))
+def part_save(*, part: CatalogPart, actor=None) -> CatalogPart:
+    """Validate and save a part created or edited in a form or through the API, and record
+    the change (old -> new per field) in the audit log.
+
+    Raises
+    ------
+    django.core.exceptions.ValidationError
+        A value breaks a rule (keyed by field); or the slug is another part's, or the part is
+        renamed while design revisions use it (``slug``).
+    """
+    model = type(part)
+    stored = model.objects.select_related("manufacturer").filter(pk=part.pk).first()
+    before = _part_values(stored) if part.pk and stored else {}
+    owner = _slug_owner(part.slug, model)
     if owner:
         raise ValidationError(
             {
@@ -668,6 +741,269 @@ def part_save(*, part: CatalogPart) -> CatalogPart:
                 "unique across the catalog."
             }
         )
+    if stored is not None and stored.slug != part.slug:
+        usage = part_usage(stored)
+        if usage:
+            raise ValidationError(
+                {
+                    "slug": f"{stored.slug} is {_usage_text(usage)}, which name it by its slug; "
+                    "it cannot be renamed. Archive it and add a new part instead."
+                }
+            )
     part.full_clean()
     part.save()
+    changes = _changes(before, _part_values(part))
+    if changes:
+        created = stored is None
+        _audit(
+            actor,
+            _actions().CATALOG_CHANGED,
+            f"{'Created' if created else 'Changed'} {part._meta.verbose_name} {part.slug}"
+            + ("" if created else f": {', '.join(changes)}"),
+            object_type=part.CATEGORY,
+            object_ref=part.slug,
+            details={"change": "created" if created else "updated", "fields": changes},
+        )
     return part
+
+
+@transaction.atomic
+def part_delete(*, part: CatalogPart, actor=None) -> None:
+    """Delete a part and its prices, unless a design revision uses it.
+
+    Raises
+    ------
+    CatalogConflict
+        A design revision uses the part (by slug or alias): nothing is deleted; archive it.
+    """
+    usage = part_usage(part)
+    if usage:
+        raise CatalogConflict(
+            f"{part.slug} is {_usage_text(usage)} and cannot be deleted; archive it instead "
+            "(hidden from pickers and new designs, still there for the revisions that use it).",
+            field="slug",
+            count=usage.revision_count,
+        )
+    values = _part_values(part)
+    prices, _ = Price.objects.filter(part_category=part.CATEGORY, part_slug=part.slug).delete()
+    part.delete()
+    _audit(
+        actor,
+        _actions().CATALOG_DELETED,
+        f"Deleted {part._meta.verbose_name} {part.slug}"
+        + (f" and its {prices} price{'s' if prices != 1 else ''}" if prices else ""),
+        object_type=part.CATEGORY,
+        object_ref=part.slug,
+        details={
+            "change": "deleted",
+            "fields": {name: {"old": value, "new": None} for name, value in values.items()},
+            "prices_deleted": prices,
+        },
+    )
+
+
+@transaction.atomic
+def part_archive(*, part: CatalogPart, actor=None, archived: bool = True) -> CatalogPart:
+    """Archive (or, with ``archived=False``, restore) a part; a no-op if it already is."""
+    locked = type(part).objects.select_for_update().get(pk=part.pk)
+    if locked.archived == archived:
+        return locked
+    locked.archived = archived
+    locked.save(update_fields=["archived", "updated"])
+    _audit(
+        actor,
+        _actions().CATALOG_ARCHIVED,
+        f"{'Archived' if archived else 'Restored'} {locked._meta.verbose_name} {locked.slug}",
+        object_type=locked.CATEGORY,
+        object_ref=locked.slug,
+        details={
+            "change": "archived" if archived else "unarchived",
+            "fields": {"archived": {"old": not archived, "new": archived}},
+        },
+    )
+    return locked
+
+
+MANUFACTURER_FIELDS = ("slug", "name", "url")
+
+
+def _values(obj, names) -> dict:
+    return {name: _plain(getattr(obj, name)) for name in names}
+
+
+@transaction.atomic
+def manufacturer_save(*, manufacturer: Manufacturer, actor=None) -> Manufacturer:
+    """Validate and save a manufacturer; the change is audited (old -> new per field)."""
+    stored = Manufacturer.objects.filter(pk=manufacturer.pk).first() if manufacturer.pk else None
+    before = _values(stored, MANUFACTURER_FIELDS) if stored else {}
+    manufacturer.full_clean()
+    manufacturer.save()
+    changes = _changes(before, _values(manufacturer, MANUFACTURER_FIELDS))
+    if changes:
+        _audit(
+            actor,
+            _actions().CATALOG_CHANGED,
+            f"{'Created' if stored is None else 'Changed'} manufacturer {manufacturer.slug}",
+            object_type="manufacturer",
+            object_ref=manufacturer.slug,
+            details={"change": "created" if stored is None else "updated", "fields": changes},
+        )
+    return manufacturer
+
+
+@transaction.atomic
+def manufacturer_delete(*, manufacturer: Manufacturer, actor=None) -> None:
+    """Delete a manufacturer that has no parts.
+
+    Raises
+    ------
+    CatalogConflict
+        Parts of the catalog name the manufacturer.
+    """
+    count = sum(
+        model.objects.filter(manufacturer=manufacturer).count()
+        for model in CATEGORY_MODELS.values()
+    )
+    if count:
+        raise CatalogConflict(
+            f"{count} catalog part{'s' if count != 1 else ''} name{'s' if count == 1 else ''} "
+            f"{manufacturer.slug}; delete or move them first.",
+            field="slug",
+            count=count,
+        )
+    values = _values(manufacturer, MANUFACTURER_FIELDS)
+    manufacturer.delete()
+    _audit(
+        actor,
+        _actions().CATALOG_DELETED,
+        f"Deleted manufacturer {values['slug']}",
+        object_type="manufacturer",
+        object_ref=values["slug"],
+        details={
+            "change": "deleted",
+            "fields": {name: {"old": value, "new": None} for name, value in values.items()},
+        },
+    )
+
+
+PRICE_BOOK_FIELDS = ("slug", "name", "currency", "kind", "description", "team")
+
+
+def _book_values(book: PriceBook) -> dict:
+    values = _values(book, [name for name in PRICE_BOOK_FIELDS if name != "team"])
+    values["team"] = book.team.slug if book.team_id else None
+    return values
+
+
+@transaction.atomic
+def price_book_save(*, book: PriceBook, actor=None) -> PriceBook:
+    """Validate and save a price book; the change is audited (old -> new per field), for
+    readers of the book only (the event carries the book's team)."""
+    stored = PriceBook.objects.filter(pk=book.pk).select_related("team").first()
+    before = _book_values(stored) if book.pk and stored else {}
+    book.full_clean()
+    book.save()
+    changes = _changes(before, _book_values(book))
+    if changes:
+        _audit(
+            actor,
+            _actions().PRICE_CHANGED,
+            f"{'Created' if not before else 'Changed'} price book {book.slug}",
+            team=book.team if book.team_id else (stored.team if stored else None),
+            object_type="price-book",
+            object_ref=book.slug,
+            details={"change": "created" if not before else "updated", "fields": changes},
+        )
+    return book
+
+
+@transaction.atomic
+def price_book_delete(*, book: PriceBook, actor=None) -> None:
+    """Delete a price book and its offers, unless a quote is priced from it.
+
+    Raises
+    ------
+    CatalogConflict
+        Quotes are priced from the book.
+    """
+    quotes = book.quotes.count()
+    if quotes:
+        raise CatalogConflict(
+            f"{quotes} quote{'s are' if quotes != 1 else ' is'} priced from {book.slug}; "
+            "it cannot be deleted.",
+            field="slug",
+            count=quotes,
+        )
+    values, team = _book_values(book), book.team
+    prices, _ = book.prices.all().delete()
+    book.delete()
+    _audit(
+        actor,
+        _actions().PRICE_CHANGED,
+        f"Deleted price book {values['slug']} and its {prices} price{'s' if prices != 1 else ''}",
+        team=team,
+        object_type="price-book",
+        object_ref=values["slug"],
+        details={
+            "change": "deleted",
+            "fields": {name: {"old": value, "new": None} for name, value in values.items()},
+            "prices_deleted": prices,
+        },
+    )
+
+
+def _price_values(price: Price) -> dict:
+    values = _values(price, Price.OFFER_FIELDS)
+    values["book"] = price.book.slug if price.book_id else None
+    return values
+
+
+@transaction.atomic
+def price_save(*, price: Price, actor=None) -> Price:
+    """Validate and save one offer; the change is audited with old -> new prices, for readers
+    of its book only."""
+    stored = Price.objects.filter(pk=price.pk).select_related("book").first() if price.pk else None
+    before = _price_values(stored) if stored else {}
+    price.full_clean()
+    price.save()
+    changes = _changes(before, _price_values(price))
+    if changes:
+        books = {price.book, stored.book if stored else price.book}
+        for book in books:
+            _audit(
+                actor,
+                _actions().PRICE_CHANGED,
+                f"{'Added' if stored is None else 'Changed'} the price of {price.part_slug} in "
+                f"{book.slug}",
+                team=book.team,
+                object_type="price",
+                object_ref=str(price.pk),
+                details={
+                    "change": "created" if stored is None else "updated",
+                    "book": book.slug,
+                    "part": price.part_slug,
+                    "fields": changes,
+                },
+            )
+    return price
+
+
+@transaction.atomic
+def price_delete(*, price: Price, actor=None) -> None:
+    """Delete one offer; audited with its old values, for readers of its book only."""
+    values, book, pk = _price_values(price), price.book, price.pk
+    price.delete()
+    _audit(
+        actor,
+        _actions().PRICE_CHANGED,
+        f"Deleted the price of {values['part_slug']} in {book.slug}",
+        team=book.team,
+        object_type="price",
+        object_ref=str(pk),
+        details={
+            "change": "deleted",
+            "book": book.slug,
+            "part": values["part_slug"],
+            "fields": {name: {"old": value, "new": None} for name, value in values.items()},
+        },
+    )

@@ -36,4 +36,7 @@ urlpatterns = [
     path("<str:category>/<part_slug:slug>/", views.part_detail, name="part-detail"),
     path("<str:category>/<part_slug:slug>/edit/", views.part_edit, name="part-edit"),
     path("<str:category>/<part_slug:slug>/delete/", views.part_delete, name="part-delete"),
+    path("<str:category>/<part_slug:slug>/archive/", views.part_archive, name="part-archive"),
+    path("<str:category>/<part_slug:slug>/unarchive/", views.part_unarchive, name="part-unarchive"),
+    path("<str:category>/<part_slug:slug>/history/", views.part_history, name="part-history"),
 ]

@@ -6,6 +6,8 @@ lives in :mod:`inventory.presentation`.
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,7 +16,7 @@ from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from inventory import presentation, selectors, services
 from inventory.filtersets import FILTERSETS
@@ -26,7 +28,15 @@ from inventory.forms import (
     part_form_class,
 )
 from inventory.library.schema import CATEGORY_LABELS
-from inventory.models import CATEGORY_MODELS, CatalogPart, PriceBook
+from inventory.models import CATEGORY_MODELS, CatalogPart
+from inventory.permissions import (
+    CATALOG_EDITOR_NEEDED,
+    PRICE_BOOK_EDITOR_NEEDED,
+    price_books_for,
+    user_can_edit_catalog,
+    user_can_edit_price_book,
+)
+from planner.audit import part_history_for
 from planner.selectors import user_can_view_prices
 
 PRICES_HIDDEN = (
@@ -39,6 +49,24 @@ def _require_prices(request) -> None:
     """403 for a user who may not see prices (price books and their CSVs hold nothing else)."""
     if not user_can_view_prices(request.user):
         raise PermissionDenied(PRICES_HIDDEN)
+
+
+def _forbidden(request, message: str, *, title: str = "Catalog editors only"):
+    """A 403 page that says which right is missing."""
+    context = {"title": title, "message": message}
+    return _render(request, "inventory/forbidden.html", context, current="", status=403)
+
+
+def catalog_editor_required(view):
+    """Pages that change the catalog: 403 with the reason for users who are not editors."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not user_can_edit_catalog(request.user):
+            return _forbidden(request, CATALOG_EDITOR_NEEDED)
+        return view(request, *args, **kwargs)
+
+    return wrapper
 
 
 PAGE_SIZE = 50
@@ -90,7 +118,8 @@ def part_detail(request, category, slug):
     """Every identity and spec value of a part with its provenance, prices and fits."""
     part = _part_or_404(category, slug)
     may_view_prices = user_can_view_prices(request.user)
-    offers = selectors.part_prices(part) if may_view_prices else []
+    books = list(price_books_for(request.user)) if may_view_prices else []
+    offers = selectors.part_prices(part, books=books) if may_view_prices else []
     context = {
         "category": category,
         "label": CATEGORY_LABELS[category],
@@ -99,17 +128,14 @@ def part_detail(request, category, slug):
         "specs": [presentation.spec_row(part, name) for name in part.SPEC_FIELDS],
         "sources": presentation.source_rows(part),
         "may_view_prices": may_view_prices,
-        "prices": [
-            (book, [o for o in offers if o.book_id == book.pk]) for book in selectors.price_books()
-        ]
-        if may_view_prices
-        else [],
+        "prices": [(book, [o for o in offers if o.book_id == book.pk]) for book in books],
         "works_with": selectors.works_with(part).sections,
     }
     return _render(request, "inventory/part_detail.html", context, current=category)
 
 
 @require_http_methods(["GET", "POST"])
+@catalog_editor_required
 def part_create(request, category):
     model = _model_or_404(category)
     form = part_form_class(category)(request.POST or None)
@@ -117,6 +143,7 @@ def part_create(request, category):
 
 
 @require_http_methods(["GET", "POST"])
+@catalog_editor_required
 def part_edit(request, category, slug):
     part = _part_or_404(category, slug)
     form = part_form_class(category)(request.POST or None, instance=part)
@@ -126,7 +153,7 @@ def part_edit(request, category, slug):
 def _part_form(request, category, form, *, title):
     if request.method == "POST" and form.is_valid():
         try:
-            part = services.part_save(part=form.instance)
+            part = services.part_save(part=form.instance, actor=request.user)
         except ValidationError as exc:
             add_model_errors(form, exc)
         else:
@@ -142,21 +169,78 @@ def _part_form(request, category, form, *, title):
 
 
 @require_http_methods(["GET", "POST"])
+@catalog_editor_required
 def part_delete(request, category, slug):
-    """GET asks for confirmation; POST deletes the part and its prices."""
+    """GET asks for confirmation; POST deletes the part and its prices. A part that design
+    revisions use is not deleted: the page says how many and offers to archive it (409)."""
     part = _part_or_404(category, slug)
-    if request.method == "POST":
-        services.part_delete(part=part)
-        messages.success(request, f"Deleted {slug}.")
-        return redirect("inventory:part-list", category=category)
+    usage = services.part_usage(part)
+    if request.method == "POST" and not usage:
+        try:
+            services.part_delete(part=part, actor=request.user)
+        except services.CatalogConflict:
+            usage = services.part_usage(part)  # used since the check: show the counts
+        else:
+            messages.success(request, f"Deleted {slug}.")
+            return redirect("inventory:part-list", category=category)
     price_count = len(selectors.part_prices(part))
     context = {
         "category": category,
         "label": CATEGORY_LABELS[category],
         "part": part,
         "price_count": price_count,
+        "usage": usage,
     }
-    return _render(request, "inventory/part_confirm_delete.html", context, current=category)
+    status = 409 if request.method == "POST" and usage else 200
+    return _render(
+        request, "inventory/part_confirm_delete.html", context, current=category, status=status
+    )
+
+
+@require_POST
+@catalog_editor_required
+def part_archive(request, category, slug):
+    """Archive a part (hidden from pickers and new designs; old revisions keep it)."""
+    return _set_archived(request, category, slug, archived=True)
+
+
+@require_POST
+@catalog_editor_required
+def part_unarchive(request, category, slug):
+    """Make an archived part available to new designs again."""
+    return _set_archived(request, category, slug, archived=False)
+
+
+def _set_archived(request, category, slug, *, archived: bool):
+    part = services.part_archive(
+        part=_part_or_404(category, slug), actor=request.user, archived=archived
+    )
+    if archived:
+        messages.success(
+            request,
+            f"Archived {part.slug}: hidden from pickers and new designs; the designs that use "
+            "it still read, export and price.",
+        )
+    else:
+        messages.success(request, f"{part.slug} is available to new designs again.")
+    return redirect(part)
+
+
+@require_GET
+def part_history(request, category, slug):
+    """Who created, changed or archived the part, when, and each field's old and new value."""
+    part = _part_or_404(category, slug)
+    events = part_history_for(request.user, part)
+    page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = [(event, presentation.history_changes(event)) for event in page]
+    context = {
+        "category": category,
+        "label": CATEGORY_LABELS[category],
+        "part": part,
+        "page": page,
+        "rows": rows,
+    }
+    return _render(request, "inventory/part_history.html", context, current=category)
 
 
 @require_GET
@@ -173,6 +257,8 @@ def export_csv(request, category):
 @require_http_methods(["GET", "POST"])
 def transfer(request):
     """CSV download and upload per category, and NetBox device-type import."""
+    if request.method == "POST" and not user_can_edit_catalog(request.user):
+        return _forbidden(request, CATALOG_EDITOR_NEEDED)
     csv_form = CatalogUploadForm(prefix="csv")
     netbox_form = NetboxUploadForm(prefix="netbox")
     problems = problems_for = None
@@ -232,7 +318,7 @@ def transfer(request):
 @require_GET
 def price_book_list(request):
     _require_prices(request)
-    books = PriceBook.objects.annotate(price_count=Count("prices")).order_by("name")
+    books = price_books_for(request.user).annotate(price_count=Count("prices"))
     return _render(
         request, "inventory/price_book_list.html", {"books": books}, current="price-books"
     )
@@ -240,9 +326,13 @@ def price_book_list(request):
 
 @require_http_methods(["GET", "POST"])
 def price_book_detail(request, slug):
-    """A book's prices; POST replaces them with the rows of an uploaded CSV."""
+    """A book's prices; POST replaces them with the rows of an uploaded CSV (for those who may
+    change the book)."""
     _require_prices(request)
-    book = get_object_or_404(PriceBook, slug=slug)
+    book = get_object_or_404(price_books_for(request.user), slug=slug)
+    may_edit = user_can_edit_price_book(request.user, book)
+    if request.method == "POST" and not may_edit:
+        return _forbidden(request, PRICE_BOOK_EDITOR_NEEDED, title="Price book editors only")
     form = PriceBookUploadForm()
     problems = None
     if request.method == "POST":
@@ -271,6 +361,7 @@ def price_book_detail(request, slug):
     context = {
         "book": book,
         "prices": prices,
+        "may_edit_book": may_edit,
         "form": form,
         "problems": problems,
         "problems_for": problems and form.cleaned_data["name"],
@@ -282,7 +373,7 @@ def price_book_detail(request, slug):
 @require_GET
 def price_book_export(request, slug):
     _require_prices(request)
-    book = get_object_or_404(PriceBook, slug=slug)
+    book = get_object_or_404(price_books_for(request.user), slug=slug)
     response = HttpResponse(
         services.price_book_export_csv(book), content_type="text/csv; charset=utf-8"
     )
@@ -305,7 +396,7 @@ def _part_or_404(category, slug) -> CatalogPart:
     return get_object_or_404(model.objects.select_related("manufacturer"), slug=slug)
 
 
-def _render(request, template, context, *, current):
+def _render(request, template, context, *, current, status=200):
     tabs = [
         {
             "label": CATEGORY_LABELS[category],
@@ -332,7 +423,8 @@ def _render(request, template, context, *, current):
     )
     context = {**context, "catalog_tabs": tabs}
     context.setdefault("may_view_prices", user_can_view_prices(request.user))
-    return render(request, template, context)
+    context.setdefault("may_edit_catalog", user_can_edit_catalog(request.user))
+    return render(request, template, context, status=status)
 
 
 def _max_bytes():

@@ -5,7 +5,8 @@
 - :func:`catalog_fingerprint` changes whenever a catalog part is added, changed or removed.
 - :func:`price_table` reads a price book's offers into the rule that picks one per BOM line;
   :func:`price_of_factory` turns it into ``price_of(slug) -> float | None``.
-- :func:`fabric_pack` / :func:`fabric_unpack` store a fabric as zlib-compressed JSON.
+- :func:`fabric_pack` / :func:`fabric_unpack` store a fabric as zlib-compressed JSON;
+  :func:`fabric_part_names` reads the catalog names a stored fabric uses without unpacking it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from decimal import Decimal
 
 from django.db.models import Count, Max, Sum
@@ -28,17 +29,28 @@ DEVICE_CATEGORIES = ("switch", "server")
 PACK_LEVEL = 6
 
 
-def catalog_facts() -> CatalogFacts:
+def catalog_facts(*, for_new: bool = False, keep: Collection[str] = ()) -> CatalogFacts:
     """Device models (switches and servers) and raw part records of the whole catalog.
 
     Parts are keyed by slug and by each alias (a slug wins over another part's alias). Each
     record holds the spec values plus the part's ``provenance`` ({field path: {source, grade,
     ...}}) and ``sources``, so that engines can grade every figure they use.
+
+    Archived parts are included (old revisions still read, export, price and validate with
+    them) unless ``for_new``: then they are left out, so that nothing new picks them, except
+    the names in ``keep`` (parts an edited revision already used), and
+    ``facts.archived`` names the ones left out (so that a spec naming one is told so).
     """
     facts = CatalogFacts()
     aliases: list[tuple[str, str]] = []
+    kept = set(keep)
     for category, model in CATEGORY_MODELS.items():
         for part in model.objects.select_related("manufacturer").order_by("slug"):
+            if for_new and part.archived:
+                names = {part.slug, *(part.aliases or [])}
+                if not names & kept:
+                    facts.archived.update(dict.fromkeys(names, category))
+                    continue
             spec = part.spec_values()
             facts.parts[part.slug] = {
                 "category": category,
@@ -147,3 +159,68 @@ def fabric_pack(fabric: Fabric) -> bytes:
 def fabric_unpack(data: bytes | memoryview) -> Fabric:
     """The fabric stored by :func:`fabric_pack`."""
     return Fabric.from_dict(json.loads(zlib.decompress(bytes(data))))
+
+
+#: Keys at the head of a packed fabric that name catalog parts (``to_dict`` writes them first).
+_HEAD_KEYS = ("models", "parts", "info")
+_INFLATE_CHUNK = 1 << 16
+
+
+def _parse_head(text: str) -> dict | None:
+    """The :data:`_HEAD_KEYS` of the start of a packed fabric's JSON; ``None`` if ``text``
+    ends before them. Raises ``ValueError`` if the document does not start as
+    :func:`fabric_pack` writes it."""
+    decoder = json.JSONDecoder()
+    head: dict = {}
+    position = 1  # after "{"
+    try:
+        while len(head) < len(_HEAD_KEYS):
+            key, position = decoder.raw_decode(text, position)
+            if text[position] != ":":
+                raise ValueError("not a packed fabric")
+            value, position = decoder.raw_decode(text, position + 1)
+            if text[position] not in ",}":
+                raise ValueError("not a packed fabric")
+            position += 1
+            if key in _HEAD_KEYS:
+                head[key] = value
+            elif key != "format":
+                raise ValueError("not a packed fabric")
+    except (json.JSONDecodeError, IndexError):
+        return None
+    return head
+
+
+def _fabric_head(data: bytes) -> dict:
+    """``models``, ``parts`` and ``info`` of a packed fabric, inflating only as much of the
+    stream as they need (they come before the node and link columns); read from the whole
+    document if it is not laid out as :func:`fabric_pack` writes it."""
+    inflater = zlib.decompressobj()
+    raw = inflater.decompress(data, _INFLATE_CHUNK)
+    try:
+        while True:
+            head = _parse_head(raw.decode("utf-8", errors="ignore"))
+            if head is not None:
+                return head
+            if not inflater.unconsumed_tail:
+                break
+            raw += inflater.decompress(inflater.unconsumed_tail, _INFLATE_CHUNK)
+    except ValueError:
+        pass
+    document = json.loads(zlib.decompress(data))
+    return {key: document.get(key) for key in _HEAD_KEYS}
+
+
+def fabric_part_names(data: bytes | memoryview) -> set[str]:
+    """Catalog names a packed fabric uses: its device models, media parts and rack type.
+
+    Reads only the head of the stored document (see :func:`_fabric_head`), so it is cheap
+    even for a 100,000-GPU fabric.
+    """
+    head = _fabric_head(bytes(data))
+    names = {str(name) for name in head.get("models") or []}
+    names |= {str(name) for name in head.get("parts") or []}
+    rack = ((head.get("info") or {}).get("layout") or {}).get("rack")
+    if rack:
+        names.add(str(rack))
+    return names

@@ -16,8 +16,10 @@ nest, and long values are cut (see :func:`clean_details`).
 Who reads it
 ------------
 Owners of a team read the events of that team's designs; a design's owner reads the events of
-their designs; everyone reads the events they caused themselves; superusers read all events
-(catalog imports, which belong to no design, included).
+their designs; everyone reads the events they caused themselves; everyone signed in reads the
+catalog's events (parts and manufacturers created, changed, archived, deleted, imported);
+events about price books and offers, which hold price figures, are read only by those who may
+read the book (see :func:`audit_events_for`); superusers read all events.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import re
 from django.db.models import Q, QuerySet
 
 from planner.models import (
+    AuditActionChoices,
     AuditEvent,
     Design,
     Team,
@@ -43,6 +46,7 @@ __all__ = [
     "audit_record",
     "audit_teams_for",
     "clean_details",
+    "part_history_for",
 ]
 
 #: Keys dropped from ``details`` at any depth: they may hold a credential.
@@ -117,6 +121,7 @@ def audit_record(
     actor,
     action: str,
     design: Design | None = None,
+    team: Team | None = None,
     summary: str,
     object_type: str = "",
     object_ref: str = "",
@@ -134,6 +139,9 @@ def audit_record(
         One of :class:`planner.models.AuditActionChoices`.
     design
         The design acted on; its team, id and name are copied onto the event.
+    team
+        For an event about no design: the team whose readers it concerns (a team's price
+        book); a design's team wins.
     summary
         One line saying what happened (cut to 300 characters).
     object_type, object_ref
@@ -156,6 +164,7 @@ def audit_record(
         object_type=_clip(str(object_type), OBJECT_TYPE_MAX_CHARS),
         object_ref=_clip(str(object_ref), OBJECT_REF_MAX_CHARS),
         details=clean_details(details),
+        team_id=team.pk if team is not None else None,
     )
     if design is not None:
         event.design = design if design.pk is not None else None
@@ -174,12 +183,39 @@ def audit_teams_for(user) -> QuerySet[Team]:
     ).order_by("name")
 
 
+def _price_events() -> Q:
+    """Events that may carry price figures: price books, offers, price imports."""
+    return Q(action=AuditActionChoices.PRICE_CHANGED) | Q(
+        action=AuditActionChoices.IMPORT_APPLIED, design_ref__isnull=True, object_type="price-book"
+    )
+
+
+def _catalog_events() -> Q:
+    """Events about catalog parts and manufacturers (no prices): read by everyone signed in."""
+    return Q(
+        action__in=[
+            AuditActionChoices.CATALOG_CHANGED,
+            AuditActionChoices.CATALOG_DELETED,
+            AuditActionChoices.CATALOG_ARCHIVED,
+        ]
+    ) | Q(action=AuditActionChoices.IMPORT_APPLIED, design_ref__isnull=True, object_type="parts")
+
+
 def audit_events_for(user) -> QuerySet[AuditEvent]:
     """Audit events ``user`` may read, newest first (none for an anonymous user).
 
-    Those of teams ``user`` owns, of designs ``user`` owns, and those ``user`` caused; a
-    superuser reads all of them.
+    - events of designs: those of teams ``user`` owns, of designs ``user`` owns, and those
+      ``user`` caused;
+    - catalog events (parts and manufacturers created, changed, archived, deleted, imported):
+      everyone signed in;
+    - price events (price books and offers, with their figures): users who may read the book
+      (:func:`inventory.permissions.price_books_for`: catalog editors all, users with the
+      price right the public books and those of their teams where they have it);
+    - a superuser reads all of them.
     """
+    from inventory.permissions import user_can_edit_catalog
+    from planner.selectors import user_can_view_prices
+
     if not getattr(user, "is_authenticated", False):
         return AuditEvent.objects.none()
     events = AuditEvent.objects.select_related("actor", "team")
@@ -188,17 +224,29 @@ def audit_events_for(user) -> QuerySet[AuditEvent]:
     owned_teams = TeamMembership.objects.filter(user_id=user.pk, role=TeamRoleChoices.OWNER).values(
         "team_id"
     )
-    return events.filter(
+    prices = _price_events()
+    visible = (
         Q(team_id__in=owned_teams) | Q(design__owner_id=user.pk) | Q(actor_id=user.pk)
+    ) & ~prices
+    visible |= _catalog_events()
+    if user_can_edit_catalog(user):
+        visible |= prices
+    elif user_can_view_prices(user):
+        priced_teams = TeamMembership.objects.filter(user_id=user.pk, can_view_prices=True).values(
+            "team_id"
+        )
+        visible |= prices & (Q(team__isnull=True) | Q(team_id__in=priced_teams))
+    return events.filter(visible)
+
+
+def part_history_for(user, part) -> QuerySet[AuditEvent]:
+    """The audit events of one catalog part ``user`` may read (everyone signed in), newest
+    first: its creation, changes, archiving (by category and slug)."""
+    return audit_events_for(user).filter(
+        _catalog_events(), object_type=part.CATEGORY, object_ref=part.slug
     )
 
 
 def audit_can_read(user) -> bool:
-    """Whether ``user`` has an audit log to read: a team owner, a design owner or a superuser."""
-    if not getattr(user, "is_authenticated", False):
-        return False
-    return (
-        user.is_superuser
-        or TeamMembership.objects.filter(user_id=user.pk, role=TeamRoleChoices.OWNER).exists()
-        or Design.objects.filter(owner_id=user.pk).exists()
-    )
+    """Whether ``user`` has an audit log to read: everyone signed in reads the catalog's."""
+    return bool(getattr(user, "is_authenticated", False))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from django import forms
 
-from inventory.models import PriceBook, RackType, ServerModel, SwitchModel
+from inventory.models import RackType, ServerModel, SwitchModel
+from inventory.permissions import price_books_for
 from planner.domain.spec import MEDIA_KINDS, TIERS, TOPOLOGIES
 from planner.models import DesignSharingChoices
 from planner.selectors import teams_for
@@ -67,7 +68,8 @@ def _number(value):
 
 def _part_choices(model, blank: str | None = None) -> list[tuple[str, str]]:
     choices = [("", blank)] if blank is not None else []
-    for slug, name in model.objects.order_by("slug").values_list("slug", "name"):
+    parts = model.objects.filter(archived=False).order_by("slug")  # archived: not for new designs
+    for slug, name in parts.values_list("slug", "name"):
         choices.append((slug, f"{slug} — {name}" if name and name != slug else slug))
     return choices
 
@@ -147,7 +149,7 @@ class DesignWizardForm(forms.Form):
         for name in MEDIA_FIELDS.values():
             self.fields[name].choices = media
         self.fields["price_book"].choices = [("", "Default (seed reseller book)")] + [
-            (slug, name) for slug, name in PriceBook.objects.values_list("slug", "name")
+            (slug, name) for slug, name in price_books_for(user).values_list("slug", "name")
         ]
         self.fields["rack"].choices = _part_choices(RackType, "48U rack, no power limit")
         self.fields["team"].queryset = teams_for(user)

@@ -250,6 +250,10 @@ class AuditActionChoices(models.TextChoices):
     EXPORT_DOWNLOADED = "export.downloaded", "Export downloaded"
     QUOTE_CHANGED = "quote.changed", "Quote changed"
     IMPORT_APPLIED = "import.applied", "Import applied"
+    CATALOG_CHANGED = "catalog.changed", "Catalog changed"
+    CATALOG_DELETED = "catalog.deleted", "Catalog entry deleted"
+    CATALOG_ARCHIVED = "catalog.archived", "Catalog part archived"
+    PRICE_CHANGED = "price.changed", "Prices changed"
 
 
 class AuditEvent(models.Model):

@@ -444,13 +444,15 @@ def revision_bom_diff_for(
     book = None
     if price_book_slug:
         quote_require_prices(user_can_view_prices(user))
-        book = PriceBook.objects.filter(slug=price_book_slug).first()
+        book = price_books_for(user).filter(slug=price_book_slug).first()
         if book is None:
             raise ValidationError({"price_book": f"No price book {price_book_slug!r}."})
     return revision_bom_diff(old, new, price_book=book).as_dict(with_prices=book is not None)
 
 
 def quote_require_prices(may_view_prices: bool) -> None:
+        from inventory.permissions import price_books_for
+
     """Raise :class:`PermissionDenied` (with the reason) unless prices may be shown."""
     if not may_view_prices:
         raise PermissionDenied(PRICES_HIDDEN)

@@ -14,14 +14,17 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import IntegerField, JSONField, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
-from planner.adapters import catalog_facts, fabric_unpack, price_of_factory
+from planner.adapters import catalog_facts, fabric_part_names, fabric_unpack, price_of_factory
 from planner.domain import canvas
+from planner.domain.catalog import spec_part_fields
 from planner.domain.fabric import Fabric
+from planner.domain.spec import SpecError, parse_spec
 from planner.models import (
     WRITE_ROLES,
     Design,
@@ -110,12 +113,14 @@ def revision_list(design: Design) -> QuerySet[DesignRevision]:
 def user_can_view_prices(user) -> bool:
     """Whether ``user`` may see prices (price books, offers, priced quotes).
 
-    Superusers and staff may; anyone else needs a team membership with ``can_view_prices``
-    (the sales role). Prices are catalog-wide, so the right is per user, not per design.
+    Superusers, staff and catalog editors (``inventory.edit_catalog``, who keep the price
+    books) may; anyone else needs a team membership with ``can_view_prices`` (the sales
+    role). The right is per user, not per design; which books a user reads is
+    :func:`inventory.permissions.price_books_for`.
     """
     if not getattr(user, "is_authenticated", False):
         return False
-    if user.is_superuser or user.is_staff:
+    if user.is_superuser or user.is_staff or user.has_perm("inventory.edit_catalog"):
         return True
     return TeamMembership.objects.filter(user_id=user.pk, can_view_prices=True).exists()
 
@@ -123,6 +128,81 @@ def user_can_view_prices(user) -> bool:
 def teams_for(user) -> QuerySet[Team]:
     """Teams ``user`` belongs to (the ones a design of theirs may be shared with)."""
     return Team.objects.filter(memberships__user_id=user.pk).order_by("name")
+
+
+# --- which revisions use a catalog part ------------------------------------------------------
+
+
+def spec_part_names(spec: dict) -> set[str]:
+    """Catalog names a stored spec names (server, switches, explicit media, rack)."""
+    if not isinstance(spec, dict) or not spec:
+        return set()
+    try:
+        return {name for _, name in spec_part_fields(parse_spec(spec))}
+    except (SpecError, TypeError, ValueError, KeyError):
+        # Read what it names even where the stored spec no longer parses.
+        def mapping(value) -> dict:
+            return value if isinstance(value, dict) else {}
+
+        names = [spec.get("server"), mapping(spec.get("layout")).get("rack")]
+        names += list(mapping(spec.get("switches")).values())
+        for choice in mapping(spec.get("media")).values():
+            names += list(mapping(choice).values())
+        return {name for name in names if isinstance(name, str) and name}
+
+
+def revision_part_names(revision: DesignRevision) -> set[str]:
+    """Every catalog name (slug or alias) ``revision`` uses: in its spec and its stored fabric
+    (device models, media parts, rack type)."""
+    return spec_part_names(revision.spec) | fabric_part_names(revision.topology)
+
+
+@dataclass
+class PartUsage:
+    """Revisions that use a catalog part: ``revisions`` is ``[(design id, design name,
+    revision number)]``, by design then number."""
+
+    revisions: list[tuple[int, str, int]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.revisions)
+
+    @property
+    def revision_count(self) -> int:
+        return len(self.revisions)
+
+    @property
+    def design_count(self) -> int:
+        return len({design for design, _, _ in self.revisions})
+
+
+def part_usage(part) -> PartUsage:
+    """The design revisions, of every user and team, that use ``part``.
+
+    A revision uses a part when its spec or stored fabric names the part's slug or one of its
+    aliases; a NIC is also used by the revisions of the servers that name it as their
+    ``compute_nic`` (the bill of materials counts it). Revisions are never changed, so a used
+    part must stay in the catalog (archive it instead of deleting it).
+
+    For the catalog's checks only: it names designs the caller may not see, so show counts,
+    not names, to users.
+    """
+    from inventory.models import ServerModel
+
+    names = {part.slug, *(part.aliases or [])}
+    if part.CATEGORY == "nic":
+        for server in ServerModel.objects.filter(compute_nic__in=names).only("slug", "aliases"):
+            names |= {server.slug, *(server.aliases or [])}
+    found = []
+    revisions = (
+        DesignRevision.objects.select_related("design")
+        .only("design__name", "number", "spec", "topology")
+        .order_by("design_id", "number")
+    )
+    for revision in revisions.iterator(chunk_size=50):
+        if names & revision_part_names(revision):
+            found.append((revision.design_id, revision.design.name, revision.number))
+    return PartUsage(found)
 
 
 # --- canvas reads ------------------------------------------------------------------------------
@@ -183,11 +263,12 @@ def link_options(
     a_model: str, b_model: str, *, speed_gbps: int | None = None, length_m: float | None = None
 ) -> dict:
     """Media choices for a link between two catalog device models, priced from the seed
-    price book (see :func:`planner.domain.canvas.link_options`)."""
+    price book (see :func:`planner.domain.canvas.link_options`); archived parts are not
+    offered."""
     options = canvas.link_options(
         a_model,
         b_model,
-        facts=catalog_facts(),
+        facts=catalog_facts(for_new=True),
         speed_gbps=speed_gbps,
         length_m=length_m,
         price_of=price_of_factory(),

@@ -10,6 +10,8 @@ severity, field}]``, from :func:`planner.domain.canvas.validate_edit`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
@@ -17,7 +19,7 @@ from django.db.models import Max
 from planner.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
 from planner.audit import audit_record
 from planner.domain.canvas import EditError, fabric_from_edit, violation_dict
-from planner.domain.catalog import CatalogFacts, CatalogLookupError
+from planner.domain.catalog import CatalogFacts, CatalogLookupError, archived_problems
 from planner.domain.edits import keep_from_base
 from planner.domain.fabric import Fabric, FabricError
 from planner.domain.pipeline import build_fabric
@@ -105,8 +107,14 @@ def _build_fabric(spec: DesignSpec, facts: CatalogFacts) -> Fabric:
     return build_fabric(spec, facts, price_of=price_of_factory(spec.price_book))
 
 
-def design_build(*, spec_document: dict | str) -> tuple[DesignSpec, Fabric, dict]:
+def design_build(
+    *, spec_document: dict | str, keep: Collection[str] = ()
+) -> tuple[DesignSpec, Fabric, dict]:
     """Parse a spec (mapping or YAML/JSON text), generate its fabric and summarize it.
+
+    Archived catalog parts are not used: a spec naming one is refused (the field says it is
+    archived) and media "auto" never picks one, except the names in ``keep`` (the parts the
+    revision an edit is based on already uses).
 
     Writes nothing. Raises :class:`DesignError` listing every problem, each naming its field.
     """
@@ -117,7 +125,10 @@ def design_build(*, spec_document: dict | str) -> tuple[DesignSpec, Fabric, dict
         if not isinstance(document, dict):
             raise SpecError([("", "a spec is a mapping of keys (name, topology, ...)")])
         spec = parse_spec(document)
-        facts = catalog_facts()
+        facts = catalog_facts(for_new=True, keep=keep)
+        archived = archived_problems(spec, facts)
+        if archived:
+            raise SpecError(archived)
         _check_size(spec, facts)
         fabric = _build_fabric(spec, facts)
     except SpecError as exc:
@@ -281,7 +292,9 @@ def design_revise(
     """
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
-    spec, fabric, summary = design_build(spec_document=spec_document)
+    spec, fabric, summary = design_build(
+        spec_document=spec_document, keep=_base_part_names(design, base_revision)
+    )
     revision = _revision_create(
         design=design,
         number=latest + 1,
@@ -297,9 +310,21 @@ def design_revise(
     return revision
 
 
-def topology_build(*, document, name: str = "", base: Fabric | None = None) -> tuple[Fabric, dict]:
+def _base_part_names(design: Design, number: int) -> set[str]:
+    """Catalog names revision ``number`` of ``design`` uses (an edit may keep using them even
+    if they were archived since)."""
+    from planner.selectors import revision_part_names
+
+    base = design.revisions.only("spec", "topology").filter(number=number).first()
+    return revision_part_names(base) if base is not None else set()
+
+
+def topology_build(
+    *, document, name: str = "", keep: Collection[str] = (), base: Fabric | None = None
+) -> tuple[Fabric, dict]:
     """Check an edit document (nodes and links drawn or edited on the canvas), build its
-    fabric and summarize it. Writes nothing. With ``base`` (the fabric
+    fabric and summarize it. Writes nothing. Archived catalog parts are unknown to it, except
+    the names in ``keep`` (those the edited revision already uses). With ``base`` (the fabric
     the edit started from), the fabric keeps base's racks, layout and build facts, and the
     summary lists the spec parameters the edit made untrue (``stale_parameters``; see
     :func:`planner.domain.edits.keep_from_base`).
@@ -311,7 +336,7 @@ def topology_build(*, document, name: str = "", base: Fabric | None = None) -> t
         the element ids (``node:<name>``, ``link:<index>``) the canvas highlights.
     """
     try:
-        fabric = fabric_from_edit(document, catalog_facts())
+        fabric = fabric_from_edit(document, catalog_facts(for_new=True, keep=keep))
     except EditError as exc:
         raise TopologyError([violation_dict(v) for v in exc.violations]) from exc
     if base is not None:
@@ -332,6 +357,7 @@ def design_preview_topology(*, design: Design, document: dict, base_revision: in
     fabric, summary = topology_build(
         document=document,
         name=design.name,
+        keep=_base_part_names(design, base_revision),
         base=fabric_unpack(base.topology),
     )
     old_summary = {k: v for k, v in base.summary.items() if k != "stale_parameters"}
@@ -371,7 +397,10 @@ def design_edit_topology(
     latest = _check_base(design, base_revision)
     base = design.revisions.only("spec", "topology").get(number=base_revision)
     fabric, summary = topology_build(
-        document=document, name=design.name, base=fabric_unpack(base.topology)
+        document=document,
+        name=design.name,
+        keep=_base_part_names(design, base_revision),
+        base=fabric_unpack(base.topology),
     )
     revision = _revision_create(
         design=design,

@@ -106,6 +106,23 @@ def prices_visible(user):
     return user
 
 
+def grant_catalog_editor(user):
+    """Give ``user`` the catalog-editor permission (``inventory.edit_catalog``), as the admin
+    does; returns the user, reloaded so that the permission cache is fresh."""
+    from django.contrib.auth.models import Permission
+
+    user.user_permissions.add(
+        Permission.objects.get(codename="edit_catalog", content_type__app_label="inventory")
+    )
+    return type(user).objects.get(pk=user.pk)
+
+
+@pytest.fixture
+def catalog_editor(user):
+    """``user`` may change the catalog (the ``inventory.edit_catalog`` permission)."""
+    return grant_catalog_editor(user)
+
+
 @pytest.fixture
 def api_client(user):
     from rest_framework.test import APIClient

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from inventory.library.schema import IDENTITY_FIELDS
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+from planner.models import Team
 
 
 class ValidatedModelSerializer(serializers.ModelSerializer):
@@ -67,6 +68,7 @@ def _serializer_for(category, model):
         *DERIVED.get(category, []),
         "sources",
         "provenance",
+        "archived",
         "created",
         "updated",
     ]
@@ -76,7 +78,7 @@ def _serializer_for(category, model):
         {
             "model": model,
             "fields": fields,
-            "read_only_fields": [*DERIVED.get(category, []), "created", "updated"],
+            "read_only_fields": [*DERIVED.get(category, []), "archived", "created", "updated"],
         },
     )
     return type(f"{model.__name__}Serializer", (CatalogPartSerializer,), {"Meta": meta})
@@ -89,6 +91,13 @@ SERIALIZERS = {
 
 class PriceBookSerializer(serializers.ModelSerializer):
     price_count = serializers.IntegerField(source="prices.count", read_only=True)
+    team = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=Team.objects.all(),
+        allow_null=True,
+        required=False,
+        help_text="Slug of the team that keeps the book; null = a public book (catalog editors).",
+    )
 
     class Meta:
         model = PriceBook
@@ -99,6 +108,7 @@ class PriceBookSerializer(serializers.ModelSerializer):
             "currency",
             "kind",
             "description",
+            "team",
             "price_count",
             "created",
             "updated",
@@ -107,6 +117,16 @@ class PriceBookSerializer(serializers.ModelSerializer):
 
 class PriceSerializer(ValidatedModelSerializer):
     book = serializers.SlugRelatedField(slug_field="slug", queryset=PriceBook.objects.all())
+
+    def get_fields(self):
+        """Offers go only into books the user may read (another book is "does not exist")."""
+        fields = super().get_fields()
+        request = self.context.get("request")
+        if request is not None:
+            from inventory.permissions import price_books_for
+
+            fields["book"].queryset = price_books_for(request.user)
+        return fields
 
     class Meta:
         model = Price

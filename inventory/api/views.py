@@ -1,12 +1,19 @@
-"""Catalog API: CRUD per category, lookups by slug, price books."""
+"""Catalog API: CRUD per category, lookups by slug, archive, history, price books.
+
+Reading is for everyone signed in; writes need the catalog-editor permission, and price books
+and offers are read and changed per book (:mod:`inventory.permissions`). Every write goes
+through an audited service of :mod:`inventory.services`.
+"""
 
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import viewsets
+from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.exceptions import APIException, PermissionDenied
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
+from inventory import services
 from inventory.api.serializers import (
     SERIALIZERS,
     ManufacturerSerializer,
@@ -15,33 +22,78 @@ from inventory.api.serializers import (
 )
 from inventory.filtersets import FILTERSETS
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+from inventory.permissions import (
+    PRICE_BOOK_EDITOR_NEEDED,
+    CanEditCatalog,
+    CanEditPriceBooks,
+    CanViewPrices,
+    price_books_for,
+    user_can_edit_price_book,
+)
 from inventory.selectors import works_with
-from inventory.services import part_delete, part_get, part_save
-from planner.selectors import user_can_view_prices
+from planner.api.audit import AuditEventSerializer
+from planner.audit import part_history_for
+
+IN_USE = OpenApiResponse(description="Still in use: nothing was deleted (archive it instead)")
 
 
-class CanViewPrices(BasePermission):
-    """Price books and prices are for staff and members with the price right (403 otherwise)."""
+class Conflict(APIException):
+    """409: the change is refused because something still uses the entry."""
 
-    message = (
-        "Prices are shown to staff and to team members with the price right (can_view_prices)."
-    )
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "Still in use."
+    default_code = "conflict"
 
-    def has_permission(self, request, view):
-        return user_can_view_prices(request.user)
+
+def _conflict(exc: services.CatalogConflict) -> Conflict:
+    detail = {"detail": exc.message, "in_use": exc.count}
+    if exc.field:
+        detail[exc.field] = [exc.message]
+    return Conflict(detail)
 
 
 class ManufacturerViewSet(viewsets.ModelViewSet):
+    """Manufacturers of catalog parts. Writes need the catalog-editor permission."""
+
     queryset = Manufacturer.objects.all()
     serializer_class = ManufacturerSerializer
+    permission_classes = [IsAuthenticated, CanEditCatalog]
     lookup_field = "slug"
     search_fields = ["name", "slug"]
+
+    def perform_create(self, serializer):
+        manufacturer = Manufacturer(**serializer.validated_data)
+        serializer.instance = services.manufacturer_save(
+            manufacturer=manufacturer, actor=self.request.user
+        )
+
+    def perform_update(self, serializer):
+        manufacturer = serializer.instance
+        for key, value in serializer.validated_data.items():
+            setattr(manufacturer, key, value)
+        serializer.instance = services.manufacturer_save(
+            manufacturer=manufacturer, actor=self.request.user
+        )
+
+    @extend_schema(responses={204: None, 409: IN_USE})
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        try:
+            services.manufacturer_delete(manufacturer=instance, actor=self.request.user)
+        except services.CatalogConflict as exc:
+            raise _conflict(exc) from exc
 
 
 class CatalogPartViewSet(viewsets.ModelViewSet):
     """Parts of one category. Look up by slug; filter by vendor, speed, form factor, media,
-    reach and protocol; ``search`` matches slug, name, part number and aliases."""
+    reach and protocol; ``search`` matches slug, name, part number and aliases. Lists leave
+    archived parts out unless ``include_archived=true``; a part's own URL always answers.
+    Creating, changing, archiving and deleting need the catalog-editor permission; a part that
+    a design revision uses cannot be deleted (409: archive it)."""
 
+    permission_classes = [IsAuthenticated, CanEditCatalog]
     lookup_field = "slug"
     lookup_value_regex = r"[A-Za-z0-9._\-]+"
     search_fields = ["slug", "name", "part_number", "description"]
@@ -57,7 +109,7 @@ class CatalogPartViewSet(viewsets.ModelViewSet):
         identifier = self.kwargs[self.lookup_field]
         part = self.get_queryset().filter(slug=identifier).first()
         if part is None:
-            found = part_get(identifier)
+            found = services.part_get(identifier)
             if found is not None and self.category == found.CATEGORY:
                 part = found
         if part is None:
@@ -67,16 +119,49 @@ class CatalogPartViewSet(viewsets.ModelViewSet):
 
     def perform_create(self, serializer):
         part = CATEGORY_MODELS[self.category](**serializer.validated_data)
-        serializer.instance = part_save(part=part)
+        serializer.instance = services.part_save(part=part, actor=self.request.user)
 
     def perform_update(self, serializer):
         part = serializer.instance
         for key, value in serializer.validated_data.items():
             setattr(part, key, value)
-        serializer.instance = part_save(part=part)
+        serializer.instance = services.part_save(part=part, actor=self.request.user)
+
+    @extend_schema(responses={204: None, 409: IN_USE})
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance):
-        part_delete(part=instance)
+        try:
+            services.part_delete(part=instance, actor=self.request.user)
+        except services.CatalogConflict as exc:
+            raise _conflict(exc) from exc
+
+    def _archive(self, archived: bool):
+        part = services.part_archive(
+            part=self.get_object(), actor=self.request.user, archived=archived
+        )
+        return Response(self.get_serializer(part).data)
+
+    @extend_schema(request=None)
+    @action(detail=True, methods=["post"])
+    def archive(self, request, slug=None, format=None):
+        """Archive the part: hidden from pickers and refused in new designs, while the
+        revisions that use it still read, export, price and validate."""
+        return self._archive(True)
+
+    @extend_schema(request=None)
+    @action(detail=True, methods=["post"])
+    def unarchive(self, request, slug=None, format=None):
+        """Make an archived part available to new designs again."""
+        return self._archive(False)
+
+    @extend_schema(responses={200: AuditEventSerializer(many=True)})
+    @action(detail=True, methods=["get"], filterset_class=None, pagination_class=None)
+    def history(self, request, slug=None, format=None):
+        """The part's audit events, newest first: who changed what, when (old -> new)."""
+        events = part_history_for(request.user, self.get_object())
+        return Response(AuditEventSerializer(events, many=True).data)
 
     @extend_schema(responses={200: OpenApiResponse(description="Compatible parts by section")})
     @action(detail=True, methods=["get"], url_path="works-with")
@@ -104,14 +189,83 @@ VIEWSETS = {category: _viewset_for(category) for category in CATEGORY_MODELS}
 
 
 class PriceBookViewSet(viewsets.ModelViewSet):
-    queryset = PriceBook.objects.all()
+    """Price books the user may read (public ones, and their teams' with the price right).
+
+    A public book (no ``team``) is created and changed by catalog editors; a team's book also
+    by that team's owners with the price right. A book quotes are priced from cannot be
+    deleted (409)."""
+
+    queryset = PriceBook.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = PriceBookSerializer
-    permission_classes = [IsAuthenticated, CanViewPrices]
+    permission_classes = [IsAuthenticated, CanViewPrices, CanEditPriceBooks]
     lookup_field = "slug"
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return PriceBook.objects.none()
+        return price_books_for(self.request.user)
+
+    def _check_edit(self, book: PriceBook) -> None:
+        if not user_can_edit_price_book(self.request.user, book):
+            raise PermissionDenied(PRICE_BOOK_EDITOR_NEEDED)
+
+    def perform_create(self, serializer):
+        book = PriceBook(**serializer.validated_data)
+        self._check_edit(book)
+        serializer.instance = services.price_book_save(book=book, actor=self.request.user)
+
+    def perform_update(self, serializer):
+        book = serializer.instance
+        self._check_edit(book)
+        for key, value in serializer.validated_data.items():
+            setattr(book, key, value)
+        self._check_edit(book)
+        serializer.instance = services.price_book_save(book=book, actor=self.request.user)
+
+    @extend_schema(responses={204: None, 409: IN_USE})
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        self._check_edit(instance)
+        try:
+            services.price_book_delete(book=instance, actor=self.request.user)
+        except services.CatalogConflict as exc:
+            raise _conflict(exc) from exc
 
 
 class PriceViewSet(viewsets.ModelViewSet):
-    queryset = Price.objects.select_related("book")
+    """Offers of the price books the user may read; changed by those who may change the
+    offer's book (see :class:`PriceBookViewSet`)."""
+
+    queryset = Price.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = PriceSerializer
-    permission_classes = [IsAuthenticated, CanViewPrices]
+    permission_classes = [IsAuthenticated, CanViewPrices, CanEditPriceBooks]
     filterset_fields = ["book__slug", "part_category", "part_slug", "currency"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Price.objects.none()
+        books = price_books_for(self.request.user)
+        return Price.objects.select_related("book").filter(book__in=books)
+
+    def _check_edit(self, book: PriceBook) -> None:
+        if not user_can_edit_price_book(self.request.user, book):
+            raise PermissionDenied(PRICE_BOOK_EDITOR_NEEDED)
+
+    def perform_create(self, serializer):
+        price = Price(**serializer.validated_data)
+        self._check_edit(price.book)
+        serializer.instance = services.price_save(price=price, actor=self.request.user)
+
+    def perform_update(self, serializer):
+        price = serializer.instance
+        self._check_edit(price.book)
+        for key, value in serializer.validated_data.items():
+            setattr(price, key, value)
+        self._check_edit(price.book)
+        serializer.instance = services.price_save(price=price, actor=self.request.user)
+
+    def perform_destroy(self, instance):
+        self._check_edit(instance.book)
+        services.price_delete(price=instance, actor=self.request.user)

@@ -47,6 +47,13 @@ class Manufacturer(models.Model):
 
     class Meta:
         ordering = ["name"]
+        permissions = [
+            (
+                "edit_catalog",
+                "Can create, change, archive and delete catalog parts, manufacturers and "
+                "public price books",
+            ),
+        ]
 
     def __str__(self):
         return self.name
@@ -91,6 +98,11 @@ class CatalogPart(models.Model):
     )
     provenance = models.JSONField(
         default=dict, blank=True, help_text="{field path: {source, grade, note?, alternatives?}}"
+    )
+    archived = models.BooleanField(
+        default=False,
+        help_text="Hidden from pickers and refused in new designs; still resolves for the "
+        "revisions that use it.",
     )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)

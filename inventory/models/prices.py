@@ -12,7 +12,12 @@ DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 class PriceBook(models.Model):
-    """A named set of prices (a reseller snapshot, a vendor list, a customer's negotiated book)."""
+    """A named set of prices (a reseller snapshot, a vendor list, a customer's negotiated book).
+
+    A public book (``team`` empty) is read by everyone with the price right and changed by
+    catalog editors; a team's book is read by that team's members with the price right and
+    changed by its owners with the price right (see :mod:`inventory.permissions`).
+    """
 
     KIND_CHOICES = [
         ("reseller", "Reseller web prices"),
@@ -27,6 +32,15 @@ class PriceBook(models.Model):
     )
     kind = models.CharField(max_length=16, choices=KIND_CHOICES, default="reseller")
     description = models.TextField(blank=True)
+    team = models.ForeignKey(
+        "planner.Team",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="price_books",
+        help_text="The team whose owners (with the price right) keep this book; empty = a public "
+        "book, kept by catalog editors.",
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -107,12 +107,51 @@ class CatalogFacts:
     # slug -> {category, slug, manufacturer, spec..., provenance, sources}; ``provenance`` maps
     # a spec field (dotted path) to {source, grade, ...} and ``sources`` a key to {url, grade}.
     parts: dict[str, dict] = field(default_factory=dict)
+    # Names (slugs and aliases) of archived parts left out of these facts -> their category:
+    # facts for new designs leave them out, so that nothing new picks them.
+    archived: dict[str, str] = field(default_factory=dict)
 
     def device(self, slug: str, category: str, *, field_name: str) -> DeviceModel:
         model = self.devices.get(slug)
+        if model is None and self.archived.get(slug) == category:
+            raise CatalogLookupError(f"{field_name}: {archived_message(slug, category)}")
         if model is None or model.category != category:
             raise CatalogLookupError(f"{field_name}: no {category} {slug!r} in the catalog")
         return model
+
+
+def archived_message(slug: str, category: str) -> str:
+    """Why a new design may not use an archived part.
+
+    >>> archived_message("DGX-H100", "server")
+    "server 'DGX-H100' is archived in the catalog: choose another one for new designs"
+    """
+    return f"{category} {slug!r} is archived in the catalog: choose another one for new designs"
+
+
+def spec_part_fields(spec) -> list[tuple[str, str]]:
+    """``(field, name)`` of every catalog part a parsed spec names.
+
+    ``spec`` is a :class:`planner.domain.spec.DesignSpec`: ``server``, ``switches.<tier>``,
+    ``media.<tier>.a|b|cable`` and ``layout.rack``.
+    """
+    fields = [("server", spec.server)]
+    fields += [(f"switches.{tier}", getattr(spec, tier)) for tier in ("leaf", "spine", "core")]
+    for tier, choice in (spec.media or {}).items():
+        fields += [(f"media.{tier}.{end}", getattr(choice, end)) for end in ("a", "b", "cable")]
+    fields.append(("layout.rack", spec.layout.rack))
+    return [(name, value) for name, value in fields if isinstance(value, str) and value]
+
+
+def archived_problems(spec, facts: CatalogFacts) -> list[tuple[str, str]]:
+    """``(field, message)`` for each part a spec names that ``facts`` left out as archived."""
+    problems, seen = [], set()
+    for name, slug in spec_part_fields(spec):
+        category = facts.archived.get(slug)
+        if category and slug not in seen:  # once per part: spine and core default to leaf
+            seen.add(slug)
+            problems.append((name, archived_message(slug, category)))
+    return problems
 
 
 def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> DeviceModel:

@@ -81,7 +81,7 @@ def _new_cable(**overrides):
     return body
 
 
-def test_create_update_delete(api_client, seeded):
+def test_create_update_delete(api_client, seeded, catalog_editor):
     created = api_client.post("/api/inventory/cables/", _new_cable(), format="json")
     assert created.status_code == 201, created.content
     patched = api_client.patch(
@@ -103,14 +103,14 @@ def test_create_update_delete(api_client, seeded):
         ({"provenance": {"speed_gbps": {"source": "nope", "grade": "datasheet"}}}, "provenance"),
     ],
 )
-def test_invalid_create_is_400_keyed_by_field(api_client, seeded, overrides, field):
+def test_invalid_create_is_400_keyed_by_field(api_client, seeded, catalog_editor, overrides, field):
     response = api_client.post("/api/inventory/cables/", _new_cable(**overrides), format="json")
     assert response.status_code == 400, response.content
     assert field in response.json()
     assert api_client.get("/api/inventory/cables/TEST-DAC/").status_code == 404
 
 
-def test_failed_update_keeps_stored_row(api_client, seeded):
+def test_failed_update_keeps_stored_row(api_client, seeded, catalog_editor):
     response = api_client.patch(
         "/api/inventory/switches/QM9700/", {"power_typical_w": 5000}, format="json"
     )

@@ -25,6 +25,9 @@ from inventory.models import (
 )
 from inventory.services import part_save
 
+#: These pages are used by a catalog editor (non-editors: tests/api/test_catalog_governance.py).
+pytestmark = pytest.mark.usefixtures("catalog_editor")
+
 DATASHEET = "https://example.com/acme-datasheet.pdf"
 SOURCES = {
     "ds": {"url": DATASHEET, "grade": "datasheet", "title": "ACME optics datasheet"},

@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from inventory.models import Manufacturer, SwitchModel, Transceiver
 from inventory.services import part_save
+from tests.conftest import grant_catalog_editor
 
 SOURCES = {"ds": {"url": "https://example.com/acme-ds.pdf", "grade": "datasheet"}}
 
@@ -122,7 +123,10 @@ def test_detail_shows_provenance_and_works_with(browser_login, live_server, cata
     ).to_be_visible()
 
 
-def test_part_form_flags_invalid_json_before_saving(browser_login, live_server, catalog):
+def test_part_form_flags_invalid_json_before_saving(
+    browser_login, live_server, catalog, django_user_model
+):
+    grant_catalog_editor(django_user_model.objects.get(username="carol"))  # the form is theirs
     page = browser_login
     page.goto(f"{live_server.url}/catalog/transceiver/new/")
     breakouts = page.get_by_label("Breakouts")
