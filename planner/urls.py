@@ -5,10 +5,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from planner import audit_views, views
+from planner import audit_views, navigation_views, views
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", navigation_views.home, name="home"),
+    path("search/", navigation_views.search_page, name="search"),
+    path("help/", navigation_views.help_page, name="help"),
     path("healthz", views.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -20,6 +22,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's init script from a URL: no inline script (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/search/", navigation_views.SearchView.as_view(), name="api-search"),
     path("api/inventory/", include("inventory.api.urls")),
     path("api/simulation/", include("simulation.api.urls")),
     path("api/planner/", include("planner.api.urls")),

@@ -24,11 +24,6 @@ from planner.forms import DesignEditForm, DesignWizardForm, initial_from_spec
 from planner.health import check_broker, check_database
 
 
-def home(request):
-    """Landing page: where to start."""
-    return render(request, "planner/home.html")
-
-
 @login_not_required
 @never_cache
 @require_GET
