@@ -136,7 +136,8 @@ class DesignTopologyPreviewView(APIView):
         },
     )
     def post(self, request, design_pk: int):
-        design = selectors.design_get_for(request.user, design_pk)
+        # Previewing is the first step of saving an edit: for those who may edit (403 first).
+        design = selectors.design_get_for(request.user, design_pk, write=True)
         params = TopologyEditSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
