@@ -29,7 +29,11 @@ PERCENT = {"min_value": 0, "max_value": 100, "max_digits": 5, "decimal_places": 
 
 
 class QuoteForm(forms.Form):
-    """A quote's terms; discounts and spares are one field per category."""
+    """A quote's terms; discounts and spares are one field per category.
+
+    Without the price right the form has no price terms (margin, discounts, notes): a new
+    quote gets none, a changed one keeps its own.
+    """
 
     customer = forms.CharField(max_length=200)
     revision = forms.TypedChoiceField(coerce=int, help_text="The revision to quote.")
@@ -51,11 +55,14 @@ class QuoteForm(forms.Form):
     valid_until = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     notes = forms.CharField(required=False, max_length=4000, widget=forms.Textarea({"rows": 3}))
 
-    def __init__(self, *args, design, **kwargs):
+    def __init__(self, *args, design, may_view_prices: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        self.with_price_terms = may_view_prices
+        if not may_view_prices:
+            del self.fields["margin_pct"], self.fields["notes"]
         numbers = list(design.revisions.order_by("-number").values_list("number", flat=True))
         self.fields["revision"].choices = [(n, f"Revision {n}") for n in numbers]
-        for prefix in ("discount", "spares"):
+        for prefix in ("discount", "spares") if may_view_prices else ("spares",):
             for category in QUOTE_CATEGORIES:
                 self.fields[f"{prefix}_{category}"] = forms.DecimalField(
                     label="NIC" if category == "nic" else category.capitalize(),
@@ -67,7 +74,7 @@ class QuoteForm(forms.Form):
         return [self[f"{prefix}_{category}"] for category in QUOTE_CATEGORIES]
 
     def discount_fields(self):
-        return self.category_fields("discount")
+        return self.category_fields("discount") if self.with_price_terms else []
 
     def spares_fields(self):
         return self.category_fields("spares")
@@ -75,18 +82,20 @@ class QuoteForm(forms.Form):
     def terms(self, design) -> dict:
         """Cleaned data as keyword arguments of the quote services."""
         data = self.cleaned_data
-        return {
+        terms = {
             "customer": data["customer"],
             "revision": selectors.revision_get(design, data["revision"]),
             "price_book": data["price_book"],
             "price_condition": data["price_condition"],
             "currency": data["currency"] or data["price_book"].currency,
-            "margin_pct": data["margin_pct"],
             "valid_until": data["valid_until"],
-            "notes": data["notes"],
-            "discounts_pct": self._per_category("discount"),
             "spares_pct": self._per_category("spares"),
         }
+        if self.with_price_terms:
+            terms["margin_pct"] = data["margin_pct"]
+            terms["notes"] = data["notes"]
+            terms["discounts_pct"] = self._per_category("discount")
+        return terms
 
     def _per_category(self, prefix: str) -> dict:
         values = {}
@@ -104,7 +113,17 @@ class QuoteForm(forms.Form):
                 self.add_error(target, message if target else f"{field}: {message}")
 
     @staticmethod
-    def initial_for(quote: Quote | None, design) -> dict:
+    def initial_for(quote: Quote | None, design, *, may_view_prices: bool) -> dict:
+        """Initial values: the quote's terms (price terms only with the price right)."""
+        initial = QuoteForm._initial(quote, design)
+        if not may_view_prices:
+            for name in list(initial):
+                if name in quotes.PRICE_TERMS or name.startswith("discount_"):
+                    del initial[name]
+        return initial
+
+    @staticmethod
+    def _initial(quote: Quote | None, design) -> dict:
         if quote is None:
             book = PriceBook.objects.filter(slug=SEED_PRICE_BOOK).first()
             latest = design.latest_revision
@@ -151,8 +170,12 @@ def quote_list(request, pk):
 
 
 def _form_page(request, design, quote: Quote | None):
+    may_view_prices = selectors.user_can_view_prices(request.user)
     form = QuoteForm(
-        request.POST or None, design=design, initial=QuoteForm.initial_for(quote, design)
+        request.POST or None,
+        design=design,
+        may_view_prices=may_view_prices,
+        initial=QuoteForm.initial_for(quote, design, may_view_prices=may_view_prices),
     )
     if request.method == "POST" and form.is_valid():
         try:
@@ -171,7 +194,8 @@ def _form_page(request, design, quote: Quote | None):
         "quote": quote,
         "form": form,
         "rules": [DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE],
-        "may_view_prices": selectors.user_can_view_prices(request.user),
+        "may_view_prices": may_view_prices,
+        "price_terms_hidden": quotes.PRICE_TERMS_HIDDEN,
     }
     return render(request, "planner/quotes/quote_form.html", context)
 

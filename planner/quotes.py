@@ -44,6 +44,7 @@ from planner.selectors import revision_fabric, user_can_view_prices
 __all__ = [
     "EDITABLE_FIELDS",
     "EXPORT_FORMATS",
+    "PRICE_TERMS",
     "ExportFile",
     "QuoteDocument",
     "quote_create",
@@ -72,11 +73,18 @@ EDITABLE_FIELDS = (
     "valid_until",
     "notes",
 )
+#: Terms that give prices away (the discounts and margin turn the book's prices into the
+#: customer's) and the internal notes: shown only to users with the price right.
+PRICE_TERMS = ("discounts_pct", "margin_pct", "notes")
 EXPORT_FORMATS = {
     "pdf": "application/pdf",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 PRICES_HIDDEN = "Prices are shown only to users with the price right (a sales role in a team)."
+PRICE_TERMS_HIDDEN = (
+    "Discounts, margin and internal notes of a quote are shown and changed only by users with "
+    "the price right (a sales role in a team)."
+)
 
 
 def quote_list(design: Design):
@@ -287,11 +295,11 @@ class QuoteDocument:
             "price_book": quote.price_book.slug,
             "price_condition": quote.price_condition,
             "priced_on": self.priced_on.isoformat(),
-            "notes": quote.notes,
             "bom_notes": list(self.bom.notes),
             "with_prices": self.with_prices,
         }
         if self.priced is not None:
+            result["notes"] = quote.notes  # internal: with the prices only
             result.update(self.priced.as_dict())
         else:
             result["prices_hidden"] = PRICES_HIDDEN
@@ -443,6 +451,8 @@ def revision_bom_diff_for(
     """
     book = None
     if price_book_slug:
+        from inventory.permissions import price_books_for
+
         quote_require_prices(user_can_view_prices(user))
         book = price_books_for(user).filter(slug=price_book_slug).first()
         if book is None:
@@ -451,8 +461,6 @@ def revision_bom_diff_for(
 
 
 def quote_require_prices(may_view_prices: bool) -> None:
-        from inventory.permissions import price_books_for
-
     """Raise :class:`PermissionDenied` (with the reason) unless prices may be shown."""
     if not may_view_prices:
         raise PermissionDenied(PRICES_HIDDEN)

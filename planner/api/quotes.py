@@ -6,12 +6,15 @@
   totals, unpriced parts; amounts as strings with two decimals);
 - ``GET <id>/pdf/`` and ``<id>/xlsx/``: the quote as a file (downloads are audited).
 
-Who reads a design reads its quotes' terms; the priced answer and the files need the price
-right (:func:`planner.selectors.user_can_view_prices`), otherwise 403 saying so.
+Who reads a design reads its quotes' terms, but the price terms (discounts, margin) and the
+internal notes only with the price right (:func:`planner.selectors.user_can_view_prices`):
+without it they are left out of every answer, and writing them is 403. The priced answer and
+the files need the price right too, otherwise 403 saying so.
 """
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -27,9 +30,28 @@ from planner.models import QUOTE_PRICE_CONDITIONS, Quote
 NO_PRICES = OpenApiResponse(description="The user may not see prices")
 
 
-class QuoteSerializer(serializers.ModelSerializer):
-    """A quote's terms (no prices: see the ``priced`` link)."""
+PRICE_TERMS_ONLY = " Only for users with the price right: absent otherwise."
 
+
+class QuoteSerializer(serializers.ModelSerializer):
+    """A quote's terms (no prices: see the ``priced`` link). The price terms
+    (:data:`planner.quotes.PRICE_TERMS`) are left out unless the context says
+    ``may_view_prices``."""
+
+    # Output only (QuoteWriteSerializer takes the input); not read-only so that the schema
+    # lists them as optional, since users without the price right do not get them.
+    discounts_pct = serializers.DictField(
+        child=serializers.FloatField(),
+        required=False,
+        help_text="Discount percent per category (missing = 0)." + PRICE_TERMS_ONLY,
+    )
+    margin_pct = serializers.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        required=False,
+        help_text="Margin on the sell price: sell = cost / (1 - margin)." + PRICE_TERMS_ONLY,
+    )
+    notes = serializers.CharField(required=False, help_text="Internal notes." + PRICE_TERMS_ONLY)
     revision = serializers.IntegerField(source="revision.number", read_only=True)
     price_book = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     created_by = serializers.CharField(source="created_by.username", read_only=True, default="")
@@ -47,7 +69,14 @@ class QuoteSerializer(serializers.ModelSerializer):
             "updated",
             "links",
         ]
-        read_only_fields = fields
+        read_only_fields = [name for name in fields if name not in quotes.PRICE_TERMS]
+
+    def to_representation(self, quote):
+        data = super().to_representation(quote)
+        if not self.context.get("may_view_prices", False):
+            for name in quotes.PRICE_TERMS:
+                data.pop(name, None)
+        return data
 
     def get_links(self, quote) -> dict[str, str]:
         args = [quote.design_id, quote.pk]
@@ -91,9 +120,17 @@ class QuoteWriteSerializer(serializers.Serializer):
     notes = serializers.CharField(required=False, allow_blank=True, max_length=4000)
 
 
-def _terms(data: dict, design) -> dict:
-    """Validated serializer data as service keyword arguments."""
+def _terms(data: dict, design, *, may_view_prices: bool) -> dict:
+    """Validated serializer data as service keyword arguments.
+
+    Raises
+    ------
+    PermissionDenied
+        Price terms were sent by a user without the price right.
+    """
     terms = dict(data)
+    if not may_view_prices and set(terms) & set(quotes.PRICE_TERMS):
+        raise PermissionDenied(quotes.PRICE_TERMS_HIDDEN)
     if "revision" in terms:
         terms["revision"] = selectors.revision_get(design, terms["revision"])
     for name in ("discounts_pct", "spares_pct"):
@@ -112,13 +149,20 @@ class _QuoteAPIView(APIView):
     def _may_view_prices(self) -> bool:
         return selectors.user_can_view_prices(self.request.user)
 
+    def _show(self, quote_or_quotes, **kwargs):
+        context = {"may_view_prices": self._may_view_prices()}
+        return QuoteSerializer(quote_or_quotes, context=context, **kwargs).data
+
+    def _terms(self, data: dict, design) -> dict:
+        return _terms(data, design, may_view_prices=self._may_view_prices())
+
 
 class QuoteListView(_QuoteAPIView):
     """Quotes of a design, newest first; POST creates one with the next number."""
 
     @extend_schema(responses={200: QuoteSerializer(many=True)})
     def get(self, request, design_pk: int):
-        return Response(QuoteSerializer(quotes.quote_list(self._design()), many=True).data)
+        return Response(self._show(quotes.quote_list(self._design()), many=True))
 
     @extend_schema(request=QuoteWriteSerializer, responses={201: QuoteSerializer})
     def post(self, request, design_pk: int):
@@ -126,9 +170,9 @@ class QuoteListView(_QuoteAPIView):
         params = QuoteWriteSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         quote = quotes.quote_create(
-            design=design, actor=request.user, **_terms(params.validated_data, design)
+            design=design, actor=request.user, **self._terms(params.validated_data, design)
         )
-        return Response(QuoteSerializer(quote).data, status=status.HTTP_201_CREATED)
+        return Response(self._show(quote), status=status.HTTP_201_CREATED)
 
 
 class QuoteDetailView(_QuoteAPIView):
@@ -136,7 +180,7 @@ class QuoteDetailView(_QuoteAPIView):
 
     @extend_schema(responses={200: QuoteSerializer})
     def get(self, request, design_pk: int, pk: int):
-        return Response(QuoteSerializer(self._quote()).data)
+        return Response(self._show(self._quote()))
 
     @extend_schema(request=QuoteWriteSerializer, responses={200: QuoteSerializer})
     def patch(self, request, design_pk: int, pk: int):
@@ -144,9 +188,9 @@ class QuoteDetailView(_QuoteAPIView):
         params = QuoteWriteSerializer(data=request.data, partial=True)
         params.is_valid(raise_exception=True)
         changed = quotes.quote_update(
-            quote=quote, actor=request.user, **_terms(params.validated_data, quote.design)
+            quote=quote, actor=request.user, **self._terms(params.validated_data, quote.design)
         )
-        return Response(QuoteSerializer(changed).data)
+        return Response(self._show(changed))
 
     @extend_schema(responses={204: None})
     def delete(self, request, design_pk: int, pk: int):

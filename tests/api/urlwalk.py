@@ -169,11 +169,18 @@ def name_of(url: str) -> str:
 
 
 class Filler:
-    """Fills routes with the objects of one scenario, other parameters from a crawl."""
+    """Fills routes with the objects of one scenario, other parameters from a crawl (or from
+    ``values``, values to try per parameter name, e.g. catalog slugs)."""
 
-    def __init__(self, objects: dict[str, object], crawled: dict[str, tuple[dict, str]]):
+    def __init__(
+        self,
+        objects: dict[str, object],
+        crawled: dict[str, tuple[dict, str]],
+        values: dict[str, list] | None = None,
+    ):
         self.objects = objects  # kind (or "kind:converter") -> value (pk, number, uuid)
         self.crawled = crawled  # route -> (kwargs, query) seen on the owner's pages
+        self.values = values or {}  # parameter name -> values to try
 
     def fill(self, route: Route) -> str | None:
         """The URL of ``route`` for this scenario's objects, or ``None`` if it cannot be."""
@@ -195,6 +202,8 @@ class Filler:
                 values[name] = [value]
             elif name in seen_kwargs:
                 values[name] = [seen_kwargs[name]]
+            elif name in self.values:
+                values[name] = list(self.values[name])
             elif name in DEFAULTS:
                 values[name] = DEFAULTS[name]
             else:

@@ -1,0 +1,309 @@
+"""No price leaks: every GET route the URL resolver knows, asked by users without the price
+right, is scanned for figures derived from prices (issue 14, item 4).
+
+The scene: Sam (sales, with the price right) owns a design shared ``team-edit`` with team
+Tango and a quote on it with distinctive terms (discount 17.25 % on switches, margin 23.47 %,
+notes ``INTERNAL-NOTE-XYZ``), priced from the seed book where QM9700, which the design uses,
+costs 31,337.77. Jobs (validate, power, simulate) have run on the design. Two members of Tango
+without the price right then request every GET route (pages and API, ``?format=`` variants,
+exports and downloads, the diff with ``?price_book=``, link options, audit events):
+
+- Alice, a viewer;
+- Olga, the team's owner (so she writes the design, sees its quote forms and reads the team's
+  audit log, where the quote's change of terms is recorded).
+
+Every response body (text; XLSX unzipped; a PDF must be refused) must hold none of the figures
+Sam sees: the book price, the quote's line prices and totals (as Sam's priced JSON gives them),
+the diff's cost delta, the link options' prices, in every formatting (``31337.77``,
+``31,337.77``, ``31337.8``...), nor the discount, margin or notes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+from django.test import Client
+
+from inventory.models import Price, PriceBook
+from inventory.services import SEED_PRICE_BOOK
+from planner.models import AuditEvent, Team, TeamMembership
+from planner.quotes import quote_create, quote_update
+from planner.services import design_create, design_revise
+from simulation.services import job_enqueue, job_execute
+from tests.api import urlwalk
+from tests.factories import TINY_SPEC
+
+BOOK_PRICE = Decimal("31337.77")
+DISCOUNT = Decimal("17.25")
+#: Not 23.5: a seed switch weighs 23.5 kg.
+MARGIN = Decimal("23.47")
+NOTES = "INTERNAL-NOTE-XYZ"
+LINK = {"a": "DGX-H100", "b": "QM9700"}
+JOBS = (("validate", {}), ("power", {}), ("simulate", {"traffic": "all-reduce"}))
+#: Catalog parameters (inventory pages and API) filled with the parts the design uses.
+CATEGORIES = ["switch", "server", "transceiver", "cable", "fiber"]
+
+
+@pytest.fixture
+def no_broker(monkeypatch):
+    from simulation.tasks import run_job
+
+    monkeypatch.setattr(run_job, "apply_async", lambda *args, **kwargs: None)
+
+
+def _run_jobs(owner, revision) -> list[str]:
+    ids = []
+    for kind, parameters in JOBS:
+        job = job_enqueue(owner=owner, kind=kind, design_revision=revision, parameters=parameters)
+        job_execute(job_id=job.pk, worker="w1")
+        ids.append(str(job.pk))
+    return ids
+
+
+def _formats(value: Decimal) -> set[str]:
+    """``value`` as a page, a CSV or JSON could write it: 31337.77, 31,337.77, 31337.8,
+    31,337.8, 31337.770..."""
+    value = Decimal(value)
+    one = value.quantize(Decimal("0.1"), ROUND_HALF_UP)
+    found = {f"{value:.2f}", f"{value:,.2f}", f"{one:.1f}", f"{one:,.1f}", str(float(value))}
+    if value == value.to_integral_value():
+        found |= {f"{value:.0f}", f"{value:,.0f}"}
+    return found
+
+
+def _money_in(data) -> set[str]:
+    """Every amount (a string with two decimals) in a priced JSON answer."""
+    found = set()
+    if isinstance(data, dict):
+        for item in data.values():
+            found |= _money_in(item)
+    elif isinstance(data, list):
+        for item in data:
+            found |= _money_in(item)
+    elif isinstance(data, str) and re.fullmatch(r"-?\d+\.\d\d", data):
+        found.add(data)
+    return found
+
+
+@pytest.fixture
+def scene(seed_catalog, django_user_model, user, no_broker):
+    sam = django_user_model.objects.create_user(username="sam", password="pw-sam-123!")
+    olga = django_user_model.objects.create_user(username="olga", password="pw-olga-123!")
+    tango = Team.objects.create(name="Tango", slug="tango")
+    TeamMembership.objects.create(team=tango, user=sam, role="editor", can_view_prices=True)
+    TeamMembership.objects.create(team=tango, user=olga, role="owner")
+    TeamMembership.objects.create(team=tango, user=user, role="viewer")
+    book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
+    offers = Price.objects.filter(book=book, part_slug="QM9700")
+    assert offers.exists(), "the seed book prices QM9700"
+    offers.update(price=BOOK_PRICE)
+
+    design = design_create(owner=sam, spec_document=TINY_SPEC, team=tango, sharing="team-edit")
+    design_revise(
+        design=design, user=sam, spec_document={**TINY_SPEC, "servers": 6}, base_revision=1
+    )
+    quote = quote_create(design=design, actor=sam, customer="ACME Labs", price_book=book)
+    quote = quote_update(
+        quote=quote,
+        actor=sam,
+        discounts_pct={"switch": DISCOUNT},
+        margin_pct=MARGIN,
+        notes=NOTES,
+    )
+    revision = design.latest_revision
+    jobs = {sam: _run_jobs(sam, revision), user: _run_jobs(user, revision)}
+    jobs[olga] = _run_jobs(olga, revision)
+
+    clients = {}
+    for person in (sam, olga, user):
+        clients[person.username] = Client(raise_request_exception=False)
+        clients[person.username].force_login(person)
+    seller = clients["sam"]
+    needles = _needles(seller, design, quote)
+    crawled = urlwalk.crawl(seller, [design.get_absolute_url(), quote.get_absolute_url()])
+    event = AuditEvent.objects.filter(object_type="quote", details__change="updated").get()
+    parts = sorted(set(design.latest_revision.summary.get("cables") or {}))
+    values = {
+        "slug": ["QM9700", "DGX-H100", SEED_PRICE_BOOK, *parts],
+        "category": CATEGORIES,
+        "pk": [str(pk) for pk in offers.values_list("pk", flat=True)],
+    }
+
+    def filler(person):
+        objects = {
+            "design": design.pk,
+            "revision": revision.number,
+            "quote": quote.pk,
+            "quote:str": quote.number,
+            "job": jobs[person][-1],
+            "audit": event.pk,
+        }
+        return urlwalk.Filler(objects, crawled, values)
+
+    return {
+        "design": design,
+        "quote": quote,
+        "needles": needles,
+        "viewers": [(clients[user.username], filler(user)), (clients["olga"], filler(olga))],
+        "seller": (seller, filler(sam)),
+    }
+
+
+def _needles(seller, design, quote) -> set[str]:
+    """The price figures a user with the price right is shown (so that they exist)."""
+    base = f"/api/planner/designs/{design.pk}"
+    priced = seller.get(f"{base}/quotes/{quote.pk}/priced/")
+    assert priced.status_code == 200, priced.content
+    data = priced.json()
+    switch = next(line for line in data["lines"] if line["part"] == "QM9700")
+    assert Decimal(switch["unit_book"]) == BOOK_PRICE
+    amounts = {Decimal(a) for a in _money_in(data) if abs(Decimal(a)) >= 1000}
+    amounts |= {Decimal(data["totals"][key]) for key in ("sell", "cost", "margin")}
+    diff = seller.get(f"{base}/diff/", {"from": 1, "to": 2, "price_book": SEED_PRICE_BOOK})
+    assert diff.status_code == 200, diff.content
+    cost = diff.json()["bom"]["cost"]["delta"]
+    if cost and abs(Decimal(cost)) >= 100:
+        amounts.add(Decimal(cost))
+    options = seller.get("/api/planner/link-options/", LINK).json()["options"]
+    amounts |= {Decimal(str(o["price"])) for o in options if o["price"] and o["price"] >= 100}
+    needles = {NOTES, f"{DISCOUNT}", f"{MARGIN}"}
+    for amount in amounts:
+        needles |= _formats(amount)
+    return needles
+
+
+def _leaks(needles: set[str], text: str) -> list[str]:
+    found = []
+    for needle in needles:
+        pattern = (
+            re.escape(needle)
+            if not needle[0].isdigit()
+            else rf"(?<![\d.,]){re.escape(needle)}(?!\d)"
+        )
+        if re.search(pattern, text):
+            found.append(needle)
+    return sorted(found)
+
+
+def _body_text(response) -> str | None:
+    """The response as text to scan (XLSX unzipped); ``None`` for a PDF served (a failure:
+    a PDF cannot be scanned, so it must be refused)."""
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    if content.startswith(b"%PDF"):
+        return None
+    if content[:2] == b"PK":
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            return "\n".join(
+                archive.read(name).decode(errors="replace") for name in archive.namelist()
+            )
+    return content.decode(errors="replace")
+
+
+def _variants(route: urlwalk.Route, url: str) -> list[str]:
+    """``url`` and, for the API, its ``?format=`` variants; with ``price_book`` and link
+    parameters where a route takes them."""
+    urls = [url]
+    join = "&" if "?" in url else "?"
+    if route.is_api and "format" not in {name for name, _, _ in route.params}:
+        urls.append(f"{url}{join}format=api")  # the browsable API renders the answer too
+    if "diff" in route.route or "link-options" in route.route:
+        urls += [f"{u}{'&' if '?' in u else '?'}price_book={SEED_PRICE_BOOK}" for u in list(urls)]
+    if "link-options" in route.route:
+        urls = [f"{u}{'&' if '?' in u else '?'}a={LINK['a']}&b={LINK['b']}" for u in urls]
+    return urls
+
+
+def _get_urls(filler: urlwalk.Filler) -> list[tuple[urlwalk.Route, str]]:
+    urls = []
+    for route in urlwalk.routes():
+        if route.name in {"logout", "api-schema", "api-docs", "healthz"}:
+            continue
+        candidates = filler.candidates(route) if route.params else [route.url({})]
+        for url in candidates:
+            urls.extend((route, variant) for variant in _variants(route, url))
+    return urls
+
+
+def test_needles_are_shown_to_the_price_right(scene):
+    """The figures scanned for exist: Sam, who has the price right, sees them."""
+    seller, filler = scene["seller"]
+    needles = scene["needles"]
+    assert {"31337.77", "31,337.77", "31337.8"} <= needles
+    quote = scene["quote"]
+    page = seller.get(quote.get_absolute_url()).content.decode()
+    assert _leaks(needles, page), "the quote page shows Sam the prices"
+    api = seller.get(f"/api/planner/designs/{quote.design_id}/quotes/{quote.pk}/").json()
+    assert api["notes"] == NOTES and Decimal(api["margin_pct"]) == MARGIN
+    assert Decimal(api["discounts_pct"]["switch"]) == DISCOUNT
+    assert len(_get_urls(filler)) > 150
+
+
+def test_no_price_reaches_a_user_without_the_price_right(scene):
+    needles = scene["needles"]
+    failures = []
+    checked = 0
+    for client, filler in scene["viewers"]:
+        who = client.session.get("_auth_user_id")
+        for route, url in _get_urls(filler):
+            response = client.get(url)
+            if response.status_code >= 500:
+                failures.append(f"user {who}: GET {url} -> {response.status_code}")
+                continue
+            text = _body_text(response)
+            if text is None:
+                failures.append(f"user {who}: GET {url} serves a PDF ({response.status_code})")
+                continue
+            leaked = _leaks(needles, text)
+            if leaked:
+                failures.append(f"user {who}: GET {url} ({route.route}) shows {leaked}")
+            checked += response.status_code == 200
+    assert not failures, "\n".join(failures)
+    assert checked >= 100
+
+
+def test_price_terms_are_kept_and_changed_only_with_the_price_right(scene):
+    """Olga writes the design but has no price right: she changes a quote's customer (API
+    and form) and its terms stay; sending a discount, margin or notes is 403."""
+    quote = scene["quote"]
+    olga, _ = scene["viewers"][1]
+    url = f"/api/planner/designs/{quote.design_id}/quotes/{quote.pk}/"
+    for body in ({"margin_pct": "10"}, {"discounts_pct": {"switch": 1}}, {"notes": "x"}):
+        refused = olga.patch(url, body, content_type="application/json")
+        assert refused.status_code == 403, refused.content
+        assert "price right" in refused.json()["detail"]
+    changed = olga.patch(url, {"customer": "ACME Research"}, content_type="application/json")
+    assert changed.status_code == 200, changed.content
+    assert not set(changed.json()) & {"discounts_pct", "margin_pct", "notes"}
+    form = olga.get(f"{quote.get_absolute_url()}edit/")
+    assert b'data-testid="price-terms-hidden"' in form.content
+    posted = olga.post(
+        f"{quote.get_absolute_url()}edit/",
+        {
+            "customer": "ACME Labs 2",
+            "revision": quote.revision.number,
+            "price_book": quote.price_book.slug,
+            "price_condition": quote.price_condition,
+            "currency": quote.currency,
+            "valid_until": quote.valid_until.isoformat(),
+            "spares_transceiver": "2",
+        },
+    )
+    assert posted.status_code == 302, posted.content.decode()[:2000]
+    quote.refresh_from_db()
+    assert quote.customer == "ACME Labs 2" and quote.spares_pct == {"transceiver": 2.0}
+    assert (quote.margin_pct, quote.notes) == (MARGIN, NOTES)
+    assert quote.discounts_pct == {"switch": float(DISCOUNT)}
+
+
+def test_schema_documents_price_terms_as_optional():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    quote = schema["components"]["schemas"]["Quote"]
+    for name in ("discounts_pct", "margin_pct", "notes"):
+        assert name not in quote["required"]
+        assert "price right" in quote["properties"][name]["description"]
