@@ -1,0 +1,171 @@
+"""The quote PDF read back with pypdf: customer names in any script (fonts embedded), unpriced
+categories as "—" and "unpriced", a totals label that never runs into its amount, and a totals
+block kept on one page (issue 15 item 3)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+
+import pytest
+from pypdf import PdfReader
+
+from inventory.models import PriceBook
+from inventory.services import price_book_import_csv
+from planner.quote_files import pdf_fonts, quote_pdf
+from planner.quotes import quote_create, quote_price
+from planner.services import design_create
+from tests.factories import ONE_SU_SPEC
+
+# Test prices (not real ones): fibers and racks stay unpriced, the transceiver category is
+# half priced (the DGX-side module has no offer).
+PRICES_CSV = """part,price,currency,seller,condition,length_m
+QM9700,30000,USD,Seller A,new,
+DGX-H100,300000,USD,Seller B,new,
+MMA4Z00-NS,800,USD,Seller C,new,
+"""
+
+NAMES = {
+    "latin": "Société Générale Müller & Søn",
+    "greek": "Αθηναϊκή Τεχνολογία Α.Ε.",
+    "cyrillic": "ООО «Ромашка» Новосибирск",
+    "cjk": "東京電力株式会社 삼성전자",
+    "arabic": "شركة الاتصالات السعودية",
+    "hebrew": "חברת החשמל לישראל",
+}
+
+
+@pytest.fixture
+def document(seed_catalog, user):
+    design = design_create(owner=user, spec_document=ONE_SU_SPEC)
+    book = PriceBook.objects.create(slug="pdf-book", name="PDF book", currency="USD")
+    price_book_import_csv(book=book, text=PRICES_CSV)
+    quote = quote_create(design=design, actor=user, customer="ACME", price_book=book)
+    return quote_price(quote)
+
+
+def _with_customer(document, customer):
+    document.quote.customer = customer  # in memory only: the PDF reads the quote as given
+    return document
+
+
+def _reader(content: bytes) -> PdfReader:
+    return PdfReader(io.BytesIO(content))
+
+
+def _text(reader: PdfReader) -> str:
+    return "\n".join(page.extract_text() for page in reader.pages)
+
+
+def _fonts(reader: PdfReader) -> dict[str, dict]:
+    """Base font name -> its descriptor, for every font of every page (CID fonts included)."""
+    fonts = {}
+    for page in reader.pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            descendant = font.get("/DescendantFonts")
+            described = descendant[0].get_object() if descendant else font
+            fonts[str(font["/BaseFont"])] = described["/FontDescriptor"].get_object()
+    return fonts
+
+
+def _squeeze(text: str) -> str:
+    """Without white space, nor the NUL pypdf puts before each glyph of a CID-keyed CFF font
+    (poppler's pdftotext reads the same file cleanly)."""
+    return re.sub(r"[\s\x00]+", "", text)
+
+
+@pytest.mark.parametrize("script", list(NAMES))
+def test_customer_names_in_any_script_print_with_embedded_fonts(document, script):
+    name = NAMES[script]
+    reader = _reader(quote_pdf(_with_customer(document, name)))
+    text = _text(reader)
+    assert "?" * 3 not in text
+    if script in ("arabic", "hebrew"):
+        # Right-to-left: the words come out in visual order; each word is intact.
+        assert all(word in text for word in name.split())
+    elif script == "cjk":
+        assert all(word in _squeeze(text) for word in name.split())
+    else:
+        assert name in text
+    fonts = _fonts(reader)
+    assert any("DejaVuSans" in base for base in fonts)
+    assert all("/FontFile2" in d or "/FontFile3" in d for d in fonts.values()), "embedded"
+    cjk = [base for base in fonts if "NotoSansCJK" in base]
+    assert bool(cjk) == (script == "cjk")  # the large CJK font only when a text needs it
+
+
+def test_fonts_come_from_installed_packages():
+    fonts = pdf_fonts()
+    for path in (fonts.regular, fonts.bold, fonts.italic, fonts.cjk):
+        assert path.is_file() and "site-packages" in str(path)
+    assert ord("Ω") in fonts.covered and ord("ש") in fonts.covered
+
+
+def test_unpriced_category_shows_a_dash_not_zero(document):
+    priced = document.priced
+    unpriced = [c for c in priced.categories if c.unpriced_lines == c.lines]
+    assert unpriced, "the test book leaves whole categories unpriced"
+    text = _text(_reader(quote_pdf(document)))
+    totals = text[text.index("Totals") :]
+    for category in unpriced:
+        row = next(line for line in totals.splitlines() if line.startswith(category.category))
+        assert "0.00" not in row and "—" in row and "unpriced" in row
+    partial = [c for c in priced.categories if 0 < c.unpriced_lines < c.lines]
+    for category in partial:
+        row = next(line for line in totals.splitlines() if line.startswith(category.category))
+        assert f"{category.sell:,.2f} USD" in row and "incomplete" in row
+
+
+def _positions(page) -> list[tuple[str, float, float]]:
+    found = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            found.append((text.strip(), tm[4] * cm[0] + cm[4], tm[5] * cm[3] + cm[5]))
+
+    page.extract_text(visitor_text=visit)
+    return found
+
+
+def test_total_of_priced_lines_label_does_not_overprint_its_amount(document):
+    priced = document.priced
+    assert not priced.complete
+    reader = _reader(quote_pdf(document))
+    amount = f"{priced.sell_total:,.2f} USD"
+    for page in reader.pages:
+        spans = _positions(page)
+        labels = [s for s in spans if s[0].startswith("Total of priced lines")]
+        if labels:
+            break
+    (label, label_x, label_y) = labels[0]
+    assert label == "Total of priced lines"  # the status is not glued to the label
+    amounts = [s for s in spans if s[0] == amount and abs(s[2] - label_y) < 1]
+    assert amounts, "the amount is on the label's row"
+    # The label's right end (DejaVu Sans Bold 10 pt, in pt) stays left of the amount.
+    from fpdf import FPDF
+
+    measure = FPDF(unit="pt")
+    measure.add_font("DejaVu", "B", pdf_fonts().bold)
+    measure.set_font("DejaVu", "B", 10)
+    assert label_x + measure.get_string_width(label) < amounts[0][1]
+    status = [s for s in spans if s[0] == priced.status and abs(s[2] - label_y) < 1]
+    assert status and status[0][1] > amounts[0][1]
+
+
+def test_totals_block_never_splits_across_pages(document):
+    priced = document.priced
+    server = next(line for line in priced.lines if line.line.category == "server")
+    first_pages = set()
+    # One-line table rows added two at a time (~10 mm) walk the end of the table over the
+    # ~45 mm totals block and the page boundary: some counts would have split it.
+    for extra in range(18, 38, 2):
+        lines = priced.lines[:3] + (server,) * extra
+        bigger = dataclasses.replace(document, priced=dataclasses.replace(priced, lines=lines))
+        texts = [page.extract_text() for page in _reader(quote_pdf(bigger)).pages]
+        heading = next(i for i, text in enumerate(texts) if "\nTotals\n" in f"\n{text}\n")
+        assert "Total of priced lines" in texts[heading], f"{extra} extra lines: split"
+        assert all(c.category in texts[heading] for c in priced.categories)
+        first_pages.add(heading)
+    assert first_pages == {0, 1}  # the block fitted on page 1, then moved whole to page 2
