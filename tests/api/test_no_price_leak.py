@@ -30,6 +30,7 @@ from django.test import Client
 
 from inventory.models import Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
+from planner import outputs, quotes
 from planner.models import AuditEvent, Team, TeamMembership
 from planner.quotes import quote_create, quote_update
 from planner.services import design_create, design_revise
@@ -131,6 +132,8 @@ def scene(seed_catalog, django_user_model, user, no_broker):
         "slug": ["QM9700", "DGX-H100", SEED_PRICE_BOOK, *parts],
         "category": CATEGORIES,
         "pk": [str(pk) for pk in offers.values_list("pk", flat=True)],
+        # Every file: quotes, revision downloads and exports, specs.
+        "fmt": sorted({*quotes.EXPORT_FORMATS, *outputs.DOWNLOAD_FORMATS, "yaml", "json"}),
     }
 
     def filler(person):
@@ -212,6 +215,10 @@ def _variants(route: urlwalk.Route, url: str) -> list[str]:
         urls.append(f"{url}{join}format=api")  # the browsable API renders the answer too
     if "diff" in route.route or "link-options" in route.route:
         urls += [f"{u}{'&' if '?' in u else '?'}price_book={SEED_PRICE_BOOK}" for u in list(urls)]
+    if "diff" in route.route and "from=" not in url:
+        urls = [f"{u}{'&' if '?' in u else '?'}from=1&to=2" for u in urls]
+    if "search" in route.route:  # a search echoes its query: never ask for a needle
+        urls += [f"{url}{join}q={query}" for query in ("ACME", "Q-", "QM9700", "Tango")]
     if "link-options" in route.route:
         urls = [f"{u}{'&' if '?' in u else '?'}a={LINK['a']}&b={LINK['b']}" for u in urls]
     return urls

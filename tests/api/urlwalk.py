@@ -169,8 +169,8 @@ def name_of(url: str) -> str:
 
 
 class Filler:
-    """Fills routes with the objects of one scenario, other parameters from a crawl (or from
-    ``values``, values to try per parameter name, e.g. catalog slugs)."""
+    """Fills routes with the objects of one scenario, other parameters from ``values`` (values
+    to try per parameter name, e.g. catalog slugs or every file format) or else a crawl."""
 
     def __init__(
         self,
@@ -200,10 +200,10 @@ class Filler:
                 if value is None:
                     return []
                 values[name] = [value]
-            elif name in seen_kwargs:
-                values[name] = [seen_kwargs[name]]
             elif name in self.values:
                 values[name] = list(self.values[name])
+            elif name in seen_kwargs:
+                values[name] = [seen_kwargs[name]]
             elif name in DEFAULTS:
                 values[name] = DEFAULTS[name]
             else:
