@@ -2,7 +2,6 @@
 reach, protocol and lifecycle, each mapped to the category's own columns."""
 
 import django_filters
-from django import forms
 from django.db.models import Q
 
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer
@@ -24,11 +23,12 @@ class CatalogPartFilterSet(django_filters.FilterSet):
         choices=[("infiniband", "InfiniBand"), ("ethernet", "Ethernet"), ("nvlink", "NVLink")],
     )
     lifecycle = django_filters.CharFilter(field_name="lifecycle")
-    include_archived = django_filters.BooleanFilter(
+    include_archived = django_filters.ChoiceFilter(
         method="filter_include_archived",
-        widget=forms.CheckboxInput,
+        choices=[("true", "Yes"), ("false", "No")],
+        empty_label="No",
         label="Include archived",
-        help_text="Archived parts are left out of lists unless asked for.",
+        help_text="Archived parts are left out of lists unless asked for (true).",
     )
 
     model: type[CatalogPart]
@@ -38,7 +38,7 @@ class CatalogPartFilterSet(django_filters.FilterSet):
         """The filtered parts; archived ones only when ``include_archived`` is on."""
         queryset = super().qs
         wanted = self.is_bound and self.form.is_valid()
-        if not (wanted and self.form.cleaned_data.get("include_archived")):
+        if not (wanted and self.form.cleaned_data.get("include_archived") == "true"):
             queryset = queryset.filter(archived=False)
         return queryset
 

@@ -20,6 +20,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from inventory.models import PriceBook
+from inventory.permissions import (
+    price_books_for,
+    price_books_pickable_for,
+    user_can_read_price_book,
+)
 from inventory.services import SEED_PRICE_BOOK
 from planner import quotes, selectors
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
@@ -55,11 +60,12 @@ class QuoteForm(forms.Form):
     valid_until = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     notes = forms.CharField(required=False, max_length=4000, widget=forms.Textarea({"rows": 3}))
 
-    def __init__(self, *args, design, may_view_prices: bool = False, **kwargs):
+    def __init__(self, *args, design, may_view_prices: bool = False, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.with_price_terms = may_view_prices
         if not may_view_prices:
             del self.fields["margin_pct"], self.fields["notes"]
+        self.fields["price_book"].queryset = price_books_pickable_for(user)
         numbers = list(design.revisions.order_by("-number").values_list("number", flat=True))
         self.fields["revision"].choices = [(n, f"Revision {n}") for n in numbers]
         for prefix in ("discount", "spares") if may_view_prices else ("spares",):
@@ -174,6 +180,7 @@ def _form_page(request, design, quote: Quote | None):
     form = QuoteForm(
         request.POST or None,
         design=design,
+        user=request.user,
         may_view_prices=may_view_prices,
         initial=QuoteForm.initial_for(quote, design, may_view_prices=may_view_prices),
     )
@@ -229,7 +236,7 @@ def quote_detail(request, pk, quote_pk):
     """The quote, printable (print CSS); prices only for users with the price right."""
     design = selectors.design_get_for(request.user, pk)
     quote = quotes.quote_get(design, quote_pk)
-    may_view_prices = selectors.user_can_view_prices(request.user)
+    may_view_prices = user_can_read_price_book(request.user, quote.price_book)
     document = quotes.quote_price(quote, with_prices=may_view_prices)
     rows = []
     if document.priced is not None:
@@ -288,7 +295,7 @@ def quote_download(request, pk, quote_pk, fmt):
             quote=quote,
             actor=request.user,
             fmt=fmt,
-            may_view_prices=selectors.user_can_view_prices(request.user),
+            may_view_prices=user_can_read_price_book(request.user, quote.price_book),
         )
     except PermissionDenied as exc:
         context = {"design": design, "quote": quote, "message": str(exc)}
@@ -305,7 +312,7 @@ def diff_context(request, old, new) -> dict:
     from planner.outputs import OutputError
 
     may_view_prices = selectors.user_can_view_prices(request.user)
-    books = list(PriceBook.objects.order_by("name")) if may_view_prices else []
+    books = list(price_books_for(request.user)) if may_view_prices else []
     book = None
     if may_view_prices:
         wanted = request.GET.get("price_book") or SEED_PRICE_BOOK

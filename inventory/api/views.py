@@ -44,6 +44,10 @@ class Conflict(APIException):
     default_detail = "Still in use."
     default_code = "conflict"
 
+    def __init__(self, detail: dict):
+        super().__init__()
+        self.detail = detail  # as is: counts stay numbers
+
 
 def _conflict(exc: services.CatalogConflict) -> Conflict:
     detail = {"detail": exc.message, "in_use": exc.count}

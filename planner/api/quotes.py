@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inventory.models import PriceBook
+from inventory.permissions import price_books_pickable_for, user_can_read_price_book
 from planner import quotes, selectors
 from planner.models import QUOTE_PRICE_CONDITIONS, Quote
 
@@ -96,6 +97,15 @@ class QuoteWriteSerializer(serializers.Serializer):
     )
     customer = serializers.CharField(max_length=200)
     price_book = serializers.SlugRelatedField(slug_field="slug", queryset=PriceBook.objects.all())
+
+    def validate_price_book(self, book: PriceBook) -> PriceBook:
+        """A team's book only for those who may read it (public books for everyone)."""
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        if not price_books_pickable_for(user).filter(pk=book.pk).exists():
+            raise serializers.ValidationError(f"Object with slug={book.slug} does not exist.")
+        return book
+
     price_condition = serializers.ChoiceField(choices=QUOTE_PRICE_CONDITIONS, required=False)
     currency = serializers.CharField(
         max_length=3, required=False, help_text="Default: the price book's currency."
@@ -146,7 +156,11 @@ class _QuoteAPIView(APIView):
     def _quote(self, *, write: bool = False) -> Quote:
         return quotes.quote_get(self._design(write=write), self.kwargs["pk"])
 
-    def _may_view_prices(self) -> bool:
+    def _may_view_prices(self, quote: Quote | None = None) -> bool:
+        """Whether the user has the price right, and, for ``quote``, may read its price book
+        (a team's book is read by that team's members with the price right)."""
+        if quote is not None:
+            return user_can_read_price_book(self.request.user, quote.price_book)
         return selectors.user_can_view_prices(self.request.user)
 
     def _show(self, quote_or_quotes, **kwargs):
@@ -167,7 +181,7 @@ class QuoteListView(_QuoteAPIView):
     @extend_schema(request=QuoteWriteSerializer, responses={201: QuoteSerializer})
     def post(self, request, design_pk: int):
         design = self._design(write=True)
-        params = QuoteWriteSerializer(data=request.data)
+        params = QuoteWriteSerializer(data=request.data, context={"request": request})
         params.is_valid(raise_exception=True)
         quote = quotes.quote_create(
             design=design, actor=request.user, **self._terms(params.validated_data, design)
@@ -185,7 +199,7 @@ class QuoteDetailView(_QuoteAPIView):
     @extend_schema(request=QuoteWriteSerializer, responses={200: QuoteSerializer})
     def patch(self, request, design_pk: int, pk: int):
         quote = self._quote(write=True)
-        params = QuoteWriteSerializer(data=request.data, partial=True)
+        params = QuoteWriteSerializer(data=request.data, partial=True, context={"request": request})
         params.is_valid(raise_exception=True)
         changed = quotes.quote_update(
             quote=quote, actor=request.user, **self._terms(params.validated_data, quote.design)
@@ -205,7 +219,7 @@ class QuotePricedView(_QuoteAPIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT, 403: NO_PRICES})
     def get(self, request, design_pk: int, pk: int):
         quote = self._quote()
-        quotes.quote_require_prices(self._may_view_prices())
+        quotes.quote_require_prices(self._may_view_prices(quote))
         return Response(quotes.quote_price(quote).as_dict())
 
 
@@ -220,11 +234,12 @@ class QuoteFileView(_QuoteAPIView):
         }
     )
     def get(self, request, design_pk: int, pk: int, fmt: str):
+        quote = self._quote()
         export = quotes.quote_export(
-            quote=self._quote(),
+            quote=quote,
             actor=request.user,
             fmt=fmt,
-            may_view_prices=self._may_view_prices(),
+            may_view_prices=self._may_view_prices(quote),
         )
         return quote_file_response(export)
 

@@ -59,7 +59,9 @@ def fuzz_world(seed_catalog, user):
     from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
     from planner.services import design_create
     from simulation.models import Job
+    from tests.conftest import grant_catalog_editor
 
+    user = grant_catalog_editor(user)  # a catalog editor, so that fuzzing reaches the writes
     token = Token.objects.create(user=user)
     design = design_create(owner=user, spec_document=SMALL_SPEC)
     job = Job.objects.create(owner=user, kind="diagnostics", parameters={"echo": "fuzz"})
