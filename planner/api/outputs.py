@@ -99,6 +99,9 @@ class BomLineSerializer(serializers.Serializer):
     spares = serializers.IntegerField()
     quantity = serializers.IntegerField()
     counted_per = serializers.CharField()
+    length_rule = serializers.CharField(
+        help_text="cables and fibers: how the ordered length was chosen (listed or policy)"
+    )
 
 
 class BomSerializer(serializers.Serializer):

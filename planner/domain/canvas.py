@@ -1735,7 +1735,7 @@ def _fill_media(fabric: Fabric, out: _Parsed) -> None:
                 cable_part[links] = part(media.cable)
                 size = candidate.b_group if candidate is not None else 1
                 cable_key[links] = group.keys("b", size)
-        if candidate is not None and candidate.lengths and media.cable:
+        if candidate is not None and media.cable:  # listed lengths, else the ordering policy
             known = links[np.isfinite(fabric.link_length_m[links])]
             if known.size:
                 keys = cable_key[known]

@@ -16,9 +16,16 @@ AOC = cable assemblies of that ``cable_type``; parts = the named slugs, the rest
 - **cables**: a cable assembly whose head (end A) fits the b-end (upper tier) cage and whose
   legs fit the a-end cages; a 1:N cable serves the links of one b-end cage from up to N a-end
   cages. Reach = ``max_length_m`` or the longest of ``lengths_m`` (the smaller if both),
-  else rule 16 (DAC 3 m, ACC 5 m, AEC 7 m). A cable (or fiber) with listed lengths gets the
-  shortest one that covers its longest leg, recorded in ``link_cable_length_m`` (the run
-  length stays in ``link_length_m``); other cables and fibers are ordered at the run length.
+  else rule 16 (DAC 3 m, ACC 5 m, AEC 7 m).
+
+Ordered lengths (``link_cable_length_m``; the run length stays in ``link_length_m``): a cable
+or fiber with listed lengths (``lengths_m``) gets the shortest one that covers its longest
+leg. One with no listed lengths (no source gives the lengths NVIDIA's MFP7E fibers are sold
+in, catalog-facts.md §4) is ordered by our rounding policy, :func:`policy_length_m`: its
+longest leg rounded up to whole metres up to 10 m, to 5 m steps up to 50 m, to 10 m steps
+beyond, so a fabric orders a handful of lengths rather than one per 0.1 m of run. No slack is
+added here: the run already holds the layout's service loop (``layout.slack_m``, 2 m by
+default for every run that leaves its rack; catalog-facts-more.md §7 cites 2-3 m per trunk).
 
 A check that fails is an error; one that cannot be made because a fact is unknown (a
 "warning") leaves the candidate unproven: auto never picks it, but a part the user names is
@@ -692,17 +699,49 @@ def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
             cols.b_part[sel] = cols.part(cand.b)
             cols.a_key[sel] = group.keys("a", group.a.ports_per_cage)[mask]
             cols.b_key[sel] = group.keys("b", group.b.ports_per_cage)[mask]
-        if cand.lengths:
-            order_lengths(fabric, sel, cable_key, cand.lengths)
+        order_lengths(fabric, sel, cable_key, cand.lengths)
+
+
+# Our ordering policy for parts with no listed lengths: (up to this run, round up to this step).
+POLICY_STEPS_M = ((10.0, 1.0), (50.0, 5.0), (math.inf, 10.0))
+POLICY_TEXT = (
+    "no listed lengths in the catalog: run rounded up by the ordering policy (whole metres "
+    "to 10 m, 5 m steps to 50 m, 10 m steps beyond; slack is in the run, layout.slack_m)"
+)
+
+
+def policy_length_m(run_m):
+    """The ordered length of a run for a part sold in no listed lengths (our policy:
+    :data:`POLICY_STEPS_M`); NaN (unknown) stays NaN. Works on arrays too.
+
+    Examples
+    --------
+    >>> [float(policy_length_m(v)) for v in (0.6, 6.7, 10.0, 10.05, 12.8, 18.2, 50.0, 61.0)]
+    [1.0, 7.0, 10.0, 15.0, 15.0, 20.0, 50.0, 70.0]
+    """
+    run = np.asarray(run_m, dtype=np.float64)
+    out = np.full(run.shape, np.nan)
+    below = np.zeros(run.shape, dtype=bool)
+    for limit, step in POLICY_STEPS_M:
+        here = ~below & (run <= limit + TOLERANCE_M)
+        out[here] = np.ceil(np.round(run[here] / step - TOLERANCE_M / step, 6)) * step
+        below |= here
+    out = np.maximum(out, POLICY_STEPS_M[0][1])
+    return out if out.ndim else out[()]
 
 
 def order_lengths(fabric: Fabric, links: np.ndarray, keys: np.ndarray, lengths) -> None:
-    """Order each cable at the shortest listed length that covers its longest leg."""
+    """Order each cable at the shortest listed length that covers its longest leg; with no
+    listed ``lengths``, at :func:`policy_length_m` of its longest leg. Links of unknown
+    length (NaN) keep NaN."""
     ids, inverse = np.unique(keys, return_inverse=True)
     run = np.zeros(ids.size)
     np.maximum.at(run, inverse, fabric.link_length_m[links].astype(np.float64))
-    options = np.asarray(lengths, dtype=np.float64)
-    pick = options[np.minimum(np.searchsorted(options, run - TOLERANCE_M), options.size - 1)]
+    if lengths:
+        options = np.asarray(lengths, dtype=np.float64)
+        pick = options[np.minimum(np.searchsorted(options, run - TOLERANCE_M), options.size - 1)]
+    else:
+        pick = policy_length_m(run)
     fabric.link_cable_length_m[links] = pick[inverse].astype(np.float32)
 
 
@@ -852,6 +891,8 @@ def assign_media(
             "cables and fibers sold in listed lengths are ordered at the shortest listed length "
             "that covers the longest run of that cable (link_cable_length_m)"
         )
+    if any(not facts.parts[slug].get("lengths_m") for slug in used_cables):
+        notes.append(f"cables and fibers with {POLICY_TEXT}")
     info["media_warnings"] = sorted(set(info["media_warnings"]))
     info["media_notes"] = notes
 
@@ -869,5 +910,6 @@ __all__ = [
     "module_options",
     "optic_candidates",
     "order_lengths",
+    "policy_length_m",
     "rank_candidates",
 ]

@@ -308,7 +308,8 @@ def test_hand_drawn_fabric_summarizes(facts):
         "switch": {"MMA4Z00-NS": 2},
     }
     assert summary["cables"] == {"MFP7E10-Nxxx": 4}
-    assert summary["cables_by_length"] == {"MFP7E10-Nxxx": {"10": 2, "12": 1}}  # one unknown
+    # Ordered lengths: runs of 10 and 12 m, rounded by the ordering policy; one unknown.
+    assert summary["cables_by_length"] == {"MFP7E10-Nxxx": {"10": 2, "15": 1}}
     assert fabric.node_x[0] == 0 and fabric.node_y[1] == 500 and np.isnan(fabric.node_x[3])
     again = Fabric.from_dict(fabric.to_dict())
     assert fabric.to_dict()["node_x"][3] is None  # strict JSON

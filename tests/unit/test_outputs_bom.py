@@ -1,6 +1,7 @@
 """Bill of materials (planner.domain.outputs.bom): published counts, agreement with the
 summary, breakouts, NICs, racks and spares."""
 
+import copy
 import math
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 import yaml
 
 from planner.domain.fabric import FabricBuilder
+from planner.domain.media import policy_length_m
 from planner.domain.outputs import CATEGORIES, BomError, bill_of_materials, spares_for
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
@@ -167,3 +169,43 @@ def test_spares_use_decimal_arithmetic():
     assert spares_for(100, 7) == 7  # 100 * 0.07 is 7.000000000000001 in binary floats
     assert spares_for(1536, 2) == 31
     assert spares_for(0, 50) == 0
+
+
+def test_superpod_fibers_are_ordered_in_a_handful_of_lengths(superpod, facts):
+    """Issue 15 item 8: not one line per 0.1 m of run. The catalog lists no lengths for the
+    MFP7E10 fibers, so each run is rounded up by the ordering policy (slack is in the run)."""
+    bom = bill_of_materials(superpod, facts)
+    fibers = [line for line in bom.lines if line.category == "fiber"]
+    lengths = {line.length_m for line in fibers}
+    assert len(lengths) <= 6 and len(fibers) <= 8
+    assert sum(line.quantity for line in fibers) == 2040  # the published count is kept
+    for line in fibers:
+        assert line.length_m == policy_length_m(line.length_m)  # a length of the policy
+        assert line.length_rule.startswith("no listed lengths in the catalog")
+    # Every fiber is ordered at least as long as its run, at most one policy step longer.
+    runs = superpod.link_length_m.astype(float)
+    ordered = superpod.link_cable_length_m.astype(float)
+    fiber = superpod.link_cable >= 0
+    assert (ordered[fiber] >= runs[fiber] - 1e-4).all()
+    assert (ordered[fiber] - runs[fiber] < 5.0).all()
+    assert (ordered[fiber] != runs[fiber]).any()
+
+
+def test_parts_sold_in_listed_lengths_are_ordered_at_a_listed_length(gb200, facts):
+    bom = bill_of_materials(gb200, facts)
+    cables = [line for line in bom.lines if line.category == "cable"]
+    assert cables
+    for line in cables:
+        listed = facts.parts[line.part].get("lengths_m")
+        assert listed and line.length_m in listed
+        assert line.length_rule.startswith("a listed length")
+    assert all(
+        not line.length_rule for line in bom.lines if line.category not in ("cable", "fiber")
+    )
+
+
+def test_a_revision_saved_with_exact_runs_says_so(superpod, facts):
+    fabric = copy.deepcopy(superpod)
+    fabric.link_cable_length_m = fabric.link_length_m.copy()  # as saved before the policy
+    fibers = [line for line in bill_of_materials(fabric, facts).lines if line.category == "fiber"]
+    assert any(line.length_rule.startswith("the exact run length") for line in fibers)

@@ -250,3 +250,15 @@ def test_a_hostile_node_name_is_neutralised_and_reads_back_unchanged(hostile, fa
     edit = cabling_edit(hostile, out.getvalue(), document)
     assert edit.changed == [rows[0]["label"]]
     assert edit.document["links"][0]["a"] == target[1:]
+
+
+def test_rows_carry_the_exact_run_and_the_ordered_length(one_su, facts):
+    """Issue 15 item 8: the plan keeps the exact run next to the length ordered for it."""
+    rows = [row for row in _rows(one_su, facts) if row["cable_part"]]
+    ordered = {float(row["length_m"]) for row in rows}
+    assert len(ordered) <= 6  # a handful of orderable lengths
+    runs = [float(row["run_length_m"]) for row in rows]
+    assert len(set(runs)) > len(ordered)  # runs stay exact (0.1 m)
+    for row in rows:
+        assert float(row["length_m"]) >= float(row["run_length_m"])
+    assert any(float(row["length_m"]) > float(row["run_length_m"]) for row in rows)

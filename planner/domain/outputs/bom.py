@@ -10,7 +10,9 @@ Counting conventions (reference-architectures.md §1, the same rule as
 - transceivers: one per module, i.e. per cage; a twin-port module carrying two links counts
   once. A module's tier is the tier of the first link through it;
 - cables and fibers: one per assembly at its ordered length; a breakout (1:N) cable or a 1:2
-  splitter fiber counts once for all its legs;
+  splitter fiber counts once for all its legs. The ordered length is a length the part is
+  listed in (``lengths_m``), else the run rounded up by the ordering policy
+  (:func:`planner.domain.media.policy_length_m`); each line's ``length_rule`` says which;
 - racks: one per rack of the layout, when the layout names a catalog rack.
 
 Published counts carry no spares; spares are a percentage per category, rounded up
@@ -29,6 +31,7 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
+from planner.domain.media import POLICY_TEXT, policy_length_m
 from planner.domain.summary import first_link_of_units, ordered_cable_length_m
 
 CATEGORIES = ("server", "switch", "nic", "transceiver", "cable", "fiber", "rack")  # display order
@@ -69,6 +72,7 @@ class BomLine:
     spares: int
     quantity: int
     counted_per: str
+    length_rule: str = ""  # how the ordered length was chosen (cables and fibers)
 
     def to_dict(self) -> dict:
         return {
@@ -83,6 +87,7 @@ class BomLine:
             "spares": self.spares,
             "quantity": self.quantity,
             "counted_per": self.counted_per,
+            "length_rule": self.length_rule,
         }
 
 
@@ -217,6 +222,7 @@ def bill_of_materials(
                 quantity=int(base) + spares,
                 counted_per=counted_per.get((category, tier, part, length_m))
                 or COUNTED_PER[category],
+                length_rule=length_rule(record, length_m) if category in CABLES else "",
             )
         )
     lines.sort(
@@ -228,6 +234,31 @@ def bill_of_materials(
         )
     )
     return BillOfMaterials(lines=tuple(lines), spares_pct=pct, notes=tuple(notes))
+
+
+CABLES = ("cable", "fiber")
+LISTED_TEXT = "a listed length of the part (lengths_m): the shortest that covers the run"
+
+
+def length_rule(record: Mapping, length_m: float | None) -> str:
+    """How a cable or fiber line's ordered length was chosen (see the module docstring).
+
+    Examples
+    --------
+    >>> length_rule({"lengths_m": [1, 2]}, 2.0).startswith("a listed length")
+    True
+    >>> length_rule({}, 7.0).startswith("no listed lengths")
+    True
+    >>> length_rule({}, 6.7)
+    'the exact run length, as this revision recorded it (not rounded by the ordering policy)'
+    """
+    if length_m is None:
+        return "length unknown (a link drawn without a run length)"
+    if record.get("lengths_m"):
+        return LISTED_TEXT
+    if abs(float(policy_length_m(length_m)) - length_m) <= 1e-4:
+        return POLICY_TEXT
+    return "the exact run length, as this revision recorded it (not rounded by the ordering policy)"
 
 
 def _count_devices(fabric, facts, counts, counted_per, notes, canonical) -> None:

@@ -56,6 +56,7 @@ BOM_COLUMNS = (
     "spares",
     "quantity",
     "counted_per",
+    "length_rule",
 )
 NETBOX_DEVICE_COLUMNS = (
     "name",
@@ -134,6 +135,7 @@ def bom_csv_lines(bom: BillOfMaterials) -> Iterator[str]:
             line.spares,
             line.quantity,
             line.counted_per,
+            line.length_rule,
         )
         for line in bom.lines
     )

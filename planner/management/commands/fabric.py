@@ -134,7 +134,8 @@ class Command(BaseCommand):
             "export",
             help="Write a BOM, cabling plan or export of a spec file or a saved design.",
             description="Formats: bom-csv (columns part, part_number, name, manufacturer, "
-            "category, tier, length_m, base_quantity, spares, quantity, counted_per), "
+            "category, tier, length_m, base_quantity, spares, quantity, counted_per, "
+            "length_rule), "
             "cabling-csv (one row per cable and breakout leg), netbox (NetBox bulk-import "
             "device and cable CSVs), p2p (NVIDIA cable validation point-to-point sheet), avd "
             "(Arista AVD topology CSV), json (spec, summary, topology and BOM). netbox writes "
