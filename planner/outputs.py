@@ -30,6 +30,7 @@ from planner.domain.outputs import (
     BillOfMaterials,
     CablingEdit,
     CablingImportError,
+    avd_refusal,
     avd_topology_lines,
     bill_of_materials,
     bom_csv_lines,
@@ -174,7 +175,7 @@ def export_chunks(
         ),
         "netbox-cables": lambda: netbox_cable_lines(fabric, facts),
         "p2p": lambda: p2p_lines(fabric),
-        "avd": lambda: avd_topology_lines(fabric),
+        "avd": lambda: avd_topology_lines(fabric, facts),
         "json": lambda: _json_chunks(
             design_json(
                 name=name,
@@ -220,7 +221,8 @@ def revision_export(
     Raises
     ------
     OutputError
-        ``unknown-format`` or ``topology-unreadable``.
+        ``unknown-format``, ``topology-unreadable``, or ``not-ethernet`` (AVD of an
+        InfiniBand design).
     planner.domain.outputs.BomError
         A bad spares percentage.
     """
@@ -233,6 +235,8 @@ def revision_export(
     if spares_pct:
         bill_of_materials(fabric, facts, spares_pct=spares_pct)  # refuse bad input up front
     stem, extension, title = DOWNLOAD_FORMATS[fmt]
+    if fmt == "avd" and (refusal := avd_refusal(fabric, facts)):
+        raise OutputError("not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export.")
     chunks = export_chunks(
         fmt,
         fabric=fabric,

@@ -11,7 +11,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from planner.domain.outputs import (
-    AVD_COLUMNS,
     BOM_COLUMNS,
     CABLING_COLUMNS,
     NETBOX_DEVICE_COLUMNS,
@@ -93,7 +92,6 @@ def test_cabling_csv_streams_one_row_per_link(api_client, design):
         ("bom-csv", BOM_COLUMNS),
         ("netbox-devices", NETBOX_DEVICE_COLUMNS),
         ("p2p", P2P_COLUMNS),
-        ("avd", AVD_COLUMNS),
     ],
 )
 def test_exports_by_format(api_client, design, fmt, columns):

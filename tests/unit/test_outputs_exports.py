@@ -13,9 +13,12 @@ from planner.domain.outputs import (
     NETBOX_CABLE_COLUMNS,
     NETBOX_DEVICE_COLUMNS,
     P2P_COLUMNS,
+    ExportError,
+    avd_refusal,
     avd_topology_lines,
     bill_of_materials,
     bom_csv_lines,
+    cabling_csv_lines,
     design_json,
     netbox_cable_lines,
     netbox_device_lines,
@@ -107,18 +110,46 @@ def test_p2p_sheet_has_nvidia_columns_and_split_ports(one_su):
     assert all(r["A-Rack"] and r["A-U"] for r in server_rows)
 
 
-def test_avd_topology_lists_switch_interfaces_from_both_ends(one_su):
-    header, rows = _read(avd_topology_lines(one_su))
+@pytest.fixture(scope="module")
+def ethernet_clos(facts):
+    """The Ethernet Clos example (SN5600 leaves and spines)."""
+    return build_fabric(
+        parse_spec(yaml.safe_load((EXAMPLES / "clos-3to1.yaml").read_text())), facts
+    )
+
+
+def test_avd_topology_lists_switch_interfaces_from_both_ends(ethernet_clos, facts):
+    fabric = ethernet_clos
+    header, rows = _read(avd_topology_lines(fabric, facts))
     assert header == list(AVD_COLUMNS)
-    switch_a = one_su.node_role[one_su.link_a] >= ROLE["leaf"]
-    assert len(rows) == one_su.link_count + int(switch_a.sum())
+    switch_a = fabric.node_role[fabric.link_a] >= ROLE["leaf"]
+    assert len(rows) == fabric.link_count + int(switch_a.sum())
     assert {r["Node Type"] for r in rows} == {"l3leaf", "spine"}
-    assert all(r["Node Interface"].startswith("Ethernet") for r in rows)
     assert all(r["Node Interface Enabled"] == "True" for r in rows)
     nodes = [r["Node"] for r in rows]
     first_leaf = [r for r in rows if r["Node"] == nodes[0]]
-    cages = [int(r["Node Interface"].removeprefix("Ethernet").split("/")[0]) for r in first_leaf]
+    cages = [int(r["Node Interface"].split("/")[0]) for r in first_leaf]
     assert cages == sorted(cages)
+
+
+def test_avd_interfaces_are_the_cabling_plan_port_names(ethernet_clos, facts):
+    """Every (device, port) pair of the AVD CSV is one end of a cabling-plan row."""
+    _, rows = _read(avd_topology_lines(ethernet_clos, facts))
+    _, plan = _read(cabling_csv_lines(ethernet_clos, facts))
+    ends = {(r["a_device"], r["a_port"]) for r in plan} | {
+        (r["b_device"], r["b_port"]) for r in plan
+    }
+    assert not any(r["Node Interface"].startswith("Ethernet") for r in rows)
+    assert all((r["Node"], r["Node Interface"]) in ends for r in rows)
+    assert all((r["Peer Node"], r["Peer Interface"]) in ends for r in rows)
+
+
+def test_avd_refuses_an_infiniband_design(one_su, facts):
+    with pytest.raises(
+        ExportError, match="AVD describes Ethernet fabrics; this design's switches run InfiniBand"
+    ):
+        avd_topology_lines(one_su, facts)
+    assert "QM9700" in avd_refusal(one_su, facts)
 
 
 def test_avd_breakout_ports_of_a_dac_fabric(facts):

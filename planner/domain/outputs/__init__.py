@@ -27,11 +27,14 @@ from planner.domain.outputs.cabling import (
 )
 from planner.domain.outputs.exports import (
     AVD_COLUMNS,
+    AVD_NOT_ETHERNET,
     BOM_COLUMNS,
     EXPORT_FORMATS,
     NETBOX_CABLE_COLUMNS,
     NETBOX_DEVICE_COLUMNS,
     P2P_COLUMNS,
+    ExportError,
+    avd_refusal,
     avd_topology_lines,
     bom_csv_lines,
     design_json,
@@ -42,6 +45,9 @@ from planner.domain.outputs.exports import (
 
 __all__ = [
     "AVD_COLUMNS",
+    "AVD_NOT_ETHERNET",
+    "ExportError",
+    "avd_refusal",
     "BOM_COLUMNS",
     "CABLING_COLUMNS",
     "CATEGORIES",
