@@ -46,7 +46,11 @@ class AuditEventSerializer(serializers.ModelSerializer):
     )
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     design = serializers.IntegerField(
-        source="design_ref", read_only=True, help_text="Design id (kept after a delete)."
+        source="design_ref",
+        read_only=True,
+        allow_null=True,
+        help_text="Design id (kept after a delete); null for events about no design (catalog, "
+        "price books, some jobs).",
     )
 
     class Meta:
