@@ -33,12 +33,32 @@ export function initialView({ elements, handDrawn = false }) {
 }
 
 /**
+ * What to say when a whole design is over the edit limit: no view of it is editable, and
+ * the cabling-plan upload has the same limit, so the spec is the way to change it.
+ * @param {number} designElements nodes + links of the whole design
+ * @returns {string}
+ */
+export function tooLargeToEdit(designElements) {
+  const n = designElements.toLocaleString("en-US");
+  const limit = EDIT_LIMIT.toLocaleString("en-US");
+  return (
+    `This design has ${n} elements: the canvas and cabling-plan uploads edit designs of up to ${limit}, ` +
+    "so every view here is read-only. Change it through its spec (“Edit spec” on the design page); " +
+    "editing one SU, pod or rack at a time is not available yet."
+  );
+}
+
+/**
  * Whether the current view may be edited, and if not, why (shown to the user).
- * @param {{view: string, scope: string, elements: number, canWrite: boolean}} state
+ * @param {{view: string, scope: string, elements: number, canWrite: boolean, designElements?: number|null}} state
+ *   designElements: nodes + links of the whole design, when known
  * @returns {{editable: boolean, reason: string}}
  */
-export function editability({ view, scope, elements, canWrite }) {
+export function editability({ view, scope, elements, canWrite, designElements = null }) {
   if (!canWrite) return { editable: false, reason: "You may view this design but not change it." };
+  if (designElements !== null && designElements !== undefined && designElements > EDIT_LIMIT) {
+    return { editable: false, reason: tooLargeToEdit(designElements) };
+  }
   if (view !== "detail" || scope !== "all") {
     return {
       editable: false,

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { EDIT_LIMIT, RENDER_LIMIT, budgetProblem, editability, initialView, scopeChoices, summaryElements } from "./budget.js";
+import { EDIT_LIMIT, RENDER_LIMIT, budgetProblem, editability, initialView, scopeChoices, summaryElements, tooLargeToEdit } from "./budget.js";
 
 test("summaryElements counts servers, switches and links", () => {
   assert.equal(summaryElements({ servers: 32, switches_total: 8, links: { "server-leaf": 256, "leaf-spine": 0 } }), 296);
@@ -22,6 +22,23 @@ test("only the 'all' view within the budget, for writers, is editable", () => {
   assert.match(editability({ view: "detail", scope: "su:1", elements: 10, canWrite: true }).reason, /exploring/);
   assert.match(editability({ view: "detail", scope: "all", elements: EDIT_LIMIT + 1, canWrite: true }).reason, /limited to 5,000/);
   assert.match(editability({ view: "detail", scope: "all", elements: 1, canWrite: false }).reason, /not change/);
+});
+
+test("a design over the edit limit says what to use instead in every view (issue 15 item 4)", () => {
+  const big = EDIT_LIMIT * 2;
+  for (const [view, scope] of [["overview", ""], ["detail", "su:1"], ["detail", "all"]]) {
+    const { editable, reason } = editability({ view, scope, elements: 600, canWrite: true, designElements: big });
+    assert.equal(editable, false);
+    assert.equal(reason, tooLargeToEdit(big));
+    assert.doesNotMatch(reason, /Whole fabric/);
+  }
+  assert.match(tooLargeToEdit(big), /10,000 elements/);
+  assert.match(tooLargeToEdit(big), /cabling-plan uploads edit designs of up to 5,000/);
+  assert.match(tooLargeToEdit(big), /“Edit spec” on the design page/);
+  // A small design's scoped view still points at the whole-fabric view, which exists for it.
+  assert.match(editability({ view: "detail", scope: "su:1", elements: 10, canWrite: true, designElements: 300 }).reason, /Whole fabric/);
+  // A viewer is told that first.
+  assert.match(editability({ view: "overview", scope: "", elements: 10, canWrite: false, designElements: big }).reason, /not change/);
 });
 
 test("budgetProblem refuses growth past the edit limit", () => {

@@ -330,7 +330,13 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     const { editable, reason } =
       state.designId === null
         ? { editable: true, reason: "" }
-        : editability({ view: state.view, scope: state.scope, elements: countEditable(), canWrite: state.canWrite });
+        : editability({
+            view: state.view,
+            scope: state.scope,
+            elements: countEditable(),
+            canWrite: state.canWrite,
+            designElements: summaryElements(config.summary),
+          });
     state.editable = editable;
     state.reason = reason;
     root.dataset.editable = editable ? "true" : "false";
