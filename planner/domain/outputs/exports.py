@@ -18,9 +18,11 @@ so a large fabric streams with flat memory.
 - **Arista AVD** topology CSV (as ``eos_designs`` fabric documentation writes it): ``Node Type,
   Node, Node Interface, Peer Type, Peer Node, Peer Interface, Node Interface Enabled``, one row
   per switch interface with a link, sorted by node name (natural order) and interface; a
-  switch-to-switch link appears from both ends, a server link from the switch end. Switch
-  interfaces are ``Ethernet<cage>`` or ``Ethernet<cage>/<port>``; node types ``l3leaf``,
-  ``spine``, ``super-spine``, and ``server`` for servers and fabric-manager endpoints.
+  switch-to-switch link appears from both ends, a server link from the switch end. Every
+  interface is named as the cabling plan names the port (``<cage>`` or ``<cage>/<port>``);
+  node types ``l3leaf``, ``spine``, ``super-spine``, and ``server`` for servers and
+  fabric-manager endpoints. AVD describes Ethernet fabrics: a design whose switches run
+  InfiniBand (by the catalog's ``protocols``) is refused with :class:`ExportError`.
 - **JSON**: the spec, the summary, the topology (``Fabric.to_dict()`` columns) and the BOM.
 """
 
@@ -33,7 +35,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import Fabric
+from planner.domain.fabric import ROLE, Fabric
 from planner.domain.outputs.bom import BillOfMaterials
 from planner.domain.outputs.cabling import (
     COPPER_TYPES,
@@ -281,8 +283,51 @@ def _natural_key(text: str) -> tuple:
     return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(text))
 
 
-def avd_topology_lines(fabric: Fabric) -> Iterator[str]:
-    """Arista AVD topology CSV (:data:`AVD_COLUMNS`): every switch interface with a link."""
+class ExportError(ValueError):
+    """A design that a format cannot describe (e.g. AVD for an InfiniBand fabric)."""
+
+
+AVD_NOT_ETHERNET = "AVD describes Ethernet fabrics; this design's switches run InfiniBand"
+
+
+def avd_refusal(fabric: Fabric, facts: CatalogFacts) -> str | None:
+    """Why AVD cannot describe ``fabric`` (a switch model runs InfiniBand only), else None.
+
+    >>> from planner.domain.catalog import DeviceModel
+    >>> fabric = Fabric(node_role=np.array([2], dtype=np.int8),
+    ...                 node_model=np.array([0], dtype=np.int16), models=["QM9700"])
+    >>> ib = DeviceModel("QM9700", "switch", protocols=("infiniband",))
+    >>> avd_refusal(fabric, CatalogFacts(devices={"QM9700": ib}))
+    "AVD describes Ethernet fabrics; this design's switches run InfiniBand (QM9700)"
+    >>> eth = DeviceModel("QM9700", "switch", protocols=("ethernet", "infiniband"))
+    >>> avd_refusal(fabric, CatalogFacts(devices={"QM9700": eth})) is None
+    True
+    """
+    switch_roles = [ROLE[role] for role in ("leaf", "spine", "core")]
+    switches = np.isin(fabric.node_role, switch_roles)
+    infiniband = []
+    for index in np.unique(fabric.node_model[switches]).tolist():
+        slug = fabric.models[index]
+        device = facts.devices.get(slug)
+        protocols = {p.lower() for p in device.protocols} if device else set()
+        if "infiniband" in protocols and "ethernet" not in protocols:
+            infiniband.append(slug)
+    if not infiniband:
+        return None
+    return f"{AVD_NOT_ETHERNET} ({', '.join(sorted(infiniband))})"
+
+
+def avd_topology_lines(fabric: Fabric, facts: CatalogFacts | None = None) -> Iterator[str]:
+    """Arista AVD topology CSV (:data:`AVD_COLUMNS`): every switch interface with a link.
+
+    Raises
+    ------
+    ExportError
+        With ``facts``: a switch model runs InfiniBand (:func:`avd_refusal`); raised at the
+        call, before any line is produced.
+    """
+    if facts is not None and (refusal := avd_refusal(fabric, facts)):
+        raise ExportError(refusal)
     ends = FabricEnds(fabric)
     switch = np.array([role in ("leaf", "spine", "core") for role in ends.roles], dtype=bool)
     if not fabric.node_count:
@@ -300,21 +345,16 @@ def avd_topology_lines(fabric: Fabric) -> Iterator[str]:
     peer_port = np.concatenate([fabric.link_a_port, fabric.link_b_port[from_a]]).astype(np.int64)
     order = np.lexsort((port, rank[node]))
 
-    def interface(n: int, p: int) -> str:
-        if switch[n]:
-            return f"Ethernet{ends.port_name(n, p)}"
-        return ends.port_name(n, p)
-
     def rows():
         for k in order.tolist():
             n, p, q, qp = int(node[k]), int(port[k]), int(peer[k]), int(peer_port[k])
             yield (
                 AVD_NODE_TYPES[ends.roles[n]],
                 ends.names[n],
-                interface(n, p),
+                ends.port_name(n, p),
                 AVD_NODE_TYPES[ends.roles[q]],
                 ends.names[q],
-                interface(q, qp),
+                ends.port_name(q, qp),
                 "True",
             )
 
@@ -348,6 +388,9 @@ def design_json(
 
 __all__ = [
     "AVD_COLUMNS",
+    "AVD_NOT_ETHERNET",
+    "ExportError",
+    "avd_refusal",
     "BOM_COLUMNS",
     "EXPORT_FORMATS",
     "NETBOX_CABLE_COLUMNS",

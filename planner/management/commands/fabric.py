@@ -259,7 +259,7 @@ class Command(BaseCommand):
 
     def _export(self, source: str, options: dict) -> None:
         from planner.adapters import catalog_facts
-        from planner.domain.outputs import BomError, clean_spares_pct
+        from planner.domain.outputs import BomError, avd_refusal, clean_spares_pct
         from planner.outputs import export_chunks, manufacturer_names
 
         spares: dict[str, str] = {}
@@ -295,6 +295,8 @@ class Command(BaseCommand):
         formats = ["netbox-devices", "netbox-cables"] if fmt == "netbox" else [fmt]
         facts = catalog_facts()
         makers = manufacturer_names() if fmt == "netbox" else {}
+        if fmt == "avd" and (refusal := avd_refusal(fabric, facts)):
+            raise CommandError(f"{refusal}. Use --format p2p or netbox.")
         bodies = [
             export_chunks(
                 name,
