@@ -6,6 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -64,4 +65,6 @@ class SearchView(APIView):
         responses={200: SearchResultSerializer},
     )
     def get(self, request):
-        return Response(search(user=request.user, query=request.query_params.get("q", "")))
+        if "q" not in request.query_params:
+            raise ValidationError({"q": ["Give the text to find: ?q=..."]})
+        return Response(search(user=request.user, query=request.query_params["q"]))

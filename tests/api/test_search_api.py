@@ -87,3 +87,14 @@ def test_search_and_home_pages(setting, client, user):
     home = client.get("/").content.decode()
     assert "New design" in home and "Pod North" in home and "Pod Secret" not in home
     assert 'href="/help/"' in home
+
+
+def test_search_without_q_is_a_400_naming_it(user):
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(user)
+    response = api.get("/api/search/")
+    assert response.status_code == 400
+    assert "q" in response.json()
+    assert api.get("/api/search/", {"q": ""}).status_code == 200  # given but empty: no hits
