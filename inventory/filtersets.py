@@ -2,9 +2,43 @@
 reach, protocol and lifecycle, each mapped to the category's own columns."""
 
 import django_filters
+from django import forms
 from django.db.models import Q
+from drf_spectacular.utils import extend_schema_field
 
+from inventory.library import units
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer
+
+
+class SpeedField(forms.CharField):
+    """A speed typed with or without units ("800G", "800 Gb/s", "1.6T", "400"), in Gb/s."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value in self.empty_values:
+            return None
+        try:
+            return units.parse_speed_gbps(value)
+        except ValueError as error:
+            raise forms.ValidationError(str(error), code="invalid") from None
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": units.SPEED_PATTERN,
+        "example": "800G",
+        "description": units.SPEED_HELP,
+    }
+)
+class SpeedFilter(django_filters.CharFilter):
+    field_class = SpeedField
+
+
+FORM_FACTOR_HELP = (
+    "A form factor or family: names that start with it match (OSFP finds OSFP, OSFP224 and "
+    "OSFP-XD; QSFP every QSFP kind)."
+)
 
 
 class CatalogPartFilterSet(django_filters.FilterSet):
@@ -12,9 +46,13 @@ class CatalogPartFilterSet(django_filters.FilterSet):
     manufacturer = django_filters.ModelChoiceFilter(
         queryset=Manufacturer.objects.all(), to_field_name="slug", label="Vendor"
     )
-    speed_gbps = django_filters.NumberFilter(method="filter_speed", label="Speed (Gb/s)")
-    speed_min_gbps = django_filters.NumberFilter(method="filter_speed_min", label="Speed ≥ (Gb/s)")
-    form_factor = django_filters.CharFilter(method="filter_form_factor", label="Form factor")
+    speed_gbps = SpeedFilter(method="filter_speed", label="Speed", help_text=units.SPEED_HELP)
+    speed_min_gbps = SpeedFilter(
+        method="filter_speed_min", label="Speed ≥", help_text=units.SPEED_HELP
+    )
+    form_factor = django_filters.CharFilter(
+        method="filter_form_factor", label="Form factor", help_text=FORM_FACTOR_HELP
+    )
     media = django_filters.CharFilter(method="filter_media", label="Media")
     reach_min_m = django_filters.NumberFilter(method="filter_reach", label="Reach ≥ (m)")
     protocol = django_filters.ChoiceFilter(
@@ -63,21 +101,18 @@ class CatalogPartFilterSet(django_filters.FilterSet):
         return queryset.filter(**{f"{field}__gte": value}) if field else queryset.none()
 
     def filter_form_factor(self, queryset, name, value):
+        """Parts with a form factor of the family ``value`` starts (see ``vocab``)."""
         fields = self._meta.model.FORM_FACTOR_FIELDS
+        value = value.strip()
         if not fields:
             return queryset.none()
         condition = Q()
         for field in fields:
-            lookup = "icontains" if field == "form_factors" else "iexact"
-            condition |= Q(**{f"{field}__{lookup}": value})
-        if "form_factors" in fields:
-            # "OSFP" must not match "OSFP224": compare whole comma-separated names.
-            matches = [
-                p.pk
-                for p in queryset.filter(condition)
-                if value.upper() in p.form_factors.upper().split(",")
-            ]
-            return queryset.filter(pk__in=matches)
+            if field == "form_factors":  # comma-separated: any name of the list
+                condition |= Q(form_factors__istartswith=value)
+                condition |= Q(form_factors__icontains=f",{value}")
+            else:
+                condition |= Q(**{f"{field}__istartswith": value})
         return queryset.filter(condition)
 
     def filter_media(self, queryset, name, value):

@@ -351,18 +351,34 @@ def filter_hints(form) -> None:
         form.fields["lifecycle"].widget = forms.Select(choices=[("", "Any"), *vocab.LIFECYCLES])
     if "form_factor" in form.fields:
         form.fields["form_factor"].widget.attrs["list"] = "filter-form-factors"
+        form.fields["form_factor"].widget.attrs["placeholder"] = "e.g. OSFP"
+    for name in ("speed_gbps", "speed_min_gbps"):
+        if name in form.fields:
+            form.fields[name].widget.attrs["placeholder"] = "e.g. 800G, 1.6T"
     if "media" in form.fields:
         form.fields["media"].widget.attrs["list"] = "filter-media"
 
 
 def datalists(model) -> dict:
-    from inventory.library import vocab
-
     media = model._meta.get_field(model.MEDIA_FIELD).choices if model.MEDIA_FIELD else []
     return {
-        "filter-form-factors": vocab.FORM_FACTORS if model.FORM_FACTOR_FIELDS else [],
+        "filter-form-factors": _form_factor_options() if model.FORM_FACTOR_FIELDS else [],
         "filter-media": media or [],
     }
+
+
+def _form_factor_options() -> list[tuple[str, str]]:
+    """Suggestions for the form-factor filter: each family (it matches its members), then
+    every single form factor."""
+    from inventory.library import vocab
+
+    families = [
+        (root, f"{root} family: {', '.join(members)}")
+        for root, members in vocab.form_factor_families()
+        if len(members) > 1
+    ]
+    named = {root for root, _ in families}
+    return families + [(value, label) for value, label in vocab.FORM_FACTORS if value not in named]
 
 
 # --- Helpers: detail page ------------------------------------------------------------------------

@@ -4,6 +4,8 @@ Each tuple lists ``(value, label)`` pairs; the Django choices and the file forma
 them from here, so a value means the same thing everywhere.
 """
 
+import re
+
 FORM_FACTORS = [
     ("OSFP", "OSFP (800G class, 8 lanes)"),
     ("OSFP224", "OSFP224 (1.6T class, 8 x 200G)"),
@@ -81,3 +83,31 @@ def values(vocabulary: list[tuple[str, str]]) -> set[str]:
     ['copper', 'mmf', 'smf']
     """
     return {value for value, _ in vocabulary}
+
+
+def form_factor_family(name: str) -> list[str]:
+    """The form factors of the family ``name`` starts: every one whose name begins with it.
+
+    A filter for "OSFP" then finds OSFP224 and OSFP-XD cages too, and "QSFP" every QSFP kind.
+
+    Examples
+    --------
+    >>> form_factor_family("osfp")
+    ['OSFP', 'OSFP224', 'OSFP-XD']
+    >>> form_factor_family("QSFP-DD")
+    ['QSFP-DD', 'QSFP-DD800']
+    """
+    wanted = name.strip().upper()
+    return [value for value, _ in FORM_FACTORS if wanted and value.upper().startswith(wanted)]
+
+
+def form_factor_families() -> list[tuple[str, list[str]]]:
+    """Each family root (the leading letters of a form factor) with its members, in vocab order.
+
+    Examples
+    --------
+    >>> [root for root, _ in form_factor_families()]
+    ['OSFP', 'QSFP', 'SFP', 'RJ', 'CPO']
+    """
+    roots = dict.fromkeys(re.match(r"[A-Za-z]+", value).group(0) for value, _ in FORM_FACTORS)
+    return [(root, form_factor_family(root)) for root in roots]

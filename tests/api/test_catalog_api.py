@@ -20,7 +20,7 @@ def test_filters_by_form_factor_speed_media_reach_protocol_vendor(api_client, se
     base = "/api/inventory/transceivers/?page_size=500"
     osfp = _slugs(api_client.get(f"{base}&form_factor=OSFP"))
     assert osfp == set(
-        Transceiver.objects.filter(form_factor="OSFP").values_list("slug", flat=True)
+        Transceiver.objects.filter(form_factor__startswith="OSFP").values_list("slug", flat=True)
     )
     assert "MMA4Z00-NS" in osfp and "MMA1Z00-NS400" not in osfp
     fast = _slugs(api_client.get(f"{base}&speed_gbps=1600"))
@@ -39,7 +39,38 @@ def test_filters_by_form_factor_speed_media_reach_protocol_vendor(api_client, se
     osfp_switches = _slugs(
         api_client.get("/api/inventory/switches/?form_factor=OSFP&page_size=500")
     )
-    assert "QM9700" in osfp_switches and "Q3400-RA" not in osfp_switches  # OSFP224 is not OSFP
+    assert "QM9700" in osfp_switches and "Q3400-RA" in osfp_switches  # OSFP224: OSFP family
+
+
+@pytest.mark.parametrize("typed", ["1600", "1.6T", "1.6 Tb/s", "1600G", "1600 Gb/s", "1600Gbps"])
+def test_speed_filters_accept_units(api_client, seeded, typed):
+    found = api_client.get("/api/inventory/transceivers/", {"page_size": 500, "speed_gbps": typed})
+    expected = set(Transceiver.objects.filter(speed_gbps=1600).values_list("slug", flat=True))
+    assert expected and _slugs(found) == expected
+    at_least = api_client.get("/api/inventory/switches/", {"speed_min_gbps": typed})
+    fast = SwitchModel.objects.filter(port_speed_gbps__gte=1600).values_list("slug", flat=True)
+    assert fast and _slugs(at_least) == set(fast)
+
+
+@pytest.mark.parametrize("typed", ["fast", "800 furlongs", "1.5G", "-400"])
+def test_a_speed_that_is_not_one_is_400_naming_the_field(api_client, seeded, typed):
+    response = api_client.get("/api/inventory/transceivers/", {"speed_gbps": typed})
+    assert response.status_code == 400
+    assert "speed_gbps" in response.json() and "Traceback" not in response.content.decode()
+
+
+def test_form_factor_matches_the_family(api_client, seeded):
+    switches = "/api/inventory/switches/?page_size=500&form_factor="
+    assert {"QM9700", "Q3400-RA"} <= _slugs(api_client.get(switches + "osfp"))
+    assert "QM9700" not in _slugs(api_client.get(switches + "OSFP224"))
+    modules = "/api/inventory/transceivers/?page_size=500&form_factor="
+    qsfp = set(
+        Transceiver.objects.filter(form_factor__startswith="QSFP").values_list("slug", flat=True)
+    )
+    assert {"QSFP112", "QSFP-DD"} <= set(
+        Transceiver.objects.filter(slug__in=qsfp).values_list("form_factor", flat=True)
+    )
+    assert _slugs(api_client.get(modules + "QSFP")) == qsfp
 
 
 def test_search_ordering_and_pagination(api_client, seeded):
@@ -144,6 +175,17 @@ def test_schema_documents_catalog(api_client):
         "protocol",
         "manufacturer",
     } <= params
+    speed = next(
+        p
+        for p in schema["paths"]["/api/inventory/transceivers/"]["get"]["parameters"]
+        if p["name"] == "speed_gbps"
+    )
+    assert speed["schema"]["type"] == "string" and speed["schema"]["pattern"]
+    assert "1.6T" in speed["description"]
+    import re
+
+    pattern = re.compile(speed["schema"]["pattern"])
+    assert all(pattern.match(t) for t in ["400", "800G", "800 Gb/s", "1.6T"])
 
 
 def test_detail_resolves_part_numbers_and_aliases(api_client, seeded):

@@ -164,6 +164,25 @@ def test_list_filters_by_form_factor_and_speed(logged_in_client):
     assert listed_slugs(html) == [] and "No transceivers match these filters" in html
 
 
+def test_list_speed_takes_units_and_form_factor_takes_families(logged_in_client):
+    module("OSFP-800")
+    module("OSFP224-1600", form_factor="OSFP224", speed=1600, lanes=8, lane_rate_gbps=200)
+    module("QSFP-400", form_factor="QSFP112", speed=400)
+    url = reverse("inventory:part-list", args=["transceiver"])
+    for typed in ("800G", "800 Gb/s", "0.8T", "800"):
+        html = logged_in_client.get(url, {"speed_gbps": typed}).content.decode()
+        assert listed_slugs(html) == ["OSFP-800"], typed
+    html = logged_in_client.get(url, {"speed_gbps": "1.6T"}).content.decode()
+    assert listed_slugs(html) == ["OSFP224-1600"] and 'value="1.6T"' in html
+    html = logged_in_client.get(url, {"speed_gbps": "fast"}).content.decode()
+    assert "is not a speed; type one like 800G, 800 Gb/s, 1.6T or 400." in html
+    html = logged_in_client.get(url, {"form_factor": "OSFP"}).content.decode()
+    assert listed_slugs(html) == ["OSFP-800", "OSFP224-1600"]
+    html = logged_in_client.get(url, {"form_factor": "qsfp"}).content.decode()
+    assert listed_slugs(html) == ["QSFP-400"]
+    assert 'value="QSFP">QSFP family: QSFP112, QSFP-DD, QSFP-DD800, QSFP56, QSFP28' in html
+
+
 def test_list_sorts_by_whitelisted_columns_only(logged_in_client):
     module("A-15W", power_max_w=15)
     module("B-9W", speed=400, power_max_w=9)
