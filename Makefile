@@ -51,6 +51,7 @@ bench: setup
 	$(PY) -m tests.bench_load
 	$(PY) -m tests.bench_outputs
 	$(PY) -m tests.bench_flow
+	$(PY) -m tests.bench_security
 
 # Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
 lock:

@@ -1,0 +1,96 @@
+"""The deliberate exceptions to Schemathesis's ``--checks all``, in one place.
+
+The fuzz gate (``test_schema_fuzz.py``) runs every check Schemathesis registers. An OpenAPI
+schema describes the *shape* of a request; it cannot say that a manufacturer slug must name a
+manufacturer that exists, that 9 servers of 8 GPUs do not fill a scalable unit, or that a
+cabling file must describe the design it is uploaded to. Requests that have the right shape
+but break such a rule are answered 400 *naming the field or element at fault*, which is the
+right answer and not a defect. So:
+
+1. ``positive_data_acceptance`` (ST202, "schema-valid request rejected") tolerates a 400 whose
+   body names what was wrong: a DRF field error keyed only by fields of the operation (sent,
+   or documented as its parameters or body properties, e.g. one of two fields that are each
+   optional but not both; ``non_field_errors`` for rules that span fields), or the design
+   builder's ``problems`` list, each naming its field. A 400 that names nothing (a parse error
+   on well-formed input, a bare ``detail``) or names a field the operation does not have
+   still fails.
+
+Nothing else is excepted: server errors, undocumented status codes or content types, response
+bodies that do not match the schema, schema-violating requests that are accepted, ignored
+authentication and the rest fail the gate.
+"""
+
+from __future__ import annotations
+
+import json
+
+from schemathesis.checks import CHECKS as CHECK_REGISTRY
+from schemathesis.checks import load_all_checks
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+load_all_checks()
+
+
+def _properties(raw: dict, schema) -> set[str]:
+    schema = _resolve_ref(raw, schema)
+    if not isinstance(schema, dict):
+        return set()
+    names = set(schema.get("properties", {}))
+    for key in ("allOf", "oneOf", "anyOf"):
+        for part in schema.get(key, []):
+            names |= _properties(raw, part)
+    return names
+
+
+def _resolve_ref(raw: dict, schema):
+    while isinstance(schema, dict) and "$ref" in schema:
+        target = raw
+        for key in schema["$ref"].lstrip("#/").split("/"):
+            target = target[key]
+        schema = target
+    return schema
+
+
+def _operation_names(case) -> set[str]:
+    """Names of what the operation takes: sent values, documented parameters and body fields."""
+    names: set[str] = set()
+    for part in (case.body, case.query, case.path_parameters):
+        if isinstance(part, dict):
+            names.update(str(key) for key in part)
+    raw = case.operation.schema.raw_schema
+    operation = raw["paths"][case.operation.path][case.operation.method.lower()]
+    names.update(p.get("name", "") for p in operation.get("parameters", []))
+    for media in operation.get("requestBody", {}).get("content", {}).values():
+        names |= _properties(raw, media.get("schema"))
+    return names
+
+
+def error_names_its_cause(response, case) -> bool:
+    """Whether a 400's body names the field(s) or element(s) that were wrong."""
+    try:
+        body = json.loads(response.content or b"null")
+    except ValueError:
+        return False
+    if not isinstance(body, dict) or not body:
+        return False
+    problems = body.get("problems")
+    if isinstance(problems, list) and problems:
+        return all(isinstance(p, dict) and p.get("field") and p.get("message") for p in problems)
+    keys = set(body) - {"detail"}
+    if not keys:
+        return False
+    return keys <= _operation_names(case) | {"non_field_errors"}
+
+
+def positive_data_acceptance_with_domain_rules(ctx, response, case):
+    """ST202, except for a 400 that names the field at fault (see the module's text)."""
+    if response.status_code == 400 and error_names_its_cause(response, case):
+        return None
+    return positive_data_acceptance(ctx, response, case)
+
+
+#: Every registered check, with ``positive_data_acceptance`` replaced as explained above.
+CHECKS = [
+    positive_data_acceptance_with_domain_rules if check is positive_data_acceptance else check
+    for check in CHECK_REGISTRY.get_all()
+]
