@@ -27,6 +27,45 @@ def number(value) -> str:
     return str(value)
 
 
+def money(amount, currency: str = "") -> str:
+    """``32870`` -> ``"32,870.00"``; with ``currency="USD"`` -> ``"32,870.00 USD"``; ``None`` ->
+    ``"—"``. Amounts are rounded to the cent as they are stored (``Decimal`` or float)."""
+    if amount is None or amount == "":
+        return "—"
+    text = f"{amount:,.2f}"
+    return f"{text} {currency}" if currency else text
+
+
+def quantity(value, unit: str) -> str:
+    """``409600, "Gb/s"`` -> ``"409,600 Gb/s"``; ``None`` -> ``"—"``."""
+    text = number(value)
+    return text if text == "—" or not unit else f"{text} {unit}"
+
+
+def count(value, word: str, plural: str = "") -> str:
+    """``1016, "GPU"`` -> ``"1,016 GPUs"``; ``1, "note"`` -> ``"1 note"``."""
+    many = plural or f"{word}s"
+    return f"{number(value)} {word if value == 1 else many}"
+
+
+SEVERITY_WORDS = {
+    "error": ("error", "errors"),
+    "warning": ("warning", "warnings"),
+    "info": ("note", "notes"),
+}
+
+
+def severity_counts(counts: dict) -> str:
+    """``{"warning": 1, "info": 3}`` -> ``"1 warning, 3 notes"`` (errors first; none ->
+    ``"no problems"``)."""
+    parts = [
+        count(counts[key], *SEVERITY_WORDS[key])
+        for key in ("error", "warning", "info")
+        if counts.get(key)
+    ]
+    return ", ".join(parts) or "no problems"
+
+
 def bandwidth(gbps) -> str:
     """``51200`` -> ``"51.2 Tb/s"``; ``400`` -> ``"400 Gb/s"``."""
     if gbps is None:
@@ -128,17 +167,103 @@ def summary_context(summary: dict) -> dict:
     }
 
 
+#: Labels and units of summary and spec keys in a diff (``None`` unit: a plain count).
+DIFF_LABELS = {
+    "name": ("Name", None),
+    "topology": ("Topology", None),
+    "server": ("Server", None),
+    "gpus": ("GPUs", None),
+    "servers": ("Servers", None),
+    "rails": ("Rails", None),
+    "planes": ("Planes", None),
+    "tiers": ("Tiers", None),
+    "speed_gbps": ("Link speed", "Gb/s"),
+    "switches_total": ("Switches", None),
+    "reserved_leaf_ports": ("Reserved leaf ports", None),
+    "bisection_gbps": ("Bisection bandwidth", "Gb/s"),
+    "max_hops": ("Max hops", None),
+    "servers_per_su": ("Servers per SU", None),
+    "scalable_units": ("Scalable units", None),
+    "racks": ("Racks", None),
+    "stale_parameters": ("Spec parameters made untrue by hand edits", None),
+}
+#: ``prefix.rest`` keys: a label template over the rest's parts, and the unit.
+DIFF_PREFIXES = {
+    "switches": ("{0} switches", None),
+    "links": ("Links {0}", None),
+    "capacity_gbps": ("Capacity {0}", "Gb/s"),
+    "oversubscription": ("{0} oversubscription", ":1"),
+    "transceivers": ("Transceivers {0}", None),
+    "transceivers_by_side": ("Transceivers on {0}s: {1}", None),
+    "transceivers_per_link_end": ("Transceivers per link end: {0}", None),
+    "cables": ("Cables {0}", None),
+    "cables_by_length": ("Cables {0} at {1} m", None),
+    "switches_by_model": ("{0} switches {1}", None),
+    "media": ("Media {0}", None),
+}
+UNIT_SUFFIXES = {"_gbps": "Gb/s", "_m": "m", "_w": "W", "_bytes": "bytes", "_pct": "%"}
+
+
+def _part_label(part: str) -> str:
+    return TIER_LABELS.get(part) or ROLE_LABELS.get(part) or part
+
+
+def diff_label(path: str) -> tuple[str, str | None]:
+    """A diff key as people read it, and its unit.
+
+    >>> diff_label("bisection_gbps"), diff_label("oversubscription.leaf")
+    (('Bisection bandwidth', 'Gb/s'), ('Leaf oversubscription', ':1'))
+    >>> diff_label("links.leaf-spine"), diff_label("layout.row_length_m")
+    (('Links Leaf – spine', None), ('Layout › Row length', 'm'))
+    """
+    if path in DIFF_LABELS:
+        return DIFF_LABELS[path]
+    head, _, rest = path.partition(".")
+    if head in DIFF_PREFIXES and rest:
+        template, unit = DIFF_PREFIXES[head]
+        parts = rest.split(".", template.count("{") - 1)
+        parts += [""] * (template.count("{") - len(parts))
+        return template.format(*(_part_label(p) for p in parts)).strip(), unit
+    words, unit = [], None
+    for part in path.split("."):
+        for suffix, name in UNIT_SUFFIXES.items():
+            if part.endswith(suffix):
+                part, unit = part[: -len(suffix)], name
+                break
+        words.append(_part_label(part).replace("_", " ").capitalize())
+    return " › ".join(words), unit
+
+
+def _diff_value(value, unit: str | None, absent: str) -> str:
+    if value is None:
+        return absent
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "none"
+    if unit == ":1":
+        return ratio(value)
+    return quantity(value, unit or "") if isinstance(value, int | float) else str(value)
+
+
 def diff_rows(changes: dict) -> list[tuple[str, str, str, str]]:
-    """``(path, old, new, delta)`` rows of a ``diff_summaries`` result."""
+    """``(label, old, new, delta)`` rows of a ``diff_summaries`` result: labels with units
+    ("Bisection bandwidth", "409,600 Gb/s"); a value that is gone reads "removed", one that was
+    not there "not set", and only a change between two numbers has a delta."""
     rows = []
     for path, change in changes.items():
-        delta = change.get("delta")
+        label, unit = diff_label(path)
+        old, new = change.get("old"), change.get("new")
+        delta = change.get("delta") if old is not None and new is not None else None
+        if delta is None:
+            delta_text = ""
+        else:
+            shown = number(abs(delta)) if unit == ":1" else quantity(abs(delta), unit or "")
+            delta_text = f"+{shown}" if delta > 0 else f"-{shown}"
         rows.append(
             (
-                path,
-                number(change.get("old")) if change.get("old") is not None else "—",
-                number(change.get("new")) if change.get("new") is not None else "—",
-                "" if delta is None else (f"+{number(delta)}" if delta > 0 else number(delta)),
+                label,
+                _diff_value(old, unit, "not set"),
+                _diff_value(new, unit, "removed"),
+                delta_text,
             )
         )
     return rows

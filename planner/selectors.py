@@ -17,7 +17,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import IntegerField, JSONField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import F, IntegerField, JSONField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.http import Http404
 
 from planner.adapters import catalog_facts, fabric_part_names, fabric_unpack, price_of_factory
@@ -43,17 +45,22 @@ def _visible(user) -> Q:
 
 
 def design_list_for(user) -> QuerySet[Design]:
-    """Designs ``user`` may open, newest change first, with ``latest_number`` and
-    ``latest_summary`` (of the latest revision) annotated."""
+    """Designs ``user`` may open, newest change first, with ``latest_number``,
+    ``latest_id`` and ``latest_summary`` (of the latest revision), ``gpus`` (its GPU count)
+    and ``owner_name`` annotated (the last two for sorting)."""
     if not getattr(user, "is_authenticated", False):
         return Design.objects.none()
     latest = DesignRevision.objects.filter(design=OuterRef("pk")).order_by("-number")
+    gpus = latest.annotate(gpus=Cast(KeyTextTransform("gpus", "summary"), IntegerField()))
     return (
         Design.objects.filter(_visible(user))
         .select_related("owner", "team")
         .annotate(
             latest_number=Subquery(latest.values("number")[:1], output_field=IntegerField()),
+            latest_id=Subquery(latest.values("pk")[:1], output_field=IntegerField()),
             latest_summary=Subquery(latest.values("summary")[:1], output_field=JSONField()),
+            gpus=Subquery(gpus.values("gpus")[:1], output_field=IntegerField()),
+            owner_name=F("owner__username"),
         )
     )
 
@@ -283,6 +290,96 @@ def _readers(design: Design) -> set[int]:
             TeamMembership.objects.filter(team_id=design.team_id).values_list("user_id", flat=True)
         )
     return readers
+
+
+#: Which job kind fills each overlay (the canvas names them this way).
+OVERLAY_KINDS = {"problems": "validate", "power": "power", "util": "simulate"}
+
+
+def _link_keys(revision) -> list[tuple] | None:
+    """``(a name, a port, b name, b port)`` per link of ``revision``'s stored fabric (both ends
+    sorted, so a link keeps its key when drawn the other way)."""
+    from planner.adapters import fabric_unpack
+
+    if not revision.topology:
+        return None
+    fabric = fabric_unpack(revision.topology)
+    names = fabric.node_name
+    return [
+        tuple(sorted([(names[a], pa), (names[b], pb)]))
+        for a, pa, b, pb in zip(
+            fabric.link_a.tolist(),
+            fabric.link_a_port.tolist(),
+            fabric.link_b.tolist(),
+            fabric.link_b_port.tolist(),
+            strict=True,
+        )
+    ]
+
+
+def _map_link_ids(overlays: dict, source, target) -> dict:
+    """Overlays of revision ``source`` on revision ``target``'s elements: a ``link:<i>`` becomes
+    the link between the same device ports in ``target`` (dropped when there is none);
+    devices and racks keep their names. ``unmatched_links`` counts the links dropped."""
+    old, new = _link_keys(source) or [], _link_keys(target) or []
+    where = {key: i for i, key in enumerate(new)}
+    dropped = 0
+
+    def mapped(element_id):
+        nonlocal dropped
+        kind, _, rest = str(element_id).partition(":")
+        if kind != "link":
+            return element_id
+        try:
+            index = where.get(old[int(rest)])
+        except (ValueError, IndexError):
+            index = None
+        if index is None:
+            dropped += 1
+            return None
+        return f"link:{index}"
+
+    links = {}
+    for key, value in overlays["links"].items():
+        if (target_id := mapped(key)) is not None:
+            links[target_id] = value
+    problems = []
+    for problem in overlays["problems"]:
+        ids = [m for m in (mapped(i) for i in problem.get("element_ids") or []) if m is not None]
+        problems.append({**problem, "element_ids": ids})
+    return {**overlays, "links": links, "problems": problems, "unmatched_links": dropped}
+
+
+def revision_overlays_older(design: Design, number: int) -> dict:
+    """The newest revision before ``number`` with a succeeded job of each overlay kind, read by
+    someone who may read ``design``: ``{"util": 1, ...}`` (kinds without one left out)."""
+    from simulation.models import Job, JobStatusChoices
+
+    older: dict[str, int] = {}
+    rows = Job.objects.filter(
+        status=JobStatusChoices.SUCCEEDED,
+        parameters__design=design.pk,
+        parameters__revision__lt=int(number),
+        owner_id__in=_readers(design),
+    ).values_list("kind", "parameters")
+    for kind, parameters in rows:
+        for overlay, job_kind in OVERLAY_KINDS.items():
+            if kind == job_kind:
+                revision = int((parameters or {}).get("revision") or 0)
+                older[overlay] = max(older.get(overlay, 0), revision)
+    return {k: v for k, v in older.items() if v > 0}
+
+
+def revision_overlays_from(design: Design, number: int, source: int) -> dict:
+    """Revision ``source``'s overlays (an older revision's) drawn on revision ``number``: links
+    matched by their device ports (see :func:`_map_link_ids`); ``source_revision`` says whose
+    they are."""
+    overlays = revision_overlays(design, source)
+    if int(source) != int(number):
+        overlays = _map_link_ids(
+            overlays, revision_get(design, source), revision_get(design, number)
+        )
+    return {**overlays, "source_revision": int(source)}
 
 
 def revision_overlays(design: Design, number: int) -> dict:

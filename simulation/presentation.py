@@ -7,10 +7,14 @@ here.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
-from planner.presentation import TIER_LABELS, number
+from planner.domain.outputs.cabling import port_name
+from planner.presentation import TIER_LABELS, number, severity_counts
+from planner.presentation import count as count_of
 
 MAX_ELEMENTS_SHOWN = 30
+MAX_RACK_NAMES = 64
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 GRADE_LABELS = {
     "datasheet": "Datasheet (vendor document)",
@@ -34,6 +38,57 @@ ROLE_LABELS = {
 }
 
 
+class ElementNames:
+    """Readable names of the element ids results carry (``node:<name>``, ``link:<i>``,
+    ``link:<i>:up``, ``rack:<name>``): devices and ports, never an index.
+
+    ``fabric`` is the revision's :class:`~planner.domain.fabric.Fabric`, or a callable that
+    loads it (called once, only if a link id needs naming); without one a link reads "link
+    <i + 1>".
+    """
+
+    def __init__(self, fabric=None):
+        self._fabric = fabric
+
+    @property
+    def fabric(self):
+        if callable(self._fabric):
+            self._fabric = self._fabric()
+        return self._fabric
+
+    def end(self, node: int, port: int) -> str:
+        fabric = self.fabric
+        per_cage = int(fabric.node_ports_per_cage[node]) if len(fabric.node_ports_per_cage) else 1
+        return f"{fabric.node_name[node]} port {port_name(per_cage, int(port))}"
+
+    def link(self, index: int, first: str | None = None) -> str:
+        """``"leaf-su1-03 port 17 → spine-02 port 5"``; ``first`` (a device name) picks the
+        end written first."""
+        fabric = self.fabric
+        if fabric is None or not 0 <= index < len(fabric.link_a):
+            return f"link {index + 1}"
+        a, b = int(fabric.link_a[index]), int(fabric.link_b[index])
+        ends = [(a, int(fabric.link_a_port[index])), (b, int(fabric.link_b_port[index]))]
+        if first is not None and fabric.node_name[b] == first and fabric.node_name[a] != first:
+            ends.reverse()
+        return " → ".join(self.end(node, port) for node, port in ends)
+
+    def __call__(self, element_id: str) -> str:
+        kind, _, rest = str(element_id).partition(":")
+        if kind == "node":
+            return rest
+        if kind == "rack":
+            return f"rack {rest}"
+        if kind == "link":
+            index, _, direction = rest.partition(":")
+            try:
+                text = self.link(int(index))
+            except ValueError:
+                return str(element_id)
+            return f"{text}, {direction}" if direction else text
+        return str(element_id)
+
+
 def kw(watts) -> str:
     """``1354296`` -> ``"1,354.3 kW"``; ``None`` -> ``"—"``."""
     if watts is None:
@@ -46,8 +101,23 @@ def percent(share) -> str:
     return "—" if share is None else f"{share * 100:.1f} %"
 
 
-def validation_context(result: dict | None) -> dict:
-    """Problems grouped by rule (errors first), with counts and element lists."""
+def _more_elements(ids: list) -> str:
+    """``"+970 more links"``, by what the ids not shown are."""
+    kinds = Counter(str(i).partition(":")[0] for i in ids)
+    words = {"link": ("link", "links"), "node": ("device", "devices"), "rack": ("rack", "racks")}
+    return (
+        "+"
+        + ", ".join(
+            count_of(n, *words.get(kind, ("element", "elements"))) for kind, n in kinds.items()
+        )
+        + " more"
+    )
+
+
+def validation_context(result: dict | None, names: Callable[[str], str] | None = None) -> dict:
+    """Problems grouped by rule (errors first), with counts and element lists (named by
+    ``names``, an :class:`ElementNames`)."""
+    names = names or ElementNames()
     problems = (result or {}).get("problems") or []
     groups: dict[str, dict] = {}
     for problem in problems:
@@ -58,23 +128,19 @@ def validation_context(result: dict | None) -> dict:
         group["count"] += 1
         group["severities"][problem.get("severity") or "info"] += 1
         elements = list(problem.get("element_ids") or [])
+        hidden = elements[MAX_ELEMENTS_SHOWN:]
         group["problems"].append(
             {
                 **problem,
-                "elements": elements[:MAX_ELEMENTS_SHOWN],
-                "more_elements": max(0, len(elements) - MAX_ELEMENTS_SHOWN),
+                "elements": [names(e) for e in elements[:MAX_ELEMENTS_SHOWN]],
+                "more_elements": _more_elements(hidden) if hidden else "",
             }
         )
     rows = []
     for group in groups.values():
         worst = min(group["severities"], key=lambda s: SEVERITY_ORDER.get(s, 9))
         group["worst"] = worst
-        group["severity_text"] = ", ".join(
-            f"{count} {severity}"
-            for severity, count in sorted(
-                group["severities"].items(), key=lambda kv: SEVERITY_ORDER.get(kv[0], 9)
-            )
-        )
+        group["severity_text"] = severity_counts(group["severities"])
         rows.append(group)
     rows.sort(key=lambda g: (SEVERITY_ORDER.get(g["worst"], 9), -g["count"], g["rule"]))
     severities = Counter(p.get("severity") or "info" for p in problems)
@@ -83,6 +149,7 @@ def validation_context(result: dict | None) -> dict:
         "total": len(problems),
         "errors": severities.get("error", 0),
         "warnings": severities.get("warning", 0),
+        "counts_text": severity_counts(severities),
         "summary": (result or {}).get("summary") or {},
     }
 
@@ -115,10 +182,17 @@ def _strip(racks: list[dict]) -> dict:
                 "kind": rack.get("kind") or "",
             }
         )
-    return {"bars": bars, "scale": kw(scale)}
+    return {
+        "bars": bars,
+        "scale": kw(scale),
+        # Each bar's rack name under it while they fit; otherwise the first and the last.
+        "named": len(bars) <= MAX_RACK_NAMES,
+        "first": bars[0]["rack"] if bars else "",
+        "last": bars[-1]["rack"] if bars else "",
+    }
 
 
-def power_context(result: dict | None) -> dict:
+def power_context(result: dict | None, names: ElementNames | None = None) -> dict:
     """Headline figures and the rows of the power tables."""
     result = result or {}
     total = result.get("total_w") or 0
@@ -195,7 +269,7 @@ def power_context(result: dict | None) -> dict:
             for rack in racks
         ],
         "strip": _strip(racks),
-        "problems": validation_context({"problems": result.get("problems") or []}),
+        "problems": validation_context({"problems": result.get("problems") or []}, names),
         "figures_used": result.get("figures") or {},
     }
 
@@ -252,8 +326,31 @@ def _cdf(histogram: dict) -> str:
     return " ".join(points)
 
 
-def simulation_context(result: dict | None) -> dict:
-    """Figures, the utilization histogram and FCT CDF (inline SVG), tiers, hot spots."""
+def _hot_spot_name(spot: dict, names: ElementNames) -> str:
+    """``"leaf-su1-03 port 17 → spine-02 port 5, up"`` (ends in the direction of the load)."""
+    direction = str(spot.get("link") or "").rpartition(":")[2]
+    try:
+        index = int(str(spot.get("fabric_link") or "").partition(":")[2])
+        text = names.link(index, first=spot.get("from"))
+    except ValueError:
+        index, text = None, ""
+    if not text or text.startswith("link "):  # no fabric: the device names the result keeps
+        text = f"{spot.get('from', '?')} → {spot.get('to', '?')}"
+    return f"{text}, {direction}" if direction in ("up", "down") else text
+
+
+def _fct_ticks() -> list[dict]:
+    """Y-axis ticks of the FCT CDF: 0–100 % of flows finished."""
+    return [
+        {"y": round(CHART_H * (1 - share), 1), "label": f"{round(share * 100)} %"}
+        for share in (0, 0.25, 0.5, 0.75, 1)
+    ]
+
+
+def simulation_context(result: dict | None, names: ElementNames | None = None) -> dict:
+    """Figures, the utilization histogram and FCT CDF (inline SVG), tiers, hot spots (named by
+    ``names``, an :class:`ElementNames`)."""
+    names = names or ElementNames()
     result = result or {}
     figures = [
         ("Completion time", seconds(result.get("completion_time_s"))),
@@ -282,9 +379,11 @@ def simulation_context(result: dict | None) -> dict:
     hot = [
         {
             **spot,
+            "name": _hot_spot_name(spot, names),
             "use": percent(spot.get("utilization")),
             "peak_use": percent(spot.get("peak")),
             "tier_label": TIER_LABELS.get(spot.get("tier"), spot.get("tier")),
+            "flows": number(spot.get("bottlenecked_flows")),
         }
         for spot in result.get("hot_spots") or []
     ]
@@ -309,11 +408,12 @@ def simulation_context(result: dict | None) -> dict:
         }
     return {
         "figures": figures,
-        "chart": {"w": CHART_W, "h": CHART_H},
+        "chart": {"w": CHART_W, "h": CHART_H, "mid": CHART_H // 2},
         "util_bars": _bars(result.get("utilization_histogram") or {}),
         "fct_rows": fct_rows,
         "fct_cdf": _cdf(histogram),
         "fct_range": (seconds(edges[0]), seconds(edges[-1])),
+        "fct_ticks": _fct_ticks(),
         "tiers": tiers,
         "hot_spots": hot,
         "monte_carlo": monte_carlo,
@@ -321,15 +421,77 @@ def simulation_context(result: dict | None) -> dict:
         "parameters": {
             k: result.get(k) for k in ("traffic", "routing", "seed", "size_bytes", "ranks")
         },
+        "ranks": count_of(result.get("ranks"), "GPU"),
     }
+
+
+PARAMETER_LABELS = {
+    "traffic": "Traffic",
+    "routing": "Routing",
+    "placement": "Placement",
+    "seed": "Seed",
+    "seeds": "Monte Carlo seeds",
+    "size_bytes": "Message size",
+    "fail_links": "Failed links",
+    "pue": "PUE",
+    "echo": "Echo",
+}
+HIDDEN_PARAMETERS = {"design", "revision"}  # shown in the page heading, by name
+
+
+def parameter_rows(parameters: dict | None) -> list[tuple[str, str]]:
+    """``(label, value)`` of a job's parameters: ``size_bytes`` reads ``"1,000,000,000 bytes"``;
+    the design and revision (ids) are left to the heading."""
+    rows = []
+    for key, value in (parameters or {}).items():
+        if key in HIDDEN_PARAMETERS:
+            continue
+        label = PARAMETER_LABELS.get(key) or key.replace("_", " ").capitalize()
+        if key == "size_bytes":
+            text = count_of(value, "byte")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            text = number(value)
+        elif isinstance(value, list | tuple):
+            text = ", ".join(str(v) for v in value) or "—"
+        else:
+            text = "—" if value in (None, "") else str(value)
+        rows.append((label, text))
+    return rows
+
+
+def attempts_text(job, limit: int) -> str:
+    """How many times a worker ran the job, in words (``"Run 2 of at most 3 …"``)."""
+    attempts = job.attempts or 0
+    if attempts == 0:
+        return "Never ran (cancelled first)" if job.is_finished else "Waiting for a worker"
+    if attempts == 1:
+        return "Ran once" if job.is_finished else "First run"
+    return f"Run {attempts} of at most {limit} (the earlier runs lost their worker)"
+
+
+def _fabric_loader(job) -> Callable | None:
+    revision = job.design_revision
+    if revision is None or not revision.topology:
+        return None
+
+    def load():
+        from planner.adapters import fabric_unpack
+
+        try:
+            return fabric_unpack(revision.topology)
+        except Exception:  # noqa: BLE001 - names fall back to the result's own
+            return None
+
+    return load
 
 
 def job_context(job) -> dict:
     """What the job page shows under the job, by kind."""
+    names = ElementNames(_fabric_loader(job))
     if job.kind == "simulate":
-        return {"simulation": simulation_context(job.result)}
+        return {"simulation": simulation_context(job.result, names)}
     if job.kind == "validate":
-        return {"validation": validation_context(job.result)}
+        return {"validation": validation_context(job.result, names)}
     if job.kind == "power":
-        return {"power": power_context(job.result)}
+        return {"power": power_context(job.result, names)}
     return {}

@@ -38,6 +38,7 @@ import socket
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -51,6 +52,7 @@ from django.utils import timezone
 
 from planner.audit import audit_record
 from planner.models import AuditActionChoices
+from planner.presentation import severity_counts
 from simulation.engine.diagnostics import worker_report
 from simulation.models import (
     ACTIVE_STATUSES,
@@ -459,9 +461,15 @@ def _run_simulate(job: Job, on_progress: Progress) -> dict:
         _send_seeds(job.pk, attempt, extra)
     on_progress(0, 1, "loading the fabric")
     fabric = fabric_unpack(job.design_revision.topology)
-    result = fabric_simulate(fabric=fabric, on_progress=on_progress, **_scenario(params))
     if not extra:
-        return result
+        return fabric_simulate(fabric=fabric, on_progress=on_progress, **_scenario(params))
+
+    def first_seed(done, total, message="", **_ignored):
+        # The bar counts seeds: the first seed's own steps are "0 of N seeds done".
+        step = f": {message}" if message else ""
+        on_progress(0, seeds, f"Monte Carlo: 0 of {seeds} seeds done (seed {base}{step})")
+
+    result = fabric_simulate(fabric=fabric, on_progress=first_seed, **_scenario(params))
     runs = {base: {k: result[k] for k in result if not isinstance(result[k], dict | list)}}
     if attempt is None:  # not on a worker (direct call): run the seeds here
         for s in extra:
@@ -474,7 +482,7 @@ def _run_simulate(job: Job, on_progress: Progress) -> dict:
         while True:
             state = _mc_state(job.pk)
             done = {int(k): v for k, v in state.get("done", {}).items()}
-            on_progress(len(done) + 1, seeds, f"Monte Carlo: {len(done) + 1} of {seeds} seeds")
+            on_progress(len(done) + 1, seeds, f"Monte Carlo: {len(done) + 1} of {seeds} seeds done")
             pending = [s for s in extra if s not in done]
             if not pending:
                 runs.update(done)
@@ -530,8 +538,7 @@ def _outcome_validate(result: dict) -> str:
     problems = result.get("problems") or []
     if not problems:
         return "no problems"
-    errors = sum(1 for p in problems if p.get("severity") == "error")
-    return f"{_plural(len(problems), 'problem')} ({_plural(errors, 'error')})"
+    return severity_counts(Counter(p.get("severity") or "info" for p in problems))
 
 
 def _outcome_simulate(result: dict) -> str:

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 from planner.selectors import design_get_for
 from simulation import presentation
 from simulation.models import Job, JobKindChoices
-from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale
+from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale, max_attempts
 
 DESIGN_KINDS = (JobKindChoices.VALIDATE, JobKindChoices.POWER, JobKindChoices.SIMULATE)
 SIMULATE_FIELDS = {
@@ -60,7 +60,12 @@ def job_detail(request, pk):
     """One job: state and progress (live until it finishes), then its result."""
     job_recover_stale()
     job = _own_job(request, pk)
-    context = {"job": job, **presentation.job_context(job)}
+    context = {
+        "job": job,
+        "parameter_rows": presentation.parameter_rows(job.parameters),
+        "attempts": presentation.attempts_text(job, max_attempts()),
+        **presentation.job_context(job),
+    }
     return render(request, "simulation/job_detail.html", context)
 
 

@@ -188,10 +188,24 @@ class LinkOptionsView(APIView):
 
 class RevisionOverlaysView(APIView):
     """Problems, rack power and link utilization found by jobs run on this revision (the
-    newest succeeded ones; see :func:`planner.selectors.revision_overlays`)."""
+    newest succeeded ones; see :func:`planner.selectors.revision_overlays`). ``older`` names,
+    per overlay, the newest earlier revision that has one; ``?from=N`` answers revision N's
+    overlays drawn on this revision's elements (links matched by device ports)."""
 
-    @extend_schema(responses={200: OverlaysSerializer})
+    @extend_schema(
+        parameters=[OpenApiParameter("from", int, description="an earlier revision's overlays")],
+        responses={200: OverlaysSerializer},
+    )
     def get(self, request, design_pk: int, number: int):
         design, revision = _revision(request, design_pk, number)
-        overlays = selectors.revision_overlays(design, revision.number)
-        return Response({"design": design.pk, "revision": revision.number, **overlays})
+        source = request.query_params.get("from")
+        if source not in (None, ""):
+            if not source.isdigit():
+                raise serializers.ValidationError({"from": "a revision number, e.g. 1"})
+            overlays = selectors.revision_overlays_from(design, revision.number, int(source))
+        else:
+            overlays = selectors.revision_overlays(design, revision.number)
+        older = selectors.revision_overlays_older(design, revision.number)
+        return Response(
+            {"design": design.pk, "revision": revision.number, **overlays, "older": older}
+        )

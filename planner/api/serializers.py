@@ -300,3 +300,13 @@ class OverlaysSerializer(serializers.Serializer):
         child=serializers.FloatField(), help_text="{link:<i>: utilization 0..1}"
     )
     jobs = OverlayJobSerializer(many=True)
+    older = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="per overlay (problems, power, util): the newest earlier revision with one",
+    )
+    source_revision = serializers.IntegerField(
+        required=False, help_text="with ?from=N: whose overlays these are"
+    )
+    unmatched_links = serializers.IntegerField(
+        required=False, help_text="with ?from=N: links of revision N not in this revision"
+    )

@@ -18,7 +18,7 @@ export const urls = {
   topology: (id) => `${PLANNER}/designs/${id}/topology/`,
   topologyPreview: (id) => `${PLANNER}/designs/${id}/topology/preview/`,
   revisionTopology: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/topology/`,
-  overlays: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/overlays/`,
+  overlays: (id, revision, from = null) => `${PLANNER}/designs/${id}/revisions/${revision}/overlays/${from ? `?from=${from}` : ""}`,
   linkOptions: ({ a, b, speed_gbps, length_m }) => {
     const params = new URLSearchParams({ a, b });
     if (speed_gbps) params.set("speed_gbps", String(speed_gbps));

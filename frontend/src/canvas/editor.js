@@ -22,6 +22,7 @@ import {
 } from "./document.js";
 import { POWER_LEVELS, formatPower, heatColor, heatLegend, rackPower } from "./heat.js";
 import { createSaveTracker, inversePatch } from "./history.js";
+import { missingOverlays, overlaySourceLabel } from "./overlays.js";
 import { eventForResponse, initialSaveState, saveAction, saveReducer } from "./save.js";
 import { canvasStyle } from "./style.js";
 
@@ -78,6 +79,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     save: initialSaveState({ revision: config.revision ?? null }),
     tracker: createSaveTracker(),
     overlays: null,
+    overlaySource: null, // {revision, from}: show an older revision's overlays on `revision`
     clipboard: null,
     pasteCount: 0,
     edgeSeq: 0,
@@ -1191,16 +1193,45 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
 
   async function overlayData() {
     if (state.designId === null || !state.revision) return null;
-    if (state.overlays?.revision === state.revision) return state.overlays.data;
+    const from = state.overlaySource?.revision === state.revision ? state.overlaySource.from : null;
+    if (state.overlays?.revision === state.revision && state.overlays.from === from) return state.overlays.data;
     setStatus("Loading overlays…");
-    const answer = await api.get(urls.overlays(state.designId, state.revision));
+    const answer = await api.get(urls.overlays(state.designId, state.revision, from));
     if (!answer.ok) {
       setStatus(`Could not load overlays: ${answer.data?.detail ?? answer.status}`, "bad");
       return null;
     }
-    state.overlays = { revision: state.revision, data: answer.data };
-    setStatus(`Overlays of revision ${state.revision}${isDirty() ? " (saved state, not your unsaved changes)" : ""}.`);
+    state.overlays = { revision: state.revision, from, data: answer.data };
+    setStatus(`Overlays of revision ${from ?? state.revision}${isDirty() ? " (saved state, not your unsaved changes)" : ""}.`);
     return answer.data;
+  }
+
+  /** Say which ticked overlays this revision has no job for (offering an older revision's), and
+   * label overlays drawn from an older revision. */
+  function showOverlayNotes(data, wanted) {
+    const legend = $("legend");
+    const source = overlaySourceLabel(data, state.revision);
+    const notes = missingOverlays(data, wanted);
+    if (!source && !notes.length) return;
+    const block = h(doc, "div", { class: "legend-block legend-notes", "data-testid": "overlay-notes" });
+    if (source) {
+      block.append(h(doc, "p", { class: "overlay-source", text: `${source} ` }, h(doc, "button", {
+        type: "button", class: "small", text: `Back to revision ${state.revision}`,
+        onclick: () => { state.overlaySource = null; applyOverlays(); },
+      })));
+    }
+    for (const note of notes) {
+      const item = h(doc, "p", { class: "overlay-missing", text: `${note.text} ` });
+      if (note.older) {
+        item.append(h(doc, "button", {
+          type: "button", class: "small", text: `Show revision ${note.older}'s`,
+          onclick: () => { state.overlaySource = { revision: state.revision, from: note.older }; applyOverlays(); },
+        }));
+      }
+      block.append(item);
+    }
+    legend.append(block);
+    legend.hidden = false;
   }
 
   function rackTargets(rack) {
@@ -1225,6 +1256,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     if (!wantProblems && !wantPower && !wantUtil) return;
     const data = await overlayData();
     if (!data) return;
+    showOverlayNotes(data, [wantProblems && "problems", wantPower && "power", wantUtil && "util"].filter(Boolean));
     if (wantProblems && state.problemSource !== "save") showProblems(data.problems ?? [], "overlay");
     cy.batch(() => {
       if (wantPower) {

@@ -154,6 +154,18 @@ def csv_lines(columns: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]
 # --- ends ---------------------------------------------------------------------------------------
 
 
+def port_name(per_cage: int, port: int) -> str:
+    """A 0-based logical port as labels write it: ``"17"``, or ``"<cage>/<port in cage>"``.
+
+    >>> port_name(1, 16), port_name(2, 5)
+    ('17', '3/2')
+    """
+    per_cage = max(1, int(per_cage))
+    if per_cage == 1:
+        return str(port + 1)
+    return f"{port // per_cage + 1}/{port % per_cage + 1}"
+
+
 class FabricEnds:
     """Per-node strings every cabling-like output needs, computed once per fabric.
 
@@ -197,10 +209,7 @@ class FabricEnds:
         ]
 
     def port_name(self, node: int, port: int) -> str:
-        per_cage = self.per_cage[node]
-        if per_cage == 1:
-            return str(port + 1)
-        return f"{port // per_cage + 1}/{port % per_cage + 1}"
+        return port_name(self.per_cage[node], port)
 
     def cage_name(self, node: int, port: int) -> str:
         return str(port // self.per_cage[node] + 1)
