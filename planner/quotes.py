@@ -328,6 +328,14 @@ def _prices_for(bom: BillOfMaterials, table: PriceTable, *, currency: str, condi
     }
 
 
+def bom_cost(bom: BillOfMaterials, *, table: PriceTable, currency: str) -> PricedQuote:
+    """``bom`` priced at ``table``'s new-condition offers in ``currency``, with no discounts
+    and no margin (the cost figure of the designs list and the wizard); parts without an
+    offer are unpriced (``unpriced_parts``), never zero."""
+    prices = _prices_for(bom, table, currency=currency, condition="new")
+    return price_quote(bom, prices, QuoteTerms(currency))
+
+
 def quote_price(quote: Quote, *, with_prices: bool = True) -> QuoteDocument:
     """The bill of materials of the quote's revision (with its spares), priced when asked.
 

@@ -137,7 +137,7 @@ def design_build(
         raise DesignError([{"field": exc.field, "message": str(exc)}]) from exc
     except CatalogLookupError as exc:
         raise DesignError([_lookup_problem(exc)]) from exc
-    return spec, fabric, summarize(fabric, name=spec.name)
+    return spec, fabric, _with_power(summarize(fabric, name=spec.name), fabric, facts)
 
 
 def _revision_create(
@@ -335,13 +335,23 @@ def topology_build(
         The document has errors; ``problems`` lists them all (and the warnings), each with
         the element ids (``node:<name>``, ``link:<index>``) the canvas highlights.
     """
+    facts = catalog_facts(for_new=True, keep=keep)
     try:
-        fabric = fabric_from_edit(document, catalog_facts(for_new=True, keep=keep))
+        fabric = fabric_from_edit(document, facts)
     except EditError as exc:
         raise TopologyError([violation_dict(v) for v in exc.violations]) from exc
     if base is not None:
         keep_from_base(base, fabric)
-    return fabric, summarize(fabric, name=name)
+    return fabric, _with_power(summarize(fabric, name=name), fabric, facts)
+
+
+def _with_power(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
+    """``summary`` with ``power_w``: the fabric's total power budget (servers, switches,
+    optics, cables; figures the catalog lacks are not in it), computed once when the
+    revision is built so that lists and the wizard read it for free."""
+    from simulation.services import fabric_power
+
+    return {**summary, "power_w": float(fabric_power(fabric=fabric, facts=facts)["total_w"])}
 
 
 def design_preview_topology(*, design: Design, document: dict, base_revision: int) -> dict:

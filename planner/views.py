@@ -11,6 +11,9 @@ import yaml
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import F
+from django.db.models.functions import Lower
 from django.http import Http404, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -18,8 +21,9 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from planner import presentation, quote_views, selectors, services
+from planner import figures, presentation, quote_views, selectors, services
 from planner.domain.presets import load_presets, preset_get
+from planner.filtersets import DESIGN_SORTS, DesignFilterSet
 from planner.forms import DesignEditForm, DesignWizardForm, initial_from_spec
 from planner.health import check_broker, check_database
 
@@ -52,18 +56,78 @@ def account_token(request):
 
 @require_GET
 def design_list(request):
-    """Designs the user may open: their own and those shared with their teams."""
-    rows = []
-    for design in selectors.design_list_for(request.user):
-        summary = design.latest_summary or {}
-        rows.append(
-            {
-                "design": design,
-                "gpus": presentation.number(summary.get("gpus")),
-                "switches": presentation.number(summary.get("switches_total")),
-            }
-        )
-    return render(request, "planner/design_list.html", {"rows": rows})
+    """Designs the user may open (their own and those shared with their teams): search by
+    name, owner or team, sortable columns, power and, with the price right, cost."""
+    filterset = DesignFilterSet(
+        request.GET or None, queryset=selectors.design_list_for(request.user)
+    )
+    sort = request.GET.get("sort", "-updated")
+    if sort.removeprefix("-") not in DESIGN_SORTS:
+        sort = "-updated"
+    key = sort.removeprefix("-")
+    order = Lower(DESIGN_SORTS[key]) if key in {"name", "owner"} else F(DESIGN_SORTS[key])
+    order = order.desc(nulls_last=True) if sort.startswith("-") else order.asc(nulls_last=True)
+    valid = not filterset.is_bound or filterset.is_valid()
+    designs = filterset.qs if valid else filterset.queryset.none()
+    page = Paginator(designs.order_by(order, "-pk"), 50).get_page(request.GET.get("page"))
+    book = figures.cost_book(request.user)
+    numbers = figures.design_figures(page, book=book)
+    rows = [
+        {
+            "design": design,
+            "gpus": presentation.number(design.gpus),
+            "switches": presentation.number((design.latest_summary or {}).get("switches_total")),
+            **numbers.get(design.pk, {}),
+        }
+        for design in page
+    ]
+    columns = [
+        ("Name", "name", False),
+        ("Owner", "owner", False),
+        ("Shared", None, False),
+        ("GPUs", "gpus", True),
+        ("Switches", None, True),
+        ("Power", None, True),
+        *([("Cost", None, True)] if book else []),
+        ("Revision", None, True),
+        ("Updated", "updated", False),
+    ]
+    headers = [_sort_header(label, key_, sort, numeric) for label, key_, numeric in columns]
+    context = {
+        "rows": rows,
+        "page": page,
+        "filterset": filterset,
+        "filtered": any(v for k, v in request.GET.items() if k not in {"sort", "page"}),
+        "sort": sort,
+        "sorted_by": next(h for h in headers if h["state"]),
+        "headers": headers,
+        "cost_book": book,
+        "team_names": list(selectors.teams_for(request.user).values_list("name", flat=True)),
+    }
+    return render(request, "planner/design_list.html", context)
+
+
+def _sort_header(label: str, key: str | None, current: str, numeric: bool) -> dict:
+    """A column header: its link sorts by it (again: the other way), ``state`` is its
+    ``aria-sort`` when the list is sorted by it."""
+    state = None
+    if key and current.removeprefix("-") == key:
+        state = "descending" if current.startswith("-") else "ascending"
+    first = f"-{key}" if key in {"gpus", "updated"} else key  # biggest, newest first
+    again = (f"-{key}" if state == "ascending" else key) if state else first
+    words = {
+        "name": ("A to Z", "Z to A"),
+        "owner": ("A to Z", "Z to A"),
+        "gpus": ("fewest first", "most first"),
+        "updated": ("oldest first", "newest first"),
+    }.get(key, ("", ""))
+    return {
+        "label": label,
+        "sort": again if key else None,
+        "state": state,
+        "numeric": numeric,
+        "direction": words[state == "descending"] if state else "",
+    }
 
 
 @require_http_methods(["GET", "POST"])

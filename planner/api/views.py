@@ -40,6 +40,7 @@ from planner.api.serializers import (
     SummaryRequestSerializer,
 )
 from planner.domain.presets import load_presets
+from planner.filtersets import DesignFilterSet
 from planner.models import Design, DesignRevision
 
 PROBLEMS = OpenApiResponse(ProblemsSerializer, description="The spec cannot be built")
@@ -80,8 +81,8 @@ class DesignViewSet(
     queryset = Design.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = DesignSerializer
     search_fields = ["name", "description"]
-    ordering_fields = ["name", "created", "updated"]
-    filterset_fields = ["sharing"]
+    ordering_fields = ["name", "created", "updated", "gpus", "owner_name"]
+    filterset_class = DesignFilterSet
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
