@@ -21,7 +21,13 @@ urlpatterns = [
     path("jobs/", include("simulation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's init script from a URL: no inline script (CSP).
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(
+            url_name="api-schema", template_name="planner/api_docs.html"
+        ),
+        name="api-docs",
+    ),
     path("api/search/", navigation_views.SearchView.as_view(), name="api-search"),
     path("api/inventory/", include("inventory.api.urls")),
     path("api/simulation/", include("simulation.api.urls")),

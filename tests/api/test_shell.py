@@ -39,6 +39,7 @@ def test_openapi_schema_and_docs(logged_in_client):
     assert docs.status_code == 200
     assert b"swagger-ui" in docs.content
     assert b"cdn." not in docs.content  # served from our own static files
+    assert 'href="/">← Fabric Planner</a>' in docs.content.decode()  # a way back
 
 
 def test_home_has_navigation(logged_in_client):

@@ -6,6 +6,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import SCREENSHOTS
+
 
 @pytest.fixture
 def live_catalog(transactional_db):
@@ -46,6 +48,9 @@ def test_pages_work_under_the_policy(live_catalog, browser_login, live_server):
     # Swagger UI builds itself from its script URL.
     page.goto(f"{live_server.url}/api/docs/")
     expect(page.locator("#swagger-ui .information-container")).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "api-docs.png"))
+    page.get_by_role("link", name="← Fabric Planner").click()
+    expect(page).to_have_url(f"{live_server.url}/")
 
     # A declared confirm (data-confirm) stops a submit when dismissed, no inline handler.
     page.goto(design_url)
