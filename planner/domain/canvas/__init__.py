@@ -1,0 +1,77 @@
+"""What the design canvas draws, and topologies drawn or edited by hand.
+
+Views (:func:`overview_elements`, :func:`detail_elements`) are Cytoscape.js element JSON::
+
+    {"view": "overview" | "detail", "scope": ..., "elements": {"nodes": [...], "edges": [...]},
+     "scopes": [...] (overview only), "notes": [...], "counts": {...}}
+
+Every node is ``{"data": {...}, "position": {"x", "y"}, "classes": "..."}`` (compound group
+nodes have no position: their children decide it); every edge ``{"data": {...}, "classes"}``.
+
+- **device** (one fabric node): data ``id`` ``node:<name>``, ``label``, ``kind`` "device",
+  ``role`` (server, manager, leaf, spine, core), ``model``, ``plane``, ``su``, ``pod``,
+  ``rail`` (1-based or null), ``rack`` (name), ``ru``, ``ports``, ``ports_used``, ``parent``
+  (compound id or null); classes = the role.
+- **aggregate** (a bucket of nodes of one role): data ``id``
+  ``agg:<plane>:<role>:<bucket>`` (plane 1-based, ``all`` for servers, which every plane
+  shares; bucket ``su3``, ``pod2``, ``group5``, ``all``, ``rack-<name>``), ``label``,
+  ``kind`` "aggregate", ``role``, ``count``, ``models`` {slug: n}, ``plane``, ``su``,
+  ``pod``, ``group`` (the bucket's, 1-based, others null), ``scope`` (the scope to drill
+  into, e.g. ``su:3``, ``pod:2``, ``core``; null if none), ``parent``; classes
+  "aggregate <role>".
+- **group** (compound): data ``id`` ``group:su:<N>``, ``group:rack:<rack name>``,
+  ``group:rail:<n>``; ``label``, ``kind`` "group", ``parent``; classes "group".
+- **link** edge: data ``id`` ``link:<i>``, ``source``/``target`` (the lower/upper end),
+  ``kind`` "link", ``tier``, ``a_port``/``b_port`` (1-based), ``speed_gbps``, ``length_m``,
+  ``a_part``, ``b_part``, ``cable`` (slugs or null); classes "link <tier>".
+- **bundle** edge (every link between two displayed elements, one of them an aggregate): data
+  ``id`` ``bundle:<source id>|<target id>``, ``source``, ``target``, ``kind`` "bundle",
+  ``tier``, ``links`` (count), ``bandwidth_gbps``, ``label`` ("256 × 400G"); classes
+  "bundle <tier>".
+
+Positions are preset in tiers (servers at the bottom, then leaves, spines, cores; x spread by
+bucket or node order; servers stacked in their rack's column). No view holds more than
+:data:`MAX_ELEMENTS` nodes + edges: a view aggregates further until it fits and says so in
+``notes``.
+
+Hand-drawn or hand-edited topologies are *edit documents*::
+
+    {"nodes": [{"name", "model", "role", "x"?, "y"?, "plane"?, "su"?, "rail"?, "group"?,
+                "rack"?, "ru"?}],
+     "links": [{"a", "a_port", "b", "b_port", "speed_gbps"?, "a_part"?, "b_part"?,
+                "cable"?, "length_m"?}]}
+
+Roles: server, leaf, spine, core (and manager, a fabric-manager endpoint of a generated
+fabric). Ports are 1-based logical ports at the link's speed (default: the highest speed both
+models run). ``plane``, ``su``, ``rail``, ``group`` (1-based) keep a generated fabric's
+structure through an edit (``group`` = pod of a leaf, core group of a spine or core).
+:func:`validate_edit` checks a document with the same rule functions as media selection
+(:mod:`planner.domain.media`, :mod:`inventory.library.compat`); :func:`fabric_from_edit`
+turns a valid one into a :class:`~planner.domain.fabric.Fabric`; :func:`edit_document` is
+the reverse. Element ids in problems: ``node:<name>`` and ``link:<index in the document>``.
+
+Modules: :mod:`.views` (overview and detail views, aggregated to fit the element budget) on
+:mod:`.elements` (building Cytoscape elements); :mod:`.edit_documents` (validate, build and
+write edit documents) on :mod:`.edit_parse` (nodes and links) and :mod:`.edit_media` (parts
+and media); :mod:`.media_options` (media choices between two device models);
+:mod:`.port_speeds` (the port speeds a model runs); :mod:`.common` (limits, errors, ids).
+What a hand edit keeps of its base revision is :mod:`planner.domain.edits`.
+"""
+
+from planner.domain.canvas.common import MAX_ELEMENTS, CanvasError, EditError, violation_dict
+from planner.domain.canvas.edit_documents import edit_document, fabric_from_edit, validate_edit
+from planner.domain.canvas.media_options import link_options
+from planner.domain.canvas.views import detail_elements, overview_elements
+
+__all__ = [
+    "MAX_ELEMENTS",
+    "CanvasError",
+    "EditError",
+    "detail_elements",
+    "edit_document",
+    "fabric_from_edit",
+    "link_options",
+    "overview_elements",
+    "validate_edit",
+    "violation_dict",
+]

@@ -1,0 +1,322 @@
+"""The parts and media of an edit document's links, checked group by group with the same
+rule functions as media selection (:mod:`planner.domain.media`,
+:mod:`inventory.library.compat`), and written into the fabric's media columns.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from inventory.library.compat import fiber_fits_optic
+from planner.domain.canvas.common import node_id
+from planner.domain.canvas.edit_parse import EditLink, ParsedEdit
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import ROLE, Fabric
+from planner.domain.media import (
+    TOLERANCE_M,
+    Candidate,
+    LinkGroup,
+    MediaCatalog,
+    Rejections,
+    cable_candidates,
+    dense_ids,
+    end_reason,
+    module_options,
+    optic_candidates,
+    order_lengths,
+    rank_candidates,
+)
+from planner.domain.part_facts import fiber_of, optic_of
+from planner.domain.spec import MediaChoice
+
+PART_CATEGORIES = {
+    "a_part": ("transceiver", "cable"),
+    "b_part": ("transceiver", "cable"),
+    "cable": ("cable", "fiber"),
+}
+
+
+def _part(
+    out: ParsedEdit, facts: CatalogFacts, link: EditLink, key: str, categories
+) -> dict | None:
+    slug = getattr(link, key)
+    if slug is None:
+        return None
+    part = facts.parts.get(slug)
+    link_id = f"link:{link.index}"
+    if part is None:
+        out.add(
+            "unknown-part",
+            f"{link_id}: no part {slug!r} in the catalog.",
+            (link_id,),
+            f"links[{link.index}].{key}",
+        )
+    elif part.get("category") not in categories:
+        kinds = " or ".join(categories)
+        out.add(
+            "part-category",
+            f"{link_id}: {slug} is a {part.get('category')}, not a {kinds}.",
+            (link_id,),
+            f"links[{link.index}].{key}",
+        )
+    else:
+        return part
+    link.media_ok = False
+    return None
+
+
+@dataclass
+class _Media:
+    """What one group of identical links carries (for the fabric's media columns)."""
+
+    a: str | None = None
+    b: str | None = None
+    cable: str | None = None
+    assembly: bool = False
+    candidate: Candidate | None = None
+
+
+def _group_ids(fabric: Fabric, links: np.ndarray, end: str | None = None) -> tuple[str, ...]:
+    ids = [f"link:{i}" for i in links.tolist()]
+    ends = (
+        [fabric.link_a, fabric.link_b]
+        if end is None
+        else [fabric.link_a if end == "a" else fabric.link_b]
+    )
+    nodes = np.unique(np.concatenate([column[links] for column in ends]))
+    return (*ids, *(f"node:{fabric.node_name[n]}" for n in nodes.tolist()))
+
+
+def check_media(out: ParsedEdit, facts: CatalogFacts, catalog: MediaCatalog) -> None:
+    """Media of every link that is otherwise sound, group by group (as media selection)."""
+    fabric = out.fabric
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for position, link in enumerate(out.links):
+        if not link.media_ok or not (link.a_part or link.b_part or link.cable):
+            continue
+        for key, categories in PART_CATEGORIES.items():
+            _part(out, facts, link, key, categories)
+        if not link.media_ok:
+            continue
+        a, b = link.a, link.b
+        key = (
+            link.tier,
+            int(fabric.node_model[a]),
+            int(fabric.node_model[b]),
+            int(fabric.node_ports_per_cage[a]),
+            int(fabric.node_ports_per_cage[b]),
+            link.speed,
+            link.a_part,
+            link.b_part,
+            link.cable,
+        )
+        groups[key].append(position)
+    for key, members in groups.items():
+        tier, _, _, _, _, _, a_slug, b_slug, cable_slug = key
+        links = np.asarray(members, dtype=np.int64)
+        group = LinkGroup(fabric, tier, links, facts)
+        media = _check_group(out, facts, catalog, group, a_slug, b_slug, cable_slug)
+        if media is not None:
+            out.media.append((group, media))
+
+
+def _warn(out: ParsedEdit, fabric: Fabric, links: np.ndarray, warnings) -> None:
+    for text in sorted(set(warnings)):
+        out.add(
+            "unverified", f"Cannot be proven: {text}", _group_ids(fabric, links), severity="warning"
+        )
+
+
+def _check_group(
+    out, facts, catalog, group: LinkGroup, a_slug, b_slug, cable_slug
+) -> _Media | None:
+    fabric = out.fabric
+    links = group.links
+    parts = facts.parts
+    cable = parts.get(cable_slug) if cable_slug else None
+    is_manager = fabric.node_role[fabric.link_a[links[0]]] == ROLE["manager"]
+    describe = f"{len(links)} link(s)" if len(links) > 1 else f"link:{int(links[0])}"
+    if cable is not None and cable.get("category") == "cable":
+        if any(slug not in (None, cable_slug) for slug in (a_slug, b_slug)):
+            out.add(
+                "cable-with-modules",
+                f"{describe}: {cable_slug} is a cable assembly with its own ends; leave a_part "
+                "and b_part empty (or name the cable).",
+                _group_ids(fabric, links),
+            )
+            return None
+        found, reason = cable_candidates(
+            group, catalog, MediaChoice("parts", cable=cable_slug), {"cable": cable}
+        )
+        if not found:
+            out.add("cable-mismatch", f"{describe}: {reason}", _group_ids(fabric, links))
+            return None
+        _warn(out, fabric, links, found[0].warnings)
+        media = _Media(cable_slug, cable_slug, cable_slug, True, found[0])
+        _check_reach(out, group, media)
+        return media
+    for slug in (a_slug, b_slug):
+        if slug and parts[slug].get("category") == "cable":
+            out.add(
+                "cable-with-modules",
+                f"{describe}: {slug} is a cable assembly; name it as the cable, not as a module.",
+                _group_ids(fabric, links),
+            )
+            return None
+    named = {
+        "a": parts.get(a_slug) if a_slug and not is_manager else None,
+        "b": parts.get(b_slug) if b_slug else None,
+        "cable": cable,
+    }
+    fits = True
+    warnings: list[str] = []
+    for end, key, stage in ((group.a, "a", 1), (group.b, "b", 2)):
+        part = named[key]
+        if part is None:
+            continue
+        rejections = Rejections()
+        options = module_options(catalog, end, group.speed, part, None, rejections, stage)
+        if not options:
+            out.add(
+                "module-mismatch",
+                f"{describe}: {end_reason(end, part, '', rejections, stage)}",
+                _group_ids(fabric, links, key),
+            )
+            fits = False
+        else:
+            warnings += options[0][1]
+    if not fits:
+        return None
+    media = _Media(a_slug if named["a"] else None, b_slug, cable_slug)
+    if named["a"] and named["b"]:
+        choice = MediaChoice("parts", a=a_slug, b=b_slug, cable=cable_slug)
+        found, reason = optic_candidates(group, catalog, choice, named)
+        if not found:
+            out.add("optics-mismatch", f"{describe}: {reason}", _group_ids(fabric, links))
+            return None
+        ranked = rank_candidates(found, group, catalog)
+        media.candidate = ranked[0] if cable is not None else max(ranked, key=lambda c: c.reach_m)
+        warnings += media.candidate.warnings
+    elif cable is not None:
+        for part in (named["a"], named["b"]):
+            if part is None:
+                continue
+            problems = fiber_fits_optic(fiber_of(cable), optic_of(part))
+            errors = [p.message for p in problems if p.severity == "error"]
+            if errors:
+                out.add(
+                    "optics-mismatch",
+                    f"{describe}: {cable_slug} does not suit {part['slug']}: {' '.join(errors)}",
+                    _group_ids(fabric, links),
+                )
+                return None
+    _warn(out, fabric, links, warnings)
+    _check_reach(out, group, media)
+    return media
+
+
+def _check_reach(out: ParsedEdit, group: LinkGroup, media: _Media) -> None:
+    candidate = media.candidate
+    if candidate is None:
+        return
+    fabric = out.fabric
+    lengths = fabric.link_length_m[group.links].astype(np.float64)
+    too_long = group.links[np.isfinite(lengths) & (lengths > candidate.reach_m + TOLERANCE_M)]
+    if not too_long.size:
+        return
+    first = int(too_long[0])
+    what = candidate.label if media.cable else f"{candidate.b} + {candidate.a}"
+    others = (
+        f"; {too_long.size - 1} other link(s) are too long as well" if too_long.size > 1 else ""
+    )
+    out.add(
+        "reach-exceeded",
+        f"link:{first} is {float(fabric.link_length_m[first]):g} m; {what} reaches "
+        f"{candidate.reach_m:g} m{others}.",
+        _group_ids(fabric, too_long),
+    )
+
+
+def check_cages(out: ParsedEdit, facts: CatalogFacts) -> None:
+    """One plug per cage: links through one cage must name the same module or cable head."""
+    fabric = out.fabric
+    seen: dict[tuple[int, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for link in out.links:
+        if not link.media_ok:
+            continue
+        cable = facts.parts.get(link.cable) if link.cable else None
+        assembly = link.cable if cable is not None and cable.get("category") == "cable" else None
+        for node, port, slug in (
+            (link.a, link.a_port - 1, link.a_part or assembly),
+            (link.b, link.b_port - 1, link.b_part or assembly),
+        ):
+            if slug is None or fabric.node_role[node] == ROLE["manager"]:
+                continue
+            ppc = int(fabric.node_ports_per_cage[node])
+            seen[node, port // ppc * ppc][slug].append(link.index)
+    for (node, first_port), by_part in seen.items():
+        if len(by_part) < 2:
+            continue
+        name = fabric.node_name[node]
+        ids = sorted({f"link:{i}" for links in by_part.values() for i in links})
+        out.add(
+            "cage-mixed-plugs",
+            f"The cage of {name} port {first_port + 1} holds one module or cable head, but its "
+            f"links name {', '.join(sorted(by_part))}.",
+            (node_id(name), *ids),
+        )
+
+
+def fill_media(fabric: Fabric, out: ParsedEdit) -> None:
+    """Write the checked media of ``out`` into the fabric's part, module and cable columns."""
+    count = fabric.link_count
+    parts: list[str] = []
+    index: dict[str, int] = {}
+
+    def part(slug):
+        if slug is None:
+            return -1
+        if slug not in index:
+            index[slug] = len(parts)
+            parts.append(slug)
+        return index[slug]
+
+    a_part = np.full(count, -1, dtype=np.int16)
+    b_part = np.full(count, -1, dtype=np.int16)
+    cable_part = np.full(count, -1, dtype=np.int16)
+    a_key = np.full(count, -1, dtype=np.int64)
+    b_key = np.full(count, -1, dtype=np.int64)
+    cable_key = np.full(count, -1, dtype=np.int64)
+    fabric.link_cable_length_m = fabric.link_length_m.copy()
+    for group, media in out.media:
+        links = group.links
+        candidate = media.candidate
+        if media.assembly:
+            slot = part(media.cable)
+            a_part[links] = b_part[links] = cable_part[links] = slot
+            cable_key[links] = group.keys("b", candidate.b_group)
+        else:
+            if media.a:
+                a_part[links] = part(media.a)
+                a_key[links] = group.keys("a", group.a.ports_per_cage)
+            if media.b:
+                b_part[links] = part(media.b)
+                b_key[links] = group.keys("b", group.b.ports_per_cage)
+            if media.cable:
+                cable_part[links] = part(media.cable)
+                size = candidate.b_group if candidate is not None else 1
+                cable_key[links] = group.keys("b", size)
+        if candidate is not None and media.cable:  # listed lengths, else the ordering policy
+            known = links[np.isfinite(fabric.link_length_m[links])]
+            if known.size:
+                keys = cable_key[known]
+                order_lengths(fabric, known, keys, candidate.lengths)
+    fabric.parts = parts
+    fabric.link_a_part, fabric.link_b_part, fabric.link_cable_part = a_part, b_part, cable_part
+    modules = dense_ids(np.concatenate([a_key, b_key]))
+    fabric.link_a_module = modules[:count]
+    fabric.link_b_module = modules[count:]
+    fabric.link_cable = dense_ids(cable_key)

@@ -1,0 +1,388 @@
+"""Reading an edit document's nodes and links (format in :mod:`planner.domain.canvas`):
+every structural problem as a :class:`~inventory.library.rules.Violation`, and the sound
+document assembled into a :class:`~planner.domain.fabric.Fabric` without media (parts and
+media are :mod:`.edit_media`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from inventory.library.rules import Violation
+from planner.domain.canvas.common import node_id, speed_text
+from planner.domain.canvas.port_speeds import common_speed, ports_at, speed_list, supports
+from planner.domain.catalog import CatalogFacts, DeviceModel
+from planner.domain.fabric import ROLE, TIER, Fabric
+
+EDIT_ROLES = ("server", "leaf", "spine", "core", "manager")
+
+SWITCH_EDIT_ROLES = ("leaf", "spine", "core")
+
+#: (a role, b role) -> tier: links join adjacent tiers, a = the lower end.
+TIER_OF = {
+    ("server", "leaf"): "server-leaf",
+    ("manager", "leaf"): "server-leaf",
+    ("leaf", "spine"): "leaf-spine",
+    ("spine", "core"): "spine-core",
+}
+
+MANAGER_MODEL = "fabric-manager"
+
+
+@dataclass
+class EditNode:
+    """A node of the document (``extra``: positions and the optional structure fields)."""
+
+    name: str
+    role: str
+    model: str
+    device: DeviceModel | None
+    ok: bool  # role and model usable
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class EditLink:
+    """A link of the document that passed the structural checks (``index``: its place in
+    the document, for ``link:<i>``)."""
+
+    index: int
+    a: int
+    b: int
+    a_port: int  # 1-based
+    b_port: int
+    tier: str
+    speed: int
+    a_part: str | None
+    b_part: str | None
+    cable: str | None
+    length: float | None
+    media_ok: bool = True
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+@dataclass
+class ParsedEdit:
+    """What reading a document found: its nodes, links, problems, and once sound, the
+    fabric and the media of each group of links."""
+
+    nodes: list[EditNode] = field(default_factory=list)
+    links: list[EditLink] = field(default_factory=list)
+    problems: list[Violation] = field(default_factory=list)
+    fabric: Fabric | None = None
+    media: list = field(default_factory=list)  # (LinkGroup, edit_media._Media) per group of links
+
+    def add(self, code, message, element_ids=(), field_name="", severity="error"):
+        self.problems.append(
+            Violation(
+                code, message, field=field_name, element_ids=tuple(element_ids), severity=severity
+            )
+        )
+
+
+_OPTIONAL_INTS = ("plane", "su", "rail", "group", "ru")
+
+
+def parse_nodes(document: dict, facts: CatalogFacts, out: ParsedEdit) -> dict[str, int]:
+    """Read the nodes into ``out``; returns the index of each node name."""
+    raw_nodes = document.get("nodes")
+    if not isinstance(raw_nodes, list):
+        out.add("malformed", "A topology document has a list of nodes.", field_name="nodes")
+        return {}
+    names = Counter(
+        raw.get("name")
+        for raw in raw_nodes
+        if isinstance(raw, dict) and isinstance(raw.get("name"), str)
+    )
+    for name, count in names.items():
+        if count > 1:
+            out.add(
+                "duplicate-name",
+                f"{count} nodes are named {name}; node names must be unique.",
+                (node_id(name),),
+                "nodes",
+            )
+    index: dict[str, int] = {}
+    for i, raw in enumerate(raw_nodes):
+        where = f"nodes[{i}]"
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
+            out.add("malformed", f"Node {i + 1} needs a name.", field_name=where)
+            continue
+        name = raw["name"]
+        if name in index:
+            continue
+        role, slug = raw.get("role"), raw.get("model")
+        ok = True
+        device = None
+        if role not in EDIT_ROLES:
+            out.add(
+                "unknown-role",
+                f"{name}: role {role!r} is not one of server, leaf, spine, core.",
+                (node_id(name),),
+                f"{where}.role",
+            )
+            ok = False
+        elif role == "manager":
+            slug = slug if isinstance(slug, str) and slug else MANAGER_MODEL
+        else:
+            device = facts.devices.get(slug) if isinstance(slug, str) else None
+            wanted = "server" if role == "server" else "switch"
+            if device is None:
+                out.add(
+                    "unknown-model",
+                    f"{name}: no device model {slug!r} in the catalog.",
+                    (node_id(name),),
+                    f"{where}.model",
+                )
+                ok = False
+            elif device.category != wanted:
+                out.add(
+                    "unknown-model",
+                    f"{name} is a {role} but {slug} is a {device.category}, not a {wanted}.",
+                    (node_id(name),),
+                    f"{where}.model",
+                )
+                ok = False
+        extra = {}
+        for key in ("x", "y"):
+            if raw.get(key) is not None:
+                if _is_number(raw[key]):
+                    extra[key] = float(raw[key])
+                else:
+                    out.add("malformed", f"{name}: {key} is a number.", (node_id(name),), where)
+        for key in _OPTIONAL_INTS:
+            if raw.get(key) is not None:
+                if _is_int(raw[key]) and raw[key] >= 1:
+                    extra[key] = int(raw[key])
+                else:
+                    out.add(
+                        "malformed",
+                        f"{name}: {key} is a whole number from 1.",
+                        (node_id(name),),
+                        where,
+                    )
+        if raw.get("rack") is not None:
+            extra["rack"] = str(raw["rack"])
+        index[name] = len(out.nodes)
+        out.nodes.append(EditNode(name, role or "", str(slug or ""), device, ok, extra))
+    return index
+
+
+def _tier_problem(out: ParsedEdit, link_id: str, a: EditNode, b: EditNode, where: str) -> None:
+    if (b.role, a.role) in TIER_OF:
+        message = (
+            f"{link_id} has the {a.role} {a.name} as its a end and the {b.role} {b.name} as its "
+            "b end: a is the lower tier (server → leaf → spine → core); swap a and b."
+        )
+    else:
+        message = (
+            f"{link_id} joins the {a.role} {a.name} to the {b.role} {b.name}: links join "
+            "adjacent tiers only (server-leaf, leaf-spine, spine-core)."
+        )
+    out.add("tier-order", message, (link_id, node_id(a.name), node_id(b.name)), where)
+
+
+def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
+    """Read the links between known nodes into ``out`` (ports, speeds, parts by slug)."""
+    raw_links = document.get("links", [])
+    if not isinstance(raw_links, list):
+        out.add("malformed", "A topology document has a list of links.", field_name="links")
+        return
+    used: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for j, raw in enumerate(raw_links):
+        link_id, where = f"link:{j}", f"links[{j}]"
+        if not isinstance(raw, dict):
+            out.add("malformed", f"{link_id} is not a mapping.", (link_id,), where)
+            continue
+        missing = [raw.get(end) for end in ("a", "b") if raw.get(end) not in index]
+        if missing:
+            names = " and ".join(repr(m) for m in missing)
+            out.add("unknown-node", f"{link_id}: no node named {names}.", (link_id,), where)
+            continue
+        a, b = out.nodes[index[raw["a"]]], out.nodes[index[raw["b"]]]
+        ids = (link_id, node_id(a.name), node_id(b.name))
+        if a.name == b.name:
+            out.add("self-link", f"{link_id} joins {a.name} to itself.", ids[:2], where)
+            continue
+        if not (a.ok and b.ok):
+            continue  # the node's own problem is reported
+        tier = TIER_OF.get((a.role, b.role))
+        if tier is None:
+            _tier_problem(out, link_id, a, b, where)
+            continue
+        ports = []
+        for end in ("a_port", "b_port"):
+            value = raw.get(end)
+            if not _is_int(value) or value < 1:
+                out.add(
+                    "port-out-of-range",
+                    f"{link_id}: {end} must be a port number from 1 (got {value!r}).",
+                    ids,
+                    f"{where}.{end}",
+                )
+            ports.append(value)
+        if not all(_is_int(p) and p >= 1 for p in ports):
+            continue
+        speed = raw.get("speed_gbps")
+        if speed is not None:
+            if not _is_int(speed) or speed <= 0:
+                out.add("malformed", f"{link_id}: speed_gbps is a whole number.", ids, where)
+                continue
+            unable = [node for node in (a, b) if not supports(node.device, speed)]
+            for node in unable:
+                out.add(
+                    "speed-unsupported",
+                    f"{node.name} ({node.model}) cannot run {speed_text(speed)} ports "
+                    f"(it runs {speed_list(node.device)}).",
+                    (link_id, node_id(node.name)),
+                    f"{where}.speed_gbps",
+                )
+            if unable:
+                continue
+        else:
+            speed = common_speed(a.device, b.device)
+            if speed is None:
+                out.add(
+                    "speed-unsupported",
+                    f"{a.model} ({speed_list(a.device) if a.device else 'any'}) and {b.model} "
+                    f"({speed_list(b.device) if b.device else 'any'}) share no port speed.",
+                    ids,
+                    where,
+                )
+                continue
+        range_ok = True
+        for node, port, end in ((a, ports[0], "a_port"), (b, ports[1], "b_port")):
+            if node.device is None:
+                continue
+            count = ports_at(node.device, speed)[0]
+            if port > count:
+                out.add(
+                    "port-out-of-range",
+                    f"{node.name} ({node.model}) has {count} ports at {speed_text(speed)}; "
+                    f"port {port} does not exist.",
+                    (link_id, node_id(node.name)),
+                    f"{where}.{end}",
+                )
+                range_ok = False
+        if not range_ok:
+            continue
+        parts = []
+        for key in ("a_part", "b_part", "cable"):
+            value = raw.get(key)
+            if value is not None and (not isinstance(value, str) or not value):
+                out.add("malformed", f"{link_id}: {key} is a part slug.", ids, f"{where}.{key}")
+                value = None
+            parts.append(value or None)
+        length = raw.get("length_m")
+        if length is not None and (not _is_number(length) or length < 0):
+            out.add("malformed", f"{link_id}: length_m is a length in metres.", ids, where)
+            length = None
+        link = EditLink(
+            j,
+            index[raw["a"]],
+            index[raw["b"]],
+            ports[0],
+            ports[1],
+            tier,
+            speed,
+            *parts,
+            float(length) if length is not None else None,
+        )
+        used[link.a, link.a_port].append(len(out.links))
+        used[link.b, link.b_port].append(len(out.links))
+        out.links.append(link)
+    for (node, port), members in used.items():
+        if len(members) > 1:
+            name = out.nodes[node].name
+            ids = [f"link:{out.links[m].index}" for m in members]
+            out.add(
+                "port-in-use",
+                f"{name} port {port} is used by {len(members)} links ({', '.join(ids)}); a port "
+                "takes one link.",
+                (node_id(name), *ids),
+                "links",
+            )
+            for m in members:
+                out.links[m].media_ok = False
+
+
+def assemble(out: ParsedEdit) -> Fabric:
+    """The nodes and links of a parsed document as a Fabric (no media yet)."""
+    nodes, links = out.nodes, out.links
+    n = len(nodes)
+    models = list(dict.fromkeys(node.model for node in nodes))
+    model_index = {slug: i for i, slug in enumerate(models)}
+    speed = np.zeros(n, dtype=np.int64)
+    top_port = np.zeros(n, dtype=np.int64)
+    for link in links:
+        for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            speed[end] = max(speed[end], link.speed)
+            top_port[end] = max(top_port[end], port)
+    ports = np.zeros(n, dtype=np.int32)
+    per_cage = np.ones(n, dtype=np.int16)
+    for i, node in enumerate(nodes):
+        if node.device is None:
+            ports[i] = top_port[i]
+            continue
+        at = int(speed[i]) or common_speed(node.device, node.device) or 0
+        count, ppc = ports_at(node.device, at) if at else (node.device.ports, 1)
+        ports[i], per_cage[i] = count, ppc
+
+    def column(key, dtype=np.int32):
+        return np.array([node.extra.get(key, 0) - 1 for node in nodes], dtype=dtype)
+
+    fabric = Fabric(
+        models=models,
+        node_name=[node.name for node in nodes],
+        node_role=np.array([ROLE[node.role] for node in nodes], dtype=np.int8),
+        node_model=np.array([model_index[node.model] for node in nodes], dtype=np.int16),
+        node_plane=column("plane", np.int16),
+        node_su=column("su"),
+        node_rail=column("rail", np.int16),
+        node_group=column("group"),
+        node_ports=ports,
+        node_ports_per_cage=per_cage,
+    )
+    is_switch = np.isin(fabric.node_role, [ROLE[r] for r in SWITCH_EDIT_ROLES])
+    fabric.node_plane[is_switch & (fabric.node_plane < 0)] = 0
+    racks = [node.extra["rack"] for node in nodes if "rack" in node.extra]
+    if racks:
+        names = list(dict.fromkeys(racks))
+        kinds = {}
+        for node in nodes:
+            if "rack" in node.extra and node.role == "server":
+                kinds[node.extra["rack"]] = "server"
+        fabric.racks = [
+            {"index": i, "name": name, "kind": kinds.get(name, "network")}
+            for i, name in enumerate(names)
+        ]
+        where = {name: i for i, name in enumerate(names)}
+        fabric.node_rack = np.array(
+            [where.get(node.extra.get("rack"), -1) for node in nodes], dtype=np.int32
+        )
+        fabric.node_ru = np.array([node.extra.get("ru", 0) for node in nodes], dtype=np.int16)
+    if any("x" in node.extra or "y" in node.extra for node in nodes):
+        fabric.node_x = np.array([node.extra.get("x", np.nan) for node in nodes], dtype=np.float32)
+        fabric.node_y = np.array([node.extra.get("y", np.nan) for node in nodes], dtype=np.float32)
+    fabric.link_a = np.array([link.a for link in links], dtype=np.int32)
+    fabric.link_b = np.array([link.b for link in links], dtype=np.int32)
+    fabric.link_a_port = np.array([link.a_port - 1 for link in links], dtype=np.int32)
+    fabric.link_b_port = np.array([link.b_port - 1 for link in links], dtype=np.int32)
+    fabric.link_tier = np.array([TIER[link.tier] for link in links], dtype=np.int8)
+    fabric.link_plane = np.maximum(fabric.node_plane[fabric.link_b], 0).astype(np.int16)
+    fabric.link_speed_gbps = np.array([link.speed for link in links], dtype=np.int32)
+    fabric.link_length_m = np.array(
+        [np.nan if link.length is None else link.length for link in links], dtype=np.float32
+    )
+    return fabric

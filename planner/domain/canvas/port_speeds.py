@@ -1,0 +1,81 @@
+"""The port speeds a device model runs, and how many logical ports it has at one, as the
+generators count them (used by edit documents and link media options).
+"""
+
+from __future__ import annotations
+
+from inventory.library.rules import parse_breakout
+from planner.domain.canvas.common import speed_text
+from planner.domain.catalog import DeviceModel
+
+
+def model_speeds(model: DeviceModel) -> set[int]:
+    """Port speeds a model runs: its cages' speeds and their listed breakouts."""
+    out = set()
+    for group in model.port_groups:
+        if group.port_speed_gbps:
+            out.add(group.port_speed_gbps)
+        for text in group.breakouts:
+            try:
+                speed = parse_breakout(text)[1]
+            except ValueError:
+                continue
+            if group.ports_at(speed):
+                out.add(speed)
+    return out
+
+
+def plane_speeds(model: DeviceModel) -> set[int]:
+    """A server's port split over 2, 4 or 8 planes (multi-plane fabrics)."""
+    if model.category != "server":
+        return set()
+    return {
+        g.port_speed_gbps // k
+        for g in model.port_groups
+        if g.port_speed_gbps
+        for k in (2, 4, 8)
+        if g.port_speed_gbps % k == 0
+    }
+
+
+def supports(model: DeviceModel | None, speed: int) -> bool:
+    """Whether ``model`` runs ``speed`` ports (natively, broken out or split over planes)."""
+    return model is None or speed in model_speeds(model) | plane_speeds(model)
+
+
+def common_speed(a: DeviceModel | None, b: DeviceModel | None) -> int | None:
+    """The highest port speed both models run (a server's plane split only when nothing else
+    is shared); None if they share none. An unknown model (fabric manager) runs anything."""
+    if a is None and b is None:
+        return None
+    if a is None or b is None:
+        known = a or b
+        speeds = model_speeds(known)
+        return max(speeds) if speeds else None
+    shared = model_speeds(a) & model_speeds(b)
+    if shared:
+        return max(shared)
+    loose = (model_speeds(a) | plane_speeds(a)) & (model_speeds(b) | plane_speeds(b))
+    return max(loose) if loose else None
+
+
+def ports_at(model: DeviceModel | None, speed: int) -> tuple[int, int]:
+    """Logical ports and ports per cage of ``model`` at ``speed`` (as the generators count)."""
+    if model is None:
+        return 0, 1
+    group = model.group_at(speed)
+    if group is not None:
+        return model.radix_at(speed), group.ports_per_cage * group.split_at(speed)
+    if model.category == "server":
+        for group in model.port_groups:
+            native = group.port_speed_gbps
+            if native and native % speed == 0:
+                split = native // speed
+                return model.ports * split, group.ports_per_cage * split
+    return 0, 1
+
+
+def speed_list(model: DeviceModel) -> str:
+    """The speeds ``model`` runs, fastest first, for messages."""
+    speeds = sorted(model_speeds(model), reverse=True)
+    return ", ".join(speed_text(s) for s in speeds) or "no known speed"

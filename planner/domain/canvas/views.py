@@ -1,0 +1,445 @@
+"""The canvas views of a fabric: the overview, the detail scopes (an SU, a pod, the core, the
+whole fabric), each aggregated further until it fits :data:`MAX_ELEMENTS`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from planner.domain.canvas.common import MAX_ELEMENTS, CanvasError, rack_name
+from planner.domain.canvas.elements import View, ViewContext, view_context
+from planner.domain.fabric import ROLE, TIER, Fabric
+
+SPINE_DETAIL_MAX = 128  # an SU view shows at most this many spines one by one
+
+
+def _first_fitting(build, levels: int, notes_by_level: list[str]) -> tuple[View, list[str]]:
+    """The first of ``levels`` ever coarser views that fits :data:`MAX_ELEMENTS`."""
+    for level in range(levels):
+        view = build(level)
+        if view.size() <= MAX_ELEMENTS or level == levels - 1:
+            notes = []
+            if level and notes_by_level[level]:
+                notes.append(
+                    f"{notes_by_level[level]} to stay within {MAX_ELEMENTS:,} elements "
+                    f"({view.size():,} shown)."
+                )
+            return view, notes
+    raise AssertionError("unreachable")
+
+
+def _counts(view: View) -> dict:
+    single, bundled, uniq, _, _ = view.link_sets()
+    return {
+        "nodes": len(view.entries) + len(view.groups),
+        "edges": int(single.size + uniq.size),
+        "elements": view.size(),
+        "links_shown": int(single.size + bundled.size),
+    }
+
+
+# --- overview -----------------------------------------------------------------------------------
+
+
+def _overview(ctx: ViewContext, level: int) -> View:
+    view = View(ctx)
+    servers, leaves = ctx.role_nodes("server"), ctx.role_nodes("leaf")
+    if level < 2 and ctx.rail:
+        view.aggregate(servers, "server", "su", ctx.su[servers])
+    elif level < 4:
+        view.aggregate(servers, "server", "pod", ctx.pod[servers])
+    else:
+        view.aggregate(servers, "server", "all", 0)
+    view.aggregate(ctx.role_nodes("manager"), "manager", "all", 0)
+    if level < 2 and ctx.rail:
+        view.aggregate(leaves, "leaf", "su", ctx.su[leaves])
+    elif level < 4:
+        view.aggregate(leaves, "leaf", "pod", ctx.pod[leaves])
+    else:
+        view.aggregate(leaves, "leaf", "all", 0)
+    spines = ctx.role_nodes("spine")
+    if level < 3 and ctx.has_cores:
+        view.aggregate(spines, "spine", "pod", ctx.pod[spines])
+    else:
+        view.aggregate(spines, "spine", "all", 0)
+    cores = ctx.role_nodes("core")
+    if level < 1:
+        view.aggregate(cores, "core", "group", ctx.group[cores])
+    else:
+        view.aggregate(cores, "core", "all", 0)
+    return view
+
+
+OVERVIEW_NOTES = [
+    "",
+    "Cores are shown as one node per plane",
+    "Cores are shown as one node per plane and servers and leaves per pod",
+    "Cores and spines are shown as one node per plane and servers and leaves per pod",
+    "Every tier is shown as one node per plane",
+]
+
+
+def _scopes(ctx: ViewContext) -> list[dict]:
+    """Scopes to drill into, each with its number of nodes and links (before aggregation)."""
+    fabric = ctx.fabric
+    roles = fabric.node_role
+    a_role = roles[fabric.link_a]
+    tiers = fabric.link_tier
+    out = []
+    if ctx.rail:
+        members = np.isin(roles, [ROLE["server"], ROLE["leaf"]]) & (ctx.su >= 0)
+        sus = ctx.su[members]
+        if sus.size:
+            size = int(sus.max()) + 1
+            nodes = np.bincount(sus, minlength=size)
+            from_su = np.isin(a_role, [ROLE["server"], ROLE["leaf"]]) & (ctx.su[fabric.link_a] >= 0)
+            links = np.bincount(ctx.su[fabric.link_a][from_su], minlength=size)
+            out += [
+                {"id": f"su:{s + 1}", "label": f"SU {s + 1}", "elements": int(nodes[s] + links[s])}
+                for s in range(size)
+                if nodes[s]
+            ]
+    members = np.isin(roles, [ROLE["leaf"], ROLE["spine"]])
+    pods = ctx.pod[members]
+    if pods.size:
+        size = int(pods.max()) + 1
+        nodes = np.bincount(pods, minlength=size)
+        up = (a_role == ROLE["leaf"]) & (tiers == TIER["leaf-spine"])
+        links = np.bincount(ctx.pod[fabric.link_a][up], minlength=size)
+        out += [
+            {"id": f"pod:{p + 1}", "label": f"Pod {p + 1}", "elements": int(nodes[p] + links[p])}
+            for p in range(size)
+            if nodes[p]
+        ]
+    top_tier = TIER["spine-core"] if ctx.has_cores else TIER["leaf-spine"]
+    core_roles = [ROLE["spine"], ROLE["core"]]
+    core_nodes = int(np.isin(roles, core_roles).sum())
+    if core_nodes:
+        out.append(
+            {
+                "id": "core",
+                "label": "Spines and cores" if ctx.has_cores else "Spines",
+                "elements": core_nodes + int((tiers == top_tier).sum()),
+            }
+        )
+    total = fabric.node_count + fabric.link_count
+    if total <= MAX_ELEMENTS:
+        out.append({"id": "all", "label": "Whole fabric", "elements": total})
+    return out
+
+
+def overview_elements(fabric: Fabric) -> dict:
+    """The whole fabric, aggregated: per plane one node per SU (servers, leaves; rail-optimized)
+    or pod (Clos, fat-tree), per pod (three tiers) or plane (two tiers) one spines node, per
+    core group one cores node, one fabric-manager node; bundled edges between them.
+
+    Returns ``{"view": "overview", "scope": None, "elements", "scopes": [{"id", "label",
+    "elements" (nodes + links inside, before aggregation)}], "notes", "counts"}``.
+
+    Examples
+    --------
+    >>> from planner.domain.fabric import FabricBuilder
+    >>> b = FabricBuilder()
+    >>> s = b.add_nodes(["s1", "s2"], role="server", model="srv", ports=1, ports_per_cage=1)
+    >>> l = b.add_nodes(["l1"], role="leaf", model="sw", plane=0, ports=4, ports_per_cage=1)
+    >>> b.add_links(s, [0, 0], [l[0], l[0]], [0, 1], tier="server-leaf", plane=0, speed_gbps=400)
+    >>> view = overview_elements(b.build({"topology": "custom"}))
+    >>> [e["data"]["label"] for e in view["elements"]["edges"]]
+    ['2 × 400G']
+    """
+    ctx = view_context(fabric)
+    view, notes = _first_fitting(lambda level: _overview(ctx, level), 5, OVERVIEW_NOTES)
+    return {
+        "view": "overview",
+        "scope": None,
+        "elements": view.render(),
+        "scopes": _scopes(ctx),
+        "notes": notes,
+        "counts": _counts(view),
+    }
+
+
+# --- detail views -------------------------------------------------------------------------------
+
+
+def _linked(fabric: Fabric, nodes: np.ndarray, *, up: bool) -> np.ndarray:
+    """Nodes at the other end of links from ``nodes`` (upwards: their b ends; else a ends)."""
+    mask = np.zeros(fabric.node_count, dtype=bool)
+    mask[nodes] = True
+    if up:
+        return np.unique(fabric.link_b[mask[fabric.link_a]])
+    return np.unique(fabric.link_a[mask[fabric.link_b]])
+
+
+def _sorted(nodes: np.ndarray, *keys: np.ndarray) -> np.ndarray:
+    """``nodes`` ordered by ``keys`` (primary first), then node index."""
+    if not nodes.size:
+        return nodes
+    order = np.lexsort((nodes, *(k[nodes] for k in reversed(keys))))
+    return nodes[order]
+
+
+def _servers_in_racks(view: View, servers: np.ndarray, parent: str | None) -> None:
+    fabric = view.ctx.fabric
+    if fabric.node_rack is None:
+        view.devices(servers, parents=[parent] * servers.size)
+        return
+    servers = _sorted(servers, fabric.node_rack.astype(np.int64))
+    parents, columns = [], []
+    for node in servers.tolist():
+        name = rack_name(fabric, node)
+        if name is None:
+            parents.append(parent)
+            columns.append(None)
+            continue
+        parents.append(view.group(f"group:rack:{name}", f"Rack {name}", parent))
+        columns.append(("rack", name))
+    view.devices(servers, parents=parents, columns=columns)
+
+
+def _rack_values(fabric: Fabric, nodes: np.ndarray) -> tuple[str, np.ndarray]:
+    if fabric.node_rack is None:
+        return "all", np.zeros(nodes.size, dtype=np.int64)
+    return "rack", fabric.node_rack[nodes].astype(np.int64)
+
+
+def _detail_su(ctx: ViewContext, su: int, level: int) -> View:
+    fabric = ctx.fabric
+    view = View(ctx)
+    in_su = ctx.su == su
+    servers, leaves = ctx.role_nodes("server", in_su), ctx.role_nodes("leaf", in_su)
+    su_id = view.group(f"group:su:{su + 1}", f"SU {su + 1}")
+    if level < 2:
+        _servers_in_racks(view, servers, su_id)
+    else:
+        kind, values = _rack_values(fabric, servers)
+        view.aggregate(servers, "server", kind, values, parent=su_id)
+    managers = _linked(fabric, leaves, up=False)
+    managers = managers[fabric.node_role[managers] == ROLE["manager"]]
+    view.devices(managers, parents=[su_id] * managers.size)
+    if level < 3:
+        rails = fabric.node_rail.astype(np.int64)
+        leaves = _sorted(leaves, rails, ctx.plane)
+        parents = [
+            view.group(f"group:rail:{rail + 1}", f"Rail {rail + 1}", su_id) if rail >= 0 else su_id
+            for rail in rails[leaves].tolist()
+        ]
+        view.devices(leaves, parents=parents)
+    else:
+        view.aggregate(leaves, "leaf", "su", su, parent=su_id)
+    spines = _linked(fabric, leaves, up=True)
+    spines = spines[fabric.node_role[spines] == ROLE["spine"]]
+    if level < 1 and spines.size <= SPINE_DETAIL_MAX:
+        view.devices(_sorted(spines, ctx.plane, ctx.group))
+    elif level < 3:
+        view.aggregate(spines, "spine", "pod", ctx.pod[spines])
+    else:
+        view.aggregate(spines, "spine", "all", 0)
+    return view
+
+
+SU_NOTES = [
+    "",
+    "Spines are shown per pod",
+    "Spines are shown per pod and servers per rack",
+    "Servers are shown per rack and leaves and spines as one node per plane",
+]
+
+
+def _detail_pod(ctx: ViewContext, pod: int, level: int) -> View:
+    fabric = ctx.fabric
+    view = View(ctx)
+    in_pod = ctx.pod == pod
+    leaves, spines = ctx.role_nodes("leaf", in_pod), ctx.role_nodes("spine", in_pod)
+    servers = ctx.role_nodes("server", in_pod & (ctx.degree > 0))
+
+    def su_group(value):
+        return view.group(f"group:su:{value + 1}", f"SU {value + 1}") if value >= 0 else None
+
+    if ctx.rail:
+        view.aggregate(servers, "server", "su", ctx.su[servers], parent=su_group)
+    else:
+        kind, values = _rack_values(fabric, servers)
+        view.aggregate(servers, "server", kind, values)
+    managers = _linked(fabric, leaves, up=False)
+    view.devices(managers[fabric.node_role[managers] == ROLE["manager"]])
+    if level in (0, 2):
+        if ctx.rail:
+            leaves = _sorted(leaves, ctx.su, fabric.node_rail.astype(np.int64), ctx.plane)
+            view.devices(leaves, parents=[su_group(s) for s in ctx.su[leaves].tolist()])
+        else:
+            view.devices(_sorted(leaves, ctx.plane))
+    elif ctx.rail:
+        view.aggregate(leaves, "leaf", "su", ctx.su[leaves], parent=su_group)
+    else:
+        view.aggregate(leaves, "leaf", "pod", pod)
+    if level < 2:
+        view.devices(_sorted(spines, ctx.plane, ctx.group))
+    else:
+        view.aggregate(spines, "spine", "pod", pod)
+    cores = _linked(fabric, spines, up=True)
+    cores = cores[fabric.node_role[cores] == ROLE["core"]]
+    view.aggregate(cores, "core", "group" if level < 3 else "all", ctx.group[cores])
+    return view
+
+
+POD_NOTES = [
+    "",
+    "Leaves are shown per SU (or pod)",
+    "Spines are shown as one node per plane",
+    "Leaves are shown per SU (or pod), spines and cores as one node per plane",
+]
+
+
+def _detail_core(ctx: ViewContext, level: int) -> View:
+    view = View(ctx)
+    spines, cores = ctx.role_nodes("spine"), ctx.role_nodes("core")
+    if not ctx.has_cores:  # two tiers: the spines, and the leaves per SU or pod
+        leaves = ctx.role_nodes("leaf")
+        if level == 0:
+            kind, values = ("su", ctx.su[leaves]) if ctx.rail else ("pod", ctx.pod[leaves])
+            view.aggregate(leaves, "leaf", kind, values)
+        else:
+            view.aggregate(leaves, "leaf", "all", 0)
+        if level < 2:
+            view.devices(_sorted(spines, ctx.plane))
+        else:
+            view.aggregate(spines, "spine", "all", 0)
+        return view
+    if level in (0, 1):
+        view.devices(_sorted(spines, ctx.plane, ctx.pod, ctx.group))
+    elif level in (2, 3):
+        view.aggregate(spines, "spine", "pod", ctx.pod[spines])
+    else:
+        view.aggregate(spines, "spine", "all", 0)
+    if level in (0, 2):
+        view.devices(_sorted(cores, ctx.plane, ctx.group))
+    elif level in (1, 3):
+        view.aggregate(cores, "core", "group", ctx.group[cores])
+    else:
+        view.aggregate(cores, "core", "all", 0)
+    return view
+
+
+CORE_NOTES = [
+    "",
+    "Cores are shown per core group",
+    "Spines are shown per pod",
+    "Spines are shown per pod and cores per core group",
+    "Spines and cores are shown as one node per plane",
+]
+
+CORE_NOTES_TWO_TIERS = [
+    "",
+    "Leaves are shown as one node per plane",
+    "Leaves and spines are shown as one node per plane",
+]
+
+
+def _all(ctx: ViewContext) -> View:
+    fabric = ctx.fabric
+    total = fabric.node_count + fabric.link_count
+    if total > MAX_ELEMENTS:
+        raise CanvasError(
+            f"this fabric has {total:,} nodes and links; the whole-fabric view is limited to "
+            f"{MAX_ELEMENTS:,}: open an SU, a pod or the core instead"
+        )
+    view = View(ctx)
+    for role in ("server", "manager", "leaf", "spine", "core"):
+        nodes = ctx.role_nodes(role)
+        if role == "leaf" and ctx.rail:
+            nodes = _sorted(nodes, ctx.plane, ctx.su, fabric.node_rail.astype(np.int64))
+        elif role != "server":
+            nodes = _sorted(nodes, ctx.plane, ctx.pod)
+        view.devices(nodes)
+    return view
+
+
+def _stored_positions(fabric: Fabric) -> dict[int, tuple[float, float]]:
+    if fabric.node_x is None or fabric.node_y is None:
+        return {}
+    placed = np.flatnonzero(np.isfinite(fabric.node_x) & np.isfinite(fabric.node_y))
+    return {
+        int(i): (float(x), float(y))
+        for i, x, y in zip(
+            placed.tolist(),
+            fabric.node_x[placed].tolist(),
+            fabric.node_y[placed].tolist(),
+            strict=True,
+        )
+    }
+
+
+def node_positions(fabric: Fabric) -> dict[int, tuple[float, float]]:
+    """Every node's position: as stored, else its preset place in the whole-fabric view.
+
+    Raises
+    ------
+    CanvasError
+        The fabric is too large for the whole-fabric view (more than :data:`MAX_ELEMENTS`).
+    """
+    view = _all(view_context(fabric))
+    points = view.positions()
+    positions = {entry["node"]: points[i] for i, entry in enumerate(view.entries)}
+    positions.update(_stored_positions(fabric))
+    return positions
+
+
+def _parse_scope(scope: str) -> tuple[str, int]:
+    text = (scope or "").strip().lower()
+    if text in ("core", "all"):
+        return text, 0
+    kind, sep, number = text.partition(":")
+    if sep and kind in ("su", "pod") and number.isdigit() and int(number) >= 1:
+        return kind, int(number) - 1
+    raise CanvasError(f"unknown scope {scope!r}: use su:N, pod:N, core or all")
+
+
+def detail_elements(fabric: Fabric, scope: str) -> dict:
+    """One scope of the fabric, node by node where it fits.
+
+    Scopes: ``su:N`` (the SU's servers in their racks and its leaves in rail groups, inside
+    ``group:su:N``; the spines its leaves reach, one by one when at most
+    :data:`SPINE_DETAIL_MAX`, else per pod and plane), ``pod:N`` (the pod's leaves and spines
+    one by one, servers per SU, or per rack in a Clos, cores per core group), ``core``
+    (spines and cores one by one when they fit, else aggregated) and ``all`` (every node and
+    link; only for fabrics of at most :data:`MAX_ELEMENTS` nodes + links).
+
+    Returns ``{"view": "detail", "scope", "elements", "notes", "counts"}``.
+
+    Raises
+    ------
+    CanvasError
+        Unknown scope, no such SU or pod, or ``all`` of a fabric too large to show whole.
+    """
+    ctx = view_context(fabric)
+    kind, number = _parse_scope(scope)
+    notes: list[str] = []
+    positions = None
+    if kind == "su":
+        if not ctx.rail:
+            raise CanvasError("this fabric has no scalable units: open a pod (pod:N) instead")
+        members = np.isin(fabric.node_role, [ROLE["server"], ROLE["leaf"]]) & (ctx.su == number)
+        if not members.any():
+            raise CanvasError(f"no SU {number + 1} in this fabric")
+        view, notes = _first_fitting(lambda level: _detail_su(ctx, number, level), 4, SU_NOTES)
+    elif kind == "pod":
+        members = np.isin(fabric.node_role, [ROLE["leaf"], ROLE["spine"]]) & (ctx.pod == number)
+        if not members.any():
+            raise CanvasError(f"no pod {number + 1} in this fabric")
+        view, notes = _first_fitting(lambda level: _detail_pod(ctx, number, level), 4, POD_NOTES)
+    elif kind == "core":
+        if not (fabric.node_role == ROLE["spine"]).any():
+            raise CanvasError("this fabric has no spines: open the whole fabric (all) instead")
+        levels = CORE_NOTES if ctx.has_cores else CORE_NOTES_TWO_TIERS
+        view, notes = _first_fitting(lambda level: _detail_core(ctx, level), len(levels), levels)
+    else:
+        view = _all(ctx)
+        positions = _stored_positions(fabric)
+    return {
+        "view": "detail",
+        "scope": f"{kind}:{number + 1}" if kind in ("su", "pod") else kind,
+        "elements": view.render(positions),
+        "notes": notes,
+        "counts": _counts(view),
+    }
