@@ -19,6 +19,7 @@ from decimal import Decimal
 
 from django.db.models import Count, Max, Sum
 
+from inventory.adapters import part_record
 from inventory.models import CATEGORY_MODELS, Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, device_from_spec
@@ -51,19 +52,10 @@ def catalog_facts(*, for_new: bool = False, keep: Collection[str] = ()) -> Catal
                 if not names & kept:
                     facts.archived.update(dict.fromkeys(names, category))
                     continue
-            spec = part.spec_values()
-            facts.parts[part.slug] = {
-                "category": category,
-                "slug": part.slug,
-                "manufacturer": part.manufacturer.slug,
-                "name": part.name,
-                "part_number": part.part_number,
-                **spec,
-                "provenance": part.provenance or {},
-                "sources": part.sources or {},
-            }
+            record = part_record(part)
+            facts.parts[part.slug] = record
             if category in DEVICE_CATEGORIES:
-                facts.devices[part.slug] = device_from_spec(part.slug, category, spec, part.name)
+                facts.devices[part.slug] = device_from_spec(part.slug, category, record, part.name)
             aliases.extend((alias, part.slug) for alias in part.aliases or [])
     for alias, slug in aliases:
         facts.parts.setdefault(alias, facts.parts[slug])

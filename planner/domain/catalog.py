@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from inventory.library.facts import data_groups
 from inventory.library.rules import parse_breakout
 
 
@@ -156,10 +157,7 @@ def archived_problems(spec, facts: CatalogFacts) -> list[tuple[str, str]]:
 
 def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> DeviceModel:
     """Build a :class:`DeviceModel` from a catalog part's spec values (switch or server)."""
-    if category == "switch":
-        groups = [g for g in spec.get("cage_groups") or [] if g.get("role", "data") == "data"]
-    else:
-        groups = spec.get("compute_ports") or []
+    groups = data_groups(spec, category)
     port_groups = tuple(
         PortGroup(
             count=g.get("count") or 0,

@@ -3,7 +3,8 @@
 Links are grouped by tier and by (a-end model and cage group, b-end model and cage group,
 speed); each group has few distinct situations, so candidates are evaluated once per group
 with the compatibility rules of :mod:`inventory.library.compat` (parts adapted by
-:mod:`planner.domain.part_facts`), then applied to the links' lengths with NumPy.
+:mod:`inventory.library.facts`, link-end cages by :mod:`planner.domain.part_facts`), then
+applied to the links' lengths with NumPy.
 
 Candidates (``spec.media[tier]`` narrows them: MMF/SMF = optics of that media; DAC, ACC, AEC,
 AOC = cable assemblies of that ``cable_type``; parts = the named slugs, the rest chosen):
@@ -68,20 +69,19 @@ from inventory.library.compat import (
     optics_interoperate,
     plug_fits_cage,
 )
-from planner.domain.catalog import CatalogFacts, DeviceModel
-from planner.domain.fabric import ROLE, TIER_NAMES, Fabric, FabricError
-from planner.domain.part_facts import (
+from inventory.library.facts import (
     COPPER_REACH_M,
     cable_plugs_of,
-    cage_of,
     fiber_of,
     legs_of,
     optic_of,
     plug_of,
-    port_group_of,
     port_speeds_of,
     reach_cap_m,
 )
+from planner.domain.catalog import CatalogFacts, DeviceModel
+from planner.domain.fabric import ROLE, TIER_NAMES, Fabric, FabricError
+from planner.domain.part_facts import end_cage
 from planner.domain.spec import DesignSpec, MediaChoice
 
 PriceOf = Callable[[str], float | None] | None
@@ -233,11 +233,9 @@ class LinkGroup:
         self.speed = int(fabric.link_speed_gbps[first])
         ends = []
         for node in (int(fabric.link_a[first]), int(fabric.link_b[first])):
-            model = facts.devices.get(fabric.models[int(fabric.node_model[node])])
-            group = port_group_of(model, self.speed)
-            ends.append(
-                LinkEnd(model, cage_of(model, group), int(fabric.node_ports_per_cage[node]))
-            )
+            slug = fabric.models[int(fabric.node_model[node])]
+            model, _, cage = end_cage(facts, slug, self.speed)
+            ends.append(LinkEnd(model, cage, int(fabric.node_ports_per_cage[node])))
         self.a, self.b = ends
         self._keys: dict = {}
         self._structure: dict = {}

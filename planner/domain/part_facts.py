@@ -1,164 +1,32 @@
-"""Turn catalog part records into the compatibility dataclasses of :mod:`inventory.library.compat`.
+"""Which cage a fabric's link end uses, as the facts the compatibility rules judge.
 
-Catalog parts arrive as plain dicts (:attr:`planner.domain.catalog.CatalogFacts.parts`) and
-devices as :class:`~planner.domain.catalog.DeviceModel`; the compatibility rules take
-:class:`~inventory.library.compat.Plug`, :class:`~inventory.library.compat.Optic`,
-:class:`~inventory.library.compat.Fiber` and :class:`~inventory.library.compat.Cage`. Media
-selection (:mod:`planner.domain.media`), the canvas (:mod:`planner.domain.canvas`) and
-validation (:mod:`simulation.engine.validate`) share these adapters, so all three judge a part
-from the same facts. They mirror ``inventory/adapters.py``, which does the same for model rows.
+Parts become facts in one place, :mod:`inventory.library.facts` (re-exported here for the
+modules that import them from the design domain). What this module adds is the design's
+side: the port group a link at a given speed uses on a device (:func:`port_group_of`) and
+that group's cage, completed by a server's compute NIC (:func:`end_cage`). Media selection
+(:mod:`planner.domain.media`) and the validator (:mod:`simulation.engine.validate`) both
+take a link end's cage from :func:`end_cage`, and the catalog's "works with" lists take
+theirs from the same :func:`inventory.library.facts.cage_of`.
 """
 
 from __future__ import annotations
 
-from inventory.library.compat import Cage, Fiber, Optic, Plug
-from inventory.library.rules import parse_breakout
-from planner.domain.catalog import DeviceModel, PortGroup
+from dataclasses import asdict
 
-#: Rule 16: copper reach when a cable states none (passive DAC at 100G-PAM4, LACC, AEC).
-COPPER_REACH_M = {"dac": 3.0, "acc": 5.0, "aec": 7.0}
-
-
-def reach_cap_m(media: str | None, connector: str | None, splitter: bool) -> float | None:
-    """Rule 11: the whole-link reach limit of a fiber type and connector.
-
-    Parameters
-    ----------
-    media : str or None
-        ``"mmf"`` or ``"smf"``.
-    connector : str or None
-        The modules' connector (``"mpo-12"``, ``"lc-duplex"``, ...).
-    splitter : bool
-        The fiber is a 1:2 splitter.
-
-    Returns
-    -------
-    float or None
-        MMF MPO 50 m; SMF MPO straight 500 m, splitter 50 m; SMF LC 2 km; otherwise None
-        (no cap from this rule).
-    """
-    if not media or not connector:
-        return None
-    if connector.startswith("mpo"):
-        if media == "mmf":
-            return 50.0
-        if media == "smf":
-            return 50.0 if splitter else 500.0
-    if connector.startswith("lc") and media == "smf":
-        return 2000.0
-    return None
-
-
-def _frozen(values) -> frozenset:
-    return frozenset(values or ())
-
-
-def plug_of(part: dict) -> Plug:
-    """The :class:`Plug` of a transceiver record."""
-    return Plug(
-        "transceiver",
-        part.get("form_factor") or None,
-        part.get("top") or None,
-        part.get("ports_per_module") or 1,
-        part.get("speed_gbps"),
-        part.get("lanes"),
-        part.get("lane_rate_gbps"),
-        part.get("power_max_w"),
-        _frozen(part.get("protocols")),
-        part.get("side") or None,
-        label=part["slug"],
-    )
-
-
-def optic_of(part: dict) -> Optic:
-    """The :class:`Optic` (optical side) of a transceiver record."""
-    return Optic(
-        part.get("media") or None,
-        part.get("pmd") or None,
-        part.get("lane_rate_gbps"),
-        part.get("port_speed_gbps"),
-        tuple(part.get("breakouts") or ()),
-        part.get("connector") or None,
-        part.get("wavelength_nm"),
-        _frozen(part.get("protocols")),
-        tuple(part.get("fiber_grades") or ()),
-        label=part["slug"],
-    )
-
-
-def legs_of(part: dict) -> int | None:
-    """Legs of a cable or fiber: ``legs``, else from ``topology`` (straight 1, ``1:N`` N)."""
-    if part.get("legs"):
-        return int(part["legs"])
-    topology = part.get("topology")
-    if topology == "straight":
-        return 1
-    if topology and topology.startswith("1:"):
-        return int(topology[2:])
-    return None
-
-
-def cable_plugs_of(part: dict) -> tuple[Plug, Plug]:
-    """The head (end A) and one leg (end B) of a cable-assembly record, as plugs."""
-    lanes_per_leg = part.get("lanes_per_leg")
-    legs = legs_of(part) or 1
-    head = Plug(
-        "cable",
-        part.get("end_a_form_factor") or None,
-        part.get("end_a_top") or None,
-        part.get("end_a_ports_per_module") or 1,
-        part.get("speed_gbps"),
-        lanes_per_leg * legs if lanes_per_leg else None,
-        part.get("lane_rate_gbps"),
-        part.get("power_end_a_w"),
-        _frozen(part.get("protocols")),
-        label=f"{part['slug']} A",
-    )
-    leg = Plug(
-        "cable",
-        part.get("end_b_form_factor") or None,
-        part.get("end_b_top") or None,
-        part.get("end_b_ports_per_module") or 1,
-        part.get("leg_speed_gbps") or part.get("speed_gbps"),
-        lanes_per_leg,
-        part.get("lane_rate_gbps"),
-        part.get("power_end_b_w"),
-        _frozen(part.get("protocols")),
-        label=f"{part['slug']} B",
-    )
-    return head, leg
-
-
-def fiber_of(part: dict) -> Fiber:
-    """The :class:`Fiber` of a fiber-cable record."""
-    return Fiber(
-        part.get("fiber_type") or None,
-        part.get("connector_a") or None,
-        part.get("connector_b") or None,
-        part.get("fiber_grade") or None,
-        part.get("topology") or None,
-        label=part["slug"],
-    )
-
-
-def cage_of(model: DeviceModel | None, group: PortGroup | None) -> Cage:
-    """The :class:`Cage` of a device's port group (an unknown host cage when either is None)."""
-    if model is None or group is None:
-        return Cage("host", None)
-    return Cage(
-        "switch" if model.category == "switch" else "host",
-        group.form_factor,
-        group.top,
-        group.ports_per_cage or 1,
-        group.port_speed_gbps,
-        group.lanes_per_port,
-        group.lane_rate_gbps,
-        group.max_module_power_w,
-        _frozen(model.protocols) if model.category == "switch" else frozenset(),
-        (),
-        tuple(group.breakouts),
-        label=f"{model.slug} {group.count} x {group.form_factor}",
-    )
+from inventory.library.compat import Cage
+from inventory.library.facts import (
+    COPPER_REACH_M,
+    cable_plugs_of,
+    data_groups,
+    fiber_of,
+    legs_of,
+    optic_of,
+    plug_of,
+    port_speeds_of,
+    reach_cap_m,
+)
+from inventory.library.facts import cage_of as record_cage
+from planner.domain.catalog import CatalogFacts, DeviceModel, PortGroup
 
 
 def port_group_of(model: DeviceModel | None, speed_gbps: int) -> PortGroup | None:
@@ -174,24 +42,57 @@ def port_group_of(model: DeviceModel | None, speed_gbps: int) -> PortGroup | Non
     return group
 
 
-def port_speeds_of(part: dict) -> set[int]:
-    """Logical port speeds (Gb/s) a transceiver runs: its port speed (or module speed per
-    port) and the per-port speed of each breakout it lists."""
-    speeds = {part["port_speed_gbps"]} if part.get("port_speed_gbps") else set()
-    if not speeds and part.get("speed_gbps") and part.get("ports_per_module"):
-        speeds.add(part["speed_gbps"] // part["ports_per_module"])
-    for text in part.get("breakouts") or ():
-        try:
-            speeds.add(parse_breakout(text)[1])
-        except ValueError:
-            continue
-    return speeds
+def device_cage(model: DeviceModel | None, group: PortGroup | None) -> Cage:
+    """The cage of a device model's port group, from the group's own facts (no record, no
+    compute NIC): :func:`inventory.library.facts.cage_of` of the group as a record.
+    Prefer :func:`end_cage`, which reads the device's catalog record."""
+    if model is None or group is None:
+        return record_cage(None, None)
+    record = {"category": model.category, "slug": model.slug, "protocols": model.protocols}
+    return record_cage(record, asdict(group))
+
+
+#: The name this module gave :func:`device_cage` before the converters moved.
+cage_of = device_cage
+
+
+def compute_nic_of(facts: CatalogFacts, record: dict | None) -> dict | None:
+    """A server record's compute NIC record (None when it names none the catalog has)."""
+    if not record or record.get("category") != "server" or not record.get("compute_nic"):
+        return None
+    nic = facts.parts.get(record["compute_nic"])
+    return nic if nic is not None and nic.get("category") == "nic" else None
+
+
+def end_cage(
+    facts: CatalogFacts, slug: str, speed_gbps: int
+) -> tuple[DeviceModel | None, PortGroup | None, Cage]:
+    """The model, port group and cage of device ``slug`` at a link end running
+    ``speed_gbps`` (an unknown host cage when the catalog lacks the device or a group).
+
+    The cage is :func:`inventory.library.facts.cage_of` of the device's record and the
+    chosen group, completed by a server's compute NIC.
+    """
+    model = facts.devices.get(slug)
+    group = port_group_of(model, speed_gbps)
+    if model is None or group is None:
+        return model, group, record_cage(None, None)
+    record = facts.parts.get(slug)
+    index = next(i for i, g in enumerate(model.port_groups) if g is group)
+    groups = data_groups(record, model.category)
+    if record is not None and record.get("category") == model.category and index < len(groups):
+        raw = groups[index]
+        return model, group, record_cage(record, raw, nic=compute_nic_of(facts, record))
+    return model, group, device_cage(model, group)  # a model without its record (tests)
 
 
 __all__ = [
     "COPPER_REACH_M",
     "cable_plugs_of",
     "cage_of",
+    "compute_nic_of",
+    "device_cage",
+    "end_cage",
     "fiber_of",
     "legs_of",
     "optic_of",
