@@ -16,9 +16,10 @@ import sys
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from inventory.library.schema import FILES
+from inventory.management.base import DatabaseCommand
 from inventory.models import CATEGORY_MODELS, PriceBook
 from inventory.services import (
     CatalogImportError,
@@ -33,7 +34,7 @@ from inventory.services import (
 CSV_NAMES = {**{c: c for c in CATEGORY_MODELS}, **{Path(f).stem: c for c, f in FILES.items()}}
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Export or import the catalog (JSON, CSV, our YAML, NetBox devicetype YAML) and prices."
 
     def add_arguments(self, parser):
@@ -79,7 +80,10 @@ class Command(BaseCommand):
 
     def _write(self, text, out):
         if out:
-            Path(out).write_text(text, encoding="utf-8")
+            try:
+                Path(out).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise CommandError(f"cannot write {out}: {exc.strerror or exc}") from exc
         else:
             sys.stdout.write(text)
 
@@ -103,6 +107,8 @@ class Command(BaseCommand):
                 raise CommandError(f"{path.name}: say --category (file name does not name one)")
             try:
                 text = path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
             except UnicodeDecodeError as exc:
                 raise CommandError(f"{path.name}: not UTF-8 text") from exc
             report = catalog_import_csv(category=category, text=text, origin=path.name)
@@ -129,6 +135,12 @@ class Command(BaseCommand):
             sys.stdout.write(price_book_export_csv(book))
             return
         path = Path(options["path"])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise CommandError(f"{path.name}: not UTF-8 text") from exc
         book, _ = PriceBook.objects.get_or_create(
             slug=options["book"],
             defaults={
@@ -137,7 +149,5 @@ class Command(BaseCommand):
                 "kind": "negotiated",
             },
         )
-        count = price_book_import_csv(
-            book=book, text=path.read_text(encoding="utf-8"), origin=path.name
-        )
+        count = price_book_import_csv(book=book, text=text, origin=path.name)
         self.stdout.write(f"{book.name}: {count} prices.")

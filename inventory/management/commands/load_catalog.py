@@ -1,12 +1,14 @@
 """Load the seed catalog (idempotent: a second run changes nothing)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from inventory.management.base import DatabaseCommand
 from inventory.services import CatalogImportError, catalog_load
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Load the seed catalog and its reseller price book; safe to run again."
+    seed_catalog = False  # a fresh embedded database is only migrated: this loads it
 
     def handle(self, *args, **options):
         try:

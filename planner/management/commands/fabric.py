@@ -32,8 +32,9 @@ import os
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from inventory.management.base import DatabaseCommand
 from planner.domain.outputs import EXPORT_FORMATS
 from planner.domain.spec import SpecError, load_spec_text
 from planner.services import DesignError, design_build, design_create
@@ -87,7 +88,7 @@ def _power_text(report: dict) -> str:
     return "\n".join(lines)
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Summarize, generate, validate, budget the power of, simulate or export designs "
         "from spec files (export also from saved designs)."
