@@ -68,10 +68,19 @@ YAML_VALUES = st.recursive(
     ),
     max_leaves=12,
 )
-NAMES = st.text(min_size=1, max_size=40)
-SLUGS = st.text(min_size=1, max_size=20)
+#: Text a valid spec may hold: any Unicode but NUL and lone surrogates, which the parser refuses
+#: (the database cannot store them).
+VALID_CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+
+
+def valid_text(**kwargs):
+    return st.text(alphabet=VALID_CHARACTERS, **kwargs)
+
+
+NAMES = valid_text(min_size=1, max_size=40)
+SLUGS = valid_text(min_size=1, max_size=20)
 PARTS_MEDIA = st.fixed_dictionaries(
-    {}, optional={"a": st.text(max_size=12), "b": st.text(max_size=12), "cable": SLUGS}
+    {}, optional={"a": valid_text(max_size=12), "b": valid_text(max_size=12), "cable": SLUGS}
 ).filter(bool)
 
 
@@ -98,7 +107,7 @@ def valid_spec_documents(draw) -> dict:
         if topology == "rail-optimized" and draw(st.booleans()):
             document["servers_per_su"] = draw(st.integers(1, 256))
     optional = {
-        "description": st.text(max_size=80),
+        "description": valid_text(max_size=80),
         "rails": st.integers(1, 16),
         "planes": st.integers(1, 8),
         "oversubscription": st.integers(1, 16) | st.floats(1, 16),
@@ -122,7 +131,7 @@ def valid_spec_documents(draw) -> dict:
             },
         ),
         "naming": st.fixed_dictionaries(
-            {}, optional={tier: st.text(max_size=20) for tier in ("server", "leaf", "spine")}
+            {}, optional={tier: valid_text(max_size=20) for tier in ("server", "leaf", "spine")}
         ),
     }
     for key, strategy in optional.items():
