@@ -38,7 +38,7 @@ class Job(models.Model):
     the worker writes status, progress, heartbeat, result and error back to it. No Celery
     result backend is used. ``attempts`` counts the runs a worker started; a run whose worker
     stops sending heartbeats is run again (or failed after ``JOBS_MAX_ATTEMPTS``) by
-    :func:`simulation.services.job_recover_stale`.
+    :func:`simulation.jobs.recovery.job_recover_stale`.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

@@ -2,7 +2,7 @@
 
 ``simulation.recover_stale`` is a self-rescheduling sweep (no Celery beat): every worker sends
 one when it is ready; the chain that holds the sweep lease (one per broker) runs
-:func:`~simulation.services.job_recover_stale` and sends itself again after
+:func:`~simulation.jobs.recovery.job_recover_stale` and sends itself again after
 ``JOBS_RECOVERY_INTERVAL_S``; other chains look again a few times in case the holder died, then
 stop. The jobs pages and API also sweep on every read, so recovery never depends on this chain
 alone.
@@ -54,7 +54,7 @@ def run_job(self, job_id: str) -> None:
     soft_time_limit=getattr(settings, "JOBS_TIME_LIMIT_S", 3600),
 )
 def simulate_seed(self, job_id: str, attempt: int, seed: int) -> None:
-    """One Monte Carlo seed of a running simulate job (see simulation.services)."""
+    """One Monte Carlo seed of a running simulate job (see simulation.jobs.monte_carlo)."""
     from simulation.services import process_identity, simulate_seed_run
 
     simulate_seed_run(

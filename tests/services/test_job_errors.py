@@ -13,7 +13,7 @@ from planner.domain.canvas import edit_document
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
 from planner.services import design_create, design_edit_topology
-from simulation import services
+from simulation.jobs import kinds
 from simulation.services import job_enqueue, job_execute
 
 ONE_SU = load_spec_text((EXAMPLES_DIR / "h100-superpod-1su.yaml").read_text(), name="1su")
@@ -83,8 +83,8 @@ def test_an_internal_error_shows_no_exception_text(user, design, sent, monkeypat
     def broken(job, on_progress):
         raise KeyError("/srv/secret/path")
 
-    kind = dataclasses.replace(services.KINDS["simulate"], runner=broken)
-    monkeypatch.setitem(services.KINDS, "simulate", kind)
+    kind = dataclasses.replace(kinds.KINDS["simulate"], runner=broken)
+    monkeypatch.setitem(kinds.KINDS, "simulate", kind)
     job = _failed(user, design.revisions.get(number=1), traffic="all-reduce", routing="rail")
     assert "internal error" in job.error and f"job {job.pk}" in job.error
     assert "KeyError" not in job.error and "secret" not in job.error

@@ -6,6 +6,8 @@ real worker.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from datetime import timedelta
 
@@ -16,10 +18,12 @@ from django.utils import timezone
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
 from planner.services import design_create
-from simulation import services
+from simulation.jobs import kinds
+from simulation.jobs.errors import JobCancelled
+from simulation.jobs.heartbeat import process_identity
+from simulation.jobs.lifecycle import ProgressWriter
 from simulation.models import Job, JobStatusChoices
 from simulation.services import (
-    JobCancelled,
     JobDispatchError,
     JobLimitError,
     job_cancel,
@@ -207,9 +211,9 @@ def test_cancel_a_running_job_stops_its_runner_cleanly(user, sent, revoked, monk
             time.sleep(0.35)
         return {"never": "stored"}
 
-    kind = services.KINDS["diagnostics"]
+    kind = kinds.KINDS["diagnostics"]
     monkeypatch.setitem(
-        services.KINDS, "diagnostics", services.JobKind(runner, *list(vars(kind).values())[1:])
+        kinds.KINDS, "diagnostics", kinds.JobKind(runner, *list(vars(kind).values())[1:])
     )
     job_execute(job_id=job.pk, worker="w1")
     job.refresh_from_db()
@@ -248,7 +252,7 @@ def test_execute_records_a_runner_failure(user, sent, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(services, "worker_report", broken)
+    monkeypatch.setattr(kinds, "worker_report", broken)
     job_execute(job_id=job.pk, worker="w1")
     job.refresh_from_db()
     assert job.status == JobStatusChoices.FAILED
@@ -279,7 +283,7 @@ def test_diagnostics_hold_reports_progress_each_second(user, sent):
 def test_progress_writes_are_throttled_and_stop_a_cancelled_run(user, sent):
     job = job_enqueue(owner=user, kind="diagnostics")
     Job.objects.filter(pk=job.pk).update(status=JobStatusChoices.RUNNING, attempts=1)
-    writer = services._ProgressWriter(job.pk, attempt=1)
+    writer = ProgressWriter(job.pk, attempt=1)
     writer(1, 100, "one")
     writer(50, 100, "skipped: within a second")
     job.refresh_from_db()
@@ -395,27 +399,27 @@ def _dead_pid() -> int:
 
 def test_a_run_whose_process_died_is_taken_over_at_once_by_the_redelivered_task(user, sent):
     job = job_enqueue(owner=user, kind="diagnostics", parameters={"echo": "again"})
-    _claimed_by(job, f"pid {_dead_pid()} on {services.socket.gethostname()}, t1")
+    _claimed_by(job, f"pid {_dead_pid()} on {socket.gethostname()}, t1")
     started = time.monotonic()
-    job_execute(job_id=job.pk, worker="w2@host", process=services.process_identity())
+    job_execute(job_id=job.pk, worker="w2@host", process=process_identity())
     assert time.monotonic() - started < 5  # no heartbeat wait
     job.refresh_from_db()
     assert (job.status, job.attempts, job.result["echo"]) == ("succeeded", 2, "again")
-    assert job.worker == f"w2@host [{services.process_identity()}]"
+    assert job.worker == f"w2@host [{process_identity()}]"
 
 
 def test_a_process_whose_pid_was_reused_counts_as_dead(user, sent):
     job = job_enqueue(owner=user, kind="diagnostics")
-    parent = services.os.getppid()  # alive, but not the process that claimed the run (t1)
-    _claimed_by(job, f"pid {parent} on {services.socket.gethostname()}, t1")
-    job_execute(job_id=job.pk, worker="w2", process=services.process_identity())
+    parent = os.getppid()  # alive, but not the process that claimed the run (t1)
+    _claimed_by(job, f"pid {parent} on {socket.gethostname()}, t1")
+    job_execute(job_id=job.pk, worker="w2", process=process_identity())
     job.refresh_from_db()
     assert (job.status, job.attempts) == ("succeeded", 2)
 
 
 def test_a_duplicate_delivery_leaves_a_live_process_alone(user, sent):
     job = job_enqueue(owner=user, kind="diagnostics")
-    alive = services.process_identity()  # this test process: alive
+    alive = process_identity()  # this test process: alive
     _claimed_by(job, alive)
     started = time.monotonic()
     job_execute(job_id=job.pk, worker="w2", process=alive, redelivered=True)
@@ -444,8 +448,8 @@ def test_a_run_whose_process_died_fails_after_the_last_attempt(user, sent, setti
     settings.JOBS_MAX_ATTEMPTS = 2
     job = job_enqueue(owner=user, kind="diagnostics")
     pid = _dead_pid()
-    _claimed_by(job, f"pid {pid} on {services.socket.gethostname()}, t1", attempts=2)
-    job_execute(job_id=job.pk, worker="w2", process=services.process_identity())
+    _claimed_by(job, f"pid {pid} on {socket.gethostname()}, t1", attempts=2)
+    job_execute(job_id=job.pk, worker="w2", process=process_identity())
     job.refresh_from_db()
     assert job.status == "failed" and job.attempts == 2
     assert job.error.startswith(f"worker lost (its process, pid {pid} on ")

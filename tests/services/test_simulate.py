@@ -8,8 +8,10 @@ from django.core.exceptions import ValidationError
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
 from planner.services import design_create
-from simulation import services
 from simulation.engine.scenario import monte_carlo_summary
+from simulation.jobs import monte_carlo
+from simulation.jobs.heartbeat import process_identity
+from simulation.jobs.lifecycle import claim
 from simulation.services import job_enqueue, job_execute
 
 ONE_SU = load_spec_text((EXAMPLES_DIR / "h100-superpod-1su.yaml").read_text(), name="1su")
@@ -92,7 +94,7 @@ def test_parameters_are_checked(user, revision, sent):
 
 def test_monte_carlo_runs_every_seed_and_aggregates(user, revision, sent, monkeypatch):
     sends = []
-    monkeypatch.setattr(services, "_send_seeds", lambda *args: sends.append(args))
+    monkeypatch.setattr(monte_carlo, "send_seeds", lambda *args: sends.append(args))
     job = _run(user, revision, traffic="permutation", routing="ecmp", seeds=3, seed=5)
     assert sends and sends[0][2] == [6, 7]  # the group of the extra seeds was sent
     mc = job.result["monte_carlo"]
@@ -125,17 +127,18 @@ def test_a_seed_is_claimed_once(user, revision, sent):
         design_revision=revision,
         parameters={"routing": "ecmp", "seeds": 2},
     )
-    assert not services._mc_claim(job.pk, 1, 1, "x")  # not running: nothing to claim
-    services._claim(job.pk, "w1")
-    assert services._mc_claim(job.pk, 1, 1, "a")
-    assert not services._mc_claim(job.pk, 1, 1, "b")
-    assert services._mc_claim(job.pk, 1, 1, "b", steal_after=0)
-    assert services.simulate_seed_run(job_id=job.pk, attempt=1, seed=2, worker="c")
-    assert not services.simulate_seed_run(job_id=job.pk, attempt=1, seed=2, worker="d")
-    assert "2" in services._mc_state(job.pk)["done"]
+    assert not monte_carlo.claim_seed(job.pk, 1, 1, "x")  # not running: nothing to claim
+    claim(job.pk, "w1")
+    assert monte_carlo.claim_seed(job.pk, 1, 1, "a")
+    assert not monte_carlo.claim_seed(job.pk, 1, 1, "b")
+    assert monte_carlo.claim_seed(job.pk, 1, 1, "b", steal_after=0)
+    assert monte_carlo.simulate_seed_run(job_id=job.pk, attempt=1, seed=2, worker="c")
+    assert not monte_carlo.simulate_seed_run(job_id=job.pk, attempt=1, seed=2, worker="d")
+    assert "2" in monte_carlo.seed_state(job.pk)["done"]
 
 
 def test_a_seed_whose_process_died_is_run_again_at_once(user, revision, sent):
+    import socket
     import subprocess
 
     job = job_enqueue(
@@ -144,18 +147,18 @@ def test_a_seed_whose_process_died_is_run_again_at_once(user, revision, sent):
         design_revision=revision,
         parameters={"routing": "ecmp", "seeds": 3},
     )
-    services._claim(job.pk, "w1")
-    me = services.process_identity()
-    assert services._mc_claim(job.pk, 1, 1, f"w2 [{me}]")  # alive (this process): kept
-    assert not services.simulate_seed_run(job_id=job.pk, attempt=1, seed=1, worker="w3")
+    claim(job.pk, "w1")
+    me = process_identity()
+    assert monte_carlo.claim_seed(job.pk, 1, 1, f"w2 [{me}]")  # alive (this process): kept
+    assert not monte_carlo.simulate_seed_run(job_id=job.pk, attempt=1, seed=1, worker="w3")
     gone = subprocess.Popen(["true"])
     gone.wait()
-    host = services.socket.gethostname()
-    assert services._mc_claim(job.pk, 1, 2, f"w2 [pid {gone.pid} on {host}, t1]")
-    assert services.simulate_seed_run(
+    host = socket.gethostname()
+    assert monte_carlo.claim_seed(job.pk, 1, 2, f"w2 [pid {gone.pid} on {host}, t1]")
+    assert monte_carlo.simulate_seed_run(
         job_id=job.pk, attempt=1, seed=2, worker="w3", process=me
     )  # the redelivered subtask: its first claimant died
-    state = services._mc_state(job.pk)
+    state = monte_carlo.seed_state(job.pk)
     assert "2" in state["done"] and state["claimed"]["2"]["by"] == f"w3 [{me}]"
 
 

@@ -1,0 +1,86 @@
+"""Sending job tasks to the broker, by task name.
+
+This module never imports :mod:`simulation.tasks` (the tasks import the services, not the
+other way round): it builds signatures by name on the current Celery app. Where the task is
+registered (a worker, or a process that imported the tasks) Celery sends it through the task
+object; elsewhere through ``send_task`` with the same name, routes and options.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import current_app, group
+from django.utils import timezone
+
+from simulation.jobs.errors import JobDispatchError
+from simulation.models import Job, JobStatusChoices
+
+logger = logging.getLogger(__name__)
+
+#: The task names of :mod:`simulation.tasks`.
+RUN_JOB = "simulation.run_job"
+SIMULATE_SEED = "simulation.simulate_seed"
+
+#: Publishing to a broker that does not answer gives up after about a second.
+DISPATCH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.3,
+    "interval_max": 0.5,
+}
+
+
+def _apply_async(name: str, **options) -> None:
+    """Send the task ``name``: through the registered task object when this process has it
+    (Celery then adds the task's own options), else with ``send_task`` by name (what
+    ``Signature.apply_async`` does too)."""
+    try:
+        task = current_app.tasks[name]
+    except KeyError:
+        current_app.send_task(name, **options)
+    else:
+        task.apply_async(**options)
+
+
+def send_job(job_id: str) -> None:
+    """Send the task of ``job_id`` (task id = row id); if the broker does not take it, fail the
+    row and raise :class:`JobDispatchError`."""
+    try:
+        _apply_async(
+            RUN_JOB,
+            args=[job_id],
+            task_id=job_id,
+            retry=True,
+            retry_policy=DISPATCH_RETRY_POLICY,
+        )
+    except Exception as exc:  # noqa: BLE001 - kombu raises several kinds of connection errors
+        reason = (
+            "The job could not be queued: the job broker (Redis) did not answer "
+            f"({type(exc).__name__}: {exc}). Try again when it is back."
+        )
+        Job.objects.filter(pk=job_id, status=JobStatusChoices.QUEUED).update(
+            status=JobStatusChoices.FAILED, error=reason, finished=timezone.now()
+        )
+        logger.warning("job %s not sent: %s", job_id, exc)
+        raise JobDispatchError(reason) from exc
+
+
+def send_seeds(job_id, attempt: int, seeds: list[int]) -> None:
+    """Send a group of Monte Carlo seed subtasks; if the broker does not take them, the runner
+    computes the unclaimed seeds itself (logged, not raised)."""
+    try:
+        group(
+            current_app.signature(SIMULATE_SEED, args=(str(job_id), attempt, s), immutable=True)
+            for s in seeds
+        ).apply_async(retry=True, retry_policy=DISPATCH_RETRY_POLICY)
+    except Exception:  # noqa: BLE001 - the runner computes unclaimed seeds itself
+        logger.warning("seed subtasks of job %s not sent; running them here", job_id)
+
+
+def revoke(job_id) -> None:
+    """Revoke a cancelled job's task; a worker skips a cancelled row anyway."""
+    try:
+        current_app.control.revoke(str(job_id))
+    except Exception:  # noqa: BLE001 - the row is cancelled; a worker skips it anyway
+        logger.info("revoke of job %s not sent (broker unavailable)", job_id)

@@ -1,0 +1,222 @@
+"""Job kinds: what each kind accepts (parameter cleaning), runs, and says when it succeeds.
+
+``KINDS`` maps :class:`~simulation.models.JobKindChoices` to a :class:`JobKind`. A runner gets
+the job row and ``on_progress(done, total, message="")`` and returns the result dict; cleaning
+raises a ``ValidationError`` keyed ``parameters`` that names the parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+from planner.presentation import count, severity_counts
+from simulation.engine.diagnostics import worker_report
+from simulation.jobs.analyses import (
+    Progress,
+    fabric_power,
+    fabric_simulate,
+    fabric_validate,
+    scenario_of,
+)
+from simulation.jobs.monte_carlo import simulate_monte_carlo
+from simulation.models import Job, JobKindChoices
+
+MAX_HOLD_S = 3000
+MAX_SIZE_BYTES = 1e13
+MAX_SEEDS = 200
+MAX_FAIL_LINKS = 10_000
+
+
+# --- parameters ----------------------------------------------------------------------------------
+
+
+def _number(parameters: dict, key: str, *, low: float, high: float) -> float | None:
+    value = parameters.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ValidationError(
+            {"parameters": f"{key}: a number from {low:g} to {high:g} (got {value!r})"}
+        )
+    return value
+
+
+def _only(parameters: dict, allowed: set[str]) -> None:
+    unknown = sorted(set(parameters) - allowed)
+    if unknown:
+        accepted = ", ".join(sorted(allowed)) or "none"
+        raise ValidationError(
+            {"parameters": f"unknown parameter(s) {', '.join(unknown)} (accepted: {accepted})"}
+        )
+
+
+def _clean_diagnostics(parameters: dict) -> dict:
+    _only(parameters, {"echo", "hold_s"})
+    cleaned = {"echo": str(parameters.get("echo", ""))[:200]}
+    hold = _number(parameters, "hold_s", low=0, high=MAX_HOLD_S)
+    if hold:
+        cleaned["hold_s"] = hold
+    return cleaned
+
+
+def _clean_validate(parameters: dict) -> dict:
+    _only(parameters, set())
+    return {}
+
+
+def _clean_power(parameters: dict) -> dict:
+    _only(parameters, {"pue"})
+    pue = _number(parameters, "pue", low=1.0, high=5.0)
+    return {"pue": float(pue)} if pue is not None else {}
+
+
+def _clean_simulate(parameters: dict) -> dict:
+    from simulation.engine.flow import ROUTINGS
+    from simulation.engine.scenario import PLACEMENTS, TRAFFICS
+
+    _only(
+        parameters,
+        {"traffic", "routing", "seed", "size_bytes", "fail_links", "placement", "seeds"},
+    )
+    cleaned = {}
+    for key, choices, default in (
+        ("traffic", TRAFFICS, "all-reduce"),
+        ("routing", ROUTINGS, "ecmp"),
+        ("placement", PLACEMENTS, "contiguous"),
+    ):
+        value = parameters.get(key) or default
+        if value not in choices:
+            raise ValidationError(
+                {"parameters": f"{key}: one of {', '.join(choices)} (got {value!r})"}
+            )
+        cleaned[key] = value
+    for key, low, high, default in (
+        ("seed", 0, 2**31 - 1, 0),
+        ("fail_links", 0, MAX_FAIL_LINKS, 0),
+        ("seeds", 1, MAX_SEEDS, 1),
+    ):
+        value = _number(parameters, key, low=low, high=high)
+        if value is not None and value != int(value):
+            raise ValidationError({"parameters": f"{key}: a whole number (got {value!r})"})
+        cleaned[key] = int(value) if value is not None else default
+    size = _number(parameters, "size_bytes", low=1, high=MAX_SIZE_BYTES)
+    cleaned["size_bytes"] = float(size) if size is not None else 1e9
+    if cleaned["seeds"] > 1 and cleaned["routing"] != "ecmp":
+        raise ValidationError(
+            {"parameters": "seeds: Monte Carlo over hash seeds is for ecmp routing only"}
+        )
+    return cleaned
+
+
+# --- runners -------------------------------------------------------------------------------------
+
+
+def _run_diagnostics(job: Job, on_progress: Progress) -> dict:
+    """Describe the worker; with ``hold_s``, first keep it busy that long (burn-in / soak)."""
+    hold = float(job.parameters.get("hold_s") or 0)
+    if hold:
+        seconds = math.ceil(hold)
+        started = time.monotonic()
+        for second in range(seconds):
+            on_progress(second, seconds, f"holding the worker: {second} of {seconds} s")
+            time.sleep(max(0.0, started + min(second + 1, hold) - time.monotonic()))
+        on_progress(seconds, seconds, f"held the worker {hold:g} s")
+    return worker_report(echo=str(job.parameters.get("echo", ""))).as_dict()
+
+
+def _revision_fabric(job: Job, on_progress: Progress):
+    """The job revision's fabric and the catalog facts (two progress steps)."""
+    from planner.adapters import catalog_facts, fabric_unpack
+
+    on_progress(0, 1, "loading the fabric")
+    fabric = fabric_unpack(job.design_revision.topology)
+    on_progress(0, 1, "reading the catalog")
+    return fabric, catalog_facts()
+
+
+def _run_validate(job: Job, on_progress: Progress) -> dict:
+    fabric, facts = _revision_fabric(job, on_progress)
+    return fabric_validate(fabric=fabric, facts=facts, on_progress=on_progress)
+
+
+def _run_power(job: Job, on_progress: Progress) -> dict:
+    fabric, facts = _revision_fabric(job, on_progress)
+    return fabric_power(
+        fabric=fabric, facts=facts, pue=job.parameters.get("pue"), on_progress=on_progress
+    )
+
+
+def _run_simulate(job: Job, on_progress: Progress) -> dict:
+    """One scenario; with ``seeds`` > 1, Monte Carlo over hash seeds (:mod:`.monte_carlo`)."""
+    from planner.adapters import fabric_unpack
+
+    if int(job.parameters.get("seeds") or 1) > 1:
+        return simulate_monte_carlo(job, on_progress)
+    on_progress(0, 1, "loading the fabric")
+    fabric = fabric_unpack(job.design_revision.topology)
+    return fabric_simulate(fabric=fabric, on_progress=on_progress, **scenario_of(job.parameters))
+
+
+# --- outcomes (the one line a jobs list shows) ---------------------------------------------------
+
+
+def _outcome_diagnostics(result: dict) -> str:
+    return f"{result.get('hostname', '?')} pid {result.get('pid', '?')}"
+
+
+def _outcome_validate(result: dict) -> str:
+    problems = result.get("problems") or []
+    if not problems:
+        return "no problems"
+    return severity_counts(Counter(p.get("severity") or "info" for p in problems))
+
+
+def _outcome_simulate(result: dict) -> str:
+    text = (
+        f"{result.get('traffic', '?')} {result.get('routing', '?')}: "
+        f"busbw {result.get('busbw_gbps') or 0:,.1f} Gb/s"
+    )
+    if result.get("efficiency") is not None:
+        text += f" ({result['efficiency']:.0%} of bound)"
+    mc = result.get("monte_carlo")
+    if mc:
+        text += f", {mc['seeds']} seeds p90 {mc['completion_time_s']['p90'] * 1e3:,.2f} ms"
+    return text
+
+
+def _outcome_power(result: dict) -> str:
+    text = f"{(result.get('total_w') or 0) / 1000:,.1f} kW"
+    over = sum(1 for p in result.get("problems") or [] if p.get("code") == "rack-power-over-limit")
+    if over:
+        text += f", {count(over, 'rack')} over the limit"
+    unknown = (result.get("confidence") or {}).get("unknown") or 0
+    if unknown:
+        text += f", {unknown:.1%} unknown"
+    return text
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """How a kind of job is checked, run and summarized."""
+
+    runner: Callable[[Job, Progress], dict]
+    clean: Callable[[dict], dict]
+    outcome: Callable[[dict], str]
+    needs_revision: bool
+    reusable: bool  # a succeeded job with the same input hash is returned instead of a new run
+
+
+KINDS: dict[str, JobKind] = {
+    JobKindChoices.DIAGNOSTICS: JobKind(
+        _run_diagnostics, _clean_diagnostics, _outcome_diagnostics, False, False
+    ),
+    JobKindChoices.VALIDATE: JobKind(_run_validate, _clean_validate, _outcome_validate, True, True),
+    JobKindChoices.POWER: JobKind(_run_power, _clean_power, _outcome_power, True, True),
+    JobKindChoices.SIMULATE: JobKind(_run_simulate, _clean_simulate, _outcome_simulate, True, True),
+}

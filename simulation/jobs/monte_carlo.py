@@ -1,0 +1,175 @@
+"""Monte Carlo coordination of a ``simulate`` job (ecmp, ``seeds`` > 1).
+
+No result backend is used (STYLE.md §2.6), so no chord callback: the job's runner sends a
+Celery group of ``simulation.simulate_seed`` subtasks (one per extra hash seed) and collects
+their summaries from the job row itself (``result["monte_carlo"]`` while the job runs:
+``claimed`` and ``done`` by seed). Every seed is claimed under a row lock by whoever reaches it
+first, the runner included, so the job finishes even with one worker process (the runner then
+computes the seeds itself), and a seed whose subtask was lost (claimed, not done for
+``JOBS_HEARTBEAT_TIMEOUT_S``) is run by the runner; one whose subtask's pool process died is
+run at once by the redelivered subtask.
+
+The job's result is the first seed's full result plus ``monte_carlo`` = p50/p90/max of
+completion time and busbw over all seeds (``engine.scenario.monte_carlo_summary``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.db import transaction
+
+from simulation.jobs.analyses import Progress, fabric_simulate, scenario_of
+from simulation.jobs.config import heartbeat_timeout_s
+from simulation.jobs.dispatch import send_seeds
+from simulation.jobs.heartbeat import claimant_alive
+from simulation.models import Job, JobStatusChoices
+
+
+def claim_seed(job_id, attempt: int, seed: int, owner: str, *, steal_after: float | None = None):
+    """Claim ``seed`` of the running job for ``owner``; False if taken (or the job is not
+    running this attempt). With ``steal_after``, also take a seed claimed that long ago and
+    still not done. A seed whose claiming process is gone (see
+    :func:`~simulation.jobs.heartbeat.process_identity`) is free at once, so a seed subtask
+    redelivered after its pool process died runs it again."""
+    with transaction.atomic():
+        job = (
+            Job.objects.select_for_update()
+            .filter(pk=job_id, status=JobStatusChoices.RUNNING, attempts=attempt)
+            .only("result")
+            .first()
+        )
+        if job is None:
+            return False
+        result = job.result if isinstance(job.result, dict) else {}
+        mc = result.setdefault("monte_carlo", {"claimed": {}, "done": {}})
+        key = str(seed)
+        if key in mc["done"]:
+            return False
+        claim = mc["claimed"].get(key)
+        if (
+            claim is not None
+            and (steal_after is None or time.time() - claim["at"] < steal_after)
+            and claimant_alive(claim.get("by", "")) is not False
+        ):
+            return False
+        mc["claimed"][key] = {"by": owner, "at": time.time()}
+        Job.objects.filter(pk=job_id).update(result=result)
+    return True
+
+
+def seed_done(job_id, attempt: int, seed: int, summary: dict) -> None:
+    """Record the summary of ``seed`` on the running job (nothing if the attempt is over)."""
+    with transaction.atomic():
+        job = (
+            Job.objects.select_for_update()
+            .filter(pk=job_id, status=JobStatusChoices.RUNNING, attempts=attempt)
+            .only("result")
+            .first()
+        )
+        if job is None:
+            return
+        result = job.result if isinstance(job.result, dict) else {}
+        result.setdefault("monte_carlo", {"claimed": {}, "done": {}})["done"][str(seed)] = summary
+        Job.objects.filter(pk=job_id).update(result=result)
+
+
+def seed_state(job_id) -> dict:
+    """``{"claimed": {seed: {"by", "at"}}, "done": {seed: summary}}`` of the job's seeds."""
+    result = Job.objects.filter(pk=job_id).values_list("result", flat=True).first()
+    return (result or {}).get("monte_carlo") or {"claimed": {}, "done": {}}
+
+
+def _simulate_seed(fabric, parameters: dict, seed: int) -> dict:
+    return fabric_simulate(
+        fabric=fabric, summary_only=True, hash_seed=seed, **scenario_of(parameters)
+    )
+
+
+def simulate_seed_run(
+    *, job_id, attempt: int, seed: int, worker: str = "", process: str = ""
+) -> bool:
+    """Run one Monte Carlo seed of a running simulate job, unless someone took it already.
+
+    The service of the ``simulation.simulate_seed`` subtask; ``process``
+    (:func:`~simulation.jobs.heartbeat.process_identity`) is recorded with the claim. Returns
+    whether it ran.
+    """
+    from planner.adapters import fabric_unpack
+
+    owner = worker or "subtask"
+    if not claim_seed(job_id, attempt, seed, f"{owner} [{process}]" if process else owner):
+        return False
+    job = Job.objects.select_related("design_revision").get(pk=job_id)
+    fabric = fabric_unpack(job.design_revision.topology)
+    seed_done(job_id, attempt, seed, _simulate_seed(fabric, job.parameters, seed))
+    return True
+
+
+def simulate_monte_carlo(job: Job, on_progress: Progress) -> dict:
+    """The ``simulate`` runner for ``seeds`` > 1: the first seed's full result here, the other
+    seeds by whoever claims them first, then their summary under ``result["monte_carlo"]``.
+
+    On a worker (``on_progress`` carries the ``attempt``) the extra seeds go out as subtasks;
+    called directly, this process runs them all.
+    """
+    from planner.adapters import fabric_unpack
+    from simulation.engine.scenario import monte_carlo_summary
+
+    params = job.parameters
+    seeds = int(params.get("seeds") or 1)
+    base = int(params.get("seed") or 0)
+    extra = [base + k for k in range(1, seeds)]
+    attempt = getattr(on_progress, "attempt", None)
+    if attempt is not None:
+        Job.objects.filter(pk=job.pk).update(result=None)
+        send_seeds(job.pk, attempt, extra)
+    on_progress(0, 1, "loading the fabric")
+    fabric = fabric_unpack(job.design_revision.topology)
+
+    def first_seed(done, total, message="", **_ignored):
+        # The bar counts seeds: the first seed's own steps are "0 of N seeds done".
+        step = f": {message}" if message else ""
+        on_progress(0, seeds, f"Monte Carlo: 0 of {seeds} seeds done (seed {base}{step})")
+
+    result = fabric_simulate(fabric=fabric, on_progress=first_seed, **scenario_of(params))
+    runs = {base: {k: result[k] for k in result if not isinstance(result[k], dict | list)}}
+    if attempt is None:  # not on a worker (direct call): run the seeds here
+        for s in extra:
+            runs[s] = _simulate_seed(fabric, params, s)
+    else:
+        runs.update(_collect_seeds(job.pk, attempt, extra, fabric, params, on_progress))
+    result["monte_carlo"] = monte_carlo_summary(list(runs.values()))
+    return result
+
+
+def _collect_seeds(job_id, attempt: int, extra: list[int], fabric, params, on_progress) -> dict:
+    """Wait for the subtasks' seeds, running any unclaimed (or long-lost) seed here; returns
+    the summaries by seed."""
+    seeds = len(extra) + 1
+    me = f"runner {job_id}"
+    waited_since = time.monotonic()
+    while True:
+        state = seed_state(job_id)
+        done = {int(k): v for k, v in state.get("done", {}).items()}
+        on_progress(len(done) + 1, seeds, f"Monte Carlo: {len(done) + 1} of {seeds} seeds done")
+        pending = [s for s in extra if s not in done]
+        if not pending:
+            return done
+        todo = [s for s in pending if str(s) not in state.get("claimed", {})]
+        stale = [s for s in pending if s not in todo]
+        seed = next((s for s in todo if claim_seed(job_id, attempt, s, me)), None)
+        if seed is None and time.monotonic() - waited_since > heartbeat_timeout_s():
+            seed = next(
+                (
+                    s
+                    for s in stale
+                    if claim_seed(job_id, attempt, s, me, steal_after=heartbeat_timeout_s())
+                ),
+                None,
+            )
+        if seed is None:
+            time.sleep(0.2)
+            continue
+        seed_done(job_id, attempt, seed, _simulate_seed(fabric, params, seed))
+        waited_since = time.monotonic()
