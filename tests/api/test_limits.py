@@ -43,7 +43,9 @@ def test_oversized_json_body_is_413_naming_the_limit(api_client, seed_catalog):
     assert small.status_code == 400 and "problems" in small.json()
 
 
-def test_oversized_upload_to_a_catalog_import_is_413(logged_in_client, seed_catalog, settings):
+def test_oversized_upload_to_a_catalog_import_is_413(
+    catalog_editor, logged_in_client, seed_catalog, settings
+):
     settings.REQUEST_MAX_BYTES = 64 * 1024
     settings.CATALOG_IMPORT_MAX_BYTES = 32 * 1024
     before = SwitchModel.objects.count()
