@@ -1,0 +1,152 @@
+// The inspector panel: what is selected (the view when nothing is), a device's ports, place and
+// power with renaming, a link's ends and media with "Change media…", groups with expand and
+// collapse, aggregates with a way into their scope. The facts themselves are inspector_facts.js.
+
+import { nameProblem, nodeName, usedPorts } from "./document.js";
+import { h } from "./dom.js";
+import {
+  aggregateFacts,
+  bundleFacts,
+  deviceFacts,
+  groupFacts,
+  linkFacts,
+  selectionSummary,
+  shownFacts,
+  viewFacts,
+} from "./inspector_facts.js";
+
+/**
+ * The inspector of a canvas.
+ * @param {{doc: Document, win: Window, $: Function, state: object, cy: object, ec: object, ur: object,
+ *   setStatus: Function, deviceNames: () => string[], linkEdgeData: () => object[]}} canvas
+ * @param {{scopeLabel: Function, changeView: Function, openLinkDialog: Function,
+ *   deleteSelection: Function, modelInfo: Function, toggleGroup: Function}} hooks
+ * @returns {{renderInspector: () => void, scheduleInspector: () => void}}
+ */
+export function createInspector(canvas, hooks) {
+  const { doc, win, $, state, cy, ec, ur, setStatus } = canvas;
+
+  let inspectorFrame = null;
+  /** Render on the next frame (once, however many changes come before it). */
+  function scheduleInspector() {
+    if (inspectorFrame) return;
+    inspectorFrame = win.requestAnimationFrame(() => {
+      inspectorFrame = null;
+      renderInspector();
+    });
+  }
+  cy.on("select unselect", scheduleInspector);
+  cy.on("data", (event) => {
+    // Data set in the background (e.g. edit extras) must not wipe what the user is typing.
+    if (event.target.selected() && !$("inspector").contains(doc.activeElement)) scheduleInspector();
+  });
+
+  function facts(list) {
+    const dl = h(doc, "dl", { class: "specs compact" });
+    for (const [term, value] of shownFacts(list)) dl.append(h(doc, "dt", { text: term }), h(doc, "dd", { text: value }));
+    return dl;
+  }
+
+  function renderInspector() {
+    const panel = $("inspector");
+    panel.replaceChildren();
+    const selected = cy.$(":selected");
+    if (selected.empty()) {
+      panel.append(h(doc, "p", { class: "empty", text: "Select a device or link to see its properties." }));
+      panel.append(
+        facts(
+          viewFacts({
+            view: state.view === "overview" ? "Overview" : hooks.scopeLabel(state.scope),
+            devices: cy.nodes("[kind = 'device']").length,
+            links: cy.edges("[kind = 'link']").length,
+            aggregates: cy.nodes("[kind = 'aggregate']").length,
+            bundles: cy.edges("[kind = 'bundle']").length,
+            editable: state.editable,
+            reason: state.reason,
+          }),
+        ),
+      );
+      return;
+    }
+    if (selected.length > 1) {
+      panel.append(h(doc, "p", { text: selectionSummary(selected.nodes().length, selected.edges().length) }));
+      if (state.editable) panel.append(h(doc, "button", { type: "button", class: "danger", text: "Delete selection", onclick: hooks.deleteSelection }));
+      return;
+    }
+    const ele = selected[0];
+    const data = ele.data();
+    if (ele.isEdge()) return renderEdgeInspector(panel, ele, data);
+    if (data.kind === "aggregate") {
+      panel.append(h(doc, "h3", { text: data.label }));
+      panel.append(facts(aggregateFacts(data)));
+      if (data.scope) panel.append(h(doc, "button", { type: "button", text: `Open ${data.label}`, onclick: () => hooks.changeView("detail", data.scope) }));
+      return;
+    }
+    if (data.kind === "group" || ele.isParent() || ec.isExpandable(ele)) {
+      panel.append(h(doc, "h3", { text: data.label ?? data.id }));
+      const collapsed = ec.isExpandable(ele);
+      const inside = collapsed ? (ec.getCollapsedChildrenRecursively(ele).nodes("[kind = 'device']").length) : ele.descendants("[kind = 'device']").length;
+      panel.append(facts(groupFacts(data, inside)));
+      panel.append(
+        h(doc, "button", {
+          type: "button",
+          "data-c": "group-toggle",
+          text: collapsed ? "Expand group" : "Collapse group",
+          onclick: () => hooks.toggleGroup(ele, collapsed),
+        }),
+      );
+      return;
+    }
+    renderDeviceInspector(panel, ele, data);
+  }
+
+  function renderDeviceInspector(panel, node, data) {
+    const name = nodeName(data);
+    const info = state.catalog.get(data.model);
+    const used = state.editable ? usedPorts(node.id(), canvas.linkEdgeData()).size : data.ports_used ?? usedPorts(node.id(), canvas.linkEdgeData()).size;
+    panel.append(h(doc, "h3", { text: name }));
+    if (state.editable) {
+      const input = h(doc, "input", { id: "inspector-name", value: name, maxlength: "100" });
+      const error = h(doc, "p", { class: "error", role: "alert" });
+      const rename = () => {
+        const value = input.value;
+        if (value === name) return;
+        const others = canvas.deviceNames().filter((other) => other !== name);
+        const problem = nameProblem(value, others);
+        if (problem) {
+          error.textContent = problem;
+          input.setAttribute("aria-invalid", "true");
+          return;
+        }
+        ur.do("changeData", { id: node.id(), data: { name: value, label: value } });
+        setStatus(`Renamed ${name} to ${value}.`, "ok");
+      };
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "Enter") rename();
+      });
+      panel.append(
+        h(doc, "label", { for: "inspector-name", text: "Name" }),
+        h(doc, "div", { class: "inline" }, input, h(doc, "button", { type: "button", text: "Rename", onclick: rename })),
+        error,
+      );
+    }
+    panel.append(facts(deviceFacts(data, info, used)));
+    if (!info && data.model) hooks.modelInfo(data.model).then((found) => found && scheduleInspector());
+  }
+
+  function renderEdgeInspector(panel, edge, data) {
+    const a = nodeName(edge.source().data());
+    const b = nodeName(edge.target().data());
+    panel.append(h(doc, "h3", { text: `${a} ↔ ${b}` }));
+    if (data.kind === "bundle") {
+      panel.append(facts(bundleFacts(data)));
+      return;
+    }
+    panel.append(facts(linkFacts(a, b, data)));
+    if (state.editable) {
+      panel.append(h(doc, "button", { type: "button", text: "Change media…", onclick: () => hooks.openLinkDialog({ edge }) }));
+    }
+  }
+
+  return { renderInspector, scheduleInspector };
+}

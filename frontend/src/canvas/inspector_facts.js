@@ -1,0 +1,127 @@
+// The inspector's pure part: the facts (term, value) it lists for the view, an aggregate, a
+// group, a device, a bundle or a link. No DOM, no cytoscape: callers pass element data and the
+// counts they looked up; `shownFacts` drops what is unknown.
+
+import { formatBandwidth, formatCount, formatUtilization } from "./format.js";
+import { formatPower } from "./heat.js";
+
+/**
+ * The facts worth showing, values as text: unknown ones (null, undefined, "") are left out.
+ * @param {[string, unknown][]} list
+ * @returns {[string, string][]}
+ */
+export function shownFacts(list) {
+  return list.filter(([, value]) => value !== null && value !== undefined && value !== "").map(([term, value]) => [term, String(value)]);
+}
+
+/**
+ * What the view holds when nothing is selected.
+ * @param {{view: string, devices: number, links: number, aggregates: number, bundles: number,
+ *   editable: boolean, reason: string}} view `view`: its label ("Overview", "SU 1", ...)
+ * @returns {[string, unknown][]}
+ */
+export function viewFacts({ view, devices, links, aggregates, bundles, editable, reason }) {
+  return [
+    ["View", view],
+    ["Devices", devices ? formatCount(devices) : null],
+    ["Links", links ? formatCount(links) : null],
+    ["Aggregates", aggregates ? formatCount(aggregates) : null],
+    ["Bundles", bundles || null],
+    ["Editing", editable ? "allowed" : reason || "read-only"],
+  ];
+}
+
+/**
+ * What a multiple selection holds: "3 nodes and 2 edges selected."
+ * @param {number} nodes
+ * @param {number} edges
+ * @returns {string}
+ */
+export function selectionSummary(nodes, edges) {
+  return `${nodes} nodes and ${edges} edges selected.`;
+}
+
+/**
+ * An aggregate of the overview (many devices drawn as one).
+ * @param {object} data node data
+ * @returns {[string, unknown][]}
+ */
+export function aggregateFacts(data) {
+  return [["Kind", "aggregate"], ["Role", data.role], ["Model", data.model], ["Devices", formatCount(data.count)], ["Scope", data.scope]];
+}
+
+/**
+ * A group (SU, rail, rack) and the devices inside it.
+ * @param {object} data node data
+ * @param {number} inside devices in the group, collapsed or not
+ * @returns {[string, unknown][]}
+ */
+export function groupFacts(data, inside) {
+  return [["Kind", "group"], ["Devices", formatCount(inside)], ["SU", data.su], ["Rail", data.rail], ["Rack", data.rack], ["Rack power", data.power_label]];
+}
+
+/**
+ * A model's power from the catalog: "1.1 kW typical, 1.72 kW max", or null when unknown.
+ * @param {{power_typical_w?: number|null, power_max_w?: number|null}|null|undefined} info
+ * @returns {string|null}
+ */
+export function powerText(info) {
+  if (!(info?.power_typical_w || info?.power_max_w)) return null;
+  return [info.power_typical_w && `${formatPower(info.power_typical_w)} typical`, info.power_max_w && `${formatPower(info.power_max_w)} max`].filter(Boolean).join(", ");
+}
+
+/**
+ * A device: model, role, ports used and free, speed, place in the fabric, power.
+ * @param {object} data node data
+ * @param {{ports?: number|null, speed_gbps?: number|null}|null|undefined} info its catalog entry, when known
+ * @param {number} used ports in use
+ * @returns {[string, unknown][]}
+ */
+export function deviceFacts(data, info, used) {
+  const total = data.ports || info?.ports || 0;
+  const speed = data.speed_gbps ?? info?.speed_gbps;
+  return [
+    ["Model", data.model],
+    ["Role", data.role],
+    ["Ports used", total ? `${used} of ${total}` : null],
+    ["Ports free", total ? total - used : null],
+    ["Port speed", speed ? `${speed} Gb/s` : null],
+    ["Rack", data.rack],
+    ["RU", data.ru],
+    ["SU", data.su],
+    ["Rail", data.rail],
+    ["Plane", data.plane],
+    ["Power", powerText(info)],
+  ];
+}
+
+/**
+ * A bundle of the overview (many links drawn as one).
+ * @param {object} data edge data
+ * @returns {[string, unknown][]}
+ */
+export function bundleFacts(data) {
+  return [["Kind", "bundle"], ["Tier", data.tier], ["Links", formatCount(data.links)], ["Bandwidth", formatBandwidth(data.bandwidth_gbps)], ["Utilization", formatUtilization(data.utilization)]];
+}
+
+/**
+ * A link: both ends by device and port, tier, speed, length, media and parts.
+ * @param {string} a the A end's device name
+ * @param {string} b the B end's device name
+ * @param {object} data edge data
+ * @returns {[string, unknown][]}
+ */
+export function linkFacts(a, b, data) {
+  return [
+    ["A end", `${a} port ${data.a_port ?? "?"}`],
+    ["B end", `${b} port ${data.b_port ?? "?"}`],
+    ["Tier", data.tier],
+    ["Speed", data.speed_gbps ? `${data.speed_gbps} Gb/s` : null],
+    ["Length", data.length_m !== null && data.length_m !== undefined ? `${data.length_m} m` : null],
+    ["Media", data.media_kind],
+    ["A-side part", data.a_part],
+    ["B-side part", data.b_part],
+    ["Cable", data.cable],
+    ["Utilization", formatUtilization(data.utilization)],
+  ];
+}

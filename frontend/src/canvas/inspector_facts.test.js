@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  aggregateFacts,
+  bundleFacts,
+  deviceFacts,
+  groupFacts,
+  linkFacts,
+  powerText,
+  selectionSummary,
+  shownFacts,
+  viewFacts,
+} from "./inspector_facts.js";
+
+test("unknown facts are left out, the rest shown as text", () => {
+  assert.deepEqual(shownFacts([["A", null], ["B", undefined], ["C", ""], ["D", 0], ["E", "x"]]), [["D", "0"], ["E", "x"]]);
+});
+
+test("an empty selection describes the view", () => {
+  const facts = shownFacts(viewFacts({ view: "SU 1", devices: 1200, links: 0, aggregates: 0, bundles: 0, editable: false, reason: "" }));
+  assert.deepEqual(facts, [["View", "SU 1"], ["Devices", "1,200"], ["Editing", "read-only"]]);
+  const why = shownFacts(viewFacts({ view: "Overview", devices: 0, links: 0, aggregates: 4, bundles: 3, editable: false, reason: "The overview is read-only." }));
+  assert.deepEqual(why, [["View", "Overview"], ["Aggregates", "4"], ["Bundles", "3"], ["Editing", "The overview is read-only."]]);
+  assert.deepEqual(shownFacts(viewFacts({ view: "All", devices: 2, links: 1, aggregates: 0, bundles: 0, editable: true })).at(-1), ["Editing", "allowed"]);
+  assert.equal(selectionSummary(3, 2), "3 nodes and 2 edges selected.");
+});
+
+test("a device: ports used of its own or the catalog's count, speed, power", () => {
+  const info = { ports: 64, speed_gbps: 400, power_typical_w: 1100, power_max_w: 1720 };
+  const facts = new Map(shownFacts(deviceFacts({ model: "QM9700", role: "leaf", ports: 0, rack: 3, ru: 40 }, info, 4)));
+  assert.equal(facts.get("Ports used"), "4 of 64");
+  assert.equal(facts.get("Ports free"), "60");
+  assert.equal(facts.get("Port speed"), "400 Gb/s");
+  assert.equal(facts.get("Power"), "1.1 kW typical, 1.7 kW max");
+  assert.equal(facts.get("Rack"), "3");
+  assert.equal(facts.has("SU"), false);
+  const bare = new Map(shownFacts(deviceFacts({ model: "X", role: "server", speed_gbps: 800 }, undefined, 0)));
+  assert.deepEqual([...bare.keys()], ["Model", "Role", "Port speed"]);
+});
+
+test("power says typical and max when the catalog has them", () => {
+  assert.equal(powerText({ power_typical_w: 650 }), "650 W typical");
+  assert.equal(powerText({ power_max_w: 2000 }), "2 kW max");
+  assert.equal(powerText({ power_typical_w: null, power_max_w: null }), null);
+  assert.equal(powerText(undefined), null);
+});
+
+test("aggregates, groups and bundles", () => {
+  assert.deepEqual(shownFacts(aggregateFacts({ role: "leaf", model: "QM9700", count: 1024, scope: "su:1" })), [
+    ["Kind", "aggregate"], ["Role", "leaf"], ["Model", "QM9700"], ["Devices", "1,024"], ["Scope", "su:1"],
+  ]);
+  assert.deepEqual(shownFacts(groupFacts({ rack: "R3", power_label: "12 kW of 40 kW" }, 18)), [
+    ["Kind", "group"], ["Devices", "18"], ["Rack", "R3"], ["Rack power", "12 kW of 40 kW"],
+  ]);
+  assert.deepEqual(shownFacts(bundleFacts({ tier: "leaf-spine", links: 2048, bandwidth_gbps: 819200, utilization: 0.5 })), [
+    ["Kind", "bundle"], ["Tier", "leaf-spine"], ["Links", "2,048"], ["Bandwidth", "819.2 Tb/s"], ["Utilization", "50 %"],
+  ]);
+});
+
+test("a link names both ends by device and port", () => {
+  const facts = shownFacts(linkFacts("server-1", "leaf-1", { a_port: 1, tier: "server-leaf", speed_gbps: 400, length_m: 0, media_kind: "DAC", cable: "C" }));
+  assert.deepEqual(facts, [
+    ["A end", "server-1 port 1"], ["B end", "leaf-1 port ?"], ["Tier", "server-leaf"], ["Speed", "400 Gb/s"],
+    ["Length", "0 m"], ["Media", "DAC"], ["Cable", "C"],
+  ]);
+});

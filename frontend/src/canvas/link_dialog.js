@@ -1,0 +1,199 @@
+// Making and changing links: draw mode (cytoscape-edgehandles: drag from one device to
+// another) and the link dialog, which offers free ports and only the media the server says
+// fit both ends (`/api/planner/link-options/`), or says why no link can be made.
+
+import { urls } from "./api.js";
+import { budgetProblem } from "./budget.js";
+import { nodeName, orientLink, portChoices, tierProblem } from "./document.js";
+import { h } from "./dom.js";
+import { checkedOption, linkData, optionLabel, optionsHeading, portsHeading, refusalReasons } from "./link_options.js";
+
+/**
+ * Link creation of a canvas.
+ * @param {{doc: Document, root: HTMLElement, $: Function, api: object, state: object, cy: object,
+ *   ur: object, container: HTMLElement, setStatus: Function, refuse: Function,
+ *   countEditable: () => number, linkEdgeData: () => object[], newEdgeId: () => string}} canvas
+ * @param {{modelInfo: (slug: string) => Promise<object|null>}} hooks
+ * @returns {{openLinkDialog: Function, isOpen: () => boolean, setDrawMode: (on: boolean) => void,
+ *   drawMode: () => boolean}}
+ */
+export function createLinkDialog(canvas, { modelInfo }) {
+  const { doc, root, $, api, state, cy, ur, container, setStatus, refuse } = canvas;
+  const dialog = $("link-dialog");
+  let dialogContext = null;
+
+  // --- draw mode ------------------------------------------------------------------------------
+  const eh = cy.edgehandles({
+    canConnect: (source, target) =>
+      state.editable &&
+      !source.same(target) &&
+      source.data("kind") === "device" &&
+      target.data("kind") === "device",
+    edgeParams: () => ({ data: { kind: "pending" } }),
+    hoverDelay: 100,
+    snap: true,
+    snapThreshold: 20,
+    noEdgeEventsInDraw: true,
+    disableBrowserGestures: true,
+  });
+  let drawMode = false;
+
+  function setDrawMode(on) {
+    drawMode = on && state.editable;
+    if (drawMode) eh.enableDrawMode();
+    else eh.disableDrawMode();
+    if (!drawMode) cy.autoungrabify(!state.editable);
+    $("draw").setAttribute("aria-pressed", drawMode ? "true" : "false");
+    root.dataset.draw = drawMode ? "true" : "false";
+    if (drawMode) setStatus("Draw links: drag from one device to another. Press L or Escape to stop.");
+  }
+
+  // A drawn edge is only a gesture: the dialog makes the link (or not).
+  cy.on("ehcomplete", (event, source, target, added) => {
+    added.remove();
+    openLinkDialog({ source, target });
+  });
+
+  // --- media options --------------------------------------------------------------------------
+  let optionsSequence = 0;
+  async function queryLinkOptions() {
+    const ctx = dialogContext;
+    if (!ctx) return;
+    const mine = ++optionsSequence;
+    const status = $("link-media-status");
+    const box = $("link-options");
+    const refusal = $("link-refusal");
+    $("link-ok").disabled = true;
+    status.textContent = "Looking up compatible media…";
+    box.replaceChildren();
+    refusal.hidden = true;
+    refusal.replaceChildren();
+    const speed = Number($("link-speed").value) || null;
+    const length = $("link-length").value;
+    const answer = await api.get(urls.linkOptions({ a: ctx.a.data("model"), b: ctx.b.data("model"), speed_gbps: speed, length_m: length }));
+    if (mine !== optionsSequence || dialogContext !== ctx) return;
+    const data = answer.data ?? {};
+    ctx.options = answer.ok ? data.options ?? [] : [];
+    ctx.speed = data.speed_gbps ?? speed;
+    if (!ctx.options.length) {
+      status.textContent = "No compatible media: the link cannot be made.";
+      for (const reason of refusalReasons(answer)) refusal.append(h(doc, "li", { text: reason }));
+      refusal.hidden = false;
+      return;
+    }
+    status.textContent = optionsHeading(ctx.options.length, ctx.speed);
+    const checked = checkedOption(ctx.options, ctx.edge?.data());
+    ctx.options.forEach((option, i) => {
+      const input = h(doc, "input", { type: "radio", name: "link-media", value: String(i), checked: i === checked });
+      box.append(h(doc, "label", { class: "option" }, input, ` ${optionLabel(option)}`));
+    });
+    $("link-ok").disabled = false;
+  }
+
+  function fillPorts(select, ports, current) {
+    select.replaceChildren();
+    for (const port of ports) select.append(h(doc, "option", { value: String(port), text: `port ${port}` }));
+    if (current && ports.includes(Number(current))) select.value = String(current);
+  }
+
+  let optionsTimer = null;
+  function scheduleOptions() {
+    clearTimeout(optionsTimer);
+    optionsTimer = setTimeout(queryLinkOptions, 300);
+  }
+  $("link-speed").addEventListener("input", scheduleOptions);
+  $("link-length").addEventListener("input", scheduleOptions);
+
+  // --- the dialog -----------------------------------------------------------------------------
+  /**
+   * Open the dialog for a new link between two devices, or to change an edge's media.
+   * @param {{source?: object, target?: object, edge?: object}} what cytoscape elements
+   */
+  async function openLinkDialog({ source = null, target = null, edge = null }) {
+    if (!state.editable) return;
+    let a;
+    let b;
+    if (edge) {
+      a = edge.source();
+      b = edge.target();
+    } else {
+      const budget = budgetProblem(canvas.countEditable(), 1);
+      if (budget) return refuse(budget);
+      const ends = orientLink({ id: source.id(), role: source.data("role") }, { id: target.id(), role: target.data("role") });
+      a = cy.getElementById(ends.a.id);
+      b = cy.getElementById(ends.b.id);
+    }
+    const [aInfo, bInfo] = await Promise.all([modelInfo(a.data("model")), modelInfo(b.data("model"))]);
+    const aData = { ...a.data(), ports: a.data("ports") || aInfo?.ports || 0, label: nodeName(a.data()) };
+    const bData = { ...b.data(), ports: b.data("ports") || bInfo?.ports || 0, label: nodeName(b.data()) };
+    const current = edge?.data() ?? {};
+    const tiers = tierProblem({ id: a.id(), role: a.data("role") }, { id: b.id(), role: b.data("role") });
+    const choice = portChoices(aData, bData, canvas.linkEdgeData(), edge ? { a_port: current.a_port, b_port: current.b_port } : {});
+    dialogContext = { a, b, edge, options: [] };
+    $("link-title").textContent = edge ? `Link ${aData.label} ↔ ${bData.label}` : `New link: ${aData.label} ↔ ${bData.label}`;
+    $("link-a-label").textContent = portsHeading(aData.label, choice.a.length, aData.ports);
+    $("link-b-label").textContent = portsHeading(bData.label, choice.b.length, bData.ports);
+    fillPorts($("link-a-port"), choice.a, current.a_port);
+    fillPorts($("link-b-port"), choice.b, current.b_port);
+    // Empty speed: the server picks the highest speed both ends run (and says which).
+    $("link-speed").value = current.speed_gbps ?? "";
+    $("link-speed").placeholder = "auto";
+    $("link-length").value = current.length_m ?? 3;
+    $("link-ok").textContent = edge ? "Change link" : "Create link";
+    $("link-ok").disabled = true;
+    $("link-options").replaceChildren();
+    const refusal = $("link-refusal");
+    refusal.replaceChildren();
+    refusal.hidden = true;
+    if (tiers || choice.problem) {
+      $("link-media-status").textContent = "The link cannot be made.";
+      refusal.append(h(doc, "li", { text: tiers || choice.problem }));
+      refusal.hidden = false;
+    } else {
+      queryLinkOptions();
+    }
+    dialog.returnValue = "";
+    dialog.showModal();
+  }
+
+  // The link is made on submit, before the dialog closes (its close event comes later).
+  $("link-form").addEventListener("submit", (event) => {
+    if (event.submitter?.value !== "ok" || !dialogContext) return;
+    const ctx = dialogContext;
+    dialogContext = null;
+    commitLink(ctx);
+  });
+  dialog.addEventListener("close", () => {
+    const ctx = dialogContext;
+    dialogContext = null;
+    clearTimeout(optionsTimer);
+    if (ctx && !ctx.edge) setStatus("No link was made.");
+  });
+
+  function commitLink(ctx) {
+    const picked = dialog.querySelector("input[name=link-media]:checked");
+    const option = ctx.options[Number(picked?.value ?? -1)];
+    if (!option) return;
+    const data = linkData(option, {
+      aPort: $("link-a-port").value,
+      bPort: $("link-b-port").value,
+      speed: $("link-speed").value,
+      length: $("link-length").value,
+      offeredSpeed: ctx.speed,
+      aRole: ctx.a.data("role"),
+      bRole: ctx.b.data("role"),
+    });
+    if (ctx.edge) {
+      ur.do("changeData", { id: ctx.edge.id(), data });
+      setStatus(`Changed the link ${nodeName(ctx.a.data())} ↔ ${nodeName(ctx.b.data())}.`, "ok");
+    } else {
+      const added = ur.do("add", { group: "edges", data: { id: canvas.newEdgeId(), source: ctx.a.id(), target: ctx.b.id(), ...data } });
+      cy.$(":selected").unselect();
+      added.select();
+      setStatus(`Linked ${nodeName(ctx.a.data())} port ${data.a_port} to ${nodeName(ctx.b.data())} port ${data.b_port} (${option.kind ?? "media"}).`, "ok");
+    }
+    container.focus();
+  }
+
+  return { openLinkDialog, isOpen: () => dialog.open, setDrawMode, drawMode: () => drawMode };
+}

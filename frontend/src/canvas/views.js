@@ -1,0 +1,223 @@
+// Which part of a design the canvas shows: loading a view (overview, an SU, pod or rack, the
+// whole fabric) from the API, laying it out, the scope menu and breadcrumbs, and the edit
+// extras (plane, SU, rail, rack, RU) an edit keeps from its base revision.
+
+import { urls } from "./api.js";
+import { scopeChoices } from "./budget.js";
+import { nodeName } from "./document.js";
+import { h } from "./dom.js";
+import { formatBandwidth, formatCount } from "./format.js";
+import { canvasStyle } from "./style.js";
+
+/** Elements: cheaper styles (straight edges) above this. */
+const LARGE_VIEW = 1500;
+/** Topology fields of a device kept through edits. */
+const EDIT_EXTRA_KEYS = ["plane", "su", "rail", "group", "rack", "ru"];
+
+/**
+ * A node of the canvas API as a cytoscape element: aggregates show their models, groups keep
+ * their label for when they collapse, devices get a name.
+ * @param {{data: object, position?: {x: number, y: number}, classes?: string}} node
+ * @returns {object}
+ */
+function prepareNode(node) {
+  const data = { ...node.data };
+  if (data.kind === "aggregate") {
+    const models = Object.keys(data.models ?? {}).join(", ") || data.model || "";
+    data.display = models ? `${data.label}\n${models}` : data.label;
+  }
+  if (data.kind === "group") data.collapsedLabel = data.label;
+  if (data.kind === "device" && data.name === undefined) data.name = nodeName(data);
+  return { group: "nodes", data, position: node.position ? { ...node.position } : undefined, classes: node.classes };
+}
+
+/**
+ * An edge of the canvas API as a cytoscape element: bundles say their links and bandwidth.
+ * @param {{data: object, classes?: string}} edge
+ * @returns {object}
+ */
+function prepareEdge(edge) {
+  const data = { ...edge.data };
+  if (data.kind === "bundle") {
+    const count = data.label || `${formatCount(data.links)} links`;
+    data.label = data.bandwidth_gbps ? `${count} · ${formatBandwidth(data.bandwidth_gbps)}` : count;
+  }
+  if (data.kind === "link" && data.tier === undefined) data.tier = null;
+  return { group: "edges", data, classes: edge.classes };
+}
+
+/**
+ * The views of a canvas.
+ * @param {{doc: Document, win: Window, root: HTMLElement, $: Function, api: object, state: object,
+ *   cy: object, ur: object, setStatus: Function, isDirty: () => boolean}} canvas
+ * @param {{afterViewChange: () => void, clearProblems: () => void, anyOverlay: () => boolean,
+ *   applyOverlays: () => void, openingView: () => boolean, renderFindNames: () => void}} hooks
+ */
+export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, isDirty }, hooks) {
+  function runLayout(needsLayout, fit) {
+    return new Promise((resolve) => {
+      const options = needsLayout
+        ? { name: "grid", fit: false, avoidOverlap: true, nodeDimensionsIncludeLabels: true }
+        : { name: "preset", fit: false };
+      const layout = cy.layout(options);
+      layout.one("layoutstop", () => resolve(fit ? hooks.openingView() : false));
+      layout.run();
+    });
+  }
+
+  /**
+   * Replace the drawing (and clear undo history).
+   * @returns {Promise<boolean>} whether the view opened at the left end of a wide drawing
+   */
+  async function showElements(elements, { fit = true } = {}) {
+    const nodes = (elements?.nodes ?? []).map(prepareNode);
+    const edges = (elements?.edges ?? []).map(prepareEdge);
+    const large = nodes.length + edges.length > LARGE_VIEW;
+    cy.startBatch();
+    cy.elements().remove();
+    cy.style(canvasStyle({ large }));
+    cy.add([...nodes, ...edges]);
+    cy.endBatch();
+    const needsLayout = nodes.some((n) => !n.position && !cy.getElementById(n.data.id).isParent());
+    const wide = await runLayout(needsLayout, fit);
+    ur.reset();
+    state.tracker.reset();
+    state.pasteCount = 0;
+    state.edgeSeq = 0;
+    hooks.renderFindNames();
+    return wide;
+  }
+
+  function scopeLabel(scope) {
+    const known = state.scopes.find((s) => s.id === scope)?.label;
+    if (known) return known;
+    const [kind, n] = String(scope).split(":");
+    return { su: `SU ${n}`, pod: `Pod ${n}`, core: "Spines and cores", all: "Whole fabric" }[kind] ?? scope;
+  }
+
+  /**
+   * Load and show a view of the design (a blank drawing when there is no design yet).
+   * @returns {Promise<boolean>} whether it loaded
+   */
+  async function loadView(view, scope, { fit = true, revision = state.revision, quiet = false } = {}) {
+    if (state.designId === null) {
+      state.view = "detail";
+      state.scope = "all";
+      await showElements({ nodes: [], edges: [] });
+      hooks.afterViewChange();
+      setStatus("A blank canvas: add devices from the palette, then link them.");
+      return true;
+    }
+    state.loading = true;
+    root.setAttribute("aria-busy", "true");
+    if (!quiet) setStatus("Loading…");
+    const answer = await api.get(urls.canvas(state.designId, revision, view === "overview" ? { view } : { view, scope }));
+    state.loading = false;
+    root.removeAttribute("aria-busy");
+    if (!answer.ok) {
+      const detail = answer.data?.detail ?? answer.data?.problems?.[0]?.message ?? `error ${answer.status}`;
+      setStatus(`Could not load this view: ${detail}`, "bad");
+      return false;
+    }
+    const data = answer.data;
+    state.revision = data.revision ?? revision;
+    state.view = data.view === "overview" || view === "overview" ? "overview" : "detail";
+    state.scope = state.view === "overview" ? "" : scope;
+    state.scopes = data.scopes ?? state.scopes;
+    state.notes = data.notes ?? [];
+    hooks.clearProblems();
+    const wide = await showElements(data.elements, { fit });
+    hooks.afterViewChange();
+    const where = state.view === "overview" ? "Overview" : scopeLabel(state.scope);
+    const count = cy.elements().length.toLocaleString("en-US");
+    const notes = state.notes.map((note) => (typeof note === "string" ? note : note.message)).join(" ");
+    const left = wide ? "Showing the left end of a wide view: press F to fit everything." : "";
+    setStatus(`${where}: ${count} elements, revision ${state.revision}. ${state.reason} ${notes} ${left}`.replace(/\s+/g, " ").trim());
+    const params = new URLSearchParams(win.location.search);
+    params.set("view", state.view);
+    if (state.scope) params.set("scope", state.scope);
+    else params.delete("scope");
+    win.history.replaceState(win.history.state, "", `${win.location.pathname}?${params}`);
+    if (hooks.anyOverlay()) hooks.applyOverlays();
+    state.extras = state.editable ? loadEditExtras() : null;
+    if (!state.scopes.length) loadScopes();
+    return true;
+  }
+
+  /** Structure of the saved topology (plane, SU, rail, group, rack, RU) kept through edits. */
+  async function loadEditExtras() {
+    const answer = await api.get(urls.revisionTopology(state.designId, state.revision));
+    if (!answer.ok) return;
+    cy.batch(() => {
+      for (const node of answer.data.nodes ?? []) {
+        const extra = {};
+        for (const key of EDIT_EXTRA_KEYS) if (node[key] !== null && node[key] !== undefined) extra[key] = node[key];
+        if (Object.keys(extra).length) cy.getElementById(`node:${node.name}`).data("edit_extra", extra);
+      }
+    });
+  }
+
+  /** The scopes to offer, from the overview, when the design opened in another view. */
+  async function loadScopes() {
+    const answer = await api.get(urls.canvas(state.designId, state.revision, { view: "overview" }));
+    if (!answer.ok || !answer.data.scopes) return;
+    state.scopes = answer.data.scopes;
+    renderScopes();
+    renderCrumbs();
+  }
+
+  function renderScopes() {
+    const select = $("scope");
+    select.replaceChildren();
+    if (state.designId === null) {
+      select.append(h(doc, "option", { value: "all", text: "All (new drawing)" }));
+      select.disabled = true;
+      return;
+    }
+    select.disabled = false;
+    select.append(h(doc, "option", { value: "overview", text: "Overview" }));
+    const choices = scopeChoices(state.scopes);
+    if (!choices.some((c) => c.id === state.scope) && state.view === "detail") {
+      choices.push({ id: state.scope, label: scopeLabel(state.scope), disabled: false });
+    }
+    for (const choice of choices) {
+      select.append(h(doc, "option", { value: choice.id, text: choice.label, disabled: choice.disabled }));
+    }
+    select.value = state.view === "overview" ? "overview" : state.scope;
+  }
+
+  function renderCrumbs() {
+    const crumbs = $("crumbs");
+    crumbs.replaceChildren();
+    if (state.designId === null) return;
+    const list = h(doc, "ol");
+    if (state.view === "overview") {
+      list.append(h(doc, "li", { "aria-current": "page", text: "Overview" }));
+    } else {
+      list.append(h(doc, "li", {}, h(doc, "button", { type: "button", class: "linklike", "data-c": "crumb-overview", text: "Overview", onclick: () => changeView("overview", "") })));
+      list.append(h(doc, "li", { "aria-current": "page", text: scopeLabel(state.scope) }));
+    }
+    crumbs.append(list);
+  }
+
+  /** Go to another view, asking first when that would drop unsaved changes. */
+  async function changeView(view, scope) {
+    if (isDirty() && !win.confirm("Leave this view? Your unsaved changes will be lost.")) {
+      renderScopes();
+      return;
+    }
+    await loadView(view, scope);
+  }
+
+  $("scope").addEventListener("change", (event) => {
+    const value = event.target.value;
+    changeView(value === "overview" ? "overview" : "detail", value === "overview" ? "" : value);
+  });
+  // Drill down from an aggregate of the overview to its scope.
+  cy.on("dbltap", "node[kind = 'aggregate']", (event) => {
+    const scope = event.target.data("scope");
+    if (scope) changeView("detail", scope);
+  });
+
+  return { loadView, changeView, scopeLabel, renderScopes, renderCrumbs };
+}
