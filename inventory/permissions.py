@@ -6,9 +6,10 @@ API, the pages, the imports and the audit log.
   through the web) needs the catalog-editor permission ``inventory.edit_catalog``, granted in
   the admin (a user's or group's permissions). Staff and superusers have it.
 - **Price books**: a public book (no team) is read by everyone with the price right
-  (:func:`planner.selectors.user_can_view_prices`) and changed by catalog editors only; a
-  team's book is read by that team's members with the price right and changed by the team's
-  owners with the price right. Catalog editors read and change every book.
+  (:func:`user_can_view_prices`, answered by teams through :mod:`inventory.hooks`) and changed
+  by catalog editors only; a team's book is read by that team's members with the price right
+  and changed by the team's owners with the price right. Catalog editors read and change every
+  book.
 
 The command line (``manage.py catalog ...``) is not checked here: shell access is admin access.
 """
@@ -18,9 +19,8 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from inventory.hooks import catalog_hooks
 from inventory.models import PriceBook
-from planner.models import TeamMembership, TeamRoleChoices
-from planner.selectors import user_can_view_prices
 
 __all__ = [
     "CATALOG_EDITOR_NEEDED",
@@ -31,6 +31,7 @@ __all__ = [
     "CanViewPrices",
     "price_books_for",
     "price_books_pickable_for",
+    "user_can_view_prices",
     "user_can_edit_catalog",
     "user_can_edit_price_book",
     "user_can_read_price_book",
@@ -60,8 +61,13 @@ def user_can_edit_catalog(user) -> bool:
     return bool(user.is_staff or user.is_superuser or user.has_perm(EDIT_CATALOG))
 
 
-def _priced_teams(user):
-    return TeamMembership.objects.filter(user_id=user.pk, can_view_prices=True).values("team_id")
+def user_can_view_prices(user) -> bool:
+    """Whether ``user`` may see prices at all (decided by teams; see :mod:`inventory.hooks`)."""
+    return catalog_hooks().user_can_view_prices(user)
+
+
+def _priced_teams(user, *, owners_only: bool = False):
+    return catalog_hooks().price_team_ids(user, owners_only=owners_only)
 
 
 def price_books_for(user) -> QuerySet[PriceBook]:
@@ -97,12 +103,7 @@ def user_can_edit_price_book(user, book: PriceBook) -> bool:
         return True
     if not getattr(user, "is_authenticated", False) or book.team_id is None:
         return False
-    return TeamMembership.objects.filter(
-        team_id=book.team_id,
-        user_id=user.pk,
-        role=TeamRoleChoices.OWNER,
-        can_view_prices=True,
-    ).exists()
+    return book.team_id in set(_priced_teams(user, owners_only=True))
 
 
 class CanEditCatalog(BasePermission):
@@ -128,9 +129,7 @@ class CanEditPriceBooks(BasePermission):
         user = request.user
         return user_can_edit_catalog(user) or (
             getattr(user, "is_authenticated", False)
-            and TeamMembership.objects.filter(
-                user_id=user.pk, role=TeamRoleChoices.OWNER, can_view_prices=True
-            ).exists()
+            and bool(set(_priced_teams(user, owners_only=True)))
         )
 
     def has_object_permission(self, request, view, obj):

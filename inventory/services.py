@@ -18,10 +18,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 
+from inventory.hooks import catalog_hooks
+from inventory.library.cells import safe_cell, unescape_cell
 from inventory.library.files import CatalogFileError, PartRecord, read_catalog_folder
 from inventory.library.schema import IDENTITY_FIELDS, SPEC_FIELDS
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer, Price, PriceBook
-from planner.domain.outputs.cells import safe_cell, unescape_cell
 
 SEED_FOLDER = Path(__file__).resolve().parent / "library" / "seed"
 SEED_PRICE_BOOK = "reseller-list-2026"
@@ -278,10 +279,15 @@ def parts_import(
 
 
 def _audit_import(actor, summary: str, **fields) -> None:
-    from planner.audit import audit_record
-    from planner.models import AuditActionChoices
+    catalog_hooks().record(actor=actor, action=IMPORT_APPLIED, summary=summary, **fields)
 
-    audit_record(actor=actor, action=AuditActionChoices.IMPORT_APPLIED, summary=summary, **fields)
+
+#: The audit actions of catalog and price changes (values of the audit log's action choices).
+IMPORT_APPLIED = "import.applied"
+CATALOG_CHANGED = "catalog.changed"
+CATALOG_DELETED = "catalog.deleted"
+CATALOG_ARCHIVED = "catalog.archived"
+PRICE_CHANGED = "price.changed"
 
 
 @transaction.atomic
@@ -694,15 +700,7 @@ def _changes(before: dict, after: dict) -> dict:
 
 
 def _audit(actor, action: str, summary: str, *, team=None, **fields) -> None:
-    from planner.audit import audit_record
-
-    audit_record(actor=actor, action=action, summary=summary, team=team, **fields)
-
-
-def _actions():
-    from planner.models import AuditActionChoices
-
-    return AuditActionChoices
+    catalog_hooks().record(actor=actor, action=action, summary=summary, team=team, **fields)
 
 
 def _usage_text(usage) -> str:
@@ -713,10 +711,8 @@ def _usage_text(usage) -> str:
 
 
 def part_usage(part: CatalogPart):
-    """The design revisions that use ``part`` (see :func:`planner.selectors.part_usage`)."""
-    from planner.selectors import part_usage as usage_of
-
-    return usage_of(part)
+    """The design revisions that use ``part`` (answered by designs, see :mod:`inventory.hooks`)."""
+    return catalog_hooks().part_usage(part)
 
 
 @transaction.atomic
@@ -757,7 +753,7 @@ def part_save(*, part: CatalogPart, actor=None) -> CatalogPart:
         created = stored is None
         _audit(
             actor,
-            _actions().CATALOG_CHANGED,
+            CATALOG_CHANGED,
             f"{'Created' if created else 'Changed'} {part._meta.verbose_name} {part.slug}"
             + ("" if created else f": {', '.join(changes)}"),
             object_type=part.CATEGORY,
@@ -789,7 +785,7 @@ def part_delete(*, part: CatalogPart, actor=None) -> None:
     part.delete()
     _audit(
         actor,
-        _actions().CATALOG_DELETED,
+        CATALOG_DELETED,
         f"Deleted {part._meta.verbose_name} {part.slug}"
         + (f" and its {prices} price{'s' if prices != 1 else ''}" if prices else ""),
         object_type=part.CATEGORY,
@@ -812,7 +808,7 @@ def part_archive(*, part: CatalogPart, actor=None, archived: bool = True) -> Cat
     locked.save(update_fields=["archived", "updated"])
     _audit(
         actor,
-        _actions().CATALOG_ARCHIVED,
+        CATALOG_ARCHIVED,
         f"{'Archived' if archived else 'Restored'} {locked._meta.verbose_name} {locked.slug}",
         object_type=locked.CATEGORY,
         object_ref=locked.slug,
@@ -842,7 +838,7 @@ def manufacturer_save(*, manufacturer: Manufacturer, actor=None) -> Manufacturer
     if changes:
         _audit(
             actor,
-            _actions().CATALOG_CHANGED,
+            CATALOG_CHANGED,
             f"{'Created' if stored is None else 'Changed'} manufacturer {manufacturer.slug}",
             object_type="manufacturer",
             object_ref=manufacturer.slug,
@@ -875,7 +871,7 @@ def manufacturer_delete(*, manufacturer: Manufacturer, actor=None) -> None:
     manufacturer.delete()
     _audit(
         actor,
-        _actions().CATALOG_DELETED,
+        CATALOG_DELETED,
         f"Deleted manufacturer {values['slug']}",
         object_type="manufacturer",
         object_ref=values["slug"],
@@ -907,7 +903,7 @@ def price_book_save(*, book: PriceBook, actor=None) -> PriceBook:
     if changes:
         _audit(
             actor,
-            _actions().PRICE_CHANGED,
+            PRICE_CHANGED,
             f"{'Created' if not before else 'Changed'} price book {book.slug}",
             team=book.team if book.team_id else (stored.team if stored else None),
             object_type="price-book",
@@ -939,7 +935,7 @@ def price_book_delete(*, book: PriceBook, actor=None) -> None:
     book.delete()
     _audit(
         actor,
-        _actions().PRICE_CHANGED,
+        PRICE_CHANGED,
         f"Deleted price book {values['slug']} and its {prices} price{'s' if prices != 1 else ''}",
         team=team,
         object_type="price-book",
@@ -972,7 +968,7 @@ def price_save(*, price: Price, actor=None) -> Price:
         for book in books:
             _audit(
                 actor,
-                _actions().PRICE_CHANGED,
+                PRICE_CHANGED,
                 f"{'Added' if stored is None else 'Changed'} the price of {price.part_slug} in "
                 f"{book.slug}",
                 team=book.team,
@@ -995,7 +991,7 @@ def price_delete(*, price: Price, actor=None) -> None:
     price.delete()
     _audit(
         actor,
-        _actions().PRICE_CHANGED,
+        PRICE_CHANGED,
         f"Deleted the price of {values['part_slug']} in {book.slug}",
         team=book.team,
         object_type="price",

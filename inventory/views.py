@@ -27,6 +27,7 @@ from inventory.forms import (
     add_model_errors,
     part_form_class,
 )
+from inventory.hooks import catalog_hooks
 from inventory.library.schema import CATEGORY_LABELS
 from inventory.models import CATEGORY_MODELS, CatalogPart
 from inventory.permissions import (
@@ -35,9 +36,8 @@ from inventory.permissions import (
     price_books_for,
     user_can_edit_catalog,
     user_can_edit_price_book,
+    user_can_view_prices,
 )
-from planner.audit import part_history_for
-from planner.selectors import user_can_view_prices
 
 PRICES_HIDDEN = (
     "Prices are shown to staff and to team members with the price right (can_view_prices); "
@@ -230,7 +230,7 @@ def _set_archived(request, category, slug, *, archived: bool):
 def part_history(request, category, slug):
     """Who created, changed or archived the part, when, and each field's old and new value."""
     part = _part_or_404(category, slug)
-    events = part_history_for(request.user, part)
+    events = catalog_hooks().part_history(request.user, part)
     page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
     rows = [(event, presentation.history_changes(event)) for event in page]
     context = {

@@ -6,3 +6,9 @@ class PlannerConfig(AppConfig):
 
     name = "planner"
     verbose_name = "Designs"
+
+    def ready(self):
+        from inventory.hooks import install_catalog_hooks
+        from planner.catalog_hooks import PlannerCatalogHooks
+
+        install_catalog_hooks(PlannerCatalogHooks())

@@ -5,7 +5,7 @@ quote number, customer, validity, every line with its quantity (spares included)
 extended sell prices, category subtotals, the total, and the unpriced parts with the reason.
 The XLSX adds the book price, discount and unit cost of each line (an internal sheet). Its
 text cells are strings, never formulas: text that begins with ``=``, ``+``, ``-``, ``@``, tab
-or CR is written with a ``'`` before it (:func:`planner.domain.outputs.cells.safe_cell`).
+or CR is written with a ``'`` before it (:func:`inventory.library.cells.safe_cell`).
 
 The PDF sets every text in DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew), with Noto Sans
 CJK as the fallback for Chinese, Japanese and Korean, both embedded (subset) in the file, and
@@ -30,7 +30,7 @@ from fpdf.fonts import FontFace
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
-from planner.domain.outputs.cells import safe_cell
+from inventory.library.cells import safe_cell
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
 
 __all__ = ["PdfFonts", "pdf_fonts", "quote_pdf", "quote_xlsx"]

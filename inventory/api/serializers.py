@@ -5,7 +5,6 @@ from rest_framework import serializers
 
 from inventory.library.schema import IDENTITY_FIELDS
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
-from planner.models import Team
 
 
 class ValidatedModelSerializer(serializers.ModelSerializer):
@@ -93,7 +92,7 @@ class PriceBookSerializer(serializers.ModelSerializer):
     price_count = serializers.IntegerField(source="prices.count", read_only=True)
     team = serializers.SlugRelatedField(
         slug_field="slug",
-        queryset=Team.objects.all(),
+        queryset=PriceBook._meta.get_field("team").related_model.objects.all(),
         allow_null=True,
         required=False,
         help_text="Slug of the team that keeps the book; null = a public book (catalog editors).",
@@ -131,3 +130,18 @@ class PriceSerializer(ValidatedModelSerializer):
     class Meta:
         model = Price
         fields = ["id", "book", *Price.OFFER_FIELDS]
+
+
+class PartHistoryEventSerializer(serializers.Serializer):
+    """One recorded change of a part (from the audit log): who, when, what, old -> new."""
+
+    id = serializers.IntegerField(read_only=True)
+    created = serializers.DateTimeField(read_only=True)
+    actor = serializers.CharField(
+        source="actor.username", read_only=True, default=None, allow_null=True
+    )
+    action = serializers.CharField(read_only=True)
+    summary = serializers.CharField(read_only=True)
+    details = serializers.JSONField(
+        read_only=True, help_text="``changes``: ``{field: {old, new}}`` for a change."
+    )

@@ -17,10 +17,12 @@ from inventory import services
 from inventory.api.serializers import (
     SERIALIZERS,
     ManufacturerSerializer,
+    PartHistoryEventSerializer,
     PriceBookSerializer,
     PriceSerializer,
 )
 from inventory.filtersets import FILTERSETS
+from inventory.hooks import catalog_hooks
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
 from inventory.permissions import (
     PRICE_BOOK_EDITOR_NEEDED,
@@ -31,8 +33,6 @@ from inventory.permissions import (
     user_can_edit_price_book,
 )
 from inventory.selectors import works_with
-from planner.api.audit import AuditEventSerializer
-from planner.audit import part_history_for
 
 IN_USE = OpenApiResponse(description="Still in use: nothing was deleted (archive it instead)")
 
@@ -160,12 +160,12 @@ class CatalogPartViewSet(viewsets.ModelViewSet):
         """Make an archived part available to new designs again."""
         return self._archive(False)
 
-    @extend_schema(responses={200: AuditEventSerializer(many=True)})
+    @extend_schema(responses={200: PartHistoryEventSerializer(many=True)})
     @action(detail=True, methods=["get"], filterset_class=None, pagination_class=None)
     def history(self, request, slug=None, format=None):
         """The part's audit events, newest first: who changed what, when (old -> new)."""
-        events = part_history_for(request.user, self.get_object())
-        return Response(AuditEventSerializer(events, many=True).data)
+        events = catalog_hooks().part_history(request.user, self.get_object())
+        return Response(PartHistoryEventSerializer(events, many=True).data)
 
     @extend_schema(responses={200: OpenApiResponse(description="Compatible parts by section")})
     @action(detail=True, methods=["get"], url_path="works-with")

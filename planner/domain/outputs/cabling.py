@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from inventory.library.cells import line_may_be_unsafe, safe_cell, unescape_cell
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLES, TIER_NAMES, Fabric
-from planner.domain.outputs.cells import line_may_be_unsafe, safe_cell, unescape_cell
 from planner.domain.summary import ordered_cable_length_m
 
 CABLING_COLUMNS = (
@@ -119,7 +119,7 @@ def csv_line(values: Sequence) -> str:
     """One CSV line (RFC 4180 quoting, ``\\r\\n`` ending) of ``values``.
 
     Text that a spreadsheet would read as a formula is neutralised
-    (:func:`planner.domain.outputs.cells.safe_cell`); numbers are written as they are.
+    (:func:`inventory.library.cells.safe_cell`); numbers are written as they are.
     The common case (no value holds a comma, quote or line break, none begins with a formula
     character) is one join and two checks.
 
