@@ -62,6 +62,11 @@ def bom_cost_at(bom: BillOfMaterials, book: PriceBook, table=None) -> Cost:
     return Cost(priced.cost_total, book.currency, len(priced.unpriced_parts))
 
 
+def fabric_cost(fabric, book: PriceBook) -> Cost:
+    """A built (perhaps unsaved, e.g. the wizard's) fabric's bill of materials at ``book``."""
+    return bom_cost_at(bill_of_materials(fabric, catalog_facts()), book)
+
+
 def power_text(watts) -> str:
     """``1234500`` -> ``"1,234.5 kW"``; under 1 kW in W; ``None`` -> ``"—"``.
 

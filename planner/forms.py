@@ -2,8 +2,8 @@
 run in :func:`planner.services.design_build`, and :func:`add_problems` puts each problem it
 reports next to the form field of its spec field.
 
-The wizard's fields map one to one onto spec keys (``frontend/src/wizard.js`` builds the same
-document in the browser for the live summary).
+The wizard's fields map onto spec keys in one place, :func:`planner.wizard.spec_from_fields`
+(the live summary API uses it too, with the fields as the browser sends them).
 """
 
 from __future__ import annotations
@@ -12,58 +12,29 @@ from django import forms
 
 from inventory.models import RackType, ServerModel, SwitchModel
 from inventory.permissions import price_books_for
-from planner.domain.spec import MEDIA_KINDS, TIERS, TOPOLOGIES
+from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES
 from planner.models import DesignSharingChoices
 from planner.selectors import teams_for
-from planner.wizard import leaf_fit, short, wizard_defaults
-
-MEDIA_FIELDS = {tier: "media_" + tier.replace("-", "_") for tier in TIERS}
-SWITCH_FIELDS = ("leaf", "spine", "core")
-#: Spec keys whose form field has the same name.
-PLAIN_FIELDS = (
-    "name",
-    "description",
-    "topology",
-    "server",
-    "servers",
-    "rails",
-    "planes",
-    "tiers",
-    "servers_per_su",
-    "oversubscription",
-    "reserved_leaf_ports",
-    "k",
-    "price_book",
+from planner.wizard import (
+    LAYOUT_FIELDS,
+    MEDIA_FIELDS,
+    PLAIN_FIELDS,
+    SWITCH_FIELDS,
+    form_field_for,
+    form_problem,
+    leaf_fit,
+    short,
+    spec_from_fields,
+    wizard_defaults,
 )
+
+__all__ = ["DesignEditForm", "DesignWizardForm", "form_field_for", "initial_from_spec"]
+
 TOPOLOGY_LABELS = {
     "rail-optimized": "Rail-optimized (scalable units)",
     "clos": "Leaf-spine Clos",
     "fat-tree": "k-ary fat-tree",
 }
-
-
-#: Layout keys the wizard shows (``layout.<key>``, same field name).
-LAYOUT_FIELDS = ("servers_per_rack", "rack")
-
-
-def form_field_for(spec_field: str) -> str | None:
-    """The wizard field that shows problems of ``spec_field`` (``None``: the whole form).
-
-    >>> form_field_for("switches.leaf"), form_field_for("media.leaf-spine"), form_field_for("x")
-    ('leaf', 'media_leaf_spine', None)
-    """
-    head, _, rest = spec_field.partition(".")
-    if head == "switches":
-        return rest if rest in SWITCH_FIELDS else "leaf"
-    if head == "media":
-        return MEDIA_FIELDS.get(rest)
-    if head == "layout":
-        return rest if rest in LAYOUT_FIELDS else None
-    return spec_field if spec_field in PLAIN_FIELDS else None
-
-
-def _number(value):
-    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _part_choices(model, blank: str | None = None) -> list[tuple[str, str]]:
@@ -191,54 +162,22 @@ class DesignWizardForm(forms.Form):
         return data
 
     def spec_document(self) -> dict | str:
-        """The spec to build: the text as typed, or a mapping made from the fields."""
+        """The spec to build: the text as typed, or the mapping the fields describe."""
         data = self.cleaned_data
         if data["source"] == "text":
             return data["spec_text"]
-        topology = data["topology"]
-        doc = {"name": data["name"], "topology": topology, "server": data["server"]}
-        if data.get("description"):
-            doc["description"] = data["description"]
-        for key in ("servers", "rails"):
-            if data.get(key) is not None:
-                doc[key] = data[key]
-        if topology == "rail-optimized" and data.get("servers_per_su") is not None:
-            doc["servers_per_su"] = data["servers_per_su"]
-        if topology == "fat-tree" and data.get("k") is not None:
-            doc["k"] = data["k"]
-        if data.get("planes") not in (None, 1):
-            doc["planes"] = data["planes"]
-        if data.get("tiers") not in (None, "", "auto"):
-            doc["tiers"] = int(data["tiers"])
-        if topology != "fat-tree":
-            if data.get("oversubscription") not in (None, 1):
-                doc["oversubscription"] = _number(data["oversubscription"])
-            if data.get("reserved_leaf_ports"):
-                doc["reserved_leaf_ports"] = data["reserved_leaf_ports"]
-        doc["switches"] = {role: data[role] for role in SWITCH_FIELDS if data.get(role)}
-        media = {tier: data[name] for tier, name in MEDIA_FIELDS.items() if data.get(name)}
-        media = {tier: kind for tier, kind in media.items() if kind != "auto"}
-        if media:
-            doc["media"] = media
-        if data.get("price_book"):
-            doc["price_book"] = data["price_book"]
-        layout = {key: data[key] for key in LAYOUT_FIELDS if data.get(key) not in (None, "")}
-        if layout:
-            doc["layout"] = layout
-        return doc
+        return spec_from_fields(data)
 
     def add_problems(self, problems: list[dict]) -> None:
         """Show each spec problem next to its field (the text box when building from text)."""
         from_text = self.cleaned_data.get("source") == "text"
         for problem in problems:
-            field, message = problem["field"], problem["message"]
-            target = "spec_text" if from_text else form_field_for(field)
-            exact = target == field or (
-                target and field.startswith(("switches.", "media.", "layout."))
-            )
-            if not exact:
-                message = f"{field}: {message}" if field else message
-            self.add_error(target, message)
+            if from_text:
+                field, message = problem["field"], problem["message"]
+                self.add_error("spec_text", f"{field}: {message}" if field else message)
+                continue
+            shown = form_problem(problem)
+            self.add_error(shown["field"] or None, shown["message"])
 
 
 def initial_from_spec(spec: dict) -> dict:

@@ -1,6 +1,7 @@
-// Design wizard: turns the form into a spec (or takes the YAML/JSON text), asks the server for
-// its summary ~300 ms after the last change, and shows each problem next to the field it names.
-// The server is the authority: this module only mirrors planner/forms.py to build the spec.
+// Design wizard: sends the form's fields (or the YAML/JSON text) to the server ~300 ms after
+// the last change, shows the summary it answers (with the spec it built from the fields) and
+// each problem next to the field it names. The server is the authority and the only place the
+// fields become a spec (planner/wizard.py spec_from_fields).
 
 /** Wait after the last change before asking for a summary (ms). */
 export const DEBOUNCE_MS = 300;
@@ -28,63 +29,6 @@ const DEFAULTS = {
 };
 
 /**
- * A typed number, or the text itself when it is not one (the server names the field), or
- * null when the box is empty.
- * @param {string|undefined|null} text
- * @returns {number|string|null}
- */
-export function numberOrText(text) {
-  const trimmed = String(text ?? "").trim();
-  if (!trimmed) return null;
-  const value = Number(trimmed);
-  return Number.isFinite(value) ? value : trimmed;
-}
-
-/**
- * The spec document the form's values describe (same rules as DesignWizardForm.spec_document).
- * @param {Record<string, string>} values form field name -> value
- * @returns {object}
- */
-export function specFromFields(values) {
-  const v = { ...DEFAULTS, ...values };
-  const topology = v.topology;
-  const spec = { name: v.name, topology, server: v.server };
-  if (v.description) spec.description = v.description;
-  const put = (key) => {
-    const value = numberOrText(v[key]);
-    if (value !== null) spec[key] = value;
-  };
-  put("servers");
-  put("rails");
-  if (topology === "rail-optimized") put("servers_per_su");
-  if (topology === "fat-tree") put("k");
-  const planes = numberOrText(v.planes);
-  if (planes !== null && planes !== 1) spec.planes = planes;
-  if (v.tiers && v.tiers !== "auto") spec.tiers = Number(v.tiers);
-  if (topology !== "fat-tree") {
-    const over = numberOrText(v.oversubscription);
-    if (over !== null && over !== 1) spec.oversubscription = over;
-    const reserved = numberOrText(v.reserved_leaf_ports);
-    if (reserved) spec.reserved_leaf_ports = reserved;
-  }
-  spec.switches = {};
-  for (const role of SWITCH_ROLES) if (v[role]) spec.switches[role] = v[role];
-  const media = {};
-  for (const [tier, name] of Object.entries(MEDIA_FIELDS)) {
-    if (v[name] && v[name] !== "auto") media[tier] = v[name];
-  }
-  if (Object.keys(media).length) spec.media = media;
-  if (v.price_book) spec.price_book = v.price_book;
-  const layout = {};
-  for (const key of LAYOUT_FIELDS) {
-    const value = numberOrText(v[key]);
-    if (value !== null) layout[key] = value;
-  }
-  if (Object.keys(layout).length) spec.layout = layout;
-  return spec;
-}
-
-/**
  * Form values showing a spec (a preset): every wizard field, as text.
  * @param {object} spec
  * @returns {Record<string, string>}
@@ -107,34 +51,37 @@ export function fieldsFromSpec(spec) {
 }
 
 /**
- * The form field that shows problems of a spec field, or null (shown above the summary).
- * @param {string} field e.g. "switches.leaf", "media.leaf-spine", "servers", ""
- * @returns {string|null}
- */
-export function problemTarget(field) {
-  const [head, rest] = [field.split(".")[0], field.split(".").slice(1).join(".")];
-  if (head === "switches") return SWITCH_ROLES.includes(rest) ? rest : "leaf";
-  if (head === "media") return MEDIA_FIELDS[rest] ?? null;
-  if (head === "layout") return LAYOUT_FIELDS.includes(rest) ? rest : null;
-  return PLAIN_FIELDS.includes(field) ? field : null;
-}
-
-/**
- * Group problems by the form field that shows them; "" collects the rest.
+ * Group problems by the form field that shows them; "" collects the rest. The server names
+ * the form field of each problem of the fields (and prefixes the spec path when it is not
+ * that field); building from the YAML/JSON text, every problem goes there, with its path.
  * @param {{field: string, message: string}[]} problems
- * @param {boolean} fromText building from the YAML/JSON text: every problem goes there
+ * @param {boolean} fromText building from the YAML/JSON text
  * @returns {Map<string, string[]>}
  */
 export function problemsByField(problems, fromText = false) {
   const byField = new Map();
   for (const { field, message } of problems) {
-    const target = fromText ? "spec_text" : problemTarget(field) ?? "";
-    const exact = target === field || (target !== "" && /^(switches|media|layout)\./.test(field));
-    const text = field && (!exact || fromText) ? `${field}: ${message}` : message;
+    const target = fromText ? "spec_text" : field ?? "";
+    const text = fromText && field ? `${field}: ${message}` : message;
     if (!byField.has(target)) byField.set(target, []);
     byField.get(target).push(text);
   }
   return byField;
+}
+
+/**
+ * The request body of a live summary: the YAML/JSON text as typed, or the form's fields (the
+ * server maps them onto a spec). Leaves out the CSRF token and the text box.
+ * @param {Record<string, string>} values form field name -> value
+ * @param {boolean} fromText build from the text
+ * @returns {{spec: string} | {fields: Record<string, string>}}
+ */
+export function summaryRequest(values, fromText) {
+  if (fromText) return { spec: values.spec_text ?? "" };
+  const fields = { ...values };
+  delete fields.csrfmiddlewaretoken;
+  delete fields.spec_text;
+  return { fields };
 }
 
 /**
@@ -160,6 +107,18 @@ export function formatBandwidth(gbps) {
 }
 
 /**
+ * "330.9 kW", "950 W", "—" (as planner/figures.py power_text).
+ * @param {number|null|undefined} watts
+ * @returns {string}
+ */
+export function formatPower(watts) {
+  if (watts === null || watts === undefined || !Number.isFinite(watts)) return "—";
+  if (watts < 1000) return `${watts.toLocaleString("en-US", { maximumFractionDigits: 0 })} W`;
+  const kw = watts / 1000;
+  return `${kw.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 })} kW`;
+}
+
+/**
  * The headline figures of a summary.
  * @param {object} summary as /api/planner/summary/ returns it
  * @returns {{id: string, label: string, value: string}[]}
@@ -175,6 +134,9 @@ export function summaryFigures(summary) {
     { id: "tiers", label: "Tiers", value: formatNumber(summary.tiers) },
     { id: "bisection", label: "Bisection", value: formatBandwidth(summary.bisection_gbps) },
     { id: "oversubscription", label: "Leaf oversubscription", value: leaf ? `${leaf}:1` : "—" },
+    { id: "power", label: "Power", value: formatPower(summary.power_w) },
+    // Only users with the price right get a cost (the server's text: "$1,234" or "unpriced (3 parts)").
+    ...(summary.cost ? [{ id: "cost", label: "Cost (seed price book)", value: summary.cost.text }] : []),
   ];
 }
 
@@ -405,9 +367,11 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
   jump.addEventListener("click", () => focusFirstProblem(form));
   panel.querySelector(".summary-head").after(stale, jump);
 
-  const refresh = async () => {
+  // Ask for the summary of the form as it is now (of the fields, with `fields`, whatever the
+  // source). Answers the server's body, also when a newer request has overtaken this one.
+  const refresh = async ({ fields = false } = {}) => {
     const mine = ++sequence;
-    const spec = fromText() ? form.elements.namedItem("spec_text").value : specFromFields(readValues(form));
+    const text = fromText() && !fields;
     panel.dataset.state = "loading";
     panel.setAttribute("aria-busy", "true");
     status.textContent = "Updating…";
@@ -418,30 +382,32 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRFToken": token, Accept: "application/json" },
-        body: JSON.stringify({ spec }),
+        body: JSON.stringify(summaryRequest(readValues(form), text)),
       });
       data = await response.json().catch(() => ({}));
     } catch (error) {
       response = null;
       data = { problems: [{ field: "", message: `The server did not answer: ${error.message}` }] };
     }
-    if (mine !== sequence) return; // a newer request is on its way
+    if (mine !== sequence) return data; // a newer request is on its way
     panel.removeAttribute("aria-busy");
     if (response && response.ok) {
       panel.dataset.state = "ok";
       status.textContent = "Up to date";
       stale.hidden = true;
+      jump.hidden = true;
       showProblems(form, panel, [], false, touched);
       renderSummary(panel, data);
     } else {
       const problems = data.problems ?? [{ field: "", message: data.detail ?? `Error ${response?.status}` }];
-      showProblems(form, panel, problems, fromText(), touched);
+      showProblems(form, panel, problems, text, touched);
       const pending = !form.querySelector("[aria-invalid='true']") && !panel.querySelector("[data-summary-problems] li");
       panel.dataset.state = pending ? "pending" : "problems";
       status.textContent = pending ? "Fill in the fields marked below" : "Cannot be built — see the problems";
       stale.hidden = !panel.querySelector("[data-summary-body] .figures");
       jump.hidden = pending;
     }
+    return data;
   };
   const schedule = debounce(refresh, DEBOUNCE_MS);
 
@@ -500,8 +466,11 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       refreshLeaves().then(() => writeValues(form, { leaf: preset.spec.switches?.leaf ?? "" })).then(refresh);
     });
   }
-  doc.querySelector("[data-copy-spec]")?.addEventListener("click", () => {
-    form.elements.namedItem("spec_text").value = JSON.stringify(specFromFields(readValues(form)), null, 2);
+  // The fields as text: the spec the server builds from them (also when it has problems).
+  doc.querySelector("[data-copy-spec]")?.addEventListener("click", async () => {
+    const { spec } = await refresh({ fields: true });
+    if (!spec || typeof spec !== "object") return; // no answer: the problem is shown
+    form.elements.namedItem("spec_text").value = JSON.stringify(spec, null, 2);
     const textSource = form.querySelector("input[name=source][value=text]");
     if (textSource) textSource.checked = true;
     schedule();

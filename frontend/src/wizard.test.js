@@ -5,11 +5,10 @@ import {
   fieldsFromSpec,
   formatBandwidth,
   formatNumber,
-  numberOrText,
-  problemTarget,
+  formatPower,
   problemsByField,
-  specFromFields,
   summaryFigures,
+  summaryRequest,
   summaryTables,
 } from "./wizard.js";
 
@@ -24,68 +23,49 @@ const SUPERPOD_4SU = {
   media: { "server-leaf": "MMF", "leaf-spine": "MMF" },
 };
 
-test("a preset goes into the fields and comes back as the same spec", () => {
+test("a preset goes into the fields, every field as text", () => {
   const values = fieldsFromSpec(SUPERPOD_4SU);
   assert.equal(values.servers, "127");
+  assert.equal(values.servers_per_su, "32");
+  assert.equal(values.reserved_leaf_ports, "4");
   assert.equal(values.leaf, "QM9700");
   assert.equal(values.spine, "");
+  assert.equal(values.media_server_leaf, "MMF");
   assert.equal(values.media_leaf_spine, "MMF");
   assert.equal(values.media_spine_core, "auto");
   assert.equal(values.tiers, "auto");
-  assert.deepEqual(specFromFields(values), SUPERPOD_4SU);
+  assert.equal(values.planes, "1");
+  assert.equal(values.k, "");
+  assert.equal(fieldsFromSpec({ ...SUPERPOD_4SU, layout: { servers_per_rack: 4 } }).servers_per_rack, "4");
 });
 
-test("servers per rack is the layout key", () => {
-  const spec = { ...SUPERPOD_4SU, layout: { servers_per_rack: 4 } };
-  const values = fieldsFromSpec(spec);
-  assert.equal(values.servers_per_rack, "4");
-  assert.deepEqual(specFromFields(values), spec);
-  assert.equal(problemTarget("layout.servers_per_rack"), "servers_per_rack");
-  assert.deepEqual(
-    problemsByField([{ field: "layout.servers_per_rack", message: "set it" }]).get("servers_per_rack"),
-    ["set it"],
-  );
+test("the summary request: the fields as typed (the server builds the spec), or the text", () => {
+  const values = { csrfmiddlewaretoken: "t", name: "x", servers: " 12 ", spec_text: "name: y", source: "form" };
+  assert.deepEqual(summaryRequest(values, false), { fields: { name: "x", servers: " 12 ", source: "form" } });
+  assert.deepEqual(summaryRequest(values, true), { spec: "name: y" });
+  assert.equal(values.csrfmiddlewaretoken, "t"); // the form's values are left as they were
 });
 
-test("defaults are left out and topology-specific keys only go with their topology", () => {
-  const spec = specFromFields({
-    name: "x", topology: "clos", server: "S", servers: "8", servers_per_su: "4", k: "8",
-    planes: "1", tiers: "auto", oversubscription: "3", reserved_leaf_ports: "0", leaf: "L",
-  });
-  assert.deepEqual(spec, {
-    name: "x", topology: "clos", server: "S", servers: 8, oversubscription: 3, switches: { leaf: "L" },
-  });
-  const tree = specFromFields({ name: "t", topology: "fat-tree", server: "S", k: "48", tiers: "3",
-    oversubscription: "2", leaf: "L" });
-  assert.equal(tree.k, 48);
-  assert.equal(tree.tiers, 3);
-  assert.equal(tree.oversubscription, undefined);
-});
-
-test("numbers: empty is nothing, junk is passed on for the server to name", () => {
-  assert.equal(numberOrText(""), null);
-  assert.equal(numberOrText(" 12 "), 12);
-  assert.equal(numberOrText("1.5"), 1.5);
-  assert.equal(numberOrText("lots"), "lots");
-});
-
-test("problems land on the field they name", () => {
-  assert.equal(problemTarget("servers"), "servers");
-  assert.equal(problemTarget("switches.spine"), "spine");
-  assert.equal(problemTarget("media.server-leaf"), "media_server_leaf");
-  assert.equal(problemTarget("layout.rack_units"), null);
-  assert.equal(problemTarget(""), null);
+test("problems land on the form field the server names; from text, all in the text", () => {
   const grouped = problemsByField([
     { field: "tiers", message: "need 3 tiers" },
-    { field: "switches.leaf", message: "no switch 'X'" },
-    { field: "layout.rack_units", message: "too small" },
+    { field: "leaf", spec_field: "switches.leaf", message: "no switch 'X'" },
+    { field: "", spec_field: "layout.rack_units", message: "layout.rack_units: too small" },
     { field: "", message: "malformed" },
   ]);
   assert.deepEqual(grouped.get("tiers"), ["need 3 tiers"]);
   assert.deepEqual(grouped.get("leaf"), ["no switch 'X'"]);
   assert.deepEqual(grouped.get(""), ["layout.rack_units: too small", "malformed"]);
-  const text = problemsByField([{ field: "servers", message: "bad" }], true);
-  assert.deepEqual(text.get("spec_text"), ["servers: bad"]);
+  const text = problemsByField([{ field: "servers", message: "bad" }, { field: "", message: "x" }], true);
+  assert.deepEqual(text.get("spec_text"), ["servers: bad", "x"]);
+});
+
+test("power with units and separators, as the designs list shows it", () => {
+  assert.equal(formatPower(330912.4), "330.9 kW");
+  assert.equal(formatPower(1234500), "1,234.5 kW");
+  assert.equal(formatPower(950), "950 W");
+  assert.equal(formatPower(2000), "2.0 kW");
+  assert.equal(formatPower(null), "—");
 });
 
 test("figures and tables of a summary", () => {
@@ -101,6 +81,12 @@ test("figures and tables of a summary", () => {
   assert.equal(figures.switches, "48");
   assert.equal(figures.bisection, "204 Tb/s");
   assert.equal(figures.oversubscription, "1:1");
+  assert.equal(figures.power, "—");
+  assert.equal(figures.cost, undefined); // no price right: no cost figure at all
+  const priced = summaryFigures({ ...summary, power_w: 330912, cost: { text: "unpriced (2 parts)" } });
+  const byId = Object.fromEntries(priced.map((f) => [f.id, f.value]));
+  assert.equal(byId.power, "330.9 kW");
+  assert.equal(byId.cost, "unpriced (2 parts)");
   const tables = summaryTables(summary);
   assert.deepEqual(tables.map((t) => t.title), ["Switches", "Links", "Transceivers"]);
   assert.deepEqual(tables[1].rows, [["Server – leaf", "1,020"], ["Leaf – spine", "1,024"]]);

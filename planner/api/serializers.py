@@ -52,13 +52,32 @@ class ConflictSerializer(serializers.Serializer):
     )
 
 
+class CostSerializer(serializers.Serializer):
+    """A bill of materials priced at the seed price book (new, no discounts)."""
+
+    total = serializers.CharField(help_text="Decimal, the priced lines only")
+    currency = serializers.CharField()
+    unpriced_parts = serializers.IntegerField(help_text="Parts without a price (total partial)")
+    text = serializers.CharField(help_text="e.g. '$12,345,678' or 'unpriced (3 parts)'")
+
+
 class DesignSerializer(serializers.ModelSerializer):
-    """A design with its latest revision's number and summary."""
+    """A design with its latest revision's number, summary, power and (for users with the
+    price right) cost. The view passes ``figures`` ({design id: planner.figures row}) in the
+    context; without a row, ``power_w`` is the summary's and ``cost`` is left out."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     latest_revision = serializers.SerializerMethodField()
     summary = serializers.SerializerMethodField()
+    power_w = serializers.SerializerMethodField(
+        help_text="Power budget of the latest revision, W (null: unknown)"
+    )
+    cost = CostSerializer(
+        required=False,
+        help_text="Only for users with the price right: the latest revision's bill of "
+        "materials at the seed price book (new, no discounts); absent otherwise",
+    )
 
     class Meta:
         model = Design
@@ -71,6 +90,8 @@ class DesignSerializer(serializers.ModelSerializer):
             "sharing",
             "latest_revision",
             "summary",
+            "power_w",
+            "cost",
             "created",
             "updated",
         ]
@@ -88,6 +109,22 @@ class DesignSerializer(serializers.ModelSerializer):
             return obj.latest_summary
         latest = obj.latest_revision
         return latest.summary if latest else None
+
+    def _figures(self, obj) -> dict:
+        return self.context.get("figures", {}).get(obj.pk, {})
+
+    def get_power_w(self, obj) -> float | None:
+        row = self._figures(obj)
+        if "power_w" in row:
+            return row["power_w"]
+        return (self.get_summary(obj) or {}).get("power_w")
+
+    def to_representation(self, obj):
+        data = super().to_representation(obj)  # cost: not an attribute, so left out here
+        cost = self._figures(obj).get("cost")
+        if cost is not None:
+            data["cost"] = cost.as_dict()
+        return data
 
 
 class DesignCreateSerializer(serializers.Serializer):
@@ -151,7 +188,51 @@ class RevisionCreateSerializer(serializers.Serializer):
 
 
 class SummaryRequestSerializer(serializers.Serializer):
-    spec = SpecField()
+    """A spec, or the design wizard's fields (one of the two)."""
+
+    spec = SpecField(required=False)
+    fields = serializers.DictField(
+        required=False,
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+        help_text="The wizard's form fields as typed ({name: text}, e.g. servers: '127', "
+        "leaf: 'QM9700', media_leaf_spine: 'auto'); the server maps them onto a spec "
+        "(planner.wizard.spec_from_fields). Unknown names are ignored.",
+    )
+
+    def validate(self, attrs):
+        if ("spec" in attrs) == ("fields" in attrs):
+            raise serializers.ValidationError({"spec": "Give either a spec or the fields."})
+        return attrs
+
+
+class SummaryProblemSerializer(ProblemSerializer):
+    spec_field = serializers.CharField(
+        required=False, help_text="With fields: the spec path at fault (field is the form field)"
+    )
+
+
+class SummaryProblemsSerializer(serializers.Serializer):
+    problems = SummaryProblemSerializer(many=True)
+    spec = serializers.DictField(
+        required=False, help_text="With fields: the spec document the fields describe"
+    )
+
+
+class SummarySerializer(serializers.Serializer):
+    """A spec's summary figures (gpus, servers, switches, links, bisection_gbps, power_w, ...)
+    with the spec document built and, for users with the price right, its cost."""
+
+    spec = serializers.JSONField(
+        help_text="The spec document: built from the fields, or as given (a mapping, or the "
+        "text read)"
+    )
+    power_w = serializers.FloatField(help_text="Power budget, W")
+    cost = CostSerializer(
+        required=False, help_text="Only for users with the price right, at the seed price book"
+    )
+
+    class Meta:
+        ref_name = "DesignSummary"
 
 
 class PresetSerializer(serializers.Serializer):

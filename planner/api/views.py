@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.utils import encoders
 from rest_framework.views import APIView
 
-from planner import quotes, selectors, services
+from planner import figures, quotes, selectors, services
 from planner.api.serializers import (
     ConflictSerializer,
     DesignCreateSerializer,
@@ -37,11 +37,14 @@ from planner.api.serializers import (
     RevisionCreateSerializer,
     RevisionListSerializer,
     RevisionSerializer,
+    SummaryProblemsSerializer,
     SummaryRequestSerializer,
+    SummarySerializer,
 )
 from planner.domain.presets import load_presets
 from planner.filtersets import DesignFilterSet
 from planner.models import Design, DesignRevision
+from planner.wizard import form_problem, spec_from_fields
 
 PROBLEMS = OpenApiResponse(ProblemsSerializer, description="The spec cannot be built")
 CONFLICT = OpenApiResponse(
@@ -92,6 +95,19 @@ class DesignViewSet(
     def get_object(self):
         return self._design()
 
+    def get_serializer(self, *args, **kwargs):
+        """Designs with their power and, for users with the price right, cost
+        (:func:`planner.figures.design_figures`, for the page or the one design shown)."""
+        designs = args[0] if args else None
+        if designs is not None:
+            many = kwargs.get("many", False)
+            book = figures.cost_book(self.request.user)
+            kwargs.setdefault("context", self.get_serializer_context())
+            kwargs["context"]["figures"] = figures.design_figures(
+                designs if many else [designs], book=book
+            )
+        return super().get_serializer(*args, **kwargs)
+
     def _design(self, *, write=False, manage=False) -> Design:
         return selectors.design_get_for(
             self.request.user, self.kwargs["pk"], write=write, manage=manage
@@ -99,7 +115,7 @@ class DesignViewSet(
 
     def _show(self, design: Design, status_code=status.HTTP_200_OK) -> Response:
         design = selectors.design_get_for(self.request.user, design.pk)
-        return Response(DesignSerializer(design).data, status=status_code)
+        return Response(self.get_serializer(design).data, status=status_code)
 
     @extend_schema(request=DesignCreateSerializer, responses={201: DesignSerializer, 400: PROBLEMS})
     def create(self, request):
@@ -261,23 +277,61 @@ class RevisionSpecView(APIView):
 
 
 class SummaryView(APIView):
-    """Summarize a spec without saving it (the design wizard's live summary)."""
+    """Summarize a spec without saving it (the design wizard's live summary).
+
+    Give ``spec`` (a mapping or YAML/JSON text) or ``fields`` (the wizard's form fields as
+    typed, mapped onto a spec by :func:`planner.wizard.spec_from_fields`, the same mapping the
+    wizard's save uses). The answer is the summary with ``spec`` (the document built) and, for
+    users with the price right, ``cost`` at the seed price book. With ``fields``, problems
+    name the form field that shows them (``spec_field``: the spec path) and the 400 carries
+    the ``spec`` built too.
+    """
 
     @extend_schema(
         request=SummaryRequestSerializer,
-        responses={200: OpenApiTypes.OBJECT, 400: PROBLEMS},
+        responses={
+            200: SummarySerializer,
+            400: OpenApiResponse(SummaryProblemsSerializer, description="It cannot be built"),
+        },
     )
     def post(self, request):
         params = SummaryRequestSerializer(data=request.data)
         if not params.is_valid():
-            problems = [
-                {"field": "spec", "message": str(message)}
-                for messages in params.errors.values()
-                for message in messages
-            ]
-            return Response({"problems": problems}, status=status.HTTP_400_BAD_REQUEST)
-        _, _, summary = services.design_build(spec_document=params.validated_data["spec"])
-        return Response(summary)
+            return Response(
+                {"problems": _request_problems(params.errors)}, status=status.HTTP_400_BAD_REQUEST
+            )
+        fields = params.validated_data.get("fields")
+        document = params.validated_data["spec"] if fields is None else spec_from_fields(fields)
+        try:
+            _, fabric, summary = services.design_build(spec_document=document)
+        except services.DesignError as exc:
+            if fields is None:
+                raise
+            problems = [form_problem(problem) for problem in exc.problems]
+            return Response(
+                {"problems": problems, "spec": document}, status=status.HTTP_400_BAD_REQUEST
+            )
+        answer = {**summary, "spec": document}
+        book = figures.cost_book(request.user)
+        if book is not None:
+            answer["cost"] = figures.fabric_cost(fabric, book).as_dict()
+        return Response(answer)
+
+
+def _request_problems(errors, prefix: str = "") -> list[dict]:
+    """DRF's field errors as ``[{field, message}]`` (``fields.servers``: a field's text)."""
+    problems = []
+    for key, messages in errors.items():
+        field = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(messages, dict):
+            problems += _request_problems(messages, field)
+            continue
+        for message in messages if isinstance(messages, list) else [messages]:
+            if isinstance(message, dict):
+                problems += _request_problems(message, field)
+            else:
+                problems.append({"field": field, "message": str(message)})
+    return problems
 
 
 class PresetListView(APIView):

@@ -297,3 +297,25 @@ def test_team_edit_editor_writes_viewer_does_not(api_client, team_setup):
     assert response.status_code == 403
     assert api_client.patch(url, {"sharing": "private"}, format="json").status_code == 200
     assert editor.get(url).status_code == 404
+
+
+# --- Power and cost (issue 15 item 10) ---------------------------------------------------------
+
+
+def test_power_for_all_cost_only_with_the_price_right(api_client, seed_catalog, user):
+    design = _create(api_client)
+    assert design["power_w"] == design["summary"]["power_w"] > 0
+    assert "cost" not in design
+    listed = api_client.get(f"{BASE}/designs/").json()["results"][0]
+    assert listed["power_w"] == design["power_w"] and "cost" not in listed
+    assert "cost" not in api_client.get(f"{BASE}/designs/{design['id']}/").json()
+
+    team = Team.objects.create(name="Sales", slug="sales")
+    TeamMembership.objects.create(team=team, user=user, can_view_prices=True)
+    detail = api_client.get(f"{BASE}/designs/{design['id']}/").json()
+    assert set(detail["cost"]) == {"total", "currency", "unpriced_parts", "text"}
+    assert detail["cost"]["currency"] == "USD"
+    if detail["cost"]["unpriced_parts"]:
+        assert detail["cost"]["text"].startswith("unpriced (")
+    listed = api_client.get(f"{BASE}/designs/").json()["results"][0]
+    assert listed["cost"] == detail["cost"]

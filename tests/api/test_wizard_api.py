@@ -44,3 +44,98 @@ def test_typo_suggests_the_right_word(api_client, seed_catalog):
     problems = {p["field"]: p["message"] for p in _problems(api_client, text)}
     assert "did you mean 'rail-optimized'?" in problems["topology"]
     assert "rials (did you mean rails?)" in problems["spec"]
+
+
+# --- The wizard's fields become a spec on the server (issue 16 item 5) ------------------------
+
+#: The wizard's fields as the browser sends them: every value text, defaults included.
+FIELDS = {
+    "name": "Pod A",
+    "description": "",
+    "topology": "rail-optimized",
+    "server": "DGX-H100",
+    "servers": "127",
+    "rails": "",
+    "planes": "1",
+    "servers_per_su": "32",
+    "k": "48",
+    "servers_per_rack": "",
+    "rack": "",
+    "leaf": "QM9700",
+    "spine": "",
+    "core": "",
+    "tiers": "auto",
+    "oversubscription": "1",
+    "reserved_leaf_ports": "4",
+    "media_server_leaf": "MMF",
+    "media_leaf_spine": "auto",
+    "media_spine_core": "auto",
+    "price_book": "",
+    "source": "form",
+    "team": "",
+    "sharing": "private",
+}
+
+
+def test_fields_become_the_spec_the_save_builds(api_client, seed_catalog, user):
+    from planner.forms import DesignWizardForm
+
+    response = api_client.post(SUMMARY, {"fields": FIELDS}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["spec"] == {
+        "name": "Pod A",
+        "topology": "rail-optimized",
+        "server": "DGX-H100",
+        "servers": 127,
+        "servers_per_su": 32,  # k is a fat-tree key: left out
+        "reserved_leaf_ports": 4,
+        "switches": {"leaf": "QM9700"},
+        "media": {"server-leaf": "MMF"},
+    }
+    assert body["gpus"] == 1016 and body["power_w"] > 0
+    # The save maps the form's cleaned values with the same function: the same document.
+    form = DesignWizardForm(FIELDS, user=user)
+    assert form.is_valid(), form.errors
+    assert form.spec_document() == body["spec"]
+
+
+def test_a_field_problem_names_the_form_field(api_client, seed_catalog):
+    fields = {**FIELDS, "servers": "0", "leaf": "NOPE", "servers_per_rack": "lots"}
+    response = api_client.post(SUMMARY, {"fields": fields}, format="json")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    problems = {p["field"]: p for p in body["problems"]}
+    assert "minimum" in problems["servers"]["message"]
+    assert problems["servers"]["spec_field"] == "servers"
+    assert body["spec"]["servers"] == 0  # the spec built comes back with the problems
+    assert body["spec"]["layout"] == {"servers_per_rack": "lots"}
+    assert set(problems) <= {"servers", "leaf", "servers_per_rack", ""}
+
+
+def test_spec_or_fields_not_both(api_client):
+    both = api_client.post(SUMMARY, {"spec": {}, "fields": {}}, format="json")
+    assert both.status_code == 400
+    assert [p["field"] for p in both.json()["problems"]] == ["spec"]
+    bad = api_client.post(SUMMARY, {"fields": {"servers": [1]}}, format="json")
+    assert bad.status_code == 400
+    assert bad.json()["problems"][0]["field"] == "fields.servers"
+
+
+def test_cost_only_with_the_price_right(api_client, seed_catalog, user):
+    plain = api_client.post(SUMMARY, {"fields": FIELDS}, format="json").json()
+    assert "cost" not in plain and plain["power_w"] > 0
+    from tests.conftest import grant_catalog_editor
+
+    grant_catalog_editor(user)
+    api_client.force_authenticate(type(user).objects.get(pk=user.pk))
+    priced = api_client.post(SUMMARY, {"fields": FIELDS}, format="json").json()
+    cost = priced["cost"]
+    assert cost["currency"] and cost["text"]
+    assert cost["text"].startswith("unpriced (") or float(cost["total"]) > 0
+    # the same figure as the designs list's (planner.figures over the saved design)
+    design = api_client.post(
+        "/api/planner/designs/", {"spec": priced["spec"]}, format="json"
+    ).json()
+    assert design["cost"] == cost
+    assert design["power_w"] == priced["power_w"]

@@ -15,8 +15,11 @@ def live_catalog(transactional_db):
     return catalog_load()
 
 
-def test_wizard_preset_live_summary_and_save(live_catalog, browser_login, live_server):
+def test_wizard_preset_live_summary_and_save(
+    live_catalog, browser_login, live_server, django_user_model
+):
     page = browser_login
+    carol = django_user_model.objects.get(username="carol")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Designs").click()
     page.get_by_role("link", name="New design").click()
     expect(page).to_have_url(re.compile(r"/designs/new/$"))
@@ -27,6 +30,9 @@ def test_wizard_preset_live_summary_and_save(live_catalog, browser_login, live_s
     expect(page.get_by_test_id("summary-switches")).to_have_text("48")
     panel = page.locator("[data-summary-panel]")
     expect(panel).to_contain_text("MMA4Z00-NS")  # media: the switch-side optics
+    expect(page.get_by_test_id("summary-power")).to_have_text(re.compile(r"^[\d,]+\.\d kW$"))
+    expect(page.get_by_test_id("summary-cost")).to_have_count(0)  # no price right, no cost
+    expect(panel.locator("[data-summary-jump]")).to_be_hidden()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "design_wizard.png"), full_page=True)
 
@@ -37,10 +43,26 @@ def test_wizard_preset_live_summary_and_save(live_catalog, browser_login, live_s
     expect(problem).to_contain_text("minimum")
     expect(panel).to_have_attribute("data-state", "problems")
 
+    # With the price right, the summary also prices the design at the seed book.
+    from planner.models import Team, TeamMembership
+
+    sales = Team.objects.create(name="Sales", slug="sales")
+    TeamMembership.objects.create(team=sales, user=carol, can_view_prices=True)
     servers.fill("63")
     expect(page.get_by_test_id("summary-gpus")).to_have_text("504")
     expect(page.get_by_test_id("summary-switches")).to_have_text("24")
     expect(problem).to_have_count(0)
+    expect(page.get_by_test_id("summary-cost")).to_have_text(
+        re.compile(r"^(\$[\d,]+|unpriced \(\d+ parts?\))$")
+    )
+    page.screenshot(path=str(SCREENSHOTS / "design_wizard_cost.png"), full_page=True)
+
+    # The fields as text: the spec the server built from them.
+    page.get_by_text("Or write the spec as YAML or JSON").click()
+    page.get_by_role("button", name="Copy the fields above into the text").click()
+    expect(page.get_by_label("The YAML/JSON text")).to_be_checked()
+    expect(page.get_by_label("Spec as YAML or JSON")).to_have_value(re.compile('"servers": 63'))
+    page.get_by_label("The fields above").check()
 
     page.locator("#id_name").fill("Pod B")
     page.get_by_role("button", name="Save design").click()
