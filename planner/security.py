@@ -145,7 +145,7 @@ def redact(text: str) -> str:
     """``text`` with passwords, tokens, session and CSRF values replaced by ``[redacted]``.
 
     >>> redact("POST password=hunter2&username=al Authorization: Token 0123456789abcdef0123")
-    'POST password=[redacted]&username=al Authorization: Token [redacted]'
+    'POST password=[redacted]&username=al Authorization: [redacted] [redacted]'
     """
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)

@@ -25,7 +25,9 @@ def sent(monkeypatch):
     from simulation.tasks import run_job
 
     monkeypatch.setattr(run_job, "apply_async", lambda *a, **k: None)
-    monkeypatch.setattr(services, "_send_seeds", lambda *a: None)
+    from simulation.jobs import monte_carlo
+
+    monkeypatch.setattr(monte_carlo, "send_seeds", lambda *a: None)
 
 
 @pytest.fixture
@@ -54,7 +56,9 @@ def test_number_filters_write_separators_units_and_counts():
 
 def test_problem_counts_are_by_severity():
     problems = [{"severity": "warning"}] + [{"severity": "info"}] * 3
-    assert services._outcome_validate({"problems": problems}) == "1 warning, 3 notes"
+    from simulation.jobs.kinds import _outcome_validate
+
+    assert _outcome_validate({"problems": problems}) == "1 warning, 3 notes"
     report = presentation.validation_context({"problems": problems})
     assert report["counts_text"] == "1 warning, 3 notes"
 
@@ -126,13 +130,15 @@ def test_power_page_names_its_racks(user, revision, sent, logged_in_client):
 
 def test_monte_carlo_progress_counts_seeds(user, revision, sent, monkeypatch):
     writes = []
-    original = services._ProgressWriter.__call__
+    from simulation.jobs.lifecycle import ProgressWriter
+
+    original = ProgressWriter.__call__
 
     def record(self, done, total, message="", **kw):
         writes.append((done, total, message))
         return original(self, done, total, message, **kw)
 
-    monkeypatch.setattr(services._ProgressWriter, "__call__", record)
+    monkeypatch.setattr(ProgressWriter, "__call__", record)
     monkeypatch.setattr(services, "_mc_claim", lambda *a, **k: True)  # the runner takes each seed
     job = _run(user, revision, "simulate", traffic="permutation", routing="ecmp", seeds=3)
     seed_steps = [w for w in writes if w[1] == 3]
