@@ -139,7 +139,10 @@ def test_monte_carlo_progress_counts_seeds(user, revision, sent, monkeypatch):
         return original(self, done, total, message, **kw)
 
     monkeypatch.setattr(ProgressWriter, "__call__", record)
-    monkeypatch.setattr(services, "_mc_claim", lambda *a, **k: True)  # the runner takes each seed
+    from simulation.jobs import monte_carlo
+
+    # the runner takes each seed
+    monkeypatch.setattr(monte_carlo, "claim_seed", lambda *a, **k: True)
     job = _run(user, revision, "simulate", traffic="permutation", routing="ecmp", seeds=3)
     seed_steps = [w for w in writes if w[1] == 3]
     assert seed_steps, writes
