@@ -13,7 +13,7 @@ from planner.adapters import fabric_unpack
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
 from planner.services import design_create, design_revise
-from simulation import presentation, services
+from simulation import presentation
 from simulation.services import job_enqueue, job_execute
 
 ONE_SU = load_spec_text((EXAMPLES_DIR / "h100-superpod-1su.yaml").read_text(), name="1su")
