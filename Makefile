@@ -4,6 +4,8 @@ PYTHON_BIN ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Line and branch coverage of the product packages, printed at the end of `make test`.
+COVERAGE ?= --cov=planner --cov=inventory --cov=simulation --cov-branch --cov-report=term:skip-covered
 
 .PHONY: run test setup venv frontend db lint format bench lock clean
 
@@ -43,10 +45,11 @@ format: $(STAMP)
 test: setup lint
 	cd frontend && npm test --silent
 	$(PY) manage.py makemigrations --check --dry-run -v 0
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest $(COVERAGE) $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m tests.bench
+	$(PY) -m tests.bench_domain
 	$(PY) -m tests.bench_canvas
 	$(PY) -m tests.bench_load
 	$(PY) -m tests.bench_outputs

@@ -56,8 +56,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
-    """pytest-django's test database, with stray connections closed before it is dropped
+    """pytest-django's test database with the seed catalog loaded once (committed, so each
+    ``db`` test's rollback keeps it), and stray connections closed before it is dropped
     (worker processes and the live server's threads may still hold one)."""
+    with django_db_blocker.unblock():
+        _SEED["report"] = _seed_catalog_load()
     yield
     with django_db_blocker.unblock():
         from django.db import connection
@@ -138,12 +141,54 @@ def logged_in_client(client, user):
     return client
 
 
-@pytest.fixture
-def seed_catalog(db):
-    """The seed catalog and its price book, loaded through the import service (~0.6 s)."""
+#: The seed catalog as loaded at session start: the import report and the row counts that
+#: tell whether it is still there.
+_SEED: dict = {}
+
+
+def _catalog_counts() -> tuple[int, int]:
+    """(catalog parts, prices in the seed price book): two cheap queries."""
+    from inventory.models import CATEGORY_MODELS, Price
+    from inventory.services import SEED_PRICE_BOOK
+
+    parts = sum(model.objects.count() for model in CATEGORY_MODELS.values())
+    return parts, Price.objects.filter(book__slug=SEED_PRICE_BOOK).count()
+
+
+def _seed_catalog_load():
     from inventory.services import catalog_load
 
-    return catalog_load()
+    report = catalog_load()
+    _SEED["counts"] = _catalog_counts()
+    return report
+
+
+@pytest.fixture
+def seed_catalog(db):
+    """The seed catalog and its price book (the import report of the session's load).
+
+    Loaded once per session by ``django_db_setup`` (~1 s on PostgreSQL, once instead of in
+    ~200 tests); each ``db`` test's rollback keeps it. Transactional tests (``transactional_db``,
+    ``live_server``, the Celery worker) flush the database at teardown, and pytest-django runs
+    them after the others: then it is loaded again here, through the import service.
+    """
+    if _catalog_counts() != _SEED.get("counts"):
+        _SEED["report"] = _seed_catalog_load()
+    return _SEED["report"]
+
+
+@pytest.fixture
+def empty_catalog(db):
+    """No catalog at all: every part, manufacturer, price book and price deleted inside this
+    test's transaction (the rollback brings the session's seed catalog back). For tests that
+    count what an import creates or create parts under seed names."""
+    from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+
+    Price.objects.all().delete()
+    PriceBook.objects.all().delete()
+    for model in CATEGORY_MODELS.values():
+        model.objects.all().delete()
+    Manufacturer.objects.all().delete()
 
 
 # --- Celery: a real worker process on Redis --------------------------------------------------

@@ -3,12 +3,11 @@
 import pytest
 
 from inventory.models import SwitchModel, Transceiver
-from inventory.services import catalog_load
 
 
 @pytest.fixture
-def seeded(db):
-    catalog_load()
+def seeded(seed_catalog):
+    return seed_catalog
 
 
 def _slugs(response):

@@ -1,6 +1,7 @@
 """Catalog pages through the test client: list, detail, edit forms, CSV transfer, price books.
 
-Every part is built here (the seed catalog is not loaded), through ``services.part_save``.
+Every part is built here, through ``services.part_save``, in an empty catalog (the
+``empty_catalog`` fixture: the session's seed catalog is deleted inside each test's transaction).
 """
 
 import csv
@@ -26,7 +27,7 @@ from inventory.models import (
 from inventory.services import part_save
 
 #: These pages are used by a catalog editor (non-editors: tests/api/test_catalog_governance.py).
-pytestmark = pytest.mark.usefixtures("catalog_editor")
+pytestmark = pytest.mark.usefixtures("empty_catalog", "catalog_editor")
 
 DATASHEET = "https://example.com/acme-datasheet.pdf"
 SOURCES = {

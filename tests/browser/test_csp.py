@@ -10,10 +10,8 @@ from tests.conftest import SCREENSHOTS
 
 
 @pytest.fixture
-def live_catalog(transactional_db):
-    from inventory.services import catalog_load
-
-    return catalog_load()
+def live_catalog(transactional_db, seed_catalog):
+    return seed_catalog
 
 
 def test_pages_work_under_the_policy(live_catalog, browser_login, live_server):

@@ -10,10 +10,8 @@ from tests.conftest import SCREENSHOTS
 
 
 @pytest.fixture
-def live_catalog(transactional_db):
-    from inventory.services import catalog_load
-
-    return catalog_load()
+def live_catalog(transactional_db, seed_catalog):
+    return seed_catalog
 
 
 def test_designs_list_sorts_filters_and_shows_power_and_cost(

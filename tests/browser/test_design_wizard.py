@@ -9,10 +9,8 @@ from tests.conftest import SCREENSHOTS
 
 
 @pytest.fixture
-def live_catalog(transactional_db):
-    from inventory.services import catalog_load
-
-    return catalog_load()
+def live_catalog(transactional_db, seed_catalog):
+    return seed_catalog
 
 
 def test_wizard_preset_live_summary_and_save(

@@ -9,10 +9,8 @@ from tests.conftest import SCREENSHOTS
 
 
 @pytest.fixture
-def live_catalog(transactional_db):
-    from inventory.services import catalog_load
-
-    return catalog_load()
+def live_catalog(transactional_db, seed_catalog):
+    return seed_catalog
 
 
 def test_home_search_and_help(live_catalog, browser_login, live_server, django_user_model):

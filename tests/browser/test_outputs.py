@@ -13,10 +13,8 @@ from tests.services.test_outputs import SPEC
 
 
 @pytest.fixture
-def live_catalog(transactional_db):
-    from inventory.services import catalog_load
-
-    return catalog_load()
+def live_catalog(transactional_db, seed_catalog):
+    return seed_catalog
 
 
 def _write(path: Path, rows: list[dict]) -> None:

@@ -13,10 +13,8 @@ from tests.factories import ONE_SU_SPEC
 
 
 @pytest.fixture
-def live_catalog(transactional_db):
-    from inventory.services import catalog_load
-
-    return catalog_load()
+def live_catalog(transactional_db, seed_catalog):
+    return seed_catalog
 
 
 def test_create_a_quote_and_download_its_pdf(live_catalog, browser_login, live_server):

@@ -15,12 +15,10 @@ from tests.browser.test_canvas import DRAWN, drag, screen_point, wait_ready
 
 
 @pytest.fixture
-def drawn_design(transactional_db, browser_login, django_user_model):
+def drawn_design(transactional_db, seed_catalog, browser_login, django_user_model):
     """Carol's hand-drawn pod (two servers, one leaf) on the seed catalog, revision 1."""
-    from inventory.services import catalog_load
     from planner.services import design_create_drawn
 
-    catalog_load()
     carol = django_user_model.objects.get(username="carol")
     return design_create_drawn(owner=carol, name="Drawn pod", document=DRAWN)
 

@@ -12,10 +12,8 @@ from tests.conftest import SCREENSHOTS
 
 
 @pytest.fixture
-def live_catalog(transactional_db):
-    from inventory.services import catalog_load
-
-    return catalog_load()
+def live_catalog(transactional_db, seed_catalog):
+    return seed_catalog
 
 
 def _wizard(page, live_server):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import numpy as np
@@ -25,11 +24,13 @@ from planner.domain.presets import preset_get
 from planner.domain.spec import parse_spec
 from planner.domain.summary import summarize
 
-B300_12500 = {
-    "name": "b300-12500",
+#: 32 SUs of 72 DGX-B300: large enough that the core and pod views aggregate to fit;
+#: tests/bench_domain.py times the views at 12,500 (100,000 GPUs).
+B300_LARGE = {
+    "name": "b300-large",
     "topology": "rail-optimized",
     "server": "DGX-B300",
-    "servers": 12500,
+    "servers": 2304,
     "switches": {"leaf": "Q3400-RA"},
     "layout": {"servers_per_rack": 4},
 }
@@ -48,7 +49,7 @@ def four_su(facts):
 
 @pytest.fixture(scope="module")
 def b300(facts):
-    return build_fabric(parse_spec(B300_12500), facts)
+    return build_fabric(parse_spec(B300_LARGE), facts)
 
 
 def _size(view: dict) -> int:
@@ -171,17 +172,14 @@ def test_unknown_scopes_are_refused(superpod, scope, words):
         detail_elements(superpod, scope)
 
 
-def test_100000_gpu_views_stay_small_and_fast(b300):
-    assert b300.info["gpus"] == 100_000
-    start = time.perf_counter()
+def test_large_fabric_views_stay_small(b300):
+    assert b300.info["gpus"] == 18_432
     overview = overview_elements(b300)
     detail = detail_elements(b300, "su:1")
     core = detail_elements(b300, "core")
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.0, f"{elapsed:.2f} s"
     for view in (overview, detail, core):
         assert _size(view) < MAX_ELEMENTS, view["scope"]
-    assert Counter(a["role"] for a in _by_kind(overview, "aggregate"))["server"] == 174
+    assert Counter(a["role"] for a in _by_kind(overview, "aggregate"))["server"] == 32
     assert len([d for d in _by_kind(detail, "device") if d["role"] == "server"]) == 72
     assert any("core group" in note for note in core["notes"])  # aggregated to fit
     pod = detail_elements(b300, "pod:1")  # 72 x 72 leaf-spine links: leaves per SU

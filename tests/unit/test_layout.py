@@ -193,24 +193,21 @@ def test_clos_blocks_and_unknown_heights(facts):
     assert per_row.max() <= fabric.info["layout"]["racks_per_row"]
 
 
-def test_large_layout_is_fast(facts):
-    import time
-
+def test_large_layout_gives_every_link_a_length(facts):
+    """32 SUs of DGX-B300; tests/bench_domain.py times the layout at 12,500 (100k GPUs)."""
     spec = parse_spec(
         {
             "name": "big",
             "topology": "rail-optimized",
             "server": "DGX-B300",
-            "servers": 12500,
+            "servers": 2304,
             "switches": {"leaf": "Q3400-RA"},
             "layout": {"servers_per_rack": 4},
         }
     )
     fabric = generate_topology(spec, facts)
-    start = time.perf_counter()
     assign_layout(fabric, spec, facts)
-    assert time.perf_counter() - start < 1.0
-    assert fabric.link_count > 300_000 and (fabric.link_length_m > 0).all()
+    assert fabric.link_count > 50_000 and (fabric.link_length_m > 0).all()
 
 
 # 8,000 DGX H100 on QM9700: 250 SUs, 3 tiers, 63 pods of 4 SUs (32 leaves, 32 spines each).
@@ -375,22 +372,19 @@ def _hall(fabric, spec):
 
 
 def test_12500_b300_with_four_per_rack_builds(facts):
-    import time
-
+    # The hall's shape is a property of this size, so it stays here; the build's time is
+    # measured by tests/bench_domain.py (make bench).
     # 174 SUs of 72 in 18 racks + a leaf rack (19), 3,514 racks in all. A square hall would
     # want ~133 racks per row; the 64-rack limit gives 57 (3 SUs; 34 m) and 67 rows (201 m).
     # The longest run is a spine-core one of 133.4 m. With 10-rack rows an SU wrapped over
     # two rows, the hall grew to 375 rows (1.1 km) and core runs to ~560 m, beyond the 500 m
     # of every catalog XDR optic with known connectors.
     spec = parse_spec(B300_12500)
-    start = time.perf_counter()
     fabric = build_fabric(spec, facts)
-    elapsed = time.perf_counter() - start
     servers = fabric.nodes_with_role("server")
     assert _servers_per_rack(fabric).max() == 4
     assert (fabric.link_cable_part >= 0).all()
     assert fabric.link_length_m.max() < 200
-    assert elapsed < 6, f"{elapsed:.2f} s"
     assert servers.size == 12500
     info = fabric.info["layout"]
     assert (info["racks_per_row"], info["racks_per_row_auto"]) == (57, True)

@@ -1,7 +1,5 @@
 """Media selection (planner.domain.media) and the whole build (planner.domain.pipeline)."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -209,18 +207,16 @@ def test_progress_is_reported(facts):
     assert calls == [(1, 3), (2, 3), (3, 3)]
 
 
-def test_large_build_is_fast(facts):
+def test_large_build_gives_every_link_a_cable(facts):
+    """32 SUs of DGX-B300, three tiers; tests/bench_domain.py times 12,500 (100k GPUs)."""
     document = {
-        "name": "100k",
+        "name": "large",
         "topology": "rail-optimized",
         "server": "DGX-B300",
-        "servers": 12500,
+        "servers": 2304,
         "switches": {"leaf": "Q3400-RA"},
         "layout": {"servers_per_rack": 4},
     }
-    start = time.perf_counter()
     fabric = _build(facts, document)
-    elapsed = time.perf_counter() - start
-    assert fabric.link_count > 300_000
+    assert fabric.link_count > 50_000
     assert (fabric.link_cable_part >= 0).all()
-    assert elapsed < 6, f"{elapsed:.2f} s"

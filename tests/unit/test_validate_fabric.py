@@ -1,5 +1,6 @@
-"""Whole-fabric validation: published designs pass, a 100k-GPU fabric is fast, broken wiring
-is found."""
+"""Whole-fabric validation: published designs pass, a large fabric reports progress and groups
+its problems, broken wiring is found. (The 100k-GPU timing is in ``make bench``:
+tests/bench_domain.py.)"""
 
 import json
 import math
@@ -16,11 +17,12 @@ from simulation.engine.validate import validate_fabric
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "planner" / "domain" / "examples"
-B300_100K = {
-    "name": "b300-100k",
+#: 32 SUs of 72 DGX-B300 (18,432 GPUs, three tiers); tests/bench_domain.py times 12,500.
+B300_LARGE = {
+    "name": "b300-large",
     "topology": "rail-optimized",
     "server": "DGX-B300",
-    "servers": 12500,
+    "servers": 2304,
     "switches": {"leaf": "Q3400-RA"},
     "layout": {"servers_per_rack": 4},
 }
@@ -58,15 +60,11 @@ def test_other_examples_validate_without_errors(facts, name):
     assert report.ok, [(p.code, p.message) for p in report.problems if p.severity == "error"]
 
 
-def test_100k_gpu_fabric_validates_in_seconds(facts):
-    fabric = build_fabric(parse_spec(B300_100K), facts)
-    assert fabric.info["gpus"] == 100_000 and fabric.link_count > 300_000
+def test_large_fabric_validates_with_progress_and_grouped_problems(facts):
+    fabric = build_fabric(parse_spec(B300_LARGE), facts)
+    assert fabric.info["gpus"] == 18_432 and fabric.link_count > 50_000
     calls: list[tuple[int, int]] = []
-    start = time.perf_counter()
     report = validate_fabric(fabric, facts, on_progress=lambda d, t: calls.append((d, t)))
-    elapsed = time.perf_counter() - start
-    print(f"\n100k DGX-B300: {fabric.link_count} links validated in {elapsed:.2f} s")
-    assert elapsed < 20, f"{elapsed:.2f} s"
     assert report.ok, [(p.code, p.message) for p in report.problems if p.severity == "error"]
     assert report.links_checked == fabric.link_count
     # Progress at least every tenth of the links, ending at the total.

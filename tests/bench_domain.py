@@ -1,0 +1,149 @@
+"""``make bench``: the 100,000-GPU timings of the pure domain, moved out of the unit tests.
+
+The unit tests check the same properties at a smaller size (tests/unit/test_validate_fabric.py,
+test_canvas.py, test_layout.py, test_media.py); here the 12,500 DGX-B300 fabric (100,000 GPUs,
+over 300,000 links) is built once, the same correctness checks run on it, and each step is
+timed against its target. Results go to ``.var/bench/domain.json``; the exit status is 1 when
+a check fails or a target is missed.
+
+Targets (2 cores): build with layout and media <= 6 s, layout alone <= 1 s, canvas views
+(overview, one SU, core) <= 1 s, whole-fabric validation <= 20 s.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / ".var" / "bench"
+SEED = ROOT / "inventory" / "library" / "seed"
+B300_12500 = {
+    "name": "b300-12500",
+    "topology": "rail-optimized",
+    "server": "DGX-B300",
+    "servers": 12500,
+    "switches": {"leaf": "Q3400-RA"},
+    "layout": {"servers_per_rack": 4},
+}
+TARGETS = {"build_s": 6.0, "layout_s": 1.0, "canvas_views_s": 1.0, "validate_s": 20.0}
+
+
+def _timed(fn):
+    started = time.perf_counter()
+    value = fn()
+    return value, round(time.perf_counter() - started, 3)
+
+
+def _check(failures: list[str], ok: bool, what: str) -> None:
+    if not ok:
+        failures.append(what)
+
+
+def main() -> int:
+    sys.path.insert(0, str(ROOT))
+    from inventory.library.files import read_catalog_folder
+    from planner.domain.canvas import MAX_ELEMENTS, detail_elements, overview_elements
+    from planner.domain.catalog import facts_from_records
+    from planner.domain.generators import generate_topology
+    from planner.domain.layout import assign_layout
+    from planner.domain.pipeline import build_fabric
+    from planner.domain.spec import parse_spec
+    from simulation.engine.validate import validate_fabric
+
+    facts = facts_from_records(read_catalog_folder(SEED).parts)
+    spec = parse_spec(B300_12500)
+    failures: list[str] = []
+
+    # Build with layout and media (tests/unit/test_media.py, test_layout.py).
+    fabric, build_s = _timed(lambda: build_fabric(spec, facts))
+    _check(failures, fabric.info["gpus"] == 100_000, "100,000 GPUs")
+    _check(failures, fabric.link_count > 300_000, "over 300,000 links")
+    _check(failures, bool((fabric.link_cable_part >= 0).all()), "every link has a cable part")
+    servers = fabric.nodes_with_role("server")
+    per_rack = np.bincount(fabric.node_rack[servers])
+    _check(failures, per_rack.max() == 4, "at most 4 servers per rack")
+    _check(failures, fabric.link_length_m.max() < 200, "longest run under 200 m")
+    info = fabric.info["layout"]
+    _check(
+        failures,
+        (info["racks_per_row"], info["racks_per_row_auto"]) == (57, True),
+        "57 racks per row, chosen automatically",
+    )
+
+    # Layout alone on a generated topology (tests/unit/test_layout.py).
+    bare = generate_topology(spec, facts)
+    _, layout_s = _timed(lambda: assign_layout(bare, spec, facts))
+    _check(failures, bool((bare.link_length_m > 0).all()), "every laid-out link has a length")
+
+    # Canvas views (tests/unit/test_canvas.py).
+    def views():
+        return (
+            overview_elements(fabric),
+            detail_elements(fabric, "su:1"),
+            detail_elements(fabric, "core"),
+        )
+
+    (overview, detail, core), views_s = _timed(views)
+
+    def size(view):
+        return len(view["elements"]["nodes"]) + len(view["elements"]["edges"])
+
+    def kind(view, name):
+        elements = view["elements"]["nodes"] + view["elements"]["edges"]
+        return [e["data"] for e in elements if e["data"]["kind"] == name]
+
+    _check(failures, all(size(v) < MAX_ELEMENTS for v in (overview, detail, core)), "views small")
+    _check(
+        failures,
+        Counter(a["role"] for a in kind(overview, "aggregate"))["server"] == 174,
+        "174 server aggregates (SUs) in the overview",
+    )
+    _check(
+        failures,
+        len([d for d in kind(detail, "device") if d["role"] == "server"]) == 72,
+        "72 servers in SU 1",
+    )
+    _check(failures, any("core group" in n for n in core["notes"]), "core aggregated to fit")
+
+    # Whole-fabric validation (tests/unit/test_validate_fabric.py).
+    calls: list[tuple[int, int]] = []
+    report, validate_s = _timed(
+        lambda: validate_fabric(fabric, facts, on_progress=lambda d, t: calls.append((d, t)))
+    )
+    total = fabric.link_count
+    done = [0] + [d for d, _ in calls]
+    _check(failures, report.ok, "validates without errors")
+    _check(failures, report.links_checked == total, "every link checked")
+    _check(failures, all(t == total for _, t in calls) and done[-1] == total, "progress ends")
+    _check(failures, max(np.diff(done)) <= math.ceil(total / 10), "progress every tenth")
+    _check(failures, len(report.problems) < 20, "problems grouped")
+
+    measured = {
+        "build_s": build_s,
+        "layout_s": layout_s,
+        "canvas_views_s": views_s,
+        "validate_s": validate_s,
+    }
+    results = {
+        "design": B300_12500,
+        "links": int(total),
+        **measured,
+        "targets": TARGETS,
+        "targets_met": {key: measured[key] <= limit for key, limit in TARGETS.items()},
+        "checks_failed": failures,
+    }
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "domain.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    return 0 if not failures and all(results["targets_met"].values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
