@@ -1,8 +1,3 @@
-"""Fabric Planner: the Django project package and the designs app.
-
-The Celery app is imported here so that ``@shared_task`` binds to it.
-"""
-
-from planner.celery import app as celery_app
-
-__all__ = ["celery_app"]
+"""Fabric Planner's designs side: design domain and analyses (pure), designs, teams, audit log,
+quotes and outputs. The Django project itself (settings, URLs, Celery app) is
+:mod:`planner.project`; importing this package loads neither Django nor Celery."""

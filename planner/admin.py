@@ -1,6 +1,8 @@
 from django.contrib import admin
 
-from planner.models import AuditEvent, Design, DesignRevision, Team, TeamMembership
+from planner.audit.models import AuditEvent
+from planner.designs.models import Design, DesignRevision
+from planner.teams.models import Team, TeamMembership
 
 
 class TeamMembershipInline(admin.TabularInline):

@@ -3,9 +3,10 @@ audit log; installed by :class:`planner.apps.PlannerConfig` when Django starts."
 
 from __future__ import annotations
 
-from planner.audit import audit_record, part_history_for
-from planner.models import TeamMembership, TeamRoleChoices
-from planner.selectors import part_usage, user_can_view_prices
+from planner.audit.log import audit_record, part_history_for
+from planner.designs.selectors import part_usage
+from planner.teams.models import TeamMembership, TeamRoleChoices
+from planner.teams.selectors import user_can_view_prices
 
 
 class PlannerCatalogHooks:

@@ -284,3 +284,8 @@ def split_diff_rows(changes: dict) -> tuple[list, list]:
     main = {k: v for k, v in changes.items() if not k.startswith(DETAIL_PREFIXES)}
     detail = {k: v for k, v in changes.items() if k.startswith(DETAIL_PREFIXES)}
     return diff_rows(main), diff_rows(detail)
+
+
+def money_text(value) -> str:
+    """A money amount with thousands separators and cents (``12,345.60``); ``""`` for none."""
+    return "" if value is None else f"{value:,.2f}"

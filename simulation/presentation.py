@@ -475,7 +475,7 @@ def _fabric_loader(job) -> Callable | None:
         return None
 
     def load():
-        from planner.adapters import fabric_unpack
+        from planner.designs.adapters import fabric_unpack
 
         try:
             return fabric_unpack(revision.topology)

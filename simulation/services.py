@@ -6,7 +6,7 @@ kinds, Monte Carlo, heartbeat, recovery; see its docstring for the map). Nothing
 services send tasks by name (:mod:`simulation.jobs.dispatch`).
 """
 
-from simulation.jobs.analyses import fabric_power, fabric_simulate, fabric_validate
+from planner.analyses.reports import fabric_power, fabric_simulate, fabric_validate
 from simulation.jobs.config import max_attempts, recovery_interval_s
 from simulation.jobs.errors import JobDispatchError, JobError, JobLimitError
 from simulation.jobs.heartbeat import process_identity

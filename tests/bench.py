@@ -29,7 +29,7 @@ def _setup_django() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("DATABASE_URL"):
         os.environ["DATABASE_URL"] = f"sqlite:///{OUT / 'bench.sqlite3'}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "planner.project.settings")
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -84,11 +84,11 @@ def bench_design(gpus: int) -> dict:
     """One size, in this process: build, summarize, save and load."""
     from django.contrib.auth import get_user_model
 
-    from planner.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
+    from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
+    from planner.designs.models import Design, DesignRevision
     from planner.domain.pipeline import build_fabric
     from planner.domain.spec import parse_spec
     from planner.domain.summary import summarize
-    from planner.models import Design, DesignRevision
 
     user, _ = get_user_model().objects.get_or_create(username="bench")
     spec = parse_spec(design_spec(gpus))

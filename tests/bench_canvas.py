@@ -66,8 +66,8 @@ def _prepare() -> tuple[str, list[dict]]:
 
     from inventory.models import SwitchModel
     from inventory.services import catalog_load
-    from planner.models import Design
-    from planner.services import design_create
+    from planner.designs.models import Design
+    from planner.designs.services import design_create
 
     call_command("migrate", verbosity=0)
     if not SwitchModel.objects.exists():
@@ -98,7 +98,7 @@ def _prepare() -> tuple[str, list[dict]]:
 
 
 def _start_server(port: int, log_path: Path) -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "planner.settings"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "planner.project.settings"}
     env.pop("DEBUG", None)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

@@ -49,13 +49,13 @@ def _check(failures: list[str], ok: bool, what: str) -> None:
 def main() -> int:
     sys.path.insert(0, str(ROOT))
     from inventory.library.files import read_catalog_folder
+    from planner.analyses.validate import validate_fabric
     from planner.domain.canvas import MAX_ELEMENTS, detail_elements, overview_elements
     from planner.domain.catalog import facts_from_records
     from planner.domain.generators import generate_topology
     from planner.domain.layout import assign_layout
     from planner.domain.pipeline import build_fabric
     from planner.domain.spec import parse_spec
-    from simulation.engine.validate import validate_fabric
 
     facts = facts_from_records(read_catalog_folder(SEED).parts)
     spec = parse_spec(B300_12500)

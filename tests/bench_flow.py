@@ -42,16 +42,16 @@ OUT = ROOT / ".var" / "bench"
 sys.path.insert(0, str(ROOT))
 
 from inventory.library.files import read_catalog_folder  # noqa: E402
-from planner.domain.catalog import facts_from_records  # noqa: E402
-from planner.domain.generators import generate_topology  # noqa: E402
-from planner.domain.spec import parse_spec  # noqa: E402
-from simulation.engine.flow import Flows, Network, max_min_rates, route, simulate  # noqa: E402
-from simulation.engine.scenario import run_scenario  # noqa: E402
-from simulation.engine.simgrid_oracle import (  # noqa: E402
+from planner.analyses.flow import Flows, Network, max_min_rates, route, simulate  # noqa: E402
+from planner.analyses.scenario import run_scenario  # noqa: E402
+from planner.analyses.simgrid_oracle import (  # noqa: E402
     simgrid_available,
     simgrid_finish_times,
 )
-from simulation.engine.traffic import bus_bandwidth, permutation, ring_allreduce  # noqa: E402
+from planner.analyses.traffic import bus_bandwidth, permutation, ring_allreduce  # noqa: E402
+from planner.domain.catalog import facts_from_records  # noqa: E402
+from planner.domain.generators import generate_topology  # noqa: E402
+from planner.domain.spec import parse_spec  # noqa: E402
 
 REPEATS = 3
 SEEDS = 100

@@ -55,7 +55,11 @@ ONE_SU_SERVERS = 31
 
 def _bench_env() -> dict:
     """Environment of the seed, web and worker processes."""
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "planner.settings", "FABRIC_VAR_DIR": str(VAR)}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "planner.project.settings",
+        "FABRIC_VAR_DIR": str(VAR),
+    }
     for name in ("DEBUG", "PRODUCTION", "JOBS_MAX_CONCURRENT_PER_USER"):
         env.pop(name, None)
     url = os.environ.get("DATABASE_URL", "")
@@ -119,9 +123,9 @@ def seed() -> dict:
     from rest_framework.authtoken.models import Token
 
     from inventory.services import catalog_load
+    from planner.designs.services import design_create
     from planner.domain.presets import EXAMPLES_DIR
     from planner.domain.spec import load_spec_text
-    from planner.services import design_create
 
     started = time.perf_counter()
     call_command("migrate", verbosity=0)
@@ -362,7 +366,7 @@ def main() -> int:
         procs.append(
             _start(
                 [
-                    *(sys.executable, "-m", "gunicorn", "planner.wsgi:application"),
+                    *(sys.executable, "-m", "gunicorn", "planner.project.wsgi:application"),
                     *("--bind", f"127.0.0.1:{port}", "--workers", str(WEB_WORKERS)),
                     *("--worker-class", "gthread", "--threads", str(WEB_THREADS)),
                     *("--timeout", "120", "--graceful-timeout", "10"),
@@ -375,7 +379,7 @@ def main() -> int:
         procs.append(
             _start(
                 [
-                    *(sys.executable, "-m", "celery", "-A", "planner", "worker"),
+                    *(sys.executable, "-m", "celery", "-A", "planner.project", "worker"),
                     *("--pool", "prefork", "--concurrency", "2", "--loglevel", "INFO"),
                     *("--hostname", f"bench-load-{os.getpid()}@%h"),
                     *("--without-gossip", "--without-mingle"),

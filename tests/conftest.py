@@ -102,7 +102,7 @@ def other_user(django_user_model):
 @pytest.fixture
 def prices_visible(user):
     """``user`` may see prices: a member of a team with the price right (can_view_prices)."""
-    from planner.models import Team, TeamMembership
+    from planner.teams.models import Team, TeamMembership
 
     team = Team.objects.create(name="Sales", slug="sales")
     TeamMembership.objects.create(team=team, user=user, can_view_prices=True)
@@ -248,7 +248,7 @@ def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subpr
         **os.environ,
         "REDIS_URL": broker_url,
         "DATABASE_URL": _database_url_for_worker(),
-        "DJANGO_SETTINGS_MODULE": "planner.settings",
+        "DJANGO_SETTINGS_MODULE": "planner.project.settings",
     }
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(
@@ -257,7 +257,7 @@ def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subpr
                 "-m",
                 "celery",
                 "-A",
-                "planner",
+                "planner.project",
                 "worker",
                 "--pool",
                 "prefork",
@@ -300,7 +300,7 @@ def stop_worker(proc: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="session")
 def _session_worker(celery_broker_url, django_db_setup, django_db_blocker, tmp_path_factory):
-    from planner.celery import app
+    from planner.project.celery import app
 
     with django_db_blocker.unblock():
         proc = start_worker(celery_broker_url, tmp_path_factory.mktemp("worker") / "worker.log")

@@ -1,7 +1,7 @@
 // Design wizard: sends the form's fields (or the YAML/JSON text) to the server ~300 ms after
 // the last change, shows the summary it answers (with the spec it built from the fields) and
 // each problem next to the field it names. The server is the authority and the only place the
-// fields become a spec (planner/wizard.py spec_from_fields).
+// fields become a spec (planner/designs/wizard.py spec_from_fields).
 
 /** Wait after the last change before asking for a summary (ms). */
 export const DEBOUNCE_MS = 300;
@@ -107,7 +107,7 @@ export function formatBandwidth(gbps) {
 }
 
 /**
- * "330.9 kW", "950 W", "—" (as planner/figures.py power_text).
+ * "330.9 kW", "950 W", "—" (as planner/designs/figures.py power_text).
  * @param {number|null|undefined} watts
  * @returns {string}
  */

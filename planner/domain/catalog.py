@@ -1,6 +1,6 @@
 """What the generators need to know about catalog parts, as plain dataclasses.
 
-The Django side builds these from catalog rows (``planner.adapters``); tests build them from
+The Django side builds these from catalog rows (``planner.designs.adapters``); tests build them from
 the seed YAML with :func:`models_from_records`. Nothing here imports Django.
 """
 

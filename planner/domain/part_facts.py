@@ -4,7 +4,7 @@ Parts become facts in one place, :mod:`inventory.library.facts` (re-exported her
 modules that import them from the design domain). What this module adds is the design's
 side: the port group a link at a given speed uses on a device (:func:`port_group_of`) and
 that group's cage, completed by a server's compute NIC (:func:`end_cage`). Media selection
-(:mod:`planner.domain.media`) and the validator (:mod:`simulation.engine.validate`) both
+(:mod:`planner.domain.media`) and the validator (:mod:`planner.analyses.validate`) both
 take a link end's cage from :func:`end_cage`, and the catalog's "works with" lists take
 theirs from the same :func:`inventory.library.facts.cage_of`.
 """

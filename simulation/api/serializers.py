@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from planner.designs.api.serializers import EditProblemSerializer
 from simulation.models import Job, JobKindChoices
 
 
@@ -68,3 +69,36 @@ class JobCreateSerializer(serializers.Serializer):
         help_text="Revision number of the design (default: the latest).",
     )
     parameters = serializers.DictField(required=False, default=dict)
+
+
+class OverlayRackSerializer(serializers.Serializer):
+    rack = serializers.CharField()
+    power_w = serializers.FloatField()
+    limit_w = serializers.FloatField(allow_null=True)
+
+
+class OverlayJobSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    kind = serializers.CharField()
+    finished = serializers.DateTimeField(allow_null=True)
+
+
+class OverlaysSerializer(serializers.Serializer):
+    design = serializers.IntegerField()
+    revision = serializers.IntegerField()
+    problems = EditProblemSerializer(many=True)
+    racks = OverlayRackSerializer(many=True)
+    links = serializers.DictField(
+        child=serializers.FloatField(), help_text="{link:<i>: utilization 0..1}"
+    )
+    jobs = OverlayJobSerializer(many=True)
+    older = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="per overlay (problems, power, util): the newest earlier revision with one",
+    )
+    source_revision = serializers.IntegerField(
+        required=False, help_text="with ?from=N: whose overlays these are"
+    )
+    unmatched_links = serializers.IntegerField(
+        required=False, help_text="with ?from=N: links of revision N not in this revision"
+    )

@@ -4,7 +4,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 
-from planner.selectors import design_get_for, revision_get
+from planner.designs.selectors import design_get_for, revision_get
 from simulation.api.serializers import JobCreateSerializer, JobListSerializer, JobSerializer
 from simulation.models import Job
 from simulation.services import (

@@ -6,12 +6,12 @@ One concern per module; imports run down this list, never up (and never into
     lifecycle.py    submit, claim and take over, progress, finish, fail, cancel
     kinds.py        what each kind accepts and runs: diagnostics, validate, power, simulate
     monte_carlo.py  seed claims on the job row and the aggregation of a Monte Carlo simulate
-    analyses.py     fabric_validate / fabric_power / fabric_simulate: one path for jobs and CLI
     recovery.py     stale-heartbeat sweep (requeue or fail) and the sweep lease
     heartbeat.py    signs of life: the heartbeat thread, which process runs an attempt
     dispatch.py     sending tasks by name (on commit), revoking them
     config.py       the JOBS_* settings
     errors.py       why a job cannot start, or stops
 
+What each kind runs is :mod:`planner.analyses.reports` (one path for jobs and the CLI).
 Views, the API, the CLI and tasks call the keyword-only functions of :mod:`simulation.services`.
 """

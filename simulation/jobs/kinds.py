@@ -15,15 +15,15 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
-from planner.presentation import count, severity_counts
-from simulation.engine.diagnostics import worker_report
-from simulation.jobs.analyses import (
+from planner.analyses.diagnostics import worker_report
+from planner.analyses.reports import (
     Progress,
     fabric_power,
     fabric_simulate,
     fabric_validate,
     scenario_of,
 )
+from planner.presentation import count, severity_counts
 from simulation.jobs.monte_carlo import simulate_monte_carlo
 from simulation.models import Job, JobKindChoices
 
@@ -77,8 +77,8 @@ def _clean_power(parameters: dict) -> dict:
 
 
 def _clean_simulate(parameters: dict) -> dict:
-    from simulation.engine.flow import ROUTINGS
-    from simulation.engine.scenario import PLACEMENTS, TRAFFICS
+    from planner.analyses.flow import ROUTINGS
+    from planner.analyses.scenario import PLACEMENTS, TRAFFICS
 
     _only(
         parameters,
@@ -132,7 +132,7 @@ def _run_diagnostics(job: Job, on_progress: Progress) -> dict:
 
 def _revision_fabric(job: Job, on_progress: Progress):
     """The job revision's fabric and the catalog facts (two progress steps)."""
-    from planner.adapters import catalog_facts, fabric_unpack
+    from planner.designs.adapters import catalog_facts, fabric_unpack
 
     on_progress(0, 1, "loading the fabric")
     fabric = fabric_unpack(job.design_revision.topology)
@@ -154,7 +154,7 @@ def _run_power(job: Job, on_progress: Progress) -> dict:
 
 def _run_simulate(job: Job, on_progress: Progress) -> dict:
     """One scenario; with ``seeds`` > 1, Monte Carlo over hash seeds (:mod:`.monte_carlo`)."""
-    from planner.adapters import fabric_unpack
+    from planner.designs.adapters import fabric_unpack
 
     if int(job.parameters.get("seeds") or 1) > 1:
         return simulate_monte_carlo(job, on_progress)

@@ -34,8 +34,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from planner.audit import audit_record
-from planner.models import AuditActionChoices
+from planner.audit.log import audit_record
+from planner.audit.models import AuditActionChoices
 from planner.presentation import count
 from simulation.jobs.config import (
     heartbeat_interval_s,
@@ -64,7 +64,7 @@ def job_input_hash(*, kind: str, design_revision=None, parameters: dict) -> str:
     """sha256 of kind, revision id, parameters and (for design jobs) the catalog fingerprint."""
     payload = {"kind": kind, "parameters": parameters}
     if design_revision is not None:
-        from planner.adapters import catalog_fingerprint
+        from planner.designs.adapters import catalog_fingerprint
 
         payload["revision"] = design_revision.pk
         payload["catalog"] = catalog_fingerprint()
@@ -141,7 +141,8 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
     if not spec.needs_revision and design_revision is not None:
         raise ValidationError({"design": f"a {kind} job does not work on a design"})
     if design_revision is not None:
-        # Also in the parameters, where the canvas overlays look jobs up (planner.selectors).
+        # Also in the parameters, where the canvas overlays look jobs up
+        # (planner.designs.selectors).
         parameters.update(design=design_revision.design_id, revision=design_revision.number)
     input_hash = job_input_hash(kind=kind, design_revision=design_revision, parameters=parameters)
     with transaction.atomic():
@@ -283,10 +284,10 @@ class ProgressWriter:
 
 def job_error_text(exc: Exception, *, job_id) -> str:
     """What a failed job's row says: the plain reason of a failure the user can fix
-    (:class:`~simulation.engine.errors.JobInputError`, a design the generator cannot build),
+    (:class:`~planner.analyses.errors.JobInputError`, a design the generator cannot build),
     never an exception's text or class otherwise (that is in the worker's log)."""
+    from planner.analyses.errors import JobInputError
     from planner.domain.fabric import FabricError
-    from simulation.engine.errors import JobInputError
 
     if isinstance(exc, JobInputError | FabricError):
         message = str(exc)

@@ -19,7 +19,7 @@ import time
 
 from django.db import transaction
 
-from simulation.jobs.analyses import Progress, fabric_simulate, scenario_of
+from planner.analyses.reports import Progress, fabric_simulate, scenario_of
 from simulation.jobs.config import heartbeat_timeout_s
 from simulation.jobs.dispatch import send_seeds
 from simulation.jobs.heartbeat import claimant_alive
@@ -95,7 +95,7 @@ def simulate_seed_run(
     (:func:`~simulation.jobs.heartbeat.process_identity`) is recorded with the claim. Returns
     whether it ran.
     """
-    from planner.adapters import fabric_unpack
+    from planner.designs.adapters import fabric_unpack
 
     owner = worker or "subtask"
     if not claim_seed(job_id, attempt, seed, f"{owner} [{process}]" if process else owner):
@@ -113,8 +113,8 @@ def simulate_monte_carlo(job: Job, on_progress: Progress) -> dict:
     On a worker (``on_progress`` carries the ``attempt``) the extra seeds go out as subtasks;
     called directly, this process runs them all.
     """
-    from planner.adapters import fabric_unpack
-    from simulation.engine.scenario import monte_carlo_summary
+    from planner.analyses.scenario import monte_carlo_summary
+    from planner.designs.adapters import fabric_unpack
 
     params = job.parameters
     seeds = int(params.get("seeds") or 1)

@@ -2,8 +2,8 @@
 
 from django import template
 
-from simulation.engine.flow import ROUTINGS
-from simulation.engine.scenario import TRAFFICS
+from planner.analyses.flow import ROUTINGS
+from planner.analyses.scenario import TRAFFICS
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
 

@@ -21,8 +21,10 @@ from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 
 from inventory.models import PriceBook
 from inventory.services import SEED_PRICE_BOOK
-from planner.models import AuditEvent, Design, Team, TeamMembership
-from planner.services import design_create, design_revise
+from planner.audit.models import AuditEvent
+from planner.designs.models import Design
+from planner.designs.services import design_create, design_revise
+from planner.teams.models import Team, TeamMembership
 from simulation.models import Job
 from simulation.services import job_enqueue
 from tests.api import urlwalk
@@ -46,7 +48,7 @@ def no_broker(monkeypatch):
 
 def _quote(design, owner):
     try:
-        from planner.quotes import quote_create
+        from planner.quotes.services import quote_create
     except ImportError:  # quotes not in this build
         return None
     book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)

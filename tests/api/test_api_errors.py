@@ -53,9 +53,9 @@ def test_a_page_url_no_route_matches_is_still_the_html_404(logged_in_client):
 
 
 def test_a_design_without_a_team_reads_team_null(api_client, user, seed_catalog):
+    from planner.designs.services import design_create
     from planner.domain.presets import EXAMPLES_DIR
     from planner.domain.spec import load_spec_text
-    from planner.services import design_create
 
     spec = {**load_spec_text((EXAMPLES_DIR / "h100-superpod-4su.yaml").read_text()), "servers": 4}
     design = design_create(owner=user, spec_document=spec)
@@ -92,7 +92,7 @@ def test_json_just_over_the_depth_limit_is_400_with_its_path(api_client):
 
 
 def test_a_lone_surrogate_in_a_spec_name_is_400_on_the_field(api_client, seed_catalog):
-    from planner.models import Design
+    from planner.designs.models import Design
 
     spec = {**load_spec_text((EXAMPLES_DIR / "h100-superpod-1su.yaml").read_text())}
     spec["name"] = "bad \ud800 name"
@@ -171,8 +171,8 @@ def test_a_nul_in_a_query_parameter_is_400_naming_it(api_client, logged_in_clien
     ],
 )
 def test_database_errors_never_reach_a_client(error, code, rf):
-    from planner.api.exceptions import exception_handler
-    from planner.middleware import RequestTextMiddleware
+    from planner.project.api.exceptions import exception_handler
+    from planner.project.middleware import RequestTextMiddleware
 
     response = exception_handler(error, {})
     assert response.status_code == code

@@ -11,8 +11,8 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
+from planner.designs.services import design_create
 from planner.domain.outputs import AVD_COLUMNS, AVD_NOT_ETHERNET
-from planner.services import design_create
 from tests.services.test_outputs import SPEC
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"

@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from planner.designs.models import Design, DesignRevision
 from planner.domain.presets import preset_get
-from planner.models import Design, DesignRevision, Team, TeamMembership
+from planner.teams.models import Team, TeamMembership
 from simulation.models import Job
 
 BASE = "/api/planner"
@@ -357,9 +358,9 @@ def test_anonymous_is_refused(client, design):
 
 
 def test_overlays_show_the_link_utilization_of_a_simulate_job(api_client, seed_catalog, user):
+    from planner.designs.services import design_create
     from planner.domain.presets import EXAMPLES_DIR
     from planner.domain.spec import load_spec_text
-    from planner.services import design_create
     from simulation import tasks
     from simulation.services import job_enqueue, job_execute
 

@@ -116,7 +116,7 @@ def test_an_edit_that_breaks_nothing_keeps_every_parameter(api_client, design):
 
 
 def DesignRevisionCount(design) -> int:  # noqa: N802 - reads like the count it asserts
-    from planner.models import DesignRevision
+    from planner.designs.models import DesignRevision
 
     return DesignRevision.objects.filter(design_id=design["id"]).count()
 

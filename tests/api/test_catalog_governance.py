@@ -12,9 +12,10 @@ from rest_framework.test import APIClient
 from inventory.api.urls import ROUTES
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook, ServerModel
 from inventory.services import SEED_PRICE_BOOK
-from planner.models import AuditEvent, Team, TeamMembership
-from planner.quotes import quote_create
-from planner.services import design_create
+from planner.audit.models import AuditEvent
+from planner.designs.services import design_create
+from planner.quotes.services import quote_create
+from planner.teams.models import Team, TeamMembership
 from tests.conftest import grant_catalog_editor
 from tests.factories import TINY_SPEC
 

@@ -26,7 +26,7 @@ METHODS = ("post", "put", "patch", "delete")
 @pytest.fixture
 def viewer(seed_catalog, django_user_model):
     """A team viewer with the price right and no catalog-editor permission."""
-    from planner.models import Team, TeamMembership
+    from planner.teams.models import Team, TeamMembership
 
     viewer = django_user_model.objects.create_user(username="vera", password="pw-vera-123!")
     team = Team.objects.create(name="Viewers", slug="viewers")

@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from planner.models import DesignRevision, Team, TeamMembership
-from planner.services import design_create
+from planner.designs.models import DesignRevision
+from planner.designs.services import design_create
+from planner.teams.models import Team, TeamMembership
 
 SPEC = {
     "name": "Alpha pod",

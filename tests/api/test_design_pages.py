@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import yaml
 
-from planner.models import Design, Team, TeamMembership
-from planner.services import design_create, design_revise
+from planner.designs.models import Design
+from planner.designs.services import design_create, design_revise
+from planner.teams.models import Team, TeamMembership
 
 SPEC = {
     "name": "4 SU",
@@ -160,8 +161,8 @@ def test_pages_of_others_are_404_and_readers_cannot_write(client, seed_catalog, 
 
 def test_every_preset_fits_the_wizard_fields(seed_catalog, user):
     """A preset put into the fields comes back as the same spec (nothing silently dropped)."""
+    from planner.designs.forms import DesignWizardForm, initial_from_spec
     from planner.domain.presets import load_presets
-    from planner.forms import DesignWizardForm, initial_from_spec
 
     for preset in load_presets():
         data = {

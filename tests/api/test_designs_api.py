@@ -7,7 +7,8 @@ import pytest
 import yaml
 from rest_framework.test import APIClient
 
-from planner.models import Design, Team, TeamMembership
+from planner.designs.models import Design
+from planner.teams.models import Team, TeamMembership
 
 SPEC = {
     "name": "4 SU",

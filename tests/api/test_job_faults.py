@@ -20,7 +20,7 @@ from tests.conftest import reset_broker_connections
 @pytest.fixture
 def dead_broker():
     """Point the app's producer at a port where nothing listens, for this test only."""
-    from planner.celery import app
+    from planner.project.celery import app
 
     previous = app.conf.broker_url
     app.conf.broker_url = "redis://127.0.0.1:1/0"

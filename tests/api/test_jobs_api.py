@@ -12,10 +12,10 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from planner.designs.services import design_create, design_revise
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
-from planner.models import Team, TeamMembership
-from planner.services import design_create, design_revise
+from planner.teams.models import Team, TeamMembership
 from simulation.models import Job, JobStatusChoices
 from simulation.services import job_execute
 
@@ -127,7 +127,7 @@ def test_a_team_reader_may_run_jobs_on_a_shared_design(design, user, other_user,
 
 
 def test_cancel_a_queued_job(api_client, sent, monkeypatch):
-    from planner.celery import app
+    from planner.project.celery import app
 
     monkeypatch.setattr(app.control, "revoke", lambda *a, **kw: None)
     job = _start(api_client, kind="diagnostics").json()

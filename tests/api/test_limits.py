@@ -18,8 +18,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from inventory.models import SwitchModel
-from planner.models import AuditEvent, Design
-from planner.security import RedactSecretsFilter, redact
+from planner.audit.models import AuditEvent
+from planner.designs.models import Design
+from planner.project.security import RedactSecretsFilter, redact
 from tests.api import urlwalk
 from tests.factories import TINY_SPEC
 
@@ -195,7 +196,7 @@ def test_failed_attempts_store_no_password(client, user):
 
 @pytest.fixture
 def staff_with_a_design(seed_catalog, django_user_model):
-    from planner.services import design_create
+    from planner.designs.services import design_create
 
     staff = django_user_model.objects.create_user(
         username="stella", password="pw-stella-123!", is_staff=True
@@ -204,7 +205,7 @@ def staff_with_a_design(seed_catalog, django_user_model):
     try:
         from inventory.models import PriceBook
         from inventory.services import SEED_PRICE_BOOK
-        from planner.quotes import quote_create
+        from planner.quotes.services import quote_create
 
         book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
         quote_create(design=design, actor=staff, customer="ACME", price_book=book)

@@ -30,10 +30,12 @@ from django.test import Client
 
 from inventory.models import Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
-from planner import outputs, quotes
-from planner.models import AuditEvent, Team, TeamMembership
-from planner.quotes import quote_create, quote_update
-from planner.services import design_create, design_revise
+from planner.audit.models import AuditEvent
+from planner.designs.services import design_create, design_revise
+from planner.outputs import services as outputs
+from planner.quotes import services as quotes
+from planner.quotes.services import quote_create, quote_update
+from planner.teams.models import Team, TeamMembership
 from simulation.services import job_enqueue, job_execute
 from tests.api import urlwalk
 from tests.factories import TINY_SPEC

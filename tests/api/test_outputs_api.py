@@ -10,6 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from planner.designs.models import DesignRevision
+from planner.designs.services import design_create
 from planner.domain.outputs import (
     BOM_COLUMNS,
     CABLING_COLUMNS,
@@ -17,8 +19,7 @@ from planner.domain.outputs import (
     P2P_COLUMNS,
     csv_lines,
 )
-from planner.models import DesignRevision, Team, TeamMembership
-from planner.services import design_create
+from planner.teams.models import Team, TeamMembership
 from tests.services.test_outputs import SPEC
 
 BASE = "/api/planner"

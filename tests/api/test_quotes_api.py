@@ -11,8 +11,10 @@ from rest_framework.test import APIClient
 
 from inventory.models import PriceBook
 from inventory.services import price_book_import_csv
-from planner.models import AuditActionChoices, AuditEvent, Quote, Team, TeamMembership
-from planner.services import design_create, design_revise
+from planner.audit.models import AuditActionChoices, AuditEvent
+from planner.designs.services import design_create, design_revise
+from planner.quotes.models import Quote
+from planner.teams.models import Team, TeamMembership
 from tests.factories import ONE_SU_SPEC
 
 PRICES_CSV = """part,price,currency,seller

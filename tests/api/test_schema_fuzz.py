@@ -55,9 +55,9 @@ def fuzz_world(seed_catalog, user):
 
     from inventory.api.urls import ROUTES
     from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
-    from planner.models import Team, TeamMembership
-    from planner.quotes import quote_create
-    from planner.services import design_create
+    from planner.designs.services import design_create
+    from planner.quotes.services import quote_create
+    from planner.teams.models import Team, TeamMembership
     from simulation.models import Job
     from tests.conftest import grant_catalog_editor
 

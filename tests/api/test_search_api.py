@@ -5,9 +5,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from inventory.models import PriceBook
-from planner.models import Team, TeamMembership
-from planner.quotes import quote_create
-from planner.services import design_create
+from planner.designs.services import design_create
+from planner.quotes.services import quote_create
+from planner.teams.models import Team, TeamMembership
 from tests.factories import ONE_SU_SPEC
 
 pytestmark = [pytest.mark.api, pytest.mark.django_db]

@@ -14,7 +14,7 @@ def test_healthz_reports_database_and_broker(client):
 
 
 def test_healthz_reports_a_dead_broker(client, settings, monkeypatch):
-    from planner.celery import app
+    from planner.project.celery import app
     from tests.conftest import reset_broker_connections
 
     monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")

@@ -78,7 +78,7 @@ FIELDS = {
 
 
 def test_fields_become_the_spec_the_save_builds(api_client, seed_catalog, user):
-    from planner.forms import DesignWizardForm
+    from planner.designs.forms import DesignWizardForm
 
     response = api_client.post(SUMMARY, {"fields": FIELDS}, format="json")
     assert response.status_code == 200, response.content
@@ -133,7 +133,7 @@ def test_cost_only_with_the_price_right(api_client, seed_catalog, user):
     cost = priced["cost"]
     assert cost["currency"] and cost["text"]
     assert cost["text"].startswith("unpriced (") or float(cost["total"]) > 0
-    # the same figure as the designs list's (planner.figures over the saved design)
+    # the same figure as the designs list's (planner.designs.figures over the saved design)
     design = api_client.post(
         "/api/planner/designs/", {"spec": priced["spec"]}, format="json"
     ).json()

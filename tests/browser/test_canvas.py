@@ -100,7 +100,7 @@ DRAWN = {
 
 @pytest.fixture
 def drawn_design(live_catalog, browser_login, django_user_model):
-    from planner.services import design_create_drawn
+    from planner.designs.services import design_create_drawn
 
     carol = django_user_model.objects.get(username="carol")
     return design_create_drawn(owner=carol, name="Drawn pod", document=DRAWN)
@@ -251,8 +251,8 @@ def test_incompatible_link_is_refused_with_the_reason(live_catalog, browser_logi
 def test_generated_design_scopes_groups_and_export(
     live_catalog, browser_login, live_server, django_user_model, tmp_path
 ):
+    from planner.designs.services import design_create
     from planner.domain.presets import preset_get
-    from planner.services import design_create
 
     carol = django_user_model.objects.get(username="carol")
     design = design_create(owner=carol, spec_document=preset_get("h100-superpod-4su").spec)
@@ -330,7 +330,7 @@ def test_generated_design_scopes_groups_and_export(
 
 
 def test_save_conflict_keep_mine_or_reload(drawn_design, browser_login, live_server):
-    from planner.services import design_edit_topology
+    from planner.designs.services import design_edit_topology
 
     design, carol = drawn_design, drawn_design.owner
     page = browser_login

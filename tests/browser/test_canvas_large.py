@@ -14,8 +14,8 @@ def test_a_design_over_the_edit_limit_says_to_change_it_through_its_spec(
     live_server,
     django_user_model,
 ):
+    from planner.designs.services import design_create
     from planner.domain.presets import preset_get
-    from planner.services import design_create
 
     carol = django_user_model.objects.get(username="carol")
     design = design_create(owner=carol, spec_document=preset_get("h100-superpod-16su").spec)

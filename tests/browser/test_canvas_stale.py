@@ -15,8 +15,8 @@ def test_canvas_names_the_parameters_an_edit_makes_untrue_before_saving(
     live_server,
     django_user_model,
 ):
+    from planner.designs.services import design_create
     from planner.domain.presets import preset_get
-    from planner.services import design_create
 
     carol = django_user_model.objects.get(username="carol")
     design = design_create(owner=carol, spec_document=preset_get("h100-superpod-1su").spec)

@@ -17,8 +17,8 @@ def live_catalog(transactional_db, seed_catalog):
 def test_designs_list_sorts_filters_and_shows_power_and_cost(
     live_catalog, browser_login, live_server, django_user_model
 ):
-    from planner.models import Team, TeamMembership
-    from planner.services import design_create
+    from planner.designs.services import design_create
+    from planner.teams.models import Team, TeamMembership
     from tests.factories import ONE_SU_SPEC
 
     carol = django_user_model.objects.get(username="carol")

@@ -42,7 +42,7 @@ def test_wizard_preset_live_summary_and_save(
     expect(panel).to_have_attribute("data-state", "problems")
 
     # With the price right, the summary also prices the design at the seed book.
-    from planner.models import Team, TeamMembership
+    from planner.teams.models import Team, TeamMembership
 
     sales = Team.objects.create(name="Sales", slug="sales")
     TeamMembership.objects.create(team=sales, user=carol, can_view_prices=True)
@@ -71,8 +71,8 @@ def test_wizard_preset_live_summary_and_save(
 
 
 def test_edit_conflict_then_keep_mine(live_catalog, browser_login, live_server, django_user_model):
+    from planner.designs.services import design_create, design_revise
     from planner.domain.presets import preset_get
-    from planner.services import design_create, design_revise
 
     carol = django_user_model.objects.get(username="carol")
     spec = preset_get("h100-superpod-4su").spec

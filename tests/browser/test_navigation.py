@@ -14,7 +14,7 @@ def live_catalog(transactional_db, seed_catalog):
 
 
 def test_home_search_and_help(live_catalog, browser_login, live_server, django_user_model):
-    from planner.services import design_create
+    from planner.designs.services import design_create
     from tests.factories import ONE_SU_SPEC
 
     carol = django_user_model.objects.get(username="carol")

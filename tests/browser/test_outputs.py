@@ -25,7 +25,7 @@ def _write(path: Path, rows: list[dict]) -> None:
 def test_download_the_cabling_plan_and_upload_an_edit(
     live_catalog, browser_login, live_server, django_user_model, tmp_path
 ):
-    from planner.services import design_create
+    from planner.designs.services import design_create
 
     carol = django_user_model.objects.get(username="carol")
     design = design_create(owner=carol, spec_document=SPEC)

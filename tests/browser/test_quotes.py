@@ -20,8 +20,8 @@ def live_catalog(transactional_db, seed_catalog):
 def test_create_a_quote_and_download_its_pdf(live_catalog, browser_login, live_server):
     from django.contrib.auth import get_user_model
 
-    from planner.models import Team, TeamMembership
-    from planner.services import design_create
+    from planner.designs.services import design_create
+    from planner.teams.models import Team, TeamMembership
 
     carol = get_user_model().objects.get(username="carol")
     team = Team.objects.create(name="Sales", slug="sales")

@@ -10,8 +10,8 @@ from tests.conftest import SCREENSHOTS
 
 
 def _design_with_jobs(owner):
+    from planner.designs.services import design_create
     from planner.domain.presets import preset_get
-    from planner.services import design_create
     from simulation.services import job_enqueue, job_execute
 
     design = design_create(owner=owner, spec_document=preset_get("h100-superpod-1su").spec)
@@ -39,7 +39,7 @@ def test_canvas_offers_the_older_revisions_simulation(
     from simulation.tasks import run_job
 
     monkeypatch.setattr(run_job, "apply_async", lambda *a, **k: None)
-    from planner.services import design_revise
+    from planner.designs.services import design_revise
 
     carol = django_user_model.objects.get(username="carol")
     design, _ = _design_with_jobs(carol)

@@ -17,7 +17,7 @@ from tests.browser.test_canvas import DRAWN, drag, screen_point, wait_ready
 @pytest.fixture
 def drawn_design(transactional_db, seed_catalog, browser_login, django_user_model):
     """Carol's hand-drawn pod (two servers, one leaf) on the seed catalog, revision 1."""
-    from planner.services import design_create_drawn
+    from planner.designs.services import design_create_drawn
 
     carol = django_user_model.objects.get(username="carol")
     return design_create_drawn(owner=carol, name="Drawn pod", document=DRAWN)
@@ -25,7 +25,7 @@ def drawn_design(transactional_db, seed_catalog, browser_login, django_user_mode
 
 def _positions(design, number: int) -> dict[str, tuple[float, float]]:
     """Where each device is in the stored revision ``number``."""
-    from planner.selectors import revision_topology
+    from planner.designs.selectors import revision_topology
 
     document = revision_topology(design.revisions.get(number=number))
     return {node["name"]: (node["x"], node["y"]) for node in document["nodes"]}

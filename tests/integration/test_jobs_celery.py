@@ -12,9 +12,9 @@ import time
 
 import pytest
 
+from planner.designs.services import design_create
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
-from planner.services import design_create
 from simulation.models import Job, JobStatusChoices
 from simulation.services import job_cancel, job_enqueue
 from tests.conftest import reset_broker_connections, start_worker, stop_worker
@@ -115,7 +115,7 @@ def isolated_broker(redis_url):
     """A Redis database of its own (not the session worker's), emptied, used by this process."""
     import redis
 
-    from planner.celery import app
+    from planner.project.celery import app
 
     base = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
     url = f"{base}/{int(os.environ.get('TEST_REDIS_DB', '15')) - 1}"

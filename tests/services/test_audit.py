@@ -18,10 +18,10 @@ from inventory.services import (
     price_book_export_csv,
     price_book_import_csv,
 )
-from planner import selectors
-from planner.audit import DETAILS_MAX_CHARS, audit_events_for, audit_record, clean_details
-from planner.models import AuditActionChoices, AuditEvent, Team, TeamMembership
-from planner.services import (
+from planner.audit.log import DETAILS_MAX_CHARS, audit_events_for, audit_record, clean_details
+from planner.audit.models import AuditActionChoices, AuditEvent
+from planner.designs import selectors
+from planner.designs.services import (
     DesignError,
     design_create,
     design_delete,
@@ -30,6 +30,7 @@ from planner.services import (
     design_revise,
     design_update,
 )
+from planner.teams.models import Team, TeamMembership
 from simulation.services import job_cancel, job_enqueue
 from tests.factories import TINY_SPEC
 

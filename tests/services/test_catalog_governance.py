@@ -23,14 +23,21 @@ from inventory.services import (
     price_book_save,
     price_save,
 )
-from planner.adapters import catalog_facts
-from planner.audit import audit_events_for, part_history_for
-from planner.models import AuditEvent, Team, TeamMembership
-from planner.outputs import revision_bom, revision_export
-from planner.quotes import quote_create, quote_price
-from planner.selectors import part_usage, revision_fabric, revision_part_names, revision_topology
-from planner.services import DesignError, design_create, design_edit_topology, design_revise
-from simulation.services import fabric_validate
+from planner.analyses.reports import fabric_validate
+from planner.audit.log import audit_events_for, part_history_for
+from planner.audit.models import AuditEvent
+from planner.designs.adapters import catalog_facts
+from planner.designs.bom import revision_bom
+from planner.designs.selectors import (
+    part_usage,
+    revision_fabric,
+    revision_part_names,
+    revision_topology,
+)
+from planner.designs.services import DesignError, design_create, design_edit_topology, design_revise
+from planner.outputs.services import revision_export
+from planner.quotes.services import quote_create, quote_price
+from planner.teams.models import Team, TeamMembership
 from tests.conftest import grant_catalog_editor
 from tests.factories import TINY_SPEC, part
 

@@ -13,9 +13,9 @@ import os
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from planner.designs.services import DesignError, design_build
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import MEDIA_KINDS, TIERS, load_spec_text
-from planner.services import DesignError, design_build
 from tests.unit.test_properties import SPEC_KEYS, YAML_VALUES
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}

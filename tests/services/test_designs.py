@@ -9,17 +9,10 @@ from django.http import Http404
 
 from inventory.models import Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
-from planner import selectors
-from planner.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
-from planner.domain.presets import load_presets
-from planner.models import (
-    Design,
-    DesignRevision,
-    RevisionImmutableError,
-    Team,
-    TeamMembership,
-)
-from planner.services import (
+from planner.designs import selectors
+from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
+from planner.designs.models import Design, DesignRevision, RevisionImmutableError
+from planner.designs.services import (
     DesignError,
     RevisionConflict,
     design_build,
@@ -29,6 +22,8 @@ from planner.services import (
     design_revise,
     design_update,
 )
+from planner.domain.presets import load_presets
+from planner.teams.models import Team, TeamMembership
 
 SPEC = {
     "name": "4 SU",

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import ManagementUtility
 from django.db import connections
 
+from planner.designs.models import Design
 from planner.domain.presets import EXAMPLES_DIR
-from planner.models import Design
 
 FOUR_SU = EXAMPLES_DIR / "h100-superpod-4su.yaml"
 

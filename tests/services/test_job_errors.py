@@ -8,11 +8,11 @@ import dataclasses
 import pytest
 from django.urls import reverse
 
-from planner.adapters import fabric_unpack
+from planner.designs.adapters import fabric_unpack
+from planner.designs.services import design_create, design_edit_topology
 from planner.domain.canvas import edit_document
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
-from planner.services import design_create, design_edit_topology
 from simulation.jobs import kinds
 from simulation.services import job_enqueue, job_execute
 
@@ -67,14 +67,14 @@ def test_simulating_servers_with_different_nic_links_names_the_server(
 
 def test_a_job_asking_more_gpus_than_the_fabric_has_names_the_field(user, design, sent):
     revision = design.revisions.get(number=1)
-    from simulation.engine import traffic
+    from planner.analyses import traffic
 
     with pytest.raises(traffic.JobInputError, match="gpus: 1,000 GPUs asked, the fabric has 248"):
         traffic.place_job(_network(revision), 1000)
 
 
 def _network(revision):
-    from simulation.engine.flow import Network
+    from planner.analyses.flow import Network
 
     return Network.from_fabric(fabric_unpack(revision.topology))
 

@@ -15,9 +15,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from planner.designs.services import design_create
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
-from planner.services import design_create
 from simulation.jobs import kinds
 from simulation.jobs.errors import JobCancelled
 from simulation.jobs.heartbeat import process_identity
@@ -50,7 +50,7 @@ def sent(monkeypatch):
 
 @pytest.fixture
 def revoked(monkeypatch):
-    from planner.celery import app
+    from planner.project.celery import app
 
     calls = []
     monkeypatch.setattr(app.control, "revoke", lambda task_id, **kw: calls.append(task_id))
@@ -161,7 +161,7 @@ def test_concurrent_jobs_are_capped_per_user(user, other_user, sent, settings):
 def test_broker_down_at_submission_fails_clearly_and_leaves_no_queued_row(
     user, django_capture_on_commit_callbacks
 ):
-    from planner.celery import app
+    from planner.project.celery import app
     from tests.conftest import reset_broker_connections
 
     previous = app.conf.broker_url
@@ -297,8 +297,8 @@ def test_progress_writes_are_throttled_and_stop_a_cancelled_run(user, sent):
 
 
 def test_validate_and_power_jobs_run_the_engines_on_the_revision(user, revision, sent):
-    from planner.adapters import catalog_facts, fabric_unpack
-    from simulation.engine.power import power_budget
+    from planner.analyses.power import power_budget
+    from planner.designs.adapters import catalog_facts, fabric_unpack
 
     power = job_enqueue(owner=user, kind="power", design_revision=revision, parameters={"pue": 1.5})
     job_execute(job_id=power.pk, worker="w1")

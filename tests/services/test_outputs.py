@@ -1,4 +1,5 @@
-"""Outputs services (planner.outputs): BOM of a revision, downloads, the cabling plan round trip
+"""Outputs services (planner.outputs.services): BOM of a revision, downloads, the cabling plan
+round trip
 (download, edit, re-import as a new revision), bad rows, stale bases, broken revisions, CLI."""
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from planner import outputs
+from planner.audit.models import AuditActionChoices, AuditEvent
+from planner.designs.bom import OutputError, revision_bom
+from planner.designs.models import DesignRevision
+from planner.designs.selectors import revision_fabric
+from planner.designs.services import RevisionConflict, design_create
 from planner.domain.outputs import CABLING_COLUMNS, NETBOX_CABLE_COLUMNS, csv_lines
-from planner.models import AuditActionChoices, AuditEvent, DesignRevision
-from planner.selectors import revision_fabric
-from planner.services import RevisionConflict, design_create
+from planner.outputs import services as outputs
 from tests.factories import ONE_SU_SPEC
 
 SPEC = {**ONE_SU_SPEC, "media": {"server-leaf": "MMF", "leaf-spine": "MMF"}}
@@ -49,7 +52,7 @@ def _import(design, user, rows, base=1):
 
 def test_revision_bom_counts_agree_with_the_stored_summary(design):
     revision = design.revisions.get(number=1)
-    bom = outputs.revision_bom(revision, spares_pct={"transceiver": 10})
+    bom = revision_bom(revision, spares_pct={"transceiver": 10})
     summary = revision.summary
     modules = sum(line.base_quantity for line in bom.lines if line.category == "transceiver")
     assert modules == sum(summary["transceivers"].values())
@@ -138,7 +141,7 @@ def test_a_broken_revision_fails_cleanly(design, user):
     DesignRevision.objects.filter(design=design, number=1).update(topology=b"not zlib")
     revision = design.revisions.get(number=1)
     for fmt in outputs.DOWNLOAD_FORMATS:
-        with pytest.raises(outputs.OutputError) as caught:
+        with pytest.raises(OutputError) as caught:
             outputs.revision_export(user=user, design=design, revision=revision, fmt=fmt)
         assert caught.value.code == "topology-unreadable"
     assert not AuditEvent.objects.filter(action=AuditActionChoices.EXPORT_DOWNLOADED).exists()

@@ -13,9 +13,9 @@ from pypdf import PdfReader
 
 from inventory.models import PriceBook
 from inventory.services import price_book_import_csv
-from planner.quote_files import pdf_fonts, quote_pdf
-from planner.quotes import quote_create, quote_price
-from planner.services import design_create
+from planner.designs.services import design_create
+from planner.quotes.files import pdf_fonts, quote_pdf
+from planner.quotes.services import quote_create, quote_price
 from tests.factories import ONE_SU_SPEC
 
 # Test prices (not real ones): fibers and racks stay unpriced, the transceiver category is

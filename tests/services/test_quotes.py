@@ -15,18 +15,18 @@ from pypdf import PdfReader
 
 from inventory.models import PriceBook
 from inventory.services import price_book_import_csv
-from planner.models import AuditActionChoices, AuditEvent, Quote
-from planner.outputs import revision_bom
-from planner.quotes import (
+from planner.analyses.power import power_budget
+from planner.audit.models import AuditActionChoices, AuditEvent
+from planner.designs.bom import revision_bom, revision_bom_diff
+from planner.designs.services import design_create, design_revise
+from planner.quotes.models import Quote
+from planner.quotes.services import (
     quote_create,
     quote_delete,
     quote_export,
     quote_price,
     quote_update,
-    revision_bom_diff,
 )
-from planner.services import design_create, design_revise
-from simulation.engine.power import power_budget
 from tests.factories import ONE_SU_SPEC
 
 # Test prices (not real ones): a new and an MSRP offer for the switch, a EUR offer that a USD
@@ -223,8 +223,8 @@ def test_revision_diff_parts_cost_and_power(design, book, user):
     assert diff.cost_delta == expected_cost
     assert diff.cost_delta >= 32 * 300000  # at least the 32 servers added
     assert "980-9I51A-00NS00" in diff.unpriced_parts
-    from planner.adapters import catalog_facts
-    from planner.selectors import revision_fabric
+    from planner.designs.adapters import catalog_facts
+    from planner.designs.selectors import revision_fabric
 
     facts = catalog_facts()
     expected_w = (

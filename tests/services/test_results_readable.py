@@ -9,10 +9,10 @@ import pytest
 from django.template import Context, Template
 
 from planner import presentation as planner_presentation
-from planner.adapters import fabric_unpack
+from planner.designs.adapters import fabric_unpack
+from planner.designs.services import design_create, design_revise
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
-from planner.services import design_create, design_revise
 from simulation import presentation
 from simulation.services import job_enqueue, job_execute
 

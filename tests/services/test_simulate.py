@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
+from planner.analyses.scenario import monte_carlo_summary
+from planner.designs.services import design_create
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
-from planner.services import design_create
-from simulation.engine.scenario import monte_carlo_summary
 from simulation.jobs import monte_carlo
 from simulation.jobs.heartbeat import process_identity
 from simulation.jobs.lifecycle import claim

@@ -17,7 +17,7 @@ from inventory.library.facts import cable_plugs_of, fiber_of, optic_of, plug_of
 from inventory.library.works_with import Catalog, works_with
 from inventory.models import CATEGORY_MODELS
 from inventory.selectors import works_with as works_with_page
-from planner.adapters import catalog_facts
+from planner.designs.adapters import catalog_facts
 from planner.domain.part_facts import end_cage
 
 pytestmark = pytest.mark.django_db

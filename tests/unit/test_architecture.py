@@ -1,4 +1,10 @@
-"""The pure domain packages never import Django (directly or through another module)."""
+"""The pure packages never load Django, DRF or Celery (directly or through another module).
+
+Each runs in a fresh interpreter that imports every module of the pure packages and then
+lists what ``sys.modules`` holds: not one ``django``, ``rest_framework`` or ``celery`` module may
+be there. Nothing is blocked or swallowed on the way, so the check sees exactly what a
+caller of the domain code would load.
+"""
 
 import pkgutil
 import subprocess
@@ -8,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE_PACKAGES = ["planner.domain", "inventory.library", "simulation.engine"]
+PURE_PACKAGES = ["inventory.library", "planner.domain", "planner.analyses"]
+FRAMEWORKS = ("django", "rest_framework", "celery")
 
 
 def _modules(package: str) -> list[str]:
@@ -19,40 +26,40 @@ def _modules(package: str) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("package", PURE_PACKAGES)
-def test_pure_package_imports_without_django(package):
-    modules = _modules(package)
-    assert modules, package
-    # A fresh interpreter in which importing django raises: any path to it fails the test.
+def _loaded_frameworks(modules: list[str]) -> subprocess.CompletedProcess:
     code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in {'django', 'rest_framework'}:\n"
-        "            raise ImportError(f'pure package imported {name}')\n"
-        "sys.meta_path.insert(0, Block())\n"
-        f"import importlib\nfor m in {modules!r}: importlib.import_module(m)\n"
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {FRAMEWORKS!r})\n"
+        "print('\\n'.join(loaded))\n"
     )
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
+
+
+@pytest.mark.parametrize("package", PURE_PACKAGES)
+def test_pure_package_loads_no_framework(package):
+    modules = _modules(package)
+    assert len(modules) > 1, package
+    result = _loaded_frameworks(modules)
     assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "", f"{package} loads:\n{result.stdout}"
 
 
-def test_block_really_blocks():
-    """The guard above would catch a Django import (the test can fail)."""
-    code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'django':\n"
-        "            raise ImportError('blocked')\n"
-        "sys.meta_path.insert(0, Block())\n"
-        "import django\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode != 0 and "blocked" in result.stderr
+def test_all_pure_packages_together_load_no_framework():
+    modules = [name for package in PURE_PACKAGES for name in _modules(package)]
+    result = _loaded_frameworks(modules)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_the_check_sees_a_framework():
+    """The same check reports Django when a module does load it (the test can fail)."""
+    result = _loaded_frameworks(["planner.project.celery"])
+    assert "celery" in result.stdout.split() and "django" in result.stdout.split()

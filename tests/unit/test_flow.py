@@ -1,4 +1,4 @@
-"""Flow-level simulation (simulation.engine.flow, traffic): max-min rates, routing, collectives,
+"""Flow-level simulation (planner.analyses.flow, traffic): max-min rates, routing, collectives,
 failures. Pure: toy fabrics built here, and the seed catalog's DGX H100 SuperPOD (1 SU)."""
 
 from __future__ import annotations
@@ -9,10 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from planner.domain.fabric import Fabric, FabricBuilder
-from planner.domain.generators import generate_topology
-from planner.domain.spec import load_spec_text, parse_spec
-from simulation.engine.flow import (
+from planner.analyses.flow import (
     Flows,
     Network,
     RoutingError,
@@ -20,7 +17,7 @@ from simulation.engine.flow import (
     route,
     simulate,
 )
-from simulation.engine.traffic import (
+from planner.analyses.traffic import (
     all_to_all,
     bus_bandwidth,
     hierarchical_allreduce,
@@ -31,6 +28,9 @@ from simulation.engine.traffic import (
     ring_allreduce,
     run_phases,
 )
+from planner.domain.fabric import Fabric, FabricBuilder
+from planner.domain.generators import generate_topology
+from planner.domain.spec import load_spec_text, parse_spec
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
 GB = 1e9

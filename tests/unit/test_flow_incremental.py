@@ -1,4 +1,4 @@
-"""The event loop's local re-solve (simulation.engine.flow.simulate) against the textbook loop
+"""The event loop's local re-solve (planner.analyses.flow.simulate) against the textbook loop
 that re-solves every running flow at every event, and the routing against plain per-target
 shortest paths. Toy fabrics from test_flow; sizes and start times at random (seeded)."""
 
@@ -9,9 +9,9 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from simulation.engine import flow
-from simulation.engine.flow import Flows, Network, max_min_rates, route, simulate
-from simulation.engine.traffic import all_to_all, incast, permutation
+from planner.analyses import flow
+from planner.analyses.flow import Flows, Network, max_min_rates, route, simulate
+from planner.analyses.traffic import all_to_all, incast, permutation
 from tests.unit.test_flow import clos_3tier, rail_2tier, toy_fabric
 
 MB = 1_000_000

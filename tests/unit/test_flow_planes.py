@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from planner.analyses.errors import JobInputError
+from planner.analyses.flow import Flows, Network, RoutingError, route, simulate, sub_flows
+from planner.analyses.scenario import flow_dump, run_scenario
+from planner.analyses.traffic import permutation, ring_allreduce
 from planner.domain.catalog import CatalogFacts, DeviceModel, PortGroup
 from planner.domain.fabric import FabricBuilder
 from planner.domain.generators import generate_topology
 from planner.domain.spec import parse_spec
-from simulation.engine.errors import JobInputError
-from simulation.engine.flow import Flows, Network, RoutingError, route, simulate, sub_flows
-from simulation.engine.scenario import flow_dump, run_scenario
-from simulation.engine.traffic import permutation, ring_allreduce
 
 GB = 1e9
 

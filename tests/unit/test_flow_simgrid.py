@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulation.engine.flow import Flows, Network, route, simulate, sub_flows
-from simulation.engine.simgrid_oracle import simgrid_available, simgrid_finish_times
-from simulation.engine.traffic import all_to_all, incast, permutation
+from planner.analyses.flow import Flows, Network, route, simulate, sub_flows
+from planner.analyses.simgrid_oracle import simgrid_available, simgrid_finish_times
+from planner.analyses.traffic import all_to_all, incast, permutation
 from tests.conftest import service_missing
 from tests.unit.test_flow import clos_3tier, dumbbell, rail_2tier
 from tests.unit.test_flow_planes import multi_plane_fabric

@@ -1,4 +1,4 @@
-"""Power and thermal budget (simulation.engine.power): pure, from the seed catalog files.
+"""Power and thermal budget (planner.analyses.power): pure, from the seed catalog files.
 
 The 4 SU DGX H100 SuperPOD (RA-11333-001) is counted by hand from catalog figures:
 
@@ -17,11 +17,11 @@ import dataclasses
 
 import pytest
 
+from planner.analyses.power import BTU_PER_W, power_budget
 from planner.domain.catalog import DeviceModel
 from planner.domain.pipeline import build_fabric
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text, parse_spec
-from simulation.engine.power import BTU_PER_W, power_budget
 
 FOUR_SU = EXAMPLES_DIR / "h100-superpod-4su.yaml"
 

@@ -70,7 +70,7 @@ def test_production_settings_values():
             **clean,
             "PRODUCTION": "1",
             "SECRET_KEY": KEY,
-            "DJANGO_SETTINGS_MODULE": "planner.settings",
+            "DJANGO_SETTINGS_MODULE": "planner.project.settings",
         },
     )
     assert result.stdout.split() == ["False", "True", "True", "True"], result.stderr

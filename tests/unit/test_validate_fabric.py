@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from planner.analyses.validate import validate_fabric
 from planner.domain.fabric import ROLE, TIER, Fabric
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import load_spec_text, parse_spec
-from simulation.engine.validate import validate_fabric
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "planner" / "domain" / "examples"

@@ -4,11 +4,11 @@ runner, and every code of the rule catalog has exactly one registered implementa
 import numpy as np
 import pytest
 
+from planner.analyses.rules_catalog import RULES, RuleInfo, rule_sort_key
+from planner.analyses.validate import registry, validate_fabric
+from planner.analyses.validate.context import Finding
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
-from simulation.engine.rules_catalog import RULES, RuleInfo, rule_sort_key
-from simulation.engine.validate import registry, validate_fabric
-from simulation.engine.validate.context import Finding
 
 CLOS = {
     "name": "clos",

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from planner.analyses.rules_catalog import RULES, codes_for_rule
+from planner.analyses.validate import MAX_IDS, validate_fabric
 from planner.domain.catalog import CatalogFacts, device_from_spec
 from planner.domain.fabric import ROLE, TIER, Fabric, FabricBuilder
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
-from simulation.engine.rules_catalog import RULES, codes_for_rule
-from simulation.engine.validate import MAX_IDS, validate_fabric
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
 SUPERPOD = {

@@ -31,6 +31,8 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from planner.domain.outputs.bom import CATEGORIES, BillOfMaterials, BomLine
 
 __all__ = [
+    "bom_cost",
+    "prices_for",
     "CONDITIONS",
     "ROUNDING_RULE",
     "BomDiff",
@@ -706,3 +708,18 @@ def bom_diff(
         old_power_w=old_power_w,
         new_power_w=new_power_w,
     )
+
+
+def prices_for(bom: BillOfMaterials, table: PriceTable, *, currency: str, condition: str):
+    keys = {price_key(line) for line in bom.lines}
+    return {
+        key: table.choose(key[0], key[1], currency=currency, condition=condition) for key in keys
+    }
+
+
+def bom_cost(bom: BillOfMaterials, *, table: PriceTable, currency: str) -> PricedQuote:
+    """``bom`` priced at ``table``'s new-condition offers in ``currency``, with no discounts
+    and no margin (the cost figure of the designs list and the wizard); parts without an
+    offer are unpriced (``unpriced_parts``), never zero."""
+    prices = prices_for(bom, table, currency=currency, condition="new")
+    return price_quote(bom, prices, QuoteTerms(currency))

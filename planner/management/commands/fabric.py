@@ -35,11 +35,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from inventory.management.base import DatabaseCommand
+from planner.analyses.flow import ROUTINGS
+from planner.analyses.scenario import PLACEMENTS, TRAFFICS
+from planner.designs.services import DesignError, design_build, design_create
 from planner.domain.outputs import EXPORT_FORMATS
 from planner.domain.spec import SpecError, load_spec_text
-from planner.services import DesignError, design_build, design_create
-from simulation.engine.flow import ROUTINGS
-from simulation.engine.scenario import PLACEMENTS, TRAFFICS
 
 
 def _problem_lines(problems: list[dict]) -> str:
@@ -190,8 +190,8 @@ class Command(DatabaseCommand):
         self.stdout.write(str(design.pk))
 
     def _analyse(self, action: str, spec_file: str, document: dict, options: dict) -> None:
-        from planner.adapters import catalog_facts
-        from simulation.services import fabric_power, fabric_validate
+        from planner.analyses.reports import fabric_power, fabric_validate
+        from planner.designs.adapters import catalog_facts
 
         pue = options.get("pue")
         if pue is not None and not pue >= 1:
@@ -215,8 +215,8 @@ class Command(DatabaseCommand):
             self.stdout.write(_power_text(report))
 
     def _simulate(self, spec_file: str, document: dict, options: dict) -> None:
-        from simulation.engine.scenario import flow_dump
-        from simulation.services import fabric_simulate
+        from planner.analyses.reports import fabric_simulate
+        from planner.analyses.scenario import flow_dump
 
         try:
             _, fabric, _ = design_build(spec_document=document)
@@ -259,9 +259,9 @@ class Command(DatabaseCommand):
         )
 
     def _export(self, source: str, options: dict) -> None:
-        from planner.adapters import catalog_facts
+        from planner.designs.adapters import catalog_facts
         from planner.domain.outputs import BomError, avd_refusal, clean_spares_pct
-        from planner.outputs import export_chunks, manufacturer_names
+        from planner.outputs.services import export_chunks, manufacturer_names
 
         spares: dict[str, str] = {}
         for item in options["spares"]:
@@ -335,8 +335,8 @@ class Command(DatabaseCommand):
             self.stderr.write(f"wrote {target}")
 
     def _saved_design(self, pk: int, number: int | None):
-        from planner.models import Design
-        from planner.outputs import OutputError, revision_fabric_or_error
+        from planner.designs.bom import OutputError, revision_fabric_or_error
+        from planner.designs.models import Design
 
         design = Design.objects.filter(pk=pk).first()
         if design is None:

@@ -28,7 +28,7 @@ class Command(BaseCommand):
             "-m",
             "celery",
             "-A",
-            "planner",
+            "planner.project",
             "worker",
             "--loglevel",
             "INFO",

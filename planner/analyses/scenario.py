@@ -1,0 +1,283 @@
+"""One flow-simulation scenario of a fabric: traffic, routing, failures -> the job's result.
+
+The one code path of the ``simulate`` job and ``manage.py fabric simulate``. Pure (no Django).
+
+Units: bandwidths in Gb/s (gigabits, like link speeds); ``algbw = S / t`` and ``busbw = algbw x
+factor`` as nccl-tests reports them (factor ``2(n-1)/n`` all-reduce, ``(n-1)/n`` all-gather,
+reduce-scatter and all-to-all, 1 for permutation and incast). ``bound_busbw_gbps`` is the best a
+non-blocking fabric allows: the GPU's NIC line rate, all its planes together on a multi-plane
+fabric (for incast, the receiver's NICs shared by the ``n-1`` senders). Ring collectives order
+the ranks rail by rail (GPU k of every server, then GPU k+1), as NCCL does on rail-optimized
+fabrics. Link utilization is time-averaged over the run (bytes / (capacity x time)), the busier
+direction of each fabric link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from planner.analyses.flow import ROUTINGS, Flows, Network, route, simulate, sub_flows
+from planner.analyses.traffic import (
+    BUSBW_FACTOR,
+    all_to_all,
+    incast,
+    permutation,
+    ring_allgather,
+    ring_allreduce,
+)
+from planner.domain.fabric import TIER_NAMES, Fabric
+
+TRAFFICS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "permutation", "incast")
+RINGS = ("all-reduce", "all-gather", "reduce-scatter")
+PLACEMENTS = ("contiguous", "fragmented")
+#: All-to-all runs inside groups of at most this many ranks (expert-parallel groups).
+ALL_TO_ALL_GROUP = 512
+MAX_LINKS_REPORTED = 20_000
+HISTOGRAM_BINS = 20
+HOT_SPOTS = 10
+
+
+def build_network(fabric: Fabric, *, fail_links: int = 0, seed: int = 0) -> Network:
+    """The fabric's network with ``fail_links`` random switch-to-switch links failed (seeded)."""
+    net = Network.from_fabric(fabric)
+    if fail_links:
+        net = net.with_failures(random_links=int(fail_links), seed=seed)
+    return net
+
+
+def _ranks(net: Network, placement: str, seed: int) -> np.ndarray:
+    """Every GPU; ``fragmented`` puts the servers in a random (seeded) ring order."""
+    per = net.gpus_per_server
+    servers = np.arange(net.gpu_count // per)
+    if placement == "fragmented":
+        servers = np.random.default_rng(seed).permutation(servers)
+    return (servers[:, None] * per + np.arange(per)[None, :]).ravel()
+
+
+def _group(n: int) -> int:
+    return max(d for d in range(1, min(n, ALL_TO_ALL_GROUP) + 1) if n % d == 0)
+
+
+def make_flows(net: Network, traffic: str, size_bytes: float, *, placement: str, seed: int):
+    """(flows, ranks in the collective, busbw factor, bound in Gb/s)."""
+    ranks = _ranks(net, placement, seed)
+    n = ranks.size
+    if traffic in RINGS:
+        # Rail by rail, as NCCL orders rings on rail-optimized fabrics: GPU k of every server,
+        # then GPU k+1 of every server; only one ring edge per rail change leaves the rail.
+        ranks = ranks.reshape(-1, net.gpus_per_server).T.ravel()
+    if traffic == "all-reduce":
+        flows = ring_allreduce(ranks, size_bytes)
+    elif traffic in ("all-gather", "reduce-scatter"):
+        flows = ring_allgather(ranks, size_bytes)
+    elif traffic == "all-to-all":
+        n = _group(ranks.size)
+        flows = all_to_all(ranks, size_bytes, group=n)
+    elif traffic == "permutation":
+        flows = permutation(ranks, size_bytes, seed=seed)
+    elif traffic == "incast":
+        flows = incast(ranks, size_bytes)
+    else:
+        raise ValueError(f"traffic must be one of {TRAFFICS}, not {traffic!r}")
+    factor = BUSBW_FACTOR[traffic](n) if traffic in BUSBW_FACTOR else 1.0
+    bound = net.nic_gbps / (n - 1) if traffic == "incast" and n > 1 else net.nic_gbps
+    return flows, n, factor, bound
+
+
+def _histogram(values: np.ndarray, edges: np.ndarray) -> dict:
+    counts, edges = np.histogram(values, bins=edges)
+    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
+
+
+def _fabric_util(net: Network, per_direction: np.ndarray) -> np.ndarray:
+    """Per fabric link: the busier direction."""
+    n = net.fabric_links
+    return np.maximum(per_direction[0 : 2 * n : 2], per_direction[1 : 2 * n : 2])
+
+
+def run_scenario(
+    fabric: Fabric,
+    *,
+    traffic: str,
+    routing: str,
+    seed: int = 0,
+    size_bytes: float = 1e9,
+    fail_links: int = 0,
+    placement: str = "contiguous",
+    hash_seed: int | None = None,
+    summary_only: bool = False,
+    on_progress: Callable[..., None] | None = None,
+    keep: dict | None = None,
+) -> dict:
+    """Simulate one scenario; the result dict (see the module doc and the ``simulate`` job).
+
+    ``seed`` drives the failures, placement, permutation and (unless ``hash_seed``) the ECMP
+    hash. ``summary_only`` leaves out the per-link and per-flow parts (Monte Carlo runs).
+    ``keep``, when given, receives the network, flows and engine result (``--dump-flows``).
+    """
+    if routing not in ROUTINGS:
+        raise ValueError(f"routing must be one of {ROUTINGS}, not {routing!r}")
+    progress = on_progress or (lambda *a, **k: None)
+    progress(0, 1, "building the network")
+    net = build_network(fabric, fail_links=fail_links, seed=seed)
+    flows, ranks, factor, bound = make_flows(
+        net, traffic, float(size_bytes), placement=placement, seed=seed
+    )
+    progress(0, len(flows), f"simulating {len(flows):,} flows")
+    result = simulate(
+        net,
+        flows,
+        routing,
+        seed=seed if hash_seed is None else hash_seed,
+        hot_spot_count=HOT_SPOTS,
+        on_progress=progress,
+    )
+    if keep is not None:
+        keep.update(net=net, flows=flows, result=result)
+    t = result.completion_time_s
+    algbw = float(size_bytes) * 8 / t / 1e9 if t > 0 else 0.0
+    busbw = algbw * factor
+    util = _fabric_util(net, result.link_util_avg)
+    peak = _fabric_util(net, result.link_util_peak)
+    out = {
+        "traffic": traffic,
+        "routing": routing,
+        "seed": seed if hash_seed is None else hash_seed,
+        "size_bytes": float(size_bytes),
+        "gpus": int(net.gpu_count),
+        "ranks": int(ranks),
+        "flows": len(flows),
+        "events": int(result.events),
+        "failed_links": int((~net.alive[: 2 * net.fabric_links : 2]).sum()),
+        "completion_time_s": float(t),
+        "algbw_gbps": algbw,
+        "busbw_gbps": busbw,
+        "bound_busbw_gbps": float(bound),
+        "efficiency": busbw / bound if bound else None,
+        "max_link_utilization": float(util.max()) if util.size else 0.0,
+        "max_link_peak_utilization": float(peak.max()) if peak.size else 0.0,
+    }
+    if summary_only:
+        return out
+    busy = np.flatnonzero(util > 0)
+    busy = busy[np.argsort(-util[busy], kind="stable")][:MAX_LINKS_REPORTED]
+    out["link_utilization"] = {f"link:{i}": round(float(util[i]), 6) for i in sorted(busy)}
+    out["links_reported"] = int(busy.size)
+    out["utilization_histogram"] = _histogram(util, np.linspace(0, 1, HISTOGRAM_BINS + 1))
+    names = net.node_name
+    hot = []
+    for spot in result.hot_spots:
+        index = int(spot["link"].split(":")[1])
+        hot.append(
+            {
+                "link": spot["link"],
+                "fabric_link": f"link:{index}",
+                "from": names[int(net.link_from[net.link_index(spot["link"])])],
+                "to": names[int(net.link_to[net.link_index(spot["link"])])],
+                "tier": TIER_NAMES[int(fabric.link_tier[index])],
+                "utilization": spot["utilization"],
+                "peak": spot["peak"],
+                "bottlenecked_flows": len(spot["bottlenecked_flows"]),
+            }
+        )
+    out["hot_spots"] = hot
+    fct = np.asarray(result.finish - flows.start, dtype=float)
+    top = float(fct.max()) if fct.size else 0.0
+    out["fct"] = {
+        **{k: result.fct.get(k) for k in ("p50", "p90", "p99", "max")},
+        "histogram": _histogram(fct, np.linspace(0, top or 1.0, HISTOGRAM_BINS + 1)),
+    }
+    tiers = {}
+    n = net.fabric_links
+    capacity = net.capacity[0 : 2 * n : 2]
+    for code, tier in enumerate(TIER_NAMES):
+        mask = fabric.link_tier[:n] == code
+        if not mask.any():
+            continue
+        tiers[tier] = {
+            "links": int(mask.sum()),
+            "capacity_gbps": float(capacity[mask].sum() / 1e9),
+            "mean_utilization": float(util[mask].mean()),
+            "max_utilization": float(util[mask].max()),
+            "busy_links": int((util[mask] > 0).sum()),
+        }
+    out["per_tier_load"] = tiers
+    progress(1, 1, "simulated")
+    return out
+
+
+def flow_dump(net: Network, flows: Flows, result, routing: str, *, seed: int) -> dict:
+    """Links and per-flow paths (in path order) and finish times; single-path routing only.
+
+    On a multi-plane fabric each flow is dumped once per plane (its sub-flows, see
+    :func:`~planner.analyses.flow.sub_flows`), each entry with its ``plane``."""
+    if routing == "adaptive":
+        raise ValueError("--dump-flows needs single-path routing (rail or ecmp), not adaptive")
+    sub, parent = sub_flows(net, flows)
+    incidence = route(net, sub, routing, seed=seed)
+    finish = result.finish[parent] if result.sub_finish is None else result.sub_finish
+    used = np.unique(incidence.indices)
+    links = [{"id": net.link_id(i), "capacity_bps": float(net.capacity[i])} for i in used]
+    out = []
+    for f in range(len(sub)):
+        cols = incidence.indices[incidence.indptr[f] : incidence.indptr[f + 1]]
+        by_from = {int(net.link_from[c]): int(c) for c in cols if net.link_from[c] >= 0}
+        su = [int(c) for c in cols if net.link_from[c] < 0]
+        if su:
+            ordered = sorted(su)  # scale-up: out then in
+        else:
+            node = int(net.gpu_server[sub.src[f]])
+            ordered = []
+            while node in by_from and len(ordered) < len(cols):
+                link = by_from.pop(node)
+                ordered.append(link)
+                node = int(net.link_to[link])
+        entry = {
+            "id": int(parent[f]),
+            "size_bytes": float(sub.size[f]),
+            "start_s": float(sub.start[f]),
+            "links": [net.link_id(c) for c in ordered],
+            "finish_s": float(finish[f]),
+        }
+        if net.planes > 1:
+            entry["plane"] = int(sub.plane[f])
+        out.append(entry)
+    return {"links": links, "flows": out}
+
+
+def monte_carlo_summary(runs: list[dict]) -> dict:
+    """p50/p90/max (and min) of completion time and busbw over per-seed runs."""
+
+    def stats(key):
+        values = np.asarray([r[key] for r in runs], dtype=float)
+        return {
+            "min": float(values.min()),
+            "p50": float(np.percentile(values, 50)),
+            "p90": float(np.percentile(values, 90)),
+            "max": float(values.max()),
+        }
+
+    ordered = sorted(runs, key=lambda r: r["seed"])
+    return {
+        "seeds": len(runs),
+        "completion_time_s": stats("completion_time_s"),
+        "busbw_gbps": stats("busbw_gbps"),
+        "max_link_utilization": stats("max_link_utilization"),
+        "runs": [
+            {k: r[k] for k in ("seed", "completion_time_s", "busbw_gbps", "max_link_utilization")}
+            for r in ordered
+        ],
+    }
+
+
+__all__ = [
+    "PLACEMENTS",
+    "TRAFFICS",
+    "build_network",
+    "flow_dump",
+    "make_flows",
+    "monte_carlo_summary",
+    "run_scenario",
+]

@@ -1,0 +1,153 @@
+"""Traffic patterns and collectives as flow sets for :mod:`planner.analyses.flow`.
+
+Collectives use NCCL's pipelined steady state (reference section 5.5): a ring of ``n`` ranks
+is one concurrent flow per ring edge carrying ``2(n-1)/n * S`` bytes (all-reduce) or
+``(n-1)/n * S`` (all-gather, reduce-scatter, ``S`` = the whole array), instead of ``2(n-1)``
+barrier-separated steps (which over-penalise imbalance). The hierarchical all-reduce is a list
+of phases run one after the other: intra-server reduce-scatter over scale-up, one ring per rail
+across servers on the shard ``S/G``, intra-server all-gather. Latency terms (alpha) are left out:
+the results are the bandwidth-bound times NCCL reaches at large sizes.
+
+NCCL (nccl-tests ``PERFORMANCE.md``): ``algbw = S / t``; ``busbw = algbw * factor`` with factor
+``2(n-1)/n`` for all-reduce and ``(n-1)/n`` for all-gather, reduce-scatter and all-to-all. On a
+non-blocking fabric the bound of a flat ring is busbw = the per-GPU NIC line rate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from planner.analyses.errors import JobInputError
+from planner.analyses.flow import Flows, Network, simulate
+
+BUSBW_FACTOR = {
+    "all-reduce": lambda n: 2 * (n - 1) / n,
+    "all-gather": lambda n: (n - 1) / n,
+    "reduce-scatter": lambda n: (n - 1) / n,
+    "all-to-all": lambda n: (n - 1) / n,
+}
+
+
+def bus_bandwidth(op: str, size_bytes: float, seconds: float, ranks: int) -> tuple[float, float]:
+    """(algbw, busbw) in bytes/s, as nccl-tests reports them."""
+    algbw = size_bytes / seconds
+    return algbw, algbw * BUSBW_FACTOR[op](ranks)
+
+
+def place_job(net: Network, gpus: int, *, fragmented: bool = False, seed: int = 0) -> np.ndarray:
+    """GPU indices of a job: whole servers from the first (contiguous) or whole servers picked
+    at random across the fabric (fragmented, seeded). ``gpus`` must fill whole servers."""
+    per = net.gpus_per_server
+    if gpus % per:
+        raise JobInputError(
+            f"gpus: a job takes whole servers of {per} GPUs (got {gpus:,}): give a multiple "
+            f"of {per}",
+            field="gpus",
+        )
+    servers = net.gpu_count // per
+    need = gpus // per
+    if need > servers:
+        raise JobInputError(
+            f"gpus: {gpus:,} GPUs asked, the fabric has {net.gpu_count:,}: ask for fewer",
+            field="gpus",
+        )
+    if fragmented:
+        chosen = np.sort(np.random.default_rng(seed).choice(servers, size=need, replace=False))
+    else:
+        chosen = np.arange(need)
+    return (chosen[:, None] * per + np.arange(per)[None, :]).ravel()
+
+
+def _ring(ranks: np.ndarray, size: float) -> Flows:
+    ranks = np.asarray(ranks, dtype=np.int64)
+    return Flows(ranks, np.roll(ranks, -1), size)
+
+
+def ring_allreduce(ranks: np.ndarray, size_bytes: float) -> Flows:
+    """Flat ring all-reduce of ``size_bytes`` over ``ranks`` in the given order."""
+    n = len(ranks)
+    return _ring(ranks, 2 * (n - 1) / n * size_bytes)
+
+
+def ring_allgather(ranks: np.ndarray, size_bytes: float) -> Flows:
+    """Ring all-gather (``size_bytes`` = the gathered array, nccl-tests convention)."""
+    n = len(ranks)
+    return _ring(ranks, (n - 1) / n * size_bytes)
+
+
+ring_reduce_scatter = ring_allgather  # same traffic, reduction aside
+
+
+def rail_rings(net: Network, ranks: np.ndarray, size_bytes: float) -> Flows:
+    """One ring per rail (local GPU index) across the job's servers, each all-reducing
+    ``size_bytes / G``: the network phase of the hierarchical all-reduce."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    g = net.gpus_per_server
+    by_rail = ranks.reshape(-1, g).T  # rail k: GPU k of every server
+    servers = by_rail.shape[1]
+    src = by_rail.ravel()
+    dst = np.roll(by_rail, -1, axis=1).ravel()
+    return Flows(src, dst, 2 * (servers - 1) / servers * size_bytes / g)
+
+
+def hierarchical_allreduce(net: Network, ranks: np.ndarray, size_bytes: float) -> list[Flows]:
+    """Phases: intra-server reduce-scatter (ring over scale-up), rail rings, all-gather."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    g = net.gpus_per_server
+    servers = ranks.reshape(-1, g)
+    intra_src = servers.ravel()
+    intra_dst = np.roll(servers, -1, axis=1).ravel()
+    intra = Flows(intra_src, intra_dst, (g - 1) / g * size_bytes)
+    return [intra, rail_rings(net, ranks, size_bytes), intra]
+
+
+def run_phases(net: Network, phases: list[Flows], routing: str = "rail", **kw) -> float:
+    """Total time of phases run back to back."""
+    return float(sum(simulate(net, p, routing, **kw).completion_time_s for p in phases))
+
+
+def all_to_all(ranks: np.ndarray, size_bytes: float, *, group: int | None = None) -> Flows:
+    """All-to-all inside groups of ``group`` consecutive ranks (all ranks when None): each
+    rank sends ``size_bytes / n`` to every other member."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    n = group or ranks.size
+    blocks = ranks.reshape(-1, n)
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    off = i != j
+    src = blocks[:, i[off]].ravel()
+    dst = blocks[:, j[off]].ravel()
+    return Flows(src, dst, size_bytes / n)
+
+
+def permutation(ranks: np.ndarray, size_bytes: float, *, seed: int = 0) -> Flows:
+    """Random permutation (seeded) without fixed points: every rank sends to one other."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(ranks.size)
+    dst = np.empty_like(ranks)
+    dst[order] = ranks[np.roll(order, -1)]  # one cycle: no rank sends to itself
+    return Flows(ranks, dst, size_bytes)
+
+
+def incast(ranks: np.ndarray, size_bytes: float, *, target: int | None = None) -> Flows:
+    """Every rank sends ``size_bytes`` to ``target`` (default: the first rank)."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    target = int(ranks[0]) if target is None else int(target)
+    src = ranks[ranks != target]
+    return Flows(src, np.full(src.size, target), size_bytes)
+
+
+__all__ = [
+    "BUSBW_FACTOR",
+    "all_to_all",
+    "bus_bandwidth",
+    "hierarchical_allreduce",
+    "incast",
+    "permutation",
+    "place_job",
+    "rail_rings",
+    "ring_allgather",
+    "ring_allreduce",
+    "ring_reduce_scatter",
+    "run_phases",
+]

@@ -1,0 +1,157 @@
+"""Cost and power of designs, for the designs list and the wizard's live summary.
+
+Power is a revision's ``summary["power_w"]``, the power budget computed when the revision is
+built (:func:`planner.designs.services.design_build`); a revision saved before that gets it on its
+first read here and keeps it. Cost is the bill of materials at the seed price book (new
+condition, its own currency, no discounts; :func:`planner.quotes.services.bom_cost`), only for users
+with the price right: callers pass the book from :func:`cost_book`, ``None`` otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.core.cache import cache
+
+from inventory.models import PriceBook
+from planner.designs.adapters import catalog_facts, price_table
+from planner.designs.models import DesignRevision
+from planner.designs.selectors import revision_fabric
+from planner.domain.outputs.bom import BillOfMaterials, bill_of_materials
+from planner.teams.selectors import user_can_view_prices
+
+#: A revision's bill of materials is fixed by its topology; keep it a while between pages.
+BOM_CACHE_SECONDS = 600
+CURRENCY_SIGNS = {"USD": "$", "EUR": "€", "GBP": "£"}
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A bill of materials priced at a book: the total of the priced lines and how many
+    distinct parts have no price (the total is then incomplete)."""
+
+    total: Decimal
+    currency: str
+    unpriced_parts: int
+
+    def as_dict(self) -> dict:
+        return {
+            "total": f"{self.total:.2f}",
+            "currency": self.currency,
+            "unpriced_parts": self.unpriced_parts,
+            "text": cost_text(self),
+        }
+
+
+def cost_book(user) -> PriceBook | None:
+    """The book costs are shown at (the seed reseller book), or ``None`` when ``user`` may
+    not see prices or read that book."""
+    from inventory.permissions import price_books_for
+    from inventory.services import SEED_PRICE_BOOK
+
+    if not user_can_view_prices(user):
+        return None
+    return price_books_for(user).filter(slug=SEED_PRICE_BOOK).first()
+
+
+def bom_cost_at(bom: BillOfMaterials, book: PriceBook, table=None) -> Cost:
+    """``bom`` at ``book`` (``table``: its :func:`price_table`, when already read)."""
+    from planner.domain.outputs.quote import bom_cost
+
+    priced = bom_cost(bom, table=table or price_table(book), currency=book.currency)
+    return Cost(priced.cost_total, book.currency, len(priced.unpriced_parts))
+
+
+def fabric_cost(fabric, book: PriceBook) -> Cost:
+    """A built (perhaps unsaved, e.g. the wizard's) fabric's bill of materials at ``book``."""
+    return bom_cost_at(bill_of_materials(fabric, catalog_facts()), book)
+
+
+def power_text(watts) -> str:
+    """``1234500`` -> ``"1,234.5 kW"``; under 1 kW in W; ``None`` -> ``"—"``.
+
+    Examples
+    --------
+    >>> power_text(1234500), power_text(950), power_text(None)
+    ('1,234.5 kW', '950 W', '—')
+    """
+    if watts is None:
+        return "—"
+    if watts < 1000:
+        return f"{watts:,.0f} W"
+    return f"{watts / 1000:,.1f} kW"
+
+
+def cost_text(cost: Cost | None) -> str:
+    """``$12,345,678``, ``12,345 CHF``; with parts unpriced, ``unpriced (3 parts)`` (a partial
+    total would read as the price of the design).
+
+    Examples
+    --------
+    >>> cost_text(Cost(Decimal("12345678.40"), "USD", 0))
+    '$12,345,678'
+    >>> cost_text(Cost(Decimal("10"), "USD", 1))
+    'unpriced (1 part)'
+    """
+    if cost is None:
+        return "—"
+    if cost.unpriced_parts:
+        n = cost.unpriced_parts
+        return f"unpriced ({n} part{'s' if n != 1 else ''})"
+    sign = CURRENCY_SIGNS.get(cost.currency)
+    amount = f"{cost.total:,.0f}"
+    return f"{sign}{amount}" if sign else f"{amount} {cost.currency}"
+
+
+def _bom_key(design) -> str:
+    # Ids can come back after a rollback; the design's last change time pins the revision.
+    return f"planner:bom:{design.latest_id}:{design.updated.timestamp()}"
+
+
+def _revision_bom_and_power(revision_id: int, facts) -> tuple[BillOfMaterials, float]:
+    """The revision's BOM (cached) and power (stored in its summary when it was missing)."""
+    revision = DesignRevision.objects.get(pk=revision_id)
+    fabric = revision_fabric(revision)
+    power = (revision.summary or {}).get("power_w")
+    if power is None:
+        from planner.analyses.reports import fabric_power
+
+        power = float(fabric_power(fabric=fabric, facts=facts)["total_w"])
+        DesignRevision.objects.filter(pk=revision_id).update(
+            summary={**(revision.summary or {}), "power_w": power}
+        )
+    return bill_of_materials(fabric, facts), power
+
+
+def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
+    """``{design id: {"power_w", "power", "cost"?}}`` for designs annotated by
+    :func:`planner.designs.selectors.design_list_for` (``latest_id``, ``latest_summary``); cost only
+    when ``book`` is given."""
+    facts = None
+    table = price_table(book) if book is not None else None
+    figures = {}
+    for design in designs:
+        summary = design.latest_summary or {}
+        power = summary.get("power_w")
+        row = {"power_w": power, "power": power_text(power)}
+        revision_id = getattr(design, "latest_id", None)
+        if revision_id is None:
+            figures[design.pk] = row
+            continue
+        bom = cache.get(_bom_key(design)) if book is not None else None
+        if power is None or (book is not None and bom is None):
+            facts = facts or catalog_facts()
+            try:
+                bom, power = _revision_bom_and_power(revision_id, facts)
+            except ValueError:  # a stored topology that no longer reads: no figures
+                figures[design.pk] = row
+                continue
+            cache.set(_bom_key(design), bom, BOM_CACHE_SECONDS)
+            row.update(power_w=power, power=power_text(power))
+        if book is not None:
+            cost = bom_cost_at(bom, book, table)
+            row["cost"] = cost
+            row["cost_text"] = cost_text(cost)
+        figures[design.pk] = row
+    return figures

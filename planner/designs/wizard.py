@@ -1,0 +1,212 @@
+"""The design wizard's server side: the one mapping from its form fields to a spec document
+(:func:`spec_from_fields`, used by the form on save and by the live summary API), where each
+spec problem shows on the form (:func:`form_problem`), which leaf switches can take a server's
+links, and the defaults a new design starts from.
+
+A switch "fits" a server when :func:`planner.domain.canvas.link_options` finds at least one
+media choice for a server-leaf link between them: the same link rules
+(``inventory/library/compat.py``, ``planner/domain/media.py``) the generator and the
+validator use. Archived parts are not offered, as in the wizard's lists.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from planner.designs.adapters import catalog_facts
+from planner.domain import canvas
+from planner.domain.spec import TIERS
+
+#: Spec media tier -> form field name.
+MEDIA_FIELDS = {tier: "media_" + tier.replace("-", "_") for tier in TIERS}
+SWITCH_FIELDS = ("leaf", "spine", "core")
+#: Spec keys whose form field has the same name.
+PLAIN_FIELDS = (
+    "name",
+    "description",
+    "topology",
+    "server",
+    "servers",
+    "rails",
+    "planes",
+    "tiers",
+    "servers_per_su",
+    "oversubscription",
+    "reserved_leaf_ports",
+    "k",
+    "price_book",
+)
+#: Layout keys the wizard shows (``layout.<key>``, same field name).
+LAYOUT_FIELDS = ("servers_per_rack", "rack")
+#: Fields that hold a number (typed as text in the browser).
+NUMBER_FIELDS = frozenset(
+    {
+        "servers",
+        "rails",
+        "planes",
+        "tiers",
+        "servers_per_su",
+        "oversubscription",
+        "reserved_leaf_ports",
+        "k",
+        "servers_per_rack",
+    }
+)
+
+
+def field_value(name: str, value):
+    """A field's value for the spec: ``None`` for an empty box; a number field's text as the
+    number it reads as, or the text itself when it reads as none (the spec rules then name
+    the field); a whole float as an int; anything else as given.
+
+    >>> [field_value("servers", v) for v in ("", " 12 ", "1.5", "3.0", "lots", 2.0, None)]
+    [None, 12, 1.5, 3, 'lots', 2, None]
+    >>> field_value("name", " x "), field_value("rack", "42")
+    (' x ', '42')
+    """
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        if name not in NUMBER_FIELDS:
+            return value
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        value = number if math.isfinite(number) else text
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def spec_from_fields(values: Mapping) -> dict:
+    """The spec document the wizard's fields describe: the one mapping from form to spec.
+
+    ``values`` maps form field names to what the browser sent (text) or to the form's
+    cleaned values; other keys (team, sharing, the spec text...) are ignored. Defaults are
+    left out (one plane, tiers "auto", oversubscription 1, no reserved ports, media "auto"),
+    and keys of one topology only go with it. Values are not checked here: the spec rules
+    (:func:`planner.designs.services.design_build`) name each problem's field.
+
+    >>> spec_from_fields({"name": "x", "topology": "clos", "server": "S", "servers": "8",
+    ...     "servers_per_su": "4", "k": "8", "planes": "1", "tiers": "auto",
+    ...     "oversubscription": "3", "reserved_leaf_ports": "0", "leaf": "L",
+    ...     "media_leaf_spine": "auto", "csrfmiddlewaretoken": "t"})
+    {'name': 'x', 'topology': 'clos', 'server': 'S', 'servers': 8, 'oversubscription': 3, \
+'switches': {'leaf': 'L'}}
+    """
+    v = {name: field_value(name, value) for name, value in values.items()}
+    topology = v.get("topology") or "rail-optimized"
+    doc = {"name": values.get("name", ""), "topology": topology, "server": values.get("server", "")}
+    if v.get("description") is not None:
+        doc["description"] = v["description"]
+    keys = ["servers", "rails"]
+    keys += ["servers_per_su"] if topology == "rail-optimized" else []
+    keys += ["k"] if topology == "fat-tree" else []
+    doc.update({key: v[key] for key in keys if v.get(key) is not None})
+    if v.get("planes") not in (None, 1):
+        doc["planes"] = v["planes"]
+    if v.get("tiers") not in (None, "auto"):
+        doc["tiers"] = v["tiers"]
+    if topology != "fat-tree":
+        if v.get("oversubscription") not in (None, 1):
+            doc["oversubscription"] = v["oversubscription"]
+        if v.get("reserved_leaf_ports") not in (None, 0):
+            doc["reserved_leaf_ports"] = v["reserved_leaf_ports"]
+    doc["switches"] = {role: v[role] for role in SWITCH_FIELDS if v.get(role) is not None}
+    media = {tier: v.get(name) for tier, name in MEDIA_FIELDS.items()}
+    media = {tier: kind for tier, kind in media.items() if kind not in (None, "auto")}
+    if media:
+        doc["media"] = media
+    if v.get("price_book") is not None:
+        doc["price_book"] = v["price_book"]
+    layout = {key: v[key] for key in LAYOUT_FIELDS if v.get(key) is not None}
+    if layout:
+        doc["layout"] = layout
+    return doc
+
+
+def form_field_for(spec_field: str) -> str | None:
+    """The wizard field that shows problems of ``spec_field`` (``None``: the whole form).
+
+    >>> form_field_for("switches.leaf"), form_field_for("media.leaf-spine"), form_field_for("x")
+    ('leaf', 'media_leaf_spine', None)
+    """
+    head, _, rest = spec_field.partition(".")
+    if head == "switches":
+        return rest if rest in SWITCH_FIELDS else "leaf"
+    if head == "media":
+        return MEDIA_FIELDS.get(rest)
+    if head == "layout":
+        return rest if rest in LAYOUT_FIELDS else None
+    return spec_field if spec_field in PLAIN_FIELDS else None
+
+
+def form_problem(problem: dict) -> dict:
+    """A spec problem (``{field, message}``, ``field`` a spec path) as the wizard shows it:
+    ``field`` the form field that shows it (``""``: the form as a whole), ``spec_field`` the
+    spec path, and the message prefixed with that path when the form field is not exactly it.
+
+    >>> form_problem({"field": "switches.leaf", "message": "no such switch"})
+    {'field': 'leaf', 'spec_field': 'switches.leaf', 'message': 'no such switch'}
+    >>> form_problem({"field": "layout.rack_units", "message": "too small"})["message"]
+    'layout.rack_units: too small'
+    """
+    field, message = problem["field"], problem["message"]
+    target = form_field_for(field)
+    exact = target == field or (target and field.startswith(("switches.", "media.", "layout.")))
+    if not exact and field:
+        message = f"{field}: {message}"
+    return {"field": target or "", "spec_field": field, "message": message}
+
+
+def leaf_fit(server: str) -> dict:
+    """Every catalog switch, and whether it can be the leaf of ``server``.
+
+    Returns ``{"server", "known", "switches": [{slug, name, fits, reason}]}``, switches that
+    fit first (then by slug); ``reason`` is the rule's own message ("" when it fits).
+    ``known`` is false when the catalog has no such server (every switch then fits: the
+    server field shows that problem).
+    """
+    facts = catalog_facts(for_new=True)
+    model = facts.devices.get(server)
+    known = model is not None and model.category == "server"
+    rows = []
+    for slug, device in sorted(facts.devices.items()):
+        if device.category != "switch" or device.slug != slug:  # aliases: once
+            continue
+        reason = ""
+        if known:
+            options = canvas.link_options(server, slug, facts=facts)
+            if not list(options):
+                reason = " ".join(r["message"] for r in options.refusal) or "no media fits"
+        rows.append({"slug": slug, "name": device.name, "fits": not reason, "reason": reason})
+    rows.sort(key=lambda row: (not row["fits"], row["slug"]))
+    return {"server": server, "known": known, "switches": rows}
+
+
+def wizard_defaults(servers: list[str]) -> dict:
+    """The server and leaf a blank wizard starts with: the first server in ``servers`` that
+    some switch can serve, and the first switch that fits it (``{}`` when none does)."""
+    for server in servers:
+        fitting = [row["slug"] for row in leaf_fit(server)["switches"] if row["fits"]]
+        if fitting:
+            return {"server": server, "leaf": fitting[0]}
+    return {}
+
+
+def short(text: str, limit: int = 90) -> str:
+    """``text`` cut at a word before ``limit`` characters, with "…" when cut.
+
+    >>> short("a b c", 10), short("one two three four", 12)
+    ('a b c', 'one two…')
+    """
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:(") + "…"

@@ -1,0 +1,114 @@
+"""Design API routes, mounted at ``/api/planner/``."""
+
+from django.urls import path
+from rest_framework.routers import DefaultRouter
+
+from planner.audit import api as audit
+from planner.designs.api import canvas, views, wizard
+from planner.outputs import api as outputs
+from planner.quotes import api as quotes
+from simulation.api import overlays
+
+router = DefaultRouter()
+router.register("designs", views.DesignViewSet, basename="design")
+router.register("audit", audit.AuditEventViewSet, basename="audit-event")
+
+revisions = views.DesignRevisionViewSet.as_view({"get": "list", "post": "create"})
+revision = views.DesignRevisionViewSet.as_view({"get": "retrieve"})
+revision_restore = views.DesignRevisionViewSet.as_view({"post": "restore"})
+
+urlpatterns = [
+    path("summary/", views.SummaryView.as_view(), name="design-summary"),
+    path("presets/", views.PresetListView.as_view(), name="design-presets"),
+    path("leaf-options/", wizard.LeafOptionsView.as_view(), name="leaf-options"),
+    path("designs/<int:design_pk>/revisions/", revisions, name="design-revision-list"),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/",
+        revision,
+        name="design-revision-detail",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/restore/",
+        revision_restore,
+        name="design-revision-restore",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/spec/",
+        views.RevisionSpecView.as_view(),
+        name="design-revision-spec",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/canvas/",
+        canvas.RevisionCanvasView.as_view(),
+        name="design-revision-canvas",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/topology/",
+        canvas.RevisionTopologyView.as_view(),
+        name="design-revision-topology",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/overlays/",
+        overlays.RevisionOverlaysView.as_view(),
+        name="design-revision-overlays",
+    ),
+    path(
+        "designs/<int:design_pk>/topology/",
+        canvas.DesignTopologyView.as_view(),
+        name="design-topology",
+    ),
+    path(
+        "designs/<int:design_pk>/topology/preview/",
+        canvas.DesignTopologyPreviewView.as_view(),
+        name="design-topology-preview",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/",
+        quotes.QuoteListView.as_view(),
+        name="design-quote-list",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/",
+        quotes.QuoteDetailView.as_view(),
+        name="design-quote-detail",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/priced/",
+        quotes.QuotePricedView.as_view(),
+        name="design-quote-priced",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/pdf/",
+        quotes.QuoteFileView.as_view(),
+        {"fmt": "pdf"},
+        name="design-quote-pdf",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/xlsx/",
+        quotes.QuoteFileView.as_view(),
+        {"fmt": "xlsx"},
+        name="design-quote-xlsx",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/bom/",
+        outputs.RevisionBomView.as_view(),
+        name="design-revision-bom",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/cabling/",
+        outputs.RevisionCablingView.as_view(),
+        name="design-revision-cabling",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/exports/<str:fmt>/",
+        outputs.RevisionExportView.as_view(),
+        name="design-revision-export",
+    ),
+    path(
+        "designs/<int:design_pk>/cabling/",
+        outputs.DesignCablingImportView.as_view(),
+        name="design-cabling-import",
+    ),
+    path("link-options/", canvas.LinkOptionsView.as_view(), name="link-options"),
+    *router.urls,
+]

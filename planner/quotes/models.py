@@ -1,0 +1,157 @@
+"""Quotes: a priced offer for one revision of a design, numbered per year."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+from planner.designs.models import Design, DesignRevision
+from planner.domain.outputs.bom import CATEGORIES as BOM_CATEGORIES
+
+#: Price offer conditions a quote may be priced from (see ``inventory.models.prices``).
+QUOTE_PRICE_CONDITIONS = [("new", "New"), ("msrp", "List price (MSRP)"), ("used", "Used")]
+
+
+#: Categories a quote's discounts and spares are given per (the bill of materials' categories).
+QUOTE_CATEGORIES = BOM_CATEGORIES
+
+
+#: Days a new quote stays valid unless another date is chosen.
+QUOTE_VALIDITY_DAYS = 30
+
+
+def quote_default_valid_until():
+    return timezone.localdate() + timedelta(days=QUOTE_VALIDITY_DAYS)
+
+
+class Quote(models.Model):
+    """A priced offer for one revision of a design, numbered ``Q-<year>-<sequence>``.
+
+    Prices come from ``price_book`` (offers of ``price_condition`` in ``currency``), lowered by
+    ``discounts_pct`` per category; the sell price adds ``margin_pct`` as a margin on the sell
+    price: ``sell = cost / (1 - margin_pct / 100)``. ``spares_pct`` adds spares per category to
+    the bill of materials. The numbers are assigned by :func:`planner.quotes.services.quote_create`.
+    """
+
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="quotes")
+    revision = models.ForeignKey(
+        DesignRevision,
+        on_delete=models.CASCADE,
+        related_name="quotes",
+        help_text="The revision of the design this quote prices.",
+    )
+    year = models.PositiveSmallIntegerField(editable=False)
+    sequence = models.PositiveIntegerField(editable=False)
+    number = models.CharField(max_length=20, unique=True, editable=False)
+    customer = models.CharField(max_length=200)
+    price_book = models.ForeignKey(
+        "inventory.PriceBook", on_delete=models.PROTECT, related_name="quotes"
+    )
+    price_condition = models.CharField(
+        max_length=8,
+        choices=QUOTE_PRICE_CONDITIONS,
+        default="new",
+        help_text="Which offers of the price book count (the lowest per part).",
+    )
+    currency = models.CharField(max_length=3, help_text="ISO 4217 code, e.g. USD.")
+    discounts_pct = models.JSONField(
+        default=dict, blank=True, help_text="Discount percent per category (missing = 0)."
+    )
+    margin_pct = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        default=0,
+        help_text="Margin on the sell price: sell = cost / (1 - margin).",
+    )
+    spares_pct = models.JSONField(
+        default=dict, blank=True, help_text="Spares percent per category (missing = 0)."
+    )
+    valid_until = models.DateField(default=quote_default_valid_until)
+    notes = models.TextField(blank=True, max_length=4000)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="quotes",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-year", "-sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["year", "sequence"], name="planner_quote_sequence"),
+            models.CheckConstraint(
+                condition=models.Q(margin_pct__gte=0) & models.Q(margin_pct__lt=100),
+                name="planner_quote_margin_range",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.number} {self.customer}"
+
+    def get_absolute_url(self):
+        return reverse("planner:quote-detail", args=[self.design_id, self.pk])
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        if (
+            self.revision_id is not None
+            and self.design_id is not None
+            and self.revision.design_id != self.design_id
+        ):
+            errors["revision"] = "Choose a revision of this quote's design."
+        if not isinstance(self.currency, str) or len(self.currency) != 3:
+            errors["currency"] = "Use a three-letter ISO 4217 code, e.g. USD."
+        elif not self.currency.isascii() or not self.currency.isupper():
+            errors["currency"] = "Use a three-letter ISO 4217 code in capitals, e.g. USD."
+        if self.margin_pct is not None and not 0 <= self.margin_pct < 100:
+            errors["margin_pct"] = "The margin is a percent of the sell price: 0 up to (not) 100."
+        for field in ("discounts_pct", "spares_pct"):
+            problem = _percent_map_problem(getattr(self, field))
+            if problem:
+                errors[field] = problem
+        if self.valid_until is not None:
+            created_on = timezone.localdate(self.created) if self.created else timezone.localdate()
+            if self.valid_until <= created_on:
+                errors["valid_until"] = (
+                    f"The quote must stay valid after the day it is made ({created_on})."
+                )
+        if errors:
+            raise ValidationError(errors)
+
+
+class QuoteNumberSequence(models.Model):
+    """The last quote number given in a year: numbers count on and are never given twice,
+    even after a quote is deleted. Locked (``select_for_update``) while a number is taken."""
+
+    year = models.PositiveSmallIntegerField(unique=True)
+    last = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.year}: {self.last}"
+
+
+def _percent_map_problem(values) -> str:
+    """Why ``values`` is not a {category: percent 0..100} mapping ("" when it is)."""
+    if not isinstance(values, dict):
+        return 'Give a mapping of category to percent, e.g. {"switch": 10}.'
+    for category, value in values.items():
+        if category not in QUOTE_CATEGORIES:
+            return f"Unknown category {category!r}; use one of {', '.join(QUOTE_CATEGORIES)}."
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            return f"{category}: give a number of percent."
+        try:
+            number = float(value)
+        except ValueError:
+            return f"{category}: {value!r} is not a number."
+        if not 0 <= number <= 100:
+            return f"{category}: {number:g} is outside 0..100 percent."
+    return ""

@@ -1,0 +1,59 @@
+"""Teams: users who share designs, each with a role and, for sales, the price right."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class TeamRoleChoices(models.TextChoices):
+    VIEWER = "viewer", "Viewer"
+    EDITOR = "editor", "Editor"
+    OWNER = "owner", "Owner"
+
+
+#: Roles that may change designs shared with the team as ``team-edit``.
+WRITE_ROLES = (TeamRoleChoices.EDITOR, TeamRoleChoices.OWNER)
+
+
+class Team(models.Model):
+    """A group of users who share designs; each member has a role."""
+
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(max_length=60, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class TeamMembership(models.Model):
+    """A user's role in a team: viewers read shared designs, editors and owners change them."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_memberships"
+    )
+    role = models.CharField(
+        max_length=8, choices=TeamRoleChoices.choices, default=TeamRoleChoices.VIEWER
+    )
+    can_view_prices = models.BooleanField(
+        default=False,
+        help_text="Sees catalog prices, price books and priced quotes (sales role).",
+    )
+
+    class Meta:
+        ordering = ["team", "user"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "user"], name="planner_membership_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} in {self.team} ({self.role})"
+
+    @property
+    def can_write(self) -> bool:
+        return self.role in WRITE_ROLES
