@@ -5,7 +5,7 @@ links, and the defaults a new design starts from.
 
 A switch "fits" a server when :func:`planner.domain.canvas.link_options` finds at least one
 media choice for a server-leaf link between them: the same link rules
-(``inventory/library/compat.py``, ``planner/domain/media.py``) the generator and the
+(``inventory/library/compat.py``, ``planner/domain/media/``) the generator and the
 validator use. Archived parts are not offered, as in the wizard's lists.
 """
 

@@ -1,0 +1,88 @@
+"""Link groups: links of one tier with the same end models, cage groups and speed.
+
+Each group has few distinct situations, so candidates are evaluated once per group and then
+applied to the links with NumPy. Modules: one per cage (``port // node_ports_per_cage``), so a
+twin-port module in a twin-port cage carries both logical ports; a cage (or a group of ports
+one cable serves) is keyed ``node << NODE_SHIFT | first port``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from inventory.library.compat import TOP_NAMES, Cage
+from planner.domain.catalog import CatalogFacts, DeviceModel
+from planner.domain.fabric import Fabric
+from planner.domain.part_facts import end_cage
+
+NODE_SHIFT = 20  # key = node << NODE_SHIFT | first port of the cage or group
+
+
+@dataclass
+class LinkEnd:
+    """One end of a link group: the device model, its cage and logical ports per cage."""
+
+    model: DeviceModel | None
+    cage: Cage
+    ports_per_cage: int
+
+    @property
+    def label(self) -> str:
+        cage = self.cage
+        if self.model is None:
+            return "unknown device's cage"
+        top = TOP_NAMES.get(cage.top or "", "")
+        twin = "twin-port " if cage.ports_per_cage == 2 else ""
+        bits = [self.model.slug, cage.form_factor or "unknown", top, f"{twin}cage"]
+        return " ".join(b for b in bits if b)
+
+
+class LinkGroup:
+    """Links of one tier with the same end models, cage groups and speed."""
+
+    def __init__(self, fabric: Fabric, tier: str, links: np.ndarray, facts: CatalogFacts):
+        self.fabric, self.tier, self.links = fabric, tier, links
+        first = int(links[0])
+        self.speed = int(fabric.link_speed_gbps[first])
+        ends = []
+        for node in (int(fabric.link_a[first]), int(fabric.link_b[first])):
+            slug = fabric.models[int(fabric.node_model[node])]
+            model, _, cage = end_cage(facts, slug, self.speed)
+            ends.append(LinkEnd(model, cage, int(fabric.node_ports_per_cage[node])))
+        self.a, self.b = ends
+        self._keys: dict = {}
+        self._structure: dict = {}
+
+    def keys(self, end: str, size: int) -> np.ndarray:
+        """Per link: node and first port of its group of ``size`` ports at ``end``."""
+        if (end, size) not in self._keys:
+            nodes = (self.fabric.link_a if end == "a" else self.fabric.link_b)[self.links]
+            ports = (self.fabric.link_a_port if end == "a" else self.fabric.link_b_port)[self.links]
+            self._keys[end, size] = (nodes.astype(np.int64) << NODE_SHIFT) | (
+                ports.astype(np.int64) // size * size
+            )
+        return self._keys[end, size]
+
+    def structure_ok(self, a_size: int, b_size: int, legs: int) -> bool:
+        """Can one cable join each b-end group of ``b_size`` ports to at most ``legs`` a-end
+        groups of ``a_size`` ports, every a-end group wholly within one b-end group?"""
+        key = (a_size, b_size, legs)
+        if key not in self._structure:
+            a_ids = np.unique(self.keys("a", a_size), return_inverse=True)[1]
+            b_ids = np.unique(self.keys("b", b_size), return_inverse=True)[1]
+            pairs = np.unique(a_ids.astype(np.int64) * (b_ids.max() + 1) + b_ids)
+            pair_a, pair_b = pairs // (b_ids.max() + 1), pairs % (b_ids.max() + 1)
+            one_b_per_a = np.bincount(pair_a).max() <= 1
+            legs_ok = np.bincount(pair_b).max() <= legs
+            self._structure[key] = bool(one_b_per_a and legs_ok)
+        return self._structure[key]
+
+
+def describe_link(fabric: Fabric, link: int, length: float, tier: str) -> str:
+    a, b = int(fabric.link_a[link]), int(fabric.link_b[link])
+    return (
+        f"{tier} link {fabric.node_name[a]} port {int(fabric.link_a_port[link]) + 1} -> "
+        f"{fabric.node_name[b]} port {int(fabric.link_b_port[link]) + 1} ({length:g} m)"
+    )
