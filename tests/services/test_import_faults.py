@@ -77,12 +77,12 @@ def _renamed(text: str, prefix: str) -> str:
 def test_a_lost_connection_mid_catalog_import_stores_no_row(
     transactional_db, seed_catalog, monkeypatch
 ):
-    from inventory import services
+    from inventory.services import imports
 
     names_before = dict(Switch.objects.values_list("slug", "name"))
     text = _renamed(catalog_export_csv("switch"), "Renamed")
     written = []
-    upsert = services.part_upsert
+    upsert = imports.part_upsert
 
     def upsert_then_fail(record, **kwargs):
         problems = upsert(record, **kwargs)
@@ -91,7 +91,7 @@ def test_a_lost_connection_mid_catalog_import_stores_no_row(
             _lose_the_connection()
         return problems
 
-    monkeypatch.setattr(services, "part_upsert", upsert_then_fail)
+    monkeypatch.setattr(imports, "part_upsert", upsert_then_fail)
     try:
         with pytest.raises(DatabaseError):
             catalog_import_csv(category="switch", text=text, origin="switches.csv")

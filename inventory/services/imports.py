@@ -1,0 +1,493 @@
+"""Catalog files in: the seed, parts from records or CSV, price books from records or CSV.
+
+Every import is all-or-nothing: it runs in one transaction and raises
+:class:`~inventory.services.common.CatalogImportError` listing every problem (file, row or part,
+field, message) before anything is kept. A successful import is recorded in the audit log
+(``import.applied``). CSV cells our exports neutralised (``'`` before formula-like text) are
+read back as written (:func:`inventory.library.cells.unescape_cell`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+
+from inventory.hooks import catalog_hooks
+from inventory.library.cells import unescape_cell
+from inventory.library.files import CatalogFileError, PartRecord, read_catalog_folder
+from inventory.library.schema import IDENTITY_FIELDS, SPEC_FIELDS
+from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer, Price, PriceBook
+from inventory.services.common import (
+    IMPORT_APPLIED,
+    CatalogImportError,
+    ImportProblem,
+    ImportReport,
+    csv_columns,
+    part_get,
+    validation_problems,
+)
+
+__all__ = [
+    "SEED_FOLDER",
+    "SEED_PRICE_BOOK",
+    "catalog_import_csv",
+    "catalog_load",
+    "part_upsert",
+    "parts_import",
+    "price_book_import_csv",
+    "price_book_import_records",
+]
+
+SEED_FOLDER = Path(__file__).resolve().parent.parent / "library" / "seed"
+SEED_PRICE_BOOK = "reseller-list-2026"
+
+_TEXT_FIELDS = (models.CharField, models.TextField)
+
+
+# --- Parts from records --------------------------------------------------------------------------
+
+
+def _slug_categories() -> dict[str, str]:
+    """Every stored part slug with its category (one query per category)."""
+    return {
+        slug: category
+        for category, model in CATEGORY_MODELS.items()
+        for slug in model.objects.values_list("slug", flat=True)
+    }
+
+
+def _comparable(part: CatalogPart) -> dict:
+    data = {
+        name: getattr(part, name)
+        for name in (*IDENTITY_FIELDS, *part.SPEC_FIELDS)
+        if name != "manufacturer"
+    }
+    data["manufacturer"] = part.manufacturer.slug if part.manufacturer_id else None
+    data["sources"], data["provenance"] = part.sources, part.provenance
+    return json.loads(json.dumps(data, default=str))
+
+
+def part_upsert(
+    record: PartRecord,
+    *,
+    manufacturers: dict[str, Manufacturer],
+    report: ImportReport,
+    slug_categories: dict[str, str],
+) -> list[ImportProblem]:
+    """Create or update one part from a record; returns problems instead of raising.
+
+    ``slug_categories`` maps the stored slugs to their category (:func:`_slug_categories`).
+    """
+    model = CATEGORY_MODELS[record.category]
+    where = f"{record.origin} {record.slug}".strip()
+    owner = slug_categories.get(record.slug)
+    if owner and owner != record.category:
+        return [
+            ImportProblem(
+                where,
+                "slug",
+                f"{record.slug!r} is already a {owner} slug; slugs are unique across the catalog.",
+            )
+        ]
+    manufacturer_key = record.identity.get("manufacturer")
+    manufacturer = manufacturers.get(str(manufacturer_key or "").lower())
+    if manufacturer is None:
+        return [ImportProblem(where, "manufacturer", f"unknown manufacturer {manufacturer_key!r}")]
+    part = model.objects.filter(slug=record.slug).first()
+    before = _comparable(part) if part else None
+    part = part or model(slug=record.slug)
+    blank = model()
+    for name in (*IDENTITY_FIELDS, *model.SPEC_FIELDS):
+        if name in {"slug", "manufacturer"}:
+            continue
+        source = record.identity if name in IDENTITY_FIELDS else record.spec
+        value = source.get(name, getattr(blank, name))
+        if value is None and isinstance(model._meta.get_field(name), _TEXT_FIELDS):
+            value = ""
+        setattr(part, name, value)
+    part.manufacturer = manufacturer
+    part.sources, part.provenance = record.sources, record.provenance
+    try:
+        part.full_clean()
+    except ValidationError as exc:
+        return validation_problems(where, exc)
+    if before is None:
+        report.created += 1
+    elif before == _comparable(part):
+        report.unchanged += 1
+        return []
+    else:
+        report.updated += 1
+    part.save()
+    return []
+
+
+def _check_aliases(records: list[PartRecord]) -> list[ImportProblem]:
+    """Aliases must not collide with another part's slug or alias."""
+    seen: dict[str, str] = {}
+    problems = []
+    slugs = {r.slug for r in records}
+    existing = {p.slug: p for model in CATEGORY_MODELS.values() for p in model.objects.all()}
+    for slug, part in existing.items():
+        for alias in part.aliases or []:
+            seen.setdefault(alias, slug)
+    for record in records:
+        aliases = record.identity.get("aliases") or []
+        if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
+            problems.append(
+                ImportProblem(
+                    f"{record.origin} {record.slug}",
+                    "aliases",
+                    f'a list of other names, e.g. ["980-9I510-00NS00"] (got {aliases!r})',
+                )
+            )
+            continue
+        for alias in aliases:
+            if alias in slugs and alias != record.slug:
+                problems.append(
+                    ImportProblem(
+                        f"{record.origin} {record.slug}",
+                        "aliases",
+                        f"alias {alias!r} is another part's slug",
+                    )
+                )
+            owner = seen.get(alias)
+            if owner and owner != record.slug and owner not in slugs:
+                problems.append(
+                    ImportProblem(
+                        f"{record.origin} {record.slug}",
+                        "aliases",
+                        f"alias {alias!r} already belongs to {owner}",
+                    )
+                )
+            seen[alias] = record.slug
+    return problems
+
+
+def parts_import(
+    records: list[PartRecord],
+    *,
+    manufacturers: dict[str, Manufacturer] | None = None,
+    report: ImportReport | None = None,
+    actor=None,
+    source: str = "",
+) -> ImportReport:
+    """Upsert many parts in one transaction; refuse all of them if any is invalid.
+
+    A successful import is recorded in the audit log (``import.applied``) as done by
+    ``actor`` (``None``: the system) from ``source`` (a file or folder name).
+    """
+    report = report or ImportReport()
+    problems: list[ImportProblem] = []
+    seen: dict[str, str] = {}
+    for record in records:
+        if record.slug in seen:
+            problems.append(
+                ImportProblem(
+                    f"{record.origin} {record.slug}",
+                    "slug",
+                    f"duplicate slug (also in {seen[record.slug]})",
+                )
+            )
+        seen[record.slug] = record.origin
+    if problems:
+        raise CatalogImportError(problems)
+    with transaction.atomic():
+        if manufacturers is None:
+            manufacturers = {}
+            for m in Manufacturer.objects.all():
+                manufacturers[m.slug.lower()] = m
+                manufacturers[m.name.lower()] = m
+        problems.extend(_check_aliases(records))
+        slug_categories = _slug_categories()
+        for record in records:
+            problems.extend(
+                part_upsert(
+                    record,
+                    manufacturers=manufacturers,
+                    report=report,
+                    slug_categories=slug_categories,
+                )
+            )
+        if problems:
+            transaction.set_rollback(True)
+            raise CatalogImportError(problems)
+        _audit_import(
+            actor,
+            f"Imported {len(records)} parts from {source or 'records'}: {report.created} "
+            f"created, {report.updated} updated, {report.unchanged} unchanged",
+            object_type="parts",
+            object_ref=source,
+            details={"created": report.created, "updated": report.updated, "parts": len(records)},
+        )
+    return report
+
+
+def _audit_import(actor, summary: str, **fields) -> None:
+    catalog_hooks().record(actor=actor, action=IMPORT_APPLIED, summary=summary, **fields)
+
+
+# --- The seed and price books --------------------------------------------------------------------
+
+
+@transaction.atomic
+def catalog_load(folder: Path = SEED_FOLDER) -> ImportReport:
+    """Load a catalog folder (the seed by default) idempotently: create, update, keep."""
+    try:
+        files = read_catalog_folder(folder)
+    except CatalogFileError as exc:
+        raise CatalogImportError([ImportProblem(str(exc).split(":")[0], "", str(exc))]) from exc
+    manufacturers: dict[str, Manufacturer] = {}
+    for item in files.manufacturers:
+        manufacturer, _ = Manufacturer.objects.update_or_create(
+            slug=item["slug"], defaults={"name": item["name"], "url": item.get("url") or ""}
+        )
+        manufacturers[manufacturer.slug.lower()] = manufacturer
+        manufacturers[manufacturer.name.lower()] = manufacturer
+    for m in Manufacturer.objects.all():
+        manufacturers.setdefault(m.slug.lower(), m)
+    report = parts_import(files.parts, manufacturers=manufacturers, source=folder.name)
+    if files.price_book:
+        price_book_import_records(files.price_book, files.prices)
+    return report
+
+
+def price_book_import_records(book_data: dict, prices) -> PriceBook:
+    """Create or replace a price book's prices from records (seed ``prices.yaml``)."""
+    book, _ = PriceBook.objects.update_or_create(
+        slug=book_data["slug"],
+        defaults={
+            "name": book_data["name"],
+            "currency": book_data.get("currency", "USD"),
+            "kind": book_data.get("kind", "reseller"),
+            "description": book_data.get("description", ""),
+        },
+    )
+    rows = [
+        {
+            "part": p.part,
+            "price": p.price,
+            "currency": p.currency,
+            "seller": p.seller,
+            "source_url": p.url or "",
+            "as_of": p.date or "",
+            "grade": p.grade or "secondary",
+            "condition": p.condition,
+            "length_m": p.length_m,
+            "note": p.note or "",
+        }
+        for p in prices
+    ]
+    _price_rows_replace(book, rows, origin="prices.yaml")
+    return book
+
+
+def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> int:
+    problems: list[ImportProblem] = []
+    new_prices = []
+    for number, row in enumerate(rows, start=2 if origin.endswith(".csv") else 1):
+        where = f"{origin} row {number}"
+        slug = str(row.get("part") or "").strip()
+        part = part_get(slug) if slug else None
+        if part is None:
+            problems.append(ImportProblem(where, "part", f"unknown part {slug!r}"))
+            continue
+        try:
+            amount = Decimal(str(row.get("price")).replace(",", ""))
+        except (InvalidOperation, ValueError):
+            problems.append(ImportProblem(where, "price", f"not a number: {row.get('price')!r}"))
+            continue
+        length = row.get("length_m")
+        if length in ("", None):
+            length = None
+        else:
+            try:
+                length = float(length)
+            except ValueError:
+                problems.append(ImportProblem(where, "length_m", f"not a number: {length!r}"))
+                continue
+        price = Price(
+            book=book,
+            part_category=part.CATEGORY,
+            part_slug=part.slug,
+            price=amount,
+            currency=(row.get("currency") or book.currency).strip().upper(),
+            seller=row.get("seller") or "",
+            source_url=row.get("source_url") or "",
+            as_of=str(row.get("as_of") or ""),
+            grade=row.get("grade") or "secondary",
+            condition=row.get("condition") or "new",
+            length_m=length,
+            note=row.get("note") or "",
+        )
+        try:
+            price.full_clean(exclude=["book"])
+        except ValidationError as exc:
+            problems.extend(validation_problems(where, exc))
+            continue
+        new_prices.append(price)
+    if problems:
+        raise CatalogImportError(problems)
+    fields = Price.OFFER_FIELDS
+
+    def key(price):
+        values = {name: getattr(price, name) for name in fields}
+        values["price"] = f"{Decimal(values['price']):.2f}"
+        values["length_m"] = None if values["length_m"] is None else float(values["length_m"])
+        return tuple(str(values[name]) for name in fields)
+
+    if sorted(map(key, book.prices.all())) != sorted(map(key, new_prices)):
+        book.prices.all().delete()
+        Price.objects.bulk_create(new_prices)
+    return len(new_prices)
+
+
+def price_book_import_csv(
+    *, book: PriceBook, text: str, origin: str = "prices.csv", actor=None
+) -> int:
+    """Replace a book's prices with the rows of a CSV (columns: :data:`PRICE_COLUMNS`).
+
+    Recorded in the audit log as done by ``actor`` (the row count, never the prices).
+    """
+    try:
+        reader = csv.DictReader(io.StringIO(text))
+        missing = {"part", "price"} - set(reader.fieldnames or [])
+        rows = [_unescaped(row) for row in reader]
+    except csv.Error as exc:
+        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+    if missing:
+        raise CatalogImportError(
+            [ImportProblem(origin, ", ".join(sorted(missing)), "required column missing")]
+        )
+    with transaction.atomic():
+        count = _price_rows_replace(book, rows, origin=origin)
+        _audit_import(
+            actor,
+            f"Replaced the prices of price book {book.slug} with {count} rows from {origin}",
+            object_type="price-book",
+            object_ref=book.slug,
+            team=book.team,
+            details={"rows": count, "file": origin},
+        )
+    return count
+
+
+def _unescaped(row: dict) -> dict:
+    """A CSV row without the ``'`` our exports put before formula-like text (round trip)."""
+    return {key: unescape_cell(v) if isinstance(v, str) else v for key, v in row.items()}
+
+
+# --- CSV per category ----------------------------------------------------------------------------
+
+
+class _CellError(ValueError):
+    """A CSV cell that cannot be read; carries the problem to report."""
+
+    def __init__(self, where: str, field: str, message: str):
+        super().__init__(message)
+        self.problem = ImportProblem(where, field, message)
+
+
+def _cell(model, name: str, text: str, where: str):
+    field_ = model._meta.get_field(name) if name not in {"sources", "provenance"} else None
+    if name in {"sources", "provenance"} or isinstance(field_, models.JSONField):
+        if text.strip() == "":
+            return field_.get_default() if field_ else {}
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _CellError(where, name, f"not valid JSON ({exc.msg})") from None
+    if text == "":
+        return None
+    if isinstance(field_, models.BooleanField):
+        if text.lower() not in {"true", "false"}:
+            raise _CellError(where, name, f"expected true or false, got {text!r}")
+        return text.lower() == "true"
+    if isinstance(field_, models.IntegerField):
+        try:
+            return int(text)
+        except ValueError:
+            raise _CellError(where, name, f"expected a whole number, got {text!r}") from None
+    if isinstance(field_, models.FloatField):
+        try:
+            value = float(text)
+        except ValueError:
+            raise _CellError(where, name, f"expected a number, got {text!r}") from None
+        return int(value) if value.is_integer() else value
+    return text
+
+
+def catalog_import_csv(
+    *, category: str, text: str, origin: str = "catalog.csv", actor=None
+) -> ImportReport:
+    """Create or update parts from a category CSV (as written by :func:`catalog_export_csv`);
+    ``actor`` is recorded in the audit log."""
+    if category not in CATEGORY_MODELS:
+        raise CatalogImportError(
+            [ImportProblem(origin, "category", f"unknown category {category!r}")]
+        )
+    model = CATEGORY_MODELS[category]
+    try:
+        reader = csv.DictReader(io.StringIO(text))
+        header = reader.fieldnames or []
+    except csv.Error as exc:
+        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+    allowed = set(csv_columns(category))
+    problems = []
+    unknown = [name for name in header if name not in allowed]
+    if unknown:
+        problems.append(
+            ImportProblem(
+                f"{origin} row 1", ", ".join(unknown), f"unknown column(s) for {category}"
+            )
+        )
+    for required in ("slug", "name", "manufacturer"):
+        if required not in header:
+            problems.append(ImportProblem(f"{origin} row 1", required, "required column missing"))
+    if problems:
+        raise CatalogImportError(problems)
+    records = []
+    try:
+        rows = [_unescaped(row) for row in reader]
+    except csv.Error as exc:
+        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+    for number, row in enumerate(rows, start=2):
+        where = f"{origin} row {number}"
+        if None in row:
+            problems.append(ImportProblem(where, "", "more cells than columns"))
+            continue
+        values = {}
+        for name in header:
+            try:
+                values[name] = (
+                    _cell(model, name, row.get(name) or "", where)
+                    if name not in IDENTITY_FIELDS or name == "aliases"
+                    else (row.get(name) or "")
+                )
+            except _CellError as error:
+                problems.append(error.problem)
+        if not values.get("slug"):
+            problems.append(ImportProblem(where, "slug", "required"))
+            continue
+        if values.get("aliases") is None:
+            values["aliases"] = []
+        records.append(
+            PartRecord(
+                category=category,
+                slug=values["slug"],
+                identity={k: values[k] for k in IDENTITY_FIELDS if k in values},
+                spec={k: values[k] for k in SPEC_FIELDS[category] if k in values},
+                sources=values.get("sources") or {},
+                provenance=values.get("provenance") or {},
+                origin=where,
+            )
+        )
+    if problems:
+        raise CatalogImportError(problems)
+    return parts_import(records, actor=actor, source=origin)
