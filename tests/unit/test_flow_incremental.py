@@ -9,8 +9,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from planner.analyses import flow
-from planner.analyses.flow import Flows, Network, max_min_rates, route, simulate
+from planner.analyses.flow import Flows, Network, max_min_rates, route, simulate, solver
 from planner.analyses.traffic import all_to_all, incast, permutation
 from tests.unit.test_flow import clos_3tier, rail_2tier, toy_fabric
 
@@ -84,7 +83,7 @@ PATHS = {
 @pytest.mark.parametrize("topology", [rail_2tier, clos_3tier], ids=["rail-2tier", "clos-3tier"])
 def test_local_resolve_matches_full_resolve_at_every_event(monkeypatch, topology, routing, path):
     for name, value in PATHS[path].items():
-        monkeypatch.setattr(flow, name, value)
+        monkeypatch.setattr(solver, name, value)
     net = Network.from_fabric(topology())
     solves = {"full": 0, "local": 0, "small": 0}
     for seed in (1, 2):

@@ -1,0 +1,85 @@
+"""Flows to a weighted flow x link incidence (CSR): ``a[f, l]`` = fraction of flow ``f``'s
+bytes crossing directed link ``l``.
+
+A flow crosses its GPUs' NIC links on its plane (or the scale-up pair between GPUs of one
+server), and between leaves the switch path that :mod:`planner.analyses.flow.routing` chooses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from planner.analyses.flow.flows import Flows
+from planner.analyses.flow.network import Network
+from planner.analyses.flow.routing import ROUTINGS, RoutingError, route_hops
+
+__all__ = ["route"]
+
+
+def route(
+    net: Network,
+    flows: Flows,
+    routing: str = "ecmp",
+    *,
+    seed: int = 0,
+    polarization: bool = False,
+) -> sp.csr_matrix:
+    """Weighted incidence (flows x directed links, CSR) of ``flows`` under ``routing``.
+
+    Each flow uses NIC link ``flows.plane`` of its GPUs (see :func:`sub_flows`).
+
+    Raises
+    ------
+    ValueError
+        Unknown routing, or a plane the GPUs do not have.
+    RoutingError
+        A flow's NIC link failed, or no path survives.
+    """
+    if routing not in ROUTINGS:
+        raise ValueError(f"routing must be one of {ROUTINGS}, not {routing!r}")
+    n_flows = len(flows)
+    src, dst, plane = flows.src, flows.dst, flows.plane
+    if n_flows and (plane.min() < 0 or plane.max() >= net.planes):
+        raise ValueError(f"a flow's plane must be 0..{net.planes - 1} on this fabric")
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+
+    same_server = net.gpu_server[src] == net.gpu_server[dst]
+    local = same_server & (net.scale_up_gbps is not None)
+    if local.any():
+        f = np.flatnonzero(local)
+        rows += [f, f]
+        cols += [net.scale_up_out(src[f]), net.scale_up_out(dst[f]) + 1]
+        vals += [np.ones(f.size), np.ones(f.size)]
+    fabric_flows = np.flatnonzero(~local)
+    fp = plane[fabric_flows]
+    nic_up = 2 * net.gpu_nics[src[fabric_flows], fp]
+    nic_down = 2 * net.gpu_nics[dst[fabric_flows], fp] + 1
+    dead = ~(net.alive[nic_up] & net.alive[nic_down])
+    if dead.any():
+        raise RoutingError(
+            f"{int(dead.sum()):,} flows have a failed NIC link: fail fewer links "
+            "(fail_links) or choose another seed",
+            field="fail_links",
+        )
+    rows += [fabric_flows, fabric_flows]
+    cols += [nic_up, nic_down]
+    vals += [np.ones(fabric_flows.size), np.ones(fabric_flows.size)]
+
+    src_leaf = np.full(n_flows, -1, dtype=np.int64)
+    dst_leaf = np.full(n_flows, -1, dtype=np.int64)
+    src_leaf[fabric_flows] = net.gpu_leaves[src[fabric_flows], fp]
+    dst_leaf[fabric_flows] = net.gpu_leaves[dst[fabric_flows], fp]
+    hop = fabric_flows[src_leaf[fabric_flows] != dst_leaf[fabric_flows]]
+    if hop.size:
+        route_hops(
+            net, flows, routing, hop, src_leaf, dst_leaf, seed, polarization, rows, cols, vals
+        )
+    matrix = sp.coo_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(n_flows, net.link_count),
+    ).tocsr()
+    matrix.sum_duplicates()
+    return matrix
