@@ -54,11 +54,21 @@ class JSONErrorsNegotiation(BaseContentNegotiation):
 
 
 def spares_from_query(params) -> dict[str, float]:
-    """``spares_<category>`` query parameters as ``{category: percent}`` (unchecked values)."""
+    """``spares_<category>`` query parameters as ``{category: percent}`` (values unchecked).
+
+    Raises
+    ------
+    BomError
+        A ``spares_<category>`` parameter given more than once (``field`` names it).
+    """
     spares: dict[str, float] = {}
-    for key, value in params.items():
-        if key.startswith("spares_") and value not in ("", None):
-            spares[key.removeprefix("spares_")] = value
+    for key, values in params.lists():
+        if not key.startswith("spares_"):
+            continue
+        if len(values) > 1:
+            raise BomError(f"{key}: give one percentage, not {len(values)}", field=key)
+        if values[0] not in ("", None):
+            spares[key.removeprefix("spares_")] = values[0]
     return spares
 
 

@@ -8,8 +8,9 @@ but break such a rule are answered 400 *naming the field or element at fault*, w
 right answer and not a defect. So:
 
 1. ``positive_data_acceptance`` (ST202, "schema-valid request rejected") tolerates a 400 whose
-   body names what was wrong: a DRF field error keyed only by fields of the operation (sent,
-   or documented as its parameters or body properties, e.g. one of two fields that are each
+   body names what was wrong: a DRF field error keyed only by fields of the operation, or by
+   paths into them such as ``nodes.4.name`` (sent, or documented as its parameters or body
+   properties, e.g. one of two fields that are each
    optional but not both; ``non_field_errors`` for rules that span fields), or the design
    builder's ``problems`` list, each naming its field. A 400 that names nothing (a parse error
    on well-formed input, a bare ``detail``) or names a field the operation does not have
@@ -79,7 +80,9 @@ def error_names_its_cause(response, case) -> bool:
     keys = set(body) - {"detail"}
     if not keys:
         return False
-    return keys <= _operation_names(case) | {"non_field_errors"}
+    # A nested field is named by its path from a field of the operation: "nodes.4.name".
+    roots = {str(key).split(".")[0].split("[")[0] for key in keys}
+    return roots <= _operation_names(case) | {"non_field_errors"}
 
 
 def positive_data_acceptance_with_domain_rules(ctx, response, case):

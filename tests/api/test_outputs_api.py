@@ -258,3 +258,14 @@ def test_page_download_of_a_broken_revision(logged_in_client, design):
     assert "cannot be read" in response.content.decode()
     page = logged_in_client.get(f"/designs/{design.pk}/revisions/1/outputs/")
     assert page.status_code == 422
+
+
+def test_a_spares_parameter_given_twice_is_a_400_naming_it(api_client, design):
+    response = api_client.get(
+        _url(design, "revisions/1/bom/") + "?spares_server=5&spares_server=abc"
+    )
+    assert response.status_code == 400
+    assert "spares_server" in response.json()
+    assert (
+        api_client.get(_url(design, "revisions/1/bom/"), {"spares_server": "5"}).status_code == 200
+    )
