@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from planner.domain.canvas import edit_document, fabric_from_edit, validate_edit
-from planner.domain.fabric import Fabric
+from planner.domain.fabric import ROLE, Fabric
+from planner.domain.media import policy_length_m
 from planner.domain.outputs import (
     CABLING_COLUMNS,
     CablingImportError,
@@ -20,7 +21,7 @@ from planner.domain.outputs import (
     csv_lines,
     link_labels,
 )
-from planner.domain.outputs.cabling import csv_line
+from planner.domain.outputs.cabling import UFM_LEAF_CABLE, csv_line
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from tests.unit.test_outputs_bom import GB200_DAC
@@ -31,6 +32,12 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "example
 @pytest.fixture(scope="module")
 def one_su(facts):
     spec = yaml.safe_load((EXAMPLES / "h100-superpod-1su.yaml").read_text())
+    return build_fabric(parse_spec(spec), facts)
+
+
+@pytest.fixture(scope="module")
+def four_su(facts):
+    spec = yaml.safe_load((EXAMPLES / "h100-superpod-4su.yaml").read_text())
     return build_fabric(parse_spec(spec), facts)
 
 
@@ -53,7 +60,8 @@ def test_one_row_per_link_with_every_column(one_su, facts):
     rows = list(csv.DictReader(lines))
     assert len(rows) == one_su.link_count
     assert list(rows[0]) == list(CABLING_COLUMNS)
-    with_cable = [r for r in rows if r["cable_part"]]
+    # fabric-manager rows name the cable NVIDIA lists apart, not one of the fabric's
+    with_cable = [r for r in rows if r["cable_part"] and r["a_role"] != "manager"]
     assert len(with_cable) == int((one_su.link_cable >= 0).sum())
     first = rows[0]
     assert first["a_role"] == "server" and first["b_role"] == "leaf"
@@ -262,3 +270,55 @@ def test_rows_carry_the_exact_run_and_the_ordered_length(one_su, facts):
     for row in rows:
         assert float(row["length_m"]) >= float(row["run_length_m"])
     assert any(float(row["length_m"]) > float(row["run_length_m"]) for row in rows)
+
+
+# --- fabric-manager (UFM) rows (issue 15, "Also") ----------------------------------------------
+
+
+def test_no_row_of_the_4su_plan_has_an_empty_cable(four_su, facts):
+    rows = _rows(four_su, facts)
+    for column in ("cable_part", "cable_type", "media", "connector", "length_m", "run_length_m"):
+        assert all(row[column] for row in rows), column
+    managers = [row for row in rows if row["a_role"] == "manager"]
+    assert len(managers) == 4
+    for row in managers:
+        # the cable NVIDIA's BOM lists apart (RA-11333-001 Table 8), media of the leaf's module
+        assert row["cable_part"] == UFM_LEAF_CABLE
+        assert (row["cable_type"], row["media"], row["connector"]) == ("fiber", "mmf", "mpo12-apc")
+        assert row["b_role"] == "leaf" and row["b_transceiver"] == "MMA4Z00-NS"
+        run = float(row["run_length_m"])
+        assert float(row["length_m"]) == float(policy_length_m(run)) >= run
+
+
+def test_manager_rows_leave_the_fabric_media_and_the_bom_alone(four_su, facts):
+    managers = np.flatnonzero(four_su.node_role[four_su.link_a] == ROLE["manager"])
+    assert managers.size == 4
+    assert (four_su.link_cable_part[managers] < 0).all()
+    assert UFM_LEAF_CABLE not in four_su.parts
+
+
+def test_an_unchanged_4su_plan_changes_nothing(four_su, facts):
+    rows = _rows(four_su, facts)
+    document = edit_document(four_su)
+    edit = cabling_edit(four_su, _write(rows), document)
+    assert edit.change_count == 0
+    assert edit.document["links"] == document["links"]
+    # a plan written before the manager rows were filled in reads the same
+    for row in rows:
+        if row["a_role"] == "manager":
+            row.update(cable_part="", cable_type="", media="", connector="", length_m="")
+    assert cabling_edit(four_su, _write(rows), document).change_count == 0
+
+
+def test_editing_around_the_manager_rows_still_works(four_su, facts):
+    rows = _rows(four_su, facts)
+    document = edit_document(four_su)
+    manager = next(i for i, row in enumerate(rows) if row["a_role"] == "manager")
+    rows[0]["run_length_m"] = "11.5"
+    rows[manager]["run_length_m"] = "3.5"
+    edit = cabling_edit(four_su, _write(rows), document)
+    assert edit.changed == [rows[0]["label"], rows[manager]["label"]]
+    assert edit.document["links"][0]["length_m"] == 11.5
+    assert edit.document["links"][manager]["length_m"] == 3.5
+    assert edit.document["links"][manager]["cable"] == document["links"][manager]["cable"]
+    assert not [p for p in validate_edit(edit.document, facts) if p.severity == "error"]

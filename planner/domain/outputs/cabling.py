@@ -3,8 +3,16 @@
 Rows
 ----
 One row per link of the fabric, in link order: a whole cable, or one leg of a breakout
-(a 1:N cable or a 1:2 splitter fiber). Links without a cable part (a fabric-manager link,
-a hand-drawn link without media) still get a row, with the cable columns empty.
+(a 1:N cable or a 1:2 splitter fiber). Links without a cable part (a hand-drawn link without
+media) still get a row, with the cable columns empty.
+
+Fabric-manager (UFM) links have no cable part in the fabric: their cables are not among the
+fabric's fibers, as NVIDIA's SuperPOD BOM lists them apart (RA-11333-001 Table 8: 2 "NDR 200G
+cables, UFM -> leaf" for the 4 SU fabric's 4 UFM links). Their rows still say what to pull:
+``cable_type`` fiber, ``media`` and ``connector`` of the switch-end module, ``length_m`` the run
+rounded up by the ordering policy (:func:`planner.domain.media.policy_length_m`), and
+``cable_part`` the UFM-to-leaf cable (:data:`UFM_LEAF_CABLE`) when the catalog has it with the
+module's fiber type and the leaf runs InfiniBand. The BOM counts are not changed by these rows.
 
 Columns (:data:`CABLING_COLUMNS`): ``label``, ``assembly``, ``leg``, ``tier``, ``plane``,
 ``rail``, ``speed_gbps``; for the A end (the lower tier) and the B end: ``*_row``, ``*_rack``,
@@ -35,7 +43,9 @@ columns describe the design and are ignored. A changed ``run_length_m`` (or, whe
 unchanged, a changed ``length_m``) becomes the link's run length. A link whose label is not
 in the file is removed. Row numbers count the header as row 1, as a spreadsheet shows them.
 A cell the plan wrote with a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or CR (so
-that no spreadsheet reads it as a formula) is read without that ``'``.
+that no spreadsheet reads it as a formula) is read without that ``'``. On a fabric-manager row
+the filled-in ``cable_part`` (that cable, or empty) and ``length_m`` are read as unchanged:
+they describe the cable NVIDIA lists apart, not a cable of the fabric.
 """
 
 from __future__ import annotations
@@ -49,7 +59,8 @@ import numpy as np
 
 from inventory.library.cells import line_may_be_unsafe, safe_cell, unescape_cell
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import ROLES, TIER_NAMES, Fabric
+from planner.domain.fabric import ROLE, ROLES, TIER_NAMES, Fabric
+from planner.domain.media import policy_length_m
 from planner.domain.summary import ordered_cable_length_m
 
 CABLING_COLUMNS = (
@@ -97,6 +108,12 @@ EDITABLE_COLUMNS = (
 REQUIRED_COLUMNS = ("label", "a_device", "a_port", "b_device", "b_port")
 MAX_IMPORT_ERRORS = 100
 COPPER_TYPES = {"dac", "acc", "aec"}
+#: The cable from the fabric manager (UFM appliance) to a leaf: NVIDIA DGX SuperPOD H100
+#: reference architecture RA-11333-001 Table 8, "NDR 200G cables, UFM -> leaf",
+#: 980-9I557-00N030 (2 for the 4 SU fabric's 4 UFM links; their 4 UFM-side transceivers are
+#: 980-9I51S-00NS00). Shown on fabric-manager rows only; the fabric's media columns and the
+#: BOM do not count it (see the module docstring).
+UFM_LEAF_CABLE = "980-9I557-00N030"
 
 
 def _number(value: float) -> str:
@@ -316,8 +333,41 @@ def _part_texts(fabric: Fabric, facts: CatalogFacts) -> list[_PartText]:
             text.connector = "/".join(dict.fromkeys(str(f) for f in forms if f))
         elif category == "transceiver":
             text.connector = str(record.get("connector") or "")
+            text.media = str(record.get("media") or "")
         texts.append(text)
     return texts
+
+
+def _manager_cable(facts: CatalogFacts, module: _PartText, leaf_model: str) -> _PartText:
+    """What a fabric-manager row says of its cable, from the switch-end ``module``: a fiber
+    of the module's media and connector; the part is :data:`UFM_LEAF_CABLE` when the catalog
+    has it as a fiber of that media and the leaf runs InfiniBand (the cable is NDR)."""
+    if module.media not in ("mmf", "smf"):
+        return _PartText()
+    text = _PartText(cable_type="fiber", media=module.media, connector=module.connector)
+    record = facts.parts.get(UFM_LEAF_CABLE) or {}
+    device = facts.devices.get(leaf_model)
+    if (
+        record.get("category") == "fiber"
+        and record.get("fiber_type") == module.media
+        and device is not None
+        and "infiniband" in device.protocols
+    ):
+        text.slug = UFM_LEAF_CABLE
+        text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
+    return text
+
+
+def _manager_lengths(fabric: Fabric) -> np.ndarray | None:
+    """Per link, the ordered length a fabric-manager row shows (the run rounded up by the
+    ordering policy; NaN for other links and unknown runs)."""
+    if fabric.link_length_m is None:
+        return None
+    manager = fabric.node_role[fabric.link_a] == ROLE["manager"]
+    out = np.full(fabric.link_count, np.nan)
+    if manager.any():
+        out[manager] = policy_length_m(fabric.link_length_m[manager].astype(np.float64))
+    return out
 
 
 BLOCK_LINKS = 4096  # links converted to Python values at a time
@@ -344,6 +394,8 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
     has_media = fabric.link_a_part is not None
     ordered_all = ordered_cable_length_m(fabric)
     run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
+    manager_ordered = _manager_lengths(fabric)
+    manager_role = ROLES[ROLE["manager"]]
     empty = _PartText()
     for block in link_blocks(fabric.link_count):
         size = block.stop - block.start
@@ -374,6 +426,11 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
             a, b = a_col[i], b_col[i]
             pa, pb, pc = a_part[i], b_part[i], cable_part[i]
             cable = parts[pc] if pc >= 0 else empty
+            length = _number(ordered[i]) if pc >= 0 else ""
+            if pc < 0 and pb >= 0 and ends.roles[a] == manager_role:
+                cable = _manager_cable(facts, parts[pb], ends.models[b])
+                if cable.cable_type and manager_ordered is not None:
+                    length = _number(manager_ordered[block.start + i])
             assembly = leg_number = ""
             if i in multi:
                 legs, leg, shared = multi[i]
@@ -416,7 +473,7 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
                 cable.media,
                 connector,
                 cable.fiber_type,
-                _number(ordered[i]) if pc >= 0 else "",
+                length,
                 _number(run[i]),
             )
 
@@ -633,6 +690,8 @@ def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds):
     has_media = fabric.link_a_part is not None
     parts = fabric.parts
     ordered = ordered_cable_length_m(fabric)
+    manager_ordered = _manager_lengths(fabric)
+    manager_role = ROLES[ROLE["manager"]]
 
     def base(i: int) -> dict[str, str]:
         a, b = int(fabric.link_a[i]), int(fabric.link_b[i])
@@ -643,22 +702,45 @@ def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds):
                 int(fabric.link_b_part[i]),
                 int(fabric.link_cable_part[i]),
             )
+        if pc < 0 and ends.roles[a] == manager_role:
+            # a fabric-manager row: the cable it shows is not the fabric's (module docstring)
+            return {
+                **_base_cells(fabric, ends, parts, i, a, b, pa, pb, pc),
+                "cable_part": UFM_LEAF_CABLE,
+                "cable_part_also": "",
+                "length_m": _number(manager_ordered[i]) if manager_ordered is not None else "",
+                "length_m_also": "",
+            }
         return {
-            "a_device": ends.names[a],
-            "a_port": ends.port_name(a, int(fabric.link_a_port[i])),
-            "b_device": ends.names[b],
-            "b_port": ends.port_name(b, int(fabric.link_b_port[i])),
-            "a_transceiver": parts[pa] if pa >= 0 and pa != pc else "",
-            "b_transceiver": parts[pb] if pb >= 0 and pb != pc else "",
+            **_base_cells(fabric, ends, parts, i, a, b, pa, pb, pc),
             "cable_part": parts[pc] if pc >= 0 else "",
-            "speed_gbps": str(int(fabric.link_speed_gbps[i])),
             "length_m": _number(ordered[i]) if pc >= 0 and ordered is not None else "",
-            "run_length_m": _number(fabric.link_length_m[i])
-            if fabric.link_length_m is not None
-            else "",
         }
 
     return base
+
+
+def _base_cells(fabric, ends, parts, i, a, b, pa, pb, pc) -> dict[str, str]:
+    """The editable cells every row prints the same way (not the cable part or length)."""
+    return {
+        "a_device": ends.names[a],
+        "a_port": ends.port_name(a, int(fabric.link_a_port[i])),
+        "b_device": ends.names[b],
+        "b_port": ends.port_name(b, int(fabric.link_b_port[i])),
+        "a_transceiver": parts[pa] if pa >= 0 and pa != pc else "",
+        "b_transceiver": parts[pb] if pb >= 0 and pb != pc else "",
+        "speed_gbps": str(int(fabric.link_speed_gbps[i])),
+        "run_length_m": _number(fabric.link_length_m[i])
+        if fabric.link_length_m is not None
+        else "",
+    }
+
+
+def _unchanged(text: str, base: dict[str, str], column: str) -> bool:
+    """The cell says what the plan printed, or, on a fabric-manager row, its other form
+    ``<column>_also`` (empty: as printed without the catalog's UFM cable, or before these rows
+    were filled in)."""
+    return text == base[column] or text == base.get(f"{column}_also")
 
 
 def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
@@ -702,7 +784,7 @@ def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
         ("cable_part", "cable"),
     ):
         text = cell(column)
-        if text is None or text == base[column]:
+        if text is None or _unchanged(text, base, column):
             continue
         link[key] = text or None
         changed = True
@@ -723,7 +805,7 @@ def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
                 changed = True
     for column in ("run_length_m", "length_m"):
         text = cell(column)
-        if text is None or text == base[column]:
+        if text is None or _unchanged(text, base, column):
             continue
         try:
             link["length_m"] = _float_or_none(text)
