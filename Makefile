@@ -5,7 +5,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # Line and branch coverage of the product packages, printed at the end of `make test`.
-COVERAGE ?= --cov=planner --cov=inventory --cov=simulation --cov-branch --cov-report=term:skip-covered
+COVERAGE ?= --cov=planner --cov=inventory --cov=simulation --cov-branch
+# Two pytest workers (pytest-xdist), one per core, each with its own test database, for all
+# but the tests that kill and restart real Celery workers, which then run on their own.
+# PARALLEL= runs everything in one process.
+PARALLEL ?= -n 2 --dist loadfile
 
 .PHONY: run test setup venv frontend db lint format bench lock clean
 
@@ -45,7 +49,9 @@ format: $(STAMP)
 test: setup lint
 	cd frontend && npm test --silent
 	$(PY) manage.py makemigrations --check --dry-run -v 0
-	$(VENV)/bin/pytest $(COVERAGE) $(PYTEST_ARGS)
+	$(VENV)/bin/pytest $(PARALLEL) -m "not celery" $(COVERAGE) --cov-report= $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m celery $(COVERAGE) --cov-append --cov-report=term:skip-covered \
+		$(PYTEST_ARGS) || [ $$? -eq 5 ]  # 5: PYTEST_ARGS selected no Celery test
 
 bench: setup
 	$(PY) -m tests.bench

@@ -177,6 +177,24 @@ def seed_catalog(db):
     return _SEED["report"]
 
 
+@pytest.fixture(autouse=True)
+def _seed_catalog_for_db_tests(request):
+    """Every plain ``db`` test sees the seed catalog, whatever ran before it in its process.
+
+    With one process the session's load is always there for them (transactional tests, which
+    flush, run last); with ``pytest -n 2`` a worker may run a transactional test first, so the
+    catalog is checked (a few counts) and loaded again if a flush emptied it. Tests that ask for
+    ``empty_catalog`` or use a transactional database are left alone.
+    """
+    marker = request.node.get_closest_marker("django_db")
+    names = request.fixturenames
+    if marker is None or "empty_catalog" in names or "transactional_db" in names:
+        return
+    if marker.kwargs.get("transaction") or "live_server" in names:
+        return
+    request.getfixturevalue("seed_catalog")
+
+
 @pytest.fixture
 def empty_catalog(db):
     """No catalog at all: every part, manufacturer, price book and price deleted inside this
@@ -237,7 +255,11 @@ def celery_broker_url(redis_url):
     import redis
 
     base = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
-    url = f"{base}/{os.environ.get('TEST_REDIS_DB', '15')}"
+    # One database per pytest-xdist worker (gw0 -> 15, gw1 -> 14, ...), so that parallel
+    # workers' Celery workers never take each other's tasks.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    number = int(os.environ.get("TEST_REDIS_DB", "15")) - int(worker.removeprefix("gw") or 0)
+    url = f"{base}/{number}"
     redis.Redis.from_url(url).flushdb()
     return url
 

@@ -339,7 +339,11 @@ def log_output():
     assert handlers and any(
         isinstance(f, RedactSecretsFilter) for h in handlers for f in h.filters
     ), "the settings' console handler lost its redact_secrets filter"
-    saved = [(h, h.setStream(buffer)) for h in handlers]
+    # Swap the streams without flushing the old ones: an earlier test's captured stderr may be
+    # closed already (setStream would flush it and fail).
+    saved = [(h, h.stream) for h in handlers]
+    for handler in handlers:
+        handler.stream = buffer
     levels = {name: logging.getLogger(name).level for name in ("", "django.db.backends", "axes")}
     for name in levels:
         logging.getLogger(name).setLevel(logging.DEBUG)
@@ -349,7 +353,7 @@ def log_output():
     for name, level in levels.items():
         logging.getLogger(name).setLevel(level)
     for handler, stream in saved:
-        handler.setStream(stream)
+        handler.stream = stream
 
 
 def test_passwords_and_tokens_never_reach_the_logs(client, user, log_output):

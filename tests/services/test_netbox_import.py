@@ -18,6 +18,11 @@ def _count() -> int:
     return sum(model.objects.count() for model in CATEGORY_MODELS.values())
 
 
+@pytest.fixture(autouse=True)
+def _no_catalog(empty_catalog):
+    """These tests import NetBox files into an empty catalog and count what they create."""
+
+
 @pytest.fixture
 def library(tmp_path) -> Path:
     """A copy of the good fixture folder that a test may add files to."""
