@@ -49,9 +49,12 @@ format: $(STAMP)
 test: setup lint
 	cd frontend && npm test --silent
 	$(PY) manage.py makemigrations --check --dry-run -v 0
-	$(VENV)/bin/pytest $(PARALLEL) -m "not celery" $(COVERAGE) --cov-report= $(PYTEST_ARGS)
-	$(VENV)/bin/pytest -m celery $(COVERAGE) --cov-append --cov-report=term:skip-covered \
-		$(PYTEST_ARGS) || [ $$? -eq 5 ]  # 5: PYTEST_ARGS selected no Celery test
+ifeq ($(strip $(PYTEST_ARGS)),)
+	$(VENV)/bin/pytest $(PARALLEL) -m "not celery" $(COVERAGE) --cov-report=
+	$(VENV)/bin/pytest -m celery $(COVERAGE) --cov-append --cov-report=term:skip-covered
+else
+	$(VENV)/bin/pytest $(COVERAGE) --cov-report=term:skip-covered $(PYTEST_ARGS)
+endif
 
 bench: setup
 	$(PY) -m tests.bench
