@@ -7,7 +7,31 @@ from inventory.library.schema import IDENTITY_FIELDS
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
 
 
-class ValidatedModelSerializer(serializers.ModelSerializer):
+class NoBlankChoicesMixin:
+    """A choice sent empty is an error naming the field, in every body format.
+
+    In a form or multipart body DRF reads an empty value of a field that has a default as
+    "not given" and stores the default, so ``kind=`` silently became ``reseller``; a JSON body
+    gets "not a valid choice". Both now get the same 400.
+    """
+
+    def to_internal_value(self, data):
+        blank = {
+            name: ["Choose one of the listed values; an empty value is not one of them."]
+            for name, field in self.fields.items()
+            if isinstance(field, serializers.ChoiceField)
+            and not field.read_only
+            and not field.allow_blank
+            and hasattr(data, "get")
+            and name in data
+            and data.get(name) == ""
+        }
+        if blank:
+            raise serializers.ValidationError(blank)
+        return super().to_internal_value(data)
+
+
+class ValidatedModelSerializer(NoBlankChoicesMixin, serializers.ModelSerializer):
     """Run ``Model.full_clean()`` on a copy of the instance, as NetBox does: DRF does not."""
 
     def validate(self, attrs):
@@ -88,7 +112,7 @@ SERIALIZERS = {
 }
 
 
-class PriceBookSerializer(serializers.ModelSerializer):
+class PriceBookSerializer(NoBlankChoicesMixin, serializers.ModelSerializer):
     price_count = serializers.IntegerField(source="prices.count", read_only=True)
     team = serializers.SlugRelatedField(
         slug_field="slug",

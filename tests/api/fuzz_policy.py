@@ -16,6 +16,11 @@ right answer and not a defect. So:
    on well-formed input, a bare ``detail``) or names a field the operation does not have
    still fails.
 
+2. ``positive_data_acceptance`` also tolerates a 422 whose body carries a ``code`` and a
+   ``detail``: the request was well formed, but the object it names cannot be processed that
+   way (an InfiniBand design asked for the Ethernet-only AVD export, a revision whose stored
+   topology cannot be read). The schema documents these 422 answers.
+
 Nothing else is excepted: server errors, undocumented status codes or content types, response
 bodies that do not match the schema, schema-violating requests that are accepted, ignored
 authentication and the rest fail the gate.
@@ -85,9 +90,21 @@ def error_names_its_cause(response, case) -> bool:
     return roots <= _operation_names(case) | {"non_field_errors"}
 
 
+def refusal_names_its_reason(response) -> bool:
+    """Whether a 422's body is a documented refusal: a ``code`` and a ``detail``."""
+    try:
+        body = json.loads(response.content or b"null")
+    except ValueError:
+        return False
+    return isinstance(body, dict) and bool(body.get("code")) and bool(body.get("detail"))
+
+
 def positive_data_acceptance_with_domain_rules(ctx, response, case):
-    """ST202, except for a 400 that names the field at fault (see the module's text)."""
+    """ST202, except for a 400 that names the field at fault or a 422 that names its reason
+    (see the module's text)."""
     if response.status_code == 400 and error_names_its_cause(response, case):
+        return None
+    if response.status_code == 422 and refusal_names_its_reason(response):
         return None
     return positive_data_acceptance(ctx, response, case)
 

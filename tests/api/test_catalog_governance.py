@@ -344,3 +344,17 @@ def test_archive_and_history_on_the_pages(people, used):
     assert 'data-testid="archived"' in response.content.decode()
     history = ed.get("/catalog/server/DGX-H100/history/").content.decode()
     assert "Catalog part archived" in history and "archived" in history
+
+
+def test_an_empty_choice_in_a_form_body_is_a_400_naming_it(api_client, catalog_editor):
+    """A multipart or form body with ``kind=`` used to store the default silently."""
+    from inventory.models import PriceBook
+
+    book = PriceBook.objects.first()
+    response = api_client.put(
+        f"/api/inventory/price-books/{book.slug}/",
+        {"slug": book.slug, "name": book.name, "kind": ""},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert "kind" in response.json()
