@@ -32,6 +32,7 @@ def _positions(design, number: int) -> dict[str, tuple[float, float]]:
 
 
 def _move(page, node: str, dx: int, dy: int) -> None:
+    page.bring_to_front()
     start = screen_point(page, f"node:{node}")
     drag(page, start, {"x": start["x"] + dx, "y": start["y"] + dy})
     expect(page.locator("[data-canvas]")).to_have_attribute("data-dirty", "true")
