@@ -115,11 +115,14 @@ def module_options(
     media: str | None,
     rej: Rejections,
     stage: int,
+    protocols: frozenset = frozenset(),
 ) -> list[tuple[dict, list[str]]]:
     """(part, warnings) for transceivers that fit ``end``'s cage at ``speed``.
 
     Only ``named`` when given, else the catalog's transceivers of ``media`` (any when None);
-    the ones turned down are recorded in ``rej`` under ``stage``.
+    the ones turned down are recorded in ``rej`` under ``stage``. ``protocols`` are the
+    link's (its switch ends'): a host cage carries none, so a module there must speak one of
+    them (rule 17), as the design validator checks.
     """
     options = []
     parts = [named] if named else catalog.transceivers
@@ -130,6 +133,13 @@ def module_options(
         context = f"{part['slug']} in the {end.label}"
         problems = plug_fits_cage(plug_of(part), end.cage)
         failed = _check(problems, bool(named), warnings, context)
+        spoken = frozenset(part.get("protocols") or ())
+        host = protocols and spoken and not end.cage.protocols
+        if failed is None and host and not spoken & protocols:
+            failed = [
+                f"speaks {', '.join(sorted(spoken))}; the link runs "
+                f"{', '.join(sorted(protocols))} (rule 17)."
+            ]
         ports = part.get("ports_per_module") or 1
         speeds = port_speeds_of(part)
         if failed is None and end.ports_per_cage % ports:
@@ -164,10 +174,15 @@ def optic_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoic
     media = choice.kind.lower() if choice.kind in ("MMF", "SMF") else None
     words = f"{choice.kind} " if media else ""
     fiber_named = named.get("cable")
-    a_options = module_options(catalog, group.a, group.speed, named.get("a"), media, rej, 1)
+    protocols = group.protocols
+    a_options = module_options(
+        catalog, group.a, group.speed, named.get("a"), media, rej, 1, protocols
+    )
     if not a_options:
         return [], end_reason(group.a, named.get("a"), words, rej, 1)
-    b_options = module_options(catalog, group.b, group.speed, named.get("b"), media, rej, 2)
+    b_options = module_options(
+        catalog, group.b, group.speed, named.get("b"), media, rej, 2, protocols
+    )
     if not b_options:
         return [], end_reason(group.b, named.get("b"), words, rej, 2)
     fibers = [fiber_named] if fiber_named else catalog.fibers

@@ -55,6 +55,12 @@ class LinkGroup:
         self._keys: dict = {}
         self._structure: dict = {}
 
+    @property
+    def protocols(self) -> frozenset:
+        """The link's protocols: those its switch ends share (host cages state none)."""
+        known = [end.cage.protocols for end in (self.a, self.b) if end.cage.protocols]
+        return frozenset.intersection(*known) if known else frozenset()
+
     def keys(self, end: str, size: int) -> np.ndarray:
         """Per link: node and first port of its group of ``size`` ports at ``end``."""
         if (end, size) not in self._keys:
