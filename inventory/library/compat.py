@@ -20,7 +20,8 @@ from inventory.library.rules import Violation, parse_breakout
 #: and downshift; QSFP-DD cages take QSFP; QSFP-DD plugs never fit QSFP cages).
 ACCEPTS = {
     "OSFP": {"OSFP"},
-    "OSFP224": {"OSFP224"},
+    # The 1.6T OSFP cage takes 800G OSFP plugs; lane rule 13 still decides whether they run.
+    "OSFP224": {"OSFP224", "OSFP"},
     "OSFP-XD": {"OSFP-XD"},
     "QSFP112": {"QSFP112", "QSFP56", "QSFP28"},
     "QSFP56": {"QSFP56", "QSFP28"},
