@@ -218,22 +218,27 @@ def revision_fabric(revision: DesignRevision) -> Fabric:
     return fabric
 
 
-def revision_canvas(revision: DesignRevision, *, view: str, scope: str | None = None) -> dict:
+def revision_canvas(
+    revision: DesignRevision, *, view: str, scope: str | None = None, plane: str | None = None
+) -> dict:
     """The canvas elements of a revision (:mod:`planner.domain.canvas`): ``view`` overview
-    or detail (with ``scope`` su:N, pod:N, core or all).
+    or detail (with ``scope`` su:N, pod:N, core or all), all planes or ``plane`` (1-based
+    text, ``all`` or None for every plane).
 
     Raises
     ------
     planner.domain.canvas.CanvasError
-        Unknown view or scope, or a scope too large to show node by node.
+        Unknown view, scope or plane (``field`` "plane"), or a scope too large to show node
+        by node.
     """
     fabric = revision_fabric(revision)
+    chosen = canvas.parse_plane(plane, fabric)
     if view == "overview":
-        return canvas.overview_elements(fabric)
+        return canvas.overview_elements(fabric, chosen)
     if view == "detail":
         if not scope:
             raise canvas.CanvasError("a detail view needs a scope: su:N, pod:N, core or all")
-        return canvas.detail_elements(fabric, scope)
+        return canvas.detail_elements(fabric, scope, chosen)
     raise canvas.CanvasError(f"unknown view {view!r}: use overview or detail")
 
 

@@ -41,8 +41,9 @@ def _revision(request, design_pk, number):
 
 class RevisionCanvasView(APIView):
     """Canvas elements of a revision: ``?view=overview`` (aggregated, any size) or
-    ``?view=detail&scope=su:N|pod:N|core|all`` (node by node where it fits). No view has more
-    than 5,000 nodes + edges; ``notes`` says what was aggregated to stay within that."""
+    ``?view=detail&scope=su:N|pod:N|core|all`` (node by node where it fits), every plane or
+    ``?plane=N`` (that plane's switches and links, and the servers). No view has more than
+    5,000 nodes + edges; ``notes`` says what was aggregated to stay within that."""
 
     @extend_schema(
         parameters=[
@@ -50,12 +51,19 @@ class RevisionCanvasView(APIView):
             OpenApiParameter(
                 "scope", str, description="detail only: su:N, pod:N, core or all (1-based N)"
             ),
+            OpenApiParameter(
+                "plane",
+                str,
+                description="1-based plane to show alone (its switches and links, and every "
+                "server), or all (the default)",
+            ),
         ],
         responses={
             200: OpenApiResponse(
                 OpenApiTypes.OBJECT,
                 description="{design, revision, view, scope, elements: {nodes, edges} "
-                "(Cytoscape.js JSON), scopes (overview), notes, counts}",
+                "(Cytoscape.js JSON), scopes (overview), notes, counts, plane (1-based or "
+                "null), planes}",
             ),
             400: TOO_LARGE,
         },
@@ -65,10 +73,13 @@ class RevisionCanvasView(APIView):
         view = request.query_params.get("view", "overview")
         try:
             data = selectors.revision_canvas(
-                revision, view=view, scope=request.query_params.get("scope")
+                revision,
+                view=view,
+                scope=request.query_params.get("scope"),
+                plane=request.query_params.get("plane"),
             )
         except CanvasError as exc:
-            key = "view" if view not in ("overview", "detail") else "scope"
+            key = exc.field or ("view" if view not in ("overview", "detail") else "scope")
             raise serializers.ValidationError({key: [str(exc)]}) from exc
         return Response({"design": design.pk, "revision": revision.number, **data})
 

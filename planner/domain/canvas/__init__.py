@@ -11,7 +11,11 @@ nodes have no position: their children decide it); every edge ``{"data": {...}, 
 - **device** (one fabric node): data ``id`` ``node:<name>``, ``label``, ``kind`` "device",
   ``role`` (server, manager, leaf, spine, core), ``model``, ``plane``, ``su``, ``pod``,
   ``rail`` (1-based or null), ``rack`` (name), ``ru``, ``ports``, ``ports_used``, ``parent``
-  (compound id or null); classes = the role.
+  (compound id or null); classes = the role. A rack-scale server (GB200/GB300-NVL72, one
+  node per rack) also has ``name`` (its device name), ``label`` "GB300-NVL72 rack 3 · 18
+  trays · 72 GPUs", ``compute_trays``, ``gpus`` and ``trays`` [{``tray``, ``gpus``,
+  ``nics``: [{``rail``, ``plane``, ``port``, ``peer``, ``peer_port``}]}] (all 1-based; see
+  :func:`.racks.rack_trays`); an aggregate of them is labelled "8 GB300-NVL72 racks · ...".
 - **aggregate** (a bucket of nodes of one role): data ``id``
   ``agg:<plane>:<role>:<bucket>`` (plane 1-based, ``all`` for servers, which every plane
   shares; bucket ``su3``, ``pod2``, ``group5``, ``all``, ``rack-<name>``), ``label``,
@@ -28,6 +32,9 @@ nodes have no position: their children decide it); every edge ``{"data": {...}, 
   ``id`` ``bundle:<source id>|<target id>``, ``source``, ``target``, ``kind`` "bundle",
   ``tier``, ``links`` (count), ``bandwidth_gbps``, ``label`` ("256 × 400G"); classes
   "bundle <tier>".
+
+Every view may be filtered to one plane (``plane``, :func:`parse_plane`): that plane's
+switches and links, and every server; views say ``plane`` (1-based or null) and ``planes``.
 
 Positions are preset in tiers (servers at the bottom, then leaves, spines, cores; x spread by
 bucket or node order; servers stacked in their rack's column). No view holds more than
@@ -54,14 +61,16 @@ Modules: :mod:`.views` (overview and detail views, aggregated to fit the element
 :mod:`.elements` (building Cytoscape elements); :mod:`.edit_documents` (validate, build and
 write edit documents) on :mod:`.edit_parse` (nodes and links) and :mod:`.edit_media` (parts
 and media); :mod:`.media_options` (media choices between two device models);
-:mod:`.port_speeds` (the port speeds a model runs); :mod:`.common` (limits, errors, ids).
+:mod:`.port_speeds` (the port speeds a model runs); :mod:`.racks` (the trays of rack-scale
+systems); :mod:`.common` (limits, errors, ids).
 What a hand edit keeps of its base revision is :mod:`planner.domain.edits`.
 """
 
 from planner.domain.canvas.common import MAX_ELEMENTS, CanvasError, EditError, violation_dict
 from planner.domain.canvas.edit_documents import edit_document, fabric_from_edit, validate_edit
 from planner.domain.canvas.media_options import link_options
-from planner.domain.canvas.views import detail_elements, overview_elements
+from planner.domain.canvas.racks import rack_trays
+from planner.domain.canvas.views import detail_elements, overview_elements, parse_plane
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -72,6 +81,8 @@ __all__ = [
     "fabric_from_edit",
     "link_options",
     "overview_elements",
+    "parse_plane",
+    "rack_trays",
     "validate_edit",
     "violation_dict",
 ]

@@ -18,7 +18,12 @@ MAX_ELEMENTS = 5000  # nodes + edges of one view, and of an edit document
 
 
 class CanvasError(ValueError):
-    """A view that cannot be drawn (unknown scope, or too large to show or edit whole)."""
+    """A view that cannot be drawn (unknown scope, or too large to show or edit whole);
+    ``field`` names the request parameter at fault when it is known (``plane``)."""
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 class EditError(ValueError):

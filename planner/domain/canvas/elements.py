@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.domain.canvas.common import finite, rack_name, speed_text
+from planner.domain.canvas.racks import rack_label, rack_system, rack_trays, racks_label
 from planner.domain.fabric import ROLE, ROLES, TIER_NAMES, Fabric
 
 ROW_Y = {"core": 0.0, "spine": 300.0, "leaf": 600.0, "server": 1000.0}
@@ -40,14 +41,22 @@ class ViewContext:
     su: np.ndarray
     degree: np.ndarray
     has_cores: bool
+    shown: np.ndarray | None = None  # nodes a plane filter keeps (None: every node)
 
     def role_nodes(self, role: str, mask: np.ndarray | None = None) -> np.ndarray:
         hit = self.fabric.node_role == ROLE[role]
-        return np.flatnonzero(hit if mask is None else hit & mask)
+        if mask is not None:
+            hit = hit & mask
+        if self.shown is not None:
+            hit = hit & self.shown
+        return np.flatnonzero(hit)
 
 
-def view_context(fabric: Fabric) -> ViewContext:
-    """The per-node facts of ``fabric`` (pods, planes, groups, SUs, link counts)."""
+def view_context(fabric: Fabric, plane: int | None = None) -> ViewContext:
+    """The per-node facts of ``fabric`` (pods, planes, groups, SUs, link counts).
+
+    ``plane`` (0-based): show only that plane's switches (and managers), and every server.
+    """
     n = fabric.node_count
     roles = fabric.node_role
     is_server = roles == ROLE["server"]
@@ -63,19 +72,20 @@ def view_context(fabric: Fabric) -> ViewContext:
     if low.any():
         nodes, first = np.unique(fabric.link_a[low], return_index=True)
         pod[nodes] = pod[fabric.link_b[low][first]]
-    plane = np.maximum(fabric.node_plane.astype(np.int64), 0)
-    plane[is_server] = -1
+    planes = np.maximum(fabric.node_plane.astype(np.int64), 0)
+    planes[is_server] = -1
     group = np.maximum(fabric.node_group.astype(np.int64), 0)
     degree = np.bincount(fabric.link_a, minlength=n) + np.bincount(fabric.link_b, minlength=n)
     return ViewContext(
         fabric=fabric,
         rail=rail,
         pod=pod,
-        plane=plane,
+        plane=planes,
         group=group,
         su=fabric.node_su.astype(np.int64),
         degree=degree,
         has_cores=bool((roles == ROLE["core"]).any()),
+        shown=None if plane is None else (fabric.node_plane < 0) | (fabric.node_plane == plane),
     )
 
 
@@ -214,7 +224,7 @@ class View:
     def _device_data(self, entry: dict) -> dict:
         fabric, ctx, node = self.ctx.fabric, self.ctx, entry["node"]
         role = entry["role"]
-        return {
+        data = {
             "id": self.entry_id(entry),
             "label": fabric.node_name[node],
             "kind": "device",
@@ -232,6 +242,14 @@ class View:
             "ports_used": int(ctx.degree[node]),
             "parent": entry["parent"],
         }
+        system = rack_system(fabric, node) if role == "server" else None
+        if system is not None:  # a rack of compute trays: named as a rack, trays listed
+            data["name"] = data["label"]
+            data["label"] = rack_label(fabric, node)
+            data["compute_trays"] = int(system["compute_trays"])
+            data["gpus"] = int(system["compute_trays"]) * int(system.get("gpus_per_tray") or 0)
+            data["trays"] = rack_trays(fabric, node)
+        return data
 
     def _aggregate_models(self) -> dict[int, dict[str, int]]:
         fabric = self.ctx.fabric
@@ -264,6 +282,11 @@ class View:
         if plane >= 0 and int(self.ctx.fabric.info.get("planes") or 1) > 1:
             bucket_label = f"Plane {plane + 1}" + (f" · {bucket_label}" if bucket_label else "")
         label = f"{count} {PLURAL[role]}"
+        system = self.ctx.fabric.info.get("rack_system")
+        if role == "server" and system and set(models) == {system.get("model")}:
+            members = np.flatnonzero(self.disp == index)
+            if all(rack_system(self.ctx.fabric, int(m)) for m in members[:1].tolist()):
+                label = racks_label(system, count)
         if bucket_label:
             label = f"{bucket_label}: {label}"
         scope = None

@@ -128,13 +128,63 @@ def _scopes(ctx: ViewContext) -> list[dict]:
     return out
 
 
-def overview_elements(fabric: Fabric) -> dict:
+def parse_plane(value, fabric: Fabric) -> int | None:
+    """The plane a view is filtered to, 0-based, from its 1-based text (``"2"``); None for
+    every plane (nothing given, ``""`` or ``"all"``).
+
+    Raises
+    ------
+    CanvasError
+        Not a whole number from 1 to the fabric's plane count.
+
+    Examples
+    --------
+    >>> from planner.domain.fabric import FabricBuilder
+    >>> fabric = FabricBuilder().build({"planes": 2})
+    >>> parse_plane("2", fabric), parse_plane("all", fabric), parse_plane(None, fabric)
+    (1, None, None)
+    >>> parse_plane("3", fabric)
+    Traceback (most recent call last):
+    ...
+    planner.domain.canvas.common.CanvasError: no plane 3 in this fabric: give a plane from 1 ...
+    """
+    text = "" if value is None else str(value).strip().lower()
+    if text in ("", "all"):
+        return None
+    planes = plane_count(fabric)
+    if not text.isdigit() or int(text) < 1:
+        raise CanvasError(
+            f"plane {value!r} is not a plane: give a number from 1 to {planes}, or all",
+            field="plane",
+        )
+    if int(text) > planes:
+        raise CanvasError(
+            f"no plane {int(text)} in this fabric: give a plane from 1 to {planes}, or all",
+            field="plane",
+        )
+    return int(text) - 1
+
+
+def plane_count(fabric: Fabric) -> int:
+    """The fabric's planes (1 when it does not say)."""
+    return max(int(fabric.info.get("planes") or 1), 1)
+
+
+def _plane_fields(fabric: Fabric, plane: int | None) -> dict:
+    return {"plane": None if plane is None else plane + 1, "planes": plane_count(fabric)}
+
+
+def overview_elements(fabric: Fabric, plane: int | None = None) -> dict:
     """The whole fabric, aggregated: per plane one node per SU (servers, leaves; rail-optimized)
     or pod (Clos, fat-tree), per pod (three tiers) or plane (two tiers) one spines node, per
     core group one cores node, one fabric-manager node; bundled edges between them.
 
+    ``plane`` (0-based, see :func:`parse_plane`): only that plane's switches, and every
+    server; the scopes still count every plane.
+
     Returns ``{"view": "overview", "scope": None, "elements", "scopes": [{"id", "label",
-    "elements" (nodes + links inside, before aggregation)}], "notes", "counts"}``.
+    "elements" (nodes + links inside, before aggregation)}], "notes", "counts", "plane"
+    (1-based or None), "planes"}``.
 
     Examples
     --------
@@ -147,15 +197,16 @@ def overview_elements(fabric: Fabric) -> dict:
     >>> [e["data"]["label"] for e in view["elements"]["edges"]]
     ['2 × 400G']
     """
-    ctx = view_context(fabric)
+    ctx = view_context(fabric, plane)
     view, notes = _first_fitting(lambda level: _overview(ctx, level), 5, OVERVIEW_NOTES)
     return {
         "view": "overview",
         "scope": None,
         "elements": view.render(),
-        "scopes": _scopes(ctx),
+        "scopes": _scopes(view_context(fabric) if plane is not None else ctx),
         "notes": notes,
         "counts": _counts(view),
+        **_plane_fields(fabric, plane),
     }
 
 
@@ -395,7 +446,7 @@ def _parse_scope(scope: str) -> tuple[str, int]:
     raise CanvasError(f"unknown scope {scope!r}: use su:N, pod:N, core or all")
 
 
-def detail_elements(fabric: Fabric, scope: str) -> dict:
+def detail_elements(fabric: Fabric, scope: str, plane: int | None = None) -> dict:
     """One scope of the fabric, node by node where it fits.
 
     Scopes: ``su:N`` (the SU's servers in their racks and its leaves in rail groups, inside
@@ -403,16 +454,17 @@ def detail_elements(fabric: Fabric, scope: str) -> dict:
     :data:`SPINE_DETAIL_MAX`, else per pod and plane), ``pod:N`` (the pod's leaves and spines
     one by one, servers per SU, or per rack in a Clos, cores per core group), ``core``
     (spines and cores one by one when they fit, else aggregated) and ``all`` (every node and
-    link; only for fabrics of at most :data:`MAX_ELEMENTS` nodes + links).
+    link; only for fabrics of at most :data:`MAX_ELEMENTS` nodes + links). ``plane`` (0-based):
+    only that plane's switches, and every server of the scope.
 
-    Returns ``{"view": "detail", "scope", "elements", "notes", "counts"}``.
+    Returns ``{"view": "detail", "scope", "elements", "notes", "counts", "plane", "planes"}``.
 
     Raises
     ------
     CanvasError
         Unknown scope, no such SU or pod, or ``all`` of a fabric too large to show whole.
     """
-    ctx = view_context(fabric)
+    ctx = view_context(fabric, plane)
     kind, number = _parse_scope(scope)
     notes: list[str] = []
     positions = None
@@ -442,4 +494,5 @@ def detail_elements(fabric: Fabric, scope: str) -> dict:
         "elements": view.render(positions),
         "notes": notes,
         "counts": _counts(view),
+        **_plane_fields(fabric, plane),
     }
