@@ -8,10 +8,11 @@ const PLANNER = "/api/planner";
 export const urls = {
   design: (id) => `${PLANNER}/designs/${id}/`,
   designs: () => `${PLANNER}/designs/`,
-  canvas: (id, revision, { view, scope } = {}) => {
+  canvas: (id, revision, { view, scope, plane } = {}) => {
     const params = new URLSearchParams();
     if (view) params.set("view", view);
     if (scope) params.set("scope", scope);
+    if (plane) params.set("plane", String(plane));
     const query = params.toString();
     return `${PLANNER}/designs/${id}/revisions/${revision}/canvas/${query ? `?${query}` : ""}`;
   },

@@ -6,6 +6,8 @@ import { createApi, urls } from "./api.js";
 test("urls follow the API contract", () => {
   assert.equal(urls.canvas(3, 2, { view: "detail", scope: "su:1" }), "/api/planner/designs/3/revisions/2/canvas/?view=detail&scope=su%3A1");
   assert.equal(urls.canvas(3, 2), "/api/planner/designs/3/revisions/2/canvas/");
+  assert.equal(urls.canvas(3, 2, { view: "overview", plane: 2 }), "/api/planner/designs/3/revisions/2/canvas/?view=overview&plane=2");
+  assert.equal(urls.canvas(3, 2, { view: "overview", plane: null }), "/api/planner/designs/3/revisions/2/canvas/?view=overview");
   assert.equal(urls.topology(3), "/api/planner/designs/3/topology/");
   assert.equal(urls.linkOptions({ a: "DGX-H100", b: "QM9700", speed_gbps: 400, length_m: 0 }), "/api/planner/link-options/?a=DGX-H100&b=QM9700&speed_gbps=400&length_m=0");
   assert.match(urls.catalog("server", "dgx"), /^\/api\/inventory\/servers\/\?.*search=dgx/);

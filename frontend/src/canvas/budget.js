@@ -50,11 +50,11 @@ export function tooLargeToEdit(designElements) {
 
 /**
  * Whether the current view may be edited, and if not, why (shown to the user).
- * @param {{view: string, scope: string, elements: number, canWrite: boolean, designElements?: number|null}} state
- *   designElements: nodes + links of the whole design, when known
+ * @param {{view: string, scope: string, elements: number, canWrite: boolean, designElements?: number|null, plane?: number|null}} state
+ *   designElements: nodes + links of the whole design, when known; plane: the one plane shown, or null
  * @returns {{editable: boolean, reason: string}}
  */
-export function editability({ view, scope, elements, canWrite, designElements = null }) {
+export function editability({ view, scope, elements, canWrite, designElements = null, plane = null }) {
   if (!canWrite) return { editable: false, reason: "You may view this design but not change it." };
   if (designElements !== null && designElements !== undefined && designElements > EDIT_LIMIT) {
     return { editable: false, reason: tooLargeToEdit(designElements) };
@@ -64,6 +64,9 @@ export function editability({ view, scope, elements, canWrite, designElements = 
       editable: false,
       reason: "Aggregated and scoped views are for exploring; edit in the “Whole fabric” view (designs up to 5,000 elements).",
     };
+  }
+  if (plane) {
+    return { editable: false, reason: `Only plane ${plane} is shown: choose “All planes” to edit.` };
   }
   if (elements > EDIT_LIMIT) {
     return {

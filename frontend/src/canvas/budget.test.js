@@ -22,6 +22,9 @@ test("only the 'all' view within the budget, for writers, is editable", () => {
   assert.match(editability({ view: "detail", scope: "su:1", elements: 10, canWrite: true }).reason, /exploring/);
   assert.match(editability({ view: "detail", scope: "all", elements: EDIT_LIMIT + 1, canWrite: true }).reason, /limited to 5,000/);
   assert.match(editability({ view: "detail", scope: "all", elements: 1, canWrite: false }).reason, /not change/);
+  const onePlane = editability({ view: "detail", scope: "all", elements: 10, canWrite: true, plane: 2 });
+  assert.equal(onePlane.editable, false);
+  assert.match(onePlane.reason, /Only plane 2 is shown: choose “All planes” to edit/);
 });
 
 test("a design over the edit limit says what to use instead in every view (issue 15 item 4)", () => {

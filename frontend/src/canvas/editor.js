@@ -15,6 +15,7 @@ import { createLinkDialog } from "./link_dialog.js";
 import { COLLAPSE_OPTIONS, createNavigation } from "./navigation.js";
 import { OVERLAY_BOXES, createOverlayPanel } from "./overlay_panel.js";
 import { createPalette } from "./palette.js";
+import { planeValue } from "./planes.js";
 import { eventForResponse, initialSaveState, saveAction, saveReducer } from "./save.js";
 import { canvasStyle } from "./style.js";
 import { createViews } from "./views.js";
@@ -38,6 +39,8 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     view: "detail",
     scope: "all",
     scopes: [],
+    plane: null, // the one plane shown (1-based), or null for every plane
+    planes: 1,
     editable: false,
     reason: "",
     save: initialSaveState({ revision: config.revision ?? null }),
@@ -191,6 +194,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
             elements: countEditable(),
             canWrite: state.canWrite,
             designElements: summaryElements(config.summary),
+            plane: state.plane,
           });
     state.editable = editable;
     state.reason = reason;
@@ -210,6 +214,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     $("expand-all").disabled = !groups;
     for (const name of OVERLAY_BOXES) $(name).disabled = state.designId === null;
     views.renderScopes();
+    views.renderPlanes();
     views.renderCrumbs();
     inspector.renderInspector();
     renderSave();
@@ -445,11 +450,16 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   // --- start ----------------------------------------------------------------------------------
   async function start() {
     const params = new URLSearchParams(win.location.search);
+    state.plane = planeValue(params.get("plane"));
     let first;
     if (params.get("view") === "overview") first = { view: "overview", scope: "" };
     else if (params.get("view") === "detail" && params.get("scope")) first = { view: "detail", scope: params.get("scope") };
     else first = initialView({ elements: summaryElements(config.summary), handDrawn: state.designId === null });
     let ok = await views.loadView(first.view, first.scope);
+    if (!ok && state.plane) {
+      state.plane = null; // a plane this design does not have: show every plane
+      ok = await views.loadView(first.view, first.scope);
+    }
     if (!ok && first.view !== "overview") ok = await views.loadView("overview", "");
     if (state.canWrite) palette.loadPalette();
     else $("palette").hidden = true;

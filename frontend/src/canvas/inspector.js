@@ -12,6 +12,7 @@ import {
   linkFacts,
   selectionSummary,
   shownFacts,
+  trayTables,
   viewFacts,
 } from "./inspector_facts.js";
 
@@ -130,8 +131,26 @@ export function createInspector(canvas, hooks) {
         error,
       );
     }
+    if (data.label && data.label !== name) panel.append(h(doc, "p", { class: "help", text: data.label }));
     panel.append(facts(deviceFacts(data, info, used)));
+    if (data.trays?.length) panel.append(trayList(data.trays));
     if (!info && data.model) hooks.modelInfo(data.model).then((found) => found && scheduleInspector());
+  }
+
+  /** A rack-scale system's trays: one disclosure per tray with its NICs in a table. */
+  function trayList(trays) {
+    const section = h(doc, "section", { class: "trays", "aria-labelledby": "inspector-trays" });
+    section.append(h(doc, "h4", { id: "inspector-trays", text: "Trays" }));
+    for (const tray of trayTables(trays)) {
+      const table = h(doc, "table", { "aria-label": `NICs of tray ${tray.tray}` });
+      const head = h(doc, "tr");
+      for (const header of tray.headers) head.append(h(doc, "th", { scope: "col", text: header }));
+      const body = h(doc, "tbody");
+      for (const row of tray.rows) body.append(h(doc, "tr", {}, ...row.map((cell) => h(doc, "td", { text: cell }))));
+      table.append(h(doc, "thead", {}, head), body);
+      section.append(h(doc, "details", { "data-tray": String(tray.tray) }, h(doc, "summary", { text: tray.summary }), table));
+    }
+    return section;
   }
 
   function renderEdgeInspector(panel, edge, data) {

@@ -91,8 +91,38 @@ export function deviceFacts(data, info, used) {
     ["SU", data.su],
     ["Rail", data.rail],
     ["Plane", data.plane],
+    ["Compute trays", data.compute_trays ? formatCount(data.compute_trays) : null],
+    ["GPUs", data.gpus ? formatCount(data.gpus) : null],
     ["Power", powerText(info)],
   ];
+}
+
+/**
+ * The trays of a rack-scale system (GB300-NVL72: one node per rack), each with a summary
+ * line and a table of its NICs: which leaf and leaf port each reaches, per plane. The plane
+ * column is left out when every NIC is on plane 1.
+ * @param {{tray: number, gpus?: number|null, nics: {rail: number, plane: number, port: number,
+ *   peer: string|null, peer_port: number|null}[]}[]|null|undefined} trays node data `trays`
+ * @returns {{tray: number, summary: string, headers: string[], rows: string[][]}[]}
+ */
+export function trayTables(trays) {
+  const list = trays ?? [];
+  const planes = list.some((tray) => tray.nics.some((nic) => nic.plane > 1));
+  const headers = ["NIC", ...(planes ? ["Plane"] : []), "Rack port", "Leaf", "Leaf port"];
+  return list.map((tray) => {
+    const rails = new Set(tray.nics.map((nic) => nic.rail)).size;
+    const parts = [`Tray ${formatCount(tray.tray)}`];
+    if (tray.gpus) parts.push(`${formatCount(tray.gpus)} GPUs`);
+    parts.push(`${formatCount(rails)} ${rails === 1 ? "NIC" : "NICs"}`);
+    const rows = tray.nics.map((nic) => [
+      formatCount(nic.rail),
+      ...(planes ? [formatCount(nic.plane)] : []),
+      formatCount(nic.port),
+      nic.peer ?? "not connected",
+      nic.peer_port ? formatCount(nic.peer_port) : "—",
+    ]);
+    return { tray: tray.tray, summary: parts.join(" · "), headers, rows };
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   powerText,
   selectionSummary,
   shownFacts,
+  trayTables,
   viewFacts,
 } from "./inspector_facts.js";
 
@@ -64,4 +65,21 @@ test("a link names both ends by device and port", () => {
     ["A end", "server-1 port 1"], ["B end", "leaf-1 port ?"], ["Tier", "server-leaf"], ["Speed", "400 Gb/s"],
     ["Length", "0 m"], ["Media", "DAC"], ["Cable", "C"],
   ]);
+});
+
+test("a rack-scale system lists its trays and where each NIC goes", () => {
+  const trays = [
+    { tray: 1, gpus: 4, nics: [{ rail: 1, plane: 1, port: 1, peer: "leaf-su001-r1-1", peer_port: 1 }, { rail: 2, plane: 1, port: 2, peer: null, peer_port: null }] },
+  ];
+  const [one] = trayTables(trays);
+  assert.equal(one.summary, "Tray 1 · 4 GPUs · 2 NICs");
+  assert.deepEqual(one.headers, ["NIC", "Rack port", "Leaf", "Leaf port"]);
+  assert.deepEqual(one.rows, [["1", "1", "leaf-su001-r1-1", "1"], ["2", "2", "not connected", "—"]]);
+  const planes = trayTables([{ tray: 12, gpus: null, nics: [{ rail: 1, plane: 1, port: 1, peer: "p1-leaf", peer_port: 1200 }, { rail: 1, plane: 2, port: 2, peer: "p2-leaf", peer_port: 3 }] }]);
+  assert.equal(planes[0].summary, "Tray 12 · 1 NIC");
+  assert.deepEqual(planes[0].headers, ["NIC", "Plane", "Rack port", "Leaf", "Leaf port"]);
+  assert.deepEqual(planes[0].rows[0], ["1", "1", "1", "p1-leaf", "1,200"]);
+  assert.deepEqual(trayTables(undefined), []);
+  const facts = shownFacts(deviceFacts({ model: "GB300-NVL72", role: "server", compute_trays: 18, gpus: 72 }, null, 0));
+  assert.deepEqual(facts.slice(-2), [["Compute trays", "18"], ["GPUs", "72"]]);
 });

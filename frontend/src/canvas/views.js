@@ -1,5 +1,6 @@
 // Which part of a design the canvas shows: loading a view (overview, an SU, pod or rack, the
-// whole fabric) from the API, laying it out, the scope menu and breadcrumbs, and the edit
+// whole fabric) from the API, one plane or all, laying it out, the scope and plane menus and
+// breadcrumbs, and the edit
 // extras (plane, SU, rail, rack, RU) an edit keeps from its base revision.
 
 import { urls } from "./api.js";
@@ -7,6 +8,7 @@ import { scopeChoices } from "./budget.js";
 import { nodeName } from "./document.js";
 import { h } from "./dom.js";
 import { formatBandwidth, formatCount } from "./format.js";
+import { planeChoices, planeValue } from "./planes.js";
 import { canvasStyle } from "./style.js";
 
 /** Elements: cheaper styles (straight edges) above this. */
@@ -111,11 +113,13 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     state.loading = true;
     root.setAttribute("aria-busy", "true");
     if (!quiet) setStatus("Loading…");
-    const answer = await api.get(urls.canvas(state.designId, revision, view === "overview" ? { view } : { view, scope }));
+    const asked = view === "overview" ? { view } : { view, scope };
+    const answer = await api.get(urls.canvas(state.designId, revision, { ...asked, plane: state.plane }));
     state.loading = false;
     root.removeAttribute("aria-busy");
     if (!answer.ok) {
-      const detail = answer.data?.detail ?? answer.data?.problems?.[0]?.message ?? `error ${answer.status}`;
+      const data = answer.data ?? {};
+      const detail = data.detail ?? data.problems?.[0]?.message ?? data.plane?.[0] ?? data.scope?.[0] ?? `error ${answer.status}`;
       setStatus(`Could not load this view: ${detail}`, "bad");
       return false;
     }
@@ -124,11 +128,13 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     state.view = data.view === "overview" || view === "overview" ? "overview" : "detail";
     state.scope = state.view === "overview" ? "" : scope;
     state.scopes = data.scopes ?? state.scopes;
+    state.planes = data.planes ?? 1;
+    state.plane = planeValue(data.plane, state.planes);
     state.notes = data.notes ?? [];
     hooks.clearProblems();
     const wide = await showElements(data.elements, { fit });
     hooks.afterViewChange();
-    const where = state.view === "overview" ? "Overview" : scopeLabel(state.scope);
+    const where = (state.view === "overview" ? "Overview" : scopeLabel(state.scope)) + (state.plane ? `, plane ${state.plane}` : "");
     const count = cy.elements().length.toLocaleString("en-US");
     const notes = state.notes.map((note) => (typeof note === "string" ? note : note.message)).join(" ");
     const left = wide ? "Showing the left end of a wide view: press F to fit everything." : "";
@@ -137,6 +143,8 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     params.set("view", state.view);
     if (state.scope) params.set("scope", state.scope);
     else params.delete("scope");
+    if (state.plane) params.set("plane", String(state.plane));
+    else params.delete("plane");
     win.history.replaceState(win.history.state, "", `${win.location.pathname}?${params}`);
     if (hooks.anyOverlay()) hooks.applyOverlays();
     state.extras = state.editable ? loadEditExtras() : null;
@@ -186,6 +194,15 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     select.value = state.view === "overview" ? "overview" : state.scope;
   }
 
+  /** The plane picker: shown for designs of more than one plane. */
+  function renderPlanes() {
+    const choices = state.designId === null ? [] : planeChoices(state.planes);
+    $("plane-group").hidden = choices.length === 0;
+    const select = $("plane");
+    select.replaceChildren(...choices.map((choice) => h(doc, "option", { value: choice.value, text: choice.label })));
+    select.value = state.plane ? String(state.plane) : "";
+  }
+
   function renderCrumbs() {
     const crumbs = $("crumbs");
     crumbs.replaceChildren();
@@ -209,6 +226,18 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     await loadView(view, scope);
   }
 
+  $("plane").addEventListener("change", async (event) => {
+    if (isDirty() && !win.confirm("Leave this view? Your unsaved changes will be lost.")) {
+      renderPlanes();
+      return;
+    }
+    const previous = state.plane;
+    state.plane = planeValue(event.target.value, state.planes);
+    if (!(await loadView(state.view, state.scope))) {
+      state.plane = previous;
+      renderPlanes();
+    }
+  });
   $("scope").addEventListener("change", (event) => {
     const value = event.target.value;
     changeView(value === "overview" ? "overview" : "detail", value === "overview" ? "" : value);
@@ -219,5 +248,5 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     if (scope) changeView("detail", scope);
   });
 
-  return { loadView, changeView, scopeLabel, renderScopes, renderCrumbs };
+  return { loadView, changeView, scopeLabel, renderScopes, renderPlanes, renderCrumbs };
 }
