@@ -43,19 +43,22 @@ class PortGroup:
         128
         >>> PortGroup(32, 2, 400).ports_at(200)
         0
+        >>> PortGroup(64, 1, 800, breakouts=("1x400G", "2x400G")).ports_at(400)
+        128
         """
         if not self.port_speed_gbps:
             return 0
         if speed_gbps == self.port_speed_gbps:
             return self.ports
-        for text in self.breakouts:
+        legs_at = [0]
+        for text in self.breakouts:  # the widest listed split at that speed
             try:
                 legs, leg_speed = parse_breakout(text)
             except ValueError:
                 continue
             if leg_speed == speed_gbps and legs * leg_speed <= self.port_speed_gbps:
-                return self.ports * legs
-        return 0
+                legs_at.append(legs)
+        return self.ports * max(legs_at)
 
     def split_at(self, speed_gbps: int) -> int:
         """Logical ports per physical port at ``speed_gbps`` (1 without breakout)."""
@@ -78,6 +81,16 @@ class DeviceModel:
     protocols: tuple[str, ...] = ()
     airflow: str | None = None
     name: str = ""
+    # A rack-scale system (GB200-NVL72): its compute trays, each with ports / trays of the
+    # compute ports; one system fills one rack.
+    compute_trays: int | None = None
+    # Published systems per rack (NVIDIA: four DGX B300 per rack), for a layout without a
+    # height (its source is in the part's provenance).
+    systems_per_rack: int | None = None
+
+    @property
+    def is_rack_system(self) -> bool:
+        return bool(self.compute_trays)
 
     @property
     def ports(self) -> int:
@@ -172,10 +185,15 @@ def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> De
         )
         for g in groups
     )
+    trays = spec.get("trays") if isinstance(spec.get("trays"), dict) else {}
+    compute_trays = trays.get("compute") if spec.get("kind") == "rack-system" else None
+    systems_per_rack = spec.get("systems_per_rack")
     return DeviceModel(
         slug=slug,
         category=category,
         port_groups=port_groups,
+        compute_trays=int(compute_trays) if compute_trays else None,
+        systems_per_rack=int(systems_per_rack) if systems_per_rack else None,
         rack_units=spec.get("rack_units"),
         power_typical_w=spec.get("power_typical_w"),
         power_max_w=spec.get("power_max_w"),

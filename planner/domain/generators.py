@@ -35,10 +35,16 @@ class _Switches:
     leaf: DeviceModel
     spine: DeviceModel
     core: DeviceModel
-    speed: int
-    r_leaf: int
-    r_spine: int
+    speed: int  # server-leaf links (the plane speed)
+    r_leaf: int  # leaf ports at ``speed``
+    r_spine: int  # spine ports at ``up_speed``
     r_core: int
+    up_speed: int = 0  # leaf-spine and spine-core links
+
+    @property
+    def stride(self) -> int:
+        """Leaf ports at ``speed`` one uplink at ``up_speed`` takes (1 when they match)."""
+        return self.up_speed // self.speed
 
 
 def _divisors(n: int) -> list[int]:
@@ -57,8 +63,11 @@ def _fmt(number: float) -> str:
     return f"{number:,.0f}" if float(number).is_integer() else f"{number:,}"
 
 
-def leaf_split(radix: int, oversubscription: float, reserved: int = 0) -> tuple[int, int]:
-    """Down and up ports of a leaf: ``down = up * o`` as large as the radix allows.
+def leaf_split(radix: int, oversubscription: float, stride: int = 1) -> tuple[int, int]:
+    """Down and up ports of a leaf: ``down = up * stride * o`` as large as the radix allows.
+
+    ``radix`` counts ports at the downlink speed; an uplink runs ``stride`` times faster and
+    takes ``stride`` of them (an 800G uplink on a leaf split 2 x 400G toward the servers).
 
     Examples
     --------
@@ -68,10 +77,12 @@ def leaf_split(radix: int, oversubscription: float, reserved: int = 0) -> tuple[
     (48, 16)
     >>> leaf_split(64, 1.5)
     (36, 24)
+    >>> leaf_split(128, 1, stride=2)  # SN5600: 64 x 400G down, 32 x 800G up
+    (64, 32)
     """
-    for up in range(int(radix // (oversubscription + 1)), 0, -1):
-        down = up * oversubscription
-        if float(down).is_integer() and down + up <= radix:
+    for up in range(int(radix // ((oversubscription + 1) * stride)), 0, -1):
+        down = up * stride * oversubscription
+        if float(down).is_integer() and down + up * stride <= radix:
             return int(down), up
     raise FabricError(
         f"a {radix}-port leaf cannot be split {oversubscription}:1", field="oversubscription"
@@ -85,12 +96,11 @@ class _Namer:
 
     def names(self, role: str, count: int, **columns) -> list[str]:
         template = getattr(self.spec.naming, role)
-        if (
-            role == "leaf"
-            and self.spec.topology != "rail-optimized"
-            and template == "leaf-su{su:03d}-r{rail}"
-        ):
-            template = "leaf-{pod:03d}-{index:03d}"
+        if role == "leaf" and template == "leaf-su{su:03d}-r{rail}":
+            if self.spec.topology != "rail-optimized":
+                template = "leaf-{pod:03d}-{index:03d}"
+            elif "member" in columns and int(np.max(columns["member"], initial=0)) > 0:
+                template = "leaf-su{su:03d}-r{rail}-{member}"
         out = []
         for i in range(count):
             values = {key: int(col[i]) + 1 for key, col in columns.items()}
@@ -125,6 +135,11 @@ def generate_topology(
 ) -> Fabric:
     """Build the nodes and links of ``spec`` (no layout or media yet).
 
+    A rack-scale system (``compute_trays`` in the catalog, e.g. GB200-NVL72) is one server
+    node whose ports are its trays' NICs, tray by tray: port ``(tray * rails + rail) *
+    planes + plane``. Rail r is NIC r of every tray, as NVIDIA wires them, so a system puts
+    ``compute_trays`` ports on each rail and a rail leaf takes whole systems.
+
     Raises
     ------
     FabricError
@@ -138,28 +153,59 @@ def generate_topology(
         raise FabricError(
             f"{server.slug} has no compute ports with a known speed in the catalog", field="server"
         )
-    rails = spec.rails or server.ports
-    if rails > server.ports:
+    trays = server.compute_trays or 1
+    if spec.racks is not None and not server.is_rack_system:
         raise FabricError(
-            f"{server.slug} has {server.ports} compute ports; rails cannot be {rails}",
+            f"racks counts rack-scale systems; {server.slug} is a server: give servers or gpus",
+            field="racks",
+        )
+    if server.ports % trays:
+        raise FabricError(
+            f"{server.slug}'s {server.ports} compute ports do not split evenly over its "
+            f"{trays} compute trays",
+            field="server",
+        )
+    nics = server.ports // trays  # per server, or per tray of a rack-scale system
+    rails = spec.rails or nics
+    if rails > nics:
+        where = "per compute tray" if server.is_rack_system else ""
+        raise FabricError(
+            f"{server.slug} has {nics} compute ports{' ' + where if where else ''}; rails "
+            f"cannot be {rails}",
             field="rails",
         )
     port_speed = server.port_speed_gbps
-    if port_speed % spec.planes:
-        raise FabricError(
-            f"{port_speed}G ports cannot be split into {spec.planes} planes", field="planes"
-        )
-    speed = port_speed // spec.planes
-    switches = _switches(spec, facts, speed)
-    gpus_per_server = server.gpus or rails
+    speed = _plane_speed(spec, server, port_speed)
+    gpus_per_server = server.gpus or rails * trays
+    connected_gpus_per_server = _connected_gpus(server, rails, trays, gpus_per_server)
     if spec.topology == "fat-tree":
-        servers = _fat_tree_servers(spec, rails, switches)
+        switches = _switches(spec, facts, speed, speed)
+        servers = _fat_tree_servers(spec, rails * trays, switches)
     else:
-        servers = spec.servers
+        servers = _server_count(spec, gpus_per_server)
+    final_servers = _final_servers(spec, server, gpus_per_server, servers)
+    if spec.topology == "clos" and final_servers and trays > 1:
+        raise FabricError(
+            "growth of a Clos fabric of rack-scale systems is not planned step by step; use "
+            "topology: rail-optimized, whose steps are whole SUs",
+            field="grow_to",
+        )
+    plans = []
+    for up_speed in _uplink_speeds(spec, facts, speed):
+        switches = _switches(spec, facts, speed, up_speed)
+        try:
+            plan = _plan(spec, switches, servers, rails, trays, gpus_per_server, final_servers)
+        except FabricError:
+            if plans or up_speed == speed:
+                raise
+            continue  # the full port speed cannot build it; try the plane speed
+        plans.append((plan, switches))
+    # The full port speed for uplinks, unless it needs more tiers than the plane speed.
+    plan, switches = min(plans, key=lambda pair: pair[0]["tiers"])
     builder = FabricBuilder()
     server_group = server.group_at(port_speed)
     server_ppc = (server_group.ports_per_cage if server_group else 1) * spec.planes
-    plan = _plan(spec, switches, servers, rails, gpus_per_server)
+    up_speed = switches.up_speed
     server_su = (
         (np.arange(servers) // plan["servers_per_su"]).astype(np.int32)
         if spec.topology == "rail-optimized"
@@ -170,26 +216,50 @@ def generate_topology(
         role="server",
         model=server.slug,
         su=server_su,
-        ports=rails * spec.planes,
+        ports=rails * trays * spec.planes,
         ports_per_cage=server_ppc,
     )
+    connected = servers * connected_gpus_per_server
     info = {
         "topology": spec.topology,
         "servers": servers,
-        "gpus": servers * gpus_per_server,
+        "gpus": connected,
+        "gpus_unconnected": servers * gpus_per_server - connected,
         "rails": rails,
         "planes": spec.planes,
         "speed_gbps": speed,
+        "uplink_speed_gbps": up_speed,
         "server_port_speed_gbps": port_speed,
+        "server_ports_physical": servers * rails * trays,
+        "native_speed_gbps": {
+            "server": port_speed,
+            **{
+                role: _native_speed(getattr(switches, role), role_speed)
+                for role, role_speed in (
+                    ("leaf", speed),
+                    ("spine", up_speed),
+                    ("core", up_speed),
+                )
+            },
+        },
         "radix": {"leaf": switches.r_leaf, "spine": switches.r_spine, "core": switches.r_core},
         **plan,
     }
+    if server.is_rack_system:
+        info["rack_system"] = {
+            "model": server.slug,
+            "compute_trays": trays,
+            "gpus_per_tray": gpus_per_server // trays,
+            "nics_per_tray": nics,
+        }
     for plane in range(spec.planes):
         namer = _Namer(spec, plane)
         if spec.topology == "fat-tree":
             _fat_tree_plane(builder, spec, switches, plan, server_nodes, rails, plane, namer)
         else:
-            _leaf_spine_plane(builder, spec, switches, plan, server_nodes, rails, plane, namer)
+            _leaf_spine_plane(
+                builder, spec, switches, plan, server_nodes, rails, trays, plane, namer
+            )
         if on_progress:
             on_progress(plane + 1, spec.planes)
     fabric = builder.build(info)
@@ -200,6 +270,85 @@ def generate_topology(
             field="naming",
         )
     return fabric
+
+
+def _plane_speed(spec: DesignSpec, server: DeviceModel, port_speed: int) -> int:
+    """The link speed of one plane; refused up front when the server's ports cannot split."""
+    if spec.planes == 1:
+        return port_speed
+    if port_speed % spec.planes:
+        raise FabricError(
+            f"{port_speed}G ports cannot be split into {spec.planes} planes", field="planes"
+        )
+    speed = port_speed // spec.planes
+    group = server.group_at(port_speed)
+    if group is None or group.split_at(speed) != spec.planes:
+        listed = ", ".join(group.breakouts) if group and group.breakouts else "none"
+        raise FabricError(
+            f"{server.slug}'s {port_speed}G compute ports cannot split into {spec.planes} x "
+            f"{speed}G (breakouts in the catalog: {listed}); planes cannot be {spec.planes}",
+            field="planes",
+        )
+    return speed
+
+
+def _uplink_speeds(spec: DesignSpec, facts: CatalogFacts, speed: int) -> list[int]:
+    """Switch-to-switch link speeds to try, best first: ``uplink_speed_gbps`` when given,
+    else the server link (plane) speed. Either way the summary's ``physical_ports`` counts
+    the cables per physical port as NVIDIA's multi-plane tables do (a leaf's 800G port
+    carrying two 400G uplinks is one)."""
+    if spec.uplink_speed_gbps:
+        up = spec.uplink_speed_gbps
+        if up % speed:
+            raise FabricError(
+                f"uplink_speed_gbps = {up} is not a whole multiple of the {speed}G server links",
+                field="uplink_speed_gbps",
+            )
+        return [up]
+    return [speed]
+
+
+def _native_speed(model: DeviceModel, speed: int) -> int:
+    """The physical port speed of the ``model`` ports that run ``speed``."""
+    group = model.group_at(speed)
+    return int(group.port_speed_gbps) if group and group.port_speed_gbps else speed
+
+
+def _connected_gpus(server: DeviceModel, rails: int, trays: int, gpus_per_server: int) -> int:
+    """GPUs of one server that a wired rail reaches: all when every NIC is wired, else the
+    share of the NICs wired (one NIC per GPU, or per ``gpus / NICs`` GPUs)."""
+    nics = server.ports
+    wired = rails * trays
+    if wired >= nics:
+        return gpus_per_server
+    return gpus_per_server * wired // nics
+
+
+def _server_count(spec: DesignSpec, gpus_per_server: int) -> int:
+    if spec.gpus is not None:
+        return math.ceil(spec.gpus / gpus_per_server)
+    return spec.racks if spec.racks is not None else spec.servers
+
+
+def _final_servers(
+    spec: DesignSpec, server: DeviceModel, gpus_per_server: int, servers: int
+) -> int | None:
+    """Servers of the final build ``grow_to`` names, or None without growth."""
+    if not spec.grow_to:
+        return None
+    ((key, value),) = spec.grow_to.items()
+    if key == "racks" and not server.is_rack_system:
+        raise FabricError(
+            f"grow_to.racks counts rack-scale systems; {server.slug} is a server",
+            field="grow_to.racks",
+        )
+    final = math.ceil(value / gpus_per_server) if key == "gpus" else value
+    if final < servers:
+        raise FabricError(
+            f"grow_to.{key} = {value:,} is smaller than today's build ({servers:,} servers)",
+            field=f"grow_to.{key}",
+        )
+    return final
 
 
 def _speed_refusal(model, speed: int) -> str:
@@ -227,15 +376,18 @@ def _speed_refusal(model, speed: int) -> str:
     )
 
 
-def _switches(spec: DesignSpec, facts: CatalogFacts, speed: int) -> _Switches:
+def _switches(spec: DesignSpec, facts: CatalogFacts, speed: int, up_speed: int) -> _Switches:
     models = {}
     radix = {}
     for role in ("leaf", "spine", "core"):
         model = facts.device(getattr(spec, role), "switch", field_name=f"switches.{role}")
-        radix[role] = model.radix_at(speed)
+        role_speed = speed if role == "leaf" else up_speed
+        radix[role] = model.radix_at(role_speed)
         if not radix[role]:
-            raise FabricError(_speed_refusal(model, speed), field=f"switches.{role}")
+            raise FabricError(_speed_refusal(model, role_speed), field=f"switches.{role}")
         models[role] = model
+    if up_speed != speed and not models["leaf"].radix_at(up_speed):
+        raise FabricError(_speed_refusal(models["leaf"], up_speed), field="uplink_speed_gbps")
     return _Switches(
         models["leaf"],
         models["spine"],
@@ -244,6 +396,7 @@ def _switches(spec: DesignSpec, facts: CatalogFacts, speed: int) -> _Switches:
         radix["leaf"],
         radix["spine"],
         radix["core"],
+        up_speed,
     )
 
 
@@ -272,12 +425,24 @@ def _fat_tree_servers(spec: DesignSpec, rails: int, sw: _Switches) -> int:
     return spec.servers
 
 
-def _plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, gpus_per_server: int) -> dict:
-    """Decide SU size, leaf split, tier count, pods, spines and cores for one plane."""
+def _plan(
+    spec: DesignSpec,
+    sw: _Switches,
+    servers: int,
+    rails: int,
+    trays: int,
+    gpus_per_server: int,
+    final_servers: int | None = None,
+) -> dict:
+    """Decide SU size, leaf split, tier count, pods, spines and cores for one plane.
+
+    With ``final_servers`` (``grow_to``), the tiers, spines and cores are those of the final
+    build and only today's leaves are planned; ``growth`` says what each step adds.
+    """
     if spec.topology == "fat-tree":
         k = spec.k
         per_pod = (k // 2) ** 2
-        pods = math.ceil(servers * rails / per_pod)
+        pods = math.ceil(servers * rails * trays / per_pod)
         return {
             "tiers": 3,
             "pods": pods,
@@ -292,81 +457,140 @@ def _plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, gpus_per_se
             "reserved_leaf_ports": 0,
             "oversubscription": {"leaf": 1.0, "spine": 1.0},
         }
+    final = None
+    if final_servers is not None and final_servers > servers:
+        final = _plan(spec, sw, final_servers, rails, trays, gpus_per_server)
+    plan = _leaf_plan(spec, sw, servers, rails, trays)
+    plan.update(_upper_plan(spec, sw, plan, servers, gpus_per_server, final))
+    if final is not None:
+        plan["growth"] = _growth(
+            spec, plan, final, servers, final_servers, gpus_per_server, rails * trays
+        )
+    return plan
+
+
+def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays: int) -> dict:
+    """Servers per SU (or per leaf), leaves, and each leaf's downlinks and uplinks."""
     reserved = spec.reserved_leaf_ports
-    down, up = leaf_split(sw.r_leaf, spec.oversubscription)
+    o = spec.oversubscription
+    down, up = leaf_split(sw.r_leaf, o, sw.stride)
+    per_leaf = None  # servers whose rail port one leaf takes (rail-optimized)
     if spec.topology == "rail-optimized":
-        n = spec.servers_per_su or down
-        if n > down:
-            raise FabricError(
-                f"servers_per_su = {n} needs {n} leaf downlinks; a {sw.r_leaf}-port leaf at "
-                f"{spec.oversubscription:g}:1 has {down}",
-                field="servers_per_su",
-            )
-        if spec.servers_per_su:
-            up_exact = n / spec.oversubscription
-            if not up_exact.is_integer():
+        if trays > 1:  # a rack-scale system puts ``trays`` ports on every rail
+            systems_per_leaf = down // trays
+            if systems_per_leaf < 1:
                 raise FabricError(
-                    f"{n} servers per SU at {spec.oversubscription:g}:1 gives "
-                    f"{up_exact:g} uplinks per leaf; choose an SU size that divides "
-                    "evenly",
+                    f"a rail leaf takes the {trays} trays of a {spec.server} on one rail; "
+                    f"{sw.leaf.slug} has {down} downlinks at {o:g}:1",
+                    field="switches.leaf",
+                )
+            n = spec.servers_per_su or systems_per_leaf
+            per_leaf = min(n, systems_per_leaf)
+        else:
+            n = spec.servers_per_su or down
+            if n > down:
+                raise FabricError(
+                    f"servers_per_su = {n} needs {n} leaf downlinks; a {sw.r_leaf}-port leaf at "
+                    f"{o:g}:1 has {down}",
                     field="servers_per_su",
                 )
+            per_leaf = n
+        leaf_down = per_leaf * trays
+        if spec.servers_per_su or trays > 1:
+            up_exact = leaf_down / (o * sw.stride)
+            if not up_exact.is_integer():
+                what = "servers per SU" if trays == 1 else f"{spec.server} trays per leaf"
+                raise FabricError(
+                    f"{leaf_down} {what} at {o:g}:1 gives {up_exact:g} uplinks of "
+                    f"{sw.up_speed}G per leaf; choose a size that divides evenly",
+                    field="servers_per_su" if spec.servers_per_su else "oversubscription",
+                )
             up = int(up_exact)
-        down = n
+        down = leaf_down
+        leaves_per_rail = math.ceil(n / per_leaf)
         sus = math.ceil(servers / n)
-        leaves = sus * rails
-        per_leaf_servers = n
+        leaves = sus * rails * leaves_per_rail
+        unit = rails * leaves_per_rail  # leaves of one SU
+        free = rails * trays * (sus * n - servers)  # empty server slots of the last SU
     else:
+        # Servers (a rack-scale system's trays) on consecutive leaf ports, each whole on one
+        # leaf: ``n`` of them per leaf.
         if rails > down:
+            what = "a compute tray's" if trays > 1 else "a server's"
             raise FabricError(
-                f"a server's {rails} ports do not fit the {down} downlinks of a "
-                f"{sw.r_leaf}-port leaf",
+                f"{what} {rails} ports do not fit the {down} downlinks of a {sw.r_leaf}-port leaf",
                 field="rails",
             )
-        per_leaf_servers = down // rails
-        down = per_leaf_servers * rails
-        up_exact = down / spec.oversubscription
-        up = max(1, math.ceil(up_exact))
-        leaves = math.ceil(servers / per_leaf_servers)
+        n = down // rails
+        down = n * rails
+        up = max(1, math.ceil(down / (o * sw.stride)))
+        leaves = math.ceil(servers * trays / n)
         sus = leaves
-        n = per_leaf_servers
-    if spec.topology == "rail-optimized":
-        free = rails * (sus * n - servers)  # empty server slots of the last SU, on every rail
-    else:
-        free = leaves * down - servers * rails
+        leaves_per_rail = 1
+        unit = 1
+        free = leaves * down - servers * rails * trays
     if reserved > free:
-        fewer = servers - math.ceil((reserved - free) / rails)
+        fewer = servers - math.ceil((reserved - free) / (rails * trays))
         raise FabricError(
             f"reserved_leaf_ports = {reserved} needs that many free leaf ports; {servers:,} "
             f"servers leave {free}. Use fewer servers (e.g. {fewer}) or fewer reserved ports",
             field="reserved_leaf_ports",
         )
-    gpus = servers * gpus_per_server
-    # Two tiers: every leaf reaches every spine; s divides up and L * up / s <= spine radix.
-    max_two_tier_leaves = sw.r_spine
-    two_tier_spines = _smallest_divisor_at_least(up, leaves * up / sw.r_spine)
-    fits_two = two_tier_spines is not None and leaves <= max_two_tier_leaves
-    per_leaf_gpus = (
-        per_leaf_servers * gpus_per_server / (rails if spec.topology == "rail-optimized" else 1)
-    )
-    max_two_gpus = int(
-        (sw.r_spine // (rails if spec.topology == "rail-optimized" else 1))
-        * (rails if spec.topology == "rail-optimized" else 1)
-        * per_leaf_gpus
-    )
-    tiers = spec.tiers
-    if tiers == "auto":
-        tiers = 2 if fits_two else 3
-    plan = {
+    return {
         "servers_per_su": n,
+        "servers_per_leaf": per_leaf if per_leaf is not None else n,
+        "leaves_per_rail": leaves_per_rail,
+        "leaves_per_su": unit,
         "sus": sus if spec.topology == "rail-optimized" else None,
         "leaves": leaves,
         "leaf_down": down,
         "leaf_up": up,
         "reserved_leaf_ports": reserved,
-        "tiers": tiers,
-        "oversubscription": {"leaf": round(down / up, 4), "spine": 1.0},
+        "oversubscription": {"leaf": round(down * sw.speed / (up * sw.up_speed), 4), "spine": 1.0},
     }
+
+
+def _spine_count(spec: DesignSpec, up: int, need: float, *, where: str) -> int:
+    """Spines for leaves with ``up`` uplinks each that need at least ``need`` spines: the
+    exact ``spines``, or the smallest divisor of ``up`` at least ``need`` and min_spines."""
+    if spec.spines:
+        if up % spec.spines:
+            raise FabricError(
+                f"spines = {spec.spines} does not divide a leaf's {up} uplinks evenly; "
+                f"use one of {', '.join(map(str, _divisors(up)))}",
+                field="spines",
+            )
+        if spec.spines < need:
+            raise FabricError(
+                f"spines = {spec.spines} is too few: {where} need at least {math.ceil(need)} "
+                "spines' ports",
+                field="spines",
+            )
+        return spec.spines
+    chosen = _smallest_divisor_at_least(up, max(need, spec.min_spines))
+    if chosen is None and _smallest_divisor_at_least(up, need) is not None:
+        raise FabricError(
+            f"min_spines = {spec.min_spines}: a leaf has only {up} uplink(s), so it cannot "
+            f"reach {spec.min_spines} spines evenly; set min_spines: 1 to allow a single "
+            "spine, or lower the oversubscription",
+            field="min_spines",
+        )
+    return chosen
+
+
+def _upper_plan(spec, sw, plan, servers, gpus_per_server, final) -> dict:
+    """Tiers, pods, spines and cores of one plane (those of ``final`` when growing)."""
+    leaves, up, unit = plan["leaves"], plan["leaf_up"], plan["leaves_per_su"]
+    gpus = servers * gpus_per_server
+    per_unit_gpus = plan["servers_per_su"] * gpus_per_server / unit if unit else 0
+    max_two_gpus = int((sw.r_spine // unit) * unit * per_unit_gpus) if unit else 0
+    fits_two = leaves <= sw.r_spine and (
+        spec.spines is not None
+        or _smallest_divisor_at_least(up, leaves * up / sw.r_spine) is not None
+    )
+    tiers = final["tiers"] if final else spec.tiers
+    if tiers == "auto":
+        tiers = 2 if fits_two else 3
     if tiers == 2:
         if not fits_two:
             raise FabricError(
@@ -374,21 +598,39 @@ def _plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, gpus_per_se
                 f"{_fmt(max_two_gpus)}",
                 field="tiers",
             )
-        plan.update(
-            pods=1,
-            spines_per_pod=two_tier_spines,
-            spines=two_tier_spines,
-            cores=0,
-            cores_per_group=0,
-        )
-        return plan
+        if final:
+            spines = final["spines"]
+        else:
+            spines = _spine_count(spec, up, leaves * up / sw.r_spine, where=f"{leaves} leaves")
+        return {
+            "tiers": 2,
+            "pods": 1,
+            "spines_per_pod": spines,
+            "spines": spines,
+            "cores": 0,
+            "cores_per_group": 0,
+        }
     # Three tiers: pods of whole SUs (or leaves) that half a spine's ports can take.
     half = sw.r_spine // 2
-    unit = rails if spec.topology == "rail-optimized" else 1
+    if final:
+        leaves_per_pod = final["leaves_per_pod"]
+        pods = math.ceil(leaves / leaves_per_pod)
+        return {
+            "tiers": 3,
+            "pods": pods,
+            "leaves_per_pod": leaves_per_pod,
+            "pod_spines": final["pod_spines"][:pods],
+            "spine_down": final["spine_down"][:pods],
+            "spine_up": final["spine_up"][:pods],
+            "spines_per_pod": final["spines_per_pod"],
+            "spines": sum(final["pod_spines"][:pods]),
+            "cores_per_group": final["cores_per_group"],
+            "cores": final["cores"],
+        }
     units_per_pod = max(1, half // unit) if unit <= half else 0
     if units_per_pod == 0:
         raise FabricError(
-            f"an SU of {rails} rail leaves does not fit a {sw.r_spine}-port spine's "
+            f"an SU of {unit} rail leaves does not fit a {sw.r_spine}-port spine's "
             f"{half} downlinks",
             field="switches.spine",
         )
@@ -397,31 +639,91 @@ def _plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, gpus_per_se
     pod_leaves = [min(leaves_per_pod, leaves - p * leaves_per_pod) for p in range(pods)]
     # Each pod gets the fewest spines that divide a leaf's uplinks and keep every spine's
     # downlinks within half its ports (a partial last pod needs fewer spines).
-    pod_spines = [_smallest_divisor_at_least(up, count * up / half) for count in pod_leaves]
+    pod_spines = [
+        _spine_count(spec, up, count * up / half, where=f"{count} leaves of a pod")
+        for count in pod_leaves
+    ]
     spine_down = [
         count * up // spines for count, spines in zip(pod_leaves, pod_spines, strict=True)
     ]
     groups = max(pod_spines)
     cores_per_group, spine_up = _core_groups(spine_down, pod_spines, groups, sw)
     if cores_per_group is None:
-        max_gpus = int(sw.r_core * leaves_per_pod * per_leaf_gpus)
+        max_gpus = int(sw.r_core * leaves_per_pod * per_unit_gpus / max(1, unit) * unit)
         raise FabricError(
             f"{_fmt(gpus)} GPUs exceed 3 tiers at radix {sw.r_core}: 3 tiers stop at "
             f"{_fmt(max_gpus)}; use a larger-radix switch or more planes",
             field="tiers",
         )
-    plan.update(
-        pods=pods,
-        leaves_per_pod=leaves_per_pod,
-        pod_spines=pod_spines,
-        spine_down=spine_down,
-        spine_up=spine_up,
-        spines_per_pod=groups,
-        spines=sum(pod_spines),
-        cores_per_group=cores_per_group,
-        cores=groups * cores_per_group,
-    )
-    return plan
+    return {
+        "tiers": 3,
+        "pods": pods,
+        "leaves_per_pod": leaves_per_pod,
+        "pod_spines": pod_spines,
+        "spine_down": spine_down,
+        "spine_up": spine_up,
+        "spines_per_pod": groups,
+        "spines": sum(pod_spines),
+        "cores_per_group": cores_per_group,
+        "cores": groups * cores_per_group,
+    }
+
+
+def _growth(spec, today, final, servers, final_servers, gpus_per_server, ports_per_server):
+    """Today's and the final build's counts (all planes), and what each step adds.
+
+    A step is one SU (rail-optimized) or one leaf (Clos); identical steps are run together
+    (``count`` steps, each adding ``adds``)."""
+    planes = spec.planes
+
+    def counts(plan, count):
+        return {
+            "servers": count,
+            "gpus": count * gpus_per_server,
+            "leaves": plan["leaves"] * planes,
+            "spines": plan["spines"] * planes,
+            "cores": plan["cores"] * planes,
+        }
+
+    n = today["servers_per_su"]
+    uplinks = today["leaf_up"] * planes * today["leaves_per_su"]
+    per_pod = final.get("leaves_per_pod")
+    pod_spines = final.get("pod_spines") or []
+    spine_up = final.get("spine_up") or []
+    steps: list[dict] = []
+    have = servers
+    filled_units = today["sus"] if spec.topology == "rail-optimized" else today["leaves"]
+    leaves_now = today["leaves"]
+    while have < final_servers:
+        room = filled_units * n - have
+        if room > 0:  # fill today's last, partial SU (or leaf): no new leaves
+            add, leaves_added = min(room, final_servers - have), 0
+        else:
+            add, leaves_added = min(n, final_servers - have), today["leaves_per_su"]
+            filled_units += 1
+        pods_before = math.ceil(leaves_now / per_pod) if per_pod else 0
+        leaves_now += leaves_added
+        pods_after = math.ceil(leaves_now / per_pod) if per_pod else 0
+        new_pods = range(pods_before, pods_after)
+        have += add
+        adds = {
+            "servers": add,
+            "gpus": add * gpus_per_server,
+            "leaves": leaves_added * planes,
+            "spines": sum(pod_spines[p] for p in new_pods) * planes,
+            "server_leaf_links": add * ports_per_server * planes,
+            "leaf_spine_links": uplinks if leaves_added else 0,
+            "spine_core_links": sum(pod_spines[p] * spine_up[p] for p in new_pods) * planes,
+        }
+        if steps and steps[-1]["adds"] == adds:
+            steps[-1]["count"] += 1
+        else:
+            steps.append({"count": 1, "adds": adds})
+    return {
+        "today": counts(today, servers),
+        "final": counts(final, final_servers),
+        "steps": steps,
+    }
 
 
 def _core_groups(spine_down, pod_spines, groups, sw) -> tuple[int | None, list[int]]:
@@ -452,32 +754,43 @@ def _leaf_spine_plane(
     plan: dict,
     server_nodes: np.ndarray,
     rails: int,
+    trays: int,
     plane: int,
     namer: _Namer,
 ) -> None:
     servers = server_nodes.shape[0]
     leaves, down, up = plan["leaves"], plan["leaf_down"], plan["leaf_up"]
     leaf_ppc = _ports_per_cage(sw.leaf, sw.speed)
-    s_idx = np.repeat(np.arange(servers, dtype=np.int64), rails)
-    r_idx = np.tile(np.arange(rails, dtype=np.int64), servers)
+    ports = rails * trays  # per server: tray t's NIC r is port t * rails + r
+    s_idx = np.repeat(np.arange(servers, dtype=np.int64), ports)
+    p_idx = np.tile(np.arange(ports, dtype=np.int64), servers)
+    t_idx, r_idx = p_idx // rails, p_idx % rails
+    member = np.zeros(leaves, dtype=np.int64)
     if spec.topology == "rail-optimized":
-        n = plan["servers_per_su"]
-        leaf_su = np.repeat(np.arange(plan["sus"]), rails)
-        leaf_rail = np.tile(np.arange(rails), plan["sus"])
-        leaf_of = (s_idx // n) * rails + r_idx
-        leaf_port = s_idx % n
+        n, lpr = plan["servers_per_su"], plan["leaves_per_rail"]
+        per_leaf = plan["servers_per_leaf"]
+        sus = plan["sus"]
+        leaf_su = np.repeat(np.arange(sus), rails * lpr)
+        leaf_rail = np.tile(np.repeat(np.arange(rails), lpr), sus)
+        member = np.tile(np.arange(lpr), sus * rails)
+        in_su = s_idx % n
+        leaf_of = ((s_idx // n) * rails + r_idx) * lpr + in_su // per_leaf
+        leaf_port = (in_su % per_leaf) * trays + t_idx
     else:
-        per_leaf = plan["servers_per_su"]
+        per_leaf = plan["servers_per_su"]  # servers (trays) per leaf
         leaf_su = np.arange(leaves) // max(1, plan.get("leaves_per_pod", leaves))
         leaf_rail = np.full(leaves, -1)
-        leaf_of = s_idx // per_leaf
-        leaf_port = (s_idx % per_leaf) * rails + r_idx
+        unit = s_idx * trays + t_idx
+        leaf_of = unit // per_leaf
+        leaf_port = (unit % per_leaf) * rails + r_idx
     pod_of_leaf = (
         np.arange(leaves) // plan.get("leaves_per_pod", leaves)
         if plan["tiers"] == 3
         else np.zeros(leaves, dtype=np.int64)
     )
-    leaf_names = namer.names("leaf", leaves, su=leaf_su, rail=leaf_rail, pod=pod_of_leaf)
+    leaf_names = namer.names(
+        "leaf", leaves, su=leaf_su, rail=leaf_rail, pod=pod_of_leaf, member=member
+    )
     leaf_nodes = builder.add_nodes(
         leaf_names,
         role="leaf",
@@ -491,34 +804,38 @@ def _leaf_spine_plane(
     )
     builder.add_links(
         server_nodes[s_idx],
-        r_idx * spec.planes + plane,
+        p_idx * spec.planes + plane,
         leaf_nodes[leaf_of],
         leaf_port,
         tier="server-leaf",
         plane=plane,
         speed_gbps=sw.speed,
     )
-    _reserved_ports(builder, spec, plan, leaf_nodes, rails, servers, plane, namer, sw.speed)
+    _reserved_ports(builder, spec, plan, leaf_nodes, rails, trays, servers, plane, namer, sw)
     _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, plane, namer)
 
 
-def _reserved_ports(builder, spec, plan, leaf_nodes, rails, servers, plane, namer, speed) -> None:
-    """Fabric-manager (UFM) links on free leaf downlinks of the last SU or leaves."""
+def _reserved_ports(builder, spec, plan, leaf_nodes, rails, trays, servers, plane, namer, sw):
+    """Fabric-manager (UFM) links on free leaf downlinks of the last SU or leaves.
+
+    Rail-optimized: the free server slots of the last SU, rail by rail (slot ``k`` of a rail
+    is the port a server there would use); Clos: the leaf ports after the last server's."""
     reserved = plan["reserved_leaf_ports"]
     if not reserved:
         return
     if spec.topology == "rail-optimized":
         n, sus = plan["servers_per_su"], plan["sus"]
-        last_su_servers = servers - (sus - 1) * n
+        lpr, leaf_down = plan["leaves_per_rail"], plan["leaf_down"]
+        used = (servers - (sus - 1) * n) * trays  # rail slots the last SU's servers use
         ks = np.arange(reserved)
-        leaf = (sus - 1) * rails + ks % rails
-        port = last_su_servers + ks // rails
+        slot = used + ks // rails
+        leaf = ((sus - 1) * rails + ks % rails) * lpr + slot // leaf_down
+        port = slot % leaf_down
     else:
-        per_leaf, down = plan["servers_per_su"], plan["leaf_down"]
-        used = servers * rails
+        down = plan["leaf_down"]
+        used = servers * rails * trays
         slots = np.arange(used, used + reserved)
         leaf, port = slots // down, slots % down
-        del per_leaf
     manager = builder.add_nodes(
         [f"{namer.prefix}fabric-manager"],
         role="manager",
@@ -534,7 +851,7 @@ def _reserved_ports(builder, spec, plan, leaf_nodes, rails, servers, plane, name
         port,
         tier="server-leaf",
         plane=plane,
-        speed_gbps=speed,
+        speed_gbps=sw.speed,
     )
 
 
@@ -547,7 +864,8 @@ def _ports_per_cage(model: DeviceModel, speed: int) -> int:
 
 def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, plane, namer):
     leaves = leaf_nodes.shape[0]
-    spine_ppc = _ports_per_cage(sw.spine, sw.speed)
+    spine_ppc = _ports_per_cage(sw.spine, sw.up_speed)
+    stride = sw.stride  # leaf ports (at the server link speed) one uplink takes
     j = np.arange(up, dtype=np.int64)
     if plan["tiers"] == 2:
         s = plan["spines"]
@@ -565,12 +883,12 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
         jj = np.tile(j, leaves)
         builder.add_links(
             leaf_nodes[l_idx],
-            down + jj,
+            down + jj * stride,
             spine_nodes[jj % s],
             l_idx * m + jj // s,
             tier="leaf-spine",
             plane=plane,
-            speed_gbps=sw.speed,
+            speed_gbps=sw.up_speed,
         )
         return
     pods, c, pod_spines = plan["pods"], plan["cores_per_group"], np.asarray(plan["pod_spines"])
@@ -596,19 +914,19 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
     q = l_idx - pod * plan["leaves_per_pod"]
     builder.add_links(
         leaf_nodes[l_idx],
-        down + jj,
+        down + jj * stride,
         spine_nodes[first_spine[pod] + jj % s_of],
         q * (up // s_of) + jj // s_of,
         tier="leaf-spine",
         plane=plane,
-        speed_gbps=sw.speed,
+        speed_gbps=sw.up_speed,
     )
     # Spine-core: spine (p, g) has d_p downlinks and u_p >= d_p uplinks, spread evenly over
     # the c cores of group g; core ports are filled pod by pod.
     d = np.asarray(plan["spine_down"], dtype=np.int64)
     u = np.asarray(plan["spine_up"], dtype=np.int64)
     groups = plan["spines_per_pod"]
-    core_ppc = _ports_per_cage(sw.core, sw.speed)
+    core_ppc = _ports_per_cage(sw.core, sw.up_speed)
     core_group = np.repeat(np.arange(groups), c)
     core_nodes = builder.add_nodes(
         namer.names("core", groups * c, group=core_group),
@@ -636,7 +954,7 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
         np.concatenate(b_port),
         tier="spine-core",
         plane=plane,
-        speed_gbps=sw.speed,
+        speed_gbps=sw.up_speed,
     )
 
 

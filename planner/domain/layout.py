@@ -9,11 +9,13 @@ Racks and rows
       2 U of every rack hold top-of-rack management gear; devices stack upwards from U1.
     - Servers per rack = ``layout.servers_per_rack``; otherwise as many as fit the usable RU
       and, when the rack states ``power_kw``, ``floor(power_kw * 1000 / server power_max_w)``.
-      When the catalog gives no height for the server (DGX-B300, NVL72 racks, ...), only
-      ``layout.servers_per_rack`` or a rack's ``power_kw`` (with the server's power known)
-      decides the count; otherwise it is an error (field ``layout.servers_per_rack``). A
-      server or switch whose height is unknown stacks as 1 U (noted in
-      ``info["layout_notes"]``).
+      A rack-scale system (GB200-NVL72) is one rack. When the catalog gives no height for
+      the server (DGX-B300, ...), ``layout.servers_per_rack`` or a rack's ``power_kw`` (with
+      the server's power known) decides the count, else the published per-rack figure
+      (``systems_per_rack`` in the catalog, e.g. NVIDIA's four DGX B300 per rack), else one
+      per rack; each such choice is listed in ``info["assumptions"]`` with its source or
+      "assumed", so counts never wait on a height. A server or switch whose height is
+      unknown stacks as 1 U (noted in ``info["layout_notes"]``).
     - Servers fill racks in node order; a rack holds servers of one block only.
     - Rail-optimized: a block is one scalable unit (SU): its server racks are consecutive and
       its leaves (of every plane) sit in network rack(s) in the middle of them.
@@ -126,23 +128,48 @@ def _model_columns(fabric: Fabric, facts: CatalogFacts, notes: list[str]):
 
 
 def _servers_per_rack(
-    spec, facts, server_slug, height, height_known, usable, power_limit, notes
+    spec, facts, server_slug, height, height_known, usable, power_limit, notes, assumptions
 ) -> int:
+    """Servers per rack: as the layout says; else a rack-scale system's one per rack; else
+    as RU and the rack's power allow; else, with no height known, the published figure for
+    the system (NVIDIA: four DGX B300 per rack) or one per rack, noted as assumed. Counts of
+    switches and links never wait on a rack height."""
     layout = spec.layout
     model = facts.devices.get(server_slug)
     power_decides = bool(power_limit and model is not None and model.power_max_w)
+    if not layout.servers_per_rack and model is not None and model.is_rack_system:
+        assumptions.append(
+            {
+                "field": "layout.servers_per_rack",
+                "value": 1,
+                "source": f"{server_slug} is a rack-scale system: one system fills one rack",
+            }
+        )
+        return 1
     if not (height_known or layout.servers_per_rack or power_decides):
-        hint = (
-            " (NVIDIA's DGX B300 reference architecture puts 4 per rack)"
-            if server_slug == "DGX-B300"
-            else ""
+        published = model.systems_per_rack if model is not None else None
+        part = facts.parts.get(server_slug) or {}
+        origin = (part.get("provenance") or {}).get("systems_per_rack") or {}
+        source_key = origin.get("source")
+        source = (part.get("sources") or {}).get(source_key) or {}
+        named = source.get("title") or source.get("url") or source_key
+        value = published or 1
+        assumptions.append(
+            {
+                "field": "layout.servers_per_rack",
+                "value": value,
+                "source": (
+                    f"published per-rack figure for {server_slug}"
+                    + (f" ({named})" if named else "")
+                    if published
+                    else f"assumed: the catalog gives no height or per-rack figure for "
+                    f"{server_slug}; set layout.servers_per_rack"
+                ),
+            }
         )
-        raise FabricError(
-            f"the catalog does not give the height (rack units) of {server_slug}, so the "
-            f"servers per rack cannot be worked out; set layout.servers_per_rack{hint}, or "
-            "choose a layout.rack whose power_kw limits it",
-            field="layout.servers_per_rack",
-        )
+        if value * height > usable:
+            value = max(1, usable // height)
+        return value
     if layout.servers_per_rack:
         if layout.servers_per_rack * height > usable:
             raise FabricError(
@@ -270,6 +297,7 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
     """
     layout = spec.layout
     notes: list[str] = []
+    assumptions: list[dict] = []
     rack_units, power_limit, rack_slug = _rack_type(layout, facts)
     usable = rack_units - MANAGEMENT_RU
     heights, height_known, model_power, model_power_known = _model_columns(fabric, facts, notes)
@@ -293,6 +321,7 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
             usable,
             power_limit,
             notes,
+            assumptions,
         )
     leaf_cap = _network_capacity(layout, usable, node_height, leaves)
     spine_cap = _network_capacity(layout, usable, node_height, spines)
@@ -361,6 +390,7 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         "racks": len(placer.racks),
     }
     fabric.info["layout_notes"] = sorted(set(notes))
+    fabric.info["assumptions"] = assumptions
 
 
 def _upper_placement(fabric: Fabric, spec: DesignSpec, blocks, spines: np.ndarray):

@@ -86,9 +86,15 @@ class DesignSpec:
     topology: str
     server: str
     servers: int | None = None
+    racks: int | None = None
+    gpus: int | None = None
     rails: int | None = None
     planes: int = 1
     tiers: int | str = "auto"
+    spines: int | None = None
+    min_spines: int = 2
+    uplink_speed_gbps: int | None = None
+    grow_to: dict[str, int] = field(default_factory=dict)
     servers_per_su: int | None = None
     oversubscription: float = 1
     leaf: str | None = None
@@ -107,12 +113,25 @@ class DesignSpec:
         doc = {"name": self.name, "topology": self.topology, "server": self.server}
         if self.description:
             doc["description"] = self.description
-        for key in ("servers", "rails", "servers_per_su", "k", "price_book"):
+        for key in (
+            "servers",
+            "racks",
+            "gpus",
+            "rails",
+            "servers_per_su",
+            "spines",
+            "uplink_speed_gbps",
+            "k",
+            "price_book",
+        ):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
+        if self.grow_to:
+            doc["grow_to"] = dict(self.grow_to)
         doc.update(
             planes=self.planes,
             tiers=self.tiers,
+            min_spines=self.min_spines,
             oversubscription=self.oversubscription,
             reserved_leaf_ports=self.reserved_leaf_ports,
         )
@@ -275,8 +294,21 @@ def parse_spec(document: dict | str) -> DesignSpec:
         problems.append(("k", "a fat-tree needs its radix k"))
     if topology != "fat-tree" and "k" in document:
         problems.append(("k", "k applies to fat-tree only"))
-    if topology != "fat-tree" and "servers" not in document:
-        problems.append(("servers", "required unless topology is fat-tree"))
+    counts = [key for key in ("servers", "racks", "gpus") if key in document]
+    if topology != "fat-tree" and not counts:
+        problems.append(("servers", "required unless topology is fat-tree (or give racks or gpus)"))
+    if len(counts) > 1:
+        problems.append(
+            (counts[1], f"give one of servers, racks and gpus, not {' and '.join(counts)}")
+        )
+    if topology == "fat-tree" and document.get("grow_to"):
+        problems.append(
+            ("grow_to", "a k-ary fat-tree is built whole; growth applies to leaf-spine fabrics")
+        )
+    if topology == "fat-tree" and "uplink_speed_gbps" in document:
+        problems.append(("uplink_speed_gbps", "a k-ary fat-tree runs every tier at one speed"))
+    if "spines" in document and document.get("min_spines", 1) > document["spines"]:
+        problems.append(("min_spines", f"is more than spines = {document['spines']}"))
     if topology != "fat-tree" and not switches.get("leaf"):
         problems.append(("switches.leaf", "required: the leaf switch model"))
     if topology == "fat-tree" and document.get("tiers", "auto") not in ("auto", 3):
@@ -303,9 +335,15 @@ def parse_spec(document: dict | str) -> DesignSpec:
         topology=topology,
         server=document["server"],
         servers=document.get("servers"),
+        racks=document.get("racks"),
+        gpus=document.get("gpus"),
         rails=document.get("rails"),
         planes=document.get("planes", 1),
         tiers=document.get("tiers", "auto"),
+        spines=document.get("spines"),
+        min_spines=document.get("min_spines", 2),
+        uplink_speed_gbps=document.get("uplink_speed_gbps"),
+        grow_to=dict(document.get("grow_to") or {}),
         servers_per_su=document.get("servers_per_su"),
         oversubscription=document.get("oversubscription", 1),
         leaf=leaf,

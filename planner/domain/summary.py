@@ -111,12 +111,47 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         "cables": {},
         "cables_by_length": {},
         "racks": len(fabric.racks),
+        "gpus_unconnected": int(info.get("gpus_unconnected", 0)),
+        "uplink_speed_gbps": info.get("uplink_speed_gbps", info.get("speed_gbps")),
+        "links_per_plane": _links_per_plane(fabric),
+        "physical_ports": _physical_ports(fabric, capacity),
+        "assumptions": list(info.get("assumptions") or []),
     }
+    for key in ("rack_system", "growth"):
+        if info.get(key):
+            summary[key] = info[key]
     if fabric.link_a_part is not None:
         _media_counts(fabric, summary)
     if info.get("stale_parameters"):  # a hand edit made these spec parameters untrue
         summary["stale_parameters"] = list(info["stale_parameters"])
     return summary
+
+
+def _links_per_plane(fabric: Fabric) -> dict[str, dict[str, int]]:
+    """Links of each tier in each plane (``"1"``, ``"2"``, ...), as the multi-plane reference
+    architectures count them."""
+    out: dict[str, dict[str, int]] = {}
+    for tier in TIER_NAMES:
+        mask = fabric.link_tier == TIER[tier]
+        if not mask.any():
+            continue
+        planes, counts = np.unique(fabric.link_plane[mask], return_counts=True)
+        out[tier] = {str(int(p) + 1): int(c) for p, c in zip(planes, counts, strict=True)}
+    return out
+
+
+def _physical_ports(fabric: Fabric, capacity: dict[str, int]) -> dict[str, int]:
+    """Physical ports the links of each tier fill at their lower end: a server's 800G port
+    split into two 400G planes is one port (one cable, as NVIDIA counts node-leaf cables), a
+    leaf's 800G uplink one. Per tier: capacity / the lower device's physical port speed."""
+    native = fabric.info.get("native_speed_gbps") or {}
+    lower = {"server-leaf": "server", "leaf-spine": "leaf", "spine-core": "spine"}
+    out = {}
+    for tier, gbps in capacity.items():
+        speed = native.get(lower[tier])
+        if gbps and speed:
+            out[tier] = int(-(-gbps // speed))
+    return out
 
 
 def _media_counts(fabric: Fabric, summary: dict) -> None:

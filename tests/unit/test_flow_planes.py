@@ -24,7 +24,9 @@ def _facts() -> CatalogFacts:
     facts.devices["SW8x800"] = DeviceModel(
         "SW8x800", "switch", (PortGroup(8, 1, 800, breakouts=("2x400G",)),)
     )
-    facts.devices["SRV2x800"] = DeviceModel("SRV2x800", "server", (PortGroup(2, 1, 800),), gpus=2)
+    facts.devices["SRV2x800"] = DeviceModel(
+        "SRV2x800", "server", (PortGroup(2, 1, 800, breakouts=("2x400G", "4x200G")),), gpus=2
+    )
     return facts
 
 

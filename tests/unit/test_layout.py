@@ -10,6 +10,7 @@ from planner.domain.generators import generate_topology
 from planner.domain.layout import RU_M, assign_layout, link_lengths
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
+from planner.domain.summary import summarize
 
 SUPERPOD = {
     "name": "superpod-4su",
@@ -322,7 +323,9 @@ def test_pod_spines_sit_beside_their_pod(facts, kind):
     assert max(pods_per_rack) == 1
 
 
-def test_unknown_server_height_needs_servers_per_rack(facts):
+def test_unknown_server_height_never_blocks_the_build(facts):
+    """Issue 17: no height for DGX-B300 still lays out; the published per-rack figure (or
+    one per rack, assumed) decides, and the assumption is listed with its source."""
     document = {
         "name": "b300",
         "topology": "rail-optimized",
@@ -331,17 +334,30 @@ def test_unknown_server_height_needs_servers_per_rack(facts):
         "switches": {"leaf": "Q3400-RA"},
     }
     spec = parse_spec(document)
-    fabric = generate_topology(spec, facts)
-    with pytest.raises(FabricError) as caught:
-        assign_layout(fabric, spec, facts)
-    assert caught.value.field == "layout.servers_per_rack"
-    message = str(caught.value)
-    assert "does not give the height" in message and "DGX-B300" in message
-    assert "set layout.servers_per_rack" in message and "4 per rack" in message
-    # A rack with power_kw decides it: 56 kW // 14.5 kW.
+    model = facts.devices["DGX-B300"]
+    assert model.rack_units is None
+    # Without a published figure: one per rack, said to be assumed.
+    bare = replace(
+        facts, devices={**facts.devices, "DGX-B300": replace(model, systems_per_rack=None)}
+    )
+    fabric = generate_topology(spec, bare)
+    assign_layout(fabric, spec, bare)
+    assert fabric.info["layout"]["servers_per_rack"] == 1
+    (assumption,) = fabric.info["assumptions"]
+    assert assumption["field"] == "layout.servers_per_rack" and assumption["value"] == 1
+    assert assumption["source"].startswith("assumed")
+    # With NVIDIA's published figure (four per rack): used, and named as published.
+    four = replace(facts, devices={**facts.devices, "DGX-B300": replace(model, systems_per_rack=4)})
+    fabric = generate_topology(spec, four)
+    assign_layout(fabric, spec, four)
+    assert fabric.info["layout"]["servers_per_rack"] == 4
+    assert "published" in fabric.info["assumptions"][0]["source"]
+    assert summarize(fabric)["assumptions"] == fabric.info["assumptions"]
+    # A rack with power_kw decides it: 56 kW // 14.5 kW, and nothing is assumed.
     spec = parse_spec({**document, "layout": {"rack": "DGX-B300-rack"}})
     assign_layout(fabric, spec, facts)
     assert fabric.info["layout"]["servers_per_rack"] == 3
+    assert fabric.info["assumptions"] == []
 
 
 def test_unknown_switch_height_counts_as_one_unit(facts):

@@ -188,15 +188,16 @@ def test_cable_ends_count_head_once_and_each_leg(facts):
             "topology": "clos",
             "server": "GB200-NVL72",
             "servers": 4,
-            "rails": 8,
+            "rails": 4,
             "switches": {"leaf": "QM9700"},
             "layout": {"rack_units": 10, "tray_height_m": 0, "slack_m": 0, "servers_per_rack": 1},
         }
     )
     report = power_budget(build_fabric(spec, facts), facts).as_dict()
-    # 32 server-leaf links in 16 1:2 DACs: 16 heads + 32 legs, 0.1 W each.
-    assert report["by_category"]["cables"] == pytest.approx((16 + 32) * 0.1)
-    assert report["by_tier"]["server-leaf"]["cables_w"] == pytest.approx(4.8)
+    # 4 racks x 18 trays x 4 NICs = 288 server-leaf links in 144 1:2 DACs: 144 heads + 288
+    # legs, 0.1 W each.
+    assert report["by_category"]["cables"] == pytest.approx((144 + 288) * 0.1)
+    assert report["by_tier"]["server-leaf"]["cables_w"] == pytest.approx(43.2)
 
 
 def test_a_fabric_without_media_or_layout_counts_devices_only(facts):

@@ -35,7 +35,7 @@ GB200 = {
     "topology": "clos",
     "server": "GB200-NVL72",
     "servers": 4,
-    "rails": 8,
+    "rails": 4,
     "switches": {"leaf": "QM9700"},
     "layout": COMPACT,
 }
