@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from planner.domain.catalog import PortGroup
-from planner.domain.fabric import FabricError
+from planner.domain.fabric import ROLE, FabricError
 from planner.domain.generators import generate_topology
 from planner.domain.spec import SpecError, load_spec_text, parse_spec
 from planner.domain.summary import summarize
@@ -324,3 +324,16 @@ def test_a_leaf_split_with_faster_uplinks():
     assert leaf_split(128, 1, stride=2) == (64, 32)
     assert leaf_split(128, 3, stride=2) == (96, 16)
     assert PortGroup(64, 1, 800, breakouts=("2x400G",)).split_at(400) == 2
+
+
+def test_every_worked_example_builds_through_media(facts):
+    """Every preset (examples/*.yaml) builds topology, layout and media from the seed, and
+    every link end that needs a part has one."""
+    from planner.domain.pipeline import build_fabric
+    from planner.domain.presets import load_presets
+
+    for preset in load_presets():
+        fabric = build_fabric(parse_spec(preset.spec), facts)
+        catalog_links = fabric.node_role[fabric.link_a] != ROLE["manager"]  # UFM: no part
+        assert (fabric.link_cable_part[catalog_links] >= 0).all(), preset.slug
+        assert summarize(fabric)["gpus"] > 0, preset.slug
