@@ -276,7 +276,9 @@ def check_nic(v: dict) -> Iterator[Violation]:
 
 def check_server(v: dict) -> Iterator[Violation]:
     yield from check_power(v)
-    yield from check_positive(v, ["gpus", "rack_units", "weight_kg", "nics_per_gpu"])
+    yield from check_positive(
+        v, ["gpus", "rack_units", "systems_per_rack", "weight_kg", "nics_per_gpu"]
+    )
     yield from _check_groups(v.get("compute_ports"), "compute_ports", cage=True)
     for index, port in enumerate(v.get("other_ports") or []):
         if isinstance(port, dict):

@@ -42,6 +42,7 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "gpus",
         "gpu_model",
         "rack_units",
+        "systems_per_rack",
         "power_max_w",
         "power_typical_w",
         "cooling",

@@ -263,6 +263,10 @@ class ServerModel(CatalogPart):
     gpus = _int()
     gpu_model = models.CharField(max_length=60, blank=True)
     rack_units = _float()
+    systems_per_rack = _int(
+        help_text="Systems a rack holds in the maker's published design (NVIDIA: four DGX B300 "
+        "per rack); the layout uses it when the height is unknown."
+    )
     power_max_w = _float()
     power_typical_w = _float()
     cooling = _choice(vocab.COOLING)

@@ -346,12 +346,14 @@ def test_unknown_server_height_never_blocks_the_build(facts):
     (assumption,) = fabric.info["assumptions"]
     assert assumption["field"] == "layout.servers_per_rack" and assumption["value"] == 1
     assert assumption["source"].startswith("assumed")
-    # With NVIDIA's published figure (four per rack): used, and named as published.
-    four = replace(facts, devices={**facts.devices, "DGX-B300": replace(model, systems_per_rack=4)})
-    fabric = generate_topology(spec, four)
-    assign_layout(fabric, spec, four)
+    # The catalog's published figure (NVIDIA's B300 XDR RA: four per rack): used, and named
+    # with its source.
+    assert model.systems_per_rack == 4
+    fabric = generate_topology(spec, facts)
+    assign_layout(fabric, spec, facts)
     assert fabric.info["layout"]["servers_per_rack"] == 4
-    assert "published" in fabric.info["assumptions"][0]["source"]
+    source = fabric.info["assumptions"][0]["source"]
+    assert source.startswith("published") and "four DGX B300 fit within a single rack" in source
     assert summarize(fabric)["assumptions"] == fabric.info["assumptions"]
     # A rack with power_kw decides it: 56 kW // 14.5 kW, and nothing is assumed.
     spec = parse_spec({**document, "layout": {"rack": "DGX-B300-rack"}})
