@@ -184,6 +184,8 @@ def _needles(seller, design, quote) -> set[str]:
 def _leaks(needles: set[str], text: str) -> list[str]:
     found = []
     for needle in needles:
+        if needle not in text:  # a substring test first: the regex below only narrows it
+            continue
         pattern = (
             re.escape(needle)
             if not needle[0].isdigit()
