@@ -14,9 +14,11 @@ from inventory.models import RackType, ServerModel, SwitchModel
 from inventory.permissions import price_books_for
 from planner.designs.models import DesignSharingChoices
 from planner.designs.wizard import (
+    GROW_TO_FIELDS,
     LAYOUT_FIELDS,
     MEDIA_FIELDS,
     PLAIN_FIELDS,
+    SHOWN_IN,
     SWITCH_FIELDS,
     form_field_for,
     form_problem,
@@ -25,10 +27,18 @@ from planner.designs.wizard import (
     spec_from_fields,
     wizard_defaults,
 )
+from planner.domain.presets import load_presets
 from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES
 from planner.teams.selectors import teams_for
 
-__all__ = ["DesignEditForm", "DesignWizardForm", "form_field_for", "initial_from_spec"]
+__all__ = [
+    "DesignEditForm",
+    "DesignWizardForm",
+    "fields_from_spec",
+    "form_field_for",
+    "initial_from_spec",
+    "wizard_presets",
+]
 
 TOPOLOGY_LABELS = {
     "rail-optimized": "Rail-optimized (scalable units)",
@@ -55,7 +65,11 @@ class DesignWizardForm(forms.Form):
     topology = forms.ChoiceField(choices=[(t, TOPOLOGY_LABELS[t]) for t in TOPOLOGIES])
     server = forms.ChoiceField(help_text="GPU server model from the catalog.")
     servers = forms.IntegerField(
-        min_value=1, required=False, help_text="Fat-tree: leave empty for the full tree."
+        min_value=1,
+        required=False,
+        label="Servers (racks for a rack-scale system)",
+        help_text="Racks for a rack-scale system (GB300-NVL72). Fat-tree: leave empty for the "
+        "full tree.",
     )
     rails = forms.IntegerField(
         min_value=1, required=False, help_text="Default: the server's compute ports."
@@ -79,6 +93,31 @@ class DesignWizardForm(forms.Form):
     core = forms.ChoiceField(label="Core switch", required=False)
     reserved_leaf_ports = forms.IntegerField(
         min_value=0, initial=0, label="Reserved leaf ports", help_text="For UFM, per plane."
+    )
+    spines = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Spines (exact)",
+        help_text="Default: the fewest that wire every leaf evenly",
+    )
+    min_spines = forms.IntegerField(
+        min_value=1,
+        required=False,
+        initial=2,
+        label="Minimum spines",
+        help_text="So no leaf hangs on one spine; 1 allows a single spine",
+    )
+    uplink_speed_gbps = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Uplink speed (Gb/s)",
+        help_text="Leaf–spine and spine–core; default: the server link speed",
+    )
+    grow_to_gpus = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Grow to (GPUs)",
+        help_text="Spines and cores sized for this many GPUs; only today's leaves are built",
     )
     media_server_leaf = forms.ChoiceField(label="Media server – leaf", initial="auto")
     media_leaf_spine = forms.ChoiceField(label="Media leaf – spine", initial="auto")
@@ -180,9 +219,31 @@ class DesignWizardForm(forms.Form):
             self.add_error(shown["field"] or None, shown["message"])
 
 
+#: The form's fields that are not the spec's (a preset leaves them as they are).
+NOT_SPEC_FIELDS = ("source", "spec_text", "team", "sharing")
+
+
 def initial_from_spec(spec: dict) -> dict:
-    """Wizard field values showing ``spec`` (a preset)."""
+    """Wizard field values showing ``spec`` (a preset): the keys it gives, as values.
+
+    ``racks`` (a rack-scale system) shows in ``servers``, ``grow_to.gpus`` in
+    ``grow_to_gpus``.
+
+    >>> initial_from_spec({"name": "x", "server": "GB300-NVL72", "racks": 8, "spines": 4,
+    ...     "grow_to": {"gpus": 4096}, "switches": {"leaf": "L"}})["servers"]
+    8
+    >>> initial = initial_from_spec({"name": "x", "grow_to": {"gpus": 4096}, "min_spines": 1})
+    >>> [initial[key] for key in ("grow_to_gpus", "min_spines", "spine", "media_server_leaf")]
+    [4096, 1, '', 'auto']
+    """
     initial = {key: spec[key] for key in PLAIN_FIELDS if key in spec}
+    for key, name in SHOWN_IN.items():
+        if key in spec and name not in spec:
+            initial[name] = spec[key]
+    grow_to = spec.get("grow_to") if isinstance(spec.get("grow_to"), dict) else {}
+    for key, name in GROW_TO_FIELDS.items():
+        if grow_to.get(key) is not None:
+            initial[name] = grow_to[key]
     if "tiers" in initial:
         initial["tiers"] = str(initial["tiers"])
     for role in SWITCH_FIELDS:
@@ -194,6 +255,38 @@ def initial_from_spec(spec: dict) -> dict:
         if (spec.get("layout") or {}).get(key) is not None:
             initial[key] = spec["layout"][key]
     return initial
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value)
+
+
+def fields_from_spec(spec: dict) -> dict[str, str]:
+    """Every wizard field (those of the spec, not the text, team or sharing) showing ``spec``,
+    as text: :func:`initial_from_spec`, and the form's default for each field it leaves out.
+    The one mapping from spec to fields; the wizard page writes these when a preset is chosen.
+
+    >>> fields = fields_from_spec({"name": "x", "topology": "clos", "server": "S",
+    ...     "servers": 8, "switches": {"leaf": "L"}})
+    >>> fields["servers"], fields["planes"], fields["min_spines"], fields["spines"], fields["leaf"]
+    ('8', '1', '2', '', 'L')
+    >>> "team" in fields or "spec_text" in fields
+    False
+    """
+    base = DesignWizardForm.base_fields
+    values = {
+        name: _text(field.initial) for name, field in base.items() if name not in NOT_SPEC_FIELDS
+    }
+    values.update((name, _text(value)) for name, value in initial_from_spec(spec).items())
+    return values
+
+
+def wizard_presets() -> list[dict]:
+    """The worked examples as the wizard page and the API list them: each with ``fields``,
+    the wizard's fields showing its spec (:func:`fields_from_spec`)."""
+    return [
+        {**preset.as_dict(), "fields": fields_from_spec(preset.spec)} for preset in load_presets()
+    ]
 
 
 class DesignEditForm(forms.Form):

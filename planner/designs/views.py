@@ -27,8 +27,13 @@ from planner import presentation
 from planner.designs import figures, selectors, services
 from planner.designs.bom import OutputError, revision_bom_diff
 from planner.designs.filtersets import DESIGN_SORTS, DesignFilterSet
-from planner.designs.forms import DesignEditForm, DesignWizardForm, initial_from_spec
-from planner.domain.presets import load_presets, preset_get
+from planner.designs.forms import (
+    DesignEditForm,
+    DesignWizardForm,
+    initial_from_spec,
+    wizard_presets,
+)
+from planner.domain.presets import preset_get
 from planner.teams.selectors import teams_for, user_can_view_prices
 
 # --- Designs ------------------------------------------------------------------------------------
@@ -131,7 +136,7 @@ def design_new(request):
         else:
             messages.success(request, f"Saved design “{design.name}”.")
             return redirect(design)
-    context = {"form": form, "presets": [p.as_dict() for p in load_presets()]}
+    context = {"form": form, "presets": wizard_presets()}
     return render(request, "planner/design_wizard.html", context)
 
 

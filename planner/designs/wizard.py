@@ -12,7 +12,7 @@ validator use. Archived parts are not offered, as in the wizard's lists.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 from planner.designs.adapters import catalog_facts
 from planner.domain import canvas
@@ -31,12 +31,21 @@ PLAIN_FIELDS = (
     "rails",
     "planes",
     "tiers",
+    "spines",
+    "min_spines",
+    "uplink_speed_gbps",
     "servers_per_su",
     "oversubscription",
     "reserved_leaf_ports",
     "k",
     "price_book",
 )
+#: ``grow_to`` keys the wizard shows (``grow_to.<key>`` -> field); the final build in GPUs.
+GROW_TO_FIELDS = {"gpus": "grow_to_gpus"}
+#: Spec keys shown in another field: a rack-scale system's ``racks`` in ``servers``.
+SHOWN_IN = {"racks": "servers"}
+#: Defaults the mapping leaves out of the spec (a field at its default adds nothing).
+MIN_SPINES_DEFAULT = 2
 #: Layout keys the wizard shows (``layout.<key>``, same field name).
 LAYOUT_FIELDS = ("servers_per_rack", "rack")
 #: Fields that hold a number (typed as text in the browser).
@@ -46,6 +55,10 @@ NUMBER_FIELDS = frozenset(
         "rails",
         "planes",
         "tiers",
+        "spines",
+        "min_spines",
+        "uplink_speed_gbps",
+        "grow_to_gpus",
         "servers_per_su",
         "oversubscription",
         "reserved_leaf_ports",
@@ -85,21 +98,48 @@ def field_value(name: str, value):
     return value
 
 
-def spec_from_fields(values: Mapping) -> dict:
+def is_rack_system(server: str) -> bool:
+    """Whether the catalog's ``server`` (slug or alias) is a rack-scale system (GB300-NVL72),
+    whose count the spec gives as ``racks``."""
+    model = catalog_facts(for_new=True).devices.get(server) if server else None
+    return bool(model and model.category == "server" and model.is_rack_system)
+
+
+def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = None) -> dict:
     """The spec document the wizard's fields describe: the one mapping from form to spec.
 
     ``values`` maps form field names to what the browser sent (text) or to the form's
     cleaned values; other keys (team, sharing, the spec text...) are ignored. Defaults are
-    left out (one plane, tiers "auto", oversubscription 1, no reserved ports, media "auto"),
-    and keys of one topology only go with it. Values are not checked here: the spec rules
-    (:func:`planner.designs.services.design_build`) name each problem's field.
+    left out (one plane, tiers "auto", min_spines 2, oversubscription 1, no reserved ports,
+    media "auto"), and keys of one topology only go with it. Values are not checked here:
+    the spec rules (:func:`planner.designs.services.design_build`) name each problem's field.
+
+    The ``servers`` field counts racks when the server is a rack-scale system: it becomes
+    ``racks`` then. ``rack_systems`` names those servers (default: asks the catalog, see
+    :func:`is_rack_system`).
 
     >>> spec_from_fields({"name": "x", "topology": "clos", "server": "S", "servers": "8",
     ...     "servers_per_su": "4", "k": "8", "planes": "1", "tiers": "auto",
     ...     "oversubscription": "3", "reserved_leaf_ports": "0", "leaf": "L",
-    ...     "media_leaf_spine": "auto", "csrfmiddlewaretoken": "t"})
+    ...     "media_leaf_spine": "auto", "csrfmiddlewaretoken": "t"}, rack_systems=())
     {'name': 'x', 'topology': 'clos', 'server': 'S', 'servers': 8, 'oversubscription': 3, \
 'switches': {'leaf': 'L'}}
+
+    Spines, the uplink speed and the final build (rail-optimized and Clos only):
+
+    >>> fields = {"name": "x", "topology": "rail-optimized", "server": "NVL", "servers": "8",
+    ...     "spines": "4", "min_spines": "2", "uplink_speed_gbps": "800",
+    ...     "grow_to_gpus": "4096", "leaf": "L"}
+    >>> doc = spec_from_fields(fields, rack_systems={"NVL"})
+    >>> doc["racks"], "servers" in doc, doc["spines"], "min_spines" in doc
+    (8, False, 4, False)
+    >>> doc["uplink_speed_gbps"], doc["grow_to"]
+    (800, {'gpus': 4096})
+    >>> spec_from_fields({**fields, "min_spines": "1"}, rack_systems=())["min_spines"]
+    1
+    >>> doc = spec_from_fields({**fields, "topology": "fat-tree", "k": "8"}, rack_systems=())
+    >>> [key for key in ("spines", "min_spines", "uplink_speed_gbps", "grow_to") if key in doc]
+    []
     """
     v = {name: field_value(name, value) for name, value in values.items()}
     topology = v.get("topology") or "rail-optimized"
@@ -110,11 +150,25 @@ def spec_from_fields(values: Mapping) -> dict:
     keys += ["servers_per_su"] if topology == "rail-optimized" else []
     keys += ["k"] if topology == "fat-tree" else []
     doc.update({key: v[key] for key in keys if v.get(key) is not None})
+    if "servers" in doc and isinstance(doc["server"], str):
+        rack_scale = (
+            is_rack_system(doc["server"]) if rack_systems is None else doc["server"] in rack_systems
+        )
+        if rack_scale:
+            doc["racks"] = doc.pop("servers")
     if v.get("planes") not in (None, 1):
         doc["planes"] = v["planes"]
     if v.get("tiers") not in (None, "auto"):
         doc["tiers"] = v["tiers"]
     if topology != "fat-tree":
+        for key in ("spines", "uplink_speed_gbps"):
+            if v.get(key) is not None:
+                doc[key] = v[key]
+        if v.get("min_spines") not in (None, MIN_SPINES_DEFAULT):
+            doc["min_spines"] = v["min_spines"]
+        grow_to = {key: v[name] for key, name in GROW_TO_FIELDS.items() if v.get(name) is not None}
+        if grow_to:
+            doc["grow_to"] = grow_to
         if v.get("oversubscription") not in (None, 1):
             doc["oversubscription"] = v["oversubscription"]
         if v.get("reserved_leaf_ports") not in (None, 0):
@@ -137,8 +191,16 @@ def form_field_for(spec_field: str) -> str | None:
 
     >>> form_field_for("switches.leaf"), form_field_for("media.leaf-spine"), form_field_for("x")
     ('leaf', 'media_leaf_spine', None)
+    >>> [form_field_for(f) for f in ("spines", "min_spines", "uplink_speed_gbps", "racks")]
+    ['spines', 'min_spines', 'uplink_speed_gbps', 'servers']
+    >>> form_field_for("grow_to.gpus"), form_field_for("grow_to.racks"), form_field_for("grow_to")
+    ('grow_to_gpus', 'grow_to_gpus', 'grow_to_gpus')
     """
     head, _, rest = spec_field.partition(".")
+    if head == "grow_to":
+        return GROW_TO_FIELDS.get(rest, GROW_TO_FIELDS["gpus"])
+    if spec_field in SHOWN_IN:
+        return SHOWN_IN[spec_field]
     if head == "switches":
         return rest if rest in SWITCH_FIELDS else "leaf"
     if head == "media":
@@ -160,7 +222,9 @@ def form_problem(problem: dict) -> dict:
     """
     field, message = problem["field"], problem["message"]
     target = form_field_for(field)
-    exact = target == field or (target and field.startswith(("switches.", "media.", "layout.")))
+    exact = target == field or (
+        target and (field.startswith(("switches.", "media.", "layout.")) or field == "grow_to.gpus")
+    )
     if not exact and field:
         message = f"{field}: {message}"
     return {"field": target or "", "spec_field": field, "message": message}

@@ -160,25 +160,28 @@ def test_pages_of_others_are_404_and_readers_cannot_write(client, seed_catalog, 
 
 
 def test_every_preset_fits_the_wizard_fields(seed_catalog, user):
-    """A preset put into the fields comes back as the same spec (nothing silently dropped)."""
-    from planner.designs.forms import DesignWizardForm, initial_from_spec
-    from planner.domain.presets import load_presets
+    """A preset put into the fields (its ``fields``, the one spec -> fields mapping) comes
+    back as the same spec, through the form's save and the live summary's mapping alike:
+    nothing silently dropped."""
+    from planner.designs.forms import DesignWizardForm, wizard_presets
+    from planner.designs.wizard import spec_from_fields
+    from planner.domain.spec import parse_spec
 
-    for preset in load_presets():
-        data = {
-            "planes": "1",
-            "tiers": "auto",
-            "oversubscription": "1",
-            "reserved_leaf_ports": "0",
-            "media_server_leaf": "auto",
-            "media_leaf_spine": "auto",
-            "media_spine_core": "auto",
-            "source": "form",
-            "sharing": "private",
-        }
-        data.update(
-            {k: "" if v is None else str(v) for k, v in initial_from_spec(preset.spec).items()}
-        )
-        form = DesignWizardForm(data, user=user)
-        assert form.is_valid(), (preset.slug, form.errors)
-        assert form.spec_document() == preset.spec, preset.slug
+    for preset in wizard_presets():
+        fields = preset["fields"]
+        assert all(isinstance(value, str) for value in fields.values()), preset["slug"]
+        # the summary API's mapping, of the fields as the browser sends them
+        assert parse_spec(spec_from_fields(fields)) == parse_spec(preset["spec"]), preset["slug"]
+        form = DesignWizardForm({**fields, "source": "form", "sharing": "private"}, user=user)
+        assert form.is_valid(), (preset["slug"], form.errors)
+        assert form.spec_document() == preset["spec"], preset["slug"]
+
+
+def test_preset_fields_show_the_new_keys():
+    from planner.designs.forms import wizard_presets
+
+    fields = {preset["slug"]: preset["fields"] for preset in wizard_presets()}
+    assert fields["gb300-nvl72-xdr"]["servers"] == "8"  # racks, in the servers field
+    grow = fields["h100-superpod-grow-to-16su"]
+    assert grow["grow_to_gpus"] == "4096" and grow["min_spines"] == "2" and grow["spines"] == ""
+    assert fields["h100-superpod-4su"]["media_spine_core"] == "auto"

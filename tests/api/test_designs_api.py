@@ -152,6 +152,9 @@ def test_presets(api_client):
     four = next(p for p in presets if p["slug"] == "h100-superpod-4su")
     assert four["spec"]["servers"] == 127
     assert "RA-11333-001" in four["note"]
+    # every wizard field as text: the page writes these when the preset is chosen
+    assert four["fields"]["servers"] == "127" and four["fields"]["leaf"] == "QM9700"
+    assert four["fields"]["tiers"] == "auto" and four["fields"]["spine"] == ""
 
 
 # --- Revisions ----------------------------------------------------------------------------------

@@ -139,3 +139,55 @@ def test_cost_only_with_the_price_right(api_client, seed_catalog, user):
     ).json()
     assert design["cost"] == cost
     assert design["power_w"] == priced["power_w"]
+
+
+# --- Spines, uplink speed, growth and racks (issue 17) -----------------------------------------
+
+
+def test_new_fields_map_to_the_spec_and_their_problems_back(api_client, seed_catalog):
+    fields = {
+        **FIELDS,
+        "spines": "16",
+        "min_spines": "2",
+        "uplink_speed_gbps": "400",
+        "grow_to_gpus": "4096",
+    }
+    response = api_client.post(SUMMARY, {"fields": fields}, format="json")
+    spec = response.json()["spec"]
+    assert spec["spines"] == 16 and spec["uplink_speed_gbps"] == 400
+    assert spec["grow_to"] == {"gpus": 4096}
+    assert "min_spines" not in spec  # the default is left out
+    bad = {**fields, "spines": "1", "min_spines": "3", "uplink_speed_gbps": "0"}
+    response = api_client.post(SUMMARY, {"fields": bad}, format="json")
+    assert response.status_code == 400, response.content
+    problems = {p["field"]: p for p in response.json()["problems"]}
+    assert problems["uplink_speed_gbps"]["spec_field"] == "uplink_speed_gbps"
+    bad = {**fields, "spines": "1", "min_spines": "3"}
+    problems = {
+        p["field"]: p
+        for p in api_client.post(SUMMARY, {"fields": bad}, format="json").json()["problems"]
+    }
+    assert "more than spines = 1" in problems["min_spines"]["message"]
+    bad = {**fields, "grow_to_gpus": "0"}
+    problems = {
+        p["field"]: p
+        for p in api_client.post(SUMMARY, {"fields": bad}, format="json").json()["problems"]
+    }
+    assert problems["grow_to_gpus"]["spec_field"] == "grow_to.gpus"
+
+
+def test_servers_of_a_rack_scale_system_are_racks(api_client, seed_catalog):
+    fields = {
+        **FIELDS,
+        "server": "GB300-NVL72",
+        "servers": "8",
+        "servers_per_su": "8",
+        "leaf": "Q3400-RA",
+        "reserved_leaf_ports": "0",
+        "media_server_leaf": "auto",
+    }
+    response = api_client.post(SUMMARY, {"fields": fields}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["spec"]["racks"] == 8 and "servers" not in body["spec"]
+    assert body["gpus"] == 576

@@ -242,6 +242,11 @@ class PresetSerializer(serializers.Serializer):
     description = serializers.CharField()
     note = serializers.CharField(help_text="Which published architecture it reproduces.")
     spec = serializers.DictField()
+    fields = serializers.DictField(
+        child=serializers.CharField(allow_blank=True),
+        help_text="Every wizard field (form field name -> value as text) showing the spec: "
+        "what the design wizard fills in when the preset is chosen.",
+    )
 
 
 # --- canvas -------------------------------------------------------------------------------------

@@ -43,9 +43,9 @@ from planner.designs.api.serializers import (
 )
 from planner.designs.bom import revision_bom_diff_for
 from planner.designs.filtersets import DesignFilterSet
+from planner.designs.forms import wizard_presets
 from planner.designs.models import Design, DesignRevision
 from planner.designs.wizard import form_problem, spec_from_fields
-from planner.domain.presets import load_presets
 
 PROBLEMS = OpenApiResponse(ProblemsSerializer, description="The spec cannot be built")
 CONFLICT = OpenApiResponse(
@@ -341,4 +341,4 @@ class PresetListView(APIView):
 
     @extend_schema(responses={200: PresetSerializer(many=True)})
     def get(self, request):
-        return Response([preset.as_dict() for preset in load_presets()])
+        return Response(wizard_presets())
