@@ -1,54 +1,11 @@
 // Design wizard: sends the form's fields (or the YAML/JSON text) to the server ~300 ms after
 // the last change, shows the summary it answers (with the spec it built from the fields) and
 // each problem next to the field it names. The server is the authority and the only place the
-// fields become a spec (planner/designs/wizard.py spec_from_fields).
+// fields become a spec (planner/designs/wizard.py spec_from_fields), and a preset's spec
+// becomes fields (each embedded preset's `fields`, planner/designs/forms.py fields_from_spec).
 
 /** Wait after the last change before asking for a summary (ms). */
 export const DEBOUNCE_MS = 300;
-
-const SWITCH_ROLES = ["leaf", "spine", "core"];
-/** Spec media tier -> form field name. */
-export const MEDIA_FIELDS = {
-  "server-leaf": "media_server_leaf",
-  "leaf-spine": "media_leaf_spine",
-  "spine-core": "media_spine_core",
-};
-/** Spec keys whose form field has the same name. */
-const PLAIN_FIELDS = [
-  "name", "description", "topology", "server", "servers", "rails", "planes", "tiers",
-  "servers_per_su", "oversubscription", "reserved_leaf_ports", "k", "price_book",
-];
-/** Layout keys the wizard shows (`layout.<key>`, same field name). */
-const LAYOUT_FIELDS = ["servers_per_rack", "rack"];
-const DEFAULTS = {
-  name: "", description: "", topology: "rail-optimized", server: "", servers: "", rails: "",
-  planes: "1", tiers: "auto", servers_per_su: "", oversubscription: "1", k: "", leaf: "",
-  spine: "", core: "", reserved_leaf_ports: "0", price_book: "",
-  media_server_leaf: "auto", media_leaf_spine: "auto", media_spine_core: "auto",
-  servers_per_rack: "", rack: "",
-};
-
-/**
- * Form values showing a spec (a preset): every wizard field, as text.
- * @param {object} spec
- * @returns {Record<string, string>}
- */
-export function fieldsFromSpec(spec) {
-  const values = { ...DEFAULTS };
-  for (const key of PLAIN_FIELDS) {
-    if (spec[key] !== undefined && spec[key] !== null) values[key] = String(spec[key]);
-  }
-  for (const role of SWITCH_ROLES) values[role] = spec.switches?.[role] ?? "";
-  for (const [tier, name] of Object.entries(MEDIA_FIELDS)) {
-    const kind = spec.media?.[tier];
-    values[name] = typeof kind === "string" ? kind : "auto";
-  }
-  for (const key of LAYOUT_FIELDS) {
-    const value = spec.layout?.[key];
-    if (value !== undefined && value !== null) values[key] = String(value);
-  }
-  return values;
-}
 
 /**
  * Group problems by the form field that shows them; "" collects the rest. The server names
@@ -458,12 +415,13 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       event.preventDefault();
       const preset = presets.find((p) => p.slug === button.dataset.preset);
       if (!preset) return;
-      writeValues(form, fieldsFromSpec(preset.spec));
+      // Every field, as the server maps the preset's spec (forms.fields_from_spec).
+      writeValues(form, preset.fields ?? {});
       for (const el of form.elements) if (el.name) touched.add(el.name);
       const formSource = form.querySelector("input[name=source][value=form]");
       if (formSource) formSource.checked = true;
       showTopologyFields(form);
-      refreshLeaves().then(() => writeValues(form, { leaf: preset.spec.switches?.leaf ?? "" })).then(refresh);
+      refreshLeaves().then(() => writeValues(form, { leaf: preset.fields?.leaf ?? "" })).then(refresh);
     });
   }
   // The fields as text: the spec the server builds from them (also when it has problems).

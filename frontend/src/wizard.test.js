@@ -2,7 +2,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   debounce,
-  fieldsFromSpec,
   formatBandwidth,
   formatNumber,
   formatPower,
@@ -11,33 +10,6 @@ import {
   summaryRequest,
   summaryTables,
 } from "./wizard.js";
-
-const SUPERPOD_4SU = {
-  name: "DGX H100 SuperPOD, 4 SU",
-  topology: "rail-optimized",
-  server: "DGX-H100",
-  servers: 127,
-  servers_per_su: 32,
-  reserved_leaf_ports: 4,
-  switches: { leaf: "QM9700" },
-  media: { "server-leaf": "MMF", "leaf-spine": "MMF" },
-};
-
-test("a preset goes into the fields, every field as text", () => {
-  const values = fieldsFromSpec(SUPERPOD_4SU);
-  assert.equal(values.servers, "127");
-  assert.equal(values.servers_per_su, "32");
-  assert.equal(values.reserved_leaf_ports, "4");
-  assert.equal(values.leaf, "QM9700");
-  assert.equal(values.spine, "");
-  assert.equal(values.media_server_leaf, "MMF");
-  assert.equal(values.media_leaf_spine, "MMF");
-  assert.equal(values.media_spine_core, "auto");
-  assert.equal(values.tiers, "auto");
-  assert.equal(values.planes, "1");
-  assert.equal(values.k, "");
-  assert.equal(fieldsFromSpec({ ...SUPERPOD_4SU, layout: { servers_per_rack: 4 } }).servers_per_rack, "4");
-});
 
 test("the summary request: the fields as typed (the server builds the spec), or the text", () => {
   const values = { csrfmiddlewaretoken: "t", name: "x", servers: " 12 ", spec_text: "name: y", source: "form" };
