@@ -105,15 +105,67 @@ def switch_rows(summary: dict) -> list[tuple[str, str, str]]:
     return rows
 
 
-def link_rows(summary: dict) -> list[tuple[str, str, str]]:
-    """``(tier, links, capacity)`` for the tiers the fabric has."""
+def link_rows(summary: dict) -> list[tuple[str, str, str, str, str]]:
+    """``(tier, links, per plane, physical ports, capacity)`` for the tiers the fabric has.
+
+    Per plane reads "512 + 512" on a two-plane fabric ("" with one plane); physical ports
+    are the cables per physical port NVIDIA's tables count (a server's 800G port carrying
+    two 400G planes is one)."""
     links = summary.get("links") or {}
     capacity = summary.get("capacity_gbps") or {}
-    return [
-        (TIER_LABELS.get(tier, tier), number(count), bandwidth(capacity.get(tier)))
-        for tier, count in links.items()
-        if count
+    per_plane = summary.get("links_per_plane") or {}
+    physical = summary.get("physical_ports") or {}
+    rows = []
+    for tier, count in links.items():
+        if not count:
+            continue
+        planes = per_plane.get(tier) or {}
+        split = " + ".join(number(n) for _, n in sorted(planes.items())) if len(planes) > 1 else ""
+        rows.append(
+            (
+                TIER_LABELS.get(tier, tier),
+                number(count),
+                split,
+                number(physical.get(tier)),
+                bandwidth(capacity.get(tier)),
+            )
+        )
+    return rows
+
+
+def growth_rows(summary: dict) -> dict | None:
+    """Today's and the final build's counts and each growth step, as text (or ``None``)."""
+    growth = summary.get("growth")
+    if not growth:
+        return None
+    keys = (("servers", "Servers"), ("gpus", "GPUs"), ("leaves", "Leaves"), ("spines", "Spines"))
+    keys += (("cores", "Cores"),)
+    table = [
+        (label, number(growth["today"].get(key)), number(growth["final"].get(key)))
+        for key, label in keys
     ]
+    steps = []
+    for step in growth.get("steps") or []:
+        adds = step["adds"]
+        parts = [
+            count(adds.get("servers"), "server"),
+            count(adds.get("gpus"), "GPU"),
+            count(adds.get("leaves"), "leaf", "leaves"),
+        ]
+        if adds.get("spines"):
+            parts.append(count(adds["spines"], "spine"))
+        parts.append(count(adds.get("server_leaf_links"), "server link"))
+        if adds.get("leaf_spine_links"):
+            parts.append(count(adds["leaf_spine_links"], "leaf-spine link"))
+        if adds.get("spine_core_links"):
+            parts.append(count(adds["spine_core_links"], "spine-core link"))
+        times = (
+            "each of the next " + number(step["count"]) + " steps"
+            if step["count"] > 1
+            else "next step"
+        )
+        steps.append(f"{times.capitalize()}: + {', '.join(parts)}")
+    return {"table": table, "steps": steps}
 
 
 def transceiver_rows(summary: dict) -> list[tuple[str, str, str, str]]:
@@ -156,7 +208,27 @@ def summary_context(summary: dict) -> dict:
         "link_rows": link_rows(summary),
         "transceiver_rows": transceiver_rows(summary),
         "cable_rows": cable_rows(summary),
+        "multi_plane": int(summary.get("planes") or 1) > 1,
+        "growth": growth_rows(summary),
+        "assumptions": [
+            (a.get("field", ""), number(a.get("value")), a.get("source", ""))
+            for a in summary.get("assumptions") or []
+        ],
         "extra": [
+            *(
+                [("Unconnected GPUs", number(summary["gpus_unconnected"]))]
+                if summary.get("gpus_unconnected")
+                else []
+            ),
+            *(
+                [
+                    ("Rack-scale system", summary["rack_system"]["model"]),
+                    ("Compute trays per rack", number(summary["rack_system"]["compute_trays"])),
+                ]
+                if summary.get("rack_system")
+                else []
+            ),
+            ("Uplink speed", bandwidth(summary.get("uplink_speed_gbps"))),
             ("Rails", number(summary.get("rails"))),
             ("Servers per SU", number(summary.get("servers_per_su"))),
             ("Scalable units", number(summary.get("scalable_units"))),
