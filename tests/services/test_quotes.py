@@ -52,6 +52,19 @@ def book(seed_catalog):
     return book
 
 
+def _server_module(revision) -> str:
+    """The module media chose for the DGX side (a flat-top twin-port 2xSR4; the book above
+    has no price for it)."""
+    (part,) = {
+        line.part
+        for line in revision_bom(revision).lines
+        if line.category == "transceiver"
+        and line.tier == "server-leaf"
+        and line.part != "MMA4Z00-NS"
+    }
+    return part
+
+
 def _quote(design, book, user, **terms):
     return quote_create(design=design, actor=user, customer="ACME Labs", price_book=book, **terms)
 
@@ -119,7 +132,7 @@ def test_pricing_discounts_margin_spares_and_unpriced_parts(design, book, user):
     assert all(p.line.spares == -(-p.line.base_quantity * 10 // 100) for p in optics)
 
     unpriced = [p for p in priced.lines if not p.priced]
-    assert {p.line.part for p in unpriced} >= {"980-9I51A-00NS00"}
+    assert {p.line.part for p in unpriced} >= {_server_module(design.latest_revision)}
     assert all(p.extended_sell is None and p.unpriced_reason for p in unpriced)
     expected = sum(p.unit_sell * p.line.quantity for p in priced.lines if p.priced)
     assert priced.sell_total == expected
@@ -170,7 +183,7 @@ def test_pdf_holds_number_customer_validity_lines_totals_and_unpriced(design, bo
     assert quote.valid_until.isoformat() in text
     assert "QM9700" in text and "Delivery in 8 weeks" in text
     assert f"{priced.sell_total:,.2f}" in text
-    assert "Unpriced parts" in text and "980-9I51A-00NS00" in text
+    assert "Unpriced parts" in text and _server_module(design.latest_revision) in text
     assert priced.status in text
     event = AuditEvent.objects.get(action=AuditActionChoices.EXPORT_DOWNLOADED)
     assert event.object_ref == quote.number and event.details["format"] == "pdf"
@@ -222,7 +235,7 @@ def test_revision_diff_parts_cost_and_power(design, book, user):
     expected_cost = sum(r.unit_price * r.delta for r in diff.rows if r.unit_price is not None)
     assert diff.cost_delta == expected_cost
     assert diff.cost_delta >= 32 * 300000  # at least the 32 servers added
-    assert "980-9I51A-00NS00" in diff.unpriced_parts
+    assert _server_module(new) in diff.unpriced_parts
     from planner.designs.adapters import catalog_facts
     from planner.designs.selectors import revision_fabric
 
