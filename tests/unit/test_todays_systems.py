@@ -337,3 +337,17 @@ def test_every_worked_example_builds_through_media(facts):
         catalog_links = fabric.node_role[fabric.link_a] != ROLE["manager"]  # UFM: no part
         assert (fabric.link_cable_part[catalog_links] >= 0).all(), preset.slug
         assert summarize(fabric)["gpus"] > 0, preset.slug
+
+
+def test_every_worked_example_validates_without_errors(facts):
+    """Media and the validator agree on every preset: what media picked (a ConnectX-8 port
+    split 2 x 400G on 100G lanes, NVL72 trays on rails) the validator does not call an error."""
+    from planner.analyses.reports import fabric_validate
+    from planner.domain.pipeline import build_fabric
+    from planner.domain.presets import load_presets
+
+    for preset in load_presets():
+        fabric = build_fabric(parse_spec(preset.spec), facts)
+        report = fabric_validate(fabric=fabric, facts=facts)
+        errors = [p for p in report["problems"] if p["severity"] == "error"]
+        assert not errors, (preset.slug, errors[:3])

@@ -201,7 +201,14 @@ def _plug_lanes(end: End, plug: Plug, label: str) -> list[EndError]:
         return []
     cage_lanes = group.lanes_per_port * (group.ports_per_cage or 1)
     cage_speed = group.port_speed_gbps * (group.ports_per_cage or 1)
-    if plug.lanes and plug.speed_gbps == cage_speed and plug.lanes != cage_lanes:
+    downshift = (  # a host cage runs the plug's slower lanes (rule 22), OSFP: up to 8
+        not end.is_switch
+        and plug.lanes
+        and plug.lanes > cage_lanes
+        and plug.lanes <= 8
+        and str(end.cage.form_factor or "").startswith("OSFP")
+    )
+    if plug.lanes and plug.speed_gbps == cage_speed and plug.lanes != cage_lanes and not downshift:
         return [
             (
                 "lane-structure-mismatch",

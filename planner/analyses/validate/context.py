@@ -143,11 +143,19 @@ class LinkGroup:
 
     @property
     def is_xdr(self) -> bool:
-        """A 200G-per-lane (XDR) link: a cage or part of it runs 200G lanes (rule 15)."""
-        rates = [end.group.lane_rate_gbps for end in (self.a, self.b) if end.group]
+        """A 200G-per-lane (XDR) link: a cage or part of it runs 200G lanes (rule 15).
+
+        A host cage may downshift to the lane rate of the rest of the link (rule 22: a
+        ConnectX-8 port split 2 x 400G runs 100G lanes), so its own rate counts only when
+        nothing else on the link states one."""
+        rates = [
+            end.group.lane_rate_gbps for end in (self.a, self.b) if end.group and end.is_switch
+        ]
         for part in (self.a_part, self.b_part, self.cable):
             if part:
                 rates.append(part.get("lane_rate_gbps"))
+        if not any(rates):
+            rates = [end.group.lane_rate_gbps for end in (self.a, self.b) if end.group]
         return 200 in rates
 
     def other_part(self, end: End) -> dict | None:

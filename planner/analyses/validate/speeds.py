@@ -73,7 +73,7 @@ def host_port_speed(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
                 f"{end.nic['slug']} in {end.slug} runs {sorted(speeds)} Gb/s, not the "
                 f"link's {g.speed}G (rule 22: split legs need ports of that speed)",
             )
-        elif not speeds:
+        elif not speeds and not group.ports_at(g.speed):  # no listed split to this speed
             yield Finding(
                 "host-port-speed",
                 unknown(f"whether the ports run {g.speed}G", [end.slug]),

@@ -143,7 +143,11 @@ def rails(ctx: Context) -> None:
         return
     sl, sa, sb = links[server], a[server], b[server]
     port = fabric.link_a_port[sl].astype(np.int64)
+    # A rack-scale system's port is (tray * rails + rail) * planes + plane.
+    rails_per_unit = int(fabric.info.get("rails") or 0) or None
     rail, plane = port // planes, port % planes
+    if rails_per_unit and (fabric.info.get("rack_system") or {}).get("compute_trays"):
+        rail = rail % rails_per_unit
     wrong = (
         (fabric.node_rail[sb] != rail)
         | (fabric.node_su[sb] != fabric.node_su[sa])
