@@ -351,3 +351,12 @@ def test_every_worked_example_validates_without_errors(facts):
         report = fabric_validate(fabric=fabric, facts=facts)
         errors = [p for p in report["problems"] if p["severity"] == "error"]
         assert not errors, (preset.slug, errors[:3])
+
+
+def test_juniper_jvd_two_stripes_of_eight_leaves_and_four_spines(facts):
+    """Juniper's AI DC JVD: 2 stripes x 8 QFX5240-64OD leaves, 4 spines, 400GE everywhere."""
+    document = load_spec_text((EXAMPLES / "juniper-jvd-qfx5240.yaml").read_text())
+    summary = summarize(generate_topology(parse_spec(document), facts))
+    assert summary["scalable_units"] == 2
+    assert summary["switches"] == {"leaf": 16, "spine": 4, "core": 0}
+    assert summary["speed_gbps"] == 400 and summary["uplink_speed_gbps"] == 400
