@@ -360,3 +360,26 @@ def test_juniper_jvd_two_stripes_of_eight_leaves_and_four_spines(facts):
     assert summary["scalable_units"] == 2
     assert summary["switches"] == {"leaf": 16, "spine": 4, "core": 0}
     assert summary["speed_gbps"] == 400 and summary["uplink_speed_gbps"] == 400
+
+
+def test_cabling_plan_names_the_compute_tray_of_every_nvl72_port(facts):
+    from collections import Counter
+
+    from planner.domain.outputs import CABLING_COLUMNS
+    from planner.domain.outputs.cabling import cabling_rows
+    from planner.domain.pipeline import build_fabric
+    from planner.domain.presets import preset_get
+
+    fabric = build_fabric(parse_spec(preset_get("gb300-nvl72-xdr").spec), facts)
+    rows = [dict(zip(CABLING_COLUMNS, row, strict=True)) for row in cabling_rows(fabric, facts)]
+    server_rows = [r for r in rows if r["a_role"] == "server"]
+    assert len(server_rows) == 576
+    # Every rack: trays 1..18, each with its 4 NICs (ports 4t+1 .. 4t+4), one per rail.
+    per_rack_tray = Counter((r["a_device"], r["a_tray"]) for r in server_rows)
+    assert set(per_rack_tray.values()) == {4}
+    assert {tray for _, tray in per_rack_tray} == {str(t) for t in range(1, 19)}
+    for row in server_rows:
+        port = int(row["a_port"]) - 1
+        assert int(row["a_tray"]) == port // 4 + 1
+        assert int(row["rail"]) == port % 4 + 1
+    assert all(r["a_tray"] == "" for r in rows if r["a_role"] != "server")

@@ -19,6 +19,8 @@ Columns (:data:`CABLING_COLUMNS`): ``label``, ``assembly``, ``leg``, ``tier``, `
 ``*_ru``, ``*_device``, ``*_role``, ``*_port``, ``*_transceiver``; then ``cable_part``,
 ``cable_type`` (dac, acc, aec, aoc, fiber), ``media`` (copper, optical, mmf, smf),
 ``connector``, ``fiber_type``, ``length_m`` (the length ordered) and ``run_length_m``.
+``a_tray`` is the compute tray (1-based) of a rack-scale system's port (a GB200-NVL72 rack's
+port ``(tray * rails + rail) * planes + plane``), empty for any other device.
 
 Labels (TIA-606 style)
 ----------------------
@@ -77,6 +79,7 @@ CABLING_COLUMNS = (
     "a_device",
     "a_role",
     "a_port",
+    "a_tray",
     "a_transceiver",
     "b_row",
     "b_rack",
@@ -380,6 +383,13 @@ def link_blocks(count: int, block: int = BLOCK_LINKS) -> Iterator[slice]:
         yield slice(start, min(start + block, count))
 
 
+def _ports_per_tray(fabric: Fabric) -> int:
+    """Ports of one compute tray of the fabric's rack-scale system (0: not one)."""
+    if not (fabric.info.get("rack_system") or {}).get("compute_trays"):
+        return 0
+    return int(fabric.info.get("rails") or 0) * int(fabric.info.get("planes") or 1)
+
+
 def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
     """The rows of the cabling plan (tuples in :data:`CABLING_COLUMNS` order), link by link.
 
@@ -391,6 +401,7 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
     parts = _part_texts(fabric, facts)
     multi_links, multi_legs, multi_leg, multi_shared = _legs(fabric)
     rail = fabric.node_rail.tolist()
+    ports_per_tray = _ports_per_tray(fabric)
     has_media = fabric.link_a_part is not None
     ordered_all = ordered_cable_length_m(fabric)
     run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
@@ -460,6 +471,9 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
                 ends.names[a],
                 ends.roles[a],
                 a_port_name,
+                str(a_port[i] // ports_per_tray + 1)
+                if ports_per_tray and ends.roles[a] == "server"
+                else "",
                 parts[pa].slug if pa >= 0 and pa != pc else "",
                 ends.row[b],
                 ends.rack[b],
