@@ -35,6 +35,12 @@ export function canvasStyle({ large = false } = {}) {
     },
     { selector: "node[label]", style: { label: "data(label)" } },
     {
+      // A rack of compute trays ("GB300-NVL72 rack 3 · 18 trays · 72 GPUs"): wrapped under
+      // the node, so that neighbouring racks' labels do not run into each other.
+      selector: "node[compute_trays]",
+      style: { "text-wrap": "wrap", "text-max-width": 54, "font-size": 9, "text-valign": "bottom" },
+    },
+    {
       selector: "node[kind = 'aggregate']",
       style: {
         shape: "round-rectangle",
