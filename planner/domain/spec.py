@@ -128,10 +128,11 @@ class DesignSpec:
                 doc[key] = getattr(self, key)
         if self.grow_to:
             doc["grow_to"] = dict(self.grow_to)
+        if self.min_spines != 2:  # the default is left out, as in specs written before it
+            doc["min_spines"] = self.min_spines
         doc.update(
             planes=self.planes,
             tiers=self.tiers,
-            min_spines=self.min_spines,
             oversubscription=self.oversubscription,
             reserved_leaf_ports=self.reserved_leaf_ports,
         )
