@@ -82,16 +82,33 @@ def _lookup_problem(exc: CatalogLookupError) -> dict:
 def _check_size(spec: DesignSpec, facts: CatalogFacts) -> None:
     server = facts.device(spec.server, "server", field_name="server")
     rails = spec.rails or server.ports or 1
+    per_server = server.gpus or rails
     if spec.servers is not None:
-        servers, field = spec.servers, "servers"
+        servers, field, how = spec.servers, "servers", f"{spec.servers:,} servers"
+    elif spec.racks is not None:
+        servers, field, how = spec.racks, "racks", f"{spec.racks:,} racks"
+    elif spec.gpus is not None:
+        servers, field, how = -(-spec.gpus // per_server), "gpus", f"{spec.gpus:,} GPUs"
     elif spec.k:
         servers, field = spec.k**3 // 4 // rails, "servers"
+        how = f"a k = {spec.k} fat-tree"
     else:
         return
-    gpus = servers * (server.gpus or rails)
+    gpus = servers * per_server
     limit = max_gpus()
+    for key, value in (spec.grow_to or {}).items():  # the final build: the same limit
+        final = value if key == "gpus" else value * per_server
+        if final > limit:
+            raise DesignError(
+                [
+                    {
+                        "field": f"grow_to.{key}",
+                        "message": f"grows to {final:,} GPUs; the largest design accepted "
+                        f"here is {limit:,} GPUs (DESIGN_MAX_GPUS)",
+                    }
+                ]
+            )
     if gpus > limit:
-        how = f"{servers:,} servers" if spec.servers is not None else f"a k = {spec.k} fat-tree"
         raise DesignError(
             [
                 {

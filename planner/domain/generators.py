@@ -28,6 +28,7 @@ from planner.domain.fabric import Fabric, FabricBuilder, FabricError
 from planner.domain.spec import DesignSpec
 
 Progress = Callable[[int, int], None] | None
+MAX_GROWTH_GPUS = 10_000_000  # growth steps are listed one by one up to this final size
 
 
 @dataclass
@@ -343,6 +344,12 @@ def _final_servers(
             field="grow_to.racks",
         )
     final = math.ceil(value / gpus_per_server) if key == "gpus" else value
+    if final * gpus_per_server > MAX_GROWTH_GPUS:
+        raise FabricError(
+            f"grow_to.{key} = {value:,} is beyond the {MAX_GROWTH_GPUS:,} GPUs growth is "
+            "planned for",
+            field=f"grow_to.{key}",
+        )
     if final < servers:
         raise FabricError(
             f"grow_to.{key} = {value:,} is smaller than today's build ({servers:,} servers)",

@@ -160,6 +160,27 @@ def test_size_cap_names_servers(seed_catalog, settings):
     assert "200,000" in _problems(exc)["servers"]
 
 
+def test_size_cap_applies_to_racks_gpus_and_growth(seed_catalog, settings):
+    """The cap holds however the size is given: racks of a rack-scale system, GPUs, or the
+    final build of grow_to (which would otherwise list growth steps without end)."""
+    settings.DESIGN_MAX_GPUS = 1000
+    nvl72 = {
+        "name": "gb300",
+        "topology": "rail-optimized",
+        "server": "GB300-NVL72",
+        "switches": {"leaf": "Q3400-RA"},
+    }
+    with pytest.raises(DesignError) as exc:
+        design_build(spec_document={**nvl72, "racks": 14})
+    assert "14 racks" in _problems(exc)["racks"] and "1,008 GPUs" in _problems(exc)["racks"]
+    with pytest.raises(DesignError) as exc:
+        design_build(spec_document={**nvl72, "gpus": 10**12})
+    assert "1,000,000,000,000 GPUs" in _problems(exc)["gpus"]
+    with pytest.raises(DesignError) as exc:
+        design_build(spec_document={**nvl72, "racks": 8, "grow_to": {"gpus": 10**9}})
+    assert "1,000 GPUs (DESIGN_MAX_GPUS)" in _problems(exc)["grow_to.gpus"]
+
+
 def test_size_cap_applies_to_a_full_fat_tree(seed_catalog, settings):
     settings.DESIGN_MAX_GPUS = 10_000
     spec = {

@@ -383,3 +383,16 @@ def test_cabling_plan_names_the_compute_tray_of_every_nvl72_port(facts):
         assert int(row["a_tray"]) == port // 4 + 1
         assert int(row["rail"]) == port % 4 + 1
     assert all(r["a_tray"] == "" for r in rows if r["a_role"] != "server")
+
+
+def test_growth_beyond_ten_million_gpus_is_refused_in_the_domain(facts):
+    with pytest.raises(FabricError) as caught:
+        build(
+            facts,
+            topology="clos",
+            server="DGX-H100",
+            servers=8,
+            grow_to={"gpus": 10**8},
+            switches={"leaf": "QM9700"},
+        )
+    assert caught.value.field == "grow_to.gpus"
