@@ -30,6 +30,8 @@ ACCEPTS = {
     "QSFP-DD800": {"QSFP-DD800", "QSFP-DD", "QSFP112", "QSFP56", "QSFP28"},
     "SFP28": {"SFP28"},
     "SFP56": {"SFP56", "SFP28"},
+    "SFP": {"SFP"},
+    # A BASE-T jack takes a twisted-pair cord only: no module plugs into it (see plug_fits_cage).
     "RJ45": {"RJ45"},
 }
 TOP_NAMES = {"ihs": "finned (IHS)", "rhs": "flat-top (RHS)"}
@@ -130,6 +132,11 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
     ['top-mismatch', 'host-part-in-switch', 'port-count-mismatch']
     >>> [(v.code, v.severity) for v in plug_fits_cage(Plug("cable", None, ports=2), switch)]
     [('form-factor-unknown', 'warning'), ('lane-rate-unknown', 'warning')]
+    >>> rj45 = Cage("switch", "RJ45", port_speed_gbps=1)
+    >>> [v.code for v in plug_fits_cage(Plug("transceiver", "RJ45", speed_gbps=1), rj45)]
+    ['rj45-no-module']
+    >>> plug_fits_cage(Plug("cable", "RJ45", speed_gbps=1), rj45)
+    []
     """
     out = _Collector()
     if not _known(plug.form_factor, cage.form_factor):
@@ -139,7 +146,12 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
             "top-unknown",
             "Whether the OSFP plug or cage is finned (IHS) or flat-top (RHS) is unknown.",
         )
-    if not _known(plug.lane_rate_gbps, cage.lane_rate_gbps) and cage.owner == "switch":
+    base_t = cage.form_factor == "RJ45"  # twisted pair: no lanes to match
+    if (
+        not _known(plug.lane_rate_gbps, cage.lane_rate_gbps)
+        and cage.owner == "switch"
+        and not base_t
+    ):
         out.unknown("lane-rate-unknown", "The lane rate of the plug or the cage is unknown.")
     if _known(plug.form_factor, cage.form_factor):
         accepted = cage.accepts or ACCEPTS.get(cage.form_factor, {cage.form_factor})
@@ -150,6 +162,11 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
                 plug=plug.form_factor,
                 cage=cage.form_factor,
             )
+    if base_t and plug.kind == "transceiver":
+        out.add(
+            "rj45-no-module",
+            "An RJ45 (BASE-T) port takes a copper twisted-pair cord, not a pluggable module.",
+        )
     if _known(plug.top, cage.top) and plug.top != cage.top:
         out.add(
             "top-mismatch",

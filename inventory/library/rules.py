@@ -329,10 +329,11 @@ def check_transceiver(v: dict) -> Iterator[Violation]:
                 f"reach on {grade} ({reach} m) exceeds reach_m.",
                 "reach_by_grade",
             )
-    if v.get("media") == "copper":
+    if v.get("media") == "copper" and v.get("connector") != "rj45":  # BASE-T modules are copper
         yield Violation(
             "transceiver-media",
-            "A transceiver's media is mmf or smf; copper cables are cable assemblies.",
+            "A transceiver's media is mmf or smf (or copper with an RJ45 jack, a BASE-T "
+            "module); copper cables are cable assemblies.",
             "media",
         )
 

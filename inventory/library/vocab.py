@@ -16,6 +16,7 @@ FORM_FACTORS = [
     ("QSFP28", "QSFP28 (4 x 25G)"),
     ("SFP28", "SFP28"),
     ("SFP56", "SFP56"),
+    ("SFP", "SFP / SFP+ (1G / 10G)"),
     ("OSFP-XD", "OSFP-XD (16 lanes)"),
     ("RJ45", "RJ45 (BASE-T)"),
     ("CPO", "Co-packaged optics port"),
@@ -34,6 +35,7 @@ CONNECTORS = [
     ("cs", "CS"),
     ("sn", "SN"),
     ("mmc12", "MMC-12"),
+    ("rj45", "RJ45 jack (twisted pair)"),
     ("none", "None (copper)"),
 ]
 CABLE_TYPES = [
@@ -65,7 +67,13 @@ GRADES = [
     ("estimate", "Estimate"),
 ]
 CAGE_ROLES = [("data", "Data"), ("mgmt", "Management")]
-SERVER_KINDS = [("server", "Server"), ("rack-system", "Rack-scale system")]
+SERVER_KINDS = [
+    ("server", "Server"),
+    ("rack-system", "Rack-scale system"),
+    ("management", "Management / head node"),
+    ("appliance", "Fabric-manager appliance"),
+    ("pdu", "Rack PDU"),
+]
 PORT_ROLES = [
     ("storage", "Storage"),
     ("inband", "In-band management"),
