@@ -74,6 +74,9 @@ SERVER_KINDS = [
     ("appliance", "Fabric-manager appliance"),
     ("pdu", "Rack PDU"),
 ]
+#: Server kinds a design's ``server`` may name (the others are parts of the cluster's other
+#: networks: head nodes, fabric-manager appliances, PDUs).
+GPU_SERVER_KINDS = ("server", "rack-system")
 PORT_ROLES = [
     ("storage", "Storage"),
     ("inband", "In-band management"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django import forms
 
+from inventory.library.vocab import GPU_SERVER_KINDS
 from inventory.models import RackType, ServerModel, SwitchModel
 from inventory.permissions import price_books_for
 from planner.designs.models import DesignSharingChoices
@@ -47,9 +48,9 @@ TOPOLOGY_LABELS = {
 }
 
 
-def _part_choices(model, blank: str | None = None) -> list[tuple[str, str]]:
+def _part_choices(model, blank: str | None = None, **filters) -> list[tuple[str, str]]:
     choices = [("", blank)] if blank is not None else []
-    parts = model.objects.filter(archived=False).order_by("slug")  # archived: not for new designs
+    parts = model.objects.filter(archived=False, **filters).order_by("slug")  # archived: not new
     for slug, name in parts.values_list("slug", "name"):
         choices.append((slug, f"{slug} — {name}" if name and name != slug else slug))
     return choices
@@ -151,7 +152,7 @@ class DesignWizardForm(forms.Form):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["server"].choices = _part_choices(ServerModel)
+        self.fields["server"].choices = _part_choices(ServerModel, kind__in=GPU_SERVER_KINDS)
         self.fields["leaf"].choices = _part_choices(SwitchModel)
         self.fields["spine"].choices = _part_choices(SwitchModel, "Same as leaf")
         self.fields["core"].choices = _part_choices(SwitchModel, "Same as spine")

@@ -81,6 +81,7 @@ class DeviceModel:
     protocols: tuple[str, ...] = ()
     airflow: str | None = None
     name: str = ""
+    kind: str = ""  # a server's kind: server, rack-system, management, appliance, pdu
     # A rack-scale system (GB200-NVL72): its compute trays, each with ports / trays of the
     # compute ports; one system fills one rack.
     compute_trays: int | None = None
@@ -192,6 +193,7 @@ def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> De
         slug=slug,
         category=category,
         port_groups=port_groups,
+        kind=str(spec.get("kind") or ""),
         compute_trays=int(compute_trays) if compute_trays else None,
         systems_per_rack=int(systems_per_rack) if systems_per_rack else None,
         rack_units=spec.get("rack_units"),

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inventory.library.vocab import GPU_SERVER_KINDS
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import Fabric, FabricBuilder, FabricError
 from planner.domain.spec import DesignSpec
@@ -150,6 +151,12 @@ def generate_topology(
         The spec names a part that is not in the catalog.
     """
     server = facts.device(spec.server, "server", field_name="server")
+    if server.kind and server.kind not in GPU_SERVER_KINDS:
+        raise FabricError(
+            f"{server.slug} is a {server.kind.replace('-', ' ')} part, not a GPU server or "
+            "rack-scale system: choose the GPU server the fabric connects",
+            field="server",
+        )
     if not server.ports or not server.port_speed_gbps:
         raise FabricError(
             f"{server.slug} has no compute ports with a known speed in the catalog", field="server"

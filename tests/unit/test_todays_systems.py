@@ -396,3 +396,14 @@ def test_growth_beyond_ten_million_gpus_is_refused_in_the_domain(facts):
             switches={"leaf": "QM9700"},
         )
     assert caught.value.field == "grow_to.gpus"
+
+
+def test_a_pdu_or_appliance_is_not_a_design_server(facts):
+    for slug, model in facts.devices.items():
+        if model.category == "server" and model.kind in ("pdu", "appliance", "management"):
+            with pytest.raises(FabricError) as caught:
+                build(facts, topology="clos", server=slug, servers=2, switches={"leaf": "QM9700"})
+            assert caught.value.field == "server" and "not a GPU server" in str(caught.value)
+            break
+    else:
+        pytest.fail("the seed has no management part to try")

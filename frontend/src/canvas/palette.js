@@ -36,6 +36,7 @@ export function createPalette(canvas) {
       const section = h(doc, "section", { class: "palette-section" }, h(doc, "h3", { text: title }));
       const list = h(doc, "ul", { class: "palette-list" });
       for (const row of rows) {
+        if (category === "server" && row.kind === "pdu") continue; // a PDU has no data ports
         const entry = catalogEntry(row, category);
         state.catalog.set(entry.slug, entry);
         const button = h(
