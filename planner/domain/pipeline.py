@@ -23,6 +23,10 @@ def build_fabric(
 ) -> Fabric:
     """Generate the topology, place it in racks and choose the media of every link.
 
+    A spec with a ``networks`` block also gets its other networks (storage, in-band, OOB,
+    converged; :func:`planner.domain.networks.cluster_networks`), sized from the laid-out
+    fabric and stored as ``fabric.info["networks"]``.
+
     ``on_progress(done, total)`` is called after each of the three steps; ``price_of(slug)``
     is a unit price in one currency, or None for an unpriced part.
 
@@ -43,6 +47,10 @@ def build_fabric(
     assign_layout(fabric, spec, facts)
     progress(2)
     assign_media(fabric, spec, facts, price_of=price_of)
+    if spec.networks:
+        from planner.domain.networks import cluster_networks
+
+        fabric.info["networks"] = cluster_networks(spec, fabric, facts).as_dict()
     progress(3)
     return fabric
 

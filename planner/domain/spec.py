@@ -7,6 +7,7 @@ Every problem names its field, e.g. ``switches.leaf`` or ``layout.rack_units``.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import math
@@ -107,6 +108,9 @@ class DesignSpec:
     layout: Layout = field(default_factory=Layout)
     naming: Naming = field(default_factory=Naming)
     description: str = ""
+    # The cluster's other networks as written (storage, inband, oob, converged, ...);
+    # defaults are filled in when they are built (planner.domain.networks). Empty: none.
+    networks: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The spec as a document (round-trips through :func:`parse_spec`)."""
@@ -142,6 +146,8 @@ class DesignSpec:
         doc["media"] = {tier: choice.as_spec() for tier, choice in self.media.items()}
         doc["layout"] = {k: v for k, v in asdict(self.layout).items() if v is not None}
         doc["naming"] = asdict(self.naming)
+        if self.networks:
+            doc["networks"] = copy.deepcopy(self.networks)
         return doc
 
 
@@ -318,6 +324,10 @@ def parse_spec(document: dict | str) -> DesignSpec:
         problems.append(("servers_per_su", "scalable units apply to rail-optimized fabrics"))
     if topology == "fat-tree" and not switches.get("leaf"):
         problems.append(("switches.leaf", "required: the switch model of the tree"))
+    if document.get("networks"):
+        from planner.domain.networks import check_networks
+
+        problems.extend(check_networks(document["networks"], document["server"]))
     if problems:
         raise SpecError(problems)
     media = {}
@@ -357,4 +367,5 @@ def parse_spec(document: dict | str) -> DesignSpec:
         layout=Layout(**(document.get("layout") or {})),
         naming=Naming(**(document.get("naming") or {})),
         description=document.get("description", ""),
+        networks=copy.deepcopy(document.get("networks") or {}),
     )

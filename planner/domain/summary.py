@@ -7,6 +7,7 @@ module carrying two links counts once, per cage; no spares.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import numpy as np
@@ -62,9 +63,13 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         tier), ``reserved_leaf_ports``, ``transceivers`` (per part, per module),
         ``transceivers_by_side`` (``switch`` / ``server``), ``cables`` (per part),
         ``cables_by_length`` (part -> {length: count}), ``bisection_gbps``,
-        ``oversubscription`` (per tier), ``max_hops``, ``racks``, ``tiers``, ``planes``; and
-        ``stale_parameters`` (a hand-edited fabric only, when the edit made spec parameters
-        untrue: see :mod:`planner.domain.edits`).
+        ``oversubscription`` (per tier), ``max_hops``, ``racks``, ``tiers``, ``planes``;
+        ``networks`` (a spec with a ``networks`` block only: per network ``switches`` by role
+        and model, ``switches_total``, ``links`` and ``link_groups``, ``cables`` by part and
+        ``cables_by_kind``, ``cables_total``, ``transceivers`` (and ``_by_side``),
+        ``endpoints``, ``parts_not_in_catalog``, ``conventions``; OOB also ``managed_ports``;
+        see :mod:`planner.domain.networks`); and ``stale_parameters`` (a hand-edited fabric
+        only, when the edit made spec parameters untrue: see :mod:`planner.domain.edits`).
     """
     info = fabric.info
     roles = fabric.node_role
@@ -120,6 +125,8 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
     for key in ("rack_system", "growth"):
         if info.get(key):
             summary[key] = info[key]
+    if info.get("networks"):
+        summary["networks"] = copy.deepcopy(info["networks"])
     if fabric.link_a_part is not None:
         _media_counts(fabric, summary)
     if info.get("stale_parameters"):  # a hand edit made these spec parameters untrue

@@ -13,7 +13,11 @@ Counting conventions (reference-architectures.md §1, the same rule as
   splitter fiber counts once for all its legs. The ordered length is a length the part is
   listed in (``lengths_m``), else the run rounded up by the ordering policy
   (:func:`planner.domain.media.policy_length_m`); each line's ``length_rule`` says which;
-- racks: one per rack of the layout, when the layout names a catalog rack.
+- racks: one per rack of the layout, when the layout names a catalog rack;
+- the cluster's other networks (a spec with ``networks``; :mod:`planner.domain.networks`):
+  lines whose tier is the network (``storage``, ``converged``, ``inband``, ``oob``), counted
+  as that network's conventions say (each line's ``counted_per`` names its link groups); a
+  part the catalog lacks is listed by its reference part number and named in the notes.
 
 Published counts carry no spares; spares are a percentage per category, rounded up
 (``ceil(base * pct / 100)``), default 0.
@@ -35,7 +39,12 @@ from planner.domain.media import POLICY_TEXT, policy_length_m
 from planner.domain.summary import first_link_of_units, ordered_cable_length_m
 
 CATEGORIES = ("server", "switch", "nic", "transceiver", "cable", "fiber", "rack")  # display order
-TIER_ORDER = ("server", "leaf", "spine", "core", *TIER_NAMES, "")
+NETWORK_TIERS = ("storage", "converged", "inband", "oob")
+TIER_ORDER = ("server", "leaf", "spine", "core", *TIER_NAMES, "", *NETWORK_TIERS)
+NETWORK_LENGTH_RULE = (
+    "the reference architecture's part (its length in the part number); this network's runs "
+    "are not laid out"
+)
 MAX_SPARES_PCT = 1000.0
 
 COUNTED_PER = {
@@ -203,16 +212,21 @@ def bill_of_materials(
     if fabric.link_a_part is not None:
         _count_media(fabric, facts, counts, canonical)
     _count_racks(fabric, facts, counts, notes, canonical)
+    described = _count_networks(fabric, counts, counted_per, notes, canonical)
 
     lines = []
     for (category, tier, part, length_m), base in counts.items():
         record = facts.parts.get(part) or {}
         spares = spares_for(base, pct.get(category, 0.0))
+        part_number, name = described.get(part, ("", ""))
+        rule = length_rule(record, length_m) if category in CABLES else ""
+        if tier in NETWORK_TIERS and category in CABLES:
+            rule = NETWORK_LENGTH_RULE
         lines.append(
             BomLine(
                 part=part,
-                part_number=str(record.get("part_number") or ""),
-                name=str(record.get("name") or ""),
+                part_number=str(record.get("part_number") or part_number),
+                name=str(record.get("name") or name),
                 manufacturer=str(record.get("manufacturer") or ""),
                 category=category,
                 tier=tier,
@@ -222,7 +236,7 @@ def bill_of_materials(
                 quantity=int(base) + spares,
                 counted_per=counted_per.get((category, tier, part, length_m))
                 or COUNTED_PER[category],
-                length_rule=length_rule(record, length_m) if category in CABLES else "",
+                length_rule=rule,
             )
         )
     lines.sort(
@@ -359,6 +373,50 @@ def _count_racks(fabric, facts, counts, notes, canonical) -> None:
             f"{len(fabric.racks)} rack(s) of the layout are not listed: "
             "the layout names no catalog rack (layout.rack)"
         )
+
+
+def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, tuple[str, str]]:
+    """Lines of the cluster's other networks (``fabric.info["networks"]``); returns
+    ``{part: (part number, description)}`` for parts the catalog lacks."""
+    described: dict[str, tuple[str, str]] = {}
+    for tier, network in (fabric.info.get("networks") or {}).items():
+        per: dict[tuple, list[str]] = {}
+
+        def add(category, part, count, why, _tier=tier, _per=per):
+            key = (category, _tier, part, None)
+            counts[key] += count
+            _per.setdefault(key, []).append(why)
+
+        for group in network.get("switch_groups") or []:
+            why = f"{group['count']} {group['role']}"
+            add("switch", canonical(group["model"]), group["count"], why)
+        for group in network.get("link_groups") or []:
+            cable = group.get("cable")
+            if not cable or not group.get("cables"):
+                if group.get("cables"):
+                    notes.append(
+                        f"{tier}: {group['cables']} {group['name']} cable(s) "
+                        f"({group['cable_kind']}): parts not chosen, not listed"
+                    )
+                continue
+            part = canonical(cable["part"]) if cable["in_catalog"] else cable["part"]
+            category = cable.get("category") or "cable"
+            category = category if category in CATEGORIES else "cable"
+            add(category, part, group["cables"], f"{group['name']} {group['cables']}")
+            if not cable["in_catalog"]:
+                described[part] = (cable["part_number"], cable["description"])
+        for counted in network.get("parts") or []:
+            part = canonical(counted["part"]) if counted["in_catalog"] else counted["part"]
+            add(counted["category"], part, counted["count"], f"{counted['counted_per']}")
+            if not counted["in_catalog"]:
+                described[part] = (counted["part_number"], counted["description"])
+        for key, whys in per.items():
+            category = key[0]
+            unit = "device" if category == "switch" else COUNTED_PER[category].split(" (")[0]
+            counted_per[key] = f"{unit} ({'; '.join(whys)})"
+        for part in network.get("parts_not_in_catalog") or []:
+            notes.append(f"{tier}: part {part} not in catalog; listed by its reference part number")
+    return described
 
 
 __all__ = [

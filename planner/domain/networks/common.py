@@ -1,0 +1,472 @@
+"""What every cluster network shares: defaults by server family, settings, results, parts.
+
+A design's compute fabric is the spec's topology; the other networks of a cluster (storage,
+in-band management, out-of-band management, or a converged storage + in-band fabric) are
+stated in the spec's ``networks`` block and sized here by rule. Defaults follow the reference
+architecture of the server family:
+
+- DGX-H100 and DGX-H200: NVIDIA DGX SuperPOD H100 reference architecture, RA-11333-001 V11
+  (2023-09-22), Tables 7 and 8 (:data:`RA_H100`). Values the RA prints but does not derive
+  (storage-array ports, NFS links, management and UFM nodes, management racks, the storage
+  leaf count) are spec fields whose default is the RA's value.
+- other servers: the same rules; a field whose default is not known (the switch models, a
+  converged fabric's everything) must be given, and is refused naming the field.
+
+Nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import FabricError
+
+NETWORKS = ("storage", "converged", "inband", "oob")  # build order (oob counts the others)
+SHARED_FIELDS = ("management_nodes", "ufm_appliances", "management_racks")
+H100_FAMILY = ("DGX-H100", "DGX-H200")
+RA_H100 = "NVIDIA DGX SuperPOD H100 reference architecture RA-11333-001 V11, Tables 7 and 8"
+
+# Ports of switches whose catalog record lists none yet (RA-11333-001 V11 Table 7: "SN4600C
+# switch ... 64 QSFP28 ports", "SN2201 switch ... 48 RJ45 ports"; the SN2201's 4 QSFP28
+# uplinks from NVIDIA's SN2201 manual). Catalog port facts win when present.
+PUBLISHED_PORTS: dict[str, dict[int, tuple[int, int]]] = {
+    # slug -> {speed_gbps: (ports, ports_per_cage)}
+    "SN4600C": {100: (64, 1)},
+    "SN2201": {1: (48, 1), 100: (4, 1)},
+}
+
+# Rule defaults: any server family.
+RULE_DEFAULTS: dict[str, dict] = {
+    "shared": {"management_nodes": 0, "ufm_appliances": 0, "management_racks": 0},
+    "storage": {
+        "ports_per_node": 2,
+        "dual_homed": True,
+        "oversubscription": 1,
+        "storage_ports": 0,
+        "storage_leaves": None,
+        "ufm_appliances": 0,
+        "management_ports_per_node": 2,
+    },
+    "converged": {
+        "ports_per_node": 2,
+        "dual_homed": True,
+        "oversubscription": 1,
+        "storage_ports": 0,
+        "storage_leaves": None,
+        "ufm_appliances": 0,
+        "management_ports_per_node": 2,
+        "uplinks": 0,
+    },
+    "inband": {
+        "ports_per_node": 2,
+        "dual_homed": True,
+        "leaf_uplinks": 4,
+        "isl_per_pair": 2,
+        "cores": 2,
+        "uplinks": 0,
+        "nfs_links": 0,
+        "management_ports_per_node": 2,
+    },
+    "oob": {
+        "ports_per_node": 1,
+        "uplinks": 2,
+        "uplink_speed_gbps": 100,
+        "switch_multiple": 1,
+        "pdus_per_rack": 3,
+        "pdus_per_management_rack": 2,
+        "ufm_back_to_back": None,  # one per UFM pair
+        "storage_mgmt_ports": 0,
+        "nvlink_switch_trays": None,  # from the catalog (rack-scale systems)
+    },
+}
+
+# The RA's values (DGX-H100 / DGX-H200 only), over the rule defaults.
+RA_DEFAULTS: dict[str, dict] = {
+    "shared": {"management_nodes": 4, "ufm_appliances": 4, "management_racks": 6},
+    "storage": {
+        "leaf": "QM9700",
+        "spine": "QM9700",
+        "speed_gbps": 400,
+        "oversubscription": "4:3",
+        "storage_ports": 96,
+        "storage_port_speed_gbps": 200,
+        "storage_leaves": 4,
+        "ufm_appliances": 2,
+    },
+    "converged": {},
+    "inband": {
+        "leaf": "SN4600C",
+        "core": "SN4600C",
+        "speed_gbps": 100,
+        "uplinks": 4,
+        "nfs_links": 8,
+    },
+    "oob": {"leaf": "SN2201", "switch_multiple": 2},
+}
+
+REQUIRED = {  # fields without a rule default: the RA gives them, or the spec must
+    "storage": ("leaf",),
+    "converged": ("leaf",),
+    "inband": ("leaf",),
+    "oob": ("leaf",),
+}
+
+
+def is_ra_family(server: str) -> bool:
+    """Whether the H100 SuperPOD reference architecture's defaults apply to ``server``."""
+    return server in H100_FAMILY
+
+
+def resolve_settings(networks: dict, server: str) -> tuple[dict, list[tuple[str, str]]]:
+    """The ``networks`` block with defaults filled in, and the problems found.
+
+    Parameters
+    ----------
+    networks : dict
+        The spec's ``networks`` block, already checked against the JSON Schema.
+    server : str
+        The spec's server slug; DGX-H100/H200 take :data:`RA_DEFAULTS`.
+
+    Returns
+    -------
+    tuple
+        ``({"shared": {...}, "<network>": {...}, ...}, [(field, message), ...])`` with one
+        entry per network the block names (``compute`` is the spec's own fabric and is left
+        out).
+
+    Examples
+    --------
+    >>> settings, problems = resolve_settings({"oob": {}}, "DGX-H100")
+    >>> settings["oob"]["leaf"], settings["shared"]["management_racks"], problems
+    ('SN2201', 6, [])
+    >>> resolve_settings({"oob": {}}, "XE9680")[1][0][0]
+    'networks.oob.leaf'
+    """
+    ra = is_ra_family(server)
+    problems: list[tuple[str, str]] = []
+    shared = dict(RULE_DEFAULTS["shared"])
+    if ra:
+        shared.update(RA_DEFAULTS["shared"])
+    shared.update({key: networks[key] for key in SHARED_FIELDS if key in networks})
+    settings: dict = {"shared": shared}
+    for name in NETWORKS:
+        if name not in networks:
+            continue
+        values = dict(RULE_DEFAULTS[name])
+        if ra:
+            values.update(RA_DEFAULTS[name])
+        values.update(networks[name] or {})
+        for key in REQUIRED[name]:
+            if not values.get(key):
+                problems.append(
+                    (
+                        f"networks.{name}.{key}",
+                        f"required: no default switch is known for server {server!r} "
+                        "(defaults follow the H100 SuperPOD RA for DGX-H100/H200)",
+                    )
+                )
+        try:
+            values["oversubscription"] = ratio(values.get("oversubscription", 1))
+        except ValueError as exc:
+            problems.append((f"networks.{name}.oversubscription", str(exc)))
+        settings[name] = values
+    if "oob" in settings and not ({"inband", "converged"} & set(settings)):
+        settings["oob"]["uplinks_into"] = "customer network"
+    return settings, problems
+
+
+def ratio(value) -> Fraction:
+    """A downlink:uplink ratio from ``4:3``, ``"1.5"`` or a number (at least 1).
+
+    >>> ratio("4:3"), ratio(1.3333), ratio(2)
+    (Fraction(4, 3), Fraction(4, 3), Fraction(2, 1))
+    """
+    if isinstance(value, Fraction):
+        result = value
+    elif isinstance(value, str) and ":" in value:
+        down, up = value.split(":", 1)
+        result = Fraction(int(down), int(up))
+    else:
+        result = Fraction(str(value)).limit_denominator(100)
+    if result < 1:
+        raise ValueError(f"{value!r}: a downlink:uplink ratio of at least 1")
+    return result
+
+
+def ceil_div(a, b) -> int:
+    """Integer ceiling of ``a / b`` (exact for fractions)."""
+    return int(math.ceil(Fraction(a) / Fraction(b)))
+
+
+# --------------------------------------------------------------------------------------------
+# parts
+
+
+@dataclass(frozen=True)
+class PartRef:
+    """A part a network uses: its catalog slug when the catalog has it, else only the
+    reference's part number and description (``in_catalog`` False: "part not in catalog")."""
+
+    label: str  # catalog slug, or the printed part number / kind when not in the catalog
+    part_number: str = ""
+    description: str = ""
+    in_catalog: bool = False
+    category: str = ""  # catalog category when known (fiber, cable, transceiver, switch)
+
+    def as_dict(self) -> dict:
+        return {
+            "part": self.label,
+            "part_number": self.part_number,
+            "description": self.description,
+            "in_catalog": self.in_catalog,
+            "category": self.category,
+        }
+
+
+def find_part(
+    facts: CatalogFacts, candidates: tuple[str, ...], description: str, category: str = "cable"
+) -> PartRef:
+    """The first of ``candidates`` (the reference's part number first, then the maker's
+    ordering name) that the catalog has, else a :class:`PartRef` not in the catalog whose
+    ``category`` is the given one (how its bill-of-materials line is filed)."""
+    for name in candidates:
+        record = facts.parts.get(name)
+        if record:
+            return PartRef(
+                label=str(record.get("slug") or name),
+                part_number=str(record.get("part_number") or candidates[0]),
+                description=description,
+                in_catalog=True,
+                category=str(record.get("category") or ""),
+            )
+    return PartRef(
+        label=candidates[0],
+        part_number=candidates[0],
+        description=description,
+        category=category,
+    )
+
+
+def switch_ports(facts: CatalogFacts, slug: str, speed_gbps: int, where: str) -> tuple[int, int]:
+    """``(ports, ports_per_cage)`` a switch model offers at ``speed_gbps``.
+
+    Catalog port facts first, then :data:`PUBLISHED_PORTS` for the reference switches whose
+    record lists no ports yet.
+
+    Raises
+    ------
+    FabricError
+        ``field`` = ``where``: the model is not a catalog switch, or has no port at that
+        speed.
+    """
+    device = facts.devices.get(slug)
+    if (device is None or device.category != "switch") and slug not in PUBLISHED_PORTS:
+        raise FabricError(f"{where}: no switch {slug!r} in the catalog", field=where)
+    if device is not None and device.radix_at(speed_gbps):
+        group = device.group_at(speed_gbps)
+        split = group.split_at(speed_gbps) if group else 1
+        return device.radix_at(speed_gbps), (group.ports_per_cage * split if group else 1)
+    published = PUBLISHED_PORTS.get(slug, {}).get(speed_gbps)
+    if published:
+        return published
+    raise FabricError(
+        f"{where}: switch {slug!r} has no {speed_gbps}G ports (in the catalog or the reference "
+        "architecture); choose another switch or speed",
+        field=where,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(frozen=True)
+class SwitchGroup:
+    """Switches of one role and model, and the ports they use."""
+
+    role: str
+    model: str
+    count: int
+    ports_used: int
+    ports_each: int
+
+    def as_dict(self) -> dict:
+        return {
+            "role": self.role,
+            "model": self.model,
+            "count": self.count,
+            "ports_used": self.ports_used,
+            "ports_each": self.ports_each,
+        }
+
+
+@dataclass(frozen=True)
+class LinkGroup:
+    """Links that join the same kinds of things the same way.
+
+    ``links`` is the number of logical links (ports at ``speed_gbps``); ``cables`` the
+    assemblies counted (a 1:2 splitter counts once for its two legs).
+    """
+
+    name: str
+    a: str
+    b: str
+    links: int
+    speed_gbps: float
+    cable_kind: str
+    cables: int
+    cable: PartRef | None = None
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "a": self.a,
+            "b": self.b,
+            "links": self.links,
+            "speed_gbps": self.speed_gbps,
+            "cable_kind": self.cable_kind,
+            "cables": self.cables,
+            "cable": self.cable.as_dict() if self.cable else None,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class PartCount:
+    """A counted part (transceiver, adapter): where it sits and how it is counted."""
+
+    part: PartRef
+    side: str
+    count: int
+    category: str
+    counted_per: str
+
+    def as_dict(self) -> dict:
+        return {
+            **self.part.as_dict(),
+            "side": self.side,
+            "count": self.count,
+            "category": self.category,
+            "counted_per": self.counted_per,
+        }
+
+
+@dataclass(frozen=True)
+class NetworkPlan:
+    """One network of the cluster: switches, link groups, counted parts, endpoints served
+    and the counting conventions that make its numbers."""
+
+    name: str
+    switches: tuple[SwitchGroup, ...]
+    link_groups: tuple[LinkGroup, ...]
+    parts: tuple[PartCount, ...] = ()
+    endpoints: tuple[tuple[str, int], ...] = ()
+    conventions: tuple[str, ...] = ()
+    managed_ports: tuple[tuple[str, int], ...] = ()  # OOB only: what its ports serve
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def switch_count(self) -> int:
+        return sum(group.count for group in self.switches)
+
+    def as_dict(self) -> dict:
+        """JSON-ready: what the summary shows and the bill of materials lists."""
+        by_model: dict[str, dict[str, int]] = {}
+        for group in self.switches:
+            role = by_model.setdefault(group.role, {})
+            role[group.model] = role.get(group.model, 0) + group.count
+        cables: dict[str, int] = {}
+        by_kind: dict[str, int] = {}
+        for group in self.link_groups:
+            label = group.cable.label if group.cable else group.cable_kind
+            cables[label] = cables.get(label, 0) + group.cables
+            by_kind[group.cable_kind] = by_kind.get(group.cable_kind, 0) + group.cables
+        transceivers: dict[str, int] = {}
+        by_side: dict[str, dict[str, int]] = {}
+        for count in self.parts:
+            if count.category != "transceiver":
+                continue
+            transceivers[count.part.label] = transceivers.get(count.part.label, 0) + count.count
+            side = by_side.setdefault(count.side, {})
+            side[count.part.label] = side.get(count.part.label, 0) + count.count
+        missing = sorted(
+            {
+                ref.label
+                for ref in [g.cable for g in self.link_groups] + [p.part for p in self.parts]
+                if ref is not None and not ref.in_catalog
+            }
+        )
+        out = {
+            "switches": by_model,
+            "switches_total": self.switch_count,
+            "links": {group.name: group.links for group in self.link_groups},
+            "cables": cables,
+            "cables_by_kind": by_kind,
+            "cables_total": sum(group.cables for group in self.link_groups),
+            "transceivers": transceivers,
+            "transceivers_by_side": by_side,
+            "endpoints": dict(self.endpoints),
+            "link_groups": [group.as_dict() for group in self.link_groups],
+            "parts": [count.as_dict() for count in self.parts],
+            "switch_groups": [group.as_dict() for group in self.switches],
+            "parts_not_in_catalog": missing,
+            "conventions": list(self.conventions),
+            "settings": {k: _plain(v) for k, v in self.settings.items()},
+        }
+        if self.managed_ports:
+            out["managed_ports"] = dict(self.managed_ports)
+            out["managed_ports_total"] = sum(n for _, n in self.managed_ports)
+        return out
+
+
+def _plain(value):
+    if isinstance(value, Fraction):
+        return f"{value.numerator}:{value.denominator}"
+    return value
+
+
+@dataclass(frozen=True)
+class ClusterNetworks:
+    """Every network a spec's ``networks`` block asks for, in build order."""
+
+    server: str
+    networks: tuple[NetworkPlan, ...]
+    shared: dict = field(default_factory=dict)
+
+    def get(self, name: str) -> NetworkPlan | None:
+        return next((plan for plan in self.networks if plan.name == name), None)
+
+    def as_dict(self) -> dict:
+        """``{network name: network dict}`` (see :meth:`NetworkPlan.as_dict`)."""
+        return {plan.name: plan.as_dict() for plan in self.networks}
+
+
+def cages(ports_per_switch: list[int], per_cage: int) -> int:
+    """Cages used: per switch, its used ports rounded up to whole cages.
+
+    >>> cages([32, 32, 30], 2)
+    47
+    """
+    return sum(ceil_div(p, per_cage) for p in ports_per_switch if p)
+
+
+def spread(total: int, bins: int) -> list[int]:
+    """``total`` filled bin by bin, ``ceil(total / bins)`` each until it runs out.
+
+    >>> spread(254, 8)
+    [32, 32, 32, 32, 32, 32, 32, 30]
+    """
+    if bins <= 0:
+        return []
+    each = ceil_div(total, bins)
+    out = []
+    left = total
+    for _ in range(bins):
+        take = min(each, max(left, 0))
+        out.append(take)
+        left -= take
+    return out

@@ -1,0 +1,196 @@
+"""The out-of-band management network: 1 GbE RJ45 access switches with uplinks into in-band.
+
+Rule (RA-11333-001 V11, "Out-of-Band Management Network" and Table 8, whose Cat5e rows sum
+to 317 = 127 + 64 + 8 + 8 + 2 + 108; the RA's "Varies" storage row is a spec field):
+
+- managed ports: every node BMC (a rack-scale system: every compute tray), every switch of
+  every other network (compute, storage, converged, in-band; the OOB switches' own management
+  ports are not counted, as in the RA), every management and UFM node, one UFM back-to-back
+  cable per UFM pair, every PDU (``pdus_per_rack`` per compute rack of the layout, RA 3;
+  ``pdus_per_management_rack`` per management rack, RA 2; ``management_racks``, RA 6),
+  NVLink switch trays of rack-scale systems, and ``storage_mgmt_ports`` (RA "Varies", 0);
+- one Cat5e cable per managed port; OOB switches = ``ceil(ports / RJ45 ports)`` rounded up
+  to a multiple of ``switch_multiple`` (RA 2: ceil(317 / 48) = 7, NVIDIA builds 8);
+- ``uplinks`` (RA 2) x 100G AOC per OOB switch into the in-band network's cores.
+"""
+
+from __future__ import annotations
+
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import FabricError
+from planner.domain.networks.common import (
+    RA_H100,
+    LinkGroup,
+    NetworkPlan,
+    PartCount,
+    SwitchGroup,
+    ceil_div,
+    find_part,
+    is_ra_family,
+    switch_ports,
+)
+
+
+def oob_network(
+    values: dict,
+    shared: dict,
+    *,
+    server: str,
+    hosts: int,
+    compute_switches: int,
+    other_switches: dict[str, int],
+    compute_racks: int,
+    nvlink_trays: int,
+    facts: CatalogFacts,
+) -> NetworkPlan:
+    """The OOB network (see the module docstring); RA: 8 SN2201, 317 Cat5e + 16 uplinks.
+
+    Parameters
+    ----------
+    values, shared : dict
+        The ``oob`` block's settings and the shared counts (management/UFM nodes, racks).
+    server : str
+        The server slug (the RA's parts apply to DGX-H100/H200 on SN2201).
+    hosts : int
+        Nodes with a BMC (a rack-scale system's compute trays).
+    compute_switches : int
+        Switches of the compute fabric.
+    other_switches : dict
+        Switch count per other network (``storage``, ``converged``, ``inband``).
+    compute_racks : int
+        Racks of the layout that hold servers.
+    nvlink_trays : int
+        NVLink switch trays of rack-scale systems (used unless ``nvlink_switch_trays`` is set).
+    facts : CatalogFacts
+
+    Raises
+    ------
+    FabricError
+        ``networks.oob.leaf`` (no RJ45 ports known), ``networks.oob.uplinks`` (more uplinks
+        than the switch has uplink ports).
+    """
+    where = "networks.oob"
+    leaf = values["leaf"]
+    rj45, _ = switch_ports(facts, leaf, 1, f"{where}.leaf")
+    uplink_speed = int(values["uplink_speed_gbps"])
+    uplinks = int(values["uplinks"])
+    if uplinks:
+        uplink_ports, _ = switch_ports(facts, leaf, uplink_speed, f"{where}.uplink_speed_gbps")
+        if uplinks > uplink_ports:
+            raise FabricError(
+                f"{where}.uplinks: {leaf} has {uplink_ports} ports at {uplink_speed}G, fewer "
+                f"than {uplinks} uplinks",
+                field=f"{where}.uplinks",
+            )
+    ufm = int(shared["ufm_appliances"])
+    back_to_back = values.get("ufm_back_to_back")
+    back_to_back = ufm // 2 if back_to_back is None else int(back_to_back)
+    trays = values.get("nvlink_switch_trays")
+    trays = nvlink_trays if trays is None else int(trays)
+    management_racks = int(shared["management_racks"])
+    pdus = compute_racks * int(values["pdus_per_rack"]) + management_racks * int(
+        values["pdus_per_management_rack"]
+    )
+    names = {"storage": "storage", "converged": "converged", "inband": "in-band"}
+    managed = [
+        ("node BMCs", hosts * int(values["ports_per_node"])),
+        ("compute fabric switches", compute_switches),
+        *((f"{names[n]} switches", c) for n, c in other_switches.items()),
+        ("management and UFM nodes", int(shared["management_nodes"]) + ufm),
+        ("UFM back-to-back", back_to_back),
+        ("PDUs", pdus),
+        ("NVLink switch trays", trays),
+        ("storage appliance management", int(values.get("storage_mgmt_ports") or 0)),
+    ]
+    managed = [(label, count) for label, count in managed if count]
+    ports = sum(count for _, count in managed)
+    multiple = max(1, int(values["switch_multiple"]))
+    switches = ceil_div(ports, rj45) if ports else 0
+    switches = ceil_div(switches, multiple) * multiple
+    use_ra_parts = is_ra_family(server) and leaf == "SN2201"
+    cat5e = find_part(facts, ("Cat5e",), "Cat5e patch cable, 1 GbE RJ45", "cable")
+    aoc = (
+        find_part(facts, ("980-9I13N-00C030", "MFA1A00-C030"), "100G QSFP28 AOC, 30 m", "cable")
+        if use_ra_parts
+        else None
+    )
+    links = [
+        LinkGroup(f"{label}", label, "OOB switch", count, 1, "Cat5e", count, cat5e)
+        for label, count in managed
+    ]
+    into = values.get("uplinks_into") or "in-band core"
+    links.append(
+        LinkGroup(
+            "uplinks",
+            "OOB switch",
+            into,
+            switches * uplinks,
+            uplink_speed,
+            "AOC",
+            switches * uplinks,
+            aoc,
+            f"{uplinks} per OOB switch",
+        )
+    )
+    counted: list[PartCount] = []
+    if use_ra_parts and ufm:
+        counted = [
+            PartCount(
+                find_part(
+                    facts,
+                    ("980-9I71G-00J000", "MAM1Q00A-QSA"),
+                    "QSFP to SFP+ adapter",
+                    "transceiver",
+                ),
+                "switch",
+                ufm,
+                "transceiver",
+                "UFM appliance (RA: 'For the UFM connections')",
+            ),
+            PartCount(
+                find_part(facts, ("980-9I251-00IS00",), "1G BASE-T SFP module", "transceiver"),
+                "switch",
+                ufm,
+                "transceiver",
+                "UFM appliance (RA: 'For the UFM connections')",
+            ),
+        ]
+    conventions = [
+        "Managed ports: every node BMC, every switch of every other network (compute, "
+        "storage, in-band; the OOB switches' own management ports are not counted, as in the "
+        "RA), every management and UFM node, one UFM back-to-back cable per UFM pair, every "
+        f"PDU ({values['pdus_per_rack']} per compute rack of the layout x {compute_racks}, "
+        f"{values['pdus_per_management_rack']} per management rack x {management_racks}; "
+        "spec fields pdus_per_rack, pdus_per_management_rack, networks.management_racks), "
+        "NVLink switch trays, storage appliances' management ports (spec field "
+        "storage_mgmt_ports; 'Varies' in the RA, default 0). One Cat5e cable per managed port.",
+        f"OOB switches: ceil({ports} / {rj45} RJ45 ports) rounded up to a multiple of "
+        f"{multiple} (spec field switch_multiple; the RA builds 8 SN2201 for 317 ports, where "
+        "ceil(317 / 48) = 7).",
+        f"Uplinks: {uplinks} x {uplink_speed}G AOC per OOB switch into the {into} (RA: 'Two "
+        "uplinks per OOB to in-band'); counted here, not with in-band.",
+        "Compute racks are the layout's racks that hold servers; the layout's network racks "
+        "are not counted (the RA's management racks hold the switches).",
+        "PDUs, management nodes and UFM appliances are endpoints, not parts of this network's "
+        "bill of materials.",
+    ]
+    if use_ra_parts:
+        conventions.append(f"Parts as printed in {RA_H100} (OOB Ethernet cables).")
+    return NetworkPlan(
+        name="oob",
+        switches=(SwitchGroup("leaf", leaf, switches, ports, rj45),) if switches else (),
+        link_groups=tuple(group for group in links if group.links),
+        parts=tuple(counted),
+        endpoints=(
+            ("managed ports", ports),
+            ("compute racks", compute_racks),
+            ("management racks", management_racks),
+            ("PDUs", pdus),
+        ),
+        conventions=tuple(conventions),
+        managed_ports=tuple(managed),
+        settings={**values, "ufm_back_to_back": back_to_back, "nvlink_switch_trays": trays},
+    )
+
+
+__all__ = ["oob_network"]
