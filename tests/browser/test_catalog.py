@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from inventory.models import Manufacturer, SwitchModel, Transceiver
 from inventory.services import part_save
-from tests.conftest import grant_catalog_editor
+from tests.conftest import clear_catalog, grant_catalog_editor
 
 SOURCES = {"ds": {"url": "https://example.com/acme-ds.pdf", "grade": "datasheet"}}
 
@@ -49,6 +49,9 @@ def _module(slug, form_factor, top, speed, ports):
 
 @pytest.fixture
 def catalog(transactional_db):
+    """Only these parts: the seed catalog of the session's load is still there if no
+    transactional test ran before in this process (the flush at teardown ends it anyway)."""
+    clear_catalog()
     switch = _save(
         SwitchModel,
         "ACME-IB64",
