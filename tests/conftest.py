@@ -229,7 +229,7 @@ def seed_catalog(db):
     Loaded once per session by ``django_db_setup`` (~1 s on PostgreSQL, once instead of in
     ~200 tests); each ``db`` test's rollback keeps it. Transactional tests (``transactional_db``,
     ``live_server``, the Celery worker) flush the database at teardown, and pytest-django runs
-    them after the others: then it is loaded again here, through the import service.
+    them after the others: then it is put back here (:func:`_seed_catalog_reload`).
     """
     if _catalog_counts() != _SEED.get("counts"):
         _SEED["report"] = _seed_catalog_reload()
