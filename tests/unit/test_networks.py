@@ -106,6 +106,7 @@ def test_info_is_json_and_the_example_builds_the_same(cluster, facts):
         "storage": 548,
         "inband": 304,
         "oob": 333,
+        "management": 0,  # systems, not cables
     }
 
 
@@ -141,7 +142,9 @@ def test_without_networks_summary_and_bom_are_unchanged(cluster, facts):
     plain_bom = bill_of_materials(plain, facts).to_dict()
     full_bom = bill_of_materials(cluster[0], facts).to_dict()
     compute_lines = [
-        line for line in full_bom["lines"] if line["tier"] not in ("storage", "inband", "oob")
+        line
+        for line in full_bom["lines"]
+        if line["tier"] not in ("storage", "inband", "oob", "management")
     ]
     assert json.dumps(compute_lines) == json.dumps(plain_bom["lines"])
     assert not any(line["tier"] in ("storage", "inband", "oob") for line in plain_bom["lines"])
@@ -241,3 +244,25 @@ def test_a_missing_part_is_reported_not_refused(facts):
     line = next(line for line in bom.lines if line.part == "980-9I693-00NS00")
     assert line.tier == "storage" and line.quantity == 254 and line.name
     assert any("980-9I693-00NS00" in note and "not in catalog" in note for note in bom.notes)
+
+
+def test_management_systems_are_parts_of_the_bom(cluster, facts):
+    """RA-11333-001 V11 Table 7: 4 UFM appliances, 4 Base Command Manager nodes (the PDF's
+    count, which the cable rows need), 96 + 12 Raritan PDUs for 32 compute and 6 management
+    racks."""
+    fabric, networks = cluster
+    lines = {
+        line.part: line.base_quantity
+        for line in bill_of_materials(fabric, facts).lines
+        if line.tier == "management"
+    }
+    assert lines == {
+        "UFM-Enterprise-Appliance-NDR": 4,
+        "SuperPOD-H100-BCM-node": 4,
+        "PX3-5878I2R-P1Q2R1A15D5": 96,
+        "PX3-5747V-V2": 12,
+    }
+    assert networks["management"]["parts_not_in_catalog"] == []
+    # The OOB network manages exactly these systems' ports.
+    managed = networks["oob"]["managed_ports"]
+    assert managed["PDUs"] == 96 + 12 and managed["management and UFM nodes"] == 4 + 4

@@ -31,6 +31,7 @@ from planner.domain.networks.common import (
 )
 from planner.domain.networks.converged import converged_network
 from planner.domain.networks.inband import inband_network, take_core_ports
+from planner.domain.networks.management import management_plan
 from planner.domain.networks.oob import oob_network
 from planner.domain.networks.storage import storage_network
 
@@ -85,6 +86,7 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
         raise FabricError(f"{field}: {message}", field=field)
     shared = settings["shared"]
     hosts, nvlink_trays = _hosts(spec, fabric, facts)
+    compute_racks = sum(1 for rack in fabric.racks if rack.get("kind") == "server")
     plans: dict[str, NetworkPlan] = {}
     if "storage" in settings:
         plans["storage"] = storage_network(settings["storage"], shared, hosts, spec.server, facts)
@@ -96,7 +98,6 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
         plans["inband"] = inband_network(settings["inband"], shared, hosts, spec.server, facts)
     if "oob" in settings:
         compute_switches = int(sum((fabric.node_role == ROLE[role]).sum() for role in SWITCH_ROLES))
-        compute_racks = sum(1 for rack in fabric.racks if rack.get("kind") == "server")
         plan = oob_network(
             settings["oob"],
             shared,
@@ -114,9 +115,12 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
             plans["inband"] = take_core_ports(
                 plans["inband"], uplinks, field="networks.oob.uplinks"
             )
+    oob_settings = settings.get("oob") or resolve_settings({"oob": {}}, spec.server)[0]["oob"]
+    management = management_plan(shared, oob_settings, compute_racks=compute_racks, facts=facts)
+    ordered = tuple(plans[name] for name in NETWORKS if name in plans)
     return ClusterNetworks(
         server=spec.server,
-        networks=tuple(plans[name] for name in NETWORKS if name in plans),
+        networks=ordered + ((management,) if management is not None else ()),
         shared=dict(shared),
     )
 

@@ -39,7 +39,7 @@ from planner.domain.media import POLICY_TEXT, policy_length_m
 from planner.domain.summary import first_link_of_units, ordered_cable_length_m
 
 CATEGORIES = ("server", "switch", "nic", "transceiver", "cable", "fiber", "rack")  # display order
-NETWORK_TIERS = ("storage", "converged", "inband", "oob")
+NETWORK_TIERS = ("storage", "converged", "inband", "oob", "management")
 TIER_ORDER = ("server", "leaf", "spine", "core", *TIER_NAMES, "", *NETWORK_TIERS)
 NETWORK_LENGTH_RULE = (
     "the reference architecture's part (its length in the part number); this network's runs "
