@@ -133,6 +133,53 @@ def link_rows(summary: dict) -> list[tuple[str, str, str, str, str]]:
     return rows
 
 
+NETWORK_LABELS = {
+    "storage": "Storage",
+    "converged": "Converged (north-south)",
+    "inband": "In-band management",
+    "oob": "Out-of-band management",
+    "management": "Management systems",
+}
+
+
+def network_rows(summary: dict) -> list[dict]:
+    """One entry per network of the cluster beside the compute fabric (``summary["networks"]``):
+    its label, switches by model and role, cables and modules by part, what it serves, the
+    management systems it counts, and its counting conventions, as text."""
+    rows = []
+    for name, network in (summary.get("networks") or {}).items():
+        switches = []
+        for role, models in (network.get("switches") or {}).items():
+            for model, n in models.items():
+                switches.append((role.replace("-", " ").capitalize(), model, number(n)))
+        parts = [("Cable", part, number(n)) for part, n in (network.get("cables") or {}).items()]
+        parts += [
+            ("Module", part, number(n)) for part, n in (network.get("transceivers") or {}).items()
+        ]
+        parts += [
+            ("System", p["part"], number(p["count"]))
+            for p in network.get("parts") or []
+            if p.get("category") == "server"
+        ]
+        rows.append(
+            {
+                "name": name,
+                "label": NETWORK_LABELS.get(name, name),
+                "switches": switches,
+                "switches_total": number(network.get("switches_total")),
+                "cables_total": number(network.get("cables_total")),
+                "parts": parts,
+                "links": [(group, number(n)) for group, n in (network.get("links") or {}).items()],
+                "endpoints": [
+                    (what, number(n)) for what, n in (network.get("endpoints") or {}).items()
+                ],
+                "missing": list(network.get("parts_not_in_catalog") or []),
+                "conventions": list(network.get("conventions") or []),
+            }
+        )
+    return rows
+
+
 def growth_rows(summary: dict) -> dict | None:
     """Today's and the final build's counts and each growth step, as text (or ``None``)."""
     growth = summary.get("growth")
@@ -209,6 +256,7 @@ def summary_context(summary: dict) -> dict:
         "transceiver_rows": transceiver_rows(summary),
         "cable_rows": cable_rows(summary),
         "multi_plane": int(summary.get("planes") or 1) > 1,
+        "networks": network_rows(summary),
         "growth": growth_rows(summary),
         "assumptions": [
             (a.get("field", ""), number(a.get("value")), a.get("source", ""))

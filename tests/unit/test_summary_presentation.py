@@ -65,3 +65,21 @@ def test_assumptions_are_listed_with_their_source(facts):
     (row,) = summary_context(summary)["assumptions"]
     assert row[0] == "layout.servers_per_rack" and row[1] == "4"
     assert "four DGX B300" in row[2]
+
+
+def test_the_other_networks_read_as_tables(facts):
+    from planner.domain.pipeline import build_fabric
+    from planner.presentation import network_rows
+
+    summary = summarize(
+        build_fabric(parse_spec(preset_get("h100-superpod-4su-cluster").spec), facts)
+    )
+    rows = {row["name"]: row for row in network_rows(summary)}
+    assert list(rows) == ["storage", "inband", "oob", "management"]
+    assert rows["oob"]["label"] == "Out-of-band management"
+    assert ("Leaf", "SN2201", "8") in rows["oob"]["switches"]
+    assert rows["oob"]["cables_total"] == "333"
+    assert ("Cable", "Cat5e-Cat6-RJ45-patch-cord", "317") in rows["oob"]["parts"]
+    assert ("System", "PX3-5878I2R-P1Q2R1A15D5", "96") in rows["management"]["parts"]
+    assert rows["storage"]["switches_total"] == "16" and rows["storage"]["missing"] == []
+    assert all(row["conventions"] for row in rows.values())
