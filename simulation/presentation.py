@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from planner.domain.outputs.cabling import port_name
-from planner.presentation import TIER_LABELS, number, severity_counts
+from planner.presentation import NETWORK_LABELS, TIER_LABELS, number, severity_counts
 from planner.presentation import count as count_of
 
 MAX_ELEMENTS_SHOWN = 30
@@ -226,6 +226,16 @@ def power_context(result: dict | None, names: ElementNames | None = None) -> dic
         )
         for tier, row in (result.get("by_tier") or {}).items()
     ]
+    networks = [
+        (
+            NETWORK_LABELS.get(name, name),
+            kw(row.get("switches_w")),
+            kw(row.get("transceivers_w")),
+            kw(row.get("systems_w")),
+            kw(row.get("total_w")),
+        )
+        for name, row in (result.get("by_network") or {}).items()
+    ]
     roles = [
         (
             ROLE_LABELS.get(role, role),
@@ -250,6 +260,7 @@ def power_context(result: dict | None, names: ElementNames | None = None) -> dic
         "figures": figures,
         "categories": categories,
         "tiers": tiers,
+        "networks": networks,
         "roles": roles,
         "grades": grades,
         "unknown_rows": unknown_rows,

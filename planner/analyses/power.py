@@ -88,6 +88,7 @@ class PowerReport:
     gpus: int = 0
     bisection_gbps: float = 0.0
     figures: dict[str, str] = field(default_factory=lambda: dict(FIGURES))
+    by_network: dict[str, dict] = field(default_factory=dict)
 
     @property
     def btu_h(self) -> float:
@@ -116,6 +117,7 @@ class PowerReport:
             "unknown": dict(self.unknown),
             "figures": dict(self.figures),
             "problems": [dict(p) for p in self.problems],
+            "by_network": {k: dict(v) for k, v in self.by_network.items()},
         }
 
 
@@ -431,6 +433,43 @@ def _racks(fabric, facts, node_w, node_unknown, airflow_of_model, problems):
 # --- the report ---------------------------------------------------------------------------------
 
 
+def _network_power(fabric: Fabric, facts: CatalogFacts, ledger: _Ledger) -> dict[str, dict]:
+    """Watts of the cluster's other networks (``fabric.info["networks"]``, issue 18): their
+    switches (power_typical_w, as the compute switches), modules (power_max_w, else
+    power_typical_w) and management systems (power_max_w), per network. A part without a
+    figure adds nothing and is listed under ``unknown``."""
+    out: dict[str, dict] = {}
+    for name, network in (fabric.info.get("networks") or {}).items():
+        watts = {"switches": 0.0, "transceivers": 0.0, "servers": 0.0}
+        items = [(g["model"], g["count"], "switches") for g in network.get("switch_groups") or []]
+        for counted in network.get("parts") or []:
+            category = counted.get("category")
+            bucket = "servers" if category == "server" else "transceivers"
+            if category in ("server", "transceiver"):
+                items.append((counted["part"], counted["count"], bucket))
+        for slug, count, bucket in items:
+            part = facts.parts.get(slug)
+            if bucket == "switches":
+                figure, path = (part or {}).get("power_typical_w"), "power_typical_w"
+            elif bucket == "servers":
+                figure, path = (part or {}).get("power_max_w"), "power_max_w"
+            else:
+                figure = (part or {}).get("power_max_w") or (part or {}).get("power_typical_w")
+                path = "power_max_w" if (part or {}).get("power_max_w") else "power_typical_w"
+            if figure:
+                watts[bucket] += float(figure) * count
+                ledger.known(_grade(part, path), float(figure) * count)
+            else:
+                ledger.missing(bucket, slug, count, None)
+        out[name] = {
+            "switches_w": _round(watts["switches"]),
+            "transceivers_w": _round(watts["transceivers"]),
+            "systems_w": _round(watts["servers"]),
+            "total_w": _round(sum(watts.values())),
+        }
+    return out
+
+
 def power_budget(
     fabric: Fabric,
     facts: CatalogFacts,
@@ -515,6 +554,10 @@ def power_budget(
             "cables_w": _round(cables),
             "total_w": _round(optics + cables),
         }
+    by_network = _network_power(fabric, facts, ledger)
+    servers_w += sum(n["systems_w"] for n in by_network.values())
+    switches_w += sum(n["switches_w"] for n in by_network.values())
+    transceivers_w += sum(n["transceivers_w"] for n in by_network.values())
     total = servers_w + switches_w + transceivers_w + cables_w
     network = switches_w + transceivers_w + cables_w
     gpus = int(summary.get("gpus") or 0)
@@ -558,6 +601,7 @@ def power_budget(
         problems=problems,
         gpus=gpus,
         bisection_gbps=bisection,
+        by_network=by_network,
     )
 
 

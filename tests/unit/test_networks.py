@@ -266,3 +266,22 @@ def test_management_systems_are_parts_of_the_bom(cluster, facts):
     # The OOB network manages exactly these systems' ports.
     managed = networks["oob"]["managed_ports"]
     assert managed["PDUs"] == 96 + 12 and managed["management and UFM nodes"] == 4 + 4
+
+
+def test_power_budget_adds_every_network(cluster, facts):
+    """Each network's switches (typical W), modules (max W) and management systems (max W)
+    are in the budget, per network and in the totals; the compute fabric's figures stay."""
+    from planner.analyses.power import power_budget
+
+    fabric, _ = cluster
+    report = power_budget(fabric, facts).as_dict()
+    plain = power_budget(build_fabric(parse_spec(four_su()), facts), facts).as_dict()
+    networks = report["by_network"]
+    assert set(networks) == {"storage", "inband", "oob", "management"}
+    sn2201 = facts.parts["SN2201"].get("power_typical_w") or 0
+    assert networks["oob"]["switches_w"] == pytest.approx(8 * sn2201)
+    ufm = facts.parts["UFM-Enterprise-Appliance-NDR"]["power_max_w"]
+    assert networks["management"]["systems_w"] >= 4 * ufm
+    added = sum(n["total_w"] for n in networks.values())
+    assert report["total_w"] == pytest.approx(plain["total_w"] + added, abs=0.5)
+    assert report["by_role"] == plain["by_role"]  # compute fabric devices unchanged

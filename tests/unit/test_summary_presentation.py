@@ -83,3 +83,19 @@ def test_the_other_networks_read_as_tables(facts):
     assert ("System", "PX3-5878I2R-P1Q2R1A15D5", "96") in rows["management"]["parts"]
     assert rows["storage"]["switches_total"] == "16" and rows["storage"]["missing"] == []
     assert all(row["conventions"] for row in rows.values())
+
+
+def test_power_page_lists_the_other_networks(facts):
+    from planner.analyses.power import power_budget
+    from planner.domain.pipeline import build_fabric
+    from simulation.presentation import power_context
+
+    fabric = build_fabric(parse_spec(preset_get("h100-superpod-4su-cluster").spec), facts)
+    rows = {row[0]: row for row in power_context(power_budget(fabric, facts).as_dict())["networks"]}
+    assert list(rows) == [
+        "Storage",
+        "In-band management",
+        "Out-of-band management",
+        "Management systems",
+    ]
+    assert rows["Management systems"][3].endswith("kW") and rows["Storage"][1].endswith("kW")
