@@ -6,10 +6,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # Line and branch coverage of the product packages, printed at the end of `make test`.
 COVERAGE ?= --cov=planner --cov=inventory --cov=simulation --cov-branch
-# Two pytest workers (pytest-xdist), one per core, each with its own test database, for all
-# but the tests that kill and restart real Celery workers, which then run on their own.
-# PARALLEL= runs everything in one process.
-PARALLEL ?= -n 2 --dist loadfile
+# Two pytest workers (pytest-xdist), one per core, each with its own test database and Redis
+# databases. Tests go to a worker by file, in collection order (heavy API walks early), and
+# the tests that kill and restart real Celery workers all to one worker, first, one after the
+# other, while the other worker runs the rest (tests/conftest.py). PARALLEL= runs everything
+# in one process.
+PARALLEL ?= -n 2 --dist loadfile --no-loadscope-reorder
 
 .PHONY: run test setup venv frontend db lint format bench lock clean
 
@@ -50,8 +52,7 @@ test: setup lint
 	cd frontend && npm test --silent
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 ifeq ($(strip $(PYTEST_ARGS)),)
-	$(VENV)/bin/pytest $(PARALLEL) -m "not celery" $(COVERAGE) --cov-report=
-	$(VENV)/bin/pytest -m celery $(COVERAGE) --cov-append --cov-report=term:skip-covered
+	$(VENV)/bin/pytest $(PARALLEL) $(COVERAGE) --cov-report=term:skip-covered
 else
 	$(VENV)/bin/pytest $(COVERAGE) --cov-report=term:skip-covered $(PYTEST_ARGS)
 endif

@@ -54,6 +54,40 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.django_db)
 
 
+#: Tests that start, kill and restart real Celery workers (the ``celery`` mark, by folder).
+CELERY_FOLDER = "tests/integration/"
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` (``make test``), with the Celery tests as one unit: all on one
+    pytest-xdist worker, one after the other, while the other worker runs the rest."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class CeleryTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return CELERY_FOLDER if path.startswith(CELERY_FOLDER) else path
+
+    return CeleryTogether(config, log)
+
+
+class _CeleryFirst:
+    """On a pytest-xdist worker, the Celery tests first: with ``--no-loadscope-reorder`` the
+    files go out in collection order, so one worker starts on them at once (a minute, mostly
+    waiting on worker processes) while the other takes the rest."""
+
+    @pytest.hookimpl(trylast=True)  # after pytest-django's reordering
+    def pytest_collection_modifyitems(self, config, items):
+        if hasattr(config, "workerinput"):
+            items.sort(key=lambda item: item.get_closest_marker("celery") is None)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_CeleryFirst(), "fabric-celery-first")
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database with the seed catalog loaded once (committed, so each
@@ -360,17 +394,23 @@ def reset_broker_connections(app) -> None:
     app.amqp._producer_pool = None
 
 
+def broker_db_url(redis_url: str, *, isolated: bool = False) -> str:
+    """A Redis database for this pytest process's brokers: one per pytest-xdist worker
+    (gw0 -> 15, gw1 -> 14, ...) for the shared test worker, and with ``isolated`` another one
+    (gw0 -> 7, gw1 -> 6, ...) for tests that start and kill workers of their own, so that no
+    Celery worker ever takes another's tasks."""
+    base = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    number = int(os.environ.get("TEST_REDIS_DB", "15")) - int(worker.removeprefix("gw") or 0)
+    return f"{base}/{number - 8 if isolated else number}"
+
+
 @pytest.fixture(scope="session")
 def celery_broker_url(redis_url):
     """A Redis database of its own for the tests' broker, emptied at the start."""
     import redis
 
-    base = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
-    # One database per pytest-xdist worker (gw0 -> 15, gw1 -> 14, ...), so that parallel
-    # workers' Celery workers never take each other's tasks.
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    number = int(os.environ.get("TEST_REDIS_DB", "15")) - int(worker.removeprefix("gw") or 0)
-    url = f"{base}/{number}"
+    url = broker_db_url(redis_url)
     redis.Redis.from_url(url).flushdb()
     return url
 
@@ -429,29 +469,6 @@ def stop_worker(proc: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, 9)
     time.sleep(0.5)  # let PostgreSQL notice the closed connections before the test DB is dropped
-
-
-@pytest.fixture(scope="session")
-def _session_worker(celery_broker_url, django_db_setup, django_db_blocker, tmp_path_factory):
-    from planner.project.celery import app
-
-    with django_db_blocker.unblock():
-        proc = start_worker(celery_broker_url, tmp_path_factory.mktemp("worker") / "worker.log")
-    previous_url = app.conf.broker_url
-    app.conf.broker_url = celery_broker_url
-    reset_broker_connections(app)
-    yield proc
-    app.conf.broker_url = previous_url
-    reset_broker_connections(app)
-    stop_worker(proc)
-
-
-@pytest.fixture
-def celery_worker_process(_session_worker, transactional_db):
-    """A real worker process on Redis that sees this test's committed rows."""
-    if _session_worker.poll() is not None:
-        pytest.fail("the Celery worker died")
-    return _session_worker
 
 
 # --- Browser: Debian's Chromium through Playwright --------------------------------------------

@@ -17,7 +17,7 @@ from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
 from simulation.models import Job, JobStatusChoices
 from simulation.services import job_cancel, job_enqueue
-from tests.conftest import reset_broker_connections, start_worker, stop_worker
+from tests.conftest import broker_db_url, reset_broker_connections, start_worker, stop_worker
 
 FOUR_SU = load_spec_text((EXAMPLES_DIR / "h100-superpod-4su.yaml").read_text())
 
@@ -112,13 +112,12 @@ def test_cancel_stops_a_running_job_and_frees_the_worker(celery_worker_process, 
 
 @pytest.fixture
 def isolated_broker(redis_url):
-    """A Redis database of its own (not the session worker's), emptied, used by this process."""
+    """A Redis database of its own (not the shared worker's), emptied, used by this process."""
     import redis
 
     from planner.project.celery import app
 
-    base = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
-    url = f"{base}/{int(os.environ.get('TEST_REDIS_DB', '15')) - 1}"
+    url = broker_db_url(redis_url, isolated=True)
     redis.Redis.from_url(url).flushdb()
     previous = app.conf.broker_url
     app.conf.broker_url = url
