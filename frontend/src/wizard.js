@@ -418,8 +418,12 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       // Every field, as the server maps the preset's spec (forms.fields_from_spec).
       writeValues(form, preset.fields ?? {});
       for (const el of form.elements) if (el.name) touched.add(el.name);
-      const formSource = form.querySelector("input[name=source][value=form]");
-      if (formSource) formSource.checked = true;
+      // A preset the fields cannot show whole (a networks block) comes as its YAML text.
+      const source = preset.fields?.source === "text" ? "text" : "form";
+      const radio = form.querySelector(`input[name=source][value=${source}]`);
+      if (radio) radio.checked = true;
+      const text = form.querySelector("details.spec-text");
+      if (text) text.open = source === "text";
       showTopologyFields(form);
       refreshLeaves().then(() => writeValues(form, { leaf: preset.fields?.leaf ?? "" })).then(refresh);
     });

@@ -8,6 +8,7 @@ The wizard's fields map onto spec keys in one place, :func:`planner.designs.wiza
 
 from __future__ import annotations
 
+import yaml
 from django import forms
 
 from inventory.library.vocab import GPU_SERVER_KINDS
@@ -29,7 +30,7 @@ from planner.designs.wizard import (
     wizard_defaults,
 )
 from planner.domain.presets import load_presets
-from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES
+from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES, SpecError, parse_spec
 from planner.teams.selectors import teams_for
 
 __all__ = [
@@ -279,7 +280,22 @@ def fields_from_spec(spec: dict) -> dict[str, str]:
         name: _text(field.initial) for name, field in base.items() if name not in NOT_SPEC_FIELDS
     }
     values.update((name, _text(value)) for name, value in initial_from_spec(spec).items())
+    values["source"] = "form"
+    if not _fields_hold(spec, values):
+        # The spec says more than the fields can (a networks block, layout or naming details):
+        # the preset fills the YAML/JSON text and builds from it, so nothing is dropped.
+        values["source"] = "text"
+        values["spec_text"] = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True)
     return values
+
+
+def _fields_hold(spec: dict, values: dict) -> bool:
+    """Whether the fields ``values`` describe ``spec`` whole (the same parsed spec)."""
+    racks = {spec.get("server")} if "racks" in spec else set()  # the spec says which it is
+    try:
+        return parse_spec(spec_from_fields(values, rack_systems=racks)) == parse_spec(spec)
+    except (SpecError, ValueError):
+        return False
 
 
 def wizard_presets() -> list[dict]:

@@ -234,7 +234,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": [
         "planner.project.api.filters.StrictFilterBackend",
         "rest_framework.filters.SearchFilter",
-        "rest_framework.filters.OrderingFilter",
+        "planner.project.api.filters.NullsLastOrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "planner.project.api.pagination.StandardPagination",
     "PAGE_SIZE": 50,

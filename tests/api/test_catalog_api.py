@@ -77,8 +77,11 @@ def test_search_ordering_and_pagination(api_client, seeded):
     assert {"QM9700", "QM9790"} <= found
     page = api_client.get("/api/inventory/transceivers/?page_size=5&ordering=-speed_gbps").json()
     assert len(page["results"]) == 5 and page["next"]
-    speeds = [row["speed_gbps"] or 0 for row in page["results"]]
-    assert speeds == sorted(speeds, reverse=True)
+    speeds = [row["speed_gbps"] for row in page["results"]]
+    assert None not in speeds and speeds == sorted(speeds, reverse=True)  # unknown speeds last
+    rising = api_client.get("/api/inventory/transceivers/?page_size=5&ordering=speed_gbps").json()
+    speeds = [row["speed_gbps"] for row in rising["results"]]
+    assert None not in speeds and speeds == sorted(speeds)
     capped = api_client.get("/api/inventory/transceivers/?page_size=100000").json()
     assert len(capped["results"]) == min(1000, capped["count"])
 

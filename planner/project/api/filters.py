@@ -1,7 +1,9 @@
 """Filtering shared by every API list."""
 
+from django.db.models import F
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
+from rest_framework.filters import OrderingFilter
 
 
 class StrictFilterBackend(DjangoFilterBackend):
@@ -26,3 +28,25 @@ class StrictFilterBackend(DjangoFilterBackend):
                     {name: ["Give a value, or leave the parameter out."] for name in empty}
                 )
         return super().filter_queryset(request, queryset, view)
+
+
+class NullsLastOrderingFilter(OrderingFilter):
+    """``?ordering=`` as DRF reads it, with unknown values (NULL) last in both directions:
+    PostgreSQL sorts NULL first when descending, so "fastest first" began with the parts
+    whose speed is unknown."""
+
+    def filter_queryset(self, request, queryset, view):
+        ordering = self.get_ordering(request, queryset, view)
+        if not ordering:
+            return queryset
+        terms = []
+        for term in ordering:
+            if not isinstance(term, str):
+                terms.append(term)
+                continue
+            name = term.lstrip("-")
+            field = F(name)
+            terms.append(
+                field.desc(nulls_last=True) if term.startswith("-") else field.asc(nulls_last=True)
+            )
+        return queryset.order_by(*terms)
