@@ -29,6 +29,7 @@ from planner.domain.canvas import EditError, fabric_from_edit, violation_dict
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, archived_problems
 from planner.domain.edits import keep_from_base
 from planner.domain.fabric import Fabric, FabricError
+from planner.domain.generators import requested_servers
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
 from planner.domain.summary import diff_summaries, summarize
@@ -83,12 +84,9 @@ def _check_size(spec: DesignSpec, facts: CatalogFacts) -> None:
     server = facts.device(spec.server, "server", field_name="server")
     rails = spec.rails or server.ports or 1
     per_server = server.gpus or rails
-    if spec.servers is not None:
-        servers, field, how = spec.servers, "servers", f"{spec.servers:,} servers"
-    elif spec.racks is not None:
-        servers, field, how = spec.racks, "racks", f"{spec.racks:,} racks"
-    elif spec.gpus is not None:
-        servers, field, how = -(-spec.gpus // per_server), "gpus", f"{spec.gpus:,} GPUs"
+    servers, field = requested_servers(spec, per_server)
+    if servers is not None:
+        how = f"{getattr(spec, field):,} {'GPUs' if field == 'gpus' else field}"
     elif spec.k:
         servers, field = spec.k**3 // 4 // rails, "servers"
         how = f"a k = {spec.k} fat-tree"

@@ -190,7 +190,7 @@ def generate_topology(
         switches = _switches(spec, facts, speed, speed)
         servers = _fat_tree_servers(spec, rails * trays, switches)
     else:
-        servers = _server_count(spec, gpus_per_server)
+        servers, _ = requested_servers(spec, gpus_per_server)
     final_servers = _final_servers(spec, server, gpus_per_server, servers)
     if spec.topology == "clos" and final_servers and trays > 1:
         raise FabricError(
@@ -198,22 +198,12 @@ def generate_topology(
             "topology: rail-optimized, whose steps are whole SUs",
             field="grow_to",
         )
-    plans = []
-    for up_speed in _uplink_speeds(spec, facts, speed):
-        switches = _switches(spec, facts, speed, up_speed)
-        try:
-            plan = _plan(spec, switches, servers, rails, trays, gpus_per_server, final_servers)
-        except FabricError:
-            if plans or up_speed == speed:
-                raise
-            continue  # the full port speed cannot build it; try the plane speed
-        plans.append((plan, switches))
-    # The full port speed for uplinks, unless it needs more tiers than the plane speed.
-    plan, switches = min(plans, key=lambda pair: pair[0]["tiers"])
+    up_speed = _uplink_speed(spec, speed)
+    switches = _switches(spec, facts, speed, up_speed)
+    plan = _plan(spec, switches, servers, rails, trays, gpus_per_server, final_servers)
     builder = FabricBuilder()
     server_group = server.group_at(port_speed)
     server_ppc = (server_group.ports_per_cage if server_group else 1) * spec.planes
-    up_speed = switches.up_speed
     server_su = (
         (np.arange(servers) // plan["servers_per_su"]).astype(np.int32)
         if spec.topology == "rail-optimized"
@@ -300,20 +290,18 @@ def _plane_speed(spec: DesignSpec, server: DeviceModel, port_speed: int) -> int:
     return speed
 
 
-def _uplink_speeds(spec: DesignSpec, facts: CatalogFacts, speed: int) -> list[int]:
-    """Switch-to-switch link speeds to try, best first: ``uplink_speed_gbps`` when given,
-    else the server link (plane) speed. Either way the summary's ``physical_ports`` counts
-    the cables per physical port as NVIDIA's multi-plane tables do (a leaf's 800G port
-    carrying two 400G uplinks is one)."""
-    if spec.uplink_speed_gbps:
-        up = spec.uplink_speed_gbps
-        if up % speed:
-            raise FabricError(
-                f"uplink_speed_gbps = {up} is not a whole multiple of the {speed}G server links",
-                field="uplink_speed_gbps",
-            )
-        return [up]
-    return [speed]
+def _uplink_speed(spec: DesignSpec, speed: int) -> int:
+    """Switch-to-switch link speed: ``uplink_speed_gbps`` when given, else the server link
+    (plane) speed. Either way the summary's ``physical_ports`` counts the cables per physical
+    port as NVIDIA's multi-plane tables do (a leaf's 800G port carrying two 400G uplinks is
+    one)."""
+    up = spec.uplink_speed_gbps or speed
+    if up % speed:
+        raise FabricError(
+            f"uplink_speed_gbps = {up} is not a whole multiple of the {speed}G server links",
+            field="uplink_speed_gbps",
+        )
+    return up
 
 
 def _native_speed(model: DeviceModel, speed: int) -> int:
@@ -332,10 +320,23 @@ def _connected_gpus(server: DeviceModel, rails: int, trays: int, gpus_per_server
     return gpus_per_server * wired // nics
 
 
-def _server_count(spec: DesignSpec, gpus_per_server: int) -> int:
+def requested_servers(spec: DesignSpec, gpus_per_server: int) -> tuple[int | None, str]:
+    """Servers (or rack-scale systems) the spec asks for and the field that says so:
+    ``servers``, ``racks``, or ``gpus`` rounded up to whole servers; ``(None, "")`` when it
+    gives none (a full fat-tree).
+
+    >>> from planner.domain.spec import parse_spec
+    >>> requested_servers(parse_spec({"name": "x", "topology": "clos", "server": "S",
+    ...     "gpus": 20, "switches": {"leaf": "L"}}), 8)
+    (3, 'gpus')
+    """
     if spec.gpus is not None:
-        return math.ceil(spec.gpus / gpus_per_server)
-    return spec.racks if spec.racks is not None else spec.servers
+        return math.ceil(spec.gpus / gpus_per_server), "gpus"
+    if spec.racks is not None:
+        return spec.racks, "racks"
+    if spec.servers is not None:
+        return spec.servers, "servers"
+    return None, ""
 
 
 def _final_servers(
