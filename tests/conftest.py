@@ -492,15 +492,30 @@ def chromium():
 SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"
 
 
+#: ``FABRIC_SCREENSHOTS=all`` keeps a full-page screenshot of every browser test's last page;
+#: by default only a failed test's is taken (a full-page screenshot costs up to a second).
+SCREENSHOT_EVERY_TEST = os.environ.get("FABRIC_SCREENSHOTS", "") == "all"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Remember each phase's report on the item (``page`` asks whether the test failed)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
 def page(chromium, request):
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
     yield page
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    report = getattr(request.node, "report_call", None)
     try:
-        page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
+        if SCREENSHOT_EVERY_TEST or report is None or report.failed:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
     finally:
         context.close()
 
