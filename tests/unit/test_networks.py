@@ -164,6 +164,7 @@ def test_spec_round_trips_networks():
         ({"storage": {"storage_ports": "many"}}, "networks.storage.storage_ports"),
         ({"inband": {"spine": "SN4600C"}}, "networks.inband"),
         ({"converged": {}}, "networks.converged.leaf"),
+        ({"converged": {"leaf": "SN5600"}, "inband": {}}, "networks.converged"),
         ({"storage": {"oversubscription": "1:2"}}, "networks.storage.oversubscription"),
         ({"storage": {"oversubscription": 0.5}}, "networks.storage.oversubscription"),
     ],

@@ -12,6 +12,8 @@ Examples
 []
 >>> check_networks({"converged": {}}, "DGX-H100")[0][0]
 'networks.converged.leaf'
+>>> check_networks({"converged": {"leaf": "SN5600"}, "storage": {}}, "DGX-H100")[0][0]
+'networks.converged'
 """
 
 from __future__ import annotations
@@ -40,9 +42,23 @@ def check_networks(networks: dict, server: str) -> list[tuple[str, str]]:
     """Problems of a ``networks`` block that need no catalog: fields without a default for
     ``server`` (e.g. ``networks.oob.leaf`` for a server outside the H100 family), bad ratios.
 
+    A converged fabric carries the storage and in-band traffic (NVIDIA Enterprise RA: three
+    physical fabrics, compute, "CPU Converged" and OOB), so it is refused beside a separate
+    ``storage`` or ``inband`` network, naming ``networks.converged``.
+
     The JSON Schema has already checked the block's structure and types.
     """
-    return resolve_settings(networks, server)[1]
+    problems = resolve_settings(networks, server)[1]
+    separate = [name for name in ("storage", "inband") if name in networks]
+    if "converged" in networks and separate:
+        problems.append(
+            (
+                "networks.converged",
+                "a converged fabric carries the storage and in-band traffic: give it instead "
+                f"of {' and '.join(separate)}, not beside",
+            )
+        )
+    return problems
 
 
 def _hosts(spec, fabric: Fabric, facts: CatalogFacts) -> tuple[int, int]:
