@@ -8,34 +8,72 @@ import numpy as np
 
 from planner.domain.canvas.common import MAX_ELEMENTS, CanvasError, rack_name
 from planner.domain.canvas.elements import View, ViewContext, view_context
+from planner.domain.canvas.networks import (
+    LayerElements,
+    NetworkLayers,
+    fitting_layers,
+    layer_counts,
+    layer_summary,
+    level_note,
+    merge,
+    omitted,
+)
 from planner.domain.fabric import ROLE, TIER, Fabric
 
 SPINE_DETAIL_MAX = 128  # an SU view shows at most this many spines one by one
 
 
-def _first_fitting(build, levels: int, notes_by_level: list[str]) -> tuple[View, list[str]]:
-    """The first of ``levels`` ever coarser views that fits :data:`MAX_ELEMENTS`."""
+def _first_fitting(
+    build, levels: int, notes_by_level: list[str], layers: NetworkLayers | None = None
+) -> tuple[View, LayerElements, list[str]]:
+    """The first of ``levels`` ever coarser views that fits :data:`MAX_ELEMENTS` with the
+    other networks' ``layers`` (the finest of their levels that fits; at the coarsest view,
+    left out when even their coarsest level does not fit)."""
     for level in range(levels):
         view = build(level)
-        if view.size() <= MAX_ELEMENTS or level == levels - 1:
+        last = level == levels - 1
+        built = fitting_layers(layers, view)
+        if built is None and last:
+            built = omitted()
+        if built is not None and (view.size() + built.size() <= MAX_ELEMENTS or last):
             notes = []
             if level and notes_by_level[level]:
                 notes.append(
                     f"{notes_by_level[level]} to stay within {MAX_ELEMENTS:,} elements "
-                    f"({view.size():,} shown)."
+                    f"({view.size() + built.size():,} shown)."
                 )
-            return view, notes
+            note = level_note(layers, built)
+            if note:
+                notes.append(note)
+            return view, built, notes
     raise AssertionError("unreachable")
 
 
-def _counts(view: View) -> dict:
+def _counts(view: View, built: LayerElements, elements: dict) -> dict:
     single, bundled, uniq, _, _ = view.link_sets()
     return {
-        "nodes": len(view.entries) + len(view.groups),
-        "edges": int(single.size + uniq.size),
-        "elements": view.size(),
+        "nodes": len(view.entries) + len(view.groups) + len(built.nodes),
+        "edges": int(single.size + uniq.size) + len(built.edges),
+        "elements": view.size() + built.size(),
         "links_shown": int(single.size + bundled.size),
+        "layers": layer_counts(elements),
     }
+
+
+def _result(view: View, built: LayerElements, positions=None) -> dict:
+    """The rendered elements and counts of ``view`` with its network layers."""
+    elements = merge(view.render(positions), built)
+    return {"elements": elements, "counts": _counts(view, built, elements)}
+
+
+def _layers(fabric: Fabric, cluster) -> NetworkLayers | None:
+    if cluster is None or not (cluster.devices or cluster.links):
+        return None
+    return NetworkLayers(fabric, cluster)
+
+
+def _network_fields(fabric: Fabric, layers: NetworkLayers | None) -> dict:
+    return {"networks": layer_summary(fabric, layers)}
 
 
 # --- overview -----------------------------------------------------------------------------------
@@ -174,7 +212,7 @@ def _plane_fields(fabric: Fabric, plane: int | None) -> dict:
     return {"plane": None if plane is None else plane + 1, "planes": plane_count(fabric)}
 
 
-def overview_elements(fabric: Fabric, plane: int | None = None) -> dict:
+def overview_elements(fabric: Fabric, plane: int | None = None, cluster=None) -> dict:
     """The whole fabric, aggregated: per plane one node per SU (servers, leaves; rail-optimized)
     or pod (Clos, fat-tree), per pod (three tiers) or plane (two tiers) one spines node, per
     core group one cores node, one fabric-manager node; bundled edges between them.
@@ -198,15 +236,18 @@ def overview_elements(fabric: Fabric, plane: int | None = None) -> dict:
     ['2 × 400G']
     """
     ctx = view_context(fabric, plane)
-    view, notes = _first_fitting(lambda level: _overview(ctx, level), 5, OVERVIEW_NOTES)
+    layers = _layers(fabric, cluster)
+    view, built, notes = _first_fitting(
+        lambda level: _overview(ctx, level), 5, OVERVIEW_NOTES, layers
+    )
     return {
         "view": "overview",
         "scope": None,
-        "elements": view.render(),
+        **_result(view, built),
         "scopes": _scopes(view_context(fabric) if plane is not None else ctx),
         "notes": notes,
-        "counts": _counts(view),
         **_plane_fields(fabric, plane),
+        **_network_fields(fabric, layers),
     }
 
 
@@ -446,7 +487,7 @@ def _parse_scope(scope: str) -> tuple[str, int]:
     raise CanvasError(f"unknown scope {scope!r}: use su:N, pod:N, core or all")
 
 
-def detail_elements(fabric: Fabric, scope: str, plane: int | None = None) -> dict:
+def detail_elements(fabric: Fabric, scope: str, plane: int | None = None, cluster=None) -> dict:
     """One scope of the fabric, node by node where it fits.
 
     Scopes: ``su:N`` (the SU's servers in their racks and its leaves in rail groups, inside
@@ -465,6 +506,7 @@ def detail_elements(fabric: Fabric, scope: str, plane: int | None = None) -> dic
         Unknown scope, no such SU or pod, or ``all`` of a fabric too large to show whole.
     """
     ctx = view_context(fabric, plane)
+    layers = _layers(fabric, cluster)
     kind, number = _parse_scope(scope)
     notes: list[str] = []
     positions = None
@@ -474,25 +516,32 @@ def detail_elements(fabric: Fabric, scope: str, plane: int | None = None) -> dic
         members = np.isin(fabric.node_role, [ROLE["server"], ROLE["leaf"]]) & (ctx.su == number)
         if not members.any():
             raise CanvasError(f"no SU {number + 1} in this fabric")
-        view, notes = _first_fitting(lambda level: _detail_su(ctx, number, level), 4, SU_NOTES)
+        view, built, notes = _first_fitting(
+            lambda level: _detail_su(ctx, number, level), 4, SU_NOTES, layers
+        )
     elif kind == "pod":
         members = np.isin(fabric.node_role, [ROLE["leaf"], ROLE["spine"]]) & (ctx.pod == number)
         if not members.any():
             raise CanvasError(f"no pod {number + 1} in this fabric")
-        view, notes = _first_fitting(lambda level: _detail_pod(ctx, number, level), 4, POD_NOTES)
+        view, built, notes = _first_fitting(
+            lambda level: _detail_pod(ctx, number, level), 4, POD_NOTES, layers
+        )
     elif kind == "core":
         if not (fabric.node_role == ROLE["spine"]).any():
             raise CanvasError("this fabric has no spines: open the whole fabric (all) instead")
         levels = CORE_NOTES if ctx.has_cores else CORE_NOTES_TWO_TIERS
-        view, notes = _first_fitting(lambda level: _detail_core(ctx, level), len(levels), levels)
+        view, built, notes = _first_fitting(
+            lambda level: _detail_core(ctx, level), len(levels), levels, layers
+        )
     else:
         view = _all(ctx)
         positions = _stored_positions(fabric)
+        view, built, notes = _first_fitting(lambda level: view, 1, [""], layers)
     return {
         "view": "detail",
         "scope": f"{kind}:{number + 1}" if kind in ("su", "pod") else kind,
-        "elements": view.render(positions),
+        **_result(view, built, positions),
         "notes": notes,
-        "counts": _counts(view),
         **_plane_fields(fabric, plane),
+        **_network_fields(fabric, layers),
     }
