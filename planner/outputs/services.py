@@ -41,6 +41,7 @@ from planner.domain.outputs import (
     design_json,
     netbox_cable_lines,
     netbox_device_lines,
+    network_elements,
     p2p_lines,
 )
 
@@ -110,8 +111,14 @@ def export_chunks(
     spares_pct: Mapping[str, float] | None = None,
     site: str = "",
     makers: Mapping[str, str] | None = None,
+    elements=None,
 ) -> Iterator[str]:
     """The body of one download format (:data:`DOWNLOAD_FORMATS`) as text chunks.
+
+    A design with networks (``fabric.info["networks"]``) has them in every export
+    (:mod:`planner.domain.outputs.exports`); ``elements``, their devices and links when
+    already built (:func:`planner.domain.outputs.network_elements`), saves building them
+    again.
 
     Raises
     ------
@@ -125,11 +132,15 @@ def export_chunks(
         "bom-csv": lambda: bom_csv_lines(bill_of_materials(fabric, facts, spares_pct=spares_pct)),
         "cabling-csv": lambda: cabling_csv_lines(fabric, facts),
         "netbox-devices": lambda: netbox_device_lines(
-            fabric, facts, site=site or "fabric-planner", manufacturer_names=makers
+            fabric,
+            facts,
+            site=site or "fabric-planner",
+            manufacturer_names=makers,
+            elements=elements,
         ),
-        "netbox-cables": lambda: netbox_cable_lines(fabric, facts),
-        "p2p": lambda: p2p_lines(fabric),
-        "avd": lambda: avd_topology_lines(fabric, facts),
+        "netbox-cables": lambda: netbox_cable_lines(fabric, facts, elements=elements),
+        "p2p": lambda: p2p_lines(fabric, facts, elements=elements),
+        "avd": lambda: avd_topology_lines(fabric, facts, elements=elements),
         "json": lambda: _json_chunks(
             design_json(
                 name=name,
@@ -138,6 +149,8 @@ def export_chunks(
                 summary=summary,
                 fabric=fabric,
                 bom=bill_of_materials(fabric, facts, spares_pct=spares_pct),
+                facts=facts,
+                elements=elements,
             )
         ),
     }
@@ -175,8 +188,8 @@ def revision_export(
     Raises
     ------
     OutputError
-        ``unknown-format``, ``topology-unreadable``, or ``not-ethernet`` (AVD of an
-        InfiniBand design).
+        ``unknown-format``, ``topology-unreadable``, or ``not-ethernet`` (AVD of a design
+        none of whose fabrics runs Ethernet).
     planner.domain.outputs.BomError
         A bad spares percentage.
     """
@@ -189,7 +202,8 @@ def revision_export(
     if spares_pct:
         bill_of_materials(fabric, facts, spares_pct=spares_pct)  # refuse bad input up front
     stem, extension, title = DOWNLOAD_FORMATS[fmt]
-    if fmt == "avd" and (refusal := avd_refusal(fabric, facts)):
+    elements = network_elements(fabric, facts) if fmt not in ("bom-csv", "cabling-csv") else None
+    if fmt == "avd" and (refusal := avd_refusal(fabric, facts, elements)):
         raise OutputError("not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export.")
     chunks = export_chunks(
         fmt,
@@ -202,6 +216,7 @@ def revision_export(
         spares_pct=spares_pct,
         site=site,
         makers=manufacturer_names() if fmt == "netbox-devices" else None,
+        elements=elements,
     )
     audit_record(
         actor=user,

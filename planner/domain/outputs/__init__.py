@@ -40,6 +40,7 @@ from planner.domain.outputs.exports import (
     design_json,
     netbox_cable_lines,
     netbox_device_lines,
+    network_elements,
     p2p_lines,
 )
 
@@ -73,6 +74,7 @@ __all__ = [
     "link_labels",
     "netbox_cable_lines",
     "netbox_device_lines",
+    "network_elements",
     "p2p_lines",
     "spares_for",
 ]

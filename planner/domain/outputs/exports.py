@@ -4,6 +4,13 @@ topology CSV and the whole design as JSON.
 Every CSV export is a generator of lines (:func:`planner.domain.outputs.cabling.csv_lines`),
 so a large fabric streams with flat memory.
 
+The cluster's other networks (a spec's ``networks:`` block: storage, converged, in-band,
+out-of-band and the management systems) are in every export once the fabric has them
+(``fabric.info["networks"]``): their devices and links come from
+:func:`planner.domain.networks.elements.cluster_elements` (one call per export; pass
+``elements`` to reuse one). A design without networks gets the compute fabric alone,
+byte for byte as before (no extra column).
+
 - **NetBox** (DCIM bulk import, *Devices* and *Cables*): the device CSV has NetBox's import
   field names ``name, role, manufacturer, device_type, site, rack, position, face, status``
   (``manufacturer`` by name, ``device_type`` by model: both must exist in NetBox, as must the
@@ -11,10 +18,18 @@ so a large fabric streams with flat memory.
   side_a_name, side_b_device, side_b_type, side_b_name, type, status, label, length,
   length_unit`` with ``dcim.interface`` terminations named as the cabling plan names ports,
   NetBox cable types (``dac-passive``, ``dac-active``, ``aoc``, ``mmf``/``mmf-om4``,
-  ``smf``/``smf-os2``) and status ``planned``. A breakout leg is one NetBox cable.
+  ``smf``/``smf-os2``; twisted pair ``cat5e``, ``cat6`` ...: NetBox's ``CableTypeChoices``,
+  netbox-community/netbox ``netbox/dcim/choices.py``) and status ``planned``. A breakout leg
+  is one NetBox cable. With networks both CSVs add a ``tags`` column naming the network of
+  each device and cable (``compute``, ``storage``, ``converged``, ``inband``, ``oob``,
+  ``management``; NetBox reads tag slugs, so create these tags before the import), and the
+  device CSV lists every device of every network (switches by role, management systems,
+  storage arrays, PDUs) with its catalog model and, when placed, its rack and RU.
 - **NVIDIA P2P** (UFM Cable Validation Tool point-to-point sheet): ``A-Rack, A-U, A-Node Name,
   A-Type, A-Port, Z-Rack, Z-U, Z-Node Name, Z-Type, Z-Port``; types ``Host`` and ``Switch``;
-  split ports written ``1/2``.
+  split ports written ``1/2``. With networks every network's links follow the compute
+  fabric's, and a last column ``Network`` names each row's network (the tool validates one
+  fabric at a time: filter the rows on it).
 - **Arista AVD** topology CSV (as ``eos_designs`` fabric documentation writes it): ``Node Type,
   Node, Node Interface, Peer Type, Peer Node, Peer Interface, Node Interface Enabled``, one row
   per switch interface with a link, sorted by node name (natural order) and interface; a
@@ -22,8 +37,17 @@ so a large fabric streams with flat memory.
   interface is named as the cabling plan names the port (``<cage>`` or ``<cage>/<port>``);
   node types ``l3leaf``, ``spine``, ``super-spine``, and ``server`` for servers and
   fabric-manager endpoints. AVD describes Ethernet fabrics: a design whose switches run
-  InfiniBand (by the catalog's ``protocols``) is refused with :class:`ExportError`.
-- **JSON**: the spec, the summary, the topology (``Fabric.to_dict()`` columns) and the BOM.
+  InfiniBand (by the catalog's ``protocols``) is refused with :class:`ExportError`. With
+  networks, each network whose switches run Ethernet is its own fabric (a last column
+  ``Fabric``: ``compute``, ``storage``, ``converged``, ``inband``, ``oob``), its leaves
+  ``l3leaf`` (the in-band and converged leaf pairs; the OOB access switches ``l2leaf``), its
+  spines and cores ``spine``, every other device ``server``; a network on InfiniBand
+  switches is left out (:func:`avd_scope` says which and why), and the export is refused
+  only when no fabric of the design runs Ethernet.
+- **JSON**: the spec, the summary, the topology (``Fabric.to_dict()`` columns; its ``info``
+  holds the networks' plan, ``info["networks"]``) and the BOM; with networks also
+  ``network_elements``, every network device and link (the
+  :class:`~planner.domain.networks.elements.ClusterElements` as lists of dicts).
 """
 
 from __future__ import annotations
@@ -31,11 +55,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import asdict
 
 import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
+from planner.domain.media.lengths import TOLERANCE_M, policy_length_m
 from planner.domain.outputs.bom import BillOfMaterials
 from planner.domain.outputs.cabling import (
     COPPER_TYPES,
@@ -120,6 +146,178 @@ AVD_NODE_TYPES = {
     "core": "super-spine",
 }
 DEFAULT_SITE = "fabric-planner"
+#: The column a design with networks adds: NetBox ``tags`` (tag slugs), P2P ``Network``,
+#: AVD ``Fabric``.
+NETBOX_TAGS_COLUMN = "tags"
+P2P_NETWORK_COLUMN = "Network"
+AVD_FABRIC_COLUMN = "Fabric"
+COMPUTE = "compute"
+#: NetBox role of a network device whose role NetBox names otherwise (else the role as is).
+NETWORK_NETBOX_ROLES = {"ufm": "fabric-manager", "node": "server"}
+#: Roles of switches in the networks' elements (a device whose catalog category is
+#: ``switch`` is one too).
+NETWORK_SWITCH_ROLES = frozenset({"leaf", "storage-leaf", "spine", "core", "switch"})
+#: AVD node type of a network switch by role; the OOB network's access switches are
+#: ``l2leaf`` (layer 2 only), every other leaf ``l3leaf``.
+AVD_NETWORK_NODE_TYPES = {"leaf": "l3leaf", "storage-leaf": "l3leaf", "spine": "spine"}
+AVD_NETWORK_CORE = "spine"  # a network's core pair is its spine layer in AVD terms
+#: Twisted-pair categories NetBox has a cable type for (``CableTypeChoices``: cat3 ... cat8).
+TWISTED_PAIR = ("cat3", "cat5", "cat5e", "cat6", "cat6a", "cat7", "cat7a", "cat8")
+#: NetBox cable type from a network link's ``cable_kind`` when its part is not in the catalog.
+KIND_NETBOX_TYPES = {
+    "dac": "dac-passive",
+    "acc": "dac-active",
+    "aec": "dac-active",
+    "aoc": "aoc",
+    "mmf": "mmf",
+    "smf": "smf",
+}
+
+
+# --- the networks' elements ---------------------------------------------------------------------
+
+
+def network_elements(fabric: Fabric, facts: CatalogFacts | None, elements=None):
+    """The networks' devices and links of ``fabric``, or None when it has no networks.
+
+    ``elements`` (a :class:`~planner.domain.networks.elements.ClusterElements`) is returned
+    as is when given; without it they are built from ``fabric.info["networks"]`` and
+    ``facts`` (:func:`~planner.domain.networks.elements.cluster_elements`). An empty set
+    (no devices, no links) is None too, so the compute-only outputs stay unchanged.
+    """
+    if elements is None:
+        if not (fabric.info or {}).get("networks") or facts is None:
+            return None
+        from planner.domain.networks.elements import cluster_elements
+
+        elements = cluster_elements(fabric, facts)
+    if not elements.devices and not elements.links:
+        return None
+    return elements
+
+
+class _NetworkEnds:
+    """Per-device strings of the networks' outputs: rack, RU, role, model and location of
+    every device a network link names (the networks' own devices and the compute fabric's
+    nodes they reach), computed once."""
+
+    def __init__(self, fabric: Fabric, ends: FabricEnds, elements, facts: CatalogFacts | None):
+        self.ends = ends
+        self.devices = {device.name: device for device in elements.devices}
+        self.compute = {name: node for node, name in enumerate(fabric.node_name)}
+        self.facts = facts
+        places: dict[tuple[str, str], int] = {}
+        for node in range(fabric.node_count):
+            if ends.rack[node] and ends.ru[node]:
+                key = (ends.rack[node], ends.ru[node])
+                places[key] = places.get(key, 0) + 1
+        for device in elements.devices:
+            if device.name not in self.compute and device.rack and device.ru:
+                key = (device.rack, str(device.ru))
+                places[key] = places.get(key, 0) + 1
+        self._places = places
+
+    def own(self, name: str):
+        """The network device ``name`` unless it is a compute node (those keep their rows)."""
+        return None if name in self.compute else self.devices.get(name)
+
+    def rack_ru(self, name: str) -> tuple[str, str]:
+        node = self.compute.get(name)
+        if node is not None:
+            return self.ends.rack[node], self.ends.ru[node]
+        device = self.devices.get(name)
+        if device is None:
+            return "", ""
+        return device.rack or "", str(device.ru) if device.rack and device.ru else ""
+
+    def location(self, name: str) -> str:
+        node = self.compute.get(name)
+        if node is not None:
+            return self.ends.location[node]
+        rack, ru = self.rack_ru(name)
+        if rack and ru and self._places.get((rack, ru)) == 1:
+            return f"{rack}.U{int(ru):02d}"
+        return name
+
+    def is_switch(self, name: str) -> bool:
+        node = self.compute.get(name)
+        if node is not None:
+            return self.ends.roles[node] in ("leaf", "spine", "core")
+        device = self.devices.get(name)
+        if device is None:
+            return False
+        if device.role in NETWORK_SWITCH_ROLES:
+            return True
+        model = self.facts.devices.get(device.model) if self.facts else None
+        return model is not None and model.category == "switch"
+
+    def label(self, link) -> str:
+        """TIA-606-style label of a network link, as the cabling plan writes compute ones."""
+        a = f"{self.location(link.a_device)}.P{link.a_port.replace('/', '.')}"
+        b = f"{self.location(link.b_device)}.P{link.b_port.replace('/', '.')}"
+        return f"{a}/{b}"
+
+
+def _network_order(elements) -> list[str]:
+    return list(elements.networks())
+
+
+def _ordered_lengths_m(elements, facts: CatalogFacts | None) -> dict[int, float]:
+    """Per link index of ``elements.links`` with a known run: the length ordered for its
+    cable (an assembly's longest leg, at the shortest listed length of the part that covers
+    it, else the run rounded up by the ordering policy, as for the compute fabric)."""
+    longest: dict[tuple, float] = {}
+    keys: dict[int, tuple] = {}
+    for index, link in enumerate(elements.links):
+        if link.run_length_m is None or not math.isfinite(float(link.run_length_m)):
+            continue
+        key = (link.network, link.assembly) if link.assembly else ("", index)
+        keys[index] = key
+        longest[key] = max(longest.get(key, 0.0), float(link.run_length_m))
+    out: dict[int, float] = {}
+    for index, key in keys.items():
+        link = elements.links[index]
+        record = (facts.parts.get(link.cable_part) if facts and link.cable_part else None) or {}
+        listed = sorted(
+            float(v)
+            for v in record.get("lengths_m") or ()
+            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+        )
+        run = longest[key]
+        if listed:
+            out[index] = next((v for v in listed if v >= run - TOLERANCE_M), listed[-1])
+        else:
+            out[index] = float(policy_length_m(run))
+    return out
+
+
+def network_cable_type(link, facts: CatalogFacts | None) -> str:
+    """NetBox's cable type of a network link: twisted pair by its category (``cat5e``; the
+    catalog files RJ45 cords under ``dac`` for "passive copper"), else from the cable part
+    (:func:`netbox_cable_type`), else from the link's cable kind ("" when none fits).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Link
+    >>> network_cable_type(Link(cable_kind="Cat5e", cable_part=""), None)
+    'cat5e'
+    >>> network_cable_type(Link(cable_kind="AOC splitter 1:2", cable_part="x"), None)
+    'aoc'
+    """
+    kind = (link.cable_kind or "").strip().lower()
+    head = kind.split()[0] if kind else ""
+    if head in TWISTED_PAIR:
+        return head
+    record = facts.parts.get(link.cable_part) if facts and link.cable_part else None
+    if record:
+        if str(record.get("end_a_form_factor") or "").upper() == "RJ45":
+            return ""  # twisted pair whose category the link does not state
+        found = netbox_cable_type(record)
+        if found:
+            return found
+    if head in ("fibre", "fiber"):
+        return "mmf" if "mmf" in kind else ("smf" if "smf" in kind else "")
+    return KIND_NETBOX_TYPES.get(head, "")
 
 
 def bom_csv_lines(bom: BillOfMaterials) -> Iterator[str]:
@@ -154,34 +352,68 @@ def netbox_device_lines(
     site: str = DEFAULT_SITE,
     manufacturer_names: Mapping[str, str] | None = None,
     status: str = "planned",
+    elements=None,
 ) -> Iterator[str]:
     """NetBox device bulk-import CSV (:data:`NETBOX_DEVICE_COLUMNS`), one row per node.
 
     ``manufacturer_names`` maps a catalog manufacturer slug to the name NetBox knows it by
     (NetBox matches manufacturers by name); without it the slug is written.
+
+    With networks (:func:`network_elements`; ``elements`` reuses a built set) every device
+    of every network follows the compute fabric's nodes, and a last column ``tags`` names
+    each row's network (``compute`` for the fabric's own nodes). A network device's role is
+    its role in the network (``leaf``, ``spine``, ``core``, ``storage-array``, ``pdu`` ...;
+    a UFM appliance ``fabric-manager``), its ``device_type`` the catalog model (or the printed
+    part number when the catalog lacks it).
     """
     ends = FabricEnds(fabric)
     names = manufacturer_names or {}
+    elements = network_elements(fabric, facts, elements)
+    columns = NETBOX_DEVICE_COLUMNS + ((NETBOX_TAGS_COLUMN,) if elements else ())
+    tag = (COMPUTE,) if elements else ()
+
+    def maker(model: str) -> str:
+        record = facts.parts.get(model) or {}
+        slug = str(record.get("manufacturer") or "")
+        return names.get(slug, slug)
 
     def rows():
         for node in range(fabric.node_count):
             model = ends.models[node]
-            record = facts.parts.get(model) or {}
-            maker = str(record.get("manufacturer") or "")
             placed = bool(ends.rack[node] and ends.ru[node])
             yield (
                 ends.names[node],
                 NETBOX_ROLES[ends.roles[node]],
-                names.get(maker, maker),
+                maker(model),
                 model,
                 site,
                 ends.rack[node],
                 ends.ru[node] if placed else "",
                 "front" if placed else "",
                 status,
+                *tag,
+            )
+        if not elements:
+            return
+        compute = set(ends.names)
+        for device in elements.devices:
+            if device.name in compute or device.network == COMPUTE:
+                continue
+            placed = bool(device.rack and device.ru)
+            yield (
+                device.name,
+                NETWORK_NETBOX_ROLES.get(device.role, device.role),
+                maker(device.model),
+                device.model,
+                site,
+                device.rack or "",
+                str(device.ru) if placed else "",
+                "front" if placed else "",
+                status,
+                device.network,
             )
 
-    return csv_lines(NETBOX_DEVICE_COLUMNS, rows())
+    return csv_lines(columns, rows())
 
 
 def netbox_cable_type(record: Mapping | None) -> str:
@@ -213,13 +445,22 @@ def netbox_cable_type(record: Mapping | None) -> str:
 
 
 def netbox_cable_lines(
-    fabric: Fabric, facts: CatalogFacts, *, status: str = "planned"
+    fabric: Fabric, facts: CatalogFacts, *, status: str = "planned", elements=None
 ) -> Iterator[str]:
-    """NetBox cable bulk-import CSV (:data:`NETBOX_CABLE_COLUMNS`), one row per link."""
+    """NetBox cable bulk-import CSV (:data:`NETBOX_CABLE_COLUMNS`), one row per link.
+
+    With networks (:func:`network_elements`) every network's links follow the compute
+    fabric's, one row per link (a splitter's legs are one cable each), its type from
+    :func:`network_cable_type`, its length the one ordered for the cable when the run is
+    known, and a last column ``tags`` naming the network (``compute`` for the fabric's own).
+    """
     ends = FabricEnds(fabric)
     types = [netbox_cable_type(facts.parts.get(slug)) for slug in fabric.parts]
     cable_part = fabric.link_cable_part
     lengths = ordered_cable_length_m(fabric)
+    elements = network_elements(fabric, facts, elements)
+    columns = NETBOX_CABLE_COLUMNS + ((NETBOX_TAGS_COLUMN,) if elements else ())
+    tag = (COMPUTE,) if elements else ()
 
     def rows():
         labels = iter_link_labels(fabric, ends)
@@ -240,17 +481,47 @@ def netbox_cable_lines(
                 next(labels),
                 f"{length:g}" if known else "",
                 "m" if known else "",
+                *tag,
+            )
+        if not elements:
+            return
+        places = _NetworkEnds(fabric, ends, elements, facts)
+        ordered = _ordered_lengths_m(elements, facts)
+        for index, link in enumerate(elements.links):
+            length = ordered.get(index)
+            yield (
+                link.a_device,
+                "dcim.interface",
+                link.a_port,
+                link.b_device,
+                "dcim.interface",
+                link.b_port,
+                network_cable_type(link, facts),
+                status,
+                places.label(link),
+                "" if length is None else f"{length:g}",
+                "" if length is None else "m",
+                link.network,
             )
 
-    return csv_lines(NETBOX_CABLE_COLUMNS, rows())
+    return csv_lines(columns, rows())
 
 
 # --- NVIDIA P2P -----------------------------------------------------------------------------------
 
 
-def p2p_lines(fabric: Fabric) -> Iterator[str]:
-    """NVIDIA Cable Validation Tool point-to-point sheet (:data:`P2P_COLUMNS`), per link."""
+def p2p_lines(fabric: Fabric, facts: CatalogFacts | None = None, *, elements=None) -> Iterator[str]:
+    """NVIDIA Cable Validation Tool point-to-point sheet (:data:`P2P_COLUMNS`), per link.
+
+    With networks (``facts`` or ``elements`` given, see :func:`network_elements`) every
+    network's links follow the compute fabric's and a last column ``Network`` names each
+    row's network (``compute`` for the fabric's own); a network switch is ``Switch``, every
+    other device ``Host``.
+    """
     ends = FabricEnds(fabric)
+    elements = network_elements(fabric, facts, elements)
+    columns = P2P_COLUMNS + ((P2P_NETWORK_COLUMN,) if elements else ())
+    tag = (COMPUTE,) if elements else ()
 
     def kind(node: int) -> str:
         return "Switch" if ends.roles[node] in ("leaf", "spine", "core") else "Host"
@@ -269,9 +540,29 @@ def p2p_lines(fabric: Fabric) -> Iterator[str]:
                 ends.names[b],
                 kind(b),
                 ends.port_name(b, int(fabric.link_b_port[i])),
+                *tag,
+            )
+        if not elements:
+            return
+        places = _NetworkEnds(fabric, ends, elements, facts)
+        for link in elements.links:
+            a_rack, a_ru = places.rack_ru(link.a_device)
+            b_rack, b_ru = places.rack_ru(link.b_device)
+            yield (
+                a_rack,
+                a_ru,
+                link.a_device,
+                "Switch" if places.is_switch(link.a_device) else "Host",
+                link.a_port,
+                b_rack,
+                b_ru,
+                link.b_device,
+                "Switch" if places.is_switch(link.b_device) else "Host",
+                link.b_port,
+                link.network,
             )
 
-    return csv_lines(P2P_COLUMNS, rows())
+    return csv_lines(columns, rows())
 
 
 # --- Arista AVD ---------------------------------------------------------------------------------
@@ -290,8 +581,68 @@ class ExportError(ValueError):
 AVD_NOT_ETHERNET = "AVD describes Ethernet fabrics; this design's switches run InfiniBand"
 
 
-def avd_refusal(fabric: Fabric, facts: CatalogFacts) -> str | None:
-    """Why AVD cannot describe ``fabric`` (a switch model runs InfiniBand only), else None.
+def _infiniband_only(models, facts: CatalogFacts) -> list[str]:
+    """The switch models of ``models`` that run InfiniBand and not Ethernet (catalog
+    ``protocols``; a model the catalog lacks or states no protocols for is not counted)."""
+    found = []
+    for slug in sorted(set(models)):
+        device = facts.devices.get(slug)
+        protocols = {p.lower() for p in device.protocols} if device else set()
+        if "infiniband" in protocols and "ethernet" not in protocols:
+            found.append(slug)
+    return found
+
+
+def _compute_infiniband(fabric: Fabric, facts: CatalogFacts) -> list[str]:
+    switch_roles = [ROLE[role] for role in ("leaf", "spine", "core")]
+    switches = np.isin(fabric.node_role, switch_roles)
+    models = [fabric.models[i] for i in np.unique(fabric.node_model[switches]).tolist()]
+    return _infiniband_only(models, facts)
+
+
+def _network_switch_models(elements, places: _NetworkEnds) -> dict[str, list[str]]:
+    """Per network with switches of its own, in build order: their models."""
+    out: dict[str, list[str]] = {}
+    for device in elements.devices:
+        if places.own(device.name) is not None and places.is_switch(device.name):
+            out.setdefault(device.network, []).append(device.model)
+    return {name: out[name] for name in _network_order(elements) if name in out}
+
+
+def avd_scope(fabric: Fabric, facts: CatalogFacts, elements=None) -> dict[str, str]:
+    """What the AVD export holds: per fabric of the design (``compute``, then each network
+    with switches of its own, in build order), ``""`` when it is in the export, else why not.
+
+    >>> from planner.domain.catalog import DeviceModel
+    >>> fabric = Fabric(node_role=np.array([2], dtype=np.int8),
+    ...                 node_model=np.array([0], dtype=np.int16), models=["QM9700"])
+    >>> ib = DeviceModel("QM9700", "switch", protocols=("infiniband",))
+    >>> avd_scope(fabric, CatalogFacts(devices={"QM9700": ib}))
+    {'compute': 'its switches run InfiniBand (QM9700)'}
+    """
+    scope: dict[str, str] = {}
+    if len(fabric.node_role):
+        infiniband = _compute_infiniband(fabric, facts)
+        scope[COMPUTE] = (
+            f"its switches run InfiniBand ({', '.join(infiniband)})" if infiniband else ""
+        )
+    elements = network_elements(fabric, facts, elements)
+    if elements:
+        places = _NetworkEnds(fabric, FabricEnds(fabric), elements, facts)
+        for network, models in _network_switch_models(elements, places).items():
+            infiniband = _infiniband_only(models, facts)
+            scope[network] = (
+                f"its switches run InfiniBand ({', '.join(infiniband)})" if infiniband else ""
+            )
+    return scope
+
+
+def avd_refusal(fabric: Fabric, facts: CatalogFacts, elements=None) -> str | None:
+    """Why AVD cannot describe ``fabric`` (every switch model runs InfiniBand only), else None.
+
+    A design with networks is refused only when none of its fabrics runs Ethernet
+    (:func:`avd_scope`): an InfiniBand compute fabric with an Ethernet in-band network
+    exports the in-band (and any other Ethernet) network alone.
 
     >>> from planner.domain.catalog import DeviceModel
     >>> fabric = Fabric(node_role=np.array([2], dtype=np.int8),
@@ -303,35 +654,88 @@ def avd_refusal(fabric: Fabric, facts: CatalogFacts) -> str | None:
     >>> avd_refusal(fabric, CatalogFacts(devices={"QM9700": eth})) is None
     True
     """
-    switch_roles = [ROLE[role] for role in ("leaf", "spine", "core")]
-    switches = np.isin(fabric.node_role, switch_roles)
-    infiniband = []
-    for index in np.unique(fabric.node_model[switches]).tolist():
-        slug = fabric.models[index]
-        device = facts.devices.get(slug)
-        protocols = {p.lower() for p in device.protocols} if device else set()
-        if "infiniband" in protocols and "ethernet" not in protocols:
-            infiniband.append(slug)
-    if not infiniband:
+    elements = network_elements(fabric, facts, elements)
+    if not elements:
+        infiniband = _compute_infiniband(fabric, facts)
+        if not infiniband:
+            return None
+        return f"{AVD_NOT_ETHERNET} ({', '.join(sorted(infiniband))})"
+    scope = avd_scope(fabric, facts, elements)
+    if not scope or any(reason == "" for reason in scope.values()):
         return None
-    return f"{AVD_NOT_ETHERNET} ({', '.join(sorted(infiniband))})"
+    models = sorted({m for reason in scope.values() for m in _models_in(reason)})
+    return f"{AVD_NOT_ETHERNET} ({', '.join(models)}), in every network"
 
 
-def avd_topology_lines(fabric: Fabric, facts: CatalogFacts | None = None) -> Iterator[str]:
+def _models_in(reason: str) -> list[str]:
+    inside = reason[reason.find("(") + 1 : reason.rfind(")")] if "(" in reason else ""
+    return [m for m in inside.split(", ") if m]
+
+
+def avd_notes(fabric: Fabric, facts: CatalogFacts, elements=None) -> str:
+    """One sentence on what the AVD export of a design with networks holds and leaves out
+    ("" for a design without networks, whose export is the compute fabric or a refusal).
+
+    >>> avd_notes(Fabric(), CatalogFacts())
+    ''
+    """
+    elements = network_elements(fabric, facts, elements)
+    if not elements:
+        return ""
+    scope = avd_scope(fabric, facts, elements)
+    held = [name for name, reason in scope.items() if not reason]
+    left = [f"{name} ({reason})" for name, reason in scope.items() if reason]
+    text = "AVD gets " + (", ".join(held) if held else "no fabric")
+    if left:
+        text += "; left out: " + "; ".join(left)
+    return text + "."
+
+
+def avd_topology_lines(
+    fabric: Fabric, facts: CatalogFacts | None = None, *, elements=None
+) -> Iterator[str]:
     """Arista AVD topology CSV (:data:`AVD_COLUMNS`): every switch interface with a link.
+
+    With networks (``facts`` or ``elements`` given, see :func:`network_elements`) each
+    fabric whose switches run Ethernet (:func:`avd_scope`) is in, after the compute fabric,
+    with a last column ``Fabric`` naming it; an InfiniBand compute fabric is then left out
+    instead of refused.
 
     Raises
     ------
     ExportError
-        With ``facts``: a switch model runs InfiniBand (:func:`avd_refusal`); raised at the
-        call, before any line is produced.
+        With ``facts``: no fabric of the design runs Ethernet (:func:`avd_refusal`); raised
+        at the call, before any line is produced.
     """
-    if facts is not None and (refusal := avd_refusal(fabric, facts)):
+    elements = network_elements(fabric, facts, elements)
+    if facts is not None and (refusal := avd_refusal(fabric, facts, elements)):
         raise ExportError(refusal)
+    if not elements:
+        return csv_lines(AVD_COLUMNS, _avd_compute_rows(fabric, ()))
+    scope = avd_scope(fabric, facts, elements) if facts is not None else {}
     ends = FabricEnds(fabric)
-    switch = np.array([role in ("leaf", "spine", "core") for role in ends.roles], dtype=bool)
+    places = _NetworkEnds(fabric, ends, elements, facts)
+    compute_rows = (
+        _avd_compute_rows(fabric, (COMPUTE,), ends) if not scope.get(COMPUTE) else iter(())
+    )
+
+    networks = list(_network_switch_models(elements, places))
+    exported = frozenset(name for name in [COMPUTE, *networks] if not scope.get(name))
+
+    def rows():
+        yield from compute_rows
+        for network in networks:
+            if network in exported:
+                yield from _avd_network_rows(elements, network, places, exported)
+
+    return csv_lines(AVD_COLUMNS + (AVD_FABRIC_COLUMN,), rows())
+
+
+def _avd_compute_rows(fabric: Fabric, tag: tuple, ends: FabricEnds | None = None):
     if not fabric.node_count:
-        return csv_lines(AVD_COLUMNS, ())
+        return iter(())
+    ends = ends or FabricEnds(fabric)
+    switch = np.array([role in ("leaf", "spine", "core") for role in ends.roles], dtype=bool)
     rank = np.empty(fabric.node_count, dtype=np.int64)
     rank[sorted(range(fabric.node_count), key=lambda n: _natural_key(ends.names[n]))] = np.arange(
         fabric.node_count
@@ -356,9 +760,54 @@ def avd_topology_lines(fabric: Fabric, facts: CatalogFacts | None = None) -> Ite
                 ends.names[q],
                 ends.port_name(q, qp),
                 "True",
+                *tag,
             )
 
-    return csv_lines(AVD_COLUMNS, rows())
+    return rows()
+
+
+def _avd_node_type(places: _NetworkEnds, name: str, exported: frozenset[str]) -> str:
+    """What a device is in AVD's terms: a switch of an exported fabric by its role (a compute
+    switch as the compute fabric's rows write it; the OOB network's ``l2leaf``, a network's
+    core ``spine``), anything else ``server`` (a server, a management system, or the
+    management port of a switch whose fabric AVD does not get)."""
+    node = places.compute.get(name)
+    if node is not None:
+        role = places.ends.roles[node]
+        return AVD_NODE_TYPES[role] if COMPUTE in exported else AVD_NODE_TYPES["server"]
+    device = places.devices.get(name)
+    if device is None or device.network not in exported or not places.is_switch(name):
+        return "server"
+    if device.role == "core":
+        return AVD_NETWORK_CORE
+    if device.network == "oob":
+        return "l2leaf"
+    return AVD_NETWORK_NODE_TYPES.get(device.role, "l3leaf")
+
+
+def _avd_network_rows(elements, network: str, places: _NetworkEnds, exported: frozenset[str]):
+    """One network's switch interfaces with a link, sorted by node name and interface."""
+    entries = []
+    for link in elements.links_of(network):
+        ends = (
+            (link.a_device, link.a_port, link.b_device, link.b_port),
+            (link.b_device, link.b_port, link.a_device, link.a_port),
+        )
+        for node, port, peer, peer_port in ends:
+            if places.own(node) is not None and places.is_switch(node):
+                entries.append((node, port, peer, peer_port))
+    entries.sort(key=lambda e: (_natural_key(e[0]), _natural_key(e[1])))
+    for node, port, peer, peer_port in entries:
+        yield (
+            _avd_node_type(places, node, exported),
+            node,
+            port,
+            _avd_node_type(places, peer, exported),
+            peer,
+            peer_port,
+            "True",
+            network,
+        )
 
 
 # --- JSON ---------------------------------------------------------------------------------------
@@ -372,10 +821,15 @@ def design_json(
     summary: Mapping,
     fabric: Fabric,
     bom: BillOfMaterials,
+    facts: CatalogFacts | None = None,
+    elements=None,
 ) -> dict:
     """The whole design as one JSON-ready dict: ``format``, ``name``, ``revision``, ``spec``,
-    ``summary``, ``topology`` (``Fabric.to_dict()``) and ``bom``."""
-    return {
+    ``summary``, ``topology`` (``Fabric.to_dict()``; the networks' plan is its
+    ``info["networks"]``) and ``bom``; with networks (``facts`` or ``elements`` given, see
+    :func:`network_elements`) also ``network_elements``: ``{"devices": [...], "links":
+    [...]}``, each device and link as a dict of its fields."""
+    document = {
         "format": "fabric-planner-design/1",
         "name": name,
         "revision": revision,
@@ -384,10 +838,24 @@ def design_json(
         "topology": fabric.to_dict(),
         "bom": bom.to_dict(),
     }
+    elements = network_elements(fabric, facts, elements)
+    if elements:
+        document["network_elements"] = {
+            "devices": [asdict(device) for device in elements.devices],
+            "links": [asdict(link) for link in elements.links],
+        }
+    return document
 
 
 __all__ = [
     "AVD_COLUMNS",
+    "AVD_FABRIC_COLUMN",
+    "NETBOX_TAGS_COLUMN",
+    "P2P_NETWORK_COLUMN",
+    "avd_notes",
+    "avd_scope",
+    "network_cable_type",
+    "network_elements",
     "AVD_NOT_ETHERNET",
     "ExportError",
     "avd_refusal",
