@@ -71,6 +71,15 @@ def management_plan(
         switches=(),
         link_groups=(),
         parts=tuple(parts),
+        # what planner.domain.networks.elements places devices and racks by
+        settings={
+            "management_nodes": int(shared.get("management_nodes") or 0),
+            "ufm_appliances": int(shared.get("ufm_appliances") or 0),
+            "management_racks": management_racks,
+            "compute_racks": compute_racks,
+            "pdus_per_rack": int(oob.get("pdus_per_rack") or 0),
+            "pdus_per_management_rack": int(oob.get("pdus_per_management_rack") or 0),
+        },
         conventions=(
             "Management systems counted once for the cluster: UFM appliances and management "
             "nodes as the spec's networks.ufm_appliances and networks.management_nodes; PDUs "
