@@ -3,14 +3,25 @@
 A design's compute fabric is the spec's topology; the other networks of a cluster (storage,
 in-band management, out-of-band management, or a converged storage + in-band fabric) are
 stated in the spec's ``networks`` block and sized here by rule. Defaults follow the reference
-architecture of the server family:
+architecture of the server family (:func:`family_defaults`):
 
 - DGX-H100 and DGX-H200: NVIDIA DGX SuperPOD H100 reference architecture, RA-11333-001 V11
-  (2023-09-22), Tables 7 and 8 (:data:`RA_H100`). Values the RA prints but does not derive
-  (storage-array ports, NFS links, management and UFM nodes, management racks, the storage
-  leaf count) are spec fields whose default is the RA's value.
-- other servers: the same rules; a field whose default is not known (the switch models, a
-  converged fabric's everything) must be given, and is refused naming the field.
+  (2023-09-22), Tables 7 and 8 (:data:`RA_H100`, :data:`RA_DEFAULTS`). Values the RA prints
+  but does not derive (storage-array ports, NFS links, management and UFM nodes, management
+  racks, the storage leaf count) are spec fields whose default is the RA's value.
+- DGX-B200: NVIDIA DGX SuperPOD B200 reference architecture, RA-11334-001 V08, its management
+  rack figure (:data:`B200_DEFAULTS`); the rows it reproduces and the ones it does not are in
+  :mod:`planner.domain.networks.published`.
+- GB200-NVL72 and GB300-NVL72: one converged storage + in-band Ethernet fabric on SN5600 and
+  SN2201 out-of-band switches (:data:`NVL72_DEFAULTS`); NVIDIA publishes no per-network
+  switch counts for them that were found, so only the switch models and the node ports are
+  defaults.
+- other servers (DGX-B300 included: no published storage, in-band or OOB figures were found):
+  the same rules; a field whose default is not known (the switch models, a converged fabric's
+  everything) must be given, and is refused naming the field.
+
+Every figure behind these defaults, with its address, the sentence or table row quoted and the
+date it was read, is listed in :mod:`planner.domain.networks.published`.
 
 Nothing here imports Django.
 """
@@ -107,6 +118,52 @@ RA_DEFAULTS: dict[str, dict] = {
     "oob": {"leaf": "SN2201", "switch_multiple": 2},
 }
 
+# DGX-B200: NVIDIA DGX SuperPOD B200 RA-11334-001 V08 (sources and quotes:
+# planner.domain.networks.published, rows "b200-*"). Over the rule defaults.
+B200_DEFAULTS: dict[str, dict] = {
+    # Figure 3.2 (management racks, 4 SU): 7 management nodes, 2 compute + 2 storage UFMs,
+    # five management racks.
+    "shared": {"management_nodes": 7, "ufm_appliances": 4, "management_racks": 5},
+    "storage": {
+        "leaf": "QM9700",  # Figure 3.2: "8 x QM9700 storage leaves, 4 x QM9700 storage spines"
+        "spine": "QM9700",
+        "speed_gbps": 400,  # 400G storage ports (BlueField-3 QSFP112), as the H100 RA's
+        "oversubscription": "4:3",  # inferred: the H100 RA's "near 4:3" (B200 text not read)
+        "spines": 4,  # printed, not derived: the fewest-spines rule gives 3 at 4:3
+        "ufm_appliances": 2,  # Figure 3.2: "2 x storage UFMs"
+    },
+    "converged": {},
+    "inband": {
+        "leaf": "SN5600",  # Figure 3.2: "2 x SN5600 in-band leaves, 2 x SN5600 in-band spines"
+        "core": "SN5600",
+        "speed_gbps": 200,  # "in-band connections operate at 200 Gbps and are bonded"
+    },
+    "oob": {"leaf": "SN2201"},  # Figure 3.2: "16 x SN2201 out-of-band leaves"
+}
+
+# GB200-NVL72 / GB300-NVL72: storage and in-band on one Ethernet fabric (GB200 SuperPOD RA:
+# "Storage and In-band Ethernet Fabric"; Mission Control: SN5600 "(INBAND)", SN2201 "(OOB)"),
+# each compute tray on it with "two 400 Gb/s ports to two separate switches" (NVL72 Enterprise
+# RA). Racks are fed by power shelves, not rack PDUs (GB300: "8 power shelves of 33 kW").
+NVL72_DEFAULTS: dict[str, dict] = {
+    "shared": {},
+    "storage": {},
+    "converged": {"leaf": "SN5600", "spine": "SN5600", "speed_gbps": 400, "ports_per_node": 2},
+    "inband": {},
+    "oob": {"leaf": "SN2201", "pdus_per_rack": 0},
+}
+
+#: Family defaults by catalog server slug (see :func:`family_defaults`).
+FAMILY_DEFAULTS: dict[str, dict[str, dict]] = {
+    "DGX-H100": RA_DEFAULTS,
+    "DGX-H200": RA_DEFAULTS,
+    "DGX-B200": B200_DEFAULTS,
+    "GB200-NVL72": NVL72_DEFAULTS,
+    "GB300-NVL72": NVL72_DEFAULTS,
+}
+
+FAMILY_NAMES = ", ".join(sorted(FAMILY_DEFAULTS))
+
 REQUIRED = {  # fields without a rule default: the RA gives them, or the spec must
     "storage": ("leaf",),
     "converged": ("leaf",),
@@ -116,8 +173,19 @@ REQUIRED = {  # fields without a rule default: the RA gives them, or the spec mu
 
 
 def is_ra_family(server: str) -> bool:
-    """Whether the H100 SuperPOD reference architecture's defaults apply to ``server``."""
+    """Whether the H100 SuperPOD reference architecture's defaults (and its parts) apply to
+    ``server``."""
     return server in H100_FAMILY
+
+
+def family_defaults(server: str) -> dict[str, dict]:
+    """The reference defaults of ``server``'s family, over :data:`RULE_DEFAULTS` (empty when
+    no reference architecture gives any).
+
+    >>> family_defaults("DGX-B200")["inband"]["leaf"], family_defaults("XE9680")
+    ('SN5600', {})
+    """
+    return FAMILY_DEFAULTS.get(server, {})
 
 
 def resolve_settings(networks: dict, server: str) -> tuple[dict, list[tuple[str, str]]]:
@@ -128,7 +196,8 @@ def resolve_settings(networks: dict, server: str) -> tuple[dict, list[tuple[str,
     networks : dict
         The spec's ``networks`` block, already checked against the JSON Schema.
     server : str
-        The spec's server slug; DGX-H100/H200 take :data:`RA_DEFAULTS`.
+        The spec's server slug; its family's defaults (:func:`family_defaults`) come over the
+        rule defaults.
 
     Returns
     -------
@@ -145,19 +214,17 @@ def resolve_settings(networks: dict, server: str) -> tuple[dict, list[tuple[str,
     >>> resolve_settings({"oob": {}}, "XE9680")[1][0][0]
     'networks.oob.leaf'
     """
-    ra = is_ra_family(server)
+    family = family_defaults(server)
     problems: list[tuple[str, str]] = []
     shared = dict(RULE_DEFAULTS["shared"])
-    if ra:
-        shared.update(RA_DEFAULTS["shared"])
+    shared.update(family.get("shared") or {})
     shared.update({key: networks[key] for key in SHARED_FIELDS if key in networks})
     settings: dict = {"shared": shared}
     for name in NETWORKS:
         if name not in networks:
             continue
         values = dict(RULE_DEFAULTS[name])
-        if ra:
-            values.update(RA_DEFAULTS[name])
+        values.update(family.get(name) or {})
         values.update(networks[name] or {})
         for key in REQUIRED[name]:
             if not values.get(key):
@@ -165,7 +232,7 @@ def resolve_settings(networks: dict, server: str) -> tuple[dict, list[tuple[str,
                     (
                         f"networks.{name}.{key}",
                         f"required: no default switch is known for server {server!r} "
-                        "(defaults follow the H100 SuperPOD RA for DGX-H100/H200)",
+                        f"on this network (reference defaults exist for {FAMILY_NAMES})",
                     )
                 )
         try:
