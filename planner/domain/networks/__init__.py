@@ -114,20 +114,32 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
         plans["inband"] = inband_network(settings["inband"], shared, hosts, spec.server, facts)
     if "oob" in settings:
         compute_switches = int(sum((fabric.node_role == ROLE[role]).sum() for role in SWITCH_ROLES))
-        plan = oob_network(
-            settings["oob"],
-            shared,
-            server=spec.server,
-            hosts=hosts,
-            compute_switches=compute_switches,
-            other_switches={name: p.switch_count for name, p in plans.items()},
-            compute_racks=compute_racks,
-            nvlink_trays=nvlink_trays,
-            facts=facts,
-        )
+        # The OOB uplinks land on the in-band cores; when the cores are sized by rule, they
+        # are sized for them too, and the OOB switch count follows the in-band switch count:
+        # built again until both stand still (two rounds in practice).
+        reserved = 0
+        for _ in range(8):
+            plan = oob_network(
+                settings["oob"],
+                shared,
+                server=spec.server,
+                hosts=hosts,
+                compute_switches=compute_switches,
+                other_switches={name: p.switch_count for name, p in plans.items()},
+                compute_racks=compute_racks,
+                nvlink_trays=nvlink_trays,
+                facts=facts,
+            )
+            uplinks = sum(g.links for g in plan.link_groups if g.name == "uplinks")
+            auto_cores = "inband" in plans and not settings["inband"].get("cores")
+            if not auto_cores or uplinks == reserved:
+                break
+            reserved = uplinks
+            plans["inband"] = inband_network(
+                settings["inband"], shared, hosts, spec.server, facts, oob_uplinks=reserved
+            )
         plans["oob"] = plan
-        uplinks = sum(g.links for g in plan.link_groups if g.name == "uplinks")
-        if "inband" in plans and uplinks:
+        if "inband" in plans and uplinks and uplinks != reserved:
             plans["inband"] = take_core_ports(
                 plans["inband"], uplinks, field="networks.oob.uplinks"
             )

@@ -10,7 +10,12 @@ reading of its 8 SN4600C is inferred, it reproduces 304 = 254 + 8 + 4 + 6 + 8 + 
   pair has ``isl_per_pair`` ISL cables (RA 2); the core pair's own ISL is not counted;
 - management nodes (``management_nodes`` x ``management_ports_per_node``), NFS storage links
   (``nfs_links``, RA 8) and uplinks to the customer's core (``uplinks``, RA 4 CWDM4 modules)
-  land on the cores, and so do the OOB switches' uplinks (counted with the OOB network).
+  land on the cores, and so do the OOB switches' uplinks (counted with the OOB network);
+- ``cores`` unset: 2, or more when a pair cannot take every link (each leaf still reaching
+  every core); when that needs more cores than a leaf has uplinks, pods of leaf pairs under
+  their own spines (as many per pod as a leaf has uplinks) and the spines 1:1 under cores
+  (:func:`planner.domain.networks.tiers.three_tiers`; inferred, for clusters of thousands of
+  nodes).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from planner.domain.networks.common import (
     is_ra_family,
     switch_ports,
 )
+from planner.domain.networks.tiers import three_tiers
 
 
 def _ra_parts(facts: CatalogFacts) -> dict:
@@ -54,7 +60,13 @@ def _ra_parts(facts: CatalogFacts) -> dict:
 
 
 def inband_network(
-    values: dict, shared: dict, hosts: int, server: str, facts: CatalogFacts
+    values: dict,
+    shared: dict,
+    hosts: int,
+    server: str,
+    facts: CatalogFacts,
+    *,
+    oob_uplinks: int = 0,
 ) -> NetworkPlan:
     """The in-band management network (see the module docstring); RA: 8 SN4600C, 304 cables.
 
@@ -79,7 +91,8 @@ def inband_network(
     dual = bool(values.get("dual_homed"))
     leaf_uplinks = int(values["leaf_uplinks"])
     isl = int(values["isl_per_pair"]) if dual else 0
-    cores = int(values["cores"])
+    cores_given = values.get("cores")
+    cores = int(cores_given or 2)
     node_ports = hosts * int(values["ports_per_node"])
     down_cap = radix - leaf_uplinks - isl
     if down_cap < 1:
@@ -91,17 +104,37 @@ def inband_network(
     leaves = ceil_div(node_ports, down_cap) if node_ports else 0
     if dual and leaves:
         leaves = max(2, leaves + leaves % 2)
-    if leaves and leaf_uplinks < cores:
-        raise FabricError(
-            f"{where}.leaf_uplinks: {leaf_uplinks} uplinks cannot reach {cores} cores",
-            field=f"{where}.leaf_uplinks",
-        )
     mgmt = int(shared["management_nodes"]) * int(values["management_ports_per_node"])
     nfs = int(values.get("nfs_links") or 0)
     dc = int(values.get("uplinks") or 0)
     leaf_core = leaves * leaf_uplinks
     isl_cables = (leaves // 2) * isl
-    core_used = leaf_core + mgmt + nfs + dc
+    core_extra = mgmt + nfs + dc + oob_uplinks  # the OOB uplinks: counted with the OOB network
+    pods: list[int] = []
+    spine_used: list[int] = []
+    core_ports: list[int] = []
+    if not cores_given and leaf_core + core_extra > cores * core_radix:
+        needed = ceil_div(leaf_core + core_extra, core_radix)
+        if needed <= leaf_uplinks:  # more cores, still two tiers
+            cores = needed
+        else:  # pods of leaf pairs under spines, the spines under cores
+            pods, _, spine_used, core_ports = three_tiers(
+                where,
+                "in-band",
+                [leaf_uplinks] * leaves,
+                core_extra,
+                core,
+                core_radix,
+                unit=2 if dual else 1,
+            )
+            cores = len(core_ports)
+    if leaves and not pods and leaf_uplinks < cores:
+        raise FabricError(
+            f"{where}.leaf_uplinks: {leaf_uplinks} uplinks cannot reach {cores} cores",
+            field=f"{where}.leaf_uplinks",
+        )
+    spine_core = sum(spine_used) // 2
+    core_used = (spine_core if pods else leaf_core) + core_extra
     if core_used > cores * core_radix:
         raise FabricError(
             f"{where}.core: {cores} {core} cores of {core_radix} ports cannot take {core_used} "
@@ -155,7 +188,26 @@ def inband_network(
         ),
         LinkGroup("nfs-core", "NFS storage port", "core", nfs, speed, "AOC", nfs, parts.get("aoc")),
         LinkGroup(
-            "leaf-core", "leaf", "core", leaf_core, speed, "AOC", leaf_core, parts.get("aoc")
+            "leaf-spine" if pods else "leaf-core",
+            "leaf",
+            "spine" if pods else "core",
+            leaf_core,
+            speed,
+            "AOC",
+            leaf_core,
+            parts.get("aoc"),
+        ),
+        LinkGroup(
+            "spine-core",
+            "spine",
+            "core",
+            spine_core,
+            speed,
+            "AOC",
+            spine_core,
+            parts.get("aoc"),
+            f"three tiers: {len(pods)} pods of up to {max(pods, default=0)} leaves under "
+            f"{leaf_uplinks} spines each, every spine 1:1 to the cores",
         ),
     ]
     switches = []
@@ -163,6 +215,8 @@ def inband_network(
         switches.append(
             SwitchGroup("leaf", leaf, leaves, node_ports + leaf_core + 2 * isl_cables, radix)
         )
+    if spine_used:
+        switches.append(SwitchGroup("spine", core, len(spine_used), sum(spine_used), core_radix))
     if cores:
         switches.append(SwitchGroup("core", core, cores, core_used, core_radix))
     conventions = [
@@ -205,7 +259,13 @@ def inband_network(
             ("customer uplinks", dc),
         ),
         conventions=tuple(conventions),
-        settings={**values, "speed_gbps": speed, "leaves": leaves},
+        settings={
+            **values,
+            "speed_gbps": speed,
+            "leaves": leaves,
+            "cores": cores,
+            **({"pods": pods, "spines_per_pod": leaf_uplinks} if pods else {}),
+        },
     )
 
 
