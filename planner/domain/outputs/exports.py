@@ -24,7 +24,11 @@ byte for byte as before (no extra column).
   each device and cable (``compute``, ``storage``, ``converged``, ``inband``, ``oob``,
   ``management``; NetBox reads tag slugs, so create these tags before the import), and the
   device CSV lists every device of every network (switches by role, management systems,
-  storage arrays, PDUs) with its catalog model and, when placed, its rack and RU.
+  storage arrays, PDUs) with its catalog model and, when placed, its rack and RU (the
+  management racks ``MGMT-nn`` must exist in NetBox like the layout's racks). Endpoints
+  outside the plan (storage arrays, NFS storage, the customer's core) have no catalog model:
+  their ``device_type`` is empty, for NetBox refuses a guess; fill it in (or drop those rows
+  and their cables) before the import.
 - **NVIDIA P2P** (UFM Cable Validation Tool point-to-point sheet): ``A-Rack, A-U, A-Node Name,
   A-Type, A-Port, Z-Rack, Z-U, Z-Node Name, Z-Type, Z-Port``; types ``Host`` and ``Switch``;
   split ports written ``1/2``. With networks every network's links follow the compute
@@ -568,6 +572,7 @@ def p2p_lines(fabric: Fabric, facts: CatalogFacts | None = None, *, elements=Non
 # --- Arista AVD ---------------------------------------------------------------------------------
 
 _DIGITS = re.compile(r"(\d+)")
+_DATA_PORT = re.compile(r"^\d+(/\d+)?$")  # "17", "2/1"; not "mgmt" or "bmc"
 
 
 def _natural_key(text: str) -> tuple:
@@ -724,9 +729,7 @@ def avd_topology_lines(
 
     def rows():
         yield from compute_rows
-        for network in networks:
-            if network in exported:
-                yield from _avd_network_rows(elements, network, places, exported)
+        yield from _avd_network_rows(elements, places, exported)
 
     return csv_lines(AVD_COLUMNS + (AVD_FABRIC_COLUMN,), rows())
 
@@ -785,29 +788,40 @@ def _avd_node_type(places: _NetworkEnds, name: str, exported: frozenset[str]) ->
     return AVD_NETWORK_NODE_TYPES.get(device.role, "l3leaf")
 
 
-def _avd_network_rows(elements, network: str, places: _NetworkEnds, exported: frozenset[str]):
-    """One network's switch interfaces with a link, sorted by node name and interface."""
-    entries = []
-    for link in elements.links_of(network):
+def _avd_network_rows(elements, places: _NetworkEnds, exported: frozenset[str]):
+    """The exported networks' switch interfaces with a link, network by network (build
+    order), each sorted by node name and interface. A link between two networks (an OOB
+    switch's uplink to an in-band core) is listed under each switch's own network; a
+    switch's management port (``mgmt``, cabled to an OOB switch) is not a fabric interface
+    and is listed from the OOB switch's end only."""
+    buckets: dict[str, list[tuple[str, str, str, str]]] = {}
+    for link in elements.links:
         ends = (
             (link.a_device, link.a_port, link.b_device, link.b_port),
             (link.b_device, link.b_port, link.a_device, link.a_port),
         )
         for node, port, peer, peer_port in ends:
-            if places.own(node) is not None and places.is_switch(node):
-                entries.append((node, port, peer, peer_port))
-    entries.sort(key=lambda e: (_natural_key(e[0]), _natural_key(e[1])))
-    for node, port, peer, peer_port in entries:
-        yield (
-            _avd_node_type(places, node, exported),
-            node,
-            port,
-            _avd_node_type(places, peer, exported),
-            peer,
-            peer_port,
-            "True",
-            network,
+            device = places.own(node)
+            if device is None or device.network not in exported or not places.is_switch(node):
+                continue
+            if not _DATA_PORT.match(port):
+                continue  # a switch's own management port: not a fabric interface
+            buckets.setdefault(device.network, []).append((node, port, peer, peer_port))
+    for network in _network_order(elements):
+        entries = sorted(
+            buckets.get(network, ()), key=lambda e: (_natural_key(e[0]), _natural_key(e[1]))
         )
+        for node, port, peer, peer_port in entries:
+            yield (
+                _avd_node_type(places, node, exported),
+                node,
+                port,
+                _avd_node_type(places, peer, exported),
+                peer,
+                peer_port,
+                "True",
+                network,
+            )
 
 
 # --- JSON ---------------------------------------------------------------------------------------
