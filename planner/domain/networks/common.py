@@ -34,6 +34,7 @@ from fractions import Fraction
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import FabricError
+from planner.domain.networks.bandwidth import StorageBandwidth
 
 NETWORKS = ("storage", "converged", "inband", "oob")  # build order (oob counts the others)
 SHARED_FIELDS = ("management_nodes", "ufm_appliances", "management_racks")
@@ -60,6 +61,8 @@ RULE_DEFAULTS: dict[str, dict] = {
         "storage_leaves": None,
         "ufm_appliances": 0,
         "management_ports_per_node": 2,
+        "read_gbytes_per_node": None,  # nothing asked, nothing checked
+        "concurrent_readers": "all",
     },
     "converged": {
         "ports_per_node": 2,
@@ -70,6 +73,8 @@ RULE_DEFAULTS: dict[str, dict] = {
         "ufm_appliances": 0,
         "management_ports_per_node": 2,
         "uplinks": 0,
+        "read_gbytes_per_node": None,
+        "concurrent_readers": "all",
     },
     "inband": {
         "ports_per_node": 2,
@@ -106,6 +111,11 @@ RA_DEFAULTS: dict[str, dict] = {
         "storage_port_speed_gbps": 200,
         "storage_leaves": 4,
         "ufm_appliances": 2,
+        # RA storage section: "a GDS-enabled application should be able to read data at over
+        # 40 GBps" (planner.domain.networks.bandwidth.RA_READ_SOURCE); one node reading is our
+        # reading of "an application" (inferred)
+        "read_gbytes_per_node": 40,
+        "concurrent_readers": 1,
     },
     "converged": {},
     "inband": {
@@ -435,6 +445,7 @@ class NetworkPlan:
     conventions: tuple[str, ...] = ()
     managed_ports: tuple[tuple[str, int], ...] = ()  # OOB only: what its ports serve
     settings: dict = field(default_factory=dict)
+    bandwidth: StorageBandwidth | None = None  # storage / converged: read rate per node
 
     @property
     def switch_count(self) -> int:
@@ -484,6 +495,8 @@ class NetworkPlan:
             "conventions": list(self.conventions),
             "settings": {k: _plain(v) for k, v in self.settings.items()},
         }
+        if self.bandwidth is not None:
+            out["bandwidth"] = self.bandwidth.as_dict()
         if self.managed_ports:
             out["managed_ports"] = dict(self.managed_ports)
             out["managed_ports_total"] = sum(n for _, n in self.managed_ports)

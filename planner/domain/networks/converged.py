@@ -47,6 +47,7 @@ def converged_network(
             f"Uplinks to the customer's core: {uplinks} (spec field uplinks), from the spines.",
         ),
         settings=plan.settings,
+        bandwidth=plan.bandwidth,
     )
 
 

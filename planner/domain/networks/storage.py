@@ -24,6 +24,11 @@ from fractions import Fraction
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import FabricError
+from planner.domain.networks.bandwidth import (
+    RA_READ_GBYTES_PER_NODE,
+    RA_READ_SOURCE,
+    read_bandwidth,
+)
 from planner.domain.networks.common import (
     RA_H100,
     LinkGroup,
@@ -388,6 +393,39 @@ def leaf_spine_network(
         ("management nodes", int(shared["management_nodes"])),
         ("UFM appliances", ufm),
     )
+    asked = values.get("read_gbytes_per_node")
+    bandwidth = None
+    try:
+        bandwidth = hosts and read_bandwidth(
+            network=name,
+            hosts=hosts,
+            ports_per_node=int(values["ports_per_node"]),
+            speed_gbps=speed,
+            leaf_loads=loads,
+            node_uplinks=node_up,
+            storage_ports=storage_ports,
+            storage_port_speed_gbps=storage_speed,
+            storage_uplinks=storage_up * storage_leaves,
+            asked_gbytes_per_node=asked,
+            readers=values.get("concurrent_readers") or "all",
+            even_uplinks=not spine_ports
+            or all(up % len(spine_ports) == 0 for up in leaf_uplinks if up),
+            source=(
+                RA_READ_SOURCE
+                if name == "storage" and is_ra_family(server) and asked == RA_READ_GBYTES_PER_NODE
+                else f"spec field {where}.read_gbytes_per_node"
+            ),
+        )
+    except ValueError as exc:
+        raise FabricError(
+            f"{where}.concurrent_readers: {exc}", field=f"{where}.concurrent_readers"
+        ) from None
+    conventions.append(
+        "Read bandwidth per node: every reading node reads from every storage-array port; "
+        "the smallest of node ports, node-leaf uplinks (shared by the reading ports on each "
+        "leaf), storage-leaf uplinks and storage-array ports (both shared by the readers) "
+        "is what it gets. GB/s = Gb/s / 8 (line rate; protocol overhead not modelled)."
+    )
     return NetworkPlan(
         name=name,
         switches=tuple(switches),
@@ -396,6 +434,7 @@ def leaf_spine_network(
         endpoints=endpoints,
         conventions=tuple(conventions),
         settings={**values, "speed_gbps": speed, "storage_leaves": storage_leaves},
+        bandwidth=bandwidth or None,
     )
 
 
