@@ -121,6 +121,7 @@ RULES: dict[str, RuleInfo] = _rules(
     ("spof-single-spine", "fabric", "warning", "fabric", "pod or group with one switch"),
     ("server-ports-unconnected", "fabric", "error", "fabric", "server ports without links"),
     ("gpus-disconnected", "fabric", "error", "fabric", "GPUs not all reachable"),
+    ("storage-read-short", "fabric", "warning", "fabric", "storage reads slower than asked"),
 )
 
 

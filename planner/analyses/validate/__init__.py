@@ -31,6 +31,7 @@ The package, one module per rule family; each registers its checks in :mod:`.reg
 ``wiring``        dangling links, roles, ports, rails
 ``balance``       oversubscription, ECMP balance, single points of failure
 ``reachability``  servers' ports linked, GPUs connected per plane
+``storage_read``  storage read rate per node against the spec's ask (cluster networks)
 ================  =====================================================================
 
 Core: :mod:`.report` (problems, collector), :mod:`.context` (link groups, shared columns),
@@ -49,6 +50,7 @@ from planner.analyses.validate import (  # noqa: F401  (each registers its check
     reach,
     reachability,
     speeds,
+    storage_read,
     wiring,
 )
 from planner.analyses.validate.report import MAX_IDS, Problem, ValidationReport

@@ -128,6 +128,7 @@ class Collector:
         nodes=None,
         suggestion: str = "",
         example: str = "",
+        ids=(),
     ) -> None:
         """Record ``code`` with ``message`` for the link and node indices given.
 
@@ -143,14 +144,19 @@ class Collector:
             Affected link and node indices; an empty selection adds nothing.
         suggestion, example : str
             Kept from the first add that gives one.
+        ids : iterable of str, optional
+            Element ids outside the fabric's columns (``node:<name>`` of a device of the
+            cluster's other networks, e.g. ``node:storage-array-01``), listed after the
+            fabric's own.
         """
         if self.allowed is not None and code not in self.allowed:
             raise ValueError(f"a check reported {code!r}, a code it does not declare")
         severity = severity or RULES[code].severity
         links = None if links is None else np.atleast_1d(np.asarray(links, dtype=np.int64))
         nodes = None if nodes is None else np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+        ids = list(dict.fromkeys(str(i) for i in ids))
         given = [x for x in (links, nodes) if x is not None]
-        if given and not any(x.size for x in given):
+        if given and not any(x.size for x in given) and not ids:
             return  # an empty selection
         key = (code, severity, message)
         item = self.items.get(key)
@@ -159,9 +165,12 @@ class Collector:
                 example = describe_link(self.fabric, int(links[0]))
             elif not example and nodes is not None and nodes.size:
                 example = self.fabric.node_name[int(nodes[0])]
+            elif not example and ids:
+                example = ids[0].partition(":")[2]
             item = self.items[key] = {
                 "links": [],
                 "nodes": [],
+                "ids": [],
                 "suggestion": suggestion,
                 "example": example,
             }
@@ -169,6 +178,7 @@ class Collector:
             item["links"].append(links)
         if nodes is not None:
             item["nodes"].append(nodes)
+        item["ids"].extend(i for i in ids if i not in item["ids"])
         if suggestion and not item["suggestion"]:
             item["suggestion"] = suggestion
 
@@ -181,6 +191,7 @@ class Collector:
             nodes = _distinct(item["nodes"], self.fabric.node_count)
             ids = [f"link:{int(i)}" for i in links[:MAX_IDS]]
             ids += [f"node:{names[int(i)]}" for i in nodes[: max(0, MAX_IDS - len(ids))]]
+            ids += item["ids"][: max(0, MAX_IDS - len(ids))]
             out.append(
                 Problem(
                     code=code,
@@ -189,7 +200,7 @@ class Collector:
                     element_ids=ids,
                     suggestion=item["suggestion"],
                     rule=RULES[code].rule,
-                    count=int(links.size + nodes.size),
+                    count=int(links.size + nodes.size + len(item["ids"])),
                     example=item["example"],
                 )
             )
