@@ -3,6 +3,9 @@
 // each problem next to the field it names. The server is the authority and the only place the
 // fields become a spec (planner/designs/wizard.py spec_from_fields), and a preset's spec
 // becomes fields (each embedded preset's `fields`, planner/designs/forms.py fields_from_spec).
+// The cluster networks' steps (a checkbox per network and its fields) are fields like the
+// others; the page shows a step's fields while its box is ticked, and each empty box's default
+// for the chosen server (the server's table, embedded as `network-placeholders`).
 
 /** Wait after the last change before asking for a summary (ms). */
 export const DEBOUNCE_MS = 300;
@@ -97,14 +100,41 @@ export function summaryFigures(summary) {
   ];
 }
 
+/**
+ * One row per network of the cluster beside the compute fabric that has switches: its label,
+ * its switches by model and role ("QM9700 (8 leaf, 4 storage leaf, 4 spine)") and how many.
+ * @param {object} summary as /api/planner/summary/ returns it (`networks`: per network
+ *   `switches` {role: {model: count}} and `switches_total`)
+ * @param {Record<string, string>} [labels] network name -> label
+ * @returns {string[][]}
+ */
+export function networkRows(summary, labels = {}) {
+  const rows = [];
+  for (const [name, network] of Object.entries(summary.networks ?? {})) {
+    if (!network?.switches_total) continue;
+    const byModel = new Map();
+    for (const [role, models] of Object.entries(network.switches ?? {})) {
+      for (const [model, count] of Object.entries(models)) {
+        if (!byModel.has(model)) byModel.set(model, []);
+        byModel.get(model).push(`${formatNumber(count)} ${role.replaceAll("-", " ")}`);
+      }
+    }
+    const models = [...byModel].map(([model, roles]) => `${model} (${roles.join(", ")})`).join("; ");
+    rows.push([labels[name] ?? name, models, formatNumber(network.switches_total)]);
+  }
+  return rows;
+}
+
 const TIER_LABELS = { "server-leaf": "Server – leaf", "leaf-spine": "Leaf – spine", "spine-core": "Spine – core" };
 
 /**
- * The summary's tables: switches per tier and model, links per tier, optics and cables.
+ * The summary's tables: switches per tier and model, links per tier, optics and cables, and
+ * the switches of the cluster's other networks (`id` "networks").
  * @param {object} summary
- * @returns {{title: string, head: string[], rows: string[][]}[]}
+ * @param {Record<string, string>} [networkLabels] network name -> label
+ * @returns {{title: string, head: string[], rows: string[][], id?: string}[]}
  */
-export function summaryTables(summary) {
+export function summaryTables(summary, networkLabels = {}) {
   const tables = [];
   const switchRows = [];
   for (const [role, models] of Object.entries(summary.switches_by_model ?? {})) {
@@ -121,6 +151,10 @@ export function summaryTables(summary) {
   if (optics.length) tables.push({ title: "Transceivers", head: ["Part", "Modules"], rows: optics });
   const cables = Object.entries(summary.cables ?? {}).map(([part, n]) => [part, formatNumber(n)]);
   if (cables.length) tables.push({ title: "Cables", head: ["Part", "Cables"], rows: cables });
+  const networks = networkRows(summary, networkLabels);
+  if (networks.length) {
+    tables.push({ id: "networks", title: "Cluster networks", head: ["Network", "Switches", "Count"], rows: networks });
+  }
   return tables;
 }
 
@@ -197,7 +231,47 @@ function readValues(form) {
 function writeValues(form, values) {
   for (const [name, value] of Object.entries(values)) {
     const input = form.elements.namedItem(name);
-    if (input && "value" in input) input.value = value;
+    if (input?.type === "checkbox") input.checked = value === "on";
+    else if (input && "value" in input) input.value = value;
+  }
+}
+
+/** A network step's fields show while its box is ticked; the shared ones while any is, or
+ * while one of them is filled. */
+function showNetworkFields(form) {
+  let any = false;
+  for (const step of form.querySelectorAll("[data-network]")) {
+    const on = Boolean(form.elements.namedItem(`network_${step.dataset.network}`)?.checked);
+    any ||= on;
+    const fields = step.querySelector("[data-network-fields]");
+    if (fields) fields.hidden = !on;
+  }
+  const shared = form.querySelector("[data-network-shared]");
+  if (shared) {
+    const filled = [...shared.querySelectorAll("input")].some((input) => input.value.trim());
+    shared.hidden = !(any || filled);
+  }
+}
+
+/**
+ * Each network field's default for `server`: a box's placeholder, a switch list's empty entry.
+ * @param {HTMLFormElement} form
+ * @param {{ra_servers: string[], ra: object, other: object, switch_blank: object}} table
+ * @param {string} server
+ */
+function showNetworkDefaults(form, table, server) {
+  if (!table?.ra) return;
+  const family = table.ra_servers.includes(server) ? "ra" : "other";
+  for (const [name, text] of Object.entries(table[family])) {
+    const input = form.elements.namedItem(name);
+    if (!input) continue;
+    if (input.tagName === "SELECT") {
+      const blank = input.querySelector("option[value='']");
+      const label = table.switch_blank?.[family]?.[name];
+      if (blank && label) blank.textContent = label;
+    } else if (input.tagName === "INPUT") {
+      input.placeholder = text;
+    }
   }
 }
 
@@ -215,7 +289,7 @@ function element(doc, tag, attrs = {}, text = "") {
   return el;
 }
 
-function renderSummary(panel, summary) {
+function renderSummary(panel, summary, networkLabels = {}) {
   const doc = panel.ownerDocument;
   const body = panel.querySelector("[data-summary-body]");
   body.replaceChildren();
@@ -227,9 +301,9 @@ function renderSummary(panel, summary) {
     figures.append(box);
   }
   body.append(figures);
-  for (const table of summaryTables(summary)) {
+  for (const table of summaryTables(summary, networkLabels)) {
     if (!table.rows.length) continue;
-    const el = element(doc, "table", { class: "table compact" });
+    const el = element(doc, "table", table.id ? { class: "table compact", "data-testid": `summary-${table.id}` } : { class: "table compact" });
     el.append(element(doc, "caption", {}, table.title));
     const head = element(doc, "tr");
     table.head.forEach((h, i) => head.append(element(doc, "th", { scope: "col", class: i && i === table.head.length - 1 ? "num" : "" }, h)));
@@ -309,6 +383,7 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
   const panel = doc.querySelector("[data-summary-panel]");
   const status = panel.querySelector("[data-summary-status]");
   const presets = JSON.parse(doc.getElementById("design-presets")?.textContent || "[]");
+  const networkTable = JSON.parse(doc.getElementById("network-placeholders")?.textContent || "{}");
   const token = form.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
   const fromText = () => form.elements.namedItem("source")?.value === "text";
   let sequence = 0;
@@ -354,7 +429,7 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       stale.hidden = true;
       jump.hidden = true;
       showProblems(form, panel, [], false, touched);
-      renderSummary(panel, data);
+      renderSummary(panel, data, networkTable.labels ?? {});
     } else {
       const problems = data.problems ?? [{ field: "", message: data.detail ?? `Error ${response?.status}` }];
       showProblems(form, panel, problems, text, touched);
@@ -404,7 +479,9 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
   form.addEventListener("change", (event) => {
     touched.add(event.target.name);
     if (event.target.name === "topology") showTopologyFields(form);
+    if (event.target.name?.startsWith("network_")) showNetworkFields(form);
     if (event.target.name === "server") {
+      showNetworkDefaults(form, networkTable, event.target.value);
       refreshLeaves().then(schedule);
       return;
     }
@@ -425,6 +502,8 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       const text = form.querySelector("details.spec-text");
       if (text) text.open = source === "text";
       showTopologyFields(form);
+      showNetworkFields(form);
+      showNetworkDefaults(form, networkTable, preset.fields?.server ?? "");
       refreshLeaves().then(() => writeValues(form, { leaf: preset.fields?.leaf ?? "" })).then(refresh);
     });
   }
@@ -438,6 +517,7 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     schedule();
   });
   showTopologyFields(form);
+  showNetworkFields(form);
   if (saved) focusFirstProblem(form); // the save failed: show where, even below the fold
   refresh();
 }

@@ -5,6 +5,7 @@ import {
   formatBandwidth,
   formatNumber,
   formatPower,
+  networkRows,
   problemsByField,
   summaryFigures,
   summaryRequest,
@@ -79,4 +80,23 @@ test("debounce runs once after the last call", () => {
   assert.equal(timers.at(-1).ms, 300);
   timers.filter((t) => t.live).forEach((t) => t.fn());
   assert.equal(calls, 1);
+});
+
+test("the cluster networks' switches: one row per network with switches, by model and role", () => {
+  const summary = {
+    networks: {
+      storage: { switches: { leaf: { QM9700: 8 }, "storage-leaf": { QM9700: 4 }, spine: { QM9700: 4 } }, switches_total: 16 },
+      oob: { switches: { leaf: { SN2201: 1200 } }, switches_total: 1200 },
+      management: { switches: {}, switches_total: 0 },
+    },
+  };
+  const labels = { storage: "Storage", oob: "Out-of-band management" };
+  assert.deepEqual(networkRows(summary, labels), [
+    ["Storage", "QM9700 (8 leaf, 4 storage leaf, 4 spine)", "16"],
+    ["Out-of-band management", "SN2201 (1,200 leaf)", "1,200"],
+  ]);
+  const table = summaryTables(summary, labels).find((t) => t.id === "networks");
+  assert.equal(table.title, "Cluster networks");
+  assert.equal(table.rows.length, 2);
+  assert.equal(summaryTables({}).find((t) => t.id === "networks"), undefined); // none: no table
 });

@@ -3,7 +3,8 @@ run in :func:`planner.designs.services.design_build`, and :func:`add_problems` p
 reports next to the form field of its spec field.
 
 The wizard's fields map onto spec keys in one place, :func:`planner.designs.wizard.spec_from_fields`
-(the live summary API uses it too, with the fields as the browser sends them).
+(the live summary API uses it too, with the fields as the browser sends them); the cluster
+networks' steps in :mod:`planner.designs.wizard_networks`, each way.
 """
 
 from __future__ import annotations
@@ -29,8 +30,21 @@ from planner.designs.wizard import (
     spec_from_fields,
     wizard_defaults,
 )
+from planner.designs.wizard_networks import (
+    BOOLEAN_KEYS,
+    NETWORK_KEYS,
+    NETWORK_SWITCH_FIELDS,
+    SWITCH_KEYS,
+    include_field,
+    is_checked,
+    network_defaults,
+    network_field,
+    networks_initial,
+)
+from planner.domain.networks.common import H100_FAMILY, SHARED_FIELDS
 from planner.domain.presets import load_presets
-from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES, SpecError, parse_spec
+from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES, SpecError, parse_spec, spec_schema
+from planner.presentation import NETWORK_LABELS
 from planner.teams.selectors import teams_for
 
 __all__ = [
@@ -49,6 +63,87 @@ TOPOLOGY_LABELS = {
 }
 
 
+#: Labels of the network fields by spec key (then by network and key, where it differs).
+NETWORK_KEY_LABELS = {
+    "leaf": "Leaf switch",
+    "spine": "Spine switch",
+    "core": "Core switch",
+    "speed_gbps": "Speed (Gb/s)",
+    "ports_per_node": "Ports per node",
+    "dual_homed": "Dual-homed",
+    "oversubscription": "Oversubscription",
+    "storage_ports": "Storage-array ports",
+    "storage_port_speed_gbps": "Storage port speed (Gb/s)",
+    "storage_leaves": "Storage leaves",
+    "uplinks": "Uplinks to customer core",
+    "pdus_per_rack": "PDUs per compute rack",
+    "switch_multiple": "Switch count multiple",
+    "management_nodes": "Management nodes",
+    "ufm_appliances": "UFM appliances",
+    "management_racks": "Management racks",
+}
+NETWORK_FIELD_LABELS = {
+    ("oob", "leaf"): "Access switch (1 GbE)",
+    ("oob", "ports_per_node"): "BMC ports per node",
+    ("oob", "uplinks"): "Uplinks per switch",
+}
+#: What each network step says beside its checkbox.
+NETWORK_NOTES = {
+    "storage": "InfiniBand or Ethernet leaf-spine for the storage arrays",
+    "inband": "leaf pairs and a core pair; nodes' bonded ports",
+    "oob": "1 GbE access switches for every BMC, switch, node and PDU",
+    "converged": "one fabric for storage and in-band: instead of those two",
+}
+
+
+def _schema_description(*path: str) -> str:
+    """The spec schema's description of ``networks.<path>`` (the field's tooltip)."""
+    node = spec_schema()["properties"]["networks"]
+    for key in path:
+        node = node.get("properties", {}).get(key, {})
+    return str(node.get("description", ""))
+
+
+def _network_form_fields() -> dict[str, forms.Field]:
+    """The cluster networks' fields: per network its checkbox and the keys the wizard shows
+    (:data:`planner.designs.wizard_networks.NETWORK_KEYS`), then the shared keys. Numbers are
+    text here: the spec rules check them and name the spec path, live and on save alike."""
+    fields: dict[str, forms.Field] = {}
+
+    def number(label: str, *path: str) -> forms.CharField:
+        attrs = {"inputmode": "decimal", "title": _schema_description(*path)}
+        return forms.CharField(
+            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=20
+        )
+
+    for network, keys in NETWORK_KEYS.items():
+        fields[include_field(network)] = forms.BooleanField(
+            required=False, label=NETWORK_LABELS.get(network, network)
+        )
+        for key in keys:
+            label = NETWORK_FIELD_LABELS.get((network, key), NETWORK_KEY_LABELS[key])
+            if key in SWITCH_KEYS:
+                field = forms.ChoiceField(required=False, label=label)
+                field.widget.attrs["title"] = _schema_description(network, key)
+            elif key in BOOLEAN_KEYS:
+                field = forms.ChoiceField(
+                    required=False,
+                    label=label,
+                    choices=[("", "Default: yes"), ("yes", "Yes"), ("no", "No")],
+                )
+                field.widget.attrs["title"] = _schema_description(network, key)
+            else:
+                field = number(label, network, key)
+            fields[network_field(network, key)] = field
+    for key in SHARED_FIELDS:
+        fields[key] = number(NETWORK_KEY_LABELS[key], key)
+    return fields
+
+
+#: The network steps' fields, as a form the wizard's form takes them from.
+NetworkFieldsForm = type("NetworkFieldsForm", (forms.Form,), _network_form_fields())
+
+
 def _part_choices(model, blank: str | None = None, **filters) -> list[tuple[str, str]]:
     choices = [("", blank)] if blank is not None else []
     parts = model.objects.filter(archived=False, **filters).order_by("slug")  # archived: not new
@@ -57,8 +152,9 @@ def _part_choices(model, blank: str | None = None, **filters) -> list[tuple[str,
     return choices
 
 
-class DesignWizardForm(forms.Form):
-    """A new design: spec fields (or the spec as YAML/JSON text), plus team and sharing."""
+class DesignWizardForm(NetworkFieldsForm):
+    """A new design: spec fields (or the spec as YAML/JSON text), the cluster networks'
+    optional steps, plus team and sharing."""
 
     name = forms.CharField(max_length=100, initial="New design")
     description = forms.CharField(
@@ -167,6 +263,7 @@ class DesignWizardForm(forms.Form):
         self.fields["team"].queryset = teams_for(user)
         self.fields["team"].to_field_name = "slug"
         self._defaults_and_leaf_fit()
+        self._network_defaults()
 
     def _defaults_and_leaf_fit(self) -> None:
         """A blank wizard starts with a server and a leaf that fit each other; the leaf list
@@ -196,6 +293,52 @@ class DesignWizardForm(forms.Form):
             (f"Cannot connect to {server}", bad),
         ]
 
+    def _server(self) -> str:
+        if self.is_bound:
+            return str(self.data.get("server") or "")
+        return str(self.initial.get("server") or "")
+
+    def _network_defaults(self) -> None:
+        """Each network field shows what an empty box means for the chosen server: as its
+        placeholder, or a switch list's first entry ("Default: QM9700", or "Choose a switch"
+        where the server family has none). The page's script swaps them when the server
+        changes (:func:`network_placeholders`)."""
+        switches = _part_choices(SwitchModel)
+        for name, text in network_defaults(self._server()).items():
+            field = self.fields[name]
+            if name in NETWORK_SWITCH_FIELDS:
+                field.choices = [("", switch_blank(text))] + switches
+            elif isinstance(field, forms.CharField):
+                field.widget.attrs["placeholder"] = text
+
+    def network_sections(self) -> list[dict]:
+        """The network steps as the page lays them out: label, note, the checkbox, whether
+        it is on, and the fields."""
+        sections = []
+        for network, keys in NETWORK_KEYS.items():
+            include = self[include_field(network)]
+            sections.append(
+                {
+                    "name": network,
+                    "label": NETWORK_LABELS.get(network, network),
+                    "note": NETWORK_NOTES.get(network, ""),
+                    "include": include,
+                    "on": is_checked(include.value()),
+                    "fields": [self[network_field(network, key)] for key in keys],
+                }
+            )
+        return sections
+
+    def shared_network_fields(self) -> list:
+        """The fields every network shares (management nodes, UFM appliances, racks)."""
+        return [self[key] for key in SHARED_FIELDS]
+
+    def networks_shown(self) -> bool:
+        """Whether the shared fields show: a network is on, or one of them is filled."""
+        return any(section["on"] for section in self.network_sections()) or any(
+            str(self[key].value() or "").strip() for key in SHARED_FIELDS
+        )
+
     def clean(self):
         data = super().clean()
         if data.get("source") == "text" and not (data.get("spec_text") or "").strip():
@@ -219,6 +362,36 @@ class DesignWizardForm(forms.Form):
                 continue
             shown = form_problem(problem)
             self.add_error(shown["field"] or None, shown["message"])
+
+
+def switch_blank(default: str) -> str:
+    """A network switch list's empty entry: the default it stands for, or a call to choose.
+
+    >>> switch_blank("QM9700"), switch_blank("same as leaf"), switch_blank("")
+    ('Default: QM9700', 'Default: same as leaf', 'Choose a switch (no default for this server)')
+    """
+    return f"Default: {default}" if default else "Choose a switch (no default for this server)"
+
+
+def network_placeholders() -> dict:
+    """What the page's script needs to show each network field's default when the server
+    changes: the servers that take the H100 RA's defaults, the texts for them and for
+    others (:func:`planner.designs.wizard_networks.network_defaults`), and the switch
+    lists' empty entries."""
+    tables = {"ra": network_defaults(H100_FAMILY[0]), "other": network_defaults("")}
+    return {
+        "ra_servers": list(H100_FAMILY),
+        **tables,
+        "switch_blank": {
+            family: {
+                name: switch_blank(text)
+                for name, text in table.items()
+                if name in NETWORK_SWITCH_FIELDS
+            }
+            for family, table in tables.items()
+        },
+        "labels": {name: NETWORK_LABELS.get(name, name) for name in NETWORK_KEYS},
+    }
 
 
 #: The form's fields that are not the spec's (a preset leaves them as they are).
@@ -256,6 +429,7 @@ def initial_from_spec(spec: dict) -> dict:
     for key in LAYOUT_FIELDS:
         if (spec.get("layout") or {}).get(key) is not None:
             initial[key] = spec["layout"][key]
+    initial.update(networks_initial(spec.get("networks")))
     return initial
 
 
@@ -290,12 +464,33 @@ def fields_from_spec(spec: dict) -> dict[str, str]:
 
 
 def _fields_hold(spec: dict, values: dict) -> bool:
-    """Whether the fields ``values`` describe ``spec`` whole (the same parsed spec)."""
+    """Whether the fields ``values`` describe ``spec`` whole (the same parsed spec, but for
+    an empty ``networks.compute``, which says nothing: the compute fabric is the spec's own)."""
     racks = {spec.get("server")} if "racks" in spec else set()  # the spec says which it is
     try:
-        return parse_spec(spec_from_fields(values, rack_systems=racks)) == parse_spec(spec)
+        built = parse_spec(spec_from_fields(values, rack_systems=racks))
+        return built == parse_spec(without_empty_compute(spec))
     except (SpecError, ValueError):
         return False
+
+
+def without_empty_compute(spec: dict) -> dict:
+    """``spec`` without ``networks.compute: {}`` (the compute fabric is the spec's own, and
+    that key has no fields), and without a ``networks`` block left empty by that.
+
+    >>> without_empty_compute({"name": "x", "networks": {"compute": {}, "oob": {}}})
+    {'name': 'x', 'networks': {'oob': {}}}
+    >>> without_empty_compute({"name": "x", "networks": {"compute": {}}})
+    {'name': 'x'}
+    """
+    networks = spec.get("networks")
+    if not isinstance(networks, dict) or networks.get("compute") != {}:
+        return spec
+    rest = {key: value for key, value in networks.items() if key != "compute"}
+    out = {key: value for key, value in spec.items() if key != "networks"}
+    if rest:
+        out["networks"] = rest
+    return out
 
 
 def wizard_presets() -> list[dict]:

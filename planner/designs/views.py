@@ -31,6 +31,7 @@ from planner.designs.forms import (
     DesignEditForm,
     DesignWizardForm,
     initial_from_spec,
+    network_placeholders,
     wizard_presets,
 )
 from planner.domain.presets import preset_get
@@ -136,7 +137,11 @@ def design_new(request):
         else:
             messages.success(request, f"Saved design “{design.name}”.")
             return redirect(design)
-    context = {"form": form, "presets": wizard_presets()}
+    context = {
+        "form": form,
+        "presets": wizard_presets(),
+        "network_placeholders": network_placeholders(),
+    }
     return render(request, "planner/design_wizard.html", context)
 
 

@@ -15,6 +15,11 @@ import math
 from collections.abc import Container, Mapping
 
 from planner.designs.adapters import catalog_facts
+from planner.designs.wizard_networks import (
+    NETWORK_NUMBER_FIELDS,
+    network_form_field,
+    networks_from_fields,
+)
 from planner.domain import canvas
 from planner.domain.spec import TIERS
 
@@ -49,22 +54,25 @@ MIN_SPINES_DEFAULT = 2
 #: Layout keys the wizard shows (``layout.<key>``, same field name).
 LAYOUT_FIELDS = ("servers_per_rack", "rack")
 #: Fields that hold a number (typed as text in the browser).
-NUMBER_FIELDS = frozenset(
-    {
-        "servers",
-        "rails",
-        "planes",
-        "tiers",
-        "spines",
-        "min_spines",
-        "uplink_speed_gbps",
-        "grow_to_gpus",
-        "servers_per_su",
-        "oversubscription",
-        "reserved_leaf_ports",
-        "k",
-        "servers_per_rack",
-    }
+NUMBER_FIELDS = (
+    frozenset(
+        {
+            "servers",
+            "rails",
+            "planes",
+            "tiers",
+            "spines",
+            "min_spines",
+            "uplink_speed_gbps",
+            "grow_to_gpus",
+            "servers_per_su",
+            "oversubscription",
+            "reserved_leaf_ports",
+            "k",
+            "servers_per_rack",
+        }
+    )
+    | NETWORK_NUMBER_FIELDS
 )
 
 
@@ -113,6 +121,9 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
     left out (one plane, tiers "auto", min_spines 2, oversubscription 1, no reserved ports,
     media "auto"), and keys of one topology only go with it. Values are not checked here:
     the spec rules (:func:`planner.designs.services.design_build`) name each problem's field.
+
+    The cluster networks' steps (a checkbox per network, its fields, the shared fields) make
+    the ``networks`` block: :func:`planner.designs.wizard_networks.networks_from_fields`.
 
     The ``servers`` field counts racks when the server is a rack-scale system: it becomes
     ``racks`` then. ``rack_systems`` names those servers (default: asks the catalog, see
@@ -183,6 +194,9 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
     layout = {key: v[key] for key in LAYOUT_FIELDS if v.get(key) is not None}
     if layout:
         doc["layout"] = layout
+    networks = networks_from_fields(v)
+    if networks:
+        doc["networks"] = networks
     return doc
 
 
@@ -195,8 +209,12 @@ def form_field_for(spec_field: str) -> str | None:
     ['spines', 'min_spines', 'uplink_speed_gbps', 'servers']
     >>> form_field_for("grow_to.gpus"), form_field_for("grow_to.racks"), form_field_for("grow_to")
     ('grow_to_gpus', 'grow_to_gpus', 'grow_to_gpus')
+    >>> form_field_for("networks.storage.storage_ports"), form_field_for("networks.oob")
+    ('storage_storage_ports', 'network_oob')
     """
     head, _, rest = spec_field.partition(".")
+    if head == "networks":
+        return network_form_field(spec_field)
     if head == "grow_to":
         return GROW_TO_FIELDS.get(rest, GROW_TO_FIELDS["gpus"])
     if spec_field in SHOWN_IN:
@@ -219,13 +237,22 @@ def form_problem(problem: dict) -> dict:
     {'field': 'leaf', 'spec_field': 'switches.leaf', 'message': 'no such switch'}
     >>> form_problem({"field": "layout.rack_units", "message": "too small"})["message"]
     'layout.rack_units: too small'
+
+    A network's problem is named by its spec path, once:
+
+    >>> form_problem({"field": "networks.storage.storage_ports", "message": "not an integer"})
+    {'field': 'storage_storage_ports', 'spec_field': 'networks.storage.storage_ports', \
+'message': 'networks.storage.storage_ports: not an integer'}
+    >>> form_problem({"field": "networks.oob.uplinks", "message": "networks.oob.uplinks: 4 ports"})[
+    ...     "message"]
+    'networks.oob.uplinks: 4 ports'
     """
     field, message = problem["field"], problem["message"]
     target = form_field_for(field)
     exact = target == field or (
         target and (field.startswith(("switches.", "media.", "layout.")) or field == "grow_to.gpus")
     )
-    if not exact and field:
+    if not exact and field and not message.startswith(f"{field}:"):
         message = f"{field}: {message}"
     return {"field": target or "", "spec_field": field, "message": message}
 

@@ -162,27 +162,54 @@ def test_pages_of_others_are_404_and_readers_cannot_write(client, seed_catalog, 
 def test_every_preset_fits_the_wizard_fields(seed_catalog, user):
     """A preset put into the fields (its ``fields``, the one spec -> fields mapping) comes
     back as the same spec, through the form's save and the live summary's mapping alike:
-    nothing silently dropped."""
-    from planner.designs.forms import DesignWizardForm, wizard_presets
+    nothing silently dropped. Every preset fits the fields now, the 4 SU cluster's networks
+    block included (its ``networks.compute: {}`` says nothing and is not kept); and the
+    fields round-trip: fields -> spec -> fields are the same fields."""
+    from planner.designs.forms import (
+        DesignWizardForm,
+        fields_from_spec,
+        without_empty_compute,
+        wizard_presets,
+    )
     from planner.designs.wizard import spec_from_fields
     from planner.domain.spec import parse_spec
 
-    by_text = []
+    with_networks = []
     for preset in wizard_presets():
         fields = preset["fields"]
+        expected = without_empty_compute(preset["spec"])
         assert all(isinstance(value, str) for value in fields.values()), preset["slug"]
-        if fields.get("source") == "text":  # more than the fields show: built from its text
-            by_text.append(preset["slug"])
-            form = DesignWizardForm({**fields, "sharing": "private"}, user=user)
-            assert form.is_valid(), (preset["slug"], form.errors)
-            assert parse_spec(form.spec_document()) == parse_spec(preset["spec"]), preset["slug"]
-            continue
+        assert fields["source"] == "form", preset["slug"]  # none is opened as its text
         # the summary API's mapping, of the fields as the browser sends them
-        assert parse_spec(spec_from_fields(fields)) == parse_spec(preset["spec"]), preset["slug"]
-        form = DesignWizardForm({**fields, "source": "form", "sharing": "private"}, user=user)
+        assert parse_spec(spec_from_fields(fields)) == parse_spec(expected), preset["slug"]
+        form = DesignWizardForm({**fields, "sharing": "private"}, user=user)
         assert form.is_valid(), (preset["slug"], form.errors)
-        assert form.spec_document() == preset["spec"], preset["slug"]
-    assert by_text == ["h100-superpod-4su-cluster"]  # its networks block has no fields yet
+        assert form.spec_document() == expected, preset["slug"]
+        assert fields_from_spec(spec_from_fields(fields)) == fields, preset["slug"]
+        assert fields_from_spec(form.spec_document()) == fields, preset["slug"]
+        if "networks" in preset["spec"]:
+            with_networks.append(preset["slug"])
+    assert "h100-superpod-4su-cluster" in with_networks
+    cluster = {p["slug"]: p["fields"] for p in wizard_presets()}["h100-superpod-4su-cluster"]
+    ticked = [
+        name for name in ("storage", "inband", "oob", "converged") if cluster[f"network_{name}"]
+    ]
+    assert ticked == ["storage", "inband", "oob"]
+
+
+def test_a_spec_the_network_fields_cannot_show_opens_as_text(seed_catalog, user):
+    """A networks key the wizard has no field for (storage spines) keeps the text: the
+    preset's fields say "build from the text", and that text is the whole spec."""
+    from planner.designs.forms import DesignWizardForm, fields_from_spec
+    from planner.domain.presets import preset_get
+    from planner.domain.spec import parse_spec
+
+    spec = {**preset_get("h100-superpod-4su").spec, "networks": {"storage": {"spines": 6}}}
+    fields = fields_from_spec(spec)
+    assert fields["source"] == "text" and "spines: 6" in fields["spec_text"]
+    form = DesignWizardForm({**fields, "sharing": "private"}, user=user)
+    assert form.is_valid(), form.errors
+    assert parse_spec(form.spec_document()) == parse_spec(spec)
 
 
 def test_preset_fields_show_the_new_keys():

@@ -1,8 +1,13 @@
 """The wizard in Chromium: presets that use the new spec keys (racks of a rack-scale system,
-grow_to) fill the fields from the server's mapping, and the live summary builds."""
+grow_to, the cluster networks) fill the fields from the server's mapping, and the live
+summary builds."""
+
+import re
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.conftest import SCREENSHOTS
 
 
 @pytest.fixture
@@ -29,3 +34,71 @@ def test_rack_scale_and_growth_presets_fill_the_form(live_catalog, browser_login
     expect(page.get_by_test_id("summary-gpus")).to_have_text("1,024")
     expect(panel).to_have_attribute("data-state", "ok")
     expect(page.get_by_label("Grow to (GPUs)")).to_be_visible()
+
+
+def test_network_steps_storage_and_oob_on_a_dgx_h100_design(
+    live_catalog, browser_login, live_server, django_user_model
+):
+    """Issue 18: tick Storage and OOB on the 4 SU DGX-H100 design; the RA's defaults show
+    as placeholders, the live summary counts each network's switches (16 QM9700 storage
+    switches at 4 SU = 127 DGX H100, RA-11333-001 V11 Table 7), a bad value is named beside
+    its field, and the saved spec has the networks block."""
+    from planner.designs.models import Design
+
+    page = browser_login
+    page.goto(f"{live_server.url}/designs/new/")
+    panel = page.locator("[data-summary-panel]")
+    page.get_by_role("button", name="DGX H100 SuperPOD, 4 SU", exact=True).click()
+    expect(page.get_by_test_id("summary-gpus")).to_have_text("1,016")
+    storage_fields = page.locator('[data-network="storage"] [data-network-fields]')
+    expect(storage_fields).to_be_hidden()
+
+    page.locator("#id_network_storage").check()
+    page.locator("#id_network_oob").check()
+    expect(storage_fields).to_be_visible()
+    expect(page.locator("#id_storage_storage_ports")).to_have_attribute("placeholder", "96")
+    expect(page.locator("#id_storage_leaf option[value='']")).to_have_text("Default: QM9700")
+    expect(page.locator("[data-network-shared]")).to_be_visible()
+    networks = page.get_by_test_id("summary-networks")
+    storage_row = networks.locator("tr", has_text="Storage")
+    expect(storage_row).to_contain_text("QM9700 (8 leaf, 4 storage leaf, 4 spine)")
+    expect(storage_row.locator("td").last).to_have_text("16")
+    expect(networks.locator("tr", has_text="Out-of-band management")).to_contain_text("SN2201")
+    expect(panel).to_have_attribute("data-state", "ok")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "wizard_networks.png"), full_page=True)
+
+    # A count that is not a whole number: named beside its field, the summary marked stale.
+    ports = page.locator("#id_storage_storage_ports")
+    ports.fill("many")
+    problem = page.locator('[data-field="storage_storage_ports"] [data-live-problem]')
+    expect(problem).to_contain_text("networks.storage.storage_ports")
+    expect(panel).to_have_attribute("data-state", "problems")
+    page.screenshot(path=str(SCREENSHOTS / "wizard_networks_problem.png"), full_page=True)
+    ports.fill("")
+    expect(problem).to_have_count(0)
+    expect(panel).to_have_attribute("data-state", "ok")
+
+    page.locator("#id_name").fill("Pod with storage")
+    page.get_by_role("button", name="Save design").click()
+    expect(page).to_have_url(re.compile(r"/designs/\d+/$"))
+    spec = Design.objects.get(name="Pod with storage").revisions.get().spec
+    assert spec["networks"] == {"storage": {}, "oob": {}}
+
+
+def test_the_cluster_preset_fills_the_network_steps(live_catalog, browser_login, live_server):
+    page = browser_login
+    page.goto(f"{live_server.url}/designs/new/")
+    page.locator('[data-preset="h100-superpod-4su-cluster"]').click()
+    expect(page.get_by_label("The fields above")).to_be_checked()  # not opened as its text
+    for network in ("storage", "inband", "oob"):
+        expect(page.locator(f"#id_network_{network}")).to_be_checked()
+    expect(page.locator("#id_network_converged")).not_to_be_checked()
+    expect(page.locator('[data-network="converged"] [data-network-fields]')).to_be_hidden()
+    networks = page.get_by_test_id("summary-networks")
+    expect(networks.locator("tr", has_text="In-band management")).to_contain_text("SN4600C")
+    expect(networks.locator("tbody tr")).to_have_count(3)
+    # Another preset sets the steps back to none.
+    page.locator('[data-preset="h100-superpod-4su"]').click()
+    expect(page.locator("#id_network_storage")).not_to_be_checked()
+    expect(page.get_by_test_id("summary-networks")).to_have_count(0)
