@@ -130,7 +130,7 @@ def export_chunks(
     makers = makers or {}
     builders: dict[str, Callable[[], Iterator[str]]] = {
         "bom-csv": lambda: bom_csv_lines(bill_of_materials(fabric, facts, spares_pct=spares_pct)),
-        "cabling-csv": lambda: cabling_csv_lines(fabric, facts),
+        "cabling-csv": lambda: cabling_csv_lines(fabric, facts, elements=elements),
         "netbox-devices": lambda: netbox_device_lines(
             fabric,
             facts,

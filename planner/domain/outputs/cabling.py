@@ -12,13 +12,33 @@ cables, UFM -> leaf" for the 4 SU fabric's 4 UFM links). Their rows still say wh
 ``cable_type`` fiber, ``media`` and ``connector`` of the switch-end module, ``length_m`` the run
 rounded up by the ordering policy (:func:`planner.domain.media.policy_length_m`), and
 ``cable_part`` the UFM-to-leaf cable (:data:`UFM_LEAF_CABLE`) when the catalog has it with the
-module's fiber type and the leaf runs InfiniBand. The BOM counts are not changed by these rows.
+module's fiber type and the leaf runs InfiniBand, and then ``a_transceiver`` its UFM-side
+transceiver (:data:`UFM_SIDE_TRANSCEIVER`; RA-11333-001 Table 8 prints both). The BOM counts
+are not changed by these rows.
 
-Columns (:data:`CABLING_COLUMNS`): ``label``, ``assembly``, ``leg``, ``tier``, ``plane``,
-``rail``, ``speed_gbps``; for the A end (the lower tier) and the B end: ``*_row``, ``*_rack``,
-``*_ru``, ``*_device``, ``*_role``, ``*_port``, ``*_transceiver``; then ``cable_part``,
-``cable_type`` (dac, acc, aec, aoc, fiber), ``media`` (copper, optical, mmf, smf),
-``connector``, ``fiber_type``, ``length_m`` (the length ordered) and ``run_length_m``.
+Networks
+--------
+A design whose spec has a ``networks`` block (storage, converged, in-band, out-of-band) gets
+one more row per link of those networks after the compute fabric's rows, network by network
+in build order (:func:`planner.domain.networks.elements.cluster_elements`, whose docstring
+states how ports are assigned and devices placed). ``network`` names the row's network
+(``compute`` for the compute fabric's rows); ``tier`` is the network's link group
+(``node-leaf``, ``leaf-spine``, ``node BMCs``, ...); ``plane`` and ``rail`` are empty. Ends
+are the networks' own devices (``stor-leaf-01``, ``oob-03``, ``mgmt-01``, ``pdu-R001-01-1``
+...) or compute devices on their non-fabric ports (``gpu00001`` port ``stor1``, ``bmc``; a
+rack-scale system's tray ports ``tray03/stor1``, with ``a_tray`` 3). Labels use the same
+scheme, a device without a rack and RU (or sharing them) being named; they are unique across
+networks. A splitter's legs share an ``assembly`` named by its switch cage. ``length_m`` and
+``run_length_m`` are empty: the networks' run lengths are not estimated (see the elements
+module). ``cord_colour`` is the patch-cord / jacket colour of the row's network
+(:data:`CORD_COLOURS`, a configurable default: no published convention was found).
+
+Columns (:data:`CABLING_COLUMNS`): ``label``, ``network``, ``assembly``, ``leg``, ``tier``,
+``plane``, ``rail``, ``speed_gbps``; for the A end (the lower tier) and the B end:
+``*_row``, ``*_rack``, ``*_ru``, ``*_device``, ``*_role``, ``*_port``, ``*_transceiver``;
+then ``cable_part``, ``cable_type`` (dac, acc, aec, aoc, fiber; cat5e on an OOB row),
+``media`` (copper, optical, mmf, smf), ``connector``, ``fiber_type``, ``length_m`` (the length
+ordered), ``run_length_m`` and ``cord_colour``.
 ``a_tray`` is the compute tray (1-based) of a rack-scale system's port (a GB200-NVL72 rack's
 port ``(tray * rails + rail) * planes + plane``), empty for any other device.
 
@@ -47,7 +67,11 @@ in the file is removed. Row numbers count the header as row 1, as a spreadsheet 
 A cell the plan wrote with a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or CR (so
 that no spreadsheet reads it as a formula) is read without that ``'``. On a fabric-manager row
 the filled-in ``cable_part`` (that cable, or empty) and ``length_m`` are read as unchanged:
-they describe the cable NVIDIA lists apart, not a cable of the fabric.
+they describe the cable NVIDIA lists apart, not a cable of the fabric; so is its
+``a_transceiver`` when it names the UFM-side transceiver (or is empty). Rows whose ``network``
+is another network than ``compute`` are skipped (``CablingEdit.network_rows`` lists them):
+those networks follow from the spec's ``networks`` block and are changed there, and leaving
+their rows out of a file removes nothing.
 """
 
 from __future__ import annotations
@@ -67,6 +91,7 @@ from planner.domain.summary import ordered_cable_length_m
 
 CABLING_COLUMNS = (
     "label",
+    "network",
     "assembly",
     "leg",
     "tier",
@@ -95,6 +120,7 @@ CABLING_COLUMNS = (
     "fiber_type",
     "length_m",
     "run_length_m",
+    "cord_colour",
 )
 EDITABLE_COLUMNS = (
     "a_device",
@@ -117,6 +143,33 @@ COPPER_TYPES = {"dac", "acc", "aec"}
 #: 980-9I51S-00NS00). Shown on fabric-manager rows only; the fabric's media columns and the
 #: BOM do not count it (see the module docstring).
 UFM_LEAF_CABLE = "980-9I557-00N030"
+#: The UFM-side transceiver of that cable, RA-11333-001 V11 Table 8: 980-9I51S-00NS00 (4 for
+#: the 4 SU fabric's 4 UFM links), the seed catalog's MMA4Z00-NS400 (NVIDIA datasheet
+#: https://docs.nvidia.com/networking/display/MMA4Z00NS400T, part number 980-9I51S-00NS00).
+#: Shown as ``a_transceiver`` of a fabric-manager row that shows :data:`UFM_LEAF_CABLE`, by
+#: the catalog's slug (the printed part number when the catalog lacks it).
+UFM_SIDE_TRANSCEIVER = "980-9I51S-00NS00"
+#: What a fabric-manager row's ``a_transceiver`` may say and still be unchanged on re-import:
+#: the seed catalog's slug, the part number, or nothing (plans written before it was shown).
+UFM_SIDE_TRANSCEIVER_NAMES = ("MMA4Z00-NS400", UFM_SIDE_TRANSCEIVER, "")
+#: Patch-cord / cable-jacket colour per network (``cord_colour``). No published convention
+#: assigns colours to a cluster's networks: TIA/EIA-606-A's colour code only separates
+#: telephone, data and alarm systems (eWEEK, "Coloring My World",
+#: http://www.eweek.com/reviews/coloring-my-world), operators report no universal standard
+#: (NANOG, "DataCenter color-coding cabling schema", 2016-03-13,
+#: https://community.nanog.org/t/datacenter-color-coding-cabling-schema/49550, one site:
+#: "gray for network, blue for management"), and fibre jacket colours follow the fibre type
+#: (TIA-598: OM3/OM4 aqua, OS2 yellow), not the network. So these are a configurable default
+#: (``cabling_rows(..., cord_colours=...)``), a house choice, not a claim: installers order
+#: the OOB Cat5e cords in this colour and tag the network's optical cables with it.
+CORD_COLOURS: dict[str, str] = {
+    "compute": "aqua",
+    "storage": "green",
+    "converged": "purple",
+    "inband": "black",
+    "oob": "blue",
+    "management": "grey",
+}
 
 
 def _number(value: float) -> str:
@@ -390,13 +443,31 @@ def _ports_per_tray(fabric: Fabric) -> int:
     return int(fabric.info.get("rails") or 0) * int(fabric.info.get("planes") or 1)
 
 
-def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
-    """The rows of the cabling plan (tuples in :data:`CABLING_COLUMNS` order), link by link.
+def cabling_rows(
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    elements=None,
+    cord_colours: dict[str, str] | None = None,
+) -> Iterator[tuple]:
+    """The rows of the cabling plan (tuples in :data:`CABLING_COLUMNS` order), link by link:
+    the compute fabric's, then every other network's (module docstring, "Networks").
 
     Per-node and per-part strings are computed once; link columns are read block by block
     (:func:`link_blocks`) and rows produced one at a time, so memory stays flat however many
     cables the fabric has.
+
+    Parameters
+    ----------
+    elements : ClusterElements, optional
+        The networks' devices and links when already built
+        (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
+    cord_colours : dict, optional
+        ``{network: colour}`` over :data:`CORD_COLOURS`.
     """
+    colours = {**CORD_COLOURS, **(cord_colours or {})}
+    compute_colour = colours.get("compute", "")
+    ufm_side = _ufm_side_transceiver(facts)
     ends = FabricEnds(fabric)
     parts = _part_texts(fabric, facts)
     multi_links, multi_legs, multi_leg, multi_shared = _legs(fabric)
@@ -438,10 +509,13 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
             pa, pb, pc = a_part[i], b_part[i], cable_part[i]
             cable = parts[pc] if pc >= 0 else empty
             length = _number(ordered[i]) if pc >= 0 else ""
+            a_module = parts[pa].slug if pa >= 0 and pa != pc else ""
             if pc < 0 and pb >= 0 and ends.roles[a] == manager_role:
                 cable = _manager_cable(facts, parts[pb], ends.models[b])
                 if cable.cable_type and manager_ordered is not None:
                     length = _number(manager_ordered[block.start + i])
+                if cable.slug == UFM_LEAF_CABLE and not a_module:
+                    a_module = ufm_side
             assembly = leg_number = ""
             if i in multi:
                 legs, leg, shared = multi[i]
@@ -459,6 +533,7 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
             yield (
                 f"{ends.location[a]}.P{a_port_name.replace('/', '.')}/"
                 f"{ends.location[b]}.P{b_port_name.replace('/', '.')}",
+                "compute",
                 assembly,
                 leg_number,
                 tier_name,
@@ -474,7 +549,7 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
                 str(a_port[i] // ports_per_tray + 1)
                 if ports_per_tray and ends.roles[a] == "server"
                 else "",
-                parts[pa].slug if pa >= 0 and pa != pc else "",
+                a_module,
                 ends.row[b],
                 ends.rack[b],
                 ends.ru[b],
@@ -489,7 +564,177 @@ def cabling_rows(fabric: Fabric, facts: CatalogFacts) -> Iterator[tuple]:
                 cable.fiber_type,
                 length,
                 _number(run[i]),
+                compute_colour,
             )
+    yield from network_rows(fabric, facts, ends, elements=elements, colours=colours)
+
+
+def _ufm_side_transceiver(facts: CatalogFacts) -> str:
+    """The UFM-side transceiver as the plan names it: its catalog slug, else the printed
+    part number (:data:`UFM_SIDE_TRANSCEIVER`)."""
+    record = facts.parts.get(UFM_SIDE_TRANSCEIVER) or {}
+    if record.get("category") == "transceiver":
+        return str(record.get("slug") or UFM_SIDE_TRANSCEIVER)
+    return UFM_SIDE_TRANSCEIVER
+
+
+# --- the cluster's other networks ---------------------------------------------------------------
+
+
+def _network_cable(link, facts: CatalogFacts) -> _PartText:
+    """The cable columns of a network link: from its catalog part when there is one (as for
+    the compute fabric), else from the link group's cable kind."""
+    kind = link.cable_kind.strip().lower()
+    record = facts.parts.get(link.cable_part) if link.cable_part else None
+    text = _PartText(slug=str((record or {}).get("slug") or link.cable_part))
+    if kind.startswith("cat"):  # twisted pair: the catalog files RJ45 cords under "dac"
+        text.cable_type, text.media, text.connector = kind, "copper", "RJ45"
+        return text
+    category = (record or {}).get("category")
+    if category == "fiber":
+        text.cable_type = "fiber"
+        text.media = str(record.get("fiber_type") or "")
+        connectors = [record.get("connector_a"), record.get("connector_b")]
+        text.connector = "/".join(dict.fromkeys(str(c) for c in connectors if c))
+        text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
+    elif category == "cable":
+        cable_type = str(record.get("cable_type") or "")
+        text.cable_type = cable_type
+        text.media = "copper" if cable_type in COPPER_TYPES else ("optical" if cable_type else "")
+        forms = [record.get("end_a_form_factor"), record.get("end_b_form_factor")]
+        text.connector = "/".join(dict.fromkeys(str(f) for f in forms if f))
+    elif category == "transceiver":  # a module counted as the cable (in-band CWDM4 uplinks)
+        text.cable_type = "fiber"
+        text.media = str(record.get("media") or "")
+        text.connector = str(record.get("connector") or "")
+    elif "aoc" in kind:
+        text.cable_type, text.media = "aoc", "optical"
+    elif "dac" in kind:
+        text.cable_type, text.media = "dac", "copper"
+    elif kind in ("mmf", "smf") or "fibre" in kind or "fiber" in kind:
+        text.cable_type = "fiber"
+        text.media = kind if kind in ("mmf", "smf") else ""
+    return text
+
+
+def network_rows(
+    fabric: Fabric,
+    facts: CatalogFacts,
+    ends: FabricEnds | None = None,
+    *,
+    elements=None,
+    colours: dict[str, str] | None = None,
+) -> Iterator[tuple]:
+    """The cabling-plan rows of the cluster's other networks (:data:`CABLING_COLUMNS`
+    order), network by network in build order, link by link; nothing without networks."""
+    if elements is None:
+        if not (fabric.info or {}).get("networks"):
+            return
+        from planner.domain.networks.elements import cluster_elements
+
+        elements = cluster_elements(fabric, facts)
+    if not elements.links:
+        return
+    ends = ends or FabricEnds(fabric)
+    colours = {**CORD_COLOURS, **(colours or {})}
+    compute = {name: node for node, name in enumerate(fabric.node_name)}
+    devices = {device.name: device for device in elements.devices}
+    rack_row = {
+        str(r.get("name", "")): str(int(r["row"]) + 1)
+        for r in fabric.racks
+        if r.get("row") is not None
+    }
+    places: dict[tuple[str, str], int] = {}
+    for node in range(fabric.node_count):
+        if ends.rack[node] and ends.ru[node]:
+            key = (ends.rack[node], ends.ru[node])
+            places[key] = places.get(key, 0) + 1
+    for device in elements.devices:
+        if device.name not in compute and device.rack and device.ru:
+            key = (device.rack, str(device.ru))
+            places[key] = places.get(key, 0) + 1
+
+    def end(name: str) -> tuple[str, str, str, str, str]:
+        """``(location, row, rack, ru, role)`` of a link end."""
+        node = compute.get(name)
+        if node is not None:
+            return (
+                ends.location[node],
+                ends.row[node],
+                ends.rack[node],
+                ends.ru[node],
+                (ends.roles[node]),
+            )
+        device = devices.get(name)
+        if device is None:
+            return name, "", "", "", ""
+        rack = device.rack or ""
+        ru = str(device.ru) if rack and device.ru else ""
+        location = f"{rack}.U{int(ru):02d}" if ru and places.get((rack, ru)) == 1 else name
+        return location, rack_row.get(rack, ""), rack, ru, device.role
+
+    cables: dict[str, _PartText] = {}
+    legs: dict[str, int] = {}
+    for link in elements.links:
+        if link.assembly:
+            legs[link.assembly] = legs.get(link.assembly, 0) + 1
+    seen: set[str] = set()
+    for link in elements.links:
+        a_location, a_row, a_rack, a_ru, a_role = end(link.a_device)
+        b_location, b_row, b_rack, b_ru, b_role = end(link.b_device)
+        label = (
+            f"{a_location}.P{link.a_port.replace('/', '.')}/"
+            f"{b_location}.P{link.b_port.replace('/', '.')}"
+        )
+        if label in seen:  # not expected (ports are used once); keep labels unique
+            n = 2
+            while f"{label}#{n}" in seen:
+                n += 1
+            label = f"{label}#{n}"
+        seen.add(label)
+        key = f"{link.cable_part}|{link.cable_kind}"
+        cable = cables.get(key)
+        if cable is None:
+            cable = cables[key] = _network_cable(link, facts)
+        assembly = ""
+        if link.assembly:
+            cage = link.b_port.split("/")[0]
+            assembly = f"{b_location}.P{cage} 1:{legs[link.assembly]}"
+        tray = link.a_port.split("/")[0] if link.a_port.startswith("tray") else ""
+        speed = float(link.speed_gbps)
+        yield (
+            label,
+            link.network,
+            assembly,
+            str(link.leg) if link.leg else "",
+            link.group,
+            "",
+            "",
+            f"{speed:g}",
+            a_row,
+            a_rack,
+            a_ru,
+            link.a_device,
+            a_role,
+            link.a_port,
+            str(int(tray[4:])) if tray[4:].isdigit() else "",
+            link.a_transceiver,
+            b_row,
+            b_rack,
+            b_ru,
+            link.b_device,
+            b_role,
+            link.b_port,
+            link.b_transceiver,
+            cable.slug,
+            cable.cable_type,
+            cable.media,
+            cable.connector,
+            cable.fiber_type,
+            "",
+            _number(link.run_length_m) if link.run_length_m is not None else "",
+            colours.get(link.network, ""),
+        )
 
 
 def iter_link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> Iterator[str]:
@@ -502,9 +747,16 @@ def iter_link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> Iterator
             yield f"{ends.end_label(a[i], a_port[i])}/{ends.end_label(b[i], b_port[i])}"
 
 
-def cabling_csv_lines(fabric: Fabric, facts: CatalogFacts) -> Iterator[str]:
+def cabling_csv_lines(
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    elements=None,
+    cord_colours: dict[str, str] | None = None,
+) -> Iterator[str]:
     """The cabling plan as CSV text, one line at a time (header first)."""
-    return csv_lines(CABLING_COLUMNS, cabling_rows(fabric, facts))
+    rows = cabling_rows(fabric, facts, elements=elements, cord_colours=cord_colours)
+    return csv_lines(CABLING_COLUMNS, rows)
 
 
 # --- re-import ----------------------------------------------------------------------------------
@@ -542,6 +794,9 @@ class CablingEdit:
     removed: list[str] = field(default_factory=list)
     #: edited document's link index -> the CSV row it came from
     rows: dict[int, int] = field(default_factory=dict)
+    #: CSV rows of the other networks (``network`` not ``compute``): derived from the spec's
+    #: networks block, not edited here; kept out of the edit
+    network_rows: list[int] = field(default_factory=list)
 
     @property
     def change_count(self) -> int:
@@ -617,7 +872,7 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
         )
     position = {
         name: header.index(name)
-        for name in (*REQUIRED_COLUMNS, *EDITABLE_COLUMNS)
+        for name in (*REQUIRED_COLUMNS, *EDITABLE_COLUMNS, "network")
         if name in header
     }
     ends = FabricEnds(fabric)
@@ -644,6 +899,10 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
                 # the ' that csv_line put before a formula-like cell is not part of the value
                 return unescape_cell(cells[position[name]].strip()) if name in position else None
 
+            network = cell("network") or ""
+            if network and network != "compute":  # another network's row: not edited here
+                result.network_rows.append(row_number)
+                continue
             label = cell("label") or ""
             if label:
                 if label in seen:
@@ -722,6 +981,8 @@ def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds):
                 **_base_cells(fabric, ends, parts, i, a, b, pa, pb, pc),
                 "cable_part": UFM_LEAF_CABLE,
                 "cable_part_also": "",
+                # the UFM-side transceiver the row shows (slug or part number), or none
+                "a_transceiver_also": UFM_SIDE_TRANSCEIVER_NAMES,
                 "length_m": _number(manager_ordered[i]) if manager_ordered is not None else "",
                 "length_m_also": "",
             }
@@ -754,7 +1015,8 @@ def _unchanged(text: str, base: dict[str, str], column: str) -> bool:
     """The cell says what the plan printed, or, on a fabric-manager row, its other form
     ``<column>_also`` (empty: as printed without the catalog's UFM cable, or before these rows
     were filled in)."""
-    return text == base[column] or text == base.get(f"{column}_also")
+    also = base.get(f"{column}_also")
+    return text == base[column] or (text in also if isinstance(also, tuple) else text == also)
 
 
 def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
@@ -832,6 +1094,7 @@ def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
 
 __all__ = [
     "CABLING_COLUMNS",
+    "CORD_COLOURS",
     "EDITABLE_COLUMNS",
     "CablingEdit",
     "CablingImportError",
@@ -845,4 +1108,5 @@ __all__ = [
     "iter_link_labels",
     "link_blocks",
     "link_labels",
+    "network_rows",
 ]
