@@ -39,17 +39,24 @@ def fabric_simulate(
     on_progress: Progress | None = None,
     summary_only: bool = False,
     keep=None,
+    facts=None,
     **scenario,
 ) -> dict:
     """Flow simulation of one scenario (``engine.scenario.run_scenario``) as a dict.
 
     The one code path of the ``simulate`` job (each Monte Carlo seed too) and
-    ``manage.py fabric simulate``.
+    ``manage.py fabric simulate``. ``facts`` (catalog facts) is needed by the traffics that
+    run on the storage network (``storage-read``).
     """
     from planner.analyses.scenario import run_scenario
 
     return run_scenario(
-        fabric, on_progress=on_progress, summary_only=summary_only, keep=keep, **scenario
+        fabric,
+        on_progress=on_progress,
+        summary_only=summary_only,
+        keep=keep,
+        facts=facts,
+        **scenario,
     )
 
 

@@ -29,7 +29,17 @@ from planner.analyses.traffic import (
 )
 from planner.domain.fabric import TIER_NAMES, Fabric
 
-TRAFFICS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "permutation", "incast")
+TRAFFICS = (
+    "all-reduce",
+    "all-gather",
+    "reduce-scatter",
+    "all-to-all",
+    "permutation",
+    "incast",
+    "storage-read",  # the storage network, not the compute fabric (planner.analyses.storage_read)
+)
+#: Traffics that run on the cluster's storage network: they need its elements (the catalog).
+STORAGE_TRAFFICS = ("storage-read",)
 RINGS = ("all-reduce", "all-gather", "reduce-scatter")
 PLACEMENTS = ("contiguous", "fragmented")
 #: All-to-all runs inside groups of at most this many ranks (expert-parallel groups).
@@ -110,15 +120,36 @@ def run_scenario(
     summary_only: bool = False,
     on_progress: Callable[..., None] | None = None,
     keep: dict | None = None,
+    facts=None,
 ) -> dict:
     """Simulate one scenario; the result dict (see the module doc and the ``simulate`` job).
 
     ``seed`` drives the failures, placement, permutation and (unless ``hash_seed``) the ECMP
     hash. ``summary_only`` leaves out the per-link and per-flow parts (Monte Carlo runs).
     ``keep``, when given, receives the network, flows and engine result (``--dump-flows``).
+    ``storage-read`` runs on the storage network's elements instead of the compute fabric
+    (:func:`planner.analyses.storage_read.run_storage_read`) and needs ``facts`` (the
+    catalog facts the elements are built with).
     """
     if routing not in ROUTINGS:
         raise ValueError(f"routing must be one of {ROUTINGS}, not {routing!r}")
+    if traffic in STORAGE_TRAFFICS:
+        from planner.analyses.storage_read import run_storage_read
+        from planner.domain.networks.elements import cluster_elements
+
+        if facts is None:
+            raise ValueError(f"{traffic} needs the catalog facts (facts=)")
+        return run_storage_read(
+            fabric,
+            cluster_elements(fabric, facts),
+            routing=routing,
+            seed=seed,
+            size_bytes=size_bytes,
+            fail_links=fail_links,
+            hash_seed=hash_seed,
+            summary_only=summary_only,
+            on_progress=on_progress,
+        )
     progress = on_progress or (lambda *a, **k: None)
     progress(0, 1, "building the network")
     net = build_network(fabric, fail_links=fail_links, seed=seed)
@@ -274,6 +305,7 @@ def monte_carlo_summary(runs: list[dict]) -> dict:
 
 __all__ = [
     "PLACEMENTS",
+    "STORAGE_TRAFFICS",
     "TRAFFICS",
     "build_network",
     "flow_dump",

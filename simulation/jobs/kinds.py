@@ -111,7 +111,30 @@ def _clean_simulate(parameters: dict) -> dict:
         raise ValidationError(
             {"parameters": "seeds: Monte Carlo over hash seeds is for ecmp routing only"}
         )
+    if cleaned["seeds"] > 1 and cleaned["traffic"] == "storage-read":
+        raise ValidationError(
+            {"parameters": "seeds: Monte Carlo is not offered for storage-read; give seeds 1"}
+        )
     return cleaned
+
+
+def _check_simulate(parameters: dict, design_revision) -> None:
+    """``storage-read`` only on a revision with a storage or converged network."""
+    from planner.analyses.storage_read import READ_NETWORKS
+
+    if parameters.get("traffic") != "storage-read":
+        return
+    networks = (design_revision.summary or {}).get("networks") or {}
+    if not any(name in networks for name in READ_NETWORKS):
+        raise ValidationError(
+            {
+                "parameters": (
+                    "traffic: storage-read runs on the design's storage network, and revision "
+                    f"{design_revision.number} has none: add networks.storage (or "
+                    "networks.converged) to the spec, or choose another traffic"
+                )
+            }
+        )
 
 
 # --- runners -------------------------------------------------------------------------------------
@@ -154,10 +177,16 @@ def _run_power(job: Job, on_progress: Progress) -> dict:
 
 def _run_simulate(job: Job, on_progress: Progress) -> dict:
     """One scenario; with ``seeds`` > 1, Monte Carlo over hash seeds (:mod:`.monte_carlo`)."""
+    from planner.analyses.scenario import STORAGE_TRAFFICS
     from planner.designs.adapters import fabric_unpack
 
     if int(job.parameters.get("seeds") or 1) > 1:
         return simulate_monte_carlo(job, on_progress)
+    if job.parameters.get("traffic") in STORAGE_TRAFFICS:  # the storage network's elements
+        fabric, facts = _revision_fabric(job, on_progress)
+        return fabric_simulate(
+            fabric=fabric, facts=facts, on_progress=on_progress, **scenario_of(job.parameters)
+        )
     on_progress(0, 1, "loading the fabric")
     fabric = fabric_unpack(job.design_revision.topology)
     return fabric_simulate(fabric=fabric, on_progress=on_progress, **scenario_of(job.parameters))
@@ -178,6 +207,13 @@ def _outcome_validate(result: dict) -> str:
 
 
 def _outcome_simulate(result: dict) -> str:
+    read = result.get("storage_read")
+    if read:
+        rate = (read.get("read_gbytes_per_node") or {}).get("min") or 0
+        text = f"storage-read {result.get('routing', '?')}: {rate:,.1f} GB/s per node (min)"
+        if read.get("bottleneck_tiers"):
+            text += f", limited by {' and '.join(read['bottleneck_tiers'])}"
+        return text
     text = (
         f"{result.get('traffic', '?')} {result.get('routing', '?')}: "
         f"busbw {result.get('busbw_gbps') or 0:,.1f} Gb/s"
@@ -210,6 +246,9 @@ class JobKind:
     outcome: Callable[[dict], str]
     needs_revision: bool
     reusable: bool  # a succeeded job with the same input hash is returned instead of a new run
+    #: ``check(parameters, design_revision)``: raises ``ValidationError`` when the cleaned
+    #: parameters do not suit the revision (e.g. a traffic its design has no network for)
+    check: Callable[[dict, object], None] | None = None
 
 
 KINDS: dict[str, JobKind] = {
@@ -218,5 +257,7 @@ KINDS: dict[str, JobKind] = {
     ),
     JobKindChoices.VALIDATE: JobKind(_run_validate, _clean_validate, _outcome_validate, True, True),
     JobKindChoices.POWER: JobKind(_run_power, _clean_power, _outcome_power, True, True),
-    JobKindChoices.SIMULATE: JobKind(_run_simulate, _clean_simulate, _outcome_simulate, True, True),
+    JobKindChoices.SIMULATE: JobKind(
+        _run_simulate, _clean_simulate, _outcome_simulate, True, True, _check_simulate
+    ),
 }

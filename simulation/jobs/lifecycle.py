@@ -140,6 +140,8 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
         raise ValidationError({"design": f"a {kind} job works on a design: name one"})
     if not spec.needs_revision and design_revision is not None:
         raise ValidationError({"design": f"a {kind} job does not work on a design"})
+    if spec.check is not None and design_revision is not None:
+        spec.check(parameters, design_revision)
     if design_revision is not None:
         # Also in the parameters, where the canvas overlays look jobs up
         # (planner.designs.selectors).

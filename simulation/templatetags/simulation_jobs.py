@@ -3,7 +3,8 @@
 from django import template
 
 from planner.analyses.flow import ROUTINGS
-from planner.analyses.scenario import TRAFFICS
+from planner.analyses.scenario import STORAGE_TRAFFICS, TRAFFICS
+from planner.analyses.storage_read import READ_NETWORKS
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
 
@@ -33,11 +34,14 @@ def design_jobs(context, design, latest=None):
         )
         for kind in (JobKindChoices.VALIDATE, JobKindChoices.POWER, JobKindChoices.SIMULATE):
             rows.extend(jobs.filter(kind=kind)[:SHOWN_PER_KIND])
+    networks = (getattr(latest, "summary", None) or {}).get("networks") or {}
+    has_storage = any(name in networks for name in READ_NETWORKS)
     return {
         "design": design,
         "latest": latest,
         "jobs": rows,
-        "traffics": TRAFFICS,
+        # storage-read only where the revision has a storage (or converged) network
+        "traffics": [t for t in TRAFFICS if has_storage or t not in STORAGE_TRAFFICS],
         "routings": ROUTINGS,
         "csrf_token": context.get("csrf_token"),
         "request": request,

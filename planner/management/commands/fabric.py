@@ -226,6 +226,16 @@ class Command(DatabaseCommand):
             ) from exc
         if options["size_bytes"] <= 0 or options["fail_links"] < 0:
             raise CommandError("--size-bytes must be positive and --fail-links at least 0")
+        storage = options["traffic"] == "storage-read"
+        if storage and options.get("dump_flows"):
+            raise CommandError(
+                "--dump-flows is for the compute fabric's traffics, not storage-read"
+            )
+        facts = None
+        if storage:
+            from planner.designs.adapters import catalog_facts
+
+            facts = catalog_facts()
         keep: dict = {}
         try:
             result = fabric_simulate(
@@ -237,6 +247,7 @@ class Command(DatabaseCommand):
                 fail_links=options["fail_links"],
                 placement=options["placement"],
                 keep=keep,
+                facts=facts,
             )
         except ValueError as exc:
             raise CommandError(f"cannot simulate: {exc}") from exc
@@ -250,6 +261,16 @@ class Command(DatabaseCommand):
                 raise CommandError(f"cannot write {options['dump_flows']}: {exc}") from exc
         if options.get("json"):
             self.stdout.write(json.dumps(result, indent=2))
+            return
+        if storage:
+            read = result["storage_read"]
+            rate = read["read_gbytes_per_node"]
+            self.stdout.write(
+                f"storage-read on the {read['network']} network, {read['readers']:,} nodes "
+                f"reading at once, {result['routing']} routing: {rate['min']:,.2f} GB/s per "
+                f"node (min; mean {rate['mean']:,.2f}, max {rate['max']:,.2f}), limited by "
+                f"{' and '.join(read['bottleneck_tiers']) or 'nothing'}"
+            )
             return
         self.stdout.write(
             f"{result['traffic']} over {result['ranks']:,} GPUs, {result['routing']} routing: "
