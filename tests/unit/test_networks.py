@@ -193,9 +193,12 @@ def test_refusals_at_build_name_the_field(facts):
     cases = [
         ({"oob": {"uplinks": 5}}, "networks.oob.uplinks"),  # the SN2201 has 4 x 100G
         # an OOB design larger than the in-band cores' free ports allow
-        ({"inband": {}, "oob": {"uplinks": 4}, "management_racks": 400}, "networks.oob.uplinks"),
-        ({"inband": {"nfs_links": 90}, "oob": {}}, "networks.oob.uplinks"),
-        ({"inband": {"nfs_links": 110}}, "networks.inband.core"),
+        (
+            {"inband": {"cores": 2}, "oob": {"uplinks": 4}, "management_racks": 400},
+            "networks.oob.uplinks",
+        ),
+        ({"inband": {"nfs_links": 90, "cores": 2}, "oob": {}}, "networks.oob.uplinks"),
+        ({"inband": {"nfs_links": 110, "cores": 2}}, "networks.inband.core"),
         ({"storage": {"leaf": "DGX-H100"}}, "networks.storage.leaf"),
         ({"storage": {"leaf": "SN2201"}}, "networks.storage.leaf"),
         ({"storage": {"storage_leaves": 1}}, "networks.storage.storage_leaves"),

@@ -86,7 +86,7 @@ def test_fixed_cores_still_refuse_naming_the_field(fabric, facts):
 
 
 def test_three_tiers_keep_leaf_pairs_in_one_pod_and_spread_evenly():
-    pods, per_pod, spine_used, core_ports = three_tiers(
+    pods, per_pod, spine_used, core_ports, _ = three_tiers(
         "networks.inband", "in-band", [4] * 70, 10, "SN4600C", 64, unit=2
     )
     assert all(size % 2 == 0 for size in pods) and sum(pods) == 70
@@ -98,5 +98,39 @@ def test_three_tiers_keep_leaf_pairs_in_one_pod_and_spread_evenly():
 
 def test_a_fourth_tier_is_refused_naming_the_spine():
     with pytest.raises(FabricError) as caught:
-        three_tiers("networks.storage", "storage", [2] * 5_000, 0, "SN2201", 4)
+        three_tiers("networks.storage", "storage", [2] * 50, 0, "SN2201", 4)
     assert caught.value.field == "networks.storage.spine"
+
+
+@pytest.mark.parametrize(
+    "networks",
+    [
+        {"storage": {"leaf": "QM9700", "speed_gbps": 400}},
+        {"inband": {"leaf": "SN4600C"}, "oob": {"leaf": "SN2201"}},
+    ],
+)
+def test_three_tier_elements_match_the_counts_and_use_each_port_once(networks, facts):
+    from collections import Counter
+
+    from planner.domain.networks.elements import cluster_elements
+
+    fabric = build_fabric(spec(networks), facts)
+    elements = cluster_elements(fabric, facts)
+    for name, plan in fabric.info["networks"].items():
+        if name == "management":
+            continue
+        built = Counter(link.group for link in elements.links_of(name))
+        assert built == {g["name"]: g["links"] for g in plan["link_groups"]}, name
+    ends = Counter(
+        end
+        for link in elements.links
+        for end in ((link.a_device, link.a_port), (link.b_device, link.b_port))
+        if elements.device(end[0]) is not None and elements.device(end[0]).role != "customer-core"
+    )
+    assert max(ends.values()) == 1
+    # every spine of a pod has links up (three tiers) and every core has links down
+    spines = {d.name for d in elements.devices if d.role == "spine" and d.network != "compute"}
+    cores = {d.name for d in elements.devices if d.role == "core" and d.network != "compute"}
+    assert spines and cores
+    assert cores <= {link.b_device for link in elements.links if link.group == "spine-core"}
+    assert spines <= {link.a_device for link in elements.links if link.group == "spine-core"}

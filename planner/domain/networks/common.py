@@ -81,7 +81,7 @@ RULE_DEFAULTS: dict[str, dict] = {
         "dual_homed": True,
         "leaf_uplinks": 4,
         "isl_per_pair": 2,
-        "cores": 2,
+        "cores": None,  # 2, more as needed (inband.py)
         "uplinks": 0,
         "nfs_links": 0,
         "management_ports_per_node": 2,

@@ -297,6 +297,74 @@ def _side_parts(plan: dict) -> dict[str, str]:
     return out
 
 
+def _pod_links(
+    b: _Builder,
+    network: str,
+    groups: dict,
+    settings: dict,
+    leaves: list[str],
+    uplinks: list[int],
+    spines: list[str],
+    cores: list[str],
+    leaf_port,
+    **kw,
+) -> None:
+    """A three-tier network's leaf-spine and spine-core links, as
+    :func:`planner.domain.networks.tiers.three_tiers` sized them: the leaves in pods (sizes
+    ``settings["pods"]``), each leaf's uplinks round its pod's spines, spine ``j`` of every pod
+    to core group ``j`` (``settings["core_groups"]`` cores each) as many times as it has
+    downlinks. ``leaf_port(leaf, k, up)`` names a leaf's ``k``-th uplink port."""
+    per_pod = int(settings.get("spines_per_pod") or 0)
+    pods = [int(n) for n in settings.get("pods") or []]
+    up_group, core_group = groups.get("leaf-spine"), groups.get("spine-core")
+    if not (per_pod and pods and up_group):
+        return
+    downs: list[list[int]] = []  # per pod, per spine: downlinks
+    start = 0
+    for pod, size in enumerate(pods):
+        pod_spines = spines[pod * per_pod : (pod + 1) * per_pod]
+        loads = [0] * per_pod
+        offset = 0
+        for leaf, up in zip(
+            leaves[start : start + size], uplinks[start : start + size], strict=True
+        ):
+            for k in range(up):
+                j = (offset + k) % per_pod
+                loads[j] += 1
+                b.link(
+                    network,
+                    up_group,
+                    leaf,
+                    leaf_port(leaf, k, up),
+                    pod_spines[j],
+                    b.take(pod_spines[j]),
+                    **kw,
+                )
+            offset += up
+        downs.append(loads)
+        start += size
+    if not core_group:
+        return
+    first = 0
+    for j, count in enumerate(int(n) for n in settings.get("core_groups") or []):
+        group_cores = cores[first : first + count]
+        first += count
+        offset = 0
+        for pod, loads in enumerate(downs):
+            for k in range(loads[j]):
+                core = group_cores[(offset + k) % len(group_cores)]
+                b.link(
+                    network,
+                    core_group,
+                    spines[pod * per_pod + j],
+                    b.take(spines[pod * per_pod + j]),
+                    core,
+                    b.take(core),
+                    **kw,
+                )
+            offset += loads[j]
+
+
 def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: dict) -> None:
     groups = {g["name"]: g for g in plan.get("link_groups") or []}
     settings = plan.get("settings") or {}
@@ -438,9 +506,34 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                     leg=leg + 1 if assembly else None,
                 )
 
-    # leaf uplinks: every leaf's top cages, round the spines
+    # leaf uplinks: every leaf's top cages, round the spines (of its pod, three tiers)
     up_group = groups.get("leaf-spine")
-    if up_group and spines and int(up_group["links"]):
+    if up_group and spines and int(up_group["links"]) and settings.get("pods"):
+        up = int(up_group["links"])
+        storage_up = int(settings.get("storage_uplinks_each") or 0)
+        node_up = (up - storage_up * len(sleaves)) // len(leaves) if leaves else 0
+        uplinks = [node_up] * len(leaves) + [storage_up] * len(sleaves)
+        if sum(uplinks) != up:
+            uplinks = spread(up, len(leaves) + len(sleaves))
+
+        def leaf_port(leaf: str, k: int, up: int) -> str:
+            top = (radix // per_cage - ceil_div(up, per_cage)) * per_cage if radix else 0
+            return port_name(max(top, used.get(leaf, 0)) + k, per_cage)
+
+        _pod_links(
+            b,
+            network,
+            groups,
+            settings,
+            leaves + sleaves,
+            uplinks,
+            spines,
+            names.get("core", []),
+            leaf_port,
+            a_transceiver=sw_optic,
+            b_transceiver=sw_optic,
+        )
+    elif up_group and spines and int(up_group["links"]):
         total_up = int(up_group["links"])
         storage_up = 0
         if storage_group and sleaves:
@@ -549,6 +642,18 @@ def _inband(b: _Builder, plan: dict, hosts: _Hosts) -> list[str]:
                     b.link("inband", node_group, a, a_port, leaf, str(used[leaf]))
                     position += 1
 
+    if settings.get("pods"):
+        _pod_links(
+            b,
+            "inband",
+            groups,
+            settings,
+            leaves,
+            [leaf_up] * len(leaves),
+            names.get("spine", []),
+            cores,
+            lambda leaf, k, up: str(radix - isl - leaf_up + k + 1),
+        )
     up_group = groups.get("leaf-core")
     if up_group and cores:
         for leaf in leaves:

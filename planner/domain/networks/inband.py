@@ -113,12 +113,13 @@ def inband_network(
     pods: list[int] = []
     spine_used: list[int] = []
     core_ports: list[int] = []
+    core_groups: list[int] = []
     if not cores_given and leaf_core + core_extra > cores * core_radix:
         needed = ceil_div(leaf_core + core_extra, core_radix)
         if needed <= leaf_uplinks:  # more cores, still two tiers
             cores = needed
         else:  # pods of leaf pairs under spines, the spines under cores
-            pods, _, spine_used, core_ports = three_tiers(
+            pods, _, spine_used, core_ports, core_groups = three_tiers(
                 where,
                 "in-band",
                 [leaf_uplinks] * leaves,
@@ -264,7 +265,11 @@ def inband_network(
             "speed_gbps": speed,
             "leaves": leaves,
             "cores": cores,
-            **({"pods": pods, "spines_per_pod": leaf_uplinks} if pods else {}),
+            **(
+                {"pods": pods, "spines_per_pod": leaf_uplinks, "core_groups": core_groups}
+                if pods
+                else {}
+            ),
         },
     )
 

@@ -15,7 +15,10 @@ node leaves + 4 storage leaves + 4 spines is inferred, it reproduces every Table
 - management nodes (``management_nodes`` x ``management_ports_per_node``, RA 4 x 2 at 200G)
   and UFM appliances (``ufm_appliances``, RA 2, two 200G ports each on one 1:2 cable) land on
   the storage leaves (the node leaves when there are none);
-- spines: the fewest, at least 2, whose ports take every leaf uplink, each leaf spread evenly.
+- spines: the fewest, at least 2, whose ports take every leaf uplink, each leaf spread evenly;
+- three tiers when a leaf's uplinks cannot reach that many spines (a cluster of thousands of
+  nodes): pods of leaves under their own spines, the spines 1:1 under cores
+  (:func:`planner.domain.networks.tiers.three_tiers`, inferred: the standard folded Clos).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from planner.domain.networks.common import (
     spread,
     switch_ports,
 )
+from planner.domain.networks.tiers import three_tiers
 
 MIN_SPINES = 2
 
@@ -202,17 +206,24 @@ def leaf_spine_network(
     total_up = sum(leaf_uplinks)
     customer_uplinks = int(values.get("uplinks") or 0)
     spine_ports: list[int] = []
+    core_ports: list[int] = []
+    pods: list[int] = []  # leaves per pod (three tiers only)
+    spines_per_pod = 0
+    core_groups: list[int] = []
     if leaf_count > 1 and total_up:
         spines = values.get("spines") or max(
             MIN_SPINES, ceil_div(total_up + customer_uplinks, spine_radix)
         )
-        while True:
+        if min(u for u in leaf_uplinks if u) < spines and not values.get("spines"):
+            pods, spines_per_pod, spine_ports, core_ports, core_groups = three_tiers(
+                where, name, leaf_uplinks, customer_uplinks, spine, spine_radix
+            )
+        while not pods:
             if min(u for u in leaf_uplinks if u) < spines:
                 raise FabricError(
-                    f"{where}.spine: {spines} {spine} spines are needed, more than a leaf's "
-                    f"{min(leaf_uplinks)} uplinks reach; a three-tier {name} fabric is not "
-                    "generated",
-                    field=f"{where}.spine",
+                    f"{where}.spines: {spines} {spine} spines are more than a leaf's "
+                    f"{min(leaf_uplinks)} uplinks reach",
+                    field=f"{where}.spines",
                 )
             spine_ports = [0] * spines
             offset = 0
@@ -254,6 +265,8 @@ def leaf_spine_network(
         switches.append(
             SwitchGroup("spine", spine, len(spine_ports), sum(spine_ports), spine_radix)
         )
+    if core_ports:
+        switches.append(SwitchGroup("core", spine, len(core_ports), sum(core_ports), spine_radix))
 
     optical = bool(parts)
     node_kind = "MMF" if optical else "not chosen"
@@ -282,6 +295,21 @@ def leaf_spine_network(
             parts.get("fiber"),
         ),
     ]
+    if core_ports:
+        links.append(
+            LinkGroup(
+                "spine-core",
+                "spine",
+                "core",
+                sum(core_ports),
+                speed,
+                node_kind,
+                sum(core_ports),
+                parts.get("fiber"),
+                f"three tiers: {len(pods)} pods of up to {max(pods)} leaves under "
+                f"{spines_per_pod} spines each, every spine 1:1 to the cores",
+            )
+        )
     if storage_ports:
         cables = ceil_div(storage_ports, legs_per_cable) if storage_split else storage_ports
         links.append(
@@ -333,6 +361,7 @@ def leaf_spine_network(
             cages(loads, per_cage)
             + cages(leaf_uplinks, per_cage)
             + cages(spine_ports, spine_cage)
+            + cages(core_ports, spine_cage)
             + (0 if storage_split else cages(storage_loads, per_cage))
             + ufm
         )
@@ -409,7 +438,7 @@ def leaf_spine_network(
             asked_gbytes_per_node=asked,
             readers=values.get("concurrent_readers") or "all",
             even_uplinks=not spine_ports
-            or all(up % len(spine_ports) == 0 for up in leaf_uplinks if up),
+            or all(up % (spines_per_pod or len(spine_ports)) == 0 for up in leaf_uplinks if up),
             source=(
                 RA_READ_SOURCE
                 if name == "storage" and is_ra_family(server) and asked == RA_READ_GBYTES_PER_NODE
@@ -433,7 +462,21 @@ def leaf_spine_network(
         parts=tuple(counted),
         endpoints=endpoints,
         conventions=tuple(conventions),
-        settings={**values, "speed_gbps": speed, "storage_leaves": storage_leaves},
+        settings={
+            **values,
+            "speed_gbps": speed,
+            "storage_leaves": storage_leaves,
+            **(
+                {
+                    "pods": pods,
+                    "spines_per_pod": spines_per_pod,
+                    "core_groups": core_groups,
+                    "storage_uplinks_each": storage_up,
+                }
+                if pods
+                else {}
+            ),
+        },
         bandwidth=bandwidth or None,
     )
 

@@ -35,7 +35,7 @@ def three_tiers(
     radix: int,
     *,
     unit: int = 1,
-) -> tuple[list[int], int, list[int], list[int]]:
+) -> tuple[list[int], int, list[int], list[int], list[int]]:
     """Pods of leaves under their own spines, and the spines 1:1 under cores.
 
     The standard folded Clos (inferred, not a published storage design): a pod has as many
@@ -51,8 +51,8 @@ def three_tiers(
     Returns
     -------
     tuple
-        ``(leaves per pod, spines per pod, ports used per spine, ports used per core)``; spines
-        in pod order, cores in group order.
+        ``(leaves per pod, spines per pod, ports used per spine, ports used per core, cores per
+        group)``; spines in pod order, cores in group order.
 
     Raises
     ------
@@ -63,7 +63,7 @@ def three_tiers(
     """
     per_pod = max(leaf_uplinks)
     half = radix // 2
-    pod_count = 1
+    pod_count = max(1, ceil_div(sum(leaf_uplinks), per_pod * half))  # a lower bound
     while True:
         sizes = [size * unit for size in spread(len(leaf_uplinks) // unit, pod_count)]
         pods, start = [], 0
@@ -105,7 +105,7 @@ def three_tiers(
         core_ports[index] += 1
         left -= 1
     spine_used = [2 * load for down in downs for load in down]
-    return [len(pod) for pod in pods], per_pod, spine_used, core_ports
+    return [len(pod) for pod in pods], per_pod, spine_used, core_ports, counts
 
 
 __all__ = ["spread_uplinks", "three_tiers"]
