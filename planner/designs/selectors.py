@@ -24,6 +24,7 @@ from django.http import Http404
 
 from planner.designs.adapters import (
     catalog_facts,
+    catalog_fingerprint,
     fabric_part_names,
     fabric_unpack,
     price_of_factory,
@@ -32,6 +33,7 @@ from planner.designs.models import Design, DesignRevision, DesignSharingChoices
 from planner.domain import canvas
 from planner.domain.catalog import spec_part_fields
 from planner.domain.fabric import Fabric
+from planner.domain.networks.elements import ClusterElements, cluster_elements
 from planner.domain.spec import SpecError, parse_spec
 from planner.teams.models import WRITE_ROLES, TeamMembership
 
@@ -233,13 +235,40 @@ def revision_canvas(
     """
     fabric = revision_fabric(revision)
     chosen = canvas.parse_plane(plane, fabric)
+    if view not in ("overview", "detail"):
+        raise canvas.CanvasError(f"unknown view {view!r}: use overview or detail")
+    if view == "detail" and not scope:
+        raise canvas.CanvasError("a detail view needs a scope: su:N, pod:N, core or all")
+    cluster = revision_cluster(fabric)
     if view == "overview":
-        return canvas.overview_elements(fabric, chosen)
-    if view == "detail":
-        if not scope:
-            raise canvas.CanvasError("a detail view needs a scope: su:N, pod:N, core or all")
-        return canvas.detail_elements(fabric, scope, chosen)
-    raise canvas.CanvasError(f"unknown view {view!r}: use overview or detail")
+        return canvas.overview_elements(fabric, chosen, cluster)
+    return canvas.detail_elements(fabric, scope, chosen, cluster)
+
+
+_clusters: OrderedDict[int, tuple[Fabric, str, ClusterElements]] = OrderedDict()
+
+
+def revision_cluster(fabric: Fabric) -> ClusterElements | None:
+    """The devices and links of the fabric's other networks (storage, in-band, OOB, ...;
+    :func:`planner.domain.networks.elements.cluster_elements`), None when its spec has none.
+
+    Kept beside the last few fabrics while the catalog is unchanged (its switch port facts
+    number the ports).
+    """
+    if not fabric.info.get("networks"):
+        return None
+    fingerprint = catalog_fingerprint()
+    with _fabrics_lock:
+        kept = _clusters.get(id(fabric))
+        if kept is not None and kept[0] is fabric and kept[1] == fingerprint:
+            _clusters.move_to_end(id(fabric))
+            return kept[2]
+    cluster = cluster_elements(fabric, catalog_facts())
+    with _fabrics_lock:
+        _clusters[id(fabric)] = (fabric, fingerprint, cluster)
+        while len(_clusters) > FABRIC_CACHE_SIZE:
+            _clusters.popitem(last=False)
+    return cluster
 
 
 def revision_topology(revision: DesignRevision) -> dict:

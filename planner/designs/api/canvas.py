@@ -42,8 +42,11 @@ def _revision(request, design_pk, number):
 class RevisionCanvasView(APIView):
     """Canvas elements of a revision: ``?view=overview`` (aggregated, any size) or
     ``?view=detail&scope=su:N|pod:N|core|all`` (node by node where it fits), every plane or
-    ``?plane=N`` (that plane's switches and links, and the servers). No view has more than
-    5,000 nodes + edges; ``notes`` says what was aggregated to stay within that."""
+    ``?plane=N`` (that plane's switches and links, and the servers). A design whose spec
+    has a ``networks`` block also gets its other networks as layers (storage, converged,
+    in-band, OOB: ``networks``; every element says its ``network``; the OOB network drawn
+    aggregated per switch). No view has more than 5,000 nodes + edges; ``notes`` says what
+    was aggregated to stay within that."""
 
     @extend_schema(
         parameters=[
@@ -62,8 +65,10 @@ class RevisionCanvasView(APIView):
             200: OpenApiResponse(
                 OpenApiTypes.OBJECT,
                 description="{design, revision, view, scope, elements: {nodes, edges} "
-                "(Cytoscape.js JSON), scopes (overview), notes, counts, plane (1-based or "
-                "null), planes}",
+                "(Cytoscape.js JSON, each with its network), scopes (overview), notes, counts "
+                "(with layers: per network, the nodes and edges that switching it off hides), "
+                "plane (1-based or null), planes, networks: [{id, label, devices, links}] "
+                "(compute first, then storage, converged, inband, oob as present)}",
             ),
             400: TOO_LARGE,
         },

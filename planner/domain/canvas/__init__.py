@@ -33,6 +33,13 @@ nodes have no position: their children decide it); every edge ``{"data": {...}, 
   ``tier``, ``links`` (count), ``bandwidth_gbps``, ``label`` ("256 × 400G"); classes
   "bundle <tier>".
 
+A fabric whose spec has a ``networks`` block (storage, converged, in-band, OOB) gets them as
+layers of every view (:mod:`.networks`): elements of kinds ``network-device``,
+``network-aggregate``, ``network-link`` and ``network-bundle``; every element says its
+``network`` (compute elements "compute"), and ``layers`` where more than one layer shows it (a
+server that storage reaches); views add ``networks`` (the layers present, compute first) and
+``counts["layers"]``.
+
 Every view may be filtered to one plane (``plane``, :func:`parse_plane`): that plane's
 switches and links, and every server; views say ``plane`` (1-based or null) and ``planes``.
 
@@ -58,7 +65,8 @@ turns a valid one into a :class:`~planner.domain.fabric.Fabric`; :func:`edit_doc
 the reverse. Element ids in problems: ``node:<name>`` and ``link:<index in the document>``.
 
 Modules: :mod:`.views` (overview and detail views, aggregated to fit the element budget) on
-:mod:`.elements` (building Cytoscape elements); :mod:`.edit_documents` (validate, build and
+:mod:`.elements` (building Cytoscape elements) and :mod:`.networks` (the other networks'
+layers); :mod:`.edit_documents` (validate, build and
 write edit documents) on :mod:`.edit_parse` (nodes and links) and :mod:`.edit_media` (parts
 and media); :mod:`.media_options` (media choices between two device models);
 :mod:`.port_speeds` (the port speeds a model runs); :mod:`.racks` (the trays of rack-scale

@@ -4,7 +4,8 @@
 A fabric whose spec has a ``networks`` block has concrete devices and links for them
 (:func:`planner.domain.networks.elements.cluster_elements`, a ``ClusterElements``). Each view
 of :mod:`.views` adds them as layers, in one of three levels, the finest that keeps the view
-within :data:`~planner.domain.canvas.common.MAX_ELEMENTS`:
+within :data:`~planner.domain.canvas.common.MAX_ELEMENTS` (the overview, aggregated by
+purpose, starts at level 1):
 
 - level 0: every switch, storage array, UFM appliance and management node of a network is
   a node; a link between two nodes drawn one by one is an edge, links that reach an
@@ -68,10 +69,9 @@ LEVEL_NOTES = [
 ROLE_ROWS = {"leaf": 0, "storage-leaf": 0, "switch": 0, "spine": 1, "core": 2}
 SWITCH_ROLES = frozenset(ROLE_ROWS)  # a network's own switches: drawn even without links
 ENDPOINT_ROW = 3
-MANAGED_ROW = 4
-BAND_TOP_GAP = 300.0  # below the lowest compute node
-ROW_DY = 160.0
-BAND_GAP = 260.0
+MANAGED_ROW = 0.5  # right under the OOB switches
+BAND_TOP_GAP = 260.0  # below the lowest compute node
+ROW_DY = 150.0
 GAP = {"network-device": 70.0, "network-aggregate": 180.0}
 
 PLURAL = {
@@ -281,9 +281,14 @@ class NetworkLayers:
                 data["racks"] = sorted(data["racks"])
                 data["label"] = self._managed_label(data)
             elif data["kind"] == "network-aggregate":
+                role = (
+                    "switch"
+                    if data["network"] == "oob" and data["role"] == "leaf"
+                    else data["role"]
+                )
                 data["label"] = (
                     f"{LAYER_LABELS[data['network']]}: {data['count']:,} "
-                    f"{_plural(data['role'], data['count'])}"
+                    f"{_plural(role, data['count'])}"
                 )
         out.edges = singles + [self._bundle_edge(b) for b in bundles.values()]
         return out
@@ -448,14 +453,16 @@ def layer_summary(fabric: Fabric, layers: NetworkLayers | None) -> list[dict]:
     ]
 
 
-def fitting_layers(layers: NetworkLayers | None, view: View) -> LayerElements | None:
-    """The finest level of ``layers`` that keeps ``view`` within :data:`MAX_ELEMENTS`, or
-    None when not even level 1 fits (the caller aggregates the compute view further, or
-    leaves the layers out)."""
+def fitting_layers(
+    layers: NetworkLayers | None, view: View, finest: int = 0
+) -> LayerElements | None:
+    """The finest level of ``layers`` (from ``finest``: the overview starts at 1) that keeps
+    ``view`` within :data:`MAX_ELEMENTS`, or None when not even level 1 fits (the caller
+    aggregates the compute view further, or leaves the layers out)."""
     if layers is None or not layers.any():
         return EMPTY
     room = MAX_ELEMENTS - view.size()
-    for level in (0, 1):
+    for level in range(finest, 2):
         built = layers.build(view, level)
         if built.size() <= room:
             return built
@@ -467,9 +474,9 @@ def omitted() -> LayerElements:
     return LayerElements(level=2)
 
 
-def level_note(layers: NetworkLayers | None, built: LayerElements) -> str | None:
-    """What ``notes`` says about the layers' level, or None at level 0."""
-    if layers is None or not layers.any() or built.level == 0:
+def level_note(layers: NetworkLayers | None, built: LayerElements, finest: int = 0) -> str | None:
+    """What ``notes`` says about the layers' level, or None at the view's finest."""
+    if layers is None or not layers.any() or built.level <= finest:
         return None
     return f"{LEVEL_NOTES[built.level]} to stay within {MAX_ELEMENTS:,} elements."
 
@@ -502,35 +509,43 @@ def merge(elements: dict, built: LayerElements) -> dict:
 
 
 def _place(nodes: list[dict], compute_nodes: list[dict]) -> None:
-    """Bands under the compute drawing, one per layer, rows by role, centred on it."""
+    """Bands under the compute drawing, side by side (storage, converged, in-band, OOB from
+    the left), each as wide as its widest row needs or its share of the compute drawing's
+    width, whichever is more; rows by role, top to bottom."""
     xs = [n["position"]["x"] for n in compute_nodes if "position" in n]
     ys = [n["position"]["y"] for n in compute_nodes if "position" in n]
     left, right = (min(xs), max(xs)) if xs else (0.0, 0.0)
-    y = (max(ys) if ys else 0.0) + BAND_TOP_GAP
-    centre = (left + right) / 2
+    top = (max(ys) if ys else 0.0) + BAND_TOP_GAP
     by_band: dict[str, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for node in nodes:
         by_band[node["data"]["layer"]][node["_row"]].append(node)
-    for layer in LAYERS:
-        rows = by_band.get(layer)
-        if not rows:
-            continue
-        gap = max(GAP[m["data"]["kind"]] for members in rows.values() for m in members)
+    bands = [(layer, by_band[layer]) for layer in LAYERS if layer in by_band]
+    gaps = {
+        layer: max(GAP[m["data"]["kind"]] for members in rows.values() for m in members)
+        for layer, rows in bands
+    }
+    natural = {
+        layer: gaps[layer] * max(len(members) for members in rows.values()) for layer, rows in bands
+    }
+    total = sum(natural.values())
+    span = max(right - left, total)
+    x0 = (left + right) / 2 - span / 2
+    for layer, rows in bands:
+        share = span * natural[layer] / total
         placed: dict[str, float] = {}
+        y = top
         for row in sorted(rows):
             members = rows[row]
-            width = max(right - left, gap * (len(members) - 1))
-            step = width / (len(members) - 1) if len(members) > 1 else 0.0
-            start = centre - step * (len(members) - 1) / 2
+            step = share / len(members)
             for i, member in enumerate(members):
-                x = start + i * step
+                x = x0 + (i + 0.5) * step
                 switch = member["data"].get("switch")
                 if switch and f"net:{switch}" in placed:  # managed ports under their switch
                     x = placed[f"net:{switch}"]
                 placed[member["data"]["id"]] = x
                 member["position"] = {"x": round(x, 1), "y": round(y, 1)}
             y += ROW_DY
-        y += BAND_GAP - ROW_DY
+        x0 += share
 
 
 def layer_counts(elements: dict) -> dict[str, dict[str, int]]:

@@ -24,15 +24,19 @@ SPINE_DETAIL_MAX = 128  # an SU view shows at most this many spines one by one
 
 
 def _first_fitting(
-    build, levels: int, notes_by_level: list[str], layers: NetworkLayers | None = None
+    build,
+    levels: int,
+    notes_by_level: list[str],
+    layers: NetworkLayers | None = None,
+    finest: int = 0,
 ) -> tuple[View, LayerElements, list[str]]:
     """The first of ``levels`` ever coarser views that fits :data:`MAX_ELEMENTS` with the
-    other networks' ``layers`` (the finest of their levels that fits; at the coarsest view,
-    left out when even their coarsest level does not fit)."""
+    other networks' ``layers`` (the finest of their levels from ``finest`` that fits; at the
+    coarsest view, left out when even their coarsest level does not fit)."""
     for level in range(levels):
         view = build(level)
         last = level == levels - 1
-        built = fitting_layers(layers, view)
+        built = fitting_layers(layers, view, finest)
         if built is None and last:
             built = omitted()
         if built is not None and (view.size() + built.size() <= MAX_ELEMENTS or last):
@@ -42,7 +46,7 @@ def _first_fitting(
                     f"{notes_by_level[level]} to stay within {MAX_ELEMENTS:,} elements "
                     f"({view.size() + built.size():,} shown)."
                 )
-            note = level_note(layers, built)
+            note = level_note(layers, built, finest)
             if note:
                 notes.append(note)
             return view, built, notes
@@ -238,7 +242,7 @@ def overview_elements(fabric: Fabric, plane: int | None = None, cluster=None) ->
     ctx = view_context(fabric, plane)
     layers = _layers(fabric, cluster)
     view, built, notes = _first_fitting(
-        lambda level: _overview(ctx, level), 5, OVERVIEW_NOTES, layers
+        lambda level: _overview(ctx, level), 5, OVERVIEW_NOTES, layers, finest=1
     )
     return {
         "view": "overview",
