@@ -65,6 +65,7 @@ bench: setup
 	$(PY) -m tests.bench_outputs
 	$(PY) -m tests.bench_flow
 	$(PY) -m tests.bench_security
+	$(PY) -m tests.bench_cluster
 
 # Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
 lock:
