@@ -299,6 +299,13 @@ def seconds(value) -> str:
     return f"{value * 1e6:,.1f} µs"
 
 
+def gbytes_s(value) -> str:
+    """``"18.90 GB/s"`` (10^9 bytes a second), or "—"."""
+    if value is None:
+        return "—"
+    return f"{float(value):,.2f} GB/s"
+
+
 def gbps(value) -> str:
     return "—" if value is None else f"{value:,.1f} Gb/s"
 
@@ -373,6 +380,20 @@ def simulation_context(result: dict | None, names: ElementNames | None = None) -
         ("Flows", number(result.get("flows"))),
         ("Failed links", number(result.get("failed_links"))),
     ]
+    read = result.get("storage_read")
+    if read:  # storage-read: per-node read rates on the storage network (GB/s = Gb/s / 8)
+        rate = read.get("read_gbytes_per_node") or {}
+        figures = [
+            ("Read per node, min", gbytes_s(rate.get("min"))),
+            ("Read per node, mean", gbytes_s(rate.get("mean"))),
+            ("Read per node, max", gbytes_s(rate.get("max"))),
+            ("Analysis, every node at once", gbytes_s(read.get("analytic_all_gbytes_per_node"))),
+            ("Asked per node", gbytes_s(read.get("asked_gbytes_per_node"))),
+            ("Limited by", ", ".join(read.get("bottleneck_tiers") or []) or "—"),
+            ("Completion time", seconds(result.get("completion_time_s"))),
+            ("Flows", number(result.get("flows"))),
+            ("Failed links", number(result.get("failed_links"))),
+        ]
     fct = result.get("fct") or {}
     fct_rows = [(key, seconds(fct.get(key))) for key in ("p50", "p90", "p99", "max")]
     histogram = fct.get("histogram") or {}
@@ -432,7 +453,8 @@ def simulation_context(result: dict | None, names: ElementNames | None = None) -
         "parameters": {
             k: result.get(k) for k in ("traffic", "routing", "seed", "size_bytes", "ranks")
         },
-        "ranks": count_of(result.get("ranks"), "GPU"),
+        "ranks": count_of(result.get("ranks"), "node" if read else "GPU"),
+        "storage_read": read,
     }
 
 
