@@ -12,6 +12,7 @@ import { createExport } from "./export.js";
 import { createSaveTracker, inversePatch } from "./history.js";
 import { createInspector } from "./inspector.js";
 import { createLinkDialog } from "./link_dialog.js";
+import { createNetworkPanel } from "./network_panel.js";
 import { COLLAPSE_OPTIONS, createNavigation } from "./navigation.js";
 import { OVERLAY_BOXES, createOverlayPanel } from "./overlay_panel.js";
 import { createPalette } from "./palette.js";
@@ -56,6 +57,8 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     loading: false,
     ready: false,
     notes: [],
+    networks: [], // the design's layers (compute, storage, ...) from the canvas API
+    hiddenLayers: new Set(), // layers the Networks control has switched off
     extras: null,
   };
 
@@ -182,6 +185,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     toggleGroup: nav.toggleGroup,
   });
   const exporter = createExport(canvas);
+  const networkPanel = createNetworkPanel(canvas);
 
   /** After a view loads: whether it can be edited, and every control that depends on that. */
   function afterViewChange() {
@@ -216,6 +220,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     views.renderScopes();
     views.renderPlanes();
     views.renderCrumbs();
+    networkPanel.renderNetworks();
     inspector.renderInspector();
     renderSave();
   }

@@ -10,6 +10,10 @@ import {
   deviceFacts,
   groupFacts,
   linkFacts,
+  networkAggregateFacts,
+  networkBundleFacts,
+  networkDeviceFacts,
+  networkLinkFacts,
   selectionSummary,
   shownFacts,
   trayTables,
@@ -62,6 +66,8 @@ export function createInspector(canvas, hooks) {
             links: cy.edges("[kind = 'link']").length,
             aggregates: cy.nodes("[kind = 'aggregate']").length,
             bundles: cy.edges("[kind = 'bundle']").length,
+            networkDevices: cy.nodes("[kind ^= 'network']").length,
+            networkLinks: cy.edges("[kind ^= 'network']").length,
             editable: state.editable,
             reason: state.reason,
           }),
@@ -77,6 +83,11 @@ export function createInspector(canvas, hooks) {
     const ele = selected[0];
     const data = ele.data();
     if (ele.isEdge()) return renderEdgeInspector(panel, ele, data);
+    if (data.kind === "network-device" || data.kind === "network-aggregate") {
+      panel.append(h(doc, "h3", { text: data.label }));
+      panel.append(facts(data.kind === "network-device" ? networkDeviceFacts(data) : networkAggregateFacts(data)));
+      return;
+    }
     if (data.kind === "aggregate") {
       panel.append(h(doc, "h3", { text: data.label }));
       panel.append(facts(aggregateFacts(data)));
@@ -157,6 +168,10 @@ export function createInspector(canvas, hooks) {
     const a = nodeName(edge.source().data());
     const b = nodeName(edge.target().data());
     panel.append(h(doc, "h3", { text: `${a} ↔ ${b}` }));
+    if (data.kind === "network-link" || data.kind === "network-bundle") {
+      panel.append(facts(data.kind === "network-link" ? networkLinkFacts(a, b, data) : networkBundleFacts(data)));
+      return;
+    }
     if (data.kind === "bundle") {
       panel.append(facts(bundleFacts(data)));
       return;

@@ -4,6 +4,7 @@
 
 import { formatBandwidth, formatCount, formatUtilization } from "./format.js";
 import { formatPower } from "./heat.js";
+import { NETWORK_LABELS } from "./layers.js";
 
 /**
  * The facts worth showing, values as text: unknown ones (null, undefined, "") are left out.
@@ -17,16 +18,19 @@ export function shownFacts(list) {
 /**
  * What the view holds when nothing is selected.
  * @param {{view: string, devices: number, links: number, aggregates: number, bundles: number,
- *   editable: boolean, reason: string}} view `view`: its label ("Overview", "SU 1", ...)
+ *   networkDevices?: number, networkLinks?: number, editable: boolean, reason: string}} view
+ *   `view`: its label ("Overview", "SU 1", ...); network*: nodes and edges of the other networks
  * @returns {[string, unknown][]}
  */
-export function viewFacts({ view, devices, links, aggregates, bundles, editable, reason }) {
+export function viewFacts({ view, devices, links, aggregates, bundles, networkDevices = 0, networkLinks = 0, editable, reason }) {
   return [
     ["View", view],
     ["Devices", devices ? formatCount(devices) : null],
     ["Links", links ? formatCount(links) : null],
     ["Aggregates", aggregates ? formatCount(aggregates) : null],
     ["Bundles", bundles || null],
+    ["Other networks' nodes", networkDevices ? formatCount(networkDevices) : null],
+    ["Other networks' edges", networkLinks ? formatCount(networkLinks) : null],
     ["Editing", editable ? "allowed" : reason || "read-only"],
   ];
 }
@@ -153,5 +157,94 @@ export function linkFacts(a, b, data) {
     ["B-side part", data.b_part],
     ["Cable", data.cable],
     ["Utilization", formatUtilization(data.utilization)],
+  ];
+}
+
+/**
+ * "storage 3 · OOB 1": counts per network, by the networks' names.
+ * @param {Object<string, number>|null|undefined} counts
+ * @returns {string|null}
+ */
+function byNetwork(counts) {
+  const entries = Object.entries(counts ?? {});
+  if (!entries.length) return null;
+  return entries.map(([network, n]) => `${NETWORK_LABELS[network] ?? network} ${formatCount(n)}`).join(" · ");
+}
+
+/**
+ * A device of another network (storage, in-band, OOB switch; storage array, UFM appliance,
+ * management node): model, role, network, rack and its links.
+ * @param {object} data node data
+ * @returns {[string, unknown][]}
+ */
+export function networkDeviceFacts(data) {
+  return [
+    ["Model", data.model || "not named (outside the plan)"],
+    ["Role", data.role ? String(data.role).replace(/-/g, " ") : null],
+    ["Network", NETWORK_LABELS[data.network] ?? data.network],
+    ["Rack", data.rack ?? "not placed"],
+    ["RU", data.ru],
+    ["Links", formatCount(data.links ?? 0)],
+    ["Links by network", byNetwork(data.links_by_network)],
+  ];
+}
+
+/**
+ * Devices of another network drawn as one node, or an OOB switch's managed ports.
+ * @param {object} data node data
+ * @returns {[string, unknown][]}
+ */
+export function networkAggregateFacts(data) {
+  if (data.role === "managed") {
+    const racks = data.racks ?? [];
+    return [
+      ["Network", NETWORK_LABELS.oob],
+      ["OOB switch", data.switch ?? "every OOB switch"],
+      ["Managed ports", `${formatCount(data.count)} × 1 Gb/s`],
+      ...Object.entries(data.managed ?? {}).map(([what, n]) => [`· ${what}`, formatCount(n)]),
+      ["Racks", racks.length ? `${formatCount(racks.length)}: ${racks.slice(0, 12).join(", ")}${racks.length > 12 ? ", …" : ""}` : null],
+    ];
+  }
+  const models = Object.entries(data.models ?? {}).map(([model, n]) => `${model} × ${formatCount(n)}`).join(", ");
+  return [
+    ["Network", NETWORK_LABELS[data.network] ?? data.network],
+    ["Role", data.role ? String(data.role).replace(/-/g, " ") : null],
+    ["Devices", formatCount(data.count)],
+    ["Models", models || null],
+  ];
+}
+
+/**
+ * A link of another network: both ends by device and port, group, speed, cable and optics.
+ * @param {string} a the A end's device name
+ * @param {string} b the B end's device name
+ * @param {object} data edge data
+ * @returns {[string, unknown][]}
+ */
+export function networkLinkFacts(a, b, data) {
+  return [
+    ["A end", `${a} port ${data.a_port ?? "?"}`],
+    ["B end", `${b} port ${data.b_port ?? "?"}`],
+    ["Network", NETWORK_LABELS[data.network] ?? data.network],
+    ["Links", data.group],
+    ["Speed", data.speed_gbps ? formatBandwidth(data.speed_gbps) : null],
+    ["Cable", [data.cable_kind, data.cable].filter(Boolean).join(" · ") || null],
+    ["A-side part", data.a_part],
+    ["B-side part", data.b_part],
+    ["Length", data.length_m !== null && data.length_m !== undefined ? `${data.length_m} m` : null],
+  ];
+}
+
+/**
+ * Links of another network drawn as one edge.
+ * @param {object} data edge data
+ * @returns {[string, unknown][]}
+ */
+export function networkBundleFacts(data) {
+  return [
+    ["Network", NETWORK_LABELS[data.network] ?? data.network],
+    ["Links", formatCount(data.links)],
+    ["Bandwidth", formatBandwidth(data.bandwidth_gbps)],
+    ...Object.entries(data.groups ?? {}).map(([group, n]) => [`· ${group}`, formatCount(n)]),
   ];
 }

@@ -7,6 +7,10 @@ import {
   deviceFacts,
   groupFacts,
   linkFacts,
+  networkAggregateFacts,
+  networkBundleFacts,
+  networkDeviceFacts,
+  networkLinkFacts,
   powerText,
   selectionSummary,
   shownFacts,
@@ -82,4 +86,43 @@ test("a rack-scale system lists its trays and where each NIC goes", () => {
   assert.deepEqual(trayTables(undefined), []);
   const facts = shownFacts(deviceFacts({ model: "GB300-NVL72", role: "server", compute_trays: 18, gpus: 72 }, null, 0));
   assert.deepEqual(facts.slice(-2), [["Compute trays", "18"], ["GPUs", "72"]]);
+});
+
+test("a network device: model, role, network, rack and links with separators", () => {
+  const facts = Object.fromEntries(
+    shownFacts(
+      networkDeviceFacts({
+        model: "QM9700",
+        role: "storage-leaf",
+        network: "storage",
+        rack: "MGMT-01",
+        ru: 3,
+        links: 1234,
+        links_by_network: { storage: 1233, oob: 1 },
+      }),
+    ),
+  );
+  assert.equal(facts.Model, "QM9700");
+  assert.equal(facts.Role, "storage leaf");
+  assert.equal(facts.Network, "Storage");
+  assert.equal(facts.Rack, "MGMT-01");
+  assert.equal(facts.Links, "1,234");
+  assert.equal(facts["Links by network"], "Storage 1,233 · OOB 1");
+  assert.equal(Object.fromEntries(shownFacts(networkDeviceFacts({ network: "inband", links: 2 }))).Rack, "not placed");
+});
+
+test("OOB managed ports, network bundles and links say their counts and units", () => {
+  const managed = Object.fromEntries(
+    shownFacts(networkAggregateFacts({ role: "managed", switch: "oob-01", count: 1040, managed: { "node BMCs": 1000, PDUs: 40 }, racks: ["R001-01", "R001-02"] })),
+  );
+  assert.equal(managed["Managed ports"], "1,040 × 1 Gb/s");
+  assert.equal(managed["· node BMCs"], "1,000");
+  assert.equal(managed.Racks, "2: R001-01, R001-02");
+  const bundle = Object.fromEntries(shownFacts(networkBundleFacts({ network: "storage", links: 1016, bandwidth_gbps: 406400, groups: { "node-leaf": 1016 } })));
+  assert.equal(bundle.Links, "1,016");
+  assert.equal(bundle.Bandwidth, "406.4 Tb/s");
+  const link = Object.fromEntries(shownFacts(networkLinkFacts("dgx-1", "stor-leaf-01", { network: "storage", group: "node-leaf", a_port: "stor1", b_port: "3", speed_gbps: 400, cable_kind: "MMF" })));
+  assert.equal(link["A end"], "dgx-1 port stor1");
+  assert.equal(link.Speed, "400 Gb/s");
+  assert.equal(link.Cable, "MMF");
 });

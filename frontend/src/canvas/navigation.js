@@ -47,7 +47,7 @@ export function createNavigation({ doc, $, cy, ec, container, setStatus }, { sch
   function renderFindNames() {
     const list = $("find-names");
     list.replaceChildren();
-    const names = cy.nodes("[kind = 'device'], [kind = 'aggregate']").map((n) => String(n.data("label") ?? nodeName(n.data())));
+    const names = cy.nodes("[kind = 'device'], [kind = 'aggregate'], [kind = 'network-device']").map((n) => String(n.data("label") ?? nodeName(n.data())));
     for (const name of names.slice(0, 2000)) list.append(h(doc, "option", { value: name }));
   }
 

@@ -1,5 +1,8 @@
 // The cytoscape stylesheet of the canvas: devices by role, aggregates, compound groups,
-// links and bundles, and the classes overlays and edits set (problem, found, heat, power).
+// links and bundles, the other networks' layers (colours shared with the Networks control),
+// and the classes overlays and edits set (problem, found, heat, power, layer-off).
+
+import { LAYER_COLORS } from "./layers.js";
 
 export const ROLE_COLORS = {
   server: "#3d6fb6",
@@ -10,6 +13,74 @@ export const ROLE_COLORS = {
 };
 
 const ROLE_SHAPES = { server: "round-rectangle", leaf: "rectangle", spine: "hexagon", core: "octagon", manager: "ellipse" };
+
+/** Shapes of the other networks' devices by role (their colour is their layer's). */
+const NETWORK_SHAPES = {
+  leaf: "rectangle",
+  "storage-leaf": "rectangle",
+  spine: "hexagon",
+  core: "octagon",
+  "storage-array": "barrel",
+  "nfs-storage": "barrel",
+  "management-node": "round-rectangle",
+  ufm: "ellipse",
+  "customer-core": "diamond",
+};
+
+/** Rules for the network layers: devices and aggregates in their layer's colour, links too. */
+function networkRules() {
+  const rules = [
+    {
+      selector: "node[kind = 'network-device']",
+      style: { width: 30, height: 20, "font-size": 9, shape: "round-rectangle" },
+    },
+    {
+      selector: "node[kind = 'network-aggregate']",
+      style: {
+        shape: "round-rectangle",
+        width: 130,
+        height: 44,
+        "text-valign": "center",
+        "text-wrap": "wrap",
+        "text-max-width": 122,
+        color: "#ffffff",
+        "font-size": 11,
+        "font-weight": 600,
+        label: "data(display)",
+        "text-margin-y": 0,
+        "min-zoomed-font-size": 4,
+      },
+    },
+    { selector: "node[kind = 'network-aggregate'][role = 'managed']", style: { "border-style": "dashed", "border-width": 2, "border-color": "#1d2330" } },
+    {
+      selector: "edge[kind = 'network-bundle']",
+      style: {
+        width: "mapData(links, 1, 512, 2, 10)",
+        label: "data(label)",
+        "font-size": 10,
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.85,
+        "text-background-padding": 2,
+        "text-rotation": "autorotate",
+        "min-zoomed-font-size": 6,
+        "curve-style": "bezier",
+        color: "#1d2330",
+      },
+    },
+    { selector: "edge[network = 'oob']", style: { "line-style": "dashed" } },
+  ];
+  for (const [role, shape] of Object.entries(NETWORK_SHAPES)) {
+    rules.push({ selector: `node[kind = 'network-device'][role = '${role}']`, style: { shape } });
+  }
+  for (const [layer, color] of Object.entries(LAYER_COLORS)) {
+    if (layer === "compute") continue;
+    rules.push(
+      { selector: `node[kind ^= 'network'][layer = '${layer}']`, style: { "background-color": color } },
+      { selector: `edge[kind ^= 'network'][network = '${layer}']`, style: { "line-color": color } },
+    );
+  }
+  return rules;
+}
 
 /**
  * @param {{large?: boolean}} [options] large: a view with many elements (cheaper styles)
@@ -174,6 +245,8 @@ export function canvasStyle({ large = false } = {}) {
       style: { "line-color": "#1f5fbf", "line-style": "dashed", width: 2, opacity: 1 },
     },
     { selector: ".eh-ghost-edge.eh-preview-active", style: { opacity: 0 } },
+    ...networkRules(),
+    { selector: ".layer-off", style: { display: "none" } },
   ];
   // Later rules win: roles after the base node rule, groups after roles, then overlays,
   // selection and problems last.
@@ -182,7 +255,7 @@ export function canvasStyle({ large = false } = {}) {
     style: { "background-color": color, shape: ROLE_SHAPES[role] },
   }));
   style.splice(1, 0, ...roles);
-  const last = ["node:parent, node[kind = 'group']", "node.cy-expand-collapse-collapsed-node", "edge.heat", "node.power", "node.power-device", ":selected", "edge:selected", ".found", "node.problem", "edge.problem"];
+  const last = ["node:parent, node[kind = 'group']", "node.cy-expand-collapse-collapsed-node", "edge.heat", "node.power", "node.power-device", ":selected", "edge:selected", ".found", "node.problem", "edge.problem", ".layer-off"];
   for (const selector of last) {
     const index = style.findIndex((rule) => rule.selector === selector);
     style.push(style.splice(index, 1)[0]);

@@ -24,7 +24,7 @@ const EDIT_EXTRA_KEYS = ["plane", "su", "rail", "group", "rack", "ru"];
  */
 function prepareNode(node) {
   const data = { ...node.data };
-  if (data.kind === "aggregate") {
+  if (data.kind === "aggregate" || data.kind === "network-aggregate") {
     const models = Object.keys(data.models ?? {}).join(", ") || data.model || "";
     data.display = models ? `${data.label}\n${models}` : data.label;
   }
@@ -40,7 +40,7 @@ function prepareNode(node) {
  */
 function prepareEdge(edge) {
   const data = { ...edge.data };
-  if (data.kind === "bundle") {
+  if (data.kind === "bundle" || data.kind === "network-bundle") {
     const count = data.label || `${formatCount(data.links)} links`;
     data.label = data.bandwidth_gbps ? `${count} · ${formatBandwidth(data.bandwidth_gbps)}` : count;
   }
@@ -131,6 +131,8 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     state.planes = data.planes ?? 1;
     state.plane = planeValue(data.plane, state.planes);
     state.notes = data.notes ?? [];
+    state.networks = data.networks ?? [];
+    state.counts = data.counts ?? null;
     hooks.clearProblems();
     const wide = await showElements(data.elements, { fit });
     hooks.afterViewChange();
