@@ -256,13 +256,14 @@ function showNetworkFields(form) {
 /**
  * Each network field's default for `server`: a box's placeholder, a switch list's empty entry.
  * @param {HTMLFormElement} form
- * @param {{ra_servers: string[], ra: object, other: object, switch_blank: object}} table
+ * @param {{defaults: Record<string, object>, switch_blank: Record<string, object>}} table per
+ *   server with reference defaults, and "other" for the rest (forms.network_placeholders)
  * @param {string} server
  */
 function showNetworkDefaults(form, table, server) {
-  if (!table?.ra) return;
-  const family = table.ra_servers.includes(server) ? "ra" : "other";
-  for (const [name, text] of Object.entries(table[family])) {
+  if (!table?.defaults) return;
+  const family = server in table.defaults ? server : "other";
+  for (const [name, text] of Object.entries(table.defaults[family] ?? {})) {
     const input = form.elements.namedItem(name);
     if (!input) continue;
     if (input.tagName === "SELECT") {

@@ -32,6 +32,7 @@ from planner.designs.wizard import (
 )
 from planner.designs.wizard_networks import (
     BOOLEAN_KEYS,
+    FAMILY_SERVERS,
     NETWORK_KEYS,
     NETWORK_SWITCH_FIELDS,
     SWITCH_KEYS,
@@ -41,7 +42,7 @@ from planner.designs.wizard_networks import (
     network_field,
     networks_initial,
 )
-from planner.domain.networks.common import H100_FAMILY, SHARED_FIELDS
+from planner.domain.networks.common import SHARED_FIELDS
 from planner.domain.presets import load_presets
 from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES, SpecError, parse_spec, spec_schema
 from planner.presentation import NETWORK_LABELS
@@ -329,6 +330,15 @@ class DesignWizardForm(NetworkFieldsForm):
             )
         return sections
 
+    def networks_help(self) -> str:
+        """What an empty network box means, for the page."""
+        return (
+            "Each network is optional. An empty box takes the default shown in it: the "
+            "server's reference architecture where NVIDIA publishes one "
+            f"({', '.join(FAMILY_SERVERS)}); other servers follow the same rules but must "
+            "name the switch models."
+        )
+
     def shared_network_fields(self) -> list:
         """The fields every network shares (management nodes, UFM appliances, racks)."""
         return [self[key] for key in SHARED_FIELDS]
@@ -368,20 +378,20 @@ def switch_blank(default: str) -> str:
     """A network switch list's empty entry: the default it stands for, or a call to choose.
 
     >>> switch_blank("QM9700"), switch_blank("same as leaf"), switch_blank("")
-    ('Default: QM9700', 'Default: same as leaf', 'Choose a switch (no default for this server)')
+    ('Default: QM9700', 'Default: same as leaf', 'Choose a switch (required)')
     """
-    return f"Default: {default}" if default else "Choose a switch (no default for this server)"
+    return f"Default: {default}" if default else "Choose a switch (required)"
 
 
 def network_placeholders() -> dict:
     """What the page's script needs to show each network field's default when the server
-    changes: the servers that take the H100 RA's defaults, the texts for them and for
-    others (:func:`planner.designs.wizard_networks.network_defaults`), and the switch
-    lists' empty entries."""
-    tables = {"ra": network_defaults(H100_FAMILY[0]), "other": network_defaults("")}
+    changes: per server with reference defaults, and for every other server (``"other"``),
+    each field's default text (:func:`planner.designs.wizard_networks.network_defaults`) and
+    the switch lists' empty entries; and the networks' labels."""
+    tables = {server: network_defaults(server) for server in FAMILY_SERVERS}
+    tables["other"] = network_defaults("")
     return {
-        "ra_servers": list(H100_FAMILY),
-        **tables,
+        "defaults": tables,
         "switch_blank": {
             family: {
                 name: switch_blank(text)

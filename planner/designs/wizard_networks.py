@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from planner.domain.networks.common import (
-    RA_DEFAULTS,
+    FAMILY_DEFAULTS,
     RULE_DEFAULTS,
     SHARED_FIELDS,
-    is_ra_family,
+    family_defaults,
 )
 
 #: The networks the wizard shows, in the page's order, and the spec keys of each it shows.
@@ -202,14 +202,18 @@ def _default_text(value) -> str:
     return "" if value is None else str(value)
 
 
+#: Servers whose family has reference defaults (the rest take the rule defaults alone).
+FAMILY_SERVERS = tuple(sorted(FAMILY_DEFAULTS))
+
+
 def network_defaults(server: str) -> dict[str, str]:
     """What each network field means when left empty, for ``server``: the value the planner
     takes (``"QM9700"``, ``"4:3"``, ``"yes"``), how it derives one (``"same as leaf"``), or
-    ``""`` when there is none (the switch models outside the H100 family must be named).
+    ``""`` when there is none (a switch model no reference gives must be named).
 
-    DGX-H100 and DGX-H200 take the H100 SuperPOD RA's values (RA-11333-001 V11, Tables 7
-    and 8, as :data:`planner.domain.networks.common.RA_DEFAULTS` records them), other servers
-    the rule defaults.
+    The server family's reference defaults come over the rule defaults, as the planner takes
+    them (:func:`planner.domain.networks.common.family_defaults`: DGX-H100 and DGX-H200 the
+    H100 SuperPOD RA's, RA-11333-001 V11 Tables 7 and 8; DGX-B200 the B200 RA's; ...).
 
     >>> ra, other = network_defaults("DGX-H100"), network_defaults("XE9680")
     >>> ra["storage_leaf"], ra["storage_oversubscription"], ra["oob_switch_multiple"]
@@ -217,11 +221,11 @@ def network_defaults(server: str) -> dict[str, str]:
     >>> other["storage_leaf"], other["storage_spine"], other["management_nodes"]
     ('', 'same as leaf', '0')
     """
-    ra = is_ra_family(server)
-    shared = {**RULE_DEFAULTS["shared"], **(RA_DEFAULTS["shared"] if ra else {})}
+    family = family_defaults(server)
+    shared = {**RULE_DEFAULTS["shared"], **(family.get("shared") or {})}
     out = {key: _default_text(shared.get(key)) for key in SHARED_FIELDS}
     for network, keys in NETWORK_KEYS.items():
-        values = {**RULE_DEFAULTS[network], **(RA_DEFAULTS[network] if ra else {})}
+        values = {**RULE_DEFAULTS[network], **(family.get(network) or {})}
         for key in keys:
             value = values.get(key)
             text = DERIVED_DEFAULTS.get(key, "") if value is None else _default_text(value)

@@ -74,8 +74,9 @@ def test_every_network_field_round_trips():
 
 
 def test_placeholders_follow_the_server_family():
-    """DGX-H100/H200 show the RA's values (Table 7: QM9700 storage, SN4600C in-band, SN2201
-    OOB switches); other servers show no switch: they must name one."""
+    """DGX-H100/H200 show the H100 RA's values (Table 7: QM9700 storage, SN4600C in-band,
+    SN2201 OOB switches); a server without reference defaults (DGX-B300) shows no switch: it
+    must name one."""
     ra, other = network_defaults("DGX-H200"), network_defaults("DGX-B300")
     assert (ra["storage_leaf"], ra["inband_leaf"], ra["oob_leaf"]) == (
         "QM9700",
@@ -85,6 +86,8 @@ def test_placeholders_follow_the_server_family():
     assert ra["storage_storage_ports"] == "96" and ra["storage_oversubscription"] == "4:3"
     assert other["storage_leaf"] == other["oob_leaf"] == other["converged_leaf"] == ""
     assert other["storage_spine"] == "same as leaf"
+    # DGX-B200: the B200 RA's (RA-11334-001 V08 Figure 3.2: SN5600 in-band leaves)
+    assert network_defaults("DGX-B200")["inband_leaf"] == "SN5600"
 
 
 def test_the_page_shows_each_step_with_the_servers_defaults(logged_in_client, seed_catalog):
