@@ -34,6 +34,12 @@ READ_NETWORKS = ("storage", "converged")
 SWITCH_ROLES = ("leaf", "storage-leaf", "spine", "core")
 SATURATED_RTOL = 1e-9
 HOT_SPOTS = 10
+HISTOGRAM_BINS = 20
+
+
+def _histogram(values: np.ndarray, edges: np.ndarray) -> dict:
+    counts, edges = np.histogram(values, bins=edges)
+    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
 
 
 def read_network(fabric) -> str | None:
@@ -322,12 +328,22 @@ def run_storage_read(
                 "busy_links": int((use > 0).sum()),
             }
     out["per_tier_load"] = tiers
-    names = net.node_name
+    out["links_reported"] = int((util > 0).sum())
+    out["utilization_histogram"] = _histogram(util, np.linspace(0, 1, HISTOGRAM_BINS + 1))
+    links = elements.links_of(network)
+
+    def end(index: int, start: bool) -> str:
+        """``device port p`` at the start (or the end) of directed link ``index``."""
+        link = links[index // 2]
+        a_end = (index % 2 == 0) == start  # up (even) runs a -> b
+        device, port = (link.a_device, link.a_port) if a_end else (link.b_device, link.b_port)
+        return f"{device} port {port}"
+
     out["hot_spots"] = [
         {
             "link": spot["link"],
-            "from": names[int(net.link_from[net.link_index(spot["link"])])],
-            "to": names[int(net.link_to[net.link_index(spot["link"])])],
+            "from": end(net.link_index(spot["link"]), True),
+            "to": end(net.link_index(spot["link"]), False),
             "tier": str(tier[net.link_index(spot["link"])]) or "other",
             "utilization": spot["utilization"],
             "peak": spot["peak"],
@@ -335,7 +351,12 @@ def run_storage_read(
         }
         for spot in result.hot_spots
     ]
-    out["fct"] = {k: result.fct.get(k) for k in ("p50", "p90", "p99", "max")}
+    fct = np.asarray(result.finish - flows.start, dtype=float)
+    top = float(fct.max()) if fct.size else 0.0
+    out["fct"] = {
+        **{k: result.fct.get(k) for k in ("p50", "p90", "p99", "max")},
+        "histogram": _histogram(fct, np.linspace(0, top or 1.0, HISTOGRAM_BINS + 1)),
+    }
     progress(1, 1, "simulated")
     return out
 
