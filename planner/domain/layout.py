@@ -63,6 +63,11 @@ Cable runs
       device's lowest unit, rack height = ``rack_units * 0.04445``), plus ``slack_m``.
     - Within a rack: ``|RU_a - RU_b| * 0.04445 + 0.5`` m, no tray, no slack.
     - Lengths are rounded up to 0.1 m.
+    - ``info["layout"]`` keeps the four distances (``rack_width_m``, ``row_pitch_m``,
+      ``tray_height_m``, ``slack_m``) so that the cluster networks' runs
+      (:mod:`planner.domain.networks.lengths`) follow the same rule; a design stored before
+      they were kept reads the :class:`~planner.domain.spec.Layout` defaults
+      (:func:`layout_distances`).
 """
 
 from __future__ import annotations
@@ -81,6 +86,8 @@ IN_RACK_EXTRA_M = 0.5
 AUTO_BLOCK_RACKS = 4  # Clos/fat-tree server racks per block when racks_per_row is automatic
 AUTO_MIN_RACKS_PER_ROW = 10
 MAX_RACKS_PER_ROW = 64  # the schema's maximum for layout.racks_per_row
+#: The spec's layout distances the run rule uses, kept in ``info["layout"]``.
+DISTANCE_FIELDS = ("rack_width_m", "row_pitch_m", "tray_height_m", "slack_m")
 
 
 def _rack_type(layout: Layout, facts: CatalogFacts) -> tuple[int, float | None, str | None]:
@@ -388,6 +395,8 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         "racks_per_row_auto": not layout.racks_per_row,
         "rows": (placer.racks[-1]["row"] + 1) if placer.racks else 0,
         "racks": len(placer.racks),
+        # the run rule's distances, for the cluster networks' runs (layout_distances)
+        **{name: float(getattr(layout, name)) for name in DISTANCE_FIELDS},
     }
     fabric.info["layout_notes"] = sorted(set(notes))
     fabric.info["assumptions"] = assumptions
@@ -511,6 +520,57 @@ def _place_managers(fabric: Fabric, placer: _Placer, usable: int, notes: list[st
         )
 
 
+def layout_distances(info: dict | None) -> Layout:
+    """The run rule's distances kept in ``fabric.info["layout"]`` as a :class:`Layout`.
+
+    A design stored before they were kept (or a value that is not a number) reads the
+    :class:`Layout` default of that field.
+
+    >>> layout_distances({"row_pitch_m": 4.0}).row_pitch_m, layout_distances(None).slack_m
+    (4.0, 2.0)
+    """
+    info = info or {}
+    values = {}
+    for name in DISTANCE_FIELDS:
+        value = info.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            values[name] = float(value)
+    return Layout(**values)
+
+
+def run_lengths_m(
+    layout: Layout,
+    *,
+    row_a: np.ndarray,
+    position_a: np.ndarray,
+    units_a: np.ndarray,
+    ru_a: np.ndarray,
+    row_b: np.ndarray,
+    position_b: np.ndarray,
+    units_b: np.ndarray,
+    ru_b: np.ndarray,
+    same_rack: np.ndarray,
+) -> np.ndarray:
+    """The run rule (module docstring) on rack places: ``row``, ``position``, rack height in
+    ``units`` and the device's lowest ``ru`` at each end; ``same_rack`` selects the in-rack
+    rule. Metres, rounded up to 0.1 m, float32; symmetric in the two ends."""
+    ru_a = np.asarray(ru_a, dtype=np.float64)
+    ru_b = np.asarray(ru_b, dtype=np.float64)
+    horizontal = (
+        np.abs(np.asarray(position_a, np.float64) - position_b) * layout.rack_width_m
+        + np.abs(np.asarray(row_a, np.float64) - row_b) * layout.row_pitch_m
+    )
+    vertical = (
+        (np.asarray(units_a, np.float64) * RU_M - ru_a * RU_M)
+        + (np.asarray(units_b, np.float64) * RU_M - ru_b * RU_M)
+        + 2 * layout.tray_height_m
+    )
+    between = horizontal + vertical + layout.slack_m
+    within = np.abs(ru_a - ru_b) * RU_M + IN_RACK_EXTRA_M
+    length = np.where(same_rack, within, between)
+    return (np.ceil(np.round(length * 10, 6)) / 10).astype(np.float32)
+
+
 def link_lengths(fabric: Fabric, layout: Layout, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cable run in metres between nodes ``a[i]`` and ``b[i]`` (placed), rounded up to 0.1 m.
 
@@ -519,20 +579,26 @@ def link_lengths(fabric: Fabric, layout: Layout, a: np.ndarray, b: np.ndarray) -
     rack_a, rack_b = fabric.node_rack[a], fabric.node_rack[b]
     row = np.array([r["row"] for r in fabric.racks], dtype=np.float64)
     position = np.array([r["position"] for r in fabric.racks], dtype=np.float64)
-    height = np.array([r["rack_units"] for r in fabric.racks], dtype=np.float64) * RU_M
-    ru_a = fabric.node_ru[a].astype(np.float64)
-    ru_b = fabric.node_ru[b].astype(np.float64)
-    horizontal = (
-        np.abs(position[rack_a] - position[rack_b]) * layout.rack_width_m
-        + np.abs(row[rack_a] - row[rack_b]) * layout.row_pitch_m
+    units = np.array([r["rack_units"] for r in fabric.racks], dtype=np.float64)
+    return run_lengths_m(
+        layout,
+        row_a=row[rack_a],
+        position_a=position[rack_a],
+        units_a=units[rack_a],
+        ru_a=fabric.node_ru[a],
+        row_b=row[rack_b],
+        position_b=position[rack_b],
+        units_b=units[rack_b],
+        ru_b=fabric.node_ru[b],
+        same_rack=rack_a == rack_b,
     )
-    vertical = (
-        (height[rack_a] - ru_a * RU_M) + (height[rack_b] - ru_b * RU_M) + 2 * layout.tray_height_m
-    )
-    between = horizontal + vertical + layout.slack_m
-    within = np.abs(ru_a - ru_b) * RU_M + IN_RACK_EXTRA_M
-    length = np.where(rack_a == rack_b, within, between)
-    return (np.ceil(np.round(length * 10, 6)) / 10).astype(np.float32)
 
 
-__all__ = ["RU_M", "assign_layout", "link_lengths"]
+__all__ = [
+    "DISTANCE_FIELDS",
+    "RU_M",
+    "assign_layout",
+    "layout_distances",
+    "link_lengths",
+    "run_lengths_m",
+]

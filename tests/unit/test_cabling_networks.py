@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from planner.domain.canvas import edit_document
+from planner.domain.media import policy_length_m
 from planner.domain.networks.elements import cluster_elements
 from planner.domain.outputs import CABLING_COLUMNS, cabling_csv_lines, cabling_edit, csv_lines
 from planner.domain.outputs.bom import bill_of_materials
@@ -112,7 +113,12 @@ def test_network_rows_name_parts_and_splitter_legs(cluster):
         assert len({row["b_device"] for row in members}) == 1
     bmc = next(row for row in rows if row["network"] == "oob" and row["a_port"] == "bmc")
     assert bmc["a_role"] == "server" and bmc["b_device"].startswith("oob-")
-    assert bmc["length_m"] == "" and bmc["run_length_m"] == ""  # not estimated
+    # the run by the layout's rule, ordered by the policy (the Cat5e cord lists no lengths)
+    run = float(bmc["run_length_m"])
+    assert float(bmc["length_m"]) == float(policy_length_m(run)) >= run
+    # a storage-array port is outside the plan: no run, no ordered length
+    arrays = [row for row in storage if row["tier"] == "storage-leaf"]
+    assert arrays and all(row["length_m"] == row["run_length_m"] == "" for row in arrays)
 
 
 def test_the_plan_matches_the_elements(cluster, facts):

@@ -259,7 +259,11 @@ def test_placement(cluster):
     # compute devices keep their fabric rack
     node = fabric.node_name.index("gpu00001")
     assert elements.device("gpu00001").rack == fabric.racks[int(fabric.node_rack[node])]["name"]
-    assert all(link.run_length_m is None for link in elements.links)  # not estimated
+    # runs are measured where both ends have a rack; endpoints outside the plan keep None
+    outside = {d.name for d in elements.devices if not d.rack}
+    for link in elements.links:
+        unplaced = link.a_device in outside or link.b_device in outside
+        assert (link.run_length_m is None) == unplaced, link
 
 
 def test_oob_switch_is_placed_where_most_of_its_ports_are(cluster):

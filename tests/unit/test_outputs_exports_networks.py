@@ -155,8 +155,15 @@ def test_netbox_cables_of_every_network_with_netbox_types(cluster, facts, elemen
     assert by_type[("storage", "aoc")] == 96 + 8  # storage-array and management legs
     assert all(r["side_a_type"] == r["side_b_type"] == "dcim.interface" for r in network_rows)
     assert len({r["label"] for r in network_rows}) == len(network_rows)
-    # run lengths are unknown for the networks: no length is invented
-    assert all(r["length"] == r["length_unit"] == "" for r in network_rows)
+    # a length where the run is known (both ends in racks), none invented for the others
+    for row, link in zip(network_rows, elements.links, strict=True):
+        if link.run_length_m is None:
+            assert row["length"] == row["length_unit"] == ""
+        else:
+            assert float(row["length"]) >= link.run_length_m and row["length_unit"] == "m"
+    assert sum(r["length"] == "" for r in network_rows) == sum(
+        link.run_length_m is None for link in elements.links
+    )
 
 
 def test_netbox_cable_lengths_are_ordered_lengths_when_runs_are_known(cluster, facts, elements):

@@ -59,10 +59,12 @@ Devices and racks (inferred placement rule)
     customer's core are endpoints outside the plan (no rack).
 
 Run lengths
-    ``run_length_m`` is left None: the layout's rule (:func:`planner.domain.layout.link_lengths`)
-    needs each rack's row and position and the spec's layout distances (rack width, row pitch,
-    tray height, slack), and the management racks have no position in the layout; lengths by
-    another rule would be guesses.
+    The management racks take a row of their own after the layout's last row, centred
+    (inferred; :mod:`planner.domain.networks.lengths`, ``ClusterElements.rack_places``), and
+    every link whose two ends have a rack gets ``run_length_m`` by the layout's own run rule
+    with the distances kept in ``fabric.info["layout"]`` (:func:`planner.domain.layout.
+    run_lengths_m`); links to endpoints outside the plan (storage arrays, NFS, the
+    customer's core) keep None.
 
 Nothing here imports Django.
 """
@@ -76,6 +78,7 @@ from dataclasses import dataclass
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import SWITCH_ROLES, Fabric, FabricError
 from planner.domain.networks.common import ceil_div, spread, switch_ports
+from planner.domain.networks.lengths import RackPlace, management_rack_places, with_run_lengths
 from planner.domain.networks.management import RA_PARTS
 
 #: Networks in build order, as :attr:`NetworkDevice.network` and :attr:`NetworkLink.network`.
@@ -133,6 +136,7 @@ class ClusterElements:
     links: tuple[NetworkLink, ...] = ()
     racks: tuple[str, ...] = ()  # management racks added beside the layout's racks
     notes: tuple[str, ...] = ()
+    rack_places: tuple[RackPlace, ...] = ()  # the management racks' rows and positions
 
     def networks(self) -> tuple[str, ...]:
         """Networks present (with a device or link, ``compute`` left out), in build order."""
@@ -969,11 +973,13 @@ def cluster_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
 
     order = {name: i for i, name in enumerate(("compute", *ELEMENT_NETWORKS))}
     devices = sorted(b.devices.values(), key=lambda d: order.get(d.network, len(order)))
+    places = management_rack_places(fabric.info, fabric.racks, management_racks)
     return ClusterElements(
         devices=tuple(devices),
-        links=tuple(b.links),
+        links=tuple(with_run_lengths(fabric, b.devices, b.links, places)),
         racks=tuple(management_racks),
         notes=tuple(b.notes),
+        rack_places=places,
     )
 
 

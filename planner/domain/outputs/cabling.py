@@ -28,9 +28,13 @@ are the networks' own devices (``stor-leaf-01``, ``oob-03``, ``mgmt-01``, ``pdu-
 ...) or compute devices on their non-fabric ports (``gpu00001`` port ``stor1``, ``bmc``; a
 rack-scale system's tray ports ``tray03/stor1``, with ``a_tray`` 3). Labels use the same
 scheme, a device without a rack and RU (or sharing them) being named; they are unique across
-networks. A splitter's legs share an ``assembly`` named by its switch cage. ``length_m`` and
-``run_length_m`` are empty: the networks' run lengths are not estimated (see the elements
-module). ``cord_colour`` is the patch-cord / jacket colour of the row's network
+networks. A splitter's legs share an ``assembly`` named by its switch cage. ``run_length_m``
+is the run by the layout's rule (:mod:`planner.domain.networks.lengths`: the management racks
+``MGMT-01``... in a row of their own after the layout's rows, their ``*_row`` written like the
+layout's) and ``length_m`` the length ordered (:func:`network_ordered_lengths_m`: a splitter
+at its longest leg, a length the catalog lists for the part, else the ordering policy); both
+are empty for a link to an endpoint outside the plan (storage arrays, NFS storage, the
+customer's core). ``cord_colour`` is the patch-cord / jacket colour of the row's network
 (:data:`CORD_COLOURS`, a configurable default: no published convention was found).
 
 Columns (:data:`CABLING_COLUMNS`): ``label``, ``network``, ``assembly``, ``leg``, ``tier``,
@@ -87,6 +91,7 @@ from inventory.library.cells import line_may_be_unsafe, safe_cell, unescape_cell
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, ROLES, TIER_NAMES, Fabric
 from planner.domain.media import policy_length_m
+from planner.domain.media.lengths import TOLERANCE_M
 from planner.domain.summary import ordered_cable_length_m
 
 CABLING_COLUMNS = (
@@ -617,6 +622,35 @@ def _network_cable(link, facts: CatalogFacts) -> _PartText:
     return text
 
 
+def network_ordered_lengths_m(elements, facts: CatalogFacts | None) -> dict[int, float]:
+    """Per link index of ``elements.links`` with a known run: the length ordered for its
+    cable (an assembly's longest leg, at the shortest listed length of the part that covers
+    it, else the run rounded up by the ordering policy, as for the compute fabric)."""
+    longest: dict[tuple, float] = {}
+    keys: dict[int, tuple] = {}
+    for index, link in enumerate(elements.links):
+        if link.run_length_m is None or not math.isfinite(float(link.run_length_m)):
+            continue
+        key = (link.network, link.assembly) if link.assembly else ("", index)
+        keys[index] = key
+        longest[key] = max(longest.get(key, 0.0), float(link.run_length_m))
+    out: dict[int, float] = {}
+    for index, key in keys.items():
+        link = elements.links[index]
+        record = (facts.parts.get(link.cable_part) if facts and link.cable_part else None) or {}
+        listed = sorted(
+            float(v)
+            for v in record.get("lengths_m") or ()
+            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+        )
+        run = longest[key]
+        if listed:
+            out[index] = next((v for v in listed if v >= run - TOLERANCE_M), listed[-1])
+        else:
+            out[index] = float(policy_length_m(run))
+    return out
+
+
 def network_rows(
     fabric: Fabric,
     facts: CatalogFacts,
@@ -644,6 +678,8 @@ def network_rows(
         for r in fabric.racks
         if r.get("row") is not None
     }
+    rack_row.update({p.name: str(p.row + 1) for p in getattr(elements, "rack_places", ())})
+    ordered = network_ordered_lengths_m(elements, facts)
     places: dict[tuple[str, str], int] = {}
     for node in range(fabric.node_count):
         if ends.rack[node] and ends.ru[node]:
@@ -679,7 +715,7 @@ def network_rows(
         if link.assembly:
             legs[link.assembly] = legs.get(link.assembly, 0) + 1
     seen: set[str] = set()
-    for link in elements.links:
+    for index, link in enumerate(elements.links):
         a_location, a_row, a_rack, a_ru, a_role = end(link.a_device)
         b_location, b_row, b_rack, b_ru, b_role = end(link.b_device)
         label = (
@@ -731,7 +767,7 @@ def network_rows(
             cable.media,
             cable.connector,
             cable.fiber_type,
-            "",
+            _number(ordered[index]) if index in ordered else "",
             _number(link.run_length_m) if link.run_length_m is not None else "",
             colours.get(link.network, ""),
         )
@@ -1108,5 +1144,6 @@ __all__ = [
     "iter_link_labels",
     "link_blocks",
     "link_labels",
+    "network_ordered_lengths_m",
     "network_rows",
 ]

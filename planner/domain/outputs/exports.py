@@ -65,13 +65,13 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
-from planner.domain.media.lengths import TOLERANCE_M, policy_length_m
 from planner.domain.outputs.bom import BillOfMaterials
 from planner.domain.outputs.cabling import (
     COPPER_TYPES,
     FabricEnds,
     csv_lines,
     iter_link_labels,
+    network_ordered_lengths_m,
 )
 from planner.domain.summary import ordered_cable_length_m
 
@@ -264,35 +264,6 @@ class _NetworkEnds:
 
 def _network_order(elements) -> list[str]:
     return list(elements.networks())
-
-
-def _ordered_lengths_m(elements, facts: CatalogFacts | None) -> dict[int, float]:
-    """Per link index of ``elements.links`` with a known run: the length ordered for its
-    cable (an assembly's longest leg, at the shortest listed length of the part that covers
-    it, else the run rounded up by the ordering policy, as for the compute fabric)."""
-    longest: dict[tuple, float] = {}
-    keys: dict[int, tuple] = {}
-    for index, link in enumerate(elements.links):
-        if link.run_length_m is None or not math.isfinite(float(link.run_length_m)):
-            continue
-        key = (link.network, link.assembly) if link.assembly else ("", index)
-        keys[index] = key
-        longest[key] = max(longest.get(key, 0.0), float(link.run_length_m))
-    out: dict[int, float] = {}
-    for index, key in keys.items():
-        link = elements.links[index]
-        record = (facts.parts.get(link.cable_part) if facts and link.cable_part else None) or {}
-        listed = sorted(
-            float(v)
-            for v in record.get("lengths_m") or ()
-            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-        )
-        run = longest[key]
-        if listed:
-            out[index] = next((v for v in listed if v >= run - TOLERANCE_M), listed[-1])
-        else:
-            out[index] = float(policy_length_m(run))
-    return out
 
 
 def network_cable_type(link, facts: CatalogFacts | None) -> str:
@@ -490,7 +461,7 @@ def netbox_cable_lines(
         if not elements:
             return
         places = _NetworkEnds(fabric, ends, elements, facts)
-        ordered = _ordered_lengths_m(elements, facts)
+        ordered = network_ordered_lengths_m(elements, facts)
         for index, link in enumerate(elements.links):
             length = ordered.get(index)
             yield (
