@@ -40,21 +40,43 @@ ROLE_LABELS = {
 
 class ElementNames:
     """Readable names of the element ids results carry (``node:<name>``, ``link:<i>``,
-    ``link:<i>:up``, ``rack:<name>``): devices and ports, never an index.
+    ``link:<i>:up``, ``rack:<name>``, ``netlink:<i>``): devices and ports, never an index.
 
     ``fabric`` is the revision's :class:`~planner.domain.fabric.Fabric`, or a callable that
     loads it (called once, only if a link id needs naming); without one a link reads "link
-    <i + 1>".
+    <i + 1>". ``elements`` are the cluster networks' devices and links
+    (:class:`~planner.domain.networks.elements.ClusterElements`, or a callable that builds
+    them from the fabric, called once, only if a ``netlink:<i>`` id needs naming); without
+    them a network link reads "network link <i + 1>".
     """
 
-    def __init__(self, fabric=None):
+    def __init__(self, fabric=None, elements=None):
         self._fabric = fabric
+        self._elements = elements
 
     @property
     def fabric(self):
         if callable(self._fabric):
             self._fabric = self._fabric()
         return self._fabric
+
+    @property
+    def elements(self):
+        if callable(self._elements):
+            self._elements = self._elements(self.fabric)
+        return self._elements
+
+    def network_link(self, index: int) -> str:
+        """``"gpu00001 port bmc → oob-01 port 1 (oob)"``."""
+        elements = self.elements
+        links = getattr(elements, "links", ())
+        if not 0 <= index < len(links):
+            return f"network link {index + 1}"
+        link = links[index]
+        return (
+            f"{link.a_device} port {link.a_port} → {link.b_device} port {link.b_port} "
+            f"({link.network})"
+        )
 
     def end(self, node: int, port: int) -> str:
         fabric = self.fabric
@@ -79,6 +101,11 @@ class ElementNames:
             return rest
         if kind == "rack":
             return f"rack {rest}"
+        if kind == "netlink":
+            try:
+                return self.network_link(int(rest))
+            except ValueError:
+                return str(element_id)
         if kind == "link":
             index, _, direction = rest.partition(":")
             try:
@@ -104,7 +131,12 @@ def percent(share) -> str:
 def _more_elements(ids: list) -> str:
     """``"+970 more links"``, by what the ids not shown are."""
     kinds = Counter(str(i).partition(":")[0] for i in ids)
-    words = {"link": ("link", "links"), "node": ("device", "devices"), "rack": ("rack", "racks")}
+    words = {
+        "link": ("link", "links"),
+        "node": ("device", "devices"),
+        "rack": ("rack", "racks"),
+        "netlink": ("network link", "network links"),
+    }
     return (
         "+"
         + ", ".join(
@@ -518,9 +550,23 @@ def _fabric_loader(job) -> Callable | None:
     return load
 
 
+def _network_elements(fabric):
+    """The cluster networks' elements of ``fabric`` (None without networks, or when they
+    cannot be built)."""
+    if fabric is None or not (fabric.info or {}).get("networks"):
+        return None
+    try:
+        from planner.designs.adapters import catalog_facts
+        from planner.domain.networks.elements import cluster_elements
+
+        return cluster_elements(fabric, catalog_facts())
+    except Exception:  # noqa: BLE001 - names fall back to "network link <i>"
+        return None
+
+
 def job_context(job) -> dict:
     """What the job page shows under the job, by kind."""
-    names = ElementNames(_fabric_loader(job))
+    names = ElementNames(_fabric_loader(job), elements=_network_elements)
     if job.kind == "simulate":
         return {"simulation": simulation_context(job.result, names)}
     if job.kind == "validate":

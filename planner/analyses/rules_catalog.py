@@ -7,7 +7,9 @@ pass of :func:`planner.analyses.validate.validate_fabric` runs the code:
 - ``device``: per link, from the two devices alone (protocols, NIC limits, breakouts, lanes);
 - ``media``: per link, from its modules, cable or fiber (needs the media columns);
 - ``module``: per module or cable id (twin-port fiber pairing, breakout leg counts);
-- ``fabric``: wiring of the whole fabric (rails, ports, balance, redundancy, reachability).
+- ``fabric``: wiring of the whole fabric (rails, ports, balance, redundancy, reachability);
+- ``network``: the links of the cluster's other networks (a spec's ``networks`` block:
+  storage, converged, in-band, OOB), run only for a fabric that has them.
 
 A code's severity can be lowered for a case whose facts are unknown: a check that cannot be
 made is reported as a ``warning`` ("cannot be verified: ..."), never as an error.
@@ -121,6 +123,20 @@ RULES: dict[str, RuleInfo] = _rules(
     ("spof-single-spine", "fabric", "warning", "fabric", "pod or group with one switch"),
     ("server-ports-unconnected", "fabric", "error", "fabric", "server ports without links"),
     ("gpus-disconnected", "fabric", "error", "fabric", "GPUs not all reachable"),
+    # the cluster's other networks (planner.analyses.validate.networks)
+    ("network-copper-reach-exceeded", "16", "error", "network", "copper run over its reach"),
+    ("network-reach-exceeded", "11", "error", "network", "network link over its reach"),
+    ("network-reach-unknown", "11", "warning", "network", "network link reach unknown"),
+    ("network-length-unknown", "fabric", "info", "network", "network run lengths unknown"),
+    ("network-port-speed", "22", "error", "network", "switch has no port at the speed"),
+    ("network-cable-speed", "21", "error", "network", "cable or module slower than link"),
+    ("network-plug-cage-mismatch", "5", "error", "network", "plug does not fit switch cage"),
+    ("network-plug-cage-unverified", "13", "warning", "network", "plug below rating, unstated"),
+    ("network-leaf-pair", "fabric", "error", "network", "leaf pair not two switches"),
+    ("network-dual-homing-single-leaf", "fabric", "error", "network", "dual-homed on one leaf"),
+    ("network-dual-homing-unpaired", "fabric", "error", "network", "dual-homed, unpaired leaves"),
+    ("network-dangling-link", "fabric", "error", "network", "network link to no device"),
+    ("network-port-used-twice", "fabric", "error", "network", "network port used twice"),
     ("storage-read-short", "fabric", "warning", "fabric", "storage reads slower than asked"),
 )
 

@@ -31,6 +31,7 @@ The package, one module per rule family; each registers its checks in :mod:`.reg
 ``wiring``        dangling links, roles, ports, rails
 ``balance``       oversubscription, ECMP balance, single points of failure
 ``reachability``  servers' ports linked, GPUs connected per plane
+``networks``      the cluster's other networks: reach, speeds and cages, leaf pairs, wiring
 ``storage_read``  storage read rate per node against the spec's ask (cluster networks)
 ================  =====================================================================
 
@@ -45,6 +46,7 @@ from planner.analyses.validate import (  # noqa: F401  (each registers its check
     hosts,
     media,
     modules,
+    networks,
     optics,
     power,
     reach,

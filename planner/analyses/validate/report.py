@@ -178,7 +178,10 @@ class Collector:
             item["links"].append(links)
         if nodes is not None:
             item["nodes"].append(nodes)
-        item["ids"].extend(i for i in ids if i not in item["ids"])
+        seen = item.setdefault("seen_ids", set())  # a set: linear for 100k-link networks
+        fresh = [i for i in ids if i not in seen]
+        seen.update(fresh)
+        item["ids"].extend(fresh)
         if suggestion and not item["suggestion"]:
             item["suggestion"] = suggestion
 
