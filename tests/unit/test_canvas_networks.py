@@ -76,8 +76,17 @@ def test_whole_fabric_draws_storage_and_inband_link_by_link(cluster4):
     _well_formed(view)
     for network in ("storage", "inband"):
         drawn = _edges(view, "network-link", network)
-        assert len(drawn) == len(cluster.links_of(network))
-        assert not _edges(view, "network-bundle", network)
+        bundles = _edges(view, "network-bundle", network)
+        assert len(drawn) + sum(b["links"] for b in bundles) == len(cluster.links_of(network))
+        # parallel links of two devices are one bundle; every other link its own edge
+        pairs = Counter(
+            frozenset((link.a_device, link.b_device)) for link in cluster.links_of(network)
+        )
+        assert len(drawn) == sum(1 for n in pairs.values() if n == 1)
+        assert len(bundles) == sum(1 for n in pairs.values() if n > 1)
+    # a DGX's two storage ports reach two leaves: drawn link by link, ports named
+    port = next(e for e in _edges(view, "network-link", "storage") if e["group"] == "node-leaf")
+    assert port["a_port"].startswith("stor") and port["speed_gbps"] == 400
     # every switch of the networks is a node, with its network, model and rack
     nodes = _nodes(view)
     for device in cluster.devices:
@@ -128,7 +137,9 @@ def test_servers_belong_to_the_layers_that_reach_them(cluster4):
     assert not any(role == "leaf" and layers != ("compute",) for role, layers in by_role)
     # what switching a layer off hides: nodes shown by it alone, and its edges
     layers = view["counts"]["layers"]
-    assert layers["storage"]["edges"] == len(cluster.links_of("storage"))
+    storage_edges = _edges(view, network="storage")
+    assert layers["storage"]["edges"] == len(storage_edges)
+    assert sum(e.get("links", 1) for e in storage_edges) == len(cluster.links_of("storage"))
     assert layers["compute"]["edges"] == fabric.link_count
     assert layers["compute"]["nodes"] == fabric.node_count - 127
     assert [n["id"] for n in view["networks"]] == ["compute", "storage", "inband", "oob"]
@@ -165,7 +176,7 @@ def test_a_scope_draws_only_the_network_links_of_its_servers(cluster4):
         for e in _edges(view, "network-link", "storage")
         if e["source"] in servers or e["target"] in servers
     ]
-    assert len(to_servers) == 2 * len(servers) == 64  # two storage ports per DGX
+    assert len(to_servers) == 2 * len(servers) == 64  # two storage ports per DGX, two leaves
     # a rack group shows while any server inside it does
     racks = [
         n["data"] for n in view["elements"]["nodes"] if n["data"]["id"].startswith("group:rack")

@@ -201,7 +201,7 @@ export function networkAggregateFacts(data) {
       ["Network", NETWORK_LABELS.oob],
       ["OOB switch", data.switch ?? "every OOB switch"],
       ["Managed ports", `${formatCount(data.count)} × 1 Gb/s`],
-      ...Object.entries(data.managed ?? {}).map(([what, n]) => [`· ${what}`, formatCount(n)]),
+      ["Serving", Object.entries(data.managed ?? {}).map(([what, n]) => `${formatCount(n)} ${what}`).join(", ") || null],
       ["Racks", racks.length ? `${formatCount(racks.length)}: ${racks.slice(0, 12).join(", ")}${racks.length > 12 ? ", …" : ""}` : null],
     ];
   }
@@ -245,6 +245,6 @@ export function networkBundleFacts(data) {
     ["Network", NETWORK_LABELS[data.network] ?? data.network],
     ["Links", formatCount(data.links)],
     ["Bandwidth", formatBandwidth(data.bandwidth_gbps)],
-    ...Object.entries(data.groups ?? {}).map(([group, n]) => [`· ${group}`, formatCount(n)]),
+    ["Link groups", Object.entries(data.groups ?? {}).map(([group, n]) => `${group} ${formatCount(n)}`).join(", ") || null],
   ];
 }

@@ -116,11 +116,12 @@ test("OOB managed ports, network bundles and links say their counts and units", 
     shownFacts(networkAggregateFacts({ role: "managed", switch: "oob-01", count: 1040, managed: { "node BMCs": 1000, PDUs: 40 }, racks: ["R001-01", "R001-02"] })),
   );
   assert.equal(managed["Managed ports"], "1,040 × 1 Gb/s");
-  assert.equal(managed["· node BMCs"], "1,000");
+  assert.equal(managed.Serving, "1,000 node BMCs, 40 PDUs");
   assert.equal(managed.Racks, "2: R001-01, R001-02");
   const bundle = Object.fromEntries(shownFacts(networkBundleFacts({ network: "storage", links: 1016, bandwidth_gbps: 406400, groups: { "node-leaf": 1016 } })));
   assert.equal(bundle.Links, "1,016");
   assert.equal(bundle.Bandwidth, "406.4 Tb/s");
+  assert.equal(bundle["Link groups"], "node-leaf 1,016");
   const link = Object.fromEntries(shownFacts(networkLinkFacts("dgx-1", "stor-leaf-01", { network: "storage", group: "node-leaf", a_port: "stor1", b_port: "3", speed_gbps: 400, cable_kind: "MMF" })));
   assert.equal(link["A end"], "dgx-1 port stor1");
   assert.equal(link.Speed, "400 Gb/s");

@@ -8,7 +8,8 @@ within :data:`~planner.domain.canvas.common.MAX_ELEMENTS` (the overview, aggrega
 purpose, starts at level 1):
 
 - level 0: every switch, storage array, UFM appliance and management node of a network is
-  a node; a link between two nodes drawn one by one is an edge, links that reach an
+  a node; a link between two nodes drawn one by one is an edge (parallel links of the same
+  two devices, such as a leaf's uplinks to one spine, one bundle), links that reach an
   aggregate of the compute view are bundled;
 - level 1: one node per network and role ("Storage: 8 leaves"), links bundled;
 - level 2: the layers are left out (``notes`` says so).
@@ -91,9 +92,17 @@ PLURAL = {
 }
 
 
+SINGULAR = {
+    "ufm": "UFM appliance",
+    "pdu": "PDU",
+    "nfs-storage": "NFS storage",
+    "nvlink-tray": "NVLink switch tray",
+}
+
+
 def _plural(role: str, count: int) -> str:
     if count == 1:
-        return role.replace("-", " ")
+        return SINGULAR.get(role, role.replace("-", " "))
     return PLURAL.get(role, f"{role.replace('-', ' ')}s")
 
 
@@ -241,7 +250,7 @@ class NetworkLayers:
                 )
                 node["data"]["layers"].update(self.drawn_networks.get(name, ()))
                 ends[name] = (element_id, False)
-        singles: list[dict] = []
+        pairs: dict[tuple, list[tuple]] = defaultdict(list)
         bundles: dict[tuple[str, str, str], dict] = {}
         for index, (link, managed) in enumerate(zip(self.links, self.managed, strict=True)):
             if managed:
@@ -270,7 +279,8 @@ class NetworkLayers:
                 if end in self.index:
                     out.compute_layers.setdefault(element_id, set()).add(link.network)
             if a[1] and b[1]:
-                singles.append(self._link_edge(index, link, a[0], b[0]))
+                key = (link.network, *sorted((a[0], b[0])))
+                pairs[key].append((index, link, a[0], b[0]))
             else:
                 self._bundle(bundles, link, a[0], b[0])
         out.nodes = list(nodes.values())
@@ -290,6 +300,14 @@ class NetworkLayers:
                     f"{LAYER_LABELS[data['network']]}: {data['count']:,} "
                     f"{_plural(role, data['count'])}"
                 )
+        singles = []
+        for parallel in pairs.values():  # parallel links of two devices: one bundle
+            if len(parallel) == 1:
+                singles.append(self._link_edge(*parallel[0]))
+                continue
+            _, _, source, target = parallel[0]
+            for _, link, _, _ in parallel:
+                self._bundle(bundles, link, source, target)
         out.edges = singles + [self._bundle_edge(b) for b in bundles.values()]
         return out
 
