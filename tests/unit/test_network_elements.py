@@ -329,3 +329,95 @@ def test_rack_scale_trays_have_their_own_ports(rack_scale):
 def test_port_name():
     assert [port_name(i, 2) for i in range(4)] == ["1/1", "1/2", "2/1", "2/2"]
     assert port_name(47, 1) == "48"
+
+
+def _oob_ports_by_switch(elements) -> dict[str, list]:
+    out = defaultdict(list)
+    for link in elements.links_of("oob"):
+        if link.group != "uplinks" and elements.device(link.b_device).network == "oob":
+            out[link.b_device].append(link)
+    return out
+
+
+@pytest.fixture(scope="module")
+def b200(facts):
+    fabric = build_fabric(parse_spec(example("b200-superpod-4su-cluster.yaml")), facts)
+    return fabric, cluster_elements(fabric, facts)
+
+
+def test_oob_rack_groups_of_4_racks(b200):
+    """DGX B200 SuperPOD 4 SU (RA-11334-001 Figure 3.2: 16 SN2201): one OOB switch per 4
+    compute racks, in layout order, serving those racks' BMCs and PDUs and sitting in one of
+    them; the other managed ports fill spare ports; no switch past its 48 RJ45 ports."""
+    fabric, elements = b200
+    check_counts(fabric, elements)
+    compute = [str(r["name"]) for r in fabric.racks if r["kind"] == "server"]
+    groups = [tuple(compute[k : k + 4]) for k in range(0, len(compute), 4)]
+    switches = [d for d in elements.devices_of("oob") if d.role == "leaf"]
+    assert len(switches) == len(groups) == 16
+    ports = _oob_ports_by_switch(elements)
+    for switch, group in zip(switches, groups, strict=True):
+        assert switch.rack in group and switch.ru >= 47
+        mine = ports[switch.name]
+        assert len(mine) <= 48
+        assert sorted(int(link.b_port) for link in mine) == list(range(1, len(mine) + 1))
+        in_racks = [link for link in mine if elements.device(link.a_device).rack in compute]
+        assert {elements.device(link.a_device).rack for link in in_racks} == set(group)
+        rack_ports = sum(
+            1
+            for link in elements.links_of("oob")
+            if link.group in ("node BMCs", "PDUs") and elements.device(link.a_device).rack in group
+        )
+        assert len(in_racks) == rack_ports  # every port of its racks, and only those
+    rest = [
+        link
+        for links in ports.values()
+        for link in links
+        if link.group == "compute fabric switches"
+    ]
+    assert len(rest) == fabric.info["networks"]["oob"]["managed_ports"]["compute fabric switches"]
+
+
+def test_oob_two_switches_in_every_nvl72_rack(facts):
+    """GB300 NVL72 (nvl72-components: "2 SN2201 OOB switches" per rack): each rack's two
+    switches sit in its top 2 U and share its 18 tray BMCs and 9 NVLink switch trays."""
+    networks = {"converged": {}, "oob": {}}
+    fabric = build_fabric(parse_spec(example("gb300-nvl72-xdr.yaml", networks)), facts)
+    elements = cluster_elements(fabric, facts)
+    check_counts(fabric, elements)
+    compute = [str(r["name"]) for r in fabric.racks if r["kind"] == "server"]
+    by_rack = defaultdict(list)
+    for switch in elements.devices_of("oob"):
+        by_rack[switch.rack].append(switch)
+    assert set(by_rack) == set(compute)
+    ports = _oob_ports_by_switch(elements)
+    for rack, switches in by_rack.items():
+        assert sorted(s.ru for s in switches) == [47, 48]
+        own = [
+            link
+            for s in switches
+            for link in ports[s.name]
+            if link.group in ("node BMCs", "NVLink switch trays")
+        ]
+        assert len(own) == 18 + 9
+        assert {elements.device(link.a_device).rack for link in own} == {rack}
+        assert sorted(len([x for x in ports[s.name] if x in own]) for s in switches) == [13, 14]
+
+
+def test_oob_extra_switches_take_what_the_groups_cannot(facts):
+    """One switch per 24 racks on the B200 4 SU without rack PDUs (tests/unit/
+    test_networks_published.py: 3 + 2 switches): the two extra switches serve only ports
+    outside the compute racks, and every port is patched once."""
+    document = example("b200-superpod-4su-cluster.yaml")
+    document["networks"]["oob"] = {"switches_per_rack": 1 / 24, "pdus_per_rack": 0}
+    fabric = build_fabric(parse_spec(document), facts)
+    elements = cluster_elements(fabric, facts)
+    check_counts(fabric, elements)
+    compute = {str(r["name"]) for r in fabric.racks if r["kind"] == "server"}
+    switches = [d.name for d in elements.devices_of("oob") if d.role == "leaf"]
+    ports = _oob_ports_by_switch(elements)
+    assert [len(ports[s]) for s in switches[:3]] == [48, 48, 48]
+    for extra in switches[3:]:
+        assert ports[extra]
+        assert all(elements.device(link.a_device).rack not in compute for link in ports[extra])
+    assert not elements.notes

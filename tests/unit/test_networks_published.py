@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from planner.domain.fabric import FabricError
+from planner.domain.networks import check_networks
 from planner.domain.networks.common import family_defaults, resolve_settings
 from planner.domain.networks.storage import leaf_spine_network
 from planner.domain.pipeline import build_fabric
@@ -91,9 +93,47 @@ def test_b200_management_systems_figure_3_2(b200, facts):
     oob = summary["networks"]["oob"]
     assert oob["managed_ports"]["management and UFM nodes"] == 7 + 2 + 2
     assert oob["managed_ports"]["node BMCs"] == 127
-    # the OOB switch count is not the figure's 16 (port-driven, published.py says why)
-    assert oob["switches"]["leaf"]["SN2201"] == -(-oob["managed_ports_total"] // 48)
     assert sum(1 for rack in fabric.racks if rack["kind"] == "server") == 64  # 2 per rack
+
+
+def test_b200_oob_figure_3_2_one_switch_per_4_racks(b200, facts):
+    """RA-11334-001 V08 Figure 3.2 (b200-figure-3-2, secondary): "16 x SN2201 out-of-band
+    leaves" at 4 SU. The layout holds 127 DGX B200 two per rack ("two DGX B200 per rack",
+    section 2.5.1) in 64 compute racks; the default ``switches_per_rack`` 0.25 (one per 4
+    racks, inferred from 64 / 16) builds the 16. By port count the rule builds 9."""
+    fabric, summary = b200
+    oob = summary["networks"]["oob"]
+    assert sum(1 for rack in fabric.racks if rack["kind"] == "server") == 64
+    assert oob["settings"]["switches_per_rack"] == 0.25
+    assert oob["switches"] == {"leaf": {"SN2201": 16}}
+    assert oob["cables_by_kind"]["Cat5e"] == oob["managed_ports_total"]
+    assert oob["links"]["uplinks"] == 16 * 2
+    assert any("1 per 4 compute racks" in text for text in oob["conventions"])
+    document = b200_cluster()
+    document["networks"]["oob"] = {"switches_per_rack": None}  # back to the port count
+    by_ports = summarize(build_fabric(parse_spec(document), facts))["networks"]["oob"]
+    assert by_ports["switches"]["leaf"]["SN2201"] == -(-by_ports["managed_ports_total"] // 48)
+    assert by_ports["switches"]["leaf"]["SN2201"] != 16
+
+
+def test_basepod_oob_one_switch_per_2_racks(facts):
+    """DGX BasePOD RA-11127-001 V5, Table 4.2 (basepod-table-4-2, secondary): "SN2201, 48
+    RJ45 | 1 | 2" at 4 and 8 nodes. Explained by one switch per 2 racks of two DGX B200
+    (inferred: the table gives no rack count; two per rack as in the B200 SuperPOD RA), where
+    the port count gives 1 and 1."""
+    for nodes, published in ((4, 1), (8, 2)):
+        document = {
+            "name": f"BasePOD {nodes}",
+            "topology": "clos",
+            "server": "DGX-B200",
+            "servers": nodes,
+            "switches": {"leaf": "QM9700"},
+            "layout": {"servers_per_rack": 2},
+            "networks": {"oob": {"switches_per_rack": 0.5}, "management_nodes": 5},
+        }
+        oob = summarize(build_fabric(parse_spec(document), facts))["networks"]["oob"]
+        assert oob["switches"]["leaf"]["SN2201"] == published
+        assert oob["managed_ports_total"] <= 48  # one switch would hold every port
 
 
 def test_basepod_links_table_4_2(facts):
@@ -145,6 +185,63 @@ def test_nvl72_converged_fabric_defaults(facts, server):
     assert oob["managed_ports"]["node BMCs"] == 2 * 18
     assert oob["managed_ports"]["NVLink switch trays"] == 2 * 9
     assert "PDUs" not in oob["managed_ports"]  # power shelves, not rack PDUs
+
+
+@pytest.mark.parametrize(
+    ("example", "server"),
+    [("gb200-nvl72-ndr.yaml", "GB200-NVL72"), ("gb300-nvl72-xdr.yaml", "GB300-NVL72")],
+)
+def test_nvl72_oob_two_switches_per_rack(facts, example, server):
+    """GB300 NVL72 Enterprise RA components page (nvl72-components, primary): "2 SN2201 OOB
+    switches for integrated management access of rack components"; Mission Control
+    (mission-control-ns): "IPMI Covers GB200 (2x per GB200 rack) SN2201s". The default
+    ``switches_per_rack`` 2 on the 8-rack examples: 16 SN2201, where the port count gives
+    fewer."""
+    document = load_spec_text((EXAMPLES / example).read_text())
+    assert document["server"] == server
+    document["networks"] = {"converged": {}, "oob": {}}
+    fabric = build_fabric(parse_spec(document), facts)
+    oob = summarize(fabric)["networks"]["oob"]
+    racks = sum(1 for rack in fabric.racks if rack["kind"] == "server")
+    assert racks == 8
+    assert oob["switches"] == {"leaf": {"SN2201": 2 * racks}}
+    assert -(-oob["managed_ports_total"] // 48) < 2 * racks
+
+
+def test_oob_rack_group_needing_more_ports_is_refused(facts):
+    """One SN2201 per two NVL72 racks would need 2 x (18 tray BMCs + 9 NVLink switch trays)
+    = 54 RJ45 ports, more than its 48: refused naming the field."""
+    document = load_spec_text((EXAMPLES / "gb300-nvl72-xdr.yaml").read_text())
+    document["networks"] = {"converged": {}, "oob": {"switches_per_rack": 0.5}}
+    with pytest.raises(FabricError) as caught:
+        build_fabric(parse_spec(document), facts)
+    assert caught.value.field == "networks.oob.switches_per_rack"
+    assert "54" in str(caught.value)
+
+
+def test_oob_rack_groups_add_switches_for_what_does_not_fit(facts):
+    """The network and management racks' ports take the groups' spare ports; what does not
+    fit gets more switches. B200 4 SU without rack PDUs, one switch per 24 racks: groups of
+    24, 24 and 16 racks hold 48, 48 and 31 BMCs (17 spare); the other 87 ports (48 compute +
+    12 storage + 4 in-band switches, 11 management and UFM nodes, 2 UFM back-to-back, 5 x 2
+    management-rack PDUs) need ceil((87 - 17) / 48) = 2 more."""
+    document = b200_cluster()
+    document["networks"]["oob"] = {"switches_per_rack": 1 / 24, "pdus_per_rack": 0}
+    oob = summarize(build_fabric(parse_spec(document), facts))["networks"]["oob"]
+    assert oob["managed_ports_total"] == 127 + 87
+    assert oob["switches"]["leaf"]["SN2201"] == 3 + 2
+
+
+@pytest.mark.parametrize("value", [0.4, 1.5, 0, -2, "2"])
+def test_oob_switches_per_rack_must_be_whole_or_one_per_racks(value):
+    """A whole number of switches per rack or one per whole number of racks; else the spec
+    is refused naming the field."""
+    document = {**b200_cluster(), "networks": {"oob": {"switches_per_rack": value}}}
+    with pytest.raises(SpecError) as caught:
+        parse_spec(document)
+    assert caught.value.problems[0][0] == "networks.oob.switches_per_rack"
+    if isinstance(value, float):
+        assert check_networks({"oob": {"switches_per_rack": value}}, "DGX-B200")
 
 
 def test_b300_has_no_published_defaults():

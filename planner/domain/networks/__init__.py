@@ -73,6 +73,15 @@ def _hosts(spec, fabric: Fabric, facts: CatalogFacts) -> tuple[int, int]:
     return servers, 0
 
 
+def _rack_servers(fabric: Fabric) -> tuple[int, ...]:
+    """Servers per compute rack (a layout rack of kind ``server``), in layout order."""
+    racks = [i for i, rack in enumerate(fabric.racks) if rack.get("kind") == "server"]
+    if not racks or fabric.node_rack is None:
+        return ()
+    servers = fabric.node_rack[fabric.node_role == ROLE["server"]]
+    return tuple(int((servers == i).sum()) for i in racks)
+
+
 def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetworks:
     """Size every network the spec's ``networks`` block names.
 
@@ -103,6 +112,7 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
     shared = settings["shared"]
     hosts, nvlink_trays = _hosts(spec, fabric, facts)
     compute_racks = sum(1 for rack in fabric.racks if rack.get("kind") == "server")
+    rack_servers = _rack_servers(fabric)
     plans: dict[str, NetworkPlan] = {}
     if "storage" in settings:
         plans["storage"] = storage_network(settings["storage"], shared, hosts, spec.server, facts)
@@ -129,6 +139,7 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
                 compute_racks=compute_racks,
                 nvlink_trays=nvlink_trays,
                 facts=facts,
+                rack_servers=rack_servers,
             )
             uplinks = sum(g.links for g in plan.link_groups if g.name == "uplinks")
             auto_cores = "inband" in plans and not settings["inband"].get("cores")

@@ -13,9 +13,9 @@ architecture of the server family (:func:`family_defaults`):
   rack figure (:data:`B200_DEFAULTS`); the rows it reproduces and the ones it does not are in
   :mod:`planner.domain.networks.published`.
 - GB200-NVL72 and GB300-NVL72: one converged storage + in-band Ethernet fabric on SN5600 and
-  SN2201 out-of-band switches (:data:`NVL72_DEFAULTS`); NVIDIA publishes no per-network
-  switch counts for them that were found, so only the switch models and the node ports are
-  defaults.
+  SN2201 out-of-band switches, two in every rack (:data:`NVL72_DEFAULTS`); no other
+  per-network switch counts were found for them, so otherwise only the switch models and the
+  node ports are defaults.
 - other servers (DGX-B300 included: no published storage, in-band or OOB figures were found):
   the same rules; a field whose default is not known (the switch models, a converged fabric's
   everything) must be given, and is refused naming the field.
@@ -96,6 +96,7 @@ RULE_DEFAULTS: dict[str, dict] = {
         "ufm_back_to_back": None,  # one per UFM pair
         "storage_mgmt_ports": 0,
         "nvlink_switch_trays": None,  # from the catalog (rack-scale systems)
+        "switches_per_rack": None,  # None: sized by port count (oob.py)
     },
 }
 
@@ -148,7 +149,9 @@ B200_DEFAULTS: dict[str, dict] = {
         "core": "SN5600",
         "speed_gbps": 200,  # "in-band connections operate at 200 Gbps and are bonded"
     },
-    "oob": {"leaf": "SN2201"},  # Figure 3.2: "16 x SN2201 out-of-band leaves"
+    # Figure 3.2: "16 x SN2201 out-of-band leaves" for the 4 SU build's 64 compute racks of
+    # two DGX B200: one per 4 racks (inferred: the figure prints the count, not the rule)
+    "oob": {"leaf": "SN2201", "switches_per_rack": 0.25},
 }
 
 # GB200-NVL72 / GB300-NVL72: storage and in-band on one Ethernet fabric (GB200 SuperPOD RA:
@@ -160,7 +163,9 @@ NVL72_DEFAULTS: dict[str, dict] = {
     "storage": {},
     "converged": {"leaf": "SN5600", "spine": "SN5600", "speed_gbps": 400, "ports_per_node": 2},
     "inband": {},
-    "oob": {"leaf": "SN2201", "pdus_per_rack": 0},
+    # GB300 NVL72 components: "2 SN2201 OOB switches for integrated management access of rack
+    # components"; Mission Control: "IPMI Covers GB200 (2x per GB200 rack) SN2201s"
+    "oob": {"leaf": "SN2201", "pdus_per_rack": 0, "switches_per_rack": 2},
 }
 
 #: Family defaults by catalog server slug (see :func:`family_defaults`).
@@ -249,10 +254,42 @@ def resolve_settings(networks: dict, server: str) -> tuple[dict, list[tuple[str,
             values["oversubscription"] = ratio(values.get("oversubscription", 1))
         except ValueError as exc:
             problems.append((f"networks.{name}.oversubscription", str(exc)))
+        if name == "oob" and values.get("switches_per_rack") is not None:
+            try:
+                rack_group_shape(values["switches_per_rack"])
+            except ValueError as exc:
+                problems.append(("networks.oob.switches_per_rack", str(exc)))
         settings[name] = values
     if "oob" in settings and not ({"inband", "converged"} & set(settings)):
         settings["oob"]["uplinks_into"] = "customer network"
     return settings, problems
+
+
+def rack_group_shape(switches_per_rack) -> tuple[int, int]:
+    """``(racks, switches)`` of one OOB rack group from ``networks.oob.switches_per_rack``:
+    a whole number of switches in every compute rack, or one switch per whole number of racks.
+
+    >>> rack_group_shape(2), rack_group_shape(0.25), rack_group_shape("1/3")
+    ((1, 2), (4, 1), (3, 1))
+    >>> rack_group_shape(0.4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: 0.4: a whole number of switches per rack (2) or one switch per whole number ...
+    """
+    try:
+        value = Fraction(str(switches_per_rack).strip())
+    except (ValueError, ZeroDivisionError):
+        value = Fraction(-1)
+    if value > 0 and value.denominator == 1:
+        return 1, value.numerator
+    if 0 < value < 1:
+        racks = 1 / value
+        near = round(racks)
+        if near >= 2 and abs(racks - near) <= Fraction(1, 100):  # 0.333 = one per 3 racks
+            return int(near), 1
+    raise ValueError(
+        f"{switches_per_rack}: a whole number of switches per rack (2) or one switch per "
+        "whole number of racks (0.25 = one per 4 racks)"
+    )
 
 
 def ratio(value) -> Fraction:

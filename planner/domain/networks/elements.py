@@ -38,6 +38,12 @@ Out-of-band (:mod:`~planner.domain.networks.oob`)
       appliance management ports) fill the OOB switches switch by switch (``spread``: ``ceil
       (ports / switches)`` each); the RJ45 ports are numbered from 1, the uplinks after them
       (an SN2201's 48 RJ45 then its QSFP28 ports 49-52);
+    - by rack group (``networks.oob.switches_per_rack``, :func:`~planner.domain.networks.oob.
+      rack_groups`): the compute racks in layout order form the generator's groups; a group's
+      switches (named in group order, ``oob-01`` first) take its racks' ports (BMCs, NVLink
+      switch trays, PDUs) spread evenly over them; every other managed port (switches of every
+      network, management and UFM nodes, management-rack PDUs, storage appliances) then fills
+      the spare ports switch by switch in that order, the generator's extra switches last;
     - the UFM back-to-back cable joins the two appliances of a pair directly (port ``ha``);
       the generator also reserves an OOB switch port for it (its switch count is unchanged),
       here it is not patched to a switch (inferred from the RA's "UFM back-to-back" row);
@@ -53,10 +59,11 @@ Devices and racks (inferred placement rule)
     nodes, spread evenly over them (``spread``) and stacked from U1 by catalog height (1 U
     when unknown) up to the layout's usable rack units. Without management racks these
     devices have no rack. An OOB switch goes where its managed ports are: into the rack that
-    holds most of the devices it serves (the first such rack on a tie), in the top 2 U the
-    layout leaves for top-of-rack management gear (at most two per rack; the next best rack
-    when full). PDUs belong to their rack (no RU: 0 U). Storage arrays, NFS storage and the
-    customer's core are endpoints outside the plan (no rack).
+    holds most of the devices it serves (the first such rack on a tie; a rack group's switch
+    only into its group's racks), in the top 2 U the layout leaves for top-of-rack management
+    gear (at most two per rack; the next best rack when full). PDUs belong to their rack (no
+    RU: 0 U). Storage arrays, NFS storage and the customer's core are endpoints outside the
+    plan (no rack).
 
 Run lengths
     The management racks take a row of their own after the layout's last row, centred
@@ -80,6 +87,7 @@ from planner.domain.fabric import SWITCH_ROLES, Fabric, FabricError
 from planner.domain.networks.common import ceil_div, spread, switch_ports
 from planner.domain.networks.lengths import RackPlace, management_rack_places, with_run_lengths
 from planner.domain.networks.management import RA_PARTS
+from planner.domain.networks.oob import rack_groups
 
 #: Networks in build order, as :attr:`NetworkDevice.network` and :attr:`NetworkLink.network`.
 ELEMENT_NETWORKS = ("storage", "converged", "inband", "oob", "management")
@@ -179,6 +187,7 @@ class _Builder:
         self.notes: list[str] = []
         self.next_port: dict[str, int] = {}  # device -> next free port (0-based)
         self.per_cage: dict[str, int] = {}  # switch -> logical ports per cage
+        self.homes: dict[str, tuple[str, ...]] = {}  # OOB switch -> its rack group's racks
 
     def add(self, base: str, network: str, role: str, model: str) -> str:
         """Register a new device named ``base`` (suffixed when the name is taken)."""
@@ -777,13 +786,11 @@ def _oob(b: _Builder, plan: dict, hosts: _Hosts, shared: dict, pdus: list[str], 
             ends += [(spare, str(k + 1)) for k in range(count - len(ends))]
         managed += [(group, device, port) for device, port in ends]
 
-    position = 0
-    loads = spread(len(managed), len(switches))
-    for switch, load in zip(switches, loads, strict=True):
-        for port in range(load):
-            group, device, device_port = managed[position]
+    for switch, ends in zip(
+        switches, _oob_ports(b, settings, switches, managed, rj45), strict=True
+    ):
+        for port, (group, device, device_port) in enumerate(ends):
             b.link("oob", group, device, device_port, switch, str(port + 1))
-            position += 1
 
     for group, count in back_to_back:
         for pair in range(count):  # the pair's two appliances, joined directly
@@ -801,6 +808,49 @@ def _oob(b: _Builder, plan: dict, hosts: _Hosts, shared: dict, pdus: list[str], 
                 top = tops[k % len(tops)]
                 b.link("oob", up_group, switch, str(rj45 + u + 1), top, b.take(top))
                 k += 1
+
+
+def _oob_ports(b: _Builder, settings: dict, switches: list[str], managed: list, rj45: int):
+    """The managed ports of each OOB switch, in port order (module docstring): spread evenly
+    over the switches, or by rack group when ``switches_per_rack`` is set."""
+    per_rack = settings.get("switches_per_rack")
+    if per_rack is not None:
+        compute = [str(r["name"]) for r in b.fabric.racks if r.get("kind") == "server"]
+        groups = rack_groups(len(compute), per_rack)
+        group_of = {compute[r]: g for g, (racks, _) in enumerate(groups) for r in racks}
+        own: list[list] = [[] for _ in groups]
+        rest: list = []
+        for end in managed:
+            g = group_of.get(b.devices[end[1]].rack)
+            (rest if g is None else own[g]).append(end)
+        out: list[list] = []
+        homes: dict[str, tuple[str, ...]] = {}
+        for g, (racks, count) in enumerate(groups):
+            position = 0
+            for load in spread(len(own[g]), count):
+                if len(out) < len(switches):
+                    homes[switches[len(out)]] = tuple(compute[r] for r in racks)
+                out.append(own[g][position : position + load])
+                position += load
+        out += [[] for _ in switches[len(out) :]]
+        position = 0
+        for ends in out:  # spare ports, switch by switch, the extra switches last
+            take = max(0, rj45 - len(ends))
+            ends += rest[position : position + take]
+            position += take
+        fits = all(len(ends) <= rj45 for ends in out)
+        if fits and len(out) == len(switches) and position >= len(rest):
+            b.homes.update(homes)
+            return out
+        b.notes.append(  # counts and fabric disagree (an older design): by port count
+            "OOB switches: the rack groups do not match the counted switches; ports spread "
+            "over the switches instead"
+        )
+    out, position = [], 0
+    for load in spread(len(managed), len(switches)):
+        out.append(managed[position : position + load])
+        position += load
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -900,7 +950,9 @@ def _place_oob(b: _Builder, racks_order: list[str], rack_units: dict[str, int]) 
     taken: Counter = Counter()
     for device in [d for d in b.devices.values() if d.network == "oob"]:
         counts = served.get(device.name) or Counter()
-        choices = sorted(counts, key=lambda r: (-counts[r], rank.get(r, len(rank))))
+        home = b.homes.get(device.name)
+        candidates = home if home else list(counts)
+        choices = sorted(candidates, key=lambda r: (-counts[r], rank.get(r, len(rank))))
         for rack in choices:
             if taken[rack] < TOP_OF_RACK_RU:
                 ru = rack_units.get(rack, 42) - TOP_OF_RACK_RU + 1 + taken[rack]

@@ -12,6 +12,22 @@ to 317 = 127 + 64 + 8 + 8 + 2 + 108; the RA's "Varies" storage row is a spec fie
 - one Cat5e cable per managed port; OOB switches = ``ceil(ports / RJ45 ports)`` rounded up
   to a multiple of ``switch_multiple`` (RA 2: ceil(317 / 48) = 7, NVIDIA builds 8);
 - ``uplinks`` (RA 2) x 100G AOC per OOB switch into the in-band network's cores.
+
+By rack group (``switches_per_rack``, when given: NVIDIA's other builds place the OOB switches
+by rack, not by port count, and the port rule does not reproduce them; sources in
+:mod:`planner.domain.networks.published`):
+
+- the layout's compute racks, in layout order, form groups (:func:`rack_groups`): a whole
+  number ``s`` gives every rack ``s`` switches (GB300 NVL72: "2 SN2201 OOB switches" per rack),
+  a unit fraction ``1/n`` one switch per ``n`` consecutive racks (DGX B200 SuperPOD 4 SU: 16
+  SN2201 for 64 racks, ``0.25``; the last group may hold fewer racks);
+- a group's switches serve its racks' ports (node BMCs, NVLink switch trays, the racks' PDUs)
+  and must have room for them, else the field is refused;
+- every other managed port (the switches of every network, which sit in the layout's network
+  racks or the management racks, management and UFM nodes, UFM back-to-back, management-rack
+  PDUs, storage appliances) takes the groups' spare ports (inferred: the B200 figure's 16
+  switches serve the whole cluster), and ``ceil(rest / RJ45 ports)`` more switches are added
+  for whatever does not fit; ``switch_multiple`` is not applied.
 """
 
 from __future__ import annotations
@@ -27,8 +43,24 @@ from planner.domain.networks.common import (
     ceil_div,
     find_part,
     is_ra_family,
+    rack_group_shape,
     switch_ports,
 )
+
+
+def rack_groups(racks: int, switches_per_rack) -> list[tuple[range, int]]:
+    """The OOB rack groups: ``(compute rack indexes, switches)`` per group, in layout order.
+
+    >>> rack_groups(3, 2)
+    [(range(0, 1), 2), (range(1, 2), 2), (range(2, 3), 2)]
+    >>> rack_groups(10, 0.25)
+    [(range(0, 4), 1), (range(4, 8), 1), (range(8, 10), 1)]
+    """
+    per_group, switches = rack_group_shape(switches_per_rack)
+    return [
+        (range(start, min(start + per_group, racks)), switches)
+        for start in range(0, racks, per_group)
+    ]
 
 
 def oob_network(
@@ -42,6 +74,7 @@ def oob_network(
     compute_racks: int,
     nvlink_trays: int,
     facts: CatalogFacts,
+    rack_servers: tuple[int, ...] = (),
 ) -> NetworkPlan:
     """The OOB network (see the module docstring); RA: 8 SN2201, 317 Cat5e + 16 uplinks.
 
@@ -62,12 +95,16 @@ def oob_network(
     nvlink_trays : int
         NVLink switch trays of rack-scale systems (used unless ``nvlink_switch_trays`` is set).
     facts : CatalogFacts
+    rack_servers : tuple of int
+        Servers per compute rack, in layout order (``switches_per_rack`` groups them; a
+        rack-scale system brings ``hosts / servers`` BMC ports and its NVLink switch trays).
 
     Raises
     ------
     FabricError
         ``networks.oob.leaf`` (no RJ45 ports known), ``networks.oob.uplinks`` (more uplinks
-        than the switch has uplink ports).
+        than the switch has uplink ports), ``networks.oob.switches_per_rack`` (a rack group
+        needs more ports than its switches have, or the layout has no compute racks).
     """
     where = "networks.oob"
     leaf = values["leaf"]
@@ -105,8 +142,26 @@ def oob_network(
     managed = [(label, count) for label, count in managed if count]
     ports = sum(count for _, count in managed)
     multiple = max(1, int(values["switch_multiple"]))
-    switches = ceil_div(ports, rj45) if ports else 0
-    switches = ceil_div(switches, multiple) * multiple
+    per_rack = values.get("switches_per_rack")
+    if per_rack is None:
+        switches = ceil_div(ports, rj45) if ports else 0
+        switches = ceil_div(switches, multiple) * multiple
+        sizing = (
+            f"OOB switches: ceil({ports} / {rj45} RJ45 ports) rounded up to a multiple of "
+            f"{multiple} (spec field switch_multiple; the RA builds 8 SN2201 for 317 ports, "
+            "where ceil(317 / 48) = 7)."
+        )
+    else:
+        switches, sizing = _by_rack_group(
+            per_rack,
+            rack_servers,
+            ports=ports,
+            rj45=rj45,
+            bmc_per_server=int(values["ports_per_node"]) * hosts // max(sum(rack_servers), 1),
+            trays_per_server=(trays // max(sum(rack_servers), 1) if trays == nvlink_trays else 0),
+            pdus_per_rack=int(values["pdus_per_rack"]),
+            leaf=leaf,
+        )
     use_ra_parts = is_ra_family(server) and leaf == "SN2201"
     cat5e = find_part(facts, ("Cat5e",), "Cat5e patch cable, 1 GbE RJ45", "cable")
     aoc = (
@@ -164,9 +219,7 @@ def oob_network(
         "spec fields pdus_per_rack, pdus_per_management_rack, networks.management_racks), "
         "NVLink switch trays, storage appliances' management ports (spec field "
         "storage_mgmt_ports; 'Varies' in the RA, default 0). One Cat5e cable per managed port.",
-        f"OOB switches: ceil({ports} / {rj45} RJ45 ports) rounded up to a multiple of "
-        f"{multiple} (spec field switch_multiple; the RA builds 8 SN2201 for 317 ports, where "
-        "ceil(317 / 48) = 7).",
+        sizing,
         f"Uplinks: {uplinks} x {uplink_speed}G AOC per OOB switch into the {into} (RA: 'Two "
         "uplinks per OOB to in-band'); counted here, not with in-band.",
         "Compute racks are the layout's racks that hold servers; the layout's network racks "
@@ -193,4 +246,62 @@ def oob_network(
     )
 
 
-__all__ = ["oob_network"]
+def _by_rack_group(
+    per_rack,
+    rack_servers: tuple[int, ...],
+    *,
+    ports: int,
+    rj45: int,
+    bmc_per_server: int,
+    trays_per_server: int,
+    pdus_per_rack: int,
+    leaf: str,
+) -> tuple[int, str]:
+    """OOB switches by rack group (module docstring) and the convention that says so.
+
+    ``rack_servers`` counts servers per compute rack; each server brings ``bmc_per_server``
+    BMC ports and ``trays_per_server`` NVLink switch tray ports (a rack-scale system's).
+    """
+    field = "networks.oob.switches_per_rack"
+    if not rack_servers:
+        raise FabricError(
+            f"{field}: the layout places no server in a rack, so there is no rack group; "
+            "leave the field out to size the OOB switches by port count",
+            field=field,
+        )
+    grouped = spare = switches = 0
+    for racks, count in rack_groups(len(rack_servers), per_rack):
+        need = sum(
+            rack_servers[r] * (bmc_per_server + trays_per_server) + pdus_per_rack for r in racks
+        )
+        if need > count * rj45:
+            names = (
+                f"compute racks {racks.start + 1}-{racks.stop}"
+                if len(racks) > 1
+                else (f"compute rack {racks.start + 1}")
+            )
+            raise FabricError(
+                f"{field}: {names} need {need} OOB ports, more than {count} x {leaf} with "
+                f"{rj45} RJ45 ports each; give more switches per rack",
+                field=field,
+            )
+        grouped += need
+        spare += count * rj45 - need
+        switches += count
+    rest = ports - grouped
+    extra = ceil_div(rest - spare, rj45) if rest > spare else 0
+    shape = rack_group_shape(per_rack)
+    group = f"{shape[1]} per compute rack" if shape[0] == 1 else f"1 per {shape[0]} compute racks"
+    sizing = (
+        f"OOB switches by rack group (spec field switches_per_rack = {per_rack}): {group} of "
+        f"the layout's {len(rack_servers)}, in layout order = {switches}, each serving its "
+        f"racks' {grouped} node BMC, NVLink switch tray and PDU ports; the other {rest} managed "
+        f"ports (every network's switches, management and UFM nodes, management-rack PDUs, "
+        f"storage appliances) take the groups' {spare} spare ports"
+        + (f", and {extra} more switches ceil(({rest} - {spare}) / {rj45})" if extra else "")
+        + " (inferred; switch_multiple is not applied)."
+    )
+    return switches + extra, sizing
+
+
+__all__ = ["oob_network", "rack_groups"]

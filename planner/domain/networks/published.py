@@ -58,16 +58,21 @@ DGX SuperPOD with DGX B200, RA-11334-001 V08 (2025-04-24)
     - management: 7 management nodes, 2 + 2 UFM appliances, 5 management racks (printed
       values, the shared defaults).
 
+    - OOB, 16 SN2201, by rack group: the layout holds the 127 DGX two per rack in 64 compute
+      racks, and ``networks.oob.switches_per_rack`` = 0.25 (the DGX-B200 default: one switch
+      per 4 compute racks, inferred from 64 / 16; the figure prints the count, not a rule)
+      builds 16. Each switch takes its 4 racks' 8 BMCs and 12 PDUs; the other 87 managed
+      ports (48 compute + 12 storage + 4 in-band switches, 11 management and UFM nodes, 2 UFM
+      back-to-back, 10 management-rack PDUs) fit the groups' spare ports. By port count
+      (``switches_per_rack: null``) the rule builds ceil(406 / 48) = 9 for the same 406 ports.
+      The figure draws all 16 in management rack 5; the elements place each in its rack
+      group's top 2 U (a placement that differs).
+
     Not reproduced:
 
     - in-band, the 2 SN2201 in-band leaves: the in-band rule has one leaf model (leaf pairs
       under a core pair); what the SN2201 leaves serve (1/10G in-band ports, e.g. the
-      management nodes' or the DGX's 10 GbE RJ45) is not stated in the figure;
-    - OOB, 16 SN2201: the rule counts managed ports (127 BMCs + 48 compute + 12 storage + 4
-      in-band switches + 11 management and UFM nodes + 2 UFM back-to-back + 202 PDUs = 406)
-      and builds ceil(406 / 48) = 9. NVIDIA's 16 match one OOB switch per 4 compute racks of
-      two DGX each (64 racks / 16, inferred): the switches follow the racks, not the port
-      count, and that placement rule is not a spec field.
+      management nodes' or the DGX's 10 GbE RJ45) is not stated in the figure.
 
 DGX BasePOD, RA-11127-001 V5 (2025-08-06), Table 4.2 (secondary: the table as read in the same
 Rackula notes, section "BasePOD bill (RA V5, Table 4.2, printed page 13)"; the RA's page
@@ -87,12 +92,15 @@ management"):
     bonded ports per DGX), management servers to in-band 10 (5 x 2), in-band ISL 2 (one leaf
     pair x 2).
 
-    Not reproduced: the switch counts. BasePOD's management and storage Ethernet is one
-    SN4600C MLAG pair with no core (the rules always add a core pair, or spines on a converged
-    fabric, whose minimum is 1: 2 leaves + 1 core at best); OOB 1 / 2 SN2201 for 29 / 45 Cat 6
-    cables, where a port count gives 1 and 1 (NVIDIA adds the second switch at 8 nodes); the
-    Cat 6 count is 4 per DGX + 13 (29 = 4 x 4 + 13, 45 = 8 x 4 + 13), whose split into
-    BMC, host and PDU ports is not stated, so it is not reproduced either.
+    Explained with a spec field (inferred): OOB 1 / 2 SN2201, where a port count gives 1 and
+    1 (NVIDIA adds the second switch at 8 nodes), are ``switches_per_rack: 0.5`` with two DGX
+    B200 per rack (the SuperPOD RA's; the table gives no rack count): 2 and 4 racks.
+
+    Not reproduced: the in-band switch counts. BasePOD's management and storage Ethernet is
+    one SN4600C MLAG pair with no core (the rules always add a core pair, or spines on a
+    converged fabric, whose minimum is 1: 2 leaves + 1 core at best); the Cat 6 count is 4
+    per DGX + 13 (29 = 4 x 4 + 13, 45 = 8 x 4 + 13), whose split into BMC, host and PDU
+    ports is not stated, so it is not reproduced either.
 
 DGX SuperPOD with DGX GB200, RA-11338-001 V01 (2025-06-16), and GB200 / GB300 NVL72
 -----------------------------------------------------------------------------------
@@ -134,11 +142,13 @@ DGX SuperPOD with DGX GB200, RA-11338-001 V01 (2025-06-16), and GB200 / GB300 NV
     rack PDUs (power shelves). The 200G in-band ports on the same BlueField-3 cards are not
     counted: the converged rule has one port speed (a convention that differs).
 
-    Not reproduced: 2 SN2201 per NVL72 rack (GB300 components page; the Mission Control
-    "2x per GB200 rack"). The switches sit in the rack and serve its components; the rule
-    counts ports (8 GB300 racks: 144 tray BMCs + 72 NVLink trays + the switches of the other
-    networks -> 5 SN2201, against 16), and the per-tray OOB ports (BlueField-3 BMCs, NVLink
-    switch trays' COMe, power shelves) are not published as counts.
+    Reproduced by rack group: 2 SN2201 per NVL72 rack (GB300 components page; the Mission
+    Control "2x per GB200 rack"), the default ``switches_per_rack`` 2: the two switches sit
+    in the rack and share its 18 compute-tray BMCs and 9 NVLink switch trays; the other
+    networks' switches take their spare ports (8 GB300 racks: 16 SN2201, where the port
+    count gives 5). The convention that differs: one OOB port per compute tray and per NVLink
+    switch tray; the per-tray OOB ports (BlueField-3 BMCs, NVLink switch trays' COMe, power
+    shelves) are not published as counts.
 
     Not found: per-SU or per-scale switch counts of the GB200 SuperPOD's storage + in-band
     fabric (searched: the RA's network-fabrics page, Mission Control's planning pages).
