@@ -308,9 +308,12 @@ def power_context(result: dict | None, names: ElementNames | None = None) -> dic
                 "power": kw(rack.get("power_w")),
                 "limit": kw(rack.get("limit_w")),
                 "use": percent(rack.get("utilization")),
+                # the cluster networks' switches and systems in the rack (issue 18)
+                "network": kw(rack.get("network_w")) if "network_w" in rack else "",
             }
             for rack in racks
         ],
+        "has_network_racks": any("network_w" in rack for rack in racks),
         "strip": _strip(racks),
         "problems": validation_context({"problems": result.get("problems") or []}, names),
         "figures_used": result.get("figures") or {},

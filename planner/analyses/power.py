@@ -34,6 +34,18 @@ plugged into). A rack's limit is its own ``limit_w`` (or ``power_limit_w`` / ``p
 the fabric's rack carries one, else the layout's catalog rack type's ``power_kw``. A rack above
 its limit is an error ``rack-power-over-limit``; a rack holding both front-to-rear and
 rear-to-front devices is a warning ``rack-airflow-mixed``. BTU/h = W × 3.412.
+
+The cluster's other networks (``fabric.info["networks"]``, issue 18) sit in racks too, where
+:func:`planner.domain.networks.elements.cluster_elements` places them: their switches
+(``power_typical_w``) and management systems (UFM appliances, management nodes, rack PDUs:
+``power_max_w``) add to their rack's ``power_w`` and appear as ``network_w`` (and
+``network_devices``) of the rack; OOB switches sit in the top 2 U of compute racks, the rest
+in the management racks ``MGMT-01``..., listed after the layout's racks (``kind``
+``management``, the row after the layout's last, its limit the layout's rack type's). A device
+without a figure adds nothing and marks its rack ``incomplete`` (``unknown_devices`` names
+it). The networks' modules (``by_network``'s ``transceivers_w``) are in the total but in no
+rack: the elements do not say which cage of a device holds each module. Storage arrays, NFS
+storage and the customer's core are outside the plan (no rack, no figure).
 """
 
 from __future__ import annotations
@@ -349,9 +361,42 @@ def _layout_rack_limit(fabric: Fabric, facts: CatalogFacts) -> float | None:
     return float(power_kw) * 1000 if power_kw else None
 
 
+def _network_loads(fabric: Fabric, facts: CatalogFacts) -> tuple[dict[str, dict], list[dict]]:
+    """Per rack name, the cluster networks' devices in it (module docstring): watts, unknown
+    models, airflow and count; and the management racks (name, row, position), in order."""
+    if not (fabric.info or {}).get("networks"):
+        return {}, []
+    from planner.domain.networks.elements import cluster_elements
+
+    elements = cluster_elements(fabric, facts)
+    loads: dict[str, dict] = {}
+    for placed in elements.devices:
+        if placed.network == "compute" or not placed.rack:
+            continue
+        device = facts.devices.get(placed.model)
+        switch = device is not None and device.category == "switch"
+        watts = (device.power_typical_w if switch else device.power_max_w) if device else None
+        load = loads.setdefault(
+            placed.rack, {"w": 0.0, "count": 0, "unknown": Counter(), "airflow": Counter()}
+        )
+        load["count"] += 1
+        if watts:
+            load["w"] += float(watts)
+        else:
+            load["unknown"][placed.model] += 1
+        if device is not None and device.airflow in AIRFLOW_DIRECTIONS:
+            load["airflow"][device.airflow] += 1
+    management = [
+        {"name": p.name, "row": p.row, "position": p.position, "kind": "management"}
+        for p in elements.rack_places
+    ]
+    return loads, management
+
+
 def _racks(fabric, facts, node_w, node_unknown, airflow_of_model, problems):
     if not fabric.racks or fabric.node_rack is None:
         return [], []
+    network_loads, management_racks = _network_loads(fabric, facts)
     default_limit = _layout_rack_limit(fabric, facts)
     rack_count = len(fabric.racks)
     rack_index = fabric.node_rack.astype(np.int64)
@@ -362,13 +407,20 @@ def _racks(fabric, facts, node_w, node_unknown, airflow_of_model, problems):
     airflow = np.array([airflow_of_model[m] or "" for m in range(len(fabric.models))], dtype=object)
     node_airflow = airflow[fabric.node_model] if len(fabric.models) else np.zeros(0, object)
     racks, rows = [], {}
-    for index, rack in enumerate(fabric.racks):
+    empty = np.zeros(0, dtype=np.int64)
+    every: list[tuple[int | None, dict]] = list(enumerate(fabric.racks))
+    every += [(None, rack) for rack in management_racks]
+    for index, rack in every:
         name = rack.get("name") or f"rack-{index}"
-        watts = float(rack_w[index])
+        load = network_loads.get(name) or {}
+        network_w = float(load.get("w") or 0.0)
+        watts = (float(rack_w[index]) if index is not None else 0.0) + network_w
         limit = _rack_limit(rack, default_limit)
-        members = np.flatnonzero(rack_index == index)
+        members = np.flatnonzero(rack_index == index) if index is not None else empty
         directions = Counter(d for d in node_airflow[members].tolist() if d in AIRFLOW_DIRECTIONS)
+        directions.update(load.get("airflow") or {})
         mixed = len(directions) > 1
+        unknown_devices = dict(load.get("unknown") or {})
         entry = {
             "rack": name,
             "row": rack.get("row"),
@@ -379,8 +431,12 @@ def _racks(fabric, facts, node_w, node_unknown, airflow_of_model, problems):
             "btu_h": _round(watts * BTU_PER_W),
             "airflow": dict(directions),
             "airflow_mixed": mixed,
-            "incomplete": bool(incomplete[index]),
+            "incomplete": bool(index is not None and incomplete[index]) or bool(unknown_devices),
         }
+        if load:
+            entry["network_w"] = _round(network_w)
+            entry["network_devices"] = int(load["count"])
+            entry["unknown_devices"] = unknown_devices
         racks.append(entry)
         if limit and watts > limit + 1e-6:
             problems.append(
