@@ -406,6 +406,50 @@ def split_diff_rows(changes: dict) -> tuple[list, list]:
     return diff_rows(main), diff_rows(detail)
 
 
+def network_diff_rows(networks: dict) -> list[dict]:
+    """Rows of a revision diff's ``networks`` (``planner.domain.summary.diff_networks``): per
+    network its label, status, switches and cables (was, now, change) and the finer detail
+    (switches per role and model, cables per kind, other figures) as ``diff_rows``.
+
+    >>> change = {"old": 16, "new": 20, "delta": 4}
+    >>> row = network_diff_rows({"storage": {"status": "changed", "switches": change,
+    ...     "cables": {"old": 548, "new": 548, "delta": 0}, "text": "t",
+    ...     "switches_by_model": {"leaf QM9700": change}}})[0]
+    >>> row["label"], row["switches"], row["cables"]
+    ('Storage', ('16', '20', '+4'), ('548', '548', ''))
+    >>> row["detail"]
+    [('Switches › leaf QM9700', '16', '20', '+4')]
+    """
+    labels = {"compute": "Compute fabric", **NETWORK_LABELS}
+
+    def figures(change: dict) -> tuple[str, str, str]:
+        delta = change.get("delta") or 0
+        return number(change["old"]), number(change["new"]), f"{delta:+,}" if delta else ""
+
+    rows = []
+    for name, entry in networks.items():
+        detail = [
+            (f"Switches › {key}", *figures(change))
+            for key, change in (entry.get("switches_by_model") or {}).items()
+        ]
+        detail += [
+            (f"Cables › {kind}", *figures(change))
+            for kind, change in (entry.get("cables_by_kind") or {}).items()
+        ]
+        rows.append(
+            {
+                "name": name,
+                "label": labels.get(name, name),
+                "status": entry.get("status", "changed"),
+                "switches": figures(entry["switches"]),
+                "cables": figures(entry["cables"]),
+                "text": entry.get("text", ""),
+                "detail": detail + diff_rows(entry.get("figures") or {}),
+            }
+        )
+    return rows
+
+
 def money_text(value) -> str:
     """A money amount with thousands separators and cents (``12,345.60``); ``""`` for none."""
     return "" if value is None else f"{value:,.2f}"

@@ -32,7 +32,7 @@ from planner.domain.fabric import Fabric, FabricError
 from planner.domain.generators import requested_servers
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
-from planner.domain.summary import diff_summaries, summarize
+from planner.domain.summary import diff_networks, diff_summaries, summarize
 from planner.teams.models import Team
 
 DEFAULT_MAX_GPUS = 200_000
@@ -248,7 +248,9 @@ def _latest_number(design: Design) -> int:
 
 
 def revision_changes(old: DesignRevision, new: DesignRevision) -> dict:
-    """What changed from ``old`` to ``new``: summary figures and spec keys, whether the
+    """What changed from ``old`` to ``new``: summary figures and spec keys, every network's
+    switches and cables (``networks``: ``diff_networks``, the compute fabric and each network
+    of the spec's ``networks`` block; the summary diff leaves the networks to it), whether the
     topology differs (``topology_changed``: e.g. edited on the canvas with the same spec) and
     the spec parameters each no longer meets (``stale_parameters``: ``{"old", "new"}``)."""
     old_summary, new_summary = dict(old.summary), dict(new.summary)
@@ -256,8 +258,12 @@ def revision_changes(old: DesignRevision, new: DesignRevision) -> dict:
         "old": old_summary.pop("stale_parameters", []),
         "new": new_summary.pop("stale_parameters", []),
     }
+    networks = diff_networks(old_summary, new_summary)
+    old_summary.pop("networks", None)
+    new_summary.pop("networks", None)
     return {
         "summary": diff_summaries(old_summary, new_summary),
+        "networks": networks,
         "spec": diff_summaries(old.spec, new.spec),
         "topology_changed": bytes(old.topology) != bytes(new.topology),
         "stale_parameters": stale,

@@ -265,6 +265,7 @@ def design_diff(request, pk):
         "new": new,
         "summary_rows": summary_rows,
         "detail_rows": detail_rows,
+        "network_rows": presentation.network_diff_rows(changes["networks"]),
         "old_label": f"Revision {old.number}",
         "new_label": f"Revision {new.number}",
         "spec_rows": presentation.diff_rows(changes["spec"]),

@@ -240,8 +240,135 @@ def diff_summaries(old: dict, new: dict) -> dict:
     return changes
 
 
+#: Networks in the order a diff lists them (``compute`` is the fabric itself).
+NETWORK_ORDER = ("compute", "storage", "converged", "inband", "oob", "management")
+_HEADLINE = {"switches", "switches_total", "cables", "cables_by_kind", "cables_total"}
+
+
+def _network_figures(summary: dict | None) -> dict[str, dict]:
+    """``{network: figures}`` of a summary: its ``networks`` and the compute fabric's own
+    switch and cable counts."""
+    if not summary:
+        return {}
+    out = {name: dict(value) for name, value in (summary.get("networks") or {}).items()}
+    if "switches_total" in summary or summary.get("cables"):
+        by_model = summary.get("switches_by_model") or {
+            role: {"": count} for role, count in (summary.get("switches") or {}).items()
+        }
+        out["compute"] = {
+            "switches": by_model,
+            "switches_total": int(summary.get("switches_total") or 0),
+            "cables_total": int(sum((summary.get("cables") or {}).values())),
+        }
+    return out
+
+
+def _scalars(value: dict) -> dict:
+    """A network's figures without its lists (conventions, link and switch groups, parts)
+    and without the headline counts (shown on their own)."""
+    out = {}
+    for key, item in value.items():
+        if key in _HEADLINE or isinstance(item, list):
+            continue
+        out[key] = _scalars(item) if isinstance(item, dict) else item
+    return out
+
+
+def diff_networks(old: dict | None, new: dict | None) -> dict[str, dict]:
+    """Per network, what changed between two summaries: switches and cables first.
+
+    Every network of either summary (``compute``, ``storage``, ``converged``, ``inband``,
+    ``oob``, ``management``) whose figures differ, or that only one has, gives::
+
+        {"status": "changed" | "added" | "removed",
+         "switches": {"old", "new", "delta"}, "cables": {"old", "new", "delta"},
+         "switches_by_model": {"<role> <model>": {"old", "new", "delta"}},   # those that differ
+         "cables_by_kind": {"<kind>": {"old", "new", "delta"}},               # those that differ
+         "figures": {path: {"old", "new", "delta"?}},  # other numbers, as diff_summaries
+         "text": "storage: 16 → 17 switches (+1), 548 → 612 cables (+64)"}
+
+    A network only one summary has counts 0 switches and cables in the other.
+
+    Examples
+    --------
+    >>> old = {"networks": {"storage": {"switches": {"leaf": {"QM9700": 16}},
+    ...        "switches_total": 16, "cables_total": 548}}}
+    >>> new = {"networks": {"storage": {"switches": {"leaf": {"QM9700": 20}},
+    ...        "switches_total": 20, "cables_total": 612}}}
+    >>> diff_networks(old, new)["storage"]["text"]
+    'storage: 16 → 20 switches (+4), 548 → 612 cables (+64)'
+    >>> diff_networks(old, {"networks": {}})["storage"]["status"]
+    'removed'
+    >>> diff_networks(old, old)
+    {}
+    """
+    before, after = _network_figures(old), _network_figures(new)
+    names = [n for n in NETWORK_ORDER if n in before or n in after]
+    names += sorted((set(before) | set(after)) - set(names))
+    out: dict[str, dict] = {}
+    for name in names:
+        a, b = before.get(name), after.get(name)
+        status = "added" if a is None else "removed" if b is None else "changed"
+        a, b = a or {}, b or {}
+        entry: dict = {"status": status}
+        for key, total in (("switches", "switches_total"), ("cables", "cables_total")):
+            was, now = int(a.get(total) or 0), int(b.get(total) or 0)
+            entry[key] = {"old": was, "new": now, "delta": now - was}
+        keys = sorted(
+            {
+                f"{role} {model}".strip()
+                for figures in (a, b)
+                for role, models in (figures.get("switches") or {}).items()
+                for model in models or {}
+            }
+        )
+        changes = {key: _change(a, b, "switches", key) for key in keys}
+        entry["switches_by_model"] = {k: c for k, c in changes.items() if c["delta"]}
+        kinds = sorted(set(a.get("cables_by_kind") or {}) | set(b.get("cables_by_kind") or {}))
+        entry["cables_by_kind"] = {}
+        for kind in kinds:
+            was = int((a.get("cables_by_kind") or {}).get(kind) or 0)
+            now = int((b.get("cables_by_kind") or {}).get(kind) or 0)
+            if was != now:
+                entry["cables_by_kind"][kind] = {"old": was, "new": now, "delta": now - was}
+        entry["figures"] = diff_summaries(_scalars(a), _scalars(b)) if a and b else {}
+        moved = any(entry[key]["delta"] for key in ("switches", "cables"))
+        if status == "changed" and not (
+            moved or entry["switches_by_model"] or entry["cables_by_kind"] or entry["figures"]
+        ):
+            continue
+        entry["text"] = _network_text(name, status, entry)
+        out[name] = entry
+    return out
+
+
+def _change(a: dict, b: dict, key: str, role_model: str) -> dict:
+    role, _, model = role_model.partition(" ")
+    was = int(((a.get(key) or {}).get(role) or {}).get(model) or 0)
+    now = int(((b.get(key) or {}).get(role) or {}).get(model) or 0)
+    return {"old": was, "new": now, "delta": now - was}
+
+
+def _network_text(name: str, status: str, entry: dict) -> str:
+    def count(change: dict, noun: str) -> str:
+        if status == "added":
+            return f"{change['new']:,} {noun}"
+        if status == "removed":
+            return f"{change['old']:,} {noun}"
+        if not change["delta"]:
+            return f"{change['new']:,} {noun}"
+        return f"{change['old']:,} → {change['new']:,} {noun} ({change['delta']:+,})"
+
+    counts = f"{count(entry['switches'], 'switches')}, {count(entry['cables'], 'cables')}"
+    if status == "changed":
+        return f"{name}: {counts}"
+    return f"{name}: {status} ({counts})"
+
+
 __all__ = [
+    "NETWORK_ORDER",
     "ROLES",
+    "diff_networks",
     "diff_summaries",
     "first_link_of_units",
     "ordered_cable_length_m",

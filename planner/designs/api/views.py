@@ -169,7 +169,9 @@ class DesignViewSet(
     )
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None, format=None):
-        """What changed between two revisions: summary figures, spec keys, and parts (``bom``:
+        """What changed between two revisions: summary figures, every network's switches and
+        cables (``networks``: per network, e.g. ``"text": "storage: 16 → 20 switches (+4), ..."``),
+        spec keys, and parts (``bom``:
         added, removed and changed from the bills of materials, the power delta in W, and with
         ``price_book`` the cost delta at its prices; unpriced parts are named)."""
         design = self._design()
