@@ -67,25 +67,41 @@ def test_management_racks_are_listed_with_their_devices_power(cluster):
     assert placed["UFM-Enterprise-Appliance-NDR"] == 4
 
 
-def test_an_oob_switch_adds_to_its_compute_rack_and_can_tip_it_over(cluster):
-    """Four DGX H100 at 10.2 kW max fill the 40.8 kW rack type; a top-of-rack SN2201 on top
-    is over the limit: an error naming the rack."""
-    fabric, elements, report = cluster
+def test_oob_switches_add_to_their_racks_and_can_tip_a_server_rack_over(cluster, facts):
+    """The RA layout's OOB switches sit outside its full server racks (no rack over its limit);
+    a spec that puts one in every compute rack (switches_per_rack: 1) tips each over: four
+    DGX H100 at 10.2 kW max fill the 40.8 kW rack type, an SN2201 on top is an error naming
+    the rack."""
+    _, elements, report = cluster
     racks = {r["rack"]: r for r in report["racks"]}
-    oob_racks = {d.rack for d in elements.devices_of("oob")}
+    for name in {d.rack for d in elements.devices_of("oob")}:
+        contents = _in_racks(elements)[name]
+        expected = sum(PUBLISHED_W.get(model, 0.0) * n for model, n in contents.items())
+        assert racks[name]["network_w"] == pytest.approx(expected)
+        assert contents["SN2201"] >= 1
+    assert not [p for p in report["problems"] if p["code"] == "rack-power-over-limit"]
+
+    document = load_spec_text((EXAMPLES / "h100-superpod-4su-cluster.yaml").read_text())
+    document["networks"]["oob"] = {
+        **(document["networks"].get("oob") or {}),
+        "switches_per_rack": 1,
+    }
+    fabric = build_fabric(parse_spec(document), facts)
+    crowded = power_budget(fabric, facts).as_dict()
+    by_name = {r["rack"]: r for r in crowded["racks"]}
     full = [
         name
-        for name in oob_racks
-        if racks[name]["kind"] == "server" and racks[name]["power_w"] > 4 * DGX_H100_W
+        for name, rack in by_name.items()
+        if rack["kind"] == "server" and rack["power_w"] > 4 * DGX_H100_W
     ]
     assert full
     for name in full:
-        switches = sum(1 for d in elements.devices_of("oob") if d.rack == name)
-        assert racks[name]["network_w"] == pytest.approx(switches * PUBLISHED_W["SN2201"])
-        assert racks[name]["power_w"] == pytest.approx(4 * DGX_H100_W + racks[name]["network_w"])
+        assert by_name[name]["power_w"] == pytest.approx(
+            4 * DGX_H100_W + by_name[name]["network_w"]
+        )
     over = {
         i
-        for p in report["problems"]
+        for p in crowded["problems"]
         if p["code"] == "rack-power-over-limit"
         for i in p["element_ids"]
     }

@@ -938,7 +938,11 @@ def _place_management(b: _Builder, racks: list[str]) -> None:
 
 
 def _place_oob(b: _Builder, racks_order: list[str], rack_units: dict[str, int]) -> None:
-    """Each OOB switch into the rack holding most of the devices it serves, top 2 U."""
+    """Each OOB switch into a top-2-U slot: of its rack group's racks when the spec groups them
+    (``switches_per_rack``); else of a network rack holding devices it serves, of the compute
+    fabric's network rack nearest the racks it serves, of a management rack, and last of the
+    server rack holding most of them (inferred: the reference layouts fill a server rack to its
+    power limit with its servers, and the RAs place management switches apart from them)."""
     served: dict[str, Counter] = {}
     for link in b.links:
         if link.network != "oob" or b.devices[link.b_device].network != "oob":
@@ -947,12 +951,35 @@ def _place_oob(b: _Builder, racks_order: list[str], rack_units: dict[str, int]) 
         if rack:
             served.setdefault(link.b_device, Counter())[rack] += 1
     rank = {rack: i for i, rack in enumerate(racks_order)}
+    server_racks = {str(r["name"]) for r in b.fabric.racks if r.get("kind") == "server"}
+    places = {str(r["name"]): (r.get("row", 0), r.get("position", 0)) for r in b.fabric.racks}
+    network_racks = [
+        str(r["name"]) for r in b.fabric.racks if r.get("kind") not in (None, "server")
+    ]
     taken: Counter = Counter()
     for device in [d for d in b.devices.values() if d.network == "oob"]:
         counts = served.get(device.name) or Counter()
         home = b.homes.get(device.name)
-        candidates = home if home else list(counts)
-        choices = sorted(candidates, key=lambda r: (-counts[r], rank.get(r, len(rank))))
+        by_count = sorted(counts, key=lambda r: (-counts[r], rank.get(r, len(rank))))
+        if home:
+            choices = sorted(home, key=lambda r: (r in server_racks, -counts[r], rank.get(r, 0)))
+        else:
+            # served network racks, the nearest network racks to what it serves (rack width
+            # and row pitch by the layout's defaults), management racks, then server racks
+            def distance(rack: str, counts=counts) -> float:
+                row, position = places.get(rack, (0, 0))
+                return sum(
+                    n * (abs(position - places[r][1]) * 0.6 + abs(row - places[r][0]) * 3.0)
+                    for r, n in counts.items()
+                    if r in places
+                )
+
+            choices = (
+                [r for r in by_count if r not in server_racks]
+                + sorted(network_racks, key=distance)
+                + racks_order[len(b.fabric.racks) :]
+                + [r for r in by_count if r in server_racks]
+            )
         for rack in choices:
             if taken[rack] < TOP_OF_RACK_RU:
                 ru = rack_units.get(rack, 42) - TOP_OF_RACK_RU + 1 + taken[rack]
