@@ -78,6 +78,7 @@ Nothing here imports Django.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -151,15 +152,32 @@ class ClusterElements:
         present = {d.network for d in self.devices} | {link.network for link in self.links}
         return tuple(name for name in ELEMENT_NETWORKS if name in present)
 
+    @functools.cached_property
+    def _by_name(self) -> dict[str, NetworkDevice]:
+        return {d.name: d for d in self.devices}
+
+    @functools.cached_property
+    def _by_network(self) -> dict[str, tuple[tuple[NetworkDevice, ...], tuple[NetworkLink, ...]]]:
+        devices: dict[str, list[NetworkDevice]] = {}
+        links: dict[str, list[NetworkLink]] = {}
+        for d in self.devices:
+            devices.setdefault(d.network, []).append(d)
+        for link in self.links:
+            links.setdefault(link.network, []).append(link)
+        return {
+            name: (tuple(devices.get(name, ())), tuple(links.get(name, ())))
+            for name in {*devices, *links}
+        }
+
     def devices_of(self, network: str) -> tuple[NetworkDevice, ...]:
-        return tuple(d for d in self.devices if d.network == network)
+        return self._by_network.get(network, ((), ()))[0]
 
     def links_of(self, network: str) -> tuple[NetworkLink, ...]:
-        return tuple(link for link in self.links if link.network == network)
+        return self._by_network.get(network, ((), ()))[1]
 
     def device(self, name: str) -> NetworkDevice | None:
-        """The device called ``name`` (None when there is none)."""
-        return next((d for d in self.devices if d.name == name), None)
+        """The device called ``name`` (None when there is none); indexed once."""
+        return self._by_name.get(name)
 
 
 def port_name(index: int, per_cage: int) -> str:
