@@ -142,6 +142,59 @@ NETWORK_LABELS = {
 }
 
 
+def _speed_text(gbps) -> str:
+    gbps = float(gbps or 0)
+    if not gbps:
+        return ""
+    if gbps >= 1000:
+        return f"{gbps / 1000:g} Tb/s"
+    return f"{gbps:g} Gb/s"
+
+
+def _network_links(network: dict) -> list[tuple[str, str]]:
+    """A network's link groups as ``("<a> – <b>, <speed>", count)``; the group's own name
+    when it has no ends (a summary stored before they were kept)."""
+    rows = []
+    groups = network.get("link_groups") or []
+    for group in groups:
+        a, b = group.get("a"), group.get("b")
+        label = f"{a} – {b}" if a and b and a != group["name"] else group["name"]
+        label = label[0].upper() + label[1:] if label else label
+        speed = _speed_text(group.get("speed_gbps"))
+        rows.append((f"{label}, {speed}" if speed else label, number(group.get("links"))))
+    if not groups:
+        rows = [(name, number(n)) for name, n in (network.get("links") or {}).items()]
+    return rows
+
+
+def _read_rows(bandwidth: dict | None) -> list[tuple[str, str]]:
+    """The storage read rate per node, carried and asked (GB/s, line rate), as table rows."""
+    if not bandwidth:
+        return []
+
+    def gbytes(value) -> str:
+        return "—" if value is None else f"{float(value):,.1f} GB/s"
+
+    rows = [
+        ("Read per node, one node alone", gbytes(bandwidth.get("alone_gbytes_per_node"))),
+        (
+            f"Read per node, all {number(bandwidth.get('nodes'))} at once",
+            gbytes(bandwidth.get("all_gbytes_per_node")),
+        ),
+    ]
+    asked = bandwidth.get("asked_gbytes_per_node")
+    if asked is not None:
+        readers = bandwidth.get("readers")
+        verdict = "met" if bandwidth.get("ok") else "short"
+        rows.append(
+            (
+                f"Asked per node, {number(readers)} reading at once",
+                f"{gbytes(asked)}, {verdict} ({gbytes(bandwidth.get('carried_gbytes_per_node'))})",
+            )
+        )
+    return rows
+
+
 def network_rows(summary: dict) -> list[dict]:
     """One entry per network of the cluster beside the compute fabric (``summary["networks"]``):
     its label, switches by model and role, cables and modules by part, what it serves, the
@@ -169,10 +222,13 @@ def network_rows(summary: dict) -> list[dict]:
                 "switches_total": number(network.get("switches_total")),
                 "cables_total": number(network.get("cables_total")),
                 "parts": parts,
-                "links": [(group, number(n)) for group, n in (network.get("links") or {}).items()],
+                "links": _network_links(network),
                 "endpoints": [
-                    (what, number(n)) for what, n in (network.get("endpoints") or {}).items()
+                    (what[:1].upper() + what[1:], number(n))
+                    for what, n in (network.get("endpoints") or {}).items()
+                    if what not in (network.get("links") or {})  # e.g. OOB "PDUs": a link row
                 ],
+                "bandwidth": _read_rows(network.get("bandwidth")),
                 "missing": list(network.get("parts_not_in_catalog") or []),
                 "conventions": list(network.get("conventions") or []),
             }
