@@ -79,6 +79,7 @@ NETWORK_KEY_LABELS = {
     "uplinks": "Uplinks to customer core",
     "pdus_per_rack": "PDUs per compute rack",
     "switch_multiple": "Switch count multiple",
+    "switches_per_rack": "Switches per compute rack",
     "management_nodes": "Management nodes",
     "ufm_appliances": "UFM appliances",
     "management_racks": "Management racks",

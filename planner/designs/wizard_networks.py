@@ -42,7 +42,14 @@ NETWORK_KEYS: dict[str, tuple[str, ...]] = {
         "storage_leaves",
     ),
     "inband": ("leaf", "core", "speed_gbps", "ports_per_node", "dual_homed", "uplinks"),
-    "oob": ("leaf", "ports_per_node", "uplinks", "pdus_per_rack", "switch_multiple"),
+    "oob": (
+        "leaf",
+        "ports_per_node",
+        "uplinks",
+        "pdus_per_rack",
+        "switch_multiple",
+        "switches_per_rack",
+    ),
     "converged": (
         "leaf",
         "spine",

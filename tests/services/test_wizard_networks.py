@@ -49,6 +49,7 @@ def test_every_network_field_round_trips():
         "uplinks": "2",
         "pdus_per_rack": "2",
         "switch_multiple": "2",
+        "switches_per_rack": "0.5",  # one OOB switch per 2 compute racks
     }
     overrides = {("inband", "leaf"): "SN4600C", ("inband", "speed_gbps"): "100"}
     overrides |= {("oob", "leaf"): "SN2201", ("oob", "ports_per_node"): "1"}
