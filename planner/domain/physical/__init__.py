@@ -1,0 +1,23 @@
+"""The physical layer of a fabric: each link's optical channel and its loss budget.
+
+Pure (no Django). Modules:
+
+- :mod:`.channels`: what lies between a link's two transceivers (:class:`Channels`: fibre
+  length, mated connector pairs, of which MPO, splices), point to point
+  (:func:`point_to_point_channels`) or through the structured cabling a design asks for
+  (:func:`channels_for`);
+- :mod:`.optics_tables`: fibre attenuation, connector and splice losses and the IEEE/MSA
+  channel insertion-loss limits per PHY, from the catalog or, until the catalog holds them,
+  from one sourced fallback table;
+- :mod:`.budget`: every link's loss, typical and worst case, against its optic's channel
+  limit (:func:`compute_budgets`), vectorized with NumPy.
+"""
+
+from planner.domain.physical.channels import (
+    Channels,
+    Segment,
+    channels_for,
+    point_to_point_channels,
+)
+
+__all__ = ["Channels", "Segment", "channels_for", "point_to_point_channels"]
