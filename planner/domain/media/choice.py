@@ -21,7 +21,7 @@ from inventory.library.facts import legs_of
 from planner.domain.fabric import FabricError
 from planner.domain.media.candidates import Candidate
 from planner.domain.media.catalog import MediaCatalog
-from planner.domain.media.groups import LinkGroup, describe_link
+from planner.domain.media.groups import LinkGroup
 from planner.domain.media.lengths import TOLERANCE_M
 
 
@@ -107,19 +107,18 @@ def choose_candidates(
     FabricError
         Some link is longer than every candidate reaches (``field`` is ``media.<tier>``).
     """
-    fabric, links = group.fabric, group.links
     reach = np.array([c.reach_m for c in ranked], dtype=np.float64)
     best = np.maximum.accumulate(reach)
     if lengths.max() <= reach[0] + TOLERANCE_M:
-        chosen = np.zeros(links.size, dtype=np.int64)
+        chosen = np.zeros(group.size, dtype=np.int64)
     else:
         too_long = lengths > best[-1] + TOLERANCE_M
         if too_long.any():
             first = int(np.flatnonzero(too_long)[0])
             longest = ranked[int(np.argmax(reach))]
             raise FabricError(
-                f"{describe_link(fabric, int(links[first]), float(lengths[first]), group.tier)}"
-                f": no {label} reach {float(lengths[first]):g} m; the longest is "
+                f"{group.describe(first, float(lengths[first]))}: no {label} reach "
+                f"{float(lengths[first]):g} m; the longest is "
                 f"{longest.reach_m:g} m ({longest.label}); {int(too_long.sum()) - 1} other "
                 "link(s) are too long as well",
                 field=f"media.{group.tier}",

@@ -40,7 +40,11 @@ class LinkEnd:
 
 
 class LinkGroup:
-    """Links of one tier with the same end models, cage groups and speed."""
+    """Links of one tier with the same end models, cage groups and speed.
+
+    Built from a fabric's links (``LinkGroup(fabric, tier, links, facts)``), or from any links
+    whose ends are given as arrays (:meth:`from_ends`: a cluster network's links, issue 18).
+    """
 
     def __init__(self, fabric: Fabric, tier: str, links: np.ndarray, facts: CatalogFacts):
         self.fabric, self.tier, self.links = fabric, tier, links
@@ -52,8 +56,56 @@ class LinkGroup:
             model, _, cage = end_cage(facts, slug, self.speed)
             ends.append(LinkEnd(model, cage, int(fabric.node_ports_per_cage[node])))
         self.a, self.b = ends
+        self._ends: dict | None = None
+        self._describe = None
         self._keys: dict = {}
         self._structure: dict = {}
+
+    @classmethod
+    def from_ends(
+        cls,
+        tier: str,
+        speed: int,
+        a: LinkEnd,
+        b: LinkEnd,
+        ends: dict[str, tuple[np.ndarray, np.ndarray]],
+        describe,
+    ) -> LinkGroup:
+        """A group of links outside a fabric's columns.
+
+        Parameters
+        ----------
+        tier : str
+            Named in messages (e.g. ``converged node-leaf``).
+        speed : int
+            The links' speed in Gb/s.
+        a, b : LinkEnd
+            The two ends' model, cage and logical ports per cage.
+        ends : dict
+            ``{"a": (nodes, ports), "b": (nodes, ports)}``: per link, an integer id of its
+            device and its 0-based logical port at each end (ports of one cage numbered
+            together, as a fabric's).
+        describe : callable
+            ``describe(i, length_m)``: the ``i``-th link (0-based) in words, for errors.
+        """
+        group = cls.__new__(cls)
+        group.fabric, group.tier = None, tier
+        group.links = np.arange(len(ends["a"][0]))
+        group.speed, group.a, group.b = int(speed), a, b
+        group._ends, group._describe = ends, describe
+        group._keys, group._structure = {}, {}
+        return group
+
+    @property
+    def size(self) -> int:
+        """Number of links."""
+        return int(self.links.size)
+
+    def describe(self, index: int, length_m: float) -> str:
+        """The ``index``-th link of the group (0-based) and its length, in words."""
+        if self._describe is not None:
+            return self._describe(index, length_m)
+        return describe_link(self.fabric, int(self.links[index]), length_m, self.tier)
 
     @property
     def protocols(self) -> frozenset:
@@ -64,8 +116,13 @@ class LinkGroup:
     def keys(self, end: str, size: int) -> np.ndarray:
         """Per link: node and first port of its group of ``size`` ports at ``end``."""
         if (end, size) not in self._keys:
-            nodes = (self.fabric.link_a if end == "a" else self.fabric.link_b)[self.links]
-            ports = (self.fabric.link_a_port if end == "a" else self.fabric.link_b_port)[self.links]
+            if self._ends is not None:
+                nodes, ports = self._ends[end]
+            else:
+                nodes = (self.fabric.link_a if end == "a" else self.fabric.link_b)[self.links]
+                ports = (self.fabric.link_a_port if end == "a" else self.fabric.link_b_port)[
+                    self.links
+                ]
             self._keys[end, size] = (nodes.astype(np.int64) << NODE_SHIFT) | (
                 ports.astype(np.int64) // size * size
             )
