@@ -71,6 +71,42 @@ class Layout:
     switches_per_network_rack: int = 16
 
 
+CABLING_KINDS = ("point-to-point", "patch-panel")
+#: Fibers per MPO connector of a trunk: MPO-12 and MPO-16 (TIA-604-5 / IEC 61754-7 formats).
+MPO_FIBERS = {"mpo12": 12, "mpo16": 16}
+
+
+@dataclass(frozen=True)
+class TierCabling:
+    """How the links of one tier are cabled (``cabling.<tier>`` in the spec).
+
+    ``point-to-point`` (the default) is one cable or fiber per link. ``patch-panel`` runs each
+    link port -> patch cord -> panel -> MPO trunk -> panel -> patch cord -> port
+    (:mod:`planner.domain.physical.structured`). Defaults are what NVIDIA's structured cabling
+    requirements ask for MPO (https://docs.nvidia.com/networking/display/intrcnctcabreqndr400eth
+    "MPO/LC Cable Requirements", 2025-09-10: MPO low loss, green tab, APC, Type-B per TIA-568,
+    8 fibers per strand, 12 allowed); in-rack panels, cassettes for LC and ``auto`` trunk sizes
+    are our choice (inferred), documented in the structured module.
+    """
+
+    type: str = "point-to-point"
+    panels: str = "in-rack"  # in-rack | end-of-row
+    trunk_fibers: int | str = "auto"  # auto | 12 | 16 | 24 | 32 | 144
+    lc_termination: str = "cassette"  # cassette | harness
+    polarity: str = "type-b"  # type-a | type-b | type-c
+    mpo: str = "mpo12"  # mpo12 | mpo16
+    polish: str = "apc"  # apc | upc
+
+    @property
+    def structured(self) -> bool:
+        return self.type == "patch-panel"
+
+    def as_spec(self):
+        if not self.structured:
+            return self.type
+        return {"type": self.type, **{k: v for k, v in asdict(self).items() if k != "type"}}
+
+
 @dataclass(frozen=True)
 class Naming:
     server: str = "gpu{index:05d}"
@@ -111,6 +147,17 @@ class DesignSpec:
     # The cluster's other networks as written (storage, inband, oob, converged, ...);
     # defaults are filled in when they are built (planner.domain.networks). Empty: none.
     networks: dict = field(default_factory=dict)
+    # Per tier, as written (absent: point-to-point); see TierCabling.
+    cabling: dict[str, TierCabling] = field(default_factory=dict)
+
+    def cabling_of(self, tier: str) -> TierCabling:
+        """The cabling of ``tier`` (point-to-point when the spec does not say)."""
+        return self.cabling.get(tier) or TierCabling()
+
+    @property
+    def structured(self) -> bool:
+        """Some tier is cabled through patch panels."""
+        return any(choice.structured for choice in self.cabling.values())
 
     def as_dict(self) -> dict:
         """The spec as a document (round-trips through :func:`parse_spec`)."""
@@ -145,6 +192,8 @@ class DesignSpec:
         }
         doc["media"] = {tier: choice.as_spec() for tier, choice in self.media.items()}
         doc["layout"] = {k: v for k, v in asdict(self.layout).items() if v is not None}
+        if self.cabling:  # left out when not given, as in specs written before it
+            doc["cabling"] = {tier: choice.as_spec() for tier, choice in self.cabling.items()}
         doc["naming"] = asdict(self.naming)
         if self.networks:
             doc["networks"] = copy.deepcopy(self.networks)
@@ -226,12 +275,35 @@ def _schema_problems(document: dict) -> list[tuple[str, str]]:
                 f"{error.instance!r} is not one of {', '.join(MEDIA_KINDS)} nor "
                 "{a, b, cable} parts"
             ) + _did_you_mean(error.instance, MEDIA_KINDS)
+        elif error.validator == "oneOf" and path.startswith("cabling.") and path.count(".") == 1:
+            message = _cabling_message(error.instance)
         elif error.validator == "oneOf" and path == "tiers":
             message = f"{error.instance!r}: use 2, 3 or auto"
         else:
             message = error.message
         problems.append((path, message))
     return problems
+
+
+def _cabling_message(value) -> str:
+    """What is wrong with one tier's ``cabling`` value (a string or a mapping)."""
+    if isinstance(value, dict):
+        from jsonschema import Draft202012Validator
+
+        rule = spec_schema()["$defs"]["cabling"]["oneOf"][1]
+        errors = sorted(Draft202012Validator(rule).iter_errors(value), key=lambda e: e.path)
+        if errors:
+            error = errors[0]
+            where = ".".join(str(p) for p in error.absolute_path)
+            if error.validator == "additionalProperties":
+                extra = sorted(set(value) - set(rule["properties"]))
+                return "unknown key(s): " + ", ".join(
+                    key + _did_you_mean(key, list(rule["properties"]), quote=False) for key in extra
+                )
+            return f"{where + ': ' if where else ''}{error.message}"
+    return f"{value!r} is not one of {', '.join(CABLING_KINDS)} nor a mapping with a type" + (
+        _did_you_mean(value, CABLING_KINDS)
+    )
 
 
 def _non_finite(value, path: str = "") -> list[tuple[str, str]]:
@@ -328,6 +400,7 @@ def parse_spec(document: dict | str) -> DesignSpec:
         from planner.domain.networks import check_networks
 
         problems.extend(check_networks(document["networks"], document["server"]))
+    cabling = _cabling(document.get("cabling") or {}, problems)
     if problems:
         raise SpecError(problems)
     media = {}
@@ -368,4 +441,35 @@ def parse_spec(document: dict | str) -> DesignSpec:
         naming=Naming(**(document.get("naming") or {})),
         description=document.get("description", ""),
         networks=copy.deepcopy(document.get("networks") or {}),
+        cabling=cabling,
     )
+
+
+def _mpo_name(mpo: str) -> str:
+    """``mpo12`` -> ``MPO-12``."""
+    return "MPO-" + mpo[3:]
+
+
+def _cabling(block: dict, problems: list[tuple[str, str]]) -> dict[str, TierCabling]:
+    """The ``cabling`` block as :class:`TierCabling` per tier given; a trunk size that the
+    trunk's MPO format cannot make (16 or 32 fibers of MPO-12, 12/24/144 of MPO-16) is a
+    problem naming ``cabling.<tier>.trunk_fibers``."""
+    out = {}
+    for tier in TIERS:
+        value = block.get(tier)
+        if value is None:
+            continue
+        choice = TierCabling(type=value) if isinstance(value, str) else TierCabling(**value)
+        size = choice.trunk_fibers
+        unit = MPO_FIBERS[choice.mpo]
+        if choice.structured and isinstance(size, int) and size % unit:
+            problems.append(
+                (
+                    f"cabling.{tier}.trunk_fibers",
+                    f"a {size}-fiber trunk is not made of {_mpo_name(choice.mpo)} connectors "
+                    f"({unit} fibers each); use {'16 or 32' if unit == 16 else '12, 24 or 144'}"
+                    f", or mpo: {'mpo16' if unit == 12 else 'mpo12'}",
+                )
+            )
+        out[tier] = choice
+    return out
