@@ -7,6 +7,7 @@ for the "works with" lists, media selection and the design validator alike.
 
 from __future__ import annotations
 
+from inventory.library.facts import optics_facts_of
 from inventory.models import CatalogPart
 
 
@@ -14,10 +15,11 @@ def part_record(part: CatalogPart) -> dict:
     """``part`` as a plain record: identity, its spec values, provenance and sources.
 
     Keys: ``category``, ``slug``, ``manufacturer`` (slug), ``name``, ``part_number``, every
-    spec field, ``provenance`` and ``sources``. Select the manufacturer
+    spec field, ``provenance`` and ``sources``; a transceiver also has its optical budget facts
+    (:func:`inventory.library.facts.optics_facts_of`). Select the manufacturer
     with the rows (``select_related("manufacturer")``) to read many parts in one query.
     """
-    return {
+    record = {
         "category": part.CATEGORY,
         "slug": part.slug,
         "manufacturer": part.manufacturer.slug,
@@ -27,3 +29,6 @@ def part_record(part: CatalogPart) -> dict:
         "provenance": part.provenance or {},
         "sources": part.sources or {},
     }
+    if part.CATEGORY == "transceiver":
+        record.update(optics_facts_of(record))
+    return record

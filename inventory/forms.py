@@ -56,6 +56,7 @@ STRUCTURED = {
     "limits",
     "trays",
     "reach_by_grade",
+    "channel_il_max_db",
     "sources",
     "provenance",
 }

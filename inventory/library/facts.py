@@ -183,6 +183,53 @@ def fiber_of(part: Mapping) -> Fiber:
     )
 
 
+#: The optical budget facts of a transceiver record (issue 19), as :func:`optics_facts_of`
+#: gives them.
+OPTICS_FACT_KEYS = (
+    "phy",
+    "channel_il_max_db",
+    "reach_m_by_grade",
+    "tx_avg_min_dbm",
+    "rx_avg_min_dbm",
+    "fec",
+    "linear",
+    "host_serdes_note",
+    "rated_with_patch_panels",
+)
+
+
+def optics_facts_of(part: Mapping) -> dict:
+    """A transceiver record's optical budget facts, unknowns as None.
+
+    ``phy`` (str), ``channel_il_max_db`` ({grade: dB}), ``reach_m_by_grade`` ({grade: m}, the
+    catalog's ``reach_by_grade``), ``tx_avg_min_dbm`` and ``rx_avg_min_dbm`` (per lane),
+    ``fec`` (``host-kp4`` | ``host-rs544`` | ``in-module``), ``linear`` (True for an LPO or
+    LRO module: the catalog's ``dsp`` is ``linear`` or ``lro``), ``host_serdes_note`` (str,
+    ``""`` when none) and ``rated_with_patch_panels`` (patch panels the maker's reach already
+    assumes; 0 when not stated).
+
+    Examples
+    --------
+    >>> f = optics_facts_of({"pmd": "DR4", "phy": "400GBASE-DR4", "dsp": "linear",
+    ...                      "channel_il_max_db": {"OS2": 3.0}, "reach_by_grade": {}})
+    >>> f["phy"], f["channel_il_max_db"], f["reach_m_by_grade"], f["linear"], f["fec"]
+    ('400GBASE-DR4', {'OS2': 3.0}, None, True, None)
+    >>> optics_facts_of({})["rated_with_patch_panels"]
+    0
+    """
+    return {
+        "phy": part.get("phy") or None,
+        "channel_il_max_db": dict(part.get("channel_il_max_db") or {}) or None,
+        "reach_m_by_grade": dict(part.get("reach_by_grade") or {}) or None,
+        "tx_avg_min_dbm": part.get("tx_avg_min_dbm"),
+        "rx_avg_min_dbm": part.get("rx_avg_min_dbm"),
+        "fec": part.get("fec") or None,
+        "linear": part.get("dsp") in ("linear", "lro"),
+        "host_serdes_note": part.get("host_serdes_note") or "",
+        "rated_with_patch_panels": part.get("rated_with_patch_panels") or 0,
+    }
+
+
 def port_speeds_of(part: Mapping) -> set[int]:
     """Logical port speeds (Gb/s) a transceiver runs: its port speed (or module speed per
     port) and the per-port speed of each breakout it lists.
@@ -324,7 +371,9 @@ __all__ = [
     "data_groups",
     "fiber_of",
     "legs_of",
+    "OPTICS_FACT_KEYS",
     "optic_of",
+    "optics_facts_of",
     "plug_of",
     "port_speeds_of",
     "reach_cap_m",

@@ -11,12 +11,17 @@ from pathlib import Path
 import yaml
 
 from inventory.library.documents import DocumentError, load_yaml
+from inventory.library.optics import OPTICS_FILE, OpticsFileError, OpticsTable, read_optics
 from inventory.library.provenance import ProvenanceError, split_provenance
 from inventory.library.schema import FILES, FLATTENED, IDENTITY_FIELDS, SPEC_FIELDS
 
 
 class CatalogFileError(ValueError):
     """A catalog file cannot be read; the message names the file, entry and field."""
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass
@@ -52,6 +57,8 @@ class CatalogFiles:
     parts: list[PartRecord] = field(default_factory=list)
     price_book: dict | None = None
     prices: list[PriceRecord] = field(default_factory=list)
+    #: The folder's optics reference table (``optics.yaml``), None when it has none.
+    optics: OpticsTable | None = None
 
 
 #: libyaml's parser where PyYAML has it (the PyPI wheels do): the same safe subset, ~6x faster.
@@ -127,14 +134,16 @@ def part_from_entry(category: str, entry: dict, origin: str) -> PartRecord:
 
 
 def read_catalog_folder(folder: Path) -> CatalogFiles:
-    """Read ``manufacturers.yaml``, one file per category and ``prices.yaml`` from ``folder``.
+    """Read ``manufacturers.yaml``, one file per category, ``optics.yaml`` (the optics
+    reference table, :mod:`inventory.library.optics`) and ``prices.yaml`` from ``folder``.
 
     Missing category files are allowed (an empty category).
 
     Raises
     ------
     CatalogFileError
-        Malformed YAML, an entry without slug, an unknown field, a bad provenance reference.
+        Malformed YAML, an entry without slug, an unknown field, a bad provenance reference,
+        a bad optics fact (negative loss, unknown fiber grade; ``field`` names it).
     """
     folder = Path(folder)
     result = CatalogFiles()
@@ -162,6 +171,12 @@ def read_catalog_folder(folder: Path) -> CatalogFiles:
             raise CatalogFileError(f"{filename}: expected a list of parts")
         for entry in entries:
             result.parts.append(part_from_entry(category, entry, filename))
+    optics_path = folder / OPTICS_FILE
+    if optics_path.exists():
+        try:
+            result.optics = read_optics(optics_path)
+        except OpticsFileError as exc:
+            raise CatalogFileError(str(exc), field=exc.field) from None
     prices_path = folder / "prices.yaml"
     if prices_path.exists():
         data = _load_yaml(prices_path) or {}

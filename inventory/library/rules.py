@@ -16,6 +16,7 @@ from dataclasses import field as dataclass_field
 from inventory.library.vocab import (
     CAGE_ROLES,
     CONNECTORS,
+    FEC,
     FIBER_GRADES,
     FORM_FACTORS,
     GRADES,
@@ -318,8 +319,16 @@ def check_transceiver(v: dict) -> Iterator[Violation]:
             "port_speed_gbps",
         )
     yield from check_breakouts(v.get("breakouts"), speed, "breakouts", also_gbps=port_speed)
+    yield from check_optics_facts(v)
     for grade, reach in (v.get("reach_by_grade") or {}).items():
-        if not _number(reach) or reach <= 0:
+        if grade not in values(FIBER_GRADES):
+            yield Violation(
+                "fiber-grade-unknown",
+                f"reach_by_grade names an unknown fiber grade {grade!r} "
+                f"(one of {', '.join(value for value, _ in FIBER_GRADES)}).",
+                "reach_by_grade",
+            )
+        elif not _number(reach) or reach <= 0:
             yield Violation(
                 "not-positive", f"reach_by_grade.{grade} must be greater than 0.", "reach_by_grade"
             )
@@ -335,6 +344,58 @@ def check_transceiver(v: dict) -> Iterator[Violation]:
             "A transceiver's media is mmf or smf (or copper with an RJ45 jack, a BASE-T "
             "module); copper cables are cable assemblies.",
             "media",
+        )
+
+
+def check_optics_facts(v: dict) -> Iterator[Violation]:
+    """The optical budget facts of a transceiver (issue 19): known fiber grades, a channel
+    limit that is a number > 0 per grade, per-lane powers that are numbers, a known FEC.
+
+    Examples
+    --------
+    >>> [v.message for v in check_optics_facts({"channel_il_max_db": {"OS9": 3.0}})]
+    ["channel_il_max_db names an unknown fiber grade 'OS9' (one of OM3, OM4, OM5, OS2, OS1a)."]
+    >>> [v.field for v in check_optics_facts({"channel_il_max_db": {"OS2": -1}})]
+    ['channel_il_max_db']
+    >>> list(check_optics_facts({"channel_il_max_db": {"OS2": 3.0}, "fec": "host-kp4"}))
+    []
+    """
+    grades = values(FIBER_GRADES)
+    limits = v.get("channel_il_max_db")
+    if limits not in (None, {}) and not isinstance(limits, dict):
+        yield Violation(
+            "channel-il-invalid",
+            'channel_il_max_db must be an object of dB per fiber grade, e.g. {"OS2": 3.0}.',
+            "channel_il_max_db",
+        )
+    else:
+        for grade, limit in (limits or {}).items():
+            if grade not in grades:
+                yield Violation(
+                    "fiber-grade-unknown",
+                    f"channel_il_max_db names an unknown fiber grade {grade!r} "
+                    f"(one of {', '.join(value for value, _ in FIBER_GRADES)}).",
+                    "channel_il_max_db",
+                )
+            elif not _number(limit) or limit <= 0:
+                yield Violation(
+                    "channel-il-invalid",
+                    f"channel_il_max_db.{grade} must be a number of dB greater than 0, "
+                    f"not {limit!r}.",
+                    "channel_il_max_db",
+                )
+    for name in ("tx_avg_min_dbm", "rx_avg_min_dbm"):
+        if v.get(name) is not None and not _number(v[name]):
+            yield Violation("not-a-number", f"{name} must be a number (dBm).", name)
+    yield from _check_choice(v.get("fec"), values(FEC), "fec")
+    panels = v.get("rated_with_patch_panels")
+    if panels is not None and (
+        not isinstance(panels, int) or isinstance(panels, bool) or panels < 0
+    ):
+        yield Violation(
+            "not-positive",
+            "rated_with_patch_panels must be a whole number ≥ 0.",
+            "rated_with_patch_panels",
         )
 
 
@@ -425,6 +486,7 @@ FIELD_SHAPES: dict[str, tuple[type, type | tuple[type, ...]]] = {
     "partners": (list, str),
     "fibers": (list, str),
     "for_pmd": (list, str),
+    "fec_modes": (list, str),
     "lengths_m": (list, (int, float)),
     "cage_groups": (list, dict),
     "ports": (list, dict),

@@ -25,6 +25,8 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "psu_count",
         "psu_rating_w",
         "cage_groups",
+        "lpo_validated",
+        "fec_modes",
     ),
     "nic": (
         "host_interface",
@@ -36,6 +38,8 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "power_max_w",
         "aux_power_required",
         "limits",
+        "lpo_validated",
+        "fec_modes",
     ),
     "server": (
         "kind",
@@ -55,6 +59,8 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "weight_kg",
         "psu_count",
         "psu_rating_w",
+        "lpo_validated",
+        "fec_modes",
     ),
     "transceiver": (
         "form_factor",
@@ -83,6 +89,13 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "breakouts",
         "partners",
         "fibers",
+        "phy",
+        "channel_il_max_db",
+        "tx_avg_min_dbm",
+        "rx_avg_min_dbm",
+        "fec",
+        "host_serdes_note",
+        "rated_with_patch_panels",
     ),
     "cable": (
         "cable_type",

@@ -25,7 +25,13 @@ TOPS = [("ihs", "Finned top (IHS)"), ("rhs", "Flat top (RHS)"), ("none", "Not ap
 PROTOCOLS = [("infiniband", "InfiniBand"), ("ethernet", "Ethernet"), ("nvlink", "NVLink")]
 MODULATIONS = [("PAM4", "PAM4"), ("NRZ", "NRZ")]
 MEDIA = [("mmf", "Multimode fiber"), ("smf", "Single-mode fiber"), ("copper", "Copper")]
-FIBER_GRADES = [("OM3", "OM3"), ("OM4", "OM4"), ("OM5", "OM5"), ("OS2", "OS2")]
+FIBER_GRADES = [
+    ("OM3", "OM3"),
+    ("OM4", "OM4"),
+    ("OM5", "OM5"),
+    ("OS2", "OS2"),
+    ("OS1a", "OS1a"),
+]
 CONNECTORS = [
     ("mpo12-apc", "MPO-12/APC"),
     ("mpo12-upc", "MPO-12/UPC"),
@@ -59,6 +65,14 @@ AIRFLOWS = [
 COOLING = [("air", "Air"), ("liquid", "Liquid"), ("hybrid", "Hybrid")]
 SIDES = [("switch", "Switch side"), ("host", "Host (NIC) side"), ("any", "Either side")]
 DSP = [("dsp", "DSP"), ("linear", "Linear (LPO)"), ("lro", "Linear receive (LRO)")]
+#: Where a module's FEC runs. ``host-kp4`` and ``host-rs544`` name the same code, RS(544,514)
+#: ("KP4", IEEE 802.3 clause 91/119), as InfiniBand and Ethernet documents write it; both mean
+#: the host terminates it. ``in-module``: the module's DSP runs its own FEC.
+FEC = [
+    ("host-kp4", "Host KP4 FEC"),
+    ("host-rs544", "Host RS(544,514) FEC"),
+    ("in-module", "FEC in the module"),
+]
 LIFECYCLES = [("shipping", "Shipping"), ("announced", "Announced"), ("legacy", "Legacy")]
 GRADES = [
     ("datasheet", "Datasheet (vendor document)"),

@@ -170,6 +170,27 @@ def _cage_totals(groups: list[dict]) -> tuple[int | None, int | None, str]:
     return (max(speeds) if speeds else None, sum(ports) if groups else None, _form_factors(groups))
 
 
+def _host_facts():
+    """Rules 25-26 host facts: None (the default) means not stated, never "no"."""
+    return (
+        models.BooleanField(
+            null=True,
+            blank=True,
+            verbose_name="LPO validated",
+            help_text="The ports are validated for linear (LPO/LRO) optics: true, false, or "
+            "empty when no source says (rule 25).",
+        ),
+        models.JSONField(
+            null=True,
+            blank=True,
+            default=None,
+            verbose_name="FEC modes",
+            help_text='FEC modes the ports run, e.g. ["RS(544,514)"]; empty when no source '
+            "says (rule 26).",
+        ),
+    )
+
+
 class SwitchModel(CatalogPart):
     """A switch model: ASIC, cages by group, capacity, size, airflow and system power."""
 
@@ -197,6 +218,7 @@ class SwitchModel(CatalogPart):
         "lanes_per_port, lane_rate_gbps, modulation, breakouts, breakout_scope, "
         "max_module_power_w}]",
     )
+    lpo_validated, fec_modes = _host_facts()
     # Derived from cage_groups, for filtering and sorting.
     port_speed_gbps = _int(editable=False, verbose_name="port speed (Gb/s)")
     port_count = _int(editable=False)
@@ -238,6 +260,7 @@ class NICModel(CatalogPart):
     limits = models.JSONField(
         default=list, blank=True, help_text="[{code, message, ...}] machine-readable limits"
     )
+    lpo_validated, fec_modes = _host_facts()
     form_factors = models.CharField(max_length=100, blank=True, editable=False)
     port_count = _int(editable=False)
 
@@ -286,6 +309,7 @@ class ServerModel(CatalogPart):
     weight_kg = _float()
     psu_count = _int()
     psu_rating_w = _float()
+    lpo_validated, fec_modes = _host_facts()
     port_speed_gbps = _int(editable=False, verbose_name="compute port speed (Gb/s)")
     compute_port_count = _int(editable=False)
     form_factors = models.CharField(max_length=100, blank=True, editable=False)
@@ -333,6 +357,42 @@ class Transceiver(CatalogPart):
     breakouts = models.JSONField(default=list, blank=True)
     partners = models.JSONField(default=list, blank=True, help_text="Slugs of mating modules.")
     fibers = models.JSONField(default=list, blank=True, help_text="Slugs of fibers to use.")
+    # Optical budget facts (issue 19). Empty = unknown; reach per grade is reach_by_grade and
+    # linear (LPO/LRO) is dsp, as before.
+    phy = models.CharField(
+        max_length=40,
+        blank=True,
+        verbose_name="PHY",
+        help_text="The IEEE or MSA PHY the optics follow, e.g. 400GBASE-DR4, 2x400GBASE-FR4.",
+    )
+    channel_il_max_db = models.JSONField(
+        default=dict,
+        blank=True,
+        verbose_name="channel insertion loss max (dB)",
+        help_text='Channel insertion-loss limit per fiber grade, e.g. {"OS2": 3.0}: fiber, '
+        "connections and splices between the two modules.",
+    )
+    tx_avg_min_dbm = models.FloatField(
+        null=True, blank=True, verbose_name="Tx average power min (dBm)", help_text="Per lane."
+    )
+    rx_avg_min_dbm = models.FloatField(
+        null=True,
+        blank=True,
+        verbose_name="Rx average power min (dBm)",
+        help_text="Per lane (informative receiver sensitivity, average power).",
+    )
+    fec = _choice(vocab.FEC, verbose_name="FEC")
+    host_serdes_note = models.CharField(
+        max_length=300,
+        blank=True,
+        verbose_name="host SerDes note",
+        help_text="What a linear module needs from the host SerDes (rule 25).",
+    )
+    rated_with_patch_panels = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Patch panels the maker's reach already assumes (NVIDIA: 2); empty = unknown.",
+    )
 
     class Meta(CatalogPart.Meta):
         verbose_name = "transceiver"

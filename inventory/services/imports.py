@@ -242,7 +242,9 @@ def catalog_load(folder: Path = SEED_FOLDER) -> ImportReport:
     try:
         files = read_catalog_folder(folder)
     except CatalogFileError as exc:
-        raise CatalogImportError([ImportProblem(str(exc).split(":")[0], "", str(exc))]) from exc
+        raise CatalogImportError(
+            [ImportProblem(str(exc).split(":")[0], getattr(exc, "field", ""), str(exc))]
+        ) from exc
     manufacturers: dict[str, Manufacturer] = {}
     for item in files.manufacturers:
         manufacturer, _ = Manufacturer.objects.update_or_create(

@@ -2,13 +2,27 @@
 
 The Django side builds these from catalog rows (``planner.designs.adapters``); tests build them from
 the seed YAML with :func:`models_from_records`. Nothing here imports Django.
+
+Optics facts (issue 19)
+-----------------------
+A transceiver's record in :attr:`CatalogFacts.parts` carries its optical budget facts under
+the keys of :data:`inventory.library.facts.OPTICS_FACT_KEYS`: ``phy``, ``channel_il_max_db``
+({fiber grade: dB}), ``reach_m_by_grade``, ``tx_avg_min_dbm``, ``rx_avg_min_dbm`` (per lane),
+``fec``, ``linear``, ``host_serdes_note`` and ``rated_with_patch_panels`` (None, ``""`` or 0
+when unknown; see :func:`inventory.library.facts.optics_facts_of`). The reference table of
+fiber attenuation, mated-pair and splice losses is :attr:`CatalogFacts.optics`, an
+:class:`inventory.library.optics.OpticsTable` (the seed's ``optics.yaml`` unless given):
+``facts.optics.attenuation_db_per_km("OM4", "worst")``, ``facts.optics.mated_pair_db(
+"mpo12-apc", "typical")``, ``facts.optics.splice_db("smf")``, or its plain dicts
+``fiber_grades``, ``connectors``, ``splices`` with ``provenance`` per value.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inventory.library.facts import data_groups
+from inventory.library.facts import data_groups, optics_facts_of
+from inventory.library.optics import OpticsTable, seed_optics
 from inventory.library.rules import parse_breakout
 
 
@@ -125,6 +139,9 @@ class CatalogFacts:
     # Names (slugs and aliases) of archived parts left out of these facts -> their category:
     # facts for new designs leave them out, so that nothing new picks them.
     archived: dict[str, str] = field(default_factory=dict)
+    # Fiber attenuation, connector mated-pair and splice losses with their sources (the
+    # module notes); the seed's optics.yaml by default.
+    optics: OpticsTable = field(default_factory=seed_optics)
 
     def device(self, slug: str, category: str, *, field_name: str) -> DeviceModel:
         model = self.devices.get(slug)
@@ -220,6 +237,8 @@ def facts_from_records(records) -> CatalogFacts:
             "provenance": dict(record.provenance or {}),
             "sources": dict(record.sources or {}),
         }
+        if record.category == "transceiver":
+            entry.update(optics_facts_of(entry))
         facts.parts[record.slug] = entry
         if record.category in ("switch", "server"):
             facts.devices[record.slug] = device_from_spec(
