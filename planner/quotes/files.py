@@ -32,6 +32,7 @@ from openpyxl.styles import Font
 
 from inventory.library.cells import safe_cell
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
+from planner.presentation import NETWORK_LABELS
 
 __all__ = ["PdfFonts", "pdf_fonts", "quote_pdf", "quote_xlsx"]
 
@@ -135,10 +136,16 @@ def _texts(quote, priced):
 _TOTALS_WIDTHS = (62, 45, 100)
 
 
+def network_label(network: str) -> str:
+    """``compute`` -> "Compute", ``oob`` -> "Out-of-band management"."""
+    return NETWORK_LABELS.get(network, network.capitalize())
+
+
 def _totals_rows(priced, currency: str) -> list[tuple[str, str, str, str]]:
     """(style, label, amount, note) per row of the totals block."""
     rows = []
-    for category in priced.categories:
+    networks = [(f"{network_label(n.category)} network", n) for n in priced.networks]
+    for label, category in [(c.category, c) for c in priced.categories] + networks:
         priced_lines = category.lines - category.unpriced_lines
         if not priced_lines:
             note = "unpriced"
@@ -147,7 +154,7 @@ def _totals_rows(priced, currency: str) -> list[tuple[str, str, str, str]]:
         else:
             note = ""
         amount = _amount(category.sell, currency, priced=bool(priced_lines))
-        rows.append(("", category.category, amount, note))
+        rows.append(("", label, amount, note))
     any_priced = any(line.priced for line in priced.lines)
     label = "Total" if priced.complete else "Total of priced lines"
     note = "" if priced.complete else priced.status
@@ -365,6 +372,11 @@ def quote_xlsx(document) -> bytes:
             f"incomplete: {category.unpriced_lines} unpriced" if category.unpriced_lines else ""
         )
         _append(sheet, [f"Subtotal {category.category}", *[None] * 13, category.sell, status])
+        sheet.cell(row=sheet.max_row, column=15).number_format = MONEY_FORMAT
+    for network in priced.networks:
+        status = f"incomplete: {network.unpriced_lines} unpriced" if network.unpriced_lines else ""
+        label = f"Subtotal {network_label(network.category)} network"
+        _append(sheet, [label, *[None] * 13, network.sell, status])
         sheet.cell(row=sheet.max_row, column=15).number_format = MONEY_FORMAT
     _append(
         sheet, ["Total", *[None] * 11, priced.cost_total, None, priced.sell_total, priced.status]

@@ -28,6 +28,7 @@ from planner import presentation
 from planner.designs import selectors
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
 from planner.quotes import services as quotes
+from planner.quotes.files import network_label
 from planner.quotes.models import (
     QUOTE_CATEGORIES,
     QUOTE_PRICE_CONDITIONS,
@@ -264,9 +265,19 @@ def quote_detail(request, pk, quote_pk):
             }
             for c in document.priced.categories
         ]
+        networks = [
+            {
+                "total": c,
+                "label": network_label(c.category),
+                "sell": presentation.money_text(c.sell),
+                "cost": presentation.money_text(c.cost),
+            }
+            for c in document.priced.networks
+        ]
     else:
         rows = [{"line": line, "priced": False} for line in document.bom.lines]
         categories = []
+        networks = []
     context = {
         "design": design,
         "quote": quote,
@@ -274,6 +285,7 @@ def quote_detail(request, pk, quote_pk):
         "priced": document.priced,
         "rows": rows,
         "categories": categories,
+        "networks": networks,
         "totals": {
             "sell": presentation.money_text(document.priced.sell_total),
             "cost": presentation.money_text(document.priced.cost_total),

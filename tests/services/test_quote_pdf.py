@@ -169,3 +169,36 @@ def test_totals_block_never_splits_across_pages(document):
         assert all(c.category in texts[heading] for c in priced.categories)
         first_pages.add(heading)
     assert first_pages == {0, 1}  # the block fitted on page 1, then moved whole to page 2
+
+
+def test_a_cluster_quote_has_a_subtotal_per_network_in_page_pdf_and_xlsx(
+    seed_catalog, user, client, prices_visible
+):
+    """Issue 18: the quote of a design with storage, in-band and OOB networks subtotals each
+    network (the compute fabric's tiers together) on its page, in the PDF's totals block and
+    in the XLSX; the subtotals add up to the total."""
+    from openpyxl import load_workbook
+
+    from planner.domain.presets import EXAMPLES_DIR
+    from planner.domain.spec import load_spec_text
+    from planner.quotes.files import quote_xlsx
+
+    spec = load_spec_text((EXAMPLES_DIR / "h100-superpod-4su-cluster.yaml").read_text())
+    design = design_create(owner=user, spec_document=spec)
+    book = PriceBook.objects.create(slug="cluster-book", name="Cluster book", currency="USD")
+    price_book_import_csv(book=book, text=PRICES_CSV)
+    quote = quote_create(design=design, actor=user, customer="ACME", price_book=book)
+    document = quote_price(quote)
+    networks = {n.category: n for n in document.priced.networks}
+    assert list(networks) == ["compute", "storage", "inband", "oob", "management"]
+    assert sum(n.sell for n in networks.values()) == document.priced.sell_total
+    assert networks["storage"].sell > 0  # 16 QM9700 at the test price
+    text = _squeeze(_text(_reader(quote_pdf(document))))
+    for label in ("Computenetwork", "Storagenetwork", "Out-of-bandmanagementnetwork"):
+        assert label in text
+    sheet = load_workbook(io.BytesIO(quote_xlsx(document))).active
+    labels = [row[0] for row in sheet.iter_rows(values_only=True) if row and row[0]]
+    assert "Subtotal In-band management network" in labels
+    client.force_login(user)
+    page = client.get(quote.get_absolute_url()).content.decode()
+    assert 'data-testid="quote-networks"' in page and "Out-of-band management" in page

@@ -231,3 +231,40 @@ def test_bom_diff_without_prices_or_power():
         bom_diff(bom(SWITCH), bom(OPTIC), prices={})  # prices need their currency
     with pytest.raises(CurrencyMismatchError):
         bom_diff(bom(), bom(SWITCH), prices={("SW", None): usd("SW", "1")}, currency="EUR")
+
+
+def test_subtotals_per_network_when_the_bill_has_other_networks():
+    """Issue 18: a quote of a cluster gives a subtotal per network (the compute fabric's tiers
+    together, each other network its own), adding up to the totals; a compute-only bill has
+    none."""
+    storage_switch = line("QM", "switch", 2, tier="storage")
+    oob_cable = line("CAT5E", "cable", 30, length_m=3.0, tier="oob")
+    unpriced = line("PDU", "server", 6, tier="management")
+    prices = {
+        ("SW", None): usd("SW", "1000"),
+        ("AOC", 5.0): usd("AOC", "100", length_m=5.0),
+        ("QM", None): usd("QM", "20000"),
+        ("CAT5E", 3.0): usd("CAT5E", "4", length_m=3.0),
+    }
+    quote = price_quote(
+        bom(SWITCH, CABLE, storage_switch, oob_cable, unpriced),
+        prices,
+        QuoteTerms("USD", {}, margin_pct=0),
+    )
+    by_network = {n.category: n for n in quote.networks}
+    assert list(by_network) == ["compute", "storage", "oob", "management"]
+    assert by_network["compute"].sell == Decimal(4 * 1000 + 3 * 100)
+    assert by_network["storage"].sell == Decimal(2 * 20000)
+    assert by_network["oob"].quantity == 30 and by_network["oob"].sell == Decimal(120)
+    assert by_network["management"].unpriced_lines == 1 and by_network["management"].sell == 0
+    assert sum(n.sell for n in quote.networks) == quote.sell_total
+    assert quote.as_dict()["networks"][1] == {
+        "network": "storage",
+        "lines": 1,
+        "unpriced_lines": 0,
+        "quantity": 2,
+        "cost": "40000.00",
+        "sell": "40000.00",
+    }
+    plain = price_quote(bom(SWITCH, CABLE), prices, QuoteTerms("USD", {}, margin_pct=0))
+    assert plain.networks == () and plain.as_dict()["networks"] == []

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from planner.domain.outputs.bom import CATEGORIES, BillOfMaterials, BomLine
+from planner.domain.outputs.bom import CATEGORIES, NETWORK_TIERS, BillOfMaterials, BomLine
 
 __all__ = [
     "bom_cost",
@@ -305,6 +305,9 @@ class PricedQuote:
     sell_total: Decimal
     unpriced_lines: int
     unpriced_parts: tuple[str, ...]  # distinct part slugs (with length when ordered by length)
+    # subtotals per network of the cluster (``compute`` and the BOM's network tiers), only
+    # when the bill has a network beside the compute fabric; ``category`` holds the network
+    networks: tuple[CategoryTotal, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -376,6 +379,17 @@ class PricedQuote:
                     "sell": money(c.sell),
                 }
                 for c in self.categories
+            ],
+            "networks": [
+                {
+                    "network": c.category,
+                    "lines": c.lines,
+                    "unpriced_lines": c.unpriced_lines,
+                    "quantity": c.quantity,
+                    "cost": money(c.cost),
+                    "sell": money(c.sell),
+                }
+                for c in self.networks
             ],
             "totals": {
                 "cost": money(self.cost_total),
@@ -475,22 +489,29 @@ def price_quote(
                 extended_sell=unit_sell * line.quantity,
             )
         )
+
+    def subtotal(name: str, group: list[PricedLine]) -> CategoryTotal:
+        priced = [p for p in group if p.priced]
+        return CategoryTotal(
+            category=name,
+            lines=len(group),
+            unpriced_lines=len(group) - len(priced),
+            quantity=sum(p.line.quantity for p in group),
+            cost=sum((p.extended_cost for p in priced), Decimal("0.00")),
+            sell=sum((p.extended_sell for p in priced), Decimal("0.00")),
+        )
+
     categories = []
     for category in CATEGORIES:
         in_category = [p for p in lines if p.line.category == category]
-        if not in_category:
-            continue
-        priced = [p for p in in_category if p.priced]
-        categories.append(
-            CategoryTotal(
-                category=category,
-                lines=len(in_category),
-                unpriced_lines=len(in_category) - len(priced),
-                quantity=sum(p.line.quantity for p in in_category),
-                cost=sum((p.extended_cost for p in priced), Decimal("0.00")),
-                sell=sum((p.extended_sell for p in priced), Decimal("0.00")),
-            )
-        )
+        if in_category:
+            categories.append(subtotal(category, in_category))
+    networks = []
+    if any(p.line.tier in NETWORK_TIERS for p in lines):
+        for network in ("compute", *NETWORK_TIERS):
+            group = [p for p in lines if network_of(p.line.tier) == network]
+            if group:
+                networks.append(subtotal(network, group))
     priced_lines = [p for p in lines if p.priced]
     return PricedQuote(
         currency=currency,
@@ -502,7 +523,18 @@ def price_quote(
         sell_total=sum((p.extended_sell for p in priced_lines), Decimal("0.00")),
         unpriced_lines=len(lines) - len(priced_lines),
         unpriced_parts=tuple(_part_label(key) for key in unpriced),
+        networks=tuple(networks),
     )
+
+
+def network_of(tier: str) -> str:
+    """The cluster network a bill-of-materials tier belongs to: a network tier (storage,
+    converged, inband, oob, management) is its own, every other tier is the compute fabric.
+
+    >>> network_of("leaf-spine"), network_of("oob")
+    ('compute', 'oob')
+    """
+    return tier if tier in NETWORK_TIERS else "compute"
 
 
 # --- Revision diff ------------------------------------------------------------------------------
