@@ -149,6 +149,9 @@ class DesignSpec:
     networks: dict = field(default_factory=dict)
     # Per tier, as written (absent: point-to-point); see TierCabling.
     cabling: dict[str, TierCabling] = field(default_factory=dict)
+    # Optical budget: a link whose worst-case margin is under this many dB is warned about
+    # (planner.domain.physical.budget; issue 19 default 1 dB).
+    optical_margin_min_db: float = 1.0
 
     def cabling_of(self, tier: str) -> TierCabling:
         """The cabling of ``tier`` (point-to-point when the spec does not say)."""
@@ -181,6 +184,8 @@ class DesignSpec:
             doc["grow_to"] = dict(self.grow_to)
         if self.min_spines != 2:  # the default is left out, as in specs written before it
             doc["min_spines"] = self.min_spines
+        if self.optical_margin_min_db != 1.0:  # likewise
+            doc["optical_margin_min_db"] = self.optical_margin_min_db
         doc.update(
             planes=self.planes,
             tiers=self.tiers,
@@ -442,6 +447,7 @@ def parse_spec(document: dict | str) -> DesignSpec:
         description=document.get("description", ""),
         networks=copy.deepcopy(document.get("networks") or {}),
         cabling=cabling,
+        optical_margin_min_db=document.get("optical_margin_min_db", 1.0),
     )
 
 
