@@ -56,6 +56,18 @@ TOPOLOGIES = [
     ("1:4", "1:4 breakout"),
     ("1:8", "1:8 breakout"),
 ]
+#: A passive fiber's topology: the cable topologies, plus the structured-cabling parts
+#: (:mod:`planner.domain.physical.structured`): an MPO trunk between two patch panels, the
+#: panel housing itself, an MPO-to-LC cassette and an MPO-to-LC breakout harness. They are
+#: fibers of the catalog (priced and counted like them) that media selection never picks
+#: for a link (it takes straight and 1:2 fibers only).
+FIBER_TOPOLOGIES = [
+    *TOPOLOGIES,
+    ("trunk", "MPO trunk (panel to panel)"),
+    ("panel", "Patch panel (housing)"),
+    ("cassette", "MPO-to-LC cassette"),
+    ("harness", "MPO-to-LC breakout harness"),
+]
 AIRFLOWS = [
     ("front-to-rear", "Front to rear"),
     ("rear-to-front", "Rear to front"),

@@ -445,7 +445,7 @@ class FiberCable(CatalogPart):
         max_length=8, blank=True, choices=[("mmf", "Multimode"), ("smf", "Single-mode")]
     )
     fiber_grade = _choice(vocab.FIBER_GRADES)
-    topology = _choice(vocab.TOPOLOGIES)
+    topology = _choice(vocab.FIBER_TOPOLOGIES)
     connector_a = _choice(vocab.CONNECTORS)
     connector_b = _choice(vocab.CONNECTORS)
     fiber_count = models.PositiveSmallIntegerField(null=True, blank=True)

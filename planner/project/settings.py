@@ -263,6 +263,7 @@ SPECTACULAR_SETTINGS = {
         "ConnectorEnum": "inventory.library.vocab.CONNECTORS",
         "CoolingEnum": "inventory.library.vocab.COOLING",
         "TopologyEnum": "inventory.library.vocab.TOPOLOGIES",
+        "FiberTopologyEnum": "inventory.library.vocab.FIBER_TOPOLOGIES",
         "ServerKindEnum": "inventory.library.vocab.SERVER_KINDS",
         "PriceBookKindEnum": "inventory.models.prices.PriceBook.KIND_CHOICES",
         "JobKindEnum": "simulation.models.JobKindChoices",
