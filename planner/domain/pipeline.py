@@ -25,7 +25,8 @@ def build_fabric(
 
     A spec with a ``networks`` block also gets its other networks (storage, in-band, OOB,
     converged; :func:`planner.domain.networks.cluster_networks`), sized from the laid-out
-    fabric and stored as ``fabric.info["networks"]``.
+    fabric and stored as ``fabric.info["networks"]``; the links sized without a part get
+    their media by length (:mod:`planner.domain.networks.media`).
 
     ``on_progress(done, total)`` is called after each of the three steps; ``price_of(slug)``
     is a unit price in one currency, or None for an unpriced part.
@@ -49,8 +50,16 @@ def build_fabric(
     assign_media(fabric, spec, facts, price_of=price_of)
     if spec.networks:
         from planner.domain.networks import cluster_networks
+        from planner.domain.networks.media import choose_network_media, needs_media
 
-        fabric.info["networks"] = cluster_networks(spec, fabric, facts).as_dict()
+        cluster = cluster_networks(spec, fabric, facts)
+        fabric.info["networks"] = cluster.as_dict()
+        if needs_media(cluster):  # media by length: their links' runs are needed
+            from planner.domain.networks.elements import cluster_elements
+
+            elements = cluster_elements(fabric, facts)
+            cluster = choose_network_media(cluster, elements, facts, price_of=price_of)
+            fabric.info["networks"] = cluster.as_dict()
     progress(3)
     return fabric
 

@@ -434,9 +434,13 @@ class LinkGroup:
     cables: int
     cable: PartRef | None = None
     note: str = ""
+    # Media chosen by length (planner.domain.networks.media): per part combination used,
+    # its counts; and per pair of end models, the ranked options the choice reapplies.
+    media: tuple[dict, ...] = ()
+    media_options: tuple[dict, ...] = ()
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "name": self.name,
             "a": self.a,
             "b": self.b,
@@ -447,6 +451,21 @@ class LinkGroup:
             "cable": self.cable.as_dict() if self.cable else None,
             "note": self.note,
         }
+        if self.media or self.media_options:
+            out["media"] = [dict(use) for use in self.media]
+            out["media_options"] = [dict(option) for option in self.media_options]
+        return out
+
+    def cable_counts(self) -> list[tuple[str, str, int]]:
+        """``(part label, kind, cables)``: per chosen medium, then what is left unchosen."""
+        if not self.media:
+            label = self.cable.label if self.cable else self.cable_kind
+            return [(label, self.cable_kind, self.cables)]
+        out = [(use["cable"]["part"], use["cable_kind"], int(use["cables"])) for use in self.media]
+        left = self.cables - sum(n for _, _, n in out)
+        if left > 0:
+            out.append(("not chosen", "not chosen", left))
+        return out
 
 
 @dataclass(frozen=True)
@@ -497,9 +516,9 @@ class NetworkPlan:
         cables: dict[str, int] = {}
         by_kind: dict[str, int] = {}
         for group in self.link_groups:
-            label = group.cable.label if group.cable else group.cable_kind
-            cables[label] = cables.get(label, 0) + group.cables
-            by_kind[group.cable_kind] = by_kind.get(group.cable_kind, 0) + group.cables
+            for label, kind, count in group.cable_counts():
+                cables[label] = cables.get(label, 0) + count
+                by_kind[kind] = by_kind.get(kind, 0) + count
         transceivers: dict[str, int] = {}
         by_side: dict[str, dict[str, int]] = {}
         for count in self.parts:

@@ -73,6 +73,12 @@ Run lengths
     run_lengths_m`); links to endpoints outside the plan (storage arrays, NFS, the
     customer's core) keep None.
 
+Media
+    Links whose group was sized without a part get the media chosen for them by length when
+    the design was built (:func:`planner.domain.networks.media.apply_network_media`, from the
+    options kept with the link group): ``cable_part``, ``cable_kind`` and, for optics, a
+    transceiver per end.
+
 Nothing here imports Django.
 """
 
@@ -88,6 +94,7 @@ from planner.domain.fabric import SWITCH_ROLES, Fabric, FabricError
 from planner.domain.networks.common import ceil_div, spread, switch_ports
 from planner.domain.networks.lengths import RackPlace, management_rack_places, with_run_lengths
 from planner.domain.networks.management import RA_PARTS
+from planner.domain.networks.media import CHOSEN_PER, apply_network_media
 from planner.domain.networks.oob import rack_groups
 
 #: Networks in build order, as :attr:`NetworkDevice.network` and :attr:`NetworkLink.network`.
@@ -320,10 +327,11 @@ def _endpoint(b: _Builder, base: str, role: str, network: str) -> str:
 
 
 def _side_parts(plan: dict) -> dict[str, str]:
-    """Transceiver label per side (``switch``, ``node``, ``ufm``)."""
+    """Transceiver label per side (``switch``, ``node``, ``ufm``) of the reference's printed
+    parts (those chosen by length are set per link, :func:`apply_network_media`)."""
     out: dict[str, str] = {}
     for part in plan.get("parts") or []:
-        if part.get("category") == "transceiver":
+        if part.get("category") == "transceiver" and part.get("counted_per") != CHOSEN_PER:
             out.setdefault(part["side"], part["part"])
     return out
 
@@ -1071,9 +1079,11 @@ def cluster_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
     order = {name: i for i, name in enumerate(("compute", *ELEMENT_NETWORKS))}
     devices = sorted(b.devices.values(), key=lambda d: order.get(d.network, len(order)))
     places = management_rack_places(fabric.info, fabric.racks, management_racks)
+    links = with_run_lengths(fabric, b.devices, b.links, places)
+    links = apply_network_media(links, networks, b.devices, facts)
     return ClusterElements(
         devices=tuple(devices),
-        links=tuple(with_run_lengths(fabric, b.devices, b.links, places)),
+        links=tuple(links),
         racks=tuple(management_racks),
         notes=tuple(b.notes),
         rack_places=places,

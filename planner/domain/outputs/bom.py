@@ -391,6 +391,19 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
             why = f"{group['count']} {group['role']}"
             add("switch", canonical(group["model"]), group["count"], why)
         for group in network.get("link_groups") or []:
+            if group.get("media"):  # chosen by length: a line per cable part
+                for use in group["media"]:
+                    cable = use["cable"]
+                    category = cable.get("category") or "cable"
+                    category = category if category in CATEGORIES else "cable"
+                    part = canonical(cable["part"]) if cable["in_catalog"] else cable["part"]
+                    add(category, part, int(use["cables"]), f"{group['name']} {use['cables']}")
+                left = int(group.get("cables") or 0) - sum(int(u["cables"]) for u in group["media"])
+                if left > 0:
+                    notes.append(
+                        f"{tier}: {left} {group['name']} cable(s): parts not chosen, not listed"
+                    )
+                continue
             cable = group.get("cable")
             if not cable or not group.get("cables"):
                 if group.get("cables"):
