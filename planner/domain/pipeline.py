@@ -48,6 +48,8 @@ def build_fabric(
     assign_layout(fabric, spec, facts)
     progress(2)
     assign_media(fabric, spec, facts, price_of=price_of)
+    if spec.structured:
+        _structured(fabric, spec, facts)
     if spec.networks:
         from planner.domain.networks import cluster_networks
         from planner.domain.networks.media import choose_network_media, needs_media
@@ -62,6 +64,24 @@ def build_fabric(
             fabric.info["networks"] = cluster.as_dict()
     progress(3)
     return fabric
+
+
+def _structured(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None:
+    """A spec that cables some tier through patch panels: keep its ``cabling`` block, what the
+    plan reads of the parts, and the plan's counts in ``fabric.info``
+    (:mod:`planner.domain.physical.structured`)."""
+    from planner.domain.physical.structured import part_summary, plan_structured
+
+    cabling = {tier: choice.as_spec() for tier, choice in spec.cabling.items()}
+    fabric.info["cabling"] = cabling
+    fabric.info["structured"] = {"parts": part_summary(fabric, facts)}
+    plan = plan_structured(fabric, cabling, facts)
+    fabric.info["structured"].update(
+        links=int(plan.structured.sum()),
+        panels=len(plan.panels),
+        trunks=len(plan.trunks),
+        notes=plan.notes,
+    )
 
 
 __all__ = ["build_fabric"]
