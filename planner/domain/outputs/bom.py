@@ -209,8 +209,17 @@ def bill_of_materials(
         return str(record.get("slug") or slug) if record else slug
 
     _count_devices(fabric, facts, counts, counted_per, notes, canonical)
+    plan = None
+    if fabric.link_a_part is not None and (fabric.info or {}).get("cabling"):
+        from planner.domain.physical.structured import plan_structured
+
+        plan = plan_structured(fabric, fabric.info["cabling"], facts)
+        if not plan.structured.any():
+            plan = None
     if fabric.link_a_part is not None:
-        _count_media(fabric, facts, counts, canonical)
+        _count_media(fabric, facts, counts, canonical, plan)
+    if plan is not None:
+        _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical)
     _count_racks(fabric, facts, counts, notes, canonical)
     described = _count_networks(fabric, counts, counted_per, notes, canonical)
 
@@ -327,7 +336,7 @@ def _length_key(value: float) -> float | None:
     return float(f"{value:g}") if math.isfinite(value) else None
 
 
-def _count_media(fabric, facts, counts, canonical) -> None:
+def _count_media(fabric, facts, counts, canonical, plan=None) -> None:
     parts = fabric.parts
     tiers = fabric.link_tier
     for part_col, module_col in (
@@ -339,6 +348,8 @@ def _count_media(fabric, facts, counts, canonical) -> None:
         for (part, tier), count in pairs.items():
             counts[("transceiver", TIER_NAMES[tier], canonical(parts[part]), None)] += count
     first = first_link_of_units(fabric.link_cable, fabric.link_cable_part)
+    if plan is not None:  # structured links: their cords are counted with the panels
+        first = first[~plan.structured[first]]
     if not first.size:
         return
     lengths = ordered_cable_length_m(fabric)
@@ -360,6 +371,119 @@ def _count_media(fabric, facts, counts, canonical) -> None:
         record = facts.parts.get(slug) or {}
         category = "fiber" if record.get("category") == "fiber" else "cable"
         counts[(category, TIER_NAMES[tier], canonical(slug), length_m)] += count
+
+
+def _ordered(record: Mapping, run_m: np.ndarray) -> list[float | None]:
+    """Ordered lengths of runs: the shortest listed length that covers it, else the policy."""
+    listed = sorted(float(v) for v in record.get("lengths_m") or () if isinstance(v, int | float))
+    out = []
+    for value in policy_length_m(np.asarray(run_m, dtype=np.float64)).tolist():
+        if listed:
+            value = next((v for v in listed if v >= value - 1e-6), listed[-1])
+        out.append(_length_key(value))
+    return out
+
+
+def _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical) -> None:
+    """Patch cords (two per structured link, the link's fiber part at each cord's length),
+    trunks by size and length, panels, adapter plates, cassettes and harnesses
+    (:mod:`planner.domain.physical.structured`)."""
+    from planner.domain.physical.structured import (
+        ADAPTERS_PER_PLATE,
+        LC_PER_CASSETTE,
+        PANEL_PART,
+    )
+
+    links = np.flatnonzero(plan.structured)
+    tiers = fabric.link_tier[links]
+    cords = fabric.link_cable_part[links]
+    for side in ("a", "b"):
+        lengths = getattr(plan, f"cord_{side}_m")[links]
+        for part in np.unique(cords).tolist():
+            slug = fabric.parts[part]
+            record = facts.parts.get(slug) or {}
+            mine = cords == part
+            for tier, length in zip(
+                tiers[mine].tolist(), _ordered(record, lengths[mine]), strict=True
+            ):
+                key = ("fiber", TIER_NAMES[tier], canonical(slug), length)
+                counts[key] += 1
+                counted_per[key] = "patch cord (two per link through patch panels)"
+    missing: set[str] = set()
+
+    def add(category, tier, slug, length, count, why):
+        if slug not in facts.parts:
+            missing.add(slug)
+        key = (category, tier, canonical(slug) if slug in facts.parts else slug, length)
+        counts[key] += count
+        counted_per[key] = why
+
+    for trunk in plan.trunks:
+        grade = "OS2" if trunk["fiber_type"] == "smf" else "OM4"
+        slug = f"TRUNK-{trunk['mpo'].upper()}-{trunk['polish'].upper()}-{grade}-{trunk['fibers']}F"
+        length = _length_key(float(policy_length_m(np.array([trunk["length_m"]]))[0]))
+        add("fiber", trunk["tier"], slug, length, 1, "trunk (panel to panel, made to length)")
+    ports = np.zeros(len(plan.panels), dtype=np.int64)
+    for side in ("a", "b"):
+        panel = getattr(plan, f"panel_{side}")[links]
+        np.maximum.at(ports, panel, getattr(plan, f"port_{side}")[links])
+    for index, panel in enumerate(plan.panels):
+        tier = panel["tier"]
+        add("fiber", tier, PANEL_PART, None, 1, "patch panel (1U, 4 module slots)")
+        used = int(ports[index])
+        if panel["kind"] == "cassette":
+            grade = "OS2" if _panel_smf(fabric, plan, index) else "OM4"
+            add(
+                "fiber",
+                tier,
+                f"CASSETTE-MPO12-APC-6LC-{grade}",
+                None,
+                -(-used // LC_PER_CASSETTE),
+                "cassette (one per MPO-12 leg, 6 duplex LC)",
+            )
+        else:
+            add(
+                "fiber",
+                tier,
+                f"PLATE-{panel['mpo'].upper()}-APC-6",
+                None,
+                -(-used // ADAPTERS_PER_PLATE),
+                "adapter plate (6 MPO adapters)",
+            )
+    harness = plan.lc & ~plan.cassette
+    if harness.any():
+        legs = {}
+        for link in np.flatnonzero(harness).tolist():
+            legs.setdefault(
+                (int(fabric.link_tier[link]), int(plan.trunk[link]), int(plan.trunk_leg[link])),
+                link,
+            )
+        for (tier, _, _), link in legs.items():
+            grade = "OS2" if _link_smf(fabric, facts, link) else "OM4"
+            add(
+                "fiber",
+                TIER_NAMES[tier],
+                f"HARNESS-MPO12-APC-6LC-{grade}",
+                None,
+                2,
+                "breakout harness (one per MPO-12 leg at each end)",
+            )
+    for slug in sorted(missing):
+        notes.append(f"{slug}: structured-cabling part not in the catalog, listed by its name")
+
+
+def _link_smf(fabric, facts, link: int) -> bool:
+    slug = fabric.parts[int(fabric.link_cable_part[link])]
+    return (facts.parts.get(slug) or {}).get("fiber_type") == "smf"
+
+
+def _panel_smf(fabric, plan, index: int) -> bool:
+    for side in ("a", "b"):
+        hits = np.flatnonzero(getattr(plan, f"panel_{side}") == index)
+        if hits.size:
+            trunk = plan.trunks[int(plan.trunk[hits[0]])]
+            return trunk["fiber_type"] == "smf"
+    return False
 
 
 def _count_racks(fabric, facts, counts, notes, canonical) -> None:
