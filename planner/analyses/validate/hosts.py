@@ -1,9 +1,10 @@
 """Host rules: protocols (rule 17), NIC limits (18), LPO hosts (25) and host FEC (26).
 
-Two facts have no field in the seed schema and are read only if a catalog record states them:
-``lpo_validated`` (bool; on the switch, server or compute-NIC record, rule 25) and
-``fec_modes`` (list; same records, rule 26). Without them an LPO module is a warning and a
-100G/lane optic's host FEC an info.
+Host facts come from the catalog's switch, server or compute-NIC records: ``lpo_validated``
+(bool, rule 25) and ``fec_modes`` (list, rule 26); module facts from the transceiver records:
+``dsp`` (linear/lro), ``host_serdes_note`` and ``fec`` (host-kp4 / host-rs544 / in-module).
+Where they are stated a conflict is an error; where they are not, an LPO module is a warning
+and a 100G/lane optic's host FEC an info.
 """
 
 from __future__ import annotations
@@ -63,18 +64,26 @@ def nic_limits(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
     media=("optics",),
 )
 def lpo_hosts(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
-    """Rule 25: a linear (LPO) or linear-receive (LRO) module needs a host validated for it."""
+    """Rule 25: a linear (LPO) or linear-receive (LRO) module needs a host validated for it.
+
+    An error where the host's catalog record says its ports are not validated for LPO
+    (``lpo_validated: false``); a warning where it says nothing. The module's
+    ``host_serdes_note`` (what it needs from the host SerDes) is quoted when the catalog has it.
+    """
     for slug, part, end in ((g.a_slug, g.a_part, g.a), (g.b_slug, g.b_part, g.b)):
         dsp = (part or {}).get("dsp")
         if dsp not in ("linear", "lro"):
             continue
         kind = "linear (LPO)" if dsp == "linear" else "linear-receive (LRO)"
+        needs = (part or {}).get("host_serdes_note") or (
+            "the host must supply DSP SerDes and RS(544,514) FEC"
+        )
         stated = end.stated("lpo_validated")
         if stated is False:
             yield Finding(
                 "lpo-host-unsupported",
                 f"{slug} is a {kind} module; {end.slug} ports are not validated for LPO "
-                "(rule 25: the host must supply DSP SerDes and RS(544,514) FEC)",
+                f"(rule 25: {needs})",
                 suggest_modules(ctx, g, end, g.other_part(end)),
             )
         elif stated is None:
@@ -84,6 +93,28 @@ def lpo_hosts(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
             )
 
 
+#: Module ``fec`` values whose FEC the host runs: both are RS(544,514), "KP4".
+HOST_FEC = ("host-kp4", "host-rs544")
+
+
+def _kp4(mode: str) -> bool:
+    """Whether a host FEC mode as a catalog states it is RS(544,514) ("KP4").
+
+    Examples
+    --------
+    >>> _kp4("RS(544,514)"), _kp4("KP4"), _kp4("RS(528,514)")
+    (True, True, False)
+    """
+    text = "".join(ch for ch in str(mode).lower() if ch.isalnum())
+    return "544514" in text or text in ("kp4", "kp4fec", "rs544")
+
+
+def _host_modes(end) -> list | None:
+    """The FEC modes a host states (None: not stated; an empty list states nothing)."""
+    modes = end.stated("fec_modes")
+    return list(modes) if modes else None
+
+
 @register(
     stage="group",
     order=280,
@@ -91,14 +122,40 @@ def lpo_hosts(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
     media=("optics",),
 )
 def host_fec(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
-    """Rule 26: 100G/lane PAM4 optics need the same RS-FEC mode on both hosts."""
+    """Rule 26: both ends of a link run one FEC.
+
+    Errors where the facts are known: the two modules state different FEC (one in-module,
+    the other the host's RS(544,514)); a module needing the host's RS(544,514) in a host whose
+    stated FEC modes lack it; two hosts stating FEC modes with none in common. Otherwise a
+    100G/lane PAM4 optic's host FEC is a warning (one host states it) or an info (neither).
+    """
+    fec_a, fec_b = (g.a_part or {}).get("fec") or None, (g.b_part or {}).get("fec") or None
+    if fec_a and fec_b and (fec_a in HOST_FEC) != (fec_b in HOST_FEC):
+        yield Finding(
+            "host-fec-mismatch",
+            f"{g.a_slug} uses {fec_a} FEC, {g.b_slug} {fec_b}: both ends of a link must run "
+            "the same FEC (rule 26)",
+            "use modules with the same FEC at both ends",
+        )
+        return
+    fa, fb = _host_modes(g.a), _host_modes(g.b)
+    for slug, fec, end, modes in ((g.a_slug, fec_a, g.a, fa), (g.b_slug, fec_b, g.b, fb)):
+        if fec in HOST_FEC and modes is not None and not any(_kp4(m) for m in modes):
+            yield Finding(
+                "host-fec-mismatch",
+                f"{slug} needs the host's RS(544,514) FEC; {end.slug} runs {sorted(modes)} "
+                "(rule 26)",
+                suggest_modules(ctx, g, end, g.other_part(end)),
+            )
+            return
+    if fec_a == "in-module" and fec_b == "in-module":
+        return  # the modules run their own FEC: the hosts' modes do not meet on the fibre
     for slug, part in ((g.b_slug, g.b_part), (g.a_slug, g.a_part)):
         if part is None:
             continue
         lane = num(part.get("lane_rate_gbps"))
         if lane is None or lane < 100 or part.get("modulation") not in (None, "PAM4"):
             continue
-        fa, fb = g.a.stated("fec_modes"), g.b.stated("fec_modes")
         if fa is not None and fb is not None:
             if not set(fa) & set(fb):
                 yield Finding(
