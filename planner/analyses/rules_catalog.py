@@ -138,6 +138,10 @@ RULES: dict[str, RuleInfo] = _rules(
     ("network-dangling-link", "fabric", "error", "network", "network link to no device"),
     ("network-port-used-twice", "fabric", "error", "network", "network port used twice"),
     ("storage-read-short", "fabric", "warning", "fabric", "storage reads slower than asked"),
+    # structured cabling (planner.analyses.validate.cabling; issue 19)
+    ("cabling-polarity", "fabric", "error", "fabric", "polarity reversed end to end"),
+    ("cabling-connector-mismatch", "fabric", "error", "fabric", "MPO-12 and MPO-16 mixed"),
+    ("cabling-polish-mismatch", "fabric", "error", "fabric", "APC and UPC in one channel"),
 )
 
 

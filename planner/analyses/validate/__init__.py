@@ -25,6 +25,7 @@ The package, one module per rule family; each registers its checks in :mod:`.reg
 ``speeds``        breakouts and module speeds (21), host speeds and lanes (22), XDR (15)
 ``hosts``         protocols (17), NIC limits (18), LPO hosts (25), host FEC (26)
 ``reach``         reach (11, 12, 16), cables shorter than their run
+``cabling``       structured cabling: polarity, MPO format and polish end to end
 ``cables``        cable heads and legs (21), links per cable
 ``modules``       one part per module, twin-port fibers (8)
 ``power``         power known (20), power totals
@@ -42,6 +43,7 @@ Core: :mod:`.report` (problems, collector), :mod:`.context` (link groups, shared
 from planner.analyses.validate import (  # noqa: F401  (each registers its checks)
     balance,
     cables,
+    cabling,
     cages,
     hosts,
     media,

@@ -1,0 +1,163 @@
+"""Structured cabling (issue 19 items 2 and 4): panels, trunks, cords, channels, polarity and
+BOM lines on the DGX H100 SuperPOD 1 SU example with patch-panel tiers."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from planner.analyses.validate import validate_fabric
+from planner.domain.fabric import TIER
+from planner.domain.layout import layout_distances, run_lengths_m
+from planner.domain.outputs.bom import bill_of_materials
+from planner.domain.physical.structured import (
+    PORTS_PER_PANEL,
+    plan_structured,
+    structured_channels,
+    trunk_sizes,
+)
+from planner.domain.pipeline import build_fabric
+from planner.domain.spec import SpecError, parse_spec
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "planner/domain/examples/h100-superpod-1su.yaml"
+
+
+def _fabric(facts, cabling):
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    doc["cabling"] = cabling
+    return build_fabric(parse_spec(doc), facts)
+
+
+@pytest.fixture(scope="module")
+def one_su(facts):
+    return _fabric(facts, {"server-leaf": "patch-panel", "leaf-spine": "patch-panel"})
+
+
+def test_counts_on_one_su(one_su, facts):
+    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    server_leaf = one_su.link_tier == TIER["server-leaf"]
+    # every node-leaf fiber (31 DGX x 8 ports) and leaf-spine fiber (256) goes through panels;
+    # the 4 UFM links have no fiber part and stay point to point
+    assert plan.structured[server_leaf].sum() == 31 * 8
+    assert plan.structured.sum() == 31 * 8 + 256
+    # each server rack's 32 links (4 DGX x 8) need 32 MPO legs: 144 + 144 + 144 (12+12+8)
+    rack_of = one_su.node_rack[one_su.link_a]
+    first_rack = plan.structured & server_leaf & (rack_of == rack_of[server_leaf][0])
+    trunks = np.unique(plan.trunk[first_rack])
+    assert [plan.trunks[t]["fibers"] for t in trunks] == trunk_sizes(32, "mpo12", "auto")
+    assert trunk_sizes(32, "mpo12", "auto") == [144, 144, 144]
+    # panels: ceil(ports / 24) per rack and tier, at the top units under the 2 U reserve
+    ports_at = {}
+    for link in np.flatnonzero(plan.structured):
+        for panel in (plan.panel_a[link], plan.panel_b[link]):
+            p = plan.panels[panel]
+            ports_at[(p["tier"], p["rack"])] = ports_at.get((p["tier"], p["rack"]), 0) + 1
+    per_site = {}
+    for p in plan.panels:
+        per_site[(p["tier"], p["rack"])] = per_site.get((p["tier"], p["rack"]), 0) + 1
+        assert p["ru"] <= 46
+    for site, ports in ports_at.items():
+        assert per_site[site] == -(-ports // PORTS_PER_PANEL), site
+    # two cords per link, both ports used once per panel
+    keys = set()
+    for link in np.flatnonzero(plan.structured):
+        for panel, port in (
+            (plan.panel_a[link], plan.port_a[link]),
+            (plan.panel_b[link], plan.port_b[link]),
+        ):
+            assert (panel, port) not in keys
+            keys.add((panel, port))
+
+
+def test_lengths_follow_the_run_rule(one_su, facts):
+    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    link = int(np.flatnonzero(plan.structured)[0])
+    node = int(one_su.link_a[link])
+    panel = plan.panels[plan.panel_a[link]]
+    layout = layout_distances(one_su.info["layout"])
+    expected = run_lengths_m(
+        layout,
+        row_a=[0],
+        position_a=[0],
+        units_a=[48],
+        ru_a=[one_su.node_ru[node]],
+        row_b=[0],
+        position_b=[0],
+        units_b=[48],
+        ru_b=[panel["ru"]],
+        same_rack=[True],
+    )[0]
+    assert panel["rack"] == one_su.racks[one_su.node_rack[node]]["name"]
+    assert plan.cord_a_m[link] == pytest.approx(expected)
+    channels = structured_channels(one_su, one_su.info["cabling"], facts)
+    assert channels.fiber_m[link] == pytest.approx(
+        plan.cord_a_m[link] + plan.trunk_m[link] + plan.cord_b_m[link]
+    )
+    assert channels.mated_pairs[link] == 2 and channels.mpo_pairs[link] == 2
+    kinds = [s.kind for s in channels.segments(link)]
+    assert kinds == ["patch cord", "panel", "trunk", "panel", "patch cord"]
+
+
+def test_point_to_point_is_unchanged(facts):
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    fabric = build_fabric(parse_spec(doc), facts)
+    assert "cabling" not in fabric.info
+    channels = structured_channels(fabric, None, facts)
+    assert not channels.mated_pairs.any()
+
+
+def test_bom_lines(one_su, facts):
+    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    bom = bill_of_materials(one_su, facts)
+    fibers = [line for line in bom.lines if line.category == "fiber"]
+    cords = sum(line.quantity for line in fibers if line.part == "MFP7E10-Nxxx")
+    assert cords == 2 * int(plan.structured.sum())
+    assert sum(line.quantity for line in fibers if line.part == "PANEL-1U-4SLOT") == len(
+        plan.panels
+    )
+    assert sum(line.quantity for line in fibers if line.part.startswith("TRUNK-")) == len(
+        plan.trunks
+    )
+    assert all(line.length_m for line in fibers if line.part.startswith("TRUNK-"))
+    assert not [n for n in bom.notes if "not in the catalog, listed" in n]
+
+
+def test_polarity_error_on_a_mismatched_spec(facts):
+    fabric = _fabric(facts, {"leaf-spine": {"type": "patch-panel", "polarity": "type-a"}})
+    report = validate_fabric(fabric, facts)
+    codes = {p.code: p for p in report.problems}
+    assert "cabling-polarity" in codes
+    problem = codes["cabling-polarity"]
+    assert problem.severity == "error" and problem.count == 256
+    assert all(i.startswith("link:") for i in problem.element_ids)
+
+
+def test_mpo_and_polish_mismatch(facts):
+    fabric = _fabric(
+        facts,
+        {
+            "server-leaf": {
+                "type": "patch-panel",
+                "mpo": "mpo16",
+                "trunk_fibers": 32,
+                "polish": "upc",
+            }
+        },
+    )
+    codes = {p.code for p in validate_fabric(fabric, facts).problems}
+    assert {"cabling-connector-mismatch", "cabling-polish-mismatch"} <= codes
+    clean = _fabric(facts, {"server-leaf": "patch-panel"})
+    assert not {p.code for p in validate_fabric(clean, facts).problems} & {
+        "cabling-polarity",
+        "cabling-connector-mismatch",
+        "cabling-polish-mismatch",
+    }
+
+
+def test_spec_refuses_a_trunk_its_mpo_cannot_make():
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    doc["cabling"] = {"leaf-spine": {"type": "patch-panel", "trunk_fibers": 16}}
+    with pytest.raises(SpecError) as caught:
+        parse_spec(doc)
+    assert caught.value.problems[0][0] == "cabling.leaf-spine.trunk_fibers"
