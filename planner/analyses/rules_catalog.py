@@ -142,6 +142,10 @@ RULES: dict[str, RuleInfo] = _rules(
     ("cabling-polarity", "fabric", "error", "fabric", "polarity reversed end to end"),
     ("cabling-connector-mismatch", "fabric", "error", "fabric", "MPO-12 and MPO-16 mixed"),
     ("cabling-polish-mismatch", "fabric", "error", "fabric", "APC and UPC in one channel"),
+    # optical loss budget (planner.analyses.validate.loss; issue 19)
+    ("optical-loss-exceeded", "budget", "error", "media", "worst-case loss over the limit"),
+    ("optical-margin-low", "budget", "warning", "media", "optical margin under threshold"),
+    ("optical-limit-unknown", "budget", "info", "media", "optical budget not computed"),
 )
 
 

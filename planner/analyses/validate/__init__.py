@@ -25,6 +25,7 @@ The package, one module per rule family; each registers its checks in :mod:`.reg
 ``speeds``        breakouts and module speeds (21), host speeds and lanes (22), XDR (15)
 ``hosts``         protocols (17), NIC limits (18), LPO hosts (25), host FEC (26)
 ``reach``         reach (11, 12, 16), cables shorter than their run
+``loss``          optical loss budget: worst-case channel loss against the PHY's limit
 ``cabling``       structured cabling: polarity, MPO format and polish end to end
 ``cables``        cable heads and legs (21), links per cable
 ``modules``       one part per module, twin-port fibers (8)
@@ -46,6 +47,7 @@ from planner.analyses.validate import (  # noqa: F401  (each registers its check
     cabling,
     cages,
     hosts,
+    loss,
     media,
     modules,
     networks,

@@ -23,11 +23,13 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, TIER_NAMES, Fabric, FabricError
+from planner.domain.media.budget import BudgetCheck
 from planner.domain.media.candidates import CABLE_KINDS, cable_candidates, optic_candidates
 from planner.domain.media.catalog import MediaCatalog, PriceOf
 from planner.domain.media.choice import choose_candidates, rank_candidates
 from planner.domain.media.groups import NODE_SHIFT, LinkGroup, describe_link
 from planner.domain.media.lengths import POLICY_TEXT, order_lengths
+from planner.domain.physical.optics_tables import tables_for
 from planner.domain.spec import DesignSpec, MediaChoice
 
 KIND_LABELS = {
@@ -85,7 +87,7 @@ def _refusal_field(tier: str, choice: MediaChoice) -> str:
     return f"media.{tier}"
 
 
-def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
+def _assign_group(fabric, group, choice, catalog, cols, info, named, budget) -> None:
     want_cables = choice.kind in CABLE_KINDS or choice.kind == "auto"
     want_optics = choice.kind in ("MMF", "SMF", "auto")
     if choice.kind == "parts":
@@ -101,6 +103,9 @@ def _assign_group(fabric, group, choice, catalog, cols, info, named) -> None:
     links = group.links
     lengths = fabric.link_length_m[links].astype(np.float64)
     label = KIND_LABELS.get(choice.kind, choice.kind)
+    if choice.kind != "parts":  # named parts are taken as named; validation judges them
+        candidates, budget_reason = budget.apply(candidates, group.tier)
+        reasons.append(budget_reason)
     if not candidates:
         first = int(links[0])
         why = "; ".join(r.rstrip(".") for r in reasons if r)
@@ -236,6 +241,10 @@ def assign_media(
     fabric.link_cable_length_m = fabric.link_length_m.copy()
     info = fabric.info
     info["media_warnings"] = []
+    info["optical_margin_min_db"] = spec.optical_margin_min_db
+    # Auto closes the optical budget with the connections the design's cabling puts on a run.
+    cabling = {tier: choice.as_spec() for tier, choice in spec.cabling.items()}
+    budget = BudgetCheck(facts, tables_for(facts), cabling)
     notes: list[str] = []
     is_manager = fabric.node_role[fabric.link_a] == ROLE["manager"]
     for tier_code, tier in enumerate(TIER_NAMES):
@@ -258,7 +267,7 @@ def assign_media(
             for value_index in range(values.size):
                 members = links[inverse == value_index]
                 group = LinkGroup(fabric, tier, members, facts)
-                _assign_group(fabric, group, choice, catalog, cols, info, named)
+                _assign_group(fabric, group, choice, catalog, cols, info, named, budget)
         _manager_links(
             fabric,
             np.flatnonzero(tier_mask & ~is_manager),

@@ -60,6 +60,7 @@ class Candidate:
     b_group: int  # links per cable, grouped at the b end
     sort_key: tuple = ()
     warnings: tuple[str, ...] = ()
+    limit_note: str = ""  # why the reach is shorter than rated (the optical budget)
 
     @property
     def label(self) -> str:

@@ -119,7 +119,9 @@ def choose_candidates(
             raise FabricError(
                 f"{group.describe(first, float(lengths[first]))}: no {label} reach "
                 f"{float(lengths[first]):g} m; the longest is "
-                f"{longest.reach_m:g} m ({longest.label}); {int(too_long.sum()) - 1} other "
+                f"{longest.reach_m:g} m ({longest.label}"
+                f"{'; ' + longest.limit_note if longest.limit_note else ''}); "
+                f"{int(too_long.sum()) - 1} other "
                 "link(s) are too long as well",
                 field=f"media.{group.tier}",
             )

@@ -4,8 +4,10 @@ Pure (no Django). Modules:
 
 - :mod:`.channels`: what lies between a link's two transceivers (:class:`Channels`: fibre
   length, mated connector pairs, of which MPO, splices), point to point
-  (:func:`point_to_point_channels`) or through the structured cabling a design asks for
-  (:func:`channels_for`);
+  (:func:`point_to_point_channels`);
+- :mod:`.structured`: patch panels, trunks and cassettes of a structured tier, and their
+  channels;
+- :mod:`.cabling`: the channels a design's cabling asks for (:func:`~.cabling.channels_for`);
 - :mod:`.optics_tables`: fibre attenuation, connector and splice losses and the IEEE/MSA
   channel insertion-loss limits per PHY, from the catalog or, until the catalog holds them,
   from one sourced fallback table;
@@ -13,11 +15,6 @@ Pure (no Django). Modules:
   limit (:func:`compute_budgets`), vectorized with NumPy.
 """
 
-from planner.domain.physical.channels import (
-    Channels,
-    Segment,
-    channels_for,
-    point_to_point_channels,
-)
+from planner.domain.physical.channels import Channels, Segment, point_to_point_channels
 
-__all__ = ["Channels", "Segment", "channels_for", "point_to_point_channels"]
+__all__ = ["Channels", "Segment", "point_to_point_channels"]

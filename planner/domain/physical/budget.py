@@ -35,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.domain.fabric import Fabric
-from planner.domain.physical.channels import Channels, channels_for
+from planner.domain.physical.cabling import channels_for
+from planner.domain.physical.channels import Channels
 from planner.domain.physical.optics_tables import (
     ASSUMED_GRADE,
     Tables,
@@ -67,7 +68,9 @@ class LinkTerms:
     limit_db : float
         Channel insertion-loss limit, dB; NaN when unknown (``why_unknown`` says why).
     limit_source : str
-        Where the limit comes from.
+        Where the limit comes from (the catalog, or the fallback row's source).
+    limit_grade : str
+        The figure's grade (``catalog``, ``primary``, ``secondary``, ``inferred``, ``estimate``).
     attenuation_db_per_km, mpo_pair_db, lc_pair_db, splice_db : tuple of float
         (typical, worst) figures.
     rated_with_patch_panels : int
@@ -82,6 +85,7 @@ class LinkTerms:
     grade_assumed: bool
     limit_db: float
     limit_source: str
+    limit_grade: str
     attenuation_db_per_km: tuple[float, float]
     mpo_pair_db: tuple[float, float]
     lc_pair_db: tuple[float, float]
@@ -144,12 +148,12 @@ def link_terms(a: dict, b: dict, fiber: dict, tables: Tables | None = None) -> L
         common = set.intersection(*listed) if all(listed) else set().union(*listed)
         grade = next(iter(common)) if len(common) == 1 else ASSUMED_GRADE.get(family or "")
         assumed = grade is not None
-    limits, phy, source, why = [], None, "", ""
+    limits, phy, source, figure, why = [], None, "", "", ""
     for part in (a, b):
         by_grade, where, figure_grade = channel_limits(part)
         value = by_grade.get(grade or "")
         if value is not None and (not limits or value < min(limits)):
-            phy, source = phy_of(part), f"{where} ({figure_grade})"
+            phy, source, figure = phy_of(part), where, figure_grade
         if value is not None:
             limits.append(value)
     if not limits:
@@ -170,6 +174,7 @@ def link_terms(a: dict, b: dict, fiber: dict, tables: Tables | None = None) -> L
         grade_assumed=assumed,
         limit_db=min(limits) if limits else math.nan,
         limit_source=source,
+        limit_grade=figure,
         attenuation_db_per_km=attenuation,
         mpo_pair_db=_pair(tables.connector_types["mpo"]["mated_pair_db"]),
         lc_pair_db=_pair(tables.connector_types["lc"]["mated_pair_db"]),
@@ -302,7 +307,7 @@ def compute_budgets(
     facts : CatalogFacts
         The catalog the fabric was built from (``facts.parts`` by slug).
     channels : Channels, optional
-        Default :func:`~planner.domain.physical.channels.channels_for` the fabric.
+        Default :func:`~planner.domain.physical.cabling.channels_for` the fabric.
     tables : Tables, optional
         Default :func:`~planner.domain.physical.optics_tables.tables_for` ``facts``.
 
@@ -310,7 +315,7 @@ def compute_budgets(
     -------
     Budgets
     """
-    channels = channels if channels is not None else channels_for(fabric)
+    channels = channels if channels is not None else channels_for(fabric, facts=facts)
     tables = tables or tables_for(facts)
     links = in_scope(fabric, facts)
     empty = np.zeros(0, dtype=np.float32)

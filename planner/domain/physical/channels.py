@@ -9,7 +9,8 @@ from the cabling plan", inferred from the TIA FOTC channel definitions).
 :class:`Channels` holds one entry per fabric link, as NumPy columns; the loss budget
 (:mod:`planner.domain.physical.budget`) reads only these columns, so a structured cabling
 plan (patch panels, trunks, cassettes: :mod:`planner.domain.physical.structured`) plugs in by
-returning the same dataclass with its own counts.
+returning the same dataclass with its own counts;
+:func:`planner.domain.physical.cabling.channels_for` picks the one a design asks for.
 """
 
 from __future__ import annotations
@@ -128,33 +129,4 @@ def point_to_point_channels(fabric: Fabric) -> Channels:
     return Channels(fiber_m=fiber, mated_pairs=zeros, mpo_pairs=zeros.copy(), splices=zeros.copy())
 
 
-def channels_for(fabric: Fabric, cabling: dict | None = None) -> Channels:
-    """The channels of ``fabric`` as its design cables them.
-
-    Parameters
-    ----------
-    fabric : Fabric
-        The fabric.
-    cabling : dict, optional
-        The design's ``cabling`` block (default ``fabric.info["cabling"]``). Absent or empty:
-        point to point. Otherwise :func:`planner.domain.physical.structured.structured_channels`
-        when that module provides it, else point to point.
-
-    Returns
-    -------
-    Channels
-    """
-    if cabling is None:
-        cabling = (fabric.info or {}).get("cabling")
-    if cabling:
-        try:
-            from planner.domain.physical import structured
-        except ImportError:
-            structured = None
-        make = getattr(structured, "structured_channels", None)
-        if make is not None:
-            return make(fabric, cabling)
-    return point_to_point_channels(fabric)
-
-
-__all__ = ["Channels", "Segment", "channels_for", "point_to_point_channels"]
+__all__ = ["Channels", "Segment", "point_to_point_channels"]
