@@ -66,6 +66,7 @@ bench: setup
 	$(PY) -m tests.bench_flow
 	$(PY) -m tests.bench_security
 	$(PY) -m tests.bench_cluster
+	$(PY) -m tests.bench_optics
 
 # Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
 lock:
