@@ -158,9 +158,9 @@ def test_totals_block_never_splits_across_pages(document):
     priced = document.priced
     server = next(line for line in priced.lines if line.line.category == "server")
     first_pages = set()
-    # One-line table rows added two at a time (~10 mm) walk the end of the table over the
+    # One-line table rows added four at a time (~20 mm) walk the end of the table over the
     # ~45 mm totals block and the page boundary: some counts would have split it.
-    for extra in range(18, 38, 2):
+    for extra in range(18, 38, 4):
         lines = priced.lines[:3] + (server,) * extra
         bigger = dataclasses.replace(document, priced=dataclasses.replace(priced, lines=lines))
         texts = [page.extract_text() for page in _reader(quote_pdf(bigger)).pages]
