@@ -303,6 +303,63 @@ def cable_rows(summary: dict) -> list[dict]:
     return rows
 
 
+def optical_context(summary: dict) -> dict | None:
+    """The design page's optical budget: counts, the margin histogram as bars (``width_pct`` of
+    the largest bin) and the worst links, from ``summary["optical_budget"]`` (None: none)."""
+    report = summary.get("optical_budget")
+    if not isinstance(report, dict) or not report.get("links_budgeted"):
+        return None
+    bins = [b for b in report.get("histogram") or [] if isinstance(b, dict)]
+    top = max([int(b.get("count") or 0) for b in bins] or [0]) or 1
+    threshold = float(report.get("threshold_db") or 0)
+    bars = []
+    for b in bins:
+        high = b.get("high_db")
+        level = "over" if high is not None and high <= 0 else "low"
+        if high is None or high > threshold:
+            level = "ok"
+        bars.append(
+            {
+                "label": b.get("label", ""),
+                "count": number(b.get("count")),
+                "width_pct": round(100 * int(b.get("count") or 0) / top, 1),
+                "bar_px": round(300 * int(b.get("count") or 0) / top),
+                "text_x": 118 + round(300 * int(b.get("count") or 0) / top),
+                "y": 22 * len(bars),
+                "level": level,
+            }
+        )
+    worst = []
+    for row in report.get("worst") or []:
+        connections = (
+            f"{row['mated_pairs']} ({row['mpo_pairs']} MPO)" if row.get("mated_pairs") else "0"
+        )
+        worst.append(
+            {
+                **row,
+                "grade_text": (row.get("grade") or "?")
+                + (" (assumed)" if row.get("grade_assumed") else ""),
+                "connections": connections,
+                "level": "over"
+                if row["margin_db"] < 0
+                else "low"
+                if row["margin_db"] < threshold
+                else "ok",
+            }
+        )
+    return {
+        **report,
+        "links_budgeted": number(report.get("links_budgeted")),
+        "links_known": number(report.get("links_known")),
+        "out_of_scope": number(report.get("out_of_scope")),
+        "over_limit_n": int(report.get("over_limit") or 0),
+        "under_threshold_n": int(report.get("under_threshold") or 0),
+        "bars": bars,
+        "svg_height": 22 * len(bars) + 4,
+        "worst": worst,
+    }
+
+
 def summary_context(summary: dict) -> dict:
     """Everything a summary template shows."""
     return {
@@ -314,6 +371,7 @@ def summary_context(summary: dict) -> dict:
         "multi_plane": int(summary.get("planes") or 1) > 1,
         "networks": network_rows(summary),
         "growth": growth_rows(summary),
+        "optical": optical_context(summary),
         "assumptions": [
             (a.get("field", ""), number(a.get("value")), a.get("source", ""))
             for a in summary.get("assumptions") or []

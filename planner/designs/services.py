@@ -369,10 +369,27 @@ def topology_build(
 def _with_power(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
     """``summary`` with ``power_w``: the fabric's total power budget (servers, switches,
     optics, cables; figures the catalog lacks are not in it), computed once when the
-    revision is built so that lists and the wizard read it for free."""
+    revision is built so that lists and the wizard read it for free; and with
+    ``optical_budget`` (:func:`_with_optics`)."""
     from planner.analyses.reports import fabric_power
 
-    return {**summary, "power_w": float(fabric_power(fabric=fabric, facts=facts)["total_w"])}
+    summary = {**summary, "power_w": float(fabric_power(fabric=fabric, facts=facts)["total_w"])}
+    return _with_optics(summary, fabric, facts)
+
+
+def _with_optics(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
+    """``summary`` with ``optical_budget`` (margin histogram, worst links; fabrics with media
+    and lengths only), computed once when the revision is built, for the design page."""
+    from planner.domain.physical.budget import budget_report, compute_budgets
+
+    if fabric.link_a_part is None or fabric.link_length_m is None:
+        return summary
+    budgets = compute_budgets(fabric, facts)
+    if not budgets.links.size:
+        return summary
+    threshold = fabric.info.get("optical_margin_min_db", 1.0)
+    report = budget_report(fabric, budgets, margin_min_db=threshold)
+    return {**summary, "optical_budget": report}
 
 
 def design_preview_topology(*, design: Design, document: dict, base_revision: int) -> dict:

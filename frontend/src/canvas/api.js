@@ -19,6 +19,7 @@ export const urls = {
   topology: (id) => `${PLANNER}/designs/${id}/topology/`,
   topologyPreview: (id) => `${PLANNER}/designs/${id}/topology/preview/`,
   revisionTopology: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/topology/`,
+  opticalBudget: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/optical-budget/`,
   overlays: (id, revision, from = null) => `${PLANNER}/designs/${id}/revisions/${revision}/overlays/${from ? `?from=${from}` : ""}`,
   linkOptions: ({ a, b, speed_gbps, length_m }) => {
     const params = new URLSearchParams({ a, b });

@@ -1,14 +1,15 @@
 // The problems list and the job-result overlays (problems, rack power, link utilization) with
-// their legend. What the overlays say in words is in overlays.js; colours are in heat.js.
+// their legend, and the optical margin overlay (from the revision's optical budget, no job). What the overlays say in words is in overlays.js; colours are in heat.js.
 
 import { urls } from "./api.js";
 import { resolveProblemIds } from "./document.js";
 import { h } from "./dom.js";
 import { POWER_LEVELS, heatColor, heatLegend, rackPower } from "./heat.js";
+import { MARGIN_LEVELS, marginStyles } from "./margin.js";
 import { missingOverlays, overlaySourceLabel } from "./overlays.js";
 
 /** The overlay checkboxes (data-c names). */
-export const OVERLAY_BOXES = ["overlay-problems", "overlay-power", "overlay-util"];
+export const OVERLAY_BOXES = ["overlay-problems", "overlay-power", "overlay-util", "overlay-margin"];
 
 /**
  * The problems list and overlays of a canvas.
@@ -116,12 +117,47 @@ export function createOverlayPanel({ doc, $, api, state, cy, ec, container, setS
     return { eles: cy.nodes("[kind = 'device']").filter((n) => String(n.data("rack")) === key), cls: "power-device" };
   }
 
+  /** The revision's optical budget (margins per link), loaded once per revision. */
+  async function marginData() {
+    if (state.designId === null || !state.revision) return null;
+    if (state.margins?.revision === state.revision) return state.margins.data;
+    const answer = await api.get(urls.opticalBudget(state.designId, state.revision));
+    if (!answer.ok) {
+      setStatus(`Could not load the optical budget: ${answer.data?.detail ?? answer.status}`, "bad");
+      return null;
+    }
+    state.margins = { revision: state.revision, data: answer.data };
+    return answer.data;
+  }
+
+  /** Colour the link edges in view by their optical margin and add the legend. */
+  async function applyMargins(legend) {
+    const budget = await marginData();
+    if (!budget) return;
+    const edges = cy.edges("[kind = 'link']");
+    const styles = marginStyles(budget, edges.map((e) => e.id()));
+    cy.batch(() => {
+      for (const [id, style] of Object.entries(styles)) {
+        cy.getElementById(id).data({ margin_color: style.color, margin_db: style.margin }).addClass("margin");
+      }
+    });
+    const threshold = budget.threshold_db ?? 1;
+    const items = MARGIN_LEVELS.map((level) => h(doc, "li", {}, h(doc, "span", { class: "swatch", style: `background:${level.color}` }), ` ${level.label(threshold)}`));
+    const shown = Object.keys(styles).length;
+    const note = budget.summary
+      ? `${shown.toLocaleString("en-US")} of the ${edges.length.toLocaleString("en-US")} links drawn here have a budget (cable assemblies and bundles are not coloured); smallest margin in the design ${budget.summary.margin_min_db ?? "—"} dB.`
+      : "This revision has no optical links with a budget.";
+    legend.append(h(doc, "div", { class: "legend-block", "data-testid": "margin-legend" }, h(doc, "strong", { text: "Optical margin (worst case)" }), h(doc, "ul", { class: "legend-power" }, ...items), h(doc, "p", { class: "legend-note", text: note })));
+  }
+
   /** Draw the ticked overlays (and their legend) from the revision's job results. */
   async function applyOverlays() {
     const wantProblems = $("overlay-problems").checked;
     const wantPower = $("overlay-power").checked;
     const wantUtil = $("overlay-util").checked;
+    const wantMargin = $("overlay-margin").checked;
     cy.batch(() => {
+      cy.elements(".margin").removeClass("margin");
       cy.elements(".heat").removeClass("heat");
       cy.elements(".power, .power-device").removeClass("power power-device");
     });
@@ -129,6 +165,8 @@ export function createOverlayPanel({ doc, $, api, state, cy, ec, container, setS
     const legend = $("legend");
     legend.replaceChildren();
     legend.hidden = true;
+    if (wantMargin) await applyMargins(legend);
+    legend.hidden = !legend.children.length;
     if (!wantProblems && !wantPower && !wantUtil) return;
     const data = await overlayData();
     if (!data) return;
