@@ -1,7 +1,8 @@
 """The codes the fabric validator reports, each with its catalog-facts rule and default severity.
 
 ``rule`` is the number of the compatibility rule in the research notes (catalog-facts.md,
-"Compatibility rules", 1-26) or ``"fabric"`` for a whole-fabric check. ``scope`` says which
+"Compatibility rules", 1-26), ``"fabric"`` for a whole-fabric check or ``"budget"`` for the
+optical loss budget (:mod:`planner.domain.physical.budget`). ``scope`` says which
 pass of :func:`planner.analyses.validate.validate_fabric` runs the code:
 
 - ``device``: per link, from the two devices alone (protocols, NIC limits, breakouts, lanes);
