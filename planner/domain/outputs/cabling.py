@@ -454,9 +454,13 @@ def cabling_rows(
     *,
     elements=None,
     cord_colours: dict[str, str] | None = None,
+    plan=False,
 ) -> Iterator[tuple]:
     """The rows of the cabling plan (tuples in :data:`CABLING_COLUMNS` order), link by link:
     the compute fabric's, then every other network's (module docstring, "Networks").
+    A structured design's rows add :data:`SEGMENT_COLUMNS`, and each link through patch
+    panels is followed by its segment rows (module docstring, "Structured cabling");
+    :func:`cabling_columns` is the header that goes with them.
 
     Per-node and per-part strings are computed once; link columns are read block by block
     (:func:`link_blocks`) and rows produced one at a time, so memory stays flat however many
@@ -469,7 +473,11 @@ def cabling_rows(
         (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
     cord_colours : dict, optional
         ``{network: colour}`` over :data:`CORD_COLOURS`.
+    plan : StructuredPlan or None, optional
+        The fabric's :func:`structured_plan` when already computed (None: point to point).
     """
+    if plan is False:
+        plan = structured_plan(fabric, facts)
     colours = {**CORD_COLOURS, **(cord_colours or {})}
     compute_colour = colours.get("compute", "")
     ufm_side = _ufm_side_transceiver(facts)
@@ -484,6 +492,7 @@ def cabling_rows(
     manager_ordered = _manager_lengths(fabric)
     manager_role = ROLES[ROLE["manager"]]
     empty = _PartText()
+    segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
     for block in link_blocks(fabric.link_count):
         size = block.stop - block.start
         a_col, a_port = fabric.link_a[block].tolist(), fabric.link_a_port[block].tolist()
@@ -498,6 +507,7 @@ def cabling_rows(
         unknown = [math.nan] * size
         ordered = ordered_all[block].tolist() if ordered_all is not None else unknown
         run = run_all[block].tolist() if run_all is not None else unknown
+        through = plan.structured[block].tolist() if plan is not None else None
         lo, hi = np.searchsorted(multi_links, [block.start, block.stop])
         multi = {
             link - block.start: (legs, leg, shared)
@@ -535,7 +545,7 @@ def cabling_rows(
                 connector = parts[pa].connector
             a_port_name = ends.port_name(a, a_port[i])
             b_port_name = ends.port_name(b, b_port[i])
-            yield (
+            row = (
                 f"{ends.location[a]}.P{a_port_name.replace('/', '.')}/"
                 f"{ends.location[b]}.P{b_port_name.replace('/', '.')}",
                 "compute",
@@ -571,7 +581,18 @@ def cabling_rows(
                 _number(run[i]),
                 compute_colour,
             )
-    yield from network_rows(fabric, facts, ends, elements=elements, colours=colours)
+            if segments is None:
+                yield row
+                continue
+            yield row + _NO_SEGMENT
+            if through[i]:
+                yield from segments.rows(block.start + i, row)
+    rows = network_rows(fabric, facts, ends, elements=elements, colours=colours)
+    if segments is None:
+        yield from rows
+    else:
+        for row in rows:
+            yield row + _NO_SEGMENT
 
 
 def _ufm_side_transceiver(facts: CatalogFacts) -> str:
@@ -581,6 +602,228 @@ def _ufm_side_transceiver(facts: CatalogFacts) -> str:
     if record.get("category") == "transceiver":
         return str(record.get("slug") or UFM_SIDE_TRANSCEIVER)
     return UFM_SIDE_TRANSCEIVER
+
+
+# --- structured cabling: a link's segments ------------------------------------------------------
+
+#: Columns a structured design's plan adds after :data:`CABLING_COLUMNS` (module docstring,
+#: "Structured cabling"); a point-to-point design's plan has none of them.
+SEGMENT_COLUMNS = ("segment", "segment_of")
+#: The ``segment`` of a segment row, in the order the rows follow their link's row.
+SEGMENTS = ("cord-a", "trunk", "cord-b")
+PANEL_ROLE = "patch-panel"
+_NO_SEGMENT = ("", "")
+_COLUMN = {name: index for index, name in enumerate(CABLING_COLUMNS)}
+
+
+def structured_plan(fabric: Fabric, facts: CatalogFacts | None = None):
+    """The structured plan of ``fabric``
+    (:func:`planner.domain.physical.structured.plan_structured` of its ``cabling`` block), or
+    None when no link goes through patch panels (the plan is then as a point-to-point one)."""
+    cabling = (fabric.info or {}).get("cabling")
+    if not cabling:
+        return None
+    from planner.domain.physical.structured import plan_structured
+
+    plan = plan_structured(fabric, cabling, facts)
+    return plan if plan.structured.any() else None
+
+
+def trunk_part(trunk: dict) -> str:
+    """A trunk's part name as the BOM lists it
+    (:func:`planner.domain.outputs.bom.bill_of_materials`, structured lines)."""
+    grade = "OS2" if trunk["fiber_type"] == "smf" else "OM4"
+    return f"TRUNK-{trunk['mpo'].upper()}-{trunk['polish'].upper()}-{grade}-{trunk['fibers']}F"
+
+
+class StructuredSegments:
+    """The segment rows of a structured plan (module docstring, "Structured cabling").
+
+    Built once per plan; per-link values are NumPy columns (as the plan's), so a stream's
+    memory does not grow with the number of rows.
+    """
+
+    def __init__(self, fabric: Fabric, plan, ends: FabricEnds, facts: CatalogFacts | None = None):
+        from planner.domain.physical.structured import MPO_UNIT
+
+        self.fabric, self.plan, self.ends = fabric, plan, ends
+        self.panel_names = [f"{p['rack']}.U{int(p['ru']):02d}" for p in plan.panels]
+        self.panel_cells = [
+            (str(int(p["row"]) + 1), str(p["rack"]), str(int(p["ru"]))) for p in plan.panels
+        ]
+        self.trunk_names = [f"T{index + 1}" for index in range(len(plan.trunks))]
+        on = plan.structured
+        links = np.flatnonzero(on)
+        trunk = plan.trunk[links].astype(np.int64)
+        leg = plan.trunk_leg[links].astype(np.int64)
+        unit = np.array([MPO_UNIT[t["mpo"]] for t in plan.trunks], dtype=np.int64)[trunk]
+        # MPO legs per port, as the plan counts them (connector_count / ports_per_module)
+        stored = (fabric.info.get("structured") or {}).get("parts") or {}
+        per_port = []
+        for slug in fabric.parts:
+            record = (facts.parts.get(slug) if facts is not None else None) or stored.get(slug)
+            record = record or {}
+            count = int(record.get("connector_count") or 1)
+            per_port.append(max(1, count // max(1, int(record.get("ports_per_module") or 1))))
+        legs = np.array(per_port + [1], dtype=np.int64)[fabric.link_a_part[links]]
+        # a duplex-LC link's pair in its MPO-12 leg: its rank among the leg's links, in link
+        # order (the order the plan fills a cassette or harness)
+        lc = plan.lc[links]
+        rank = np.zeros(links.size, dtype=np.int64)
+        if lc.any():
+            order = np.lexsort((links[lc], leg[lc], trunk[lc]))
+            keys = (trunk[lc] * (1 << 32) + leg[lc])[order]
+            starts = np.searchsorted(keys, keys, side="left")
+            rank_lc = np.empty(order.size, dtype=np.int64)
+            rank_lc[order] = np.arange(order.size) - starts
+            rank[lc] = rank_lc
+        first = (leg - 1) * unit + 1
+        last = (leg - 1 + legs) * unit
+        first = np.where(lc, (leg - 1) * unit + 2 * rank + 1, first)
+        last = np.where(lc, first + 1, last)
+        self.first_fibre = np.zeros(fabric.link_count, dtype=np.int64)
+        self.last_fibre = np.zeros(fabric.link_count, dtype=np.int64)
+        self.first_fibre[links], self.last_fibre[links] = first, last
+        self.cord_ordered: dict[str, np.ndarray] = {}
+        self.trunk_ordered = (
+            policy_length_m(np.array([t["length_m"] for t in plan.trunks], dtype=np.float64))
+            if plan.trunks
+            else np.zeros(0)
+        )
+        cords = fabric.link_cable_part[links]
+        for side in ("a", "b"):
+            run = getattr(plan, f"cord_{side}_m")[links].astype(np.float64)
+            ordered = np.full(fabric.link_count, np.nan)
+            values = policy_length_m(run)
+            for part in np.unique(cords).tolist():
+                record = (facts.parts.get(fabric.parts[part]) if facts is not None else None) or {}
+                listed = sorted(
+                    float(v)
+                    for v in record.get("lengths_m") or ()
+                    if isinstance(v, int | float) and not isinstance(v, bool)
+                )
+                if listed:  # the shortest listed length that covers it, as the BOM orders
+                    mine = cords == part
+                    options = np.asarray(listed)
+                    pick = np.searchsorted(options, values[mine] - 1e-6)
+                    values[mine] = np.where(
+                        np.isnan(values[mine]),
+                        np.nan,
+                        options[np.minimum(pick, options.size - 1)],
+                    )
+            ordered[links] = values
+            self.cord_ordered[side] = ordered
+
+    def panel_port(self, link: int, side: str) -> tuple[int, str]:
+        """``(panel id, port text)`` of ``link``'s panel on ``side`` ("a" or "b")."""
+        panel = int(getattr(self.plan, f"panel_{side}")[link])
+        return panel, str(int(getattr(self.plan, f"port_{side}")[link]))
+
+    def trunk_label(self, link: int) -> str:
+        """``<trunk>.F<first>-<last>``: the trunk and the fibres of it that ``link`` uses."""
+        trunk = self.trunk_names[int(self.plan.trunk[link])]
+        return f"{trunk}.F{int(self.first_fibre[link])}-{int(self.last_fibre[link])}"
+
+    def located(self, link: int) -> list[tuple[str, str, str, str, str, str]]:
+        """Per segment of ``link`` (:data:`SEGMENTS` order): ``(segment, label, a_device,
+        a_port, b_device, b_port)``, the cells a re-import checks."""
+        fabric, ends = self.fabric, self.ends
+        a, b = int(fabric.link_a[link]), int(fabric.link_b[link])
+        a_port, b_port = int(fabric.link_a_port[link]), int(fabric.link_b_port[link])
+        pa, port_a = self.panel_port(link, "a")
+        pb, port_b = self.panel_port(link, "b")
+        name_a, name_b = self.panel_names[pa], self.panel_names[pb]
+        return [
+            (
+                "cord-a",
+                f"{ends.end_label(a, a_port)}/{name_a}.P{port_a}",
+                ends.names[a],
+                ends.port_name(a, a_port),
+                name_a,
+                port_a,
+            ),
+            ("trunk", self.trunk_label(link), name_a, port_a, name_b, port_b),
+            (
+                "cord-b",
+                f"{name_b}.P{port_b}/{ends.end_label(b, b_port)}",
+                name_b,
+                port_b,
+                ends.names[b],
+                ends.port_name(b, b_port),
+            ),
+        ]
+
+    def rows(self, link: int, row: tuple) -> Iterator[tuple]:
+        """The segment rows of ``link`` whose plan row (without the segment columns) is
+        ``row``: cord A, trunk, cord B."""
+        c = _COLUMN
+        plan = self.plan
+        head = row[c["network"] : c["speed_gbps"] + 1]  # network .. speed_gbps
+        head = (head[0], "", "", *head[3:])  # no assembly or leg
+        a_end = row[c["a_row"] : c["a_tray"] + 1]
+        b_end = row[c["b_row"] : c["b_port"] + 1]
+        cable = row[c["cable_part"] : c["fiber_type"] + 1]
+        colour = row[c["cord_colour"]]
+        label = row[c["label"]]
+        pa, port_a = self.panel_port(link, "a")
+        pb, port_b = self.panel_port(link, "b")
+        panel_a = (*self.panel_cells[pa], self.panel_names[pa], PANEL_ROLE, port_a)
+        panel_b = (*self.panel_cells[pb], self.panel_names[pb], PANEL_ROLE, port_b)
+        located = self.located(link)
+        trunk_index = int(plan.trunk[link])
+        trunk = plan.trunks[trunk_index]
+        grade = "OS2" if trunk["fiber_type"] == "smf" else "OM4"
+        trunk_cable = (
+            trunk_part(trunk),
+            "fiber",
+            str(trunk["fiber_type"]),
+            f"{trunk['mpo']}-{trunk['polish']}",
+            grade,
+        )
+        yield (
+            located[0][1],
+            *head,
+            *a_end,
+            "",
+            *panel_a,
+            "",
+            *cable,
+            _number(self.cord_ordered["a"][link]),
+            _number(plan.cord_a_m[link]),
+            colour,
+            "cord-a",
+            label,
+        )
+        yield (
+            located[1][1],
+            *head,
+            *panel_a,
+            "",
+            "",
+            *panel_b,
+            "",
+            *trunk_cable,
+            _number(self.trunk_ordered[trunk_index]),
+            _number(trunk["length_m"]),
+            colour,
+            "trunk",
+            label,
+        )
+        yield (
+            located[2][1],
+            *head,
+            *panel_b,
+            "",
+            "",
+            *b_end,
+            "",
+            *cable,
+            _number(self.cord_ordered["b"][link]),
+            _number(plan.cord_b_m[link]),
+            colour,
+            "cord-b",
+            label,
+        )
 
 
 # --- the cluster's other networks ---------------------------------------------------------------
@@ -791,8 +1034,15 @@ def cabling_csv_lines(
     cord_colours: dict[str, str] | None = None,
 ) -> Iterator[str]:
     """The cabling plan as CSV text, one line at a time (header first)."""
-    rows = cabling_rows(fabric, facts, elements=elements, cord_colours=cord_colours)
-    return csv_lines(CABLING_COLUMNS, rows)
+    plan = structured_plan(fabric, facts)
+    rows = cabling_rows(fabric, facts, elements=elements, cord_colours=cord_colours, plan=plan)
+    return csv_lines(cabling_columns(plan), rows)
+
+
+def cabling_columns(plan) -> tuple[str, ...]:
+    """The plan's header: :data:`CABLING_COLUMNS`, and :data:`SEGMENT_COLUMNS` when ``plan``
+    (a :func:`structured_plan`) is not None."""
+    return CABLING_COLUMNS if plan is None else CABLING_COLUMNS + SEGMENT_COLUMNS
 
 
 # --- re-import ----------------------------------------------------------------------------------
@@ -833,6 +1083,9 @@ class CablingEdit:
     #: CSV rows of the other networks (``network`` not ``compute``): derived from the spec's
     #: networks block, not edited here; kept out of the edit
     network_rows: list[int] = field(default_factory=list)
+    #: CSV rows of a structured link's segments (``segment`` filled in): derived from the
+    #: spec's cabling block, checked unchanged, kept out of the edit
+    segment_rows: list[int] = field(default_factory=list)
 
     @property
     def change_count(self) -> int:
@@ -908,7 +1161,7 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
         )
     position = {
         name: header.index(name)
-        for name in (*REQUIRED_COLUMNS, *EDITABLE_COLUMNS, "network")
+        for name in (*REQUIRED_COLUMNS, *EDITABLE_COLUMNS, "network", *SEGMENT_COLUMNS)
         if name in header
     }
     ends = FabricEnds(fabric)
@@ -916,6 +1169,7 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
     label_index = {label: i for i, label in enumerate(labels)}
     node_index = {name: i for i, name in enumerate(fabric.node_name)}
     base_cells = cabling_rows_by_link(fabric, ends)
+    segments = None  # the structured plan's segments, built at the first segment row
     seen: dict[str, int] = {}
     links = [dict(link) for link in document["links"]]
     row_of: dict[int, int] = {}  # base link index -> CSV row
@@ -938,6 +1192,13 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
             network = cell("network") or ""
             if network and network != "compute":  # another network's row: not edited here
                 result.network_rows.append(row_number)
+                continue
+            segment = cell("segment") or ""
+            if segment:  # a structured link's segment: checked, not edited here
+                if segments is None:
+                    segments = _import_segments(fabric, ends)
+                _check_segment(fabric, segments, label_index, segment, cell, row_number, problem)
+                result.segment_rows.append(row_number)
                 continue
             label = cell("label") or ""
             if label:
@@ -992,6 +1253,60 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
         result.added_rows.append(row)
     result.document = {"nodes": document["nodes"], "links": kept}
     return result
+
+
+def _import_segments(fabric: Fabric, ends: FabricEnds) -> StructuredSegments | bool:
+    """The segments of ``fabric``'s structured plan (from the parts it kept), else False."""
+    plan = structured_plan(fabric)
+    return StructuredSegments(fabric, plan, ends) if plan is not None else False
+
+
+def _check_segment(fabric, segments, label_index, segment, cell, row_number, problem) -> None:
+    """A segment row must say what the plan printed: its link (``segment_of``), which
+    segment, its label and both ends (module docstring, "Re-import")."""
+    if segments is False:
+        problem(
+            row_number,
+            "segment",
+            "not-structured",
+            "this revision cables no tier through patch panels, so its plan has no segment "
+            "rows; clear the segment column or delete the row",
+        )
+        return
+    link_label = cell("segment_of") or ""
+    index = label_index.get(link_label)
+    if index is None or not segments.plan.structured[index]:
+        problem(
+            row_number,
+            "segment_of",
+            "unknown-link",
+            f"no cable labelled {link_label!r} runs through patch panels in this revision",
+        )
+        return
+    if segment not in SEGMENTS:
+        problem(
+            row_number,
+            "segment",
+            "bad-segment",
+            f"{segment!r} is not a segment: write one of {', '.join(SEGMENTS)}",
+        )
+        return
+    expected = segments.located(index)[SEGMENTS.index(segment)]
+    tier = TIER_NAMES[int(fabric.link_tier[index])]
+    for column, want in zip(
+        ("label", "a_device", "a_port", "b_device", "b_port"), expected[1:], strict=True
+    ):
+        text = cell(column)
+        if text is not None and text != want:
+            problem(
+                row_number,
+                column,
+                "segment-changed",
+                f"{text!r}: the {segment} of {link_label} is {want!r}; panels, trunks and "
+                f"cords follow from the spec's cabling block (cabling.{tier}): change them "
+                "there, or edit the cable's own row",
+            )
+            return
 
 
 def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds):
@@ -1131,11 +1446,15 @@ def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
 __all__ = [
     "CABLING_COLUMNS",
     "CORD_COLOURS",
+    "SEGMENTS",
+    "SEGMENT_COLUMNS",
     "EDITABLE_COLUMNS",
     "CablingEdit",
     "CablingImportError",
     "CablingProblem",
     "FabricEnds",
+    "StructuredSegments",
+    "cabling_columns",
     "cabling_csv_lines",
     "cabling_edit",
     "cabling_rows",
@@ -1146,4 +1465,6 @@ __all__ = [
     "link_labels",
     "network_ordered_lengths_m",
     "network_rows",
+    "structured_plan",
+    "trunk_part",
 ]
