@@ -350,6 +350,8 @@ class LinkOptionSerializer(serializers.Serializer):
     power_w = serializers.FloatField(allow_null=True, help_text="Modules' power per link")
     lengths_m = serializers.ListField(child=serializers.FloatField())
     label = serializers.CharField()
+    legs = serializers.IntegerField(help_text="1, or N for a 1:N breakout cable or splitter")
+    leg_speed_gbps = serializers.IntegerField(allow_null=True, help_text="A breakout's leg speed")
 
 
 class RefusalSerializer(serializers.Serializer):
@@ -361,6 +363,9 @@ class LinkOptionsSerializer(serializers.Serializer):
     a = serializers.CharField(help_text="Lower-tier model (swapped when given second)")
     b = serializers.CharField()
     speed_gbps = serializers.IntegerField(allow_null=True)
+    b_ports_per_cage = serializers.IntegerField(
+        allow_null=True, help_text="Ports of the b end's cage at that speed (a breakout's head)"
+    )
     options = LinkOptionSerializer(many=True)
     refusal = RefusalSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())

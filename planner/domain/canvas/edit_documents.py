@@ -12,7 +12,12 @@ from collections import Counter
 
 from inventory.library.rules import Violation
 from planner.domain.canvas.common import MAX_ELEMENTS, CanvasError, EditError, finite, rack_name
-from planner.domain.canvas.edit_media import check_cages, check_media, fill_media
+from planner.domain.canvas.edit_media import (
+    check_breakouts,
+    check_cages,
+    check_media,
+    fill_media,
+)
 from planner.domain.canvas.edit_parse import (
     SWITCH_EDIT_ROLES,
     ParsedEdit,
@@ -48,6 +53,7 @@ def _parse(document, facts: CatalogFacts) -> ParsedEdit:
         return out
     out.fabric = assemble(out)
     catalog = MediaCatalog(facts, None)
+    check_breakouts(out, facts)
     check_media(out, facts, catalog)
     check_cages(out, facts)
     return out
@@ -61,7 +67,9 @@ def validate_edit(document, facts: CatalogFacts) -> list[Violation]:
     ``port-out-of-range``, ``port-in-use``, ``unknown-part``, ``part-category``,
     ``cable-with-modules``, ``module-mismatch`` (a module does not fit its cage),
     ``optics-mismatch`` (the two modules or the fiber do not go together), ``cable-mismatch``,
-    ``reach-exceeded``, ``cage-mixed-plugs``, ``too-large``; warnings ``unverified``.
+    ``reach-exceeded``, ``cage-mixed-plugs``, ``breakout-legs`` (more links through one
+    cage name a 1:N breakout than it has legs), ``breakout-leg-speed`` (a breakout's legs not
+    all at its leg speed), ``too-large``; warnings ``unverified``.
     ``element_ids`` name the nodes and links (``link:<index in the document>``).
     """
     return _parse(document, facts).problems

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from inventory.library.compat import fiber_fits_optic
-from planner.domain.canvas.common import node_id
+from inventory.library.facts import legs_of
+from planner.domain.canvas.common import node_id, speed_text
 from planner.domain.canvas.edit_parse import EditLink, ParsedEdit
+from planner.domain.canvas.port_speeds import ports_at
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
 from planner.domain.media import (
@@ -268,6 +270,63 @@ def check_cages(out: ParsedEdit, facts: CatalogFacts) -> None:
             f"links name {', '.join(sorted(by_part))}.",
             (node_id(name), *ids),
         )
+
+
+def check_breakouts(out: ParsedEdit, facts: CatalogFacts) -> None:
+    """The legs of each breakout assembly taken together, before the per-group media checks.
+
+    A breakout (a cable or fiber with ``legs`` > 1, ``1:N``) is one assembly per head cage:
+    the links through one cage of their upper (b) end that name the same 1:N part are its
+    legs, wherever their lower ends land (two or four servers or panels). At most N legs per
+    head (``breakout-legs``), and every leg at the part's leg speed
+    (``breakout-leg-speed``); each problem names the head's node and every leg, and its legs
+    are not checked again group by group (one message, not one per leg).
+    """
+    fabric = out.fabric
+    heads: dict[tuple[int, int, str], list[EditLink]] = defaultdict(list)
+    for link in out.links:
+        part = facts.parts.get(link.cable) if link.media_ok and link.cable else None
+        if part is None or part.get("category") not in ("cable", "fiber"):
+            continue
+        if (legs_of(part) or 1) < 2:
+            continue
+        per_cage = ports_at(out.nodes[link.b].device, link.speed)[1] or 1
+        heads[link.b, (link.b_port - 1) // per_cage, link.cable].append(link)
+    for (node, cage, slug), members in heads.items():
+        part = facts.parts[slug]
+        legs = legs_of(part)
+        leg_speed = part.get("leg_speed_gbps")
+        name = fabric.node_name[node]
+        ids = (node_id(name), *(f"link:{link.index}" for link in members))
+        where = f"{name} cage {cage + 1}"
+        listed = ", ".join(
+            f"link:{link.index} ({out.nodes[link.a].name} port {link.a_port}, "
+            f"{speed_text(link.speed)})"
+            for link in members
+        )
+        bad = False
+        if len(members) > legs:
+            out.add(
+                "breakout-legs",
+                f"{where}: {slug} is a 1:{legs} breakout, but {len(members)} links name it "
+                f"there: {listed}. One assembly has {legs} legs; give the other links the next "
+                "cage.",
+                ids,
+            )
+            bad = True
+        speeds = {link.speed for link in members}
+        if len(speeds) > 1 or (leg_speed and speeds != {int(leg_speed)}):
+            legs_text = f"{legs} x {speed_text(int(leg_speed))}" if leg_speed else f"{legs}"
+            out.add(
+                "breakout-leg-speed",
+                f"{where}: {slug} has {legs_text} legs, but its legs run {listed}. Every leg "
+                "of one breakout runs its leg speed.",
+                ids,
+            )
+            bad = True
+        if bad:
+            for link in members:
+                link.media_ok = False
 
 
 def fill_media(fabric: Fabric, out: ParsedEdit) -> None:

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from inventory.library.facts import legs_of
 from planner.domain.canvas.common import speed_text
 from planner.domain.canvas.port_speeds import common_speed, ports_at, speed_list, supports
 from planner.domain.catalog import CatalogFacts
@@ -28,7 +29,8 @@ from planner.domain.spec import MediaChoice
 class LinkOptions(list):
     """The media choices for one link (a list of option dicts, best first), with
     ``refusal`` (``[{code, message}]``, why there are none), ``speed_gbps``, ``a``, ``b``
-    (model slugs, lower tier first) and ``notes``."""
+    (model slugs, lower tier first), ``b_ports_per_cage`` (the b end's ports per cage at that
+    speed: the ports one breakout head takes) and ``notes``."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -37,12 +39,14 @@ class LinkOptions(list):
         self.speed_gbps: int | None = None
         self.a: str | None = None
         self.b: str | None = None
+        self.b_ports_per_cage: int | None = None
 
     def as_dict(self) -> dict:
         return {
             "a": self.a,
             "b": self.b,
             "speed_gbps": self.speed_gbps,
+            "b_ports_per_cage": self.b_ports_per_cage,
             "options": list(self),
             "refusal": self.refusal,
             "notes": self.notes,
@@ -56,6 +60,8 @@ def _option(candidate: Candidate, catalog: MediaCatalog) -> dict:
     else:
         kind = (parts[candidate.cable].get("fiber_type") or "fiber").upper()
     key = candidate.sort_key
+    part = parts[candidate.cable]
+    legs = legs_of(part) or 1
     return {
         "a_part": candidate.a,
         "b_part": candidate.b,
@@ -66,6 +72,8 @@ def _option(candidate: Candidate, catalog: MediaCatalog) -> dict:
         "power_w": None if key[3] else round(key[4], 2),
         "lengths_m": list(candidate.lengths),
         "label": candidate.label,
+        "legs": legs,
+        "leg_speed_gbps": part.get("leg_speed_gbps") if legs > 1 else None,
     }
 
 
@@ -83,8 +91,10 @@ def link_options(
     ``a_model`` is the lower-tier end (a server, or the leaf of a leaf-spine link); a switch
     given first with a server second is swapped (noted). The speed defaults to the highest
     both models run. Options ``{a_part, b_part, cable, kind (MMF, SMF, DAC, ACC, AEC, AOC),
-    reach_m, price, power_w, lengths_m, label}`` are sorted by the media auto policy (price
-    per link, then power, then fewest parts, then slug; :mod:`planner.domain.media`); a cable
+    reach_m, price, power_w, lengths_m, label, legs, leg_speed_gbps}`` (``legs`` > 1: a 1:N
+    breakout cable or splitter whose legs may land on different devices) are sorted by the
+    media auto policy (price per link, then power, then fewest parts, then slug;
+    :mod:`planner.domain.media`); a cable
     assembly has no ``a_part``/``b_part``. With ``length_m``, options that do not reach it are
     left out. When none remain, ``refusal`` says why.
     """
@@ -143,6 +153,7 @@ def link_options(
     if result.refusal:
         return result
     result.speed_gbps = speed
+    result.b_ports_per_cage = int(ports_at(high, speed)[1])
     tier = "server-leaf" if low.category == "server" else "leaf-spine"
     fabric = Fabric(
         models=[low.slug, high.slug],
