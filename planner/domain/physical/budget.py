@@ -371,6 +371,82 @@ def compute_budgets(
     )
 
 
+def budget_report(
+    fabric: Fabric,
+    budgets: Budgets,
+    *,
+    margin_min_db: float = DEFAULT_MARGIN_MIN_DB,
+    count: int = 10,
+) -> dict:
+    """What the design page shows of a fabric's budgets (plain JSON values).
+
+    Returns
+    -------
+    dict
+        ``links_budgeted``, ``links_known``, ``out_of_scope``, ``over_limit`` (worst case over
+        the limit), ``under_threshold`` (margin under ``margin_min_db``, not negative),
+        ``threshold_db``, ``margin_min_db`` (the smallest margin, None when none is known),
+        ``cabling`` (``point-to-point`` or ``structured``), ``histogram`` (``[{label, low_db,
+        high_db, count}]``) and ``worst`` (the ``count`` links with the least margin: ends,
+        ports from 1, tier, parts, PHY, grade, fibre, connections, losses, limit, margin).
+    """
+    from planner.domain.fabric import TIER_NAMES
+
+    known = budgets.known
+    margin = budgets.margin_db
+    bins = []
+    for row in budgets.histogram():
+        low, high = row["low_db"], row["high_db"]
+        label = (
+            f"< {high:g} dB"
+            if low is None
+            else f"≥ {low:g} dB"
+            if high is None
+            else (f"{low:g}–{high:g} dB")
+        )
+        bins.append({"label": label, **row})
+    worst = []
+    names = fabric.node_name
+    ch = budgets.channels
+    for position in budgets.worst(count).tolist():
+        link = int(budgets.links[position])
+        t = budgets.terms[int(budgets.kind[position])]
+        worst.append(
+            {
+                "link": link,
+                "a": names[int(fabric.link_a[link])],
+                "a_port": int(fabric.link_a_port[link]) + 1,
+                "b": names[int(fabric.link_b[link])],
+                "b_port": int(fabric.link_b_port[link]) + 1,
+                "tier": TIER_NAMES[int(fabric.link_tier[link])],
+                "parts": f"{t.b} + {t.a} over {t.fiber}",
+                "phy": t.phy,
+                "grade": t.grade,
+                "grade_assumed": t.grade_assumed,
+                "fiber_m": round(float(ch.fiber_m[link]), 2),
+                "mated_pairs": int(ch.mated_pairs[link]),
+                "mpo_pairs": int(ch.mpo_pairs[link]),
+                "splices": int(ch.splices[link]),
+                "loss_typical_db": round(float(budgets.loss_typical_db[position]), 3),
+                "loss_worst_db": round(float(budgets.loss_worst_db[position]), 3),
+                "limit_db": round(float(budgets.limit_db[position]), 3),
+                "margin_db": round(float(margin[position]), 3),
+            }
+        )
+    return {
+        "links_budgeted": int(budgets.links.size),
+        "links_known": int(known.sum()),
+        "out_of_scope": int(budgets.out_of_scope),
+        "over_limit": int(budgets.failing().size),
+        "under_threshold": int(budgets.low(margin_min_db).size),
+        "threshold_db": float(margin_min_db),
+        "margin_min_db": round(float(margin[known].min()), 3) if known.any() else None,
+        "cabling": ch.kind,
+        "histogram": bins,
+        "worst": worst,
+    }
+
+
 # Doctest records (the shape of catalog part dicts).
 _NS400 = {
     "slug": "MMA4Z00-NS400",
@@ -387,6 +463,7 @@ __all__ = [
     "MARGIN_BINS_DB",
     "Budgets",
     "LinkTerms",
+    "budget_report",
     "compute_budgets",
     "in_scope",
     "link_loss_db",
