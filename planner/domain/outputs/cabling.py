@@ -58,6 +58,42 @@ A-end order); both are empty for a one-link cable.
 Ports are written ``<cage>`` for single-port cages and ``<cage>/<logical port>`` otherwise
 (1-based, as NVIDIA's cabling sheets write split ports: ``1/2``).
 
+Structured cabling
+------------------
+A design whose spec cables a tier through patch panels (its ``cabling`` block,
+:mod:`planner.domain.physical.structured`) lists each end-to-end link's segments. Its header
+adds :data:`SEGMENT_COLUMNS` after the columns above: ``segment`` and ``segment_of``, empty on
+every link row (and on the other networks' rows). Each link that goes through panels keeps its
+row as above (the link as designed: its modules, the link's fiber part, its run) and is
+followed by three segment rows, ``segment`` ``cord-a``, ``trunk``, ``cord-b`` in that order,
+``segment_of`` the link's label; so a link reads port -> patch cord -> panel/port -> trunk
+fibres -> panel/port -> patch cord -> port:
+
+- ``cord-a``: the A end (as on the link row) to the A-side panel port; ``cord-b``: the B-side
+  panel port to the B end. ``cable_part`` is the link's fiber part (the cords are that part),
+  ``length_m`` the cord as ordered (the shortest listed length of the part that covers the
+  cord's run, else the ordering policy: as the BOM counts it), ``run_length_m`` the cord's run
+  by the layout's rule.
+- ``trunk``: A-side panel port to B-side panel port; ``cable_part`` the trunk as the BOM
+  names it (:func:`trunk_part`, ``TRUNK-MPO12-APC-OM4-144F``), ``connector`` its MPO and polish,
+  ``fiber_type`` its grade, ``length_m`` made to length by the ordering policy and
+  ``run_length_m`` the trunk's run (its longest link's).
+- A panel is an end of these rows: ``*_device`` ``<rack>.U<ru>`` (an end-of-row panel rack is
+  ``R<row>-PP``), ``*_role`` ``patch-panel``, ``*_port`` its front port (1..24),
+  ``*_row``/``*_rack``/``*_ru`` where it is. Transceiver, tray, assembly and leg cells are
+  empty on segment rows.
+- Labels (TIA-606 style, as above): a panel port is ``<rack>.U<ru>.P<port>``
+  (``R001-01.U46.P5``), so a cord is ``R001-01.U01.P1.1/R001-01.U46.P1``; a trunk position is
+  ``<trunk>.F<first>-<last>``: the trunk (``T1``, ``T2``... in the plan's order, as validation
+  messages name them) and the fibres of it the link uses, numbered at the A-side panel: an MPO
+  optic its MPO position(s) (``T1.F13-24``: the 2nd MPO-12 position), a duplex-LC link through a
+  cassette or harness its pair of the position's 12 fibres in link order (``T3.F3-4``: the 2nd
+  link of the 1st position; inferred, the usual 1-2, 3-4... pairing).
+
+Links of a structured tier that stay point to point (DAC, AOC, both ends at one panel place)
+have their link row only. A design without patch-panel tiers has neither the columns nor the
+rows: its plan is the same, byte for byte, as before structured cabling.
+
 Re-import
 ---------
 :func:`cabling_edit` reads an edited plan back into a canvas edit document
@@ -75,7 +111,12 @@ they describe the cable NVIDIA lists apart, not a cable of the fabric; so is its
 ``a_transceiver`` when it names the UFM-side transceiver (or is empty). Rows whose ``network``
 is another network than ``compute`` are skipped (``CablingEdit.network_rows`` lists them):
 those networks follow from the spec's ``networks`` block and are changed there, and leaving
-their rows out of a file removes nothing.
+their rows out of a file removes nothing. Segment rows (``segment`` filled in) are not
+edits either (``CablingEdit.segment_rows`` lists them): each must still name a link through
+panels (``segment_of``), one of ``cord-a``/``trunk``/``cord-b``, and the ``label``, devices and
+ports the plan wrote, else the file is refused naming the cell (panels, trunks and cords follow
+from the spec's ``cabling`` block and are changed there); leaving them out removes nothing. An
+unchanged structured plan therefore re-imports as no change.
 """
 
 from __future__ import annotations
