@@ -41,6 +41,10 @@ KEPT_INFO = (
     "layout",
     "layout_notes",
     "media_notes",
+    # structured cabling (issue 19): the spec's cabling block and the parts the plan reads,
+    # so an edited revision keeps its patch panels (planner.domain.physical.structured)
+    "cabling",
+    "structured",
 )
 #: Rack fields that follow from the nodes in the rack (recomputed by the power job).
 RACK_DERIVED = ("index", "power_w", "power_incomplete")
