@@ -1,12 +1,24 @@
 // Making and changing links: draw mode (cytoscape-edgehandles: drag from one device to
 // another) and the link dialog, which offers free ports and only the media the server says
-// fit both ends (`/api/planner/link-options/`), or says why no link can be made.
+// fit both ends (`/api/planner/link-options/`), or says why no link can be made. A 1:N
+// breakout (an option with `legs` > 1) asks for the other legs' devices and ports and makes
+// one link per leg through consecutive ports of the switch's cage (one assembly).
 
 import { urls } from "./api.js";
 import { budgetProblem } from "./budget.js";
-import { nodeName, orientLink, portChoices, tierProblem } from "./document.js";
+import { freePorts, nodeName, orientLink, portChoices, tierProblem, usedPorts } from "./document.js";
 import { h } from "./dom.js";
-import { checkedOption, linkData, optionLabel, optionsHeading, portsHeading, refusalReasons } from "./link_options.js";
+import {
+  breakoutLinks,
+  breakoutPorts,
+  checkedOption,
+  legProblem,
+  linkData,
+  optionLabel,
+  optionsHeading,
+  portsHeading,
+  refusalReasons,
+} from "./link_options.js";
 
 /**
  * Link creation of a canvas.
@@ -21,6 +33,9 @@ export function createLinkDialog(canvas, { modelInfo }) {
   const { doc, root, $, api, state, cy, ur, container, setStatus, refuse } = canvas;
   const dialog = $("link-dialog");
   let dialogContext = null;
+  // The breakout legs: built here (the template has the dialog's fixed fields only).
+  const legsBox = h(doc, "fieldset", { class: "link-legs", "data-c": "link-legs", hidden: true });
+  dialog.querySelector(".link-media").after(legsBox);
 
   // --- draw mode ------------------------------------------------------------------------------
   const eh = cy.edgehandles({
@@ -83,11 +98,83 @@ export function createLinkDialog(canvas, { modelInfo }) {
     }
     status.textContent = optionsHeading(ctx.options.length, ctx.speed);
     const checked = checkedOption(ctx.options, ctx.edge?.data());
+    ctx.perCage = data.b_ports_per_cage ?? null;
     ctx.options.forEach((option, i) => {
-      const input = h(doc, "input", { type: "radio", name: "link-media", value: String(i), checked: i === checked });
-      box.append(h(doc, "label", { class: "option" }, input, ` ${optionLabel(option)}`));
+      const input = h(doc, "input", { type: "radio", name: "link-media", value: String(i), checked: i === checked, onchange: renderLegs });
+      const legs = option.legs > 1 ? ` · breakout 1:${option.legs}${option.leg_speed_gbps ? ` × ${option.leg_speed_gbps}G` : ""}` : "";
+      box.append(h(doc, "label", { class: "option" }, input, ` ${optionLabel(option)}${legs}`));
     });
     $("link-ok").disabled = false;
+    renderLegs();
+  }
+
+  // --- breakout legs --------------------------------------------------------------------------
+  function pickedOption(ctx) {
+    const picked = dialog.querySelector("input[name=link-media]:checked");
+    return ctx?.options[Number(picked?.value ?? -1)] ?? null;
+  }
+
+  /** Free ports of a device for a leg (its stored port count, else its model's). */
+  async function legPorts(node) {
+    const ports = node.data("ports") || (await modelInfo(node.data("model")))?.ports || 0;
+    return freePorts(ports, usedPorts(node.id(), canvas.linkEdgeData()));
+  }
+
+  function headText(ctx, option) {
+    const head = breakoutPorts(Number($("link-b-port").value), option.legs, ctx.perCage, ctx.freeB);
+    const where = head.ports.length ? ` ports ${head.ports.join(", ")}` : "";
+    return { head, text: head.problem ?? `1:${option.legs} breakout from ${nodeName(ctx.b.data())}${where} (one cage, one cable); leg 1 is ${nodeName(ctx.a.data())} port ${$("link-a-port").value}.` };
+  }
+
+  function renderLegs() {
+    const ctx = dialogContext;
+    const option = pickedOption(ctx);
+    legsBox.replaceChildren();
+    if (!ctx || ctx.edge || !option || !(option.legs > 1)) {
+      legsBox.hidden = true;
+      return;
+    }
+    const { text } = headText(ctx, option);
+    legsBox.append(h(doc, "legend", { text: "Breakout legs" }), h(doc, "p", { class: "help", "data-c": "link-legs-head", text }));
+    // Devices of the lower end's role (servers, or leaves of a leaf-spine breakout).
+    const candidates = cy.nodes("[kind = 'device']").filter((n) => n.data("role") === ctx.a.data("role") && !n.same(ctx.b));
+    for (let leg = 2; leg <= option.legs; leg++) {
+      const device = h(doc, "select", { id: `link-leg-${leg}-device`, "data-c": `link-leg-${leg}-device` }, h(doc, "option", { value: "", text: "— device —" }));
+      for (const node of candidates) device.append(h(doc, "option", { value: node.id(), text: nodeName(node.data()) }));
+      const port = h(doc, "select", { id: `link-leg-${leg}-port`, "data-c": `link-leg-${leg}-port` });
+      device.addEventListener("change", async () => {
+        $("link-refusal").hidden = true; // a reason given for the legs as they were
+        port.replaceChildren();
+        const node = device.value ? cy.getElementById(device.value) : null;
+        if (!node) return;
+        for (const p of await legPorts(node)) port.append(h(doc, "option", { value: String(p), text: `port ${p}` }));
+      });
+      legsBox.append(
+        h(
+          doc,
+          "div",
+          { class: "form-grid" },
+          h(doc, "div", {}, h(doc, "label", { for: device.id, text: `Leg ${leg} device` }), device),
+          h(doc, "div", {}, h(doc, "label", { for: port.id, text: `Leg ${leg} port` }), port),
+        ),
+      );
+    }
+    legsBox.hidden = false;
+  }
+  $("link-b-port").addEventListener("change", renderLegs);
+  $("link-a-port").addEventListener("change", renderLegs);
+
+  /** The legs as picked, leg 1 first, and why they cannot be made (or null). */
+  function pickedLegs(ctx, option) {
+    const legs = [{ node: ctx.a.id(), port: Number($("link-a-port").value), role: ctx.a.data("role"), label: nodeName(ctx.a.data()) }];
+    for (let leg = 2; leg <= option.legs; leg++) {
+      const id = legsBox.querySelector(`[data-c=link-leg-${leg}-device]`)?.value ?? "";
+      const node = id ? cy.getElementById(id) : null;
+      const port = Number(legsBox.querySelector(`[data-c=link-leg-${leg}-port]`)?.value) || null;
+      legs.push({ node: id, port, role: node?.data("role"), label: node ? nodeName(node.data()) : "" });
+    }
+    const { head } = headText(ctx, option);
+    return { legs, head, problem: head.problem ?? legProblem(legs) };
   }
 
   function fillPorts(select, ports, current) {
@@ -129,7 +216,9 @@ export function createLinkDialog(canvas, { modelInfo }) {
     const current = edge?.data() ?? {};
     const tiers = tierProblem({ id: a.id(), role: a.data("role") }, { id: b.id(), role: b.data("role") });
     const choice = portChoices(aData, bData, canvas.linkEdgeData(), edge ? { a_port: current.a_port, b_port: current.b_port } : {});
-    dialogContext = { a, b, edge, options: [] };
+    dialogContext = { a, b, edge, options: [], freeB: choice.b, perCage: null };
+    legsBox.replaceChildren();
+    legsBox.hidden = true;
     $("link-title").textContent = edge ? `Link ${aData.label} ↔ ${bData.label}` : `New link: ${aData.label} ↔ ${bData.label}`;
     $("link-a-label").textContent = portsHeading(aData.label, choice.a.length, aData.ports);
     $("link-b-label").textContent = portsHeading(bData.label, choice.b.length, bData.ports);
@@ -160,6 +249,17 @@ export function createLinkDialog(canvas, { modelInfo }) {
   $("link-form").addEventListener("submit", (event) => {
     if (event.submitter?.value !== "ok" || !dialogContext) return;
     const ctx = dialogContext;
+    const option = pickedOption(ctx);
+    if (!ctx.edge && option?.legs > 1) {
+      const { problem } = pickedLegs(ctx, option);
+      if (problem) {
+        event.preventDefault(); // the dialog stays open with the reason
+        const refusal = $("link-refusal");
+        refusal.replaceChildren(h(doc, "li", { text: problem }));
+        refusal.hidden = false;
+        return;
+      }
+    }
     dialogContext = null;
     commitLink(ctx);
   });
@@ -183,6 +283,7 @@ export function createLinkDialog(canvas, { modelInfo }) {
       aRole: ctx.a.data("role"),
       bRole: ctx.b.data("role"),
     });
+    if (!ctx.edge && option.legs > 1) return commitBreakout(ctx, option);
     if (ctx.edge) {
       ur.do("changeData", { id: ctx.edge.id(), data });
       setStatus(`Changed the link ${nodeName(ctx.a.data())} ↔ ${nodeName(ctx.b.data())}.`, "ok");
@@ -192,6 +293,26 @@ export function createLinkDialog(canvas, { modelInfo }) {
       added.select();
       setStatus(`Linked ${nodeName(ctx.a.data())} port ${data.a_port} to ${nodeName(ctx.b.data())} port ${data.b_port} (${option.kind ?? "media"}).`, "ok");
     }
+    container.focus();
+  }
+
+  function commitBreakout(ctx, option) {
+    const { legs, head } = pickedLegs(ctx, option);
+    const links = breakoutLinks(option, legs, head.ports, {
+      speed: $("link-speed").value,
+      length: $("link-length").value,
+      offeredSpeed: ctx.speed,
+      bRole: ctx.b.data("role"),
+    });
+    // One undo step for the whole assembly.
+    const added = ur.do(
+      "add",
+      links.map(({ source, data }) => ({ group: "edges", data: { id: canvas.newEdgeId(), source, target: ctx.b.id(), ...data } })),
+    );
+    cy.$(":selected").unselect();
+    added.select();
+    const ends = legs.map((leg) => `${leg.label} port ${leg.port}`).join(", ");
+    setStatus(`Breakout 1:${option.legs} (${option.cable}) from ${nodeName(ctx.b.data())} ports ${head.ports.join(", ")} to ${ends}.`, "ok");
     container.focus();
   }
 

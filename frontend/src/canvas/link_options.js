@@ -98,3 +98,59 @@ export function linkData(option, { aPort, bPort, speed, length, offeredSpeed, aR
   data.label = linkLabel(data);
   return data;
 }
+
+/**
+ * The switch ports a breakout's head takes: the `legs` ports of the cage that holds `bPort`
+ * (`perCage` ports per cage at the link's speed, as the server says in `b_ports_per_cage`),
+ * or why the head does not fit there.
+ * @param {number} bPort the port picked on the switch (1-based)
+ * @param {number} legs the part's legs (2 for 1:2, 4 for 1:4)
+ * @param {number|null} perCage the switch's ports per cage at the speed
+ * @param {number[]} freeB the switch's free ports (the picked one included)
+ * @returns {{ports: number[], problem: string|null}}
+ */
+export function breakoutPorts(bPort, legs, perCage, freeB) {
+  const cage = perCage && perCage > 0 ? perCage : 1;
+  if (legs > cage) {
+    return { ports: [], problem: `A 1:${legs} head takes ${legs} ports of one cage; this switch has ${cage} per cage at this speed.` };
+  }
+  const first = Math.floor((bPort - 1) / cage) * cage + 1;
+  const ports = Array.from({ length: legs }, (_, i) => first + i);
+  const taken = ports.filter((port) => !freeB.includes(port));
+  const problem = taken.length ? `The breakout head takes ports ${ports.join(", ")} of one cage; port ${taken.join(", ")} is in use.` : null;
+  return { ports, problem };
+}
+
+/**
+ * Why the picked legs cannot be made: a leg without a device or port, or two legs on one
+ * device port. Null when every leg is set.
+ * @param {{node: string, port: number|null, label: string}[]} legs leg 1 first
+ * @returns {string|null}
+ */
+export function legProblem(legs) {
+  const seen = new Set();
+  for (const [i, leg] of legs.entries()) {
+    if (!leg.node || !leg.port) return `Leg ${i + 1} needs a device and a free port.`;
+    const key = `${leg.node}#${leg.port}`;
+    if (seen.has(key)) return `Legs land twice on ${leg.label} port ${leg.port}.`;
+    seen.add(key);
+  }
+  return null;
+}
+
+/**
+ * The links of a breakout: one per leg, each from its device port to the next port of the
+ * head's cage, all naming the same 1:N part (the server takes links through one cage that
+ * name one 1:N part as one assembly).
+ * @param {object} option the picked breakout (legs > 1)
+ * @param {{node: string, port: number, role: string}[]} legs the legs' lower ends, leg 1 first
+ * @param {number[]} headPorts the switch ports, from {@link breakoutPorts}
+ * @param {{speed: string, length: string, offeredSpeed: number|null, bRole: string}} form
+ * @returns {{source: string, data: object}[]}
+ */
+export function breakoutLinks(option, legs, headPorts, { speed, length, offeredSpeed, bRole }) {
+  return legs.map((leg, i) => ({
+    source: leg.node,
+    data: linkData(option, { aPort: String(leg.port), bPort: String(headPorts[i]), speed, length, offeredSpeed, aRole: leg.role, bRole }),
+  }));
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { checkedOption, linkData, optionLabel, optionsHeading, portsHeading, refusalReasons } from "./link_options.js";
+import { breakoutLinks, breakoutPorts, checkedOption, legProblem, linkData, optionLabel, optionsHeading, portsHeading, refusalReasons } from "./link_options.js";
 
 test("an option names its parts once, then reach, price and power", () => {
   const optics = { kind: "optics", a_part: "MMA4Z00-NS", cable: "MFP7E10-N003", b_part: "MMA4Z00-NS", reach_m: 50, price: 1200, power_w: 17 };
@@ -48,4 +48,29 @@ test("the picked option and fields give the link's data and label", () => {
   assert.equal(bare.a_part, null);
   assert.equal(bare.media_kind, null);
   assert.equal(bare.label, "800G");
+});
+
+test("a breakout head takes the ports of the picked port's cage", () => {
+  const free = [1, 2, 3, 4, 5, 6, 7, 8];
+  assert.deepEqual(breakoutPorts(2, 2, 2, free), { ports: [1, 2], problem: null });
+  assert.deepEqual(breakoutPorts(7, 4, 4, free).ports, [5, 6, 7, 8]);
+  assert.match(breakoutPorts(3, 2, 2, [3, 5]).problem, /ports 3, 4 of one cage; port 4 is in use/);
+  assert.match(breakoutPorts(1, 4, 2, free).problem, /1:4 head takes 4 ports of one cage; this switch has 2 per cage/);
+});
+
+test("every leg needs its own device port", () => {
+  assert.equal(legProblem([{ node: "node:s1", port: 1, label: "s1" }, { node: "node:s2", port: 1, label: "s2" }]), null);
+  assert.match(legProblem([{ node: "node:s1", port: 1, label: "s1" }, { node: "", port: null, label: "" }]), /Leg 2 needs/);
+  assert.match(legProblem([{ node: "node:s1", port: 1, label: "s1" }, { node: "node:s1", port: 1, label: "s1" }]), /twice on s1 port 1/);
+});
+
+test("a breakout makes one link per leg, all naming the part", () => {
+  const option = { cable: "MCP7Y00-N002", kind: "DAC", legs: 2 };
+  const legs = [{ node: "node:s1", port: 1, role: "server" }, { node: "node:s2", port: 3, role: "server" }];
+  const links = breakoutLinks(option, legs, [5, 6], { speed: "", length: "2", offeredSpeed: 400, bRole: "leaf" });
+  assert.deepEqual(links.map((l) => [l.source, l.data.a_port, l.data.b_port, l.data.cable, l.data.speed_gbps]), [
+    ["node:s1", 1, 5, "MCP7Y00-N002", 400],
+    ["node:s2", 3, 6, "MCP7Y00-N002", 400],
+  ]);
+  assert.equal(links[0].data.tier, "server-leaf");
 });
