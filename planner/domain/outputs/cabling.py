@@ -1,4 +1,5 @@
-"""The cabling plan: one row per cable and per breakout leg, streamed as CSV, and read back.
+"""The cabling plan: one row per cable, per breakout leg and per segment of a link through
+patch panels, streamed as CSV, and read back.
 
 Rows
 ----
