@@ -811,7 +811,9 @@ class StructuredSegments:
         pb, port_b = self.panel_port(link, "b")
         panel_a = (*self.panel_cells[pa], self.panel_names[pa], PANEL_ROLE, port_a)
         panel_b = (*self.panel_cells[pb], self.panel_names[pb], PANEL_ROLE, port_b)
-        located = self.located(link)
+        # the link label is "<A end>/<B end>" (end labels write a port's "/" as ".")
+        a_label, _, b_label = label.partition("/")
+        name_a, name_b = panel_a[3], panel_b[3]
         trunk_index = int(plan.trunk[link])
         trunk = plan.trunks[trunk_index]
         grade = "OS2" if trunk["fiber_type"] == "smf" else "OM4"
@@ -823,7 +825,7 @@ class StructuredSegments:
             grade,
         )
         yield (
-            located[0][1],
+            f"{a_label}/{name_a}.P{port_a}",
             *head,
             *a_end,
             "",
@@ -837,7 +839,7 @@ class StructuredSegments:
             label,
         )
         yield (
-            located[1][1],
+            self.trunk_label(link),
             *head,
             *panel_a,
             "",
@@ -852,7 +854,7 @@ class StructuredSegments:
             label,
         )
         yield (
-            located[2][1],
+            f"{name_b}.P{port_b}/{b_label}",
             *head,
             *panel_b,
             "",
