@@ -479,7 +479,12 @@ def chromium():
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         service_missing(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    # Assertions wait for their condition up to the actions' 15 s (Playwright's default is 5 s):
+    # a passing test waits no longer, and one whose page answers slowly while the other pytest
+    # workers load both cores is not failed for it.
+    expect.set_options(timeout=15_000)
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
