@@ -505,14 +505,18 @@ PARAMETER_LABELS = {
     "echo": "Echo",
 }
 HIDDEN_PARAMETERS = {"design", "revision"}  # shown in the page heading, by name
+#: Parameters that mean nothing for a traffic pattern: storage-read has every node read from
+#: every storage array, so no GPU placement enters it.
+UNUSED_BY_TRAFFIC = {"storage-read": {"placement"}}
 
 
 def parameter_rows(parameters: dict | None) -> list[tuple[str, str]]:
     """``(label, value)`` of a job's parameters: ``size_bytes`` reads ``"1,000,000,000 bytes"``;
     the design and revision (ids) are left to the heading."""
     rows = []
+    unused = UNUSED_BY_TRAFFIC.get((parameters or {}).get("traffic"), set())
     for key, value in (parameters or {}).items():
-        if key in HIDDEN_PARAMETERS:
+        if key in HIDDEN_PARAMETERS or key in unused:
             continue
         label = PARAMETER_LABELS.get(key) or key.replace("_", " ").capitalize()
         if key == "size_bytes":

@@ -99,3 +99,16 @@ def test_power_page_lists_the_other_networks(facts):
         "Management systems",
     ]
     assert rows["Management systems"][3].endswith("kW") and rows["Storage"][1].endswith("kW")
+
+
+def test_job_parameters_leave_out_what_the_traffic_does_not_use():
+    """A storage-read job lists no GPU placement (every node reads from every array); an
+    all-reduce job still does, and both show the message size with its unit."""
+    from simulation.presentation import parameter_rows
+
+    common = {"routing": "ecmp", "placement": "contiguous", "size_bytes": 1_000_000_000}
+    read = dict(parameter_rows({"traffic": "storage-read", **common, "design": 3}))
+    assert "Placement" not in read and "Design" not in read
+    assert read["Message size"] == "1,000,000,000 bytes"
+    reduce = dict(parameter_rows({"traffic": "all-reduce", **common}))
+    assert reduce["Placement"] == "contiguous"
