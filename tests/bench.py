@@ -80,12 +80,28 @@ def design_spec(gpus: int) -> dict:
     }
 
 
+def save_revision(user, spec, packed: bytes, summary: dict):
+    """A design with one generated revision holding ``packed`` (what a save writes)."""
+    from planner.designs.models import Design, DesignRevision
+
+    design = Design.objects.create(name=spec.name, owner=user)
+    return DesignRevision.objects.create(
+        design=design,
+        number=1,
+        spec=spec.as_dict(),
+        topology=packed,
+        summary=summary,
+        kind="generated",
+        created_by=user,
+    )
+
+
 def bench_design(gpus: int) -> dict:
     """One size, in this process: build, summarize, save and load."""
     from django.contrib.auth import get_user_model
 
     from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
-    from planner.designs.models import Design, DesignRevision
+    from planner.designs.models import DesignRevision
     from planner.domain.pipeline import build_fabric
     from planner.domain.spec import parse_spec
     from planner.domain.summary import summarize
@@ -106,19 +122,7 @@ def bench_design(gpus: int) -> dict:
     summary, summary_s = _timed(lambda: summarize(fabric, name=spec.name))
     packed, pack_s = _timed(lambda: fabric_pack(fabric))
 
-    def save():
-        design = Design.objects.create(name=spec.name, owner=user)
-        return DesignRevision.objects.create(
-            design=design,
-            number=1,
-            spec=spec.as_dict(),
-            topology=packed,
-            summary=summary,
-            kind="generated",
-            created_by=user,
-        )
-
-    revision, write_s = _timed(save)
+    revision, write_s = _timed(lambda: save_revision(user, spec, packed, summary))
     loaded, load_s = _timed(
         lambda: fabric_unpack(DesignRevision.objects.get(pk=revision.pk).topology)
     )

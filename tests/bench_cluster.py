@@ -22,7 +22,15 @@ import os
 import sys
 import time
 
-from tests.bench import OUT, ROOT, _peak_rss_mb, _setup_django, _timed, design_spec
+from tests.bench import (
+    OUT,
+    ROOT,
+    _peak_rss_mb,
+    _setup_django,
+    _timed,
+    design_spec,
+    save_revision,
+)
 
 GPUS = 100_000
 NETWORKS = {
@@ -50,7 +58,7 @@ def bench_cluster(with_networks: bool) -> dict:
     from django.contrib.auth import get_user_model
 
     from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
-    from planner.designs.models import Design, DesignRevision
+    from planner.designs.models import DesignRevision
     from planner.domain.networks.elements import cluster_elements
     from planner.domain.pipeline import build_fabric
     from planner.domain.spec import parse_spec
@@ -67,19 +75,7 @@ def bench_cluster(with_networks: bool) -> dict:
     elements, elements_s = _timed(lambda: cluster_elements(fabric, facts))
     packed, pack_s = _timed(lambda: fabric_pack(fabric))
 
-    def save():
-        design = Design.objects.create(name=spec.name, owner=user)
-        return DesignRevision.objects.create(
-            design=design,
-            number=1,
-            spec=spec.as_dict(),
-            topology=packed,
-            summary=summary,
-            kind="generated",
-            created_by=user,
-        )
-
-    revision, write_s = _timed(save)
+    revision, write_s = _timed(lambda: save_revision(user, spec, packed, summary))
     loaded, load_s = _timed(
         lambda: fabric_unpack(DesignRevision.objects.get(pk=revision.pk).topology)
     )

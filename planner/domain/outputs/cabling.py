@@ -416,24 +416,31 @@ class _PartText:
     fiber_type: str = ""
 
 
+def _fill_cable_text(text: _PartText, record: dict) -> None:
+    """The cable columns of a fiber or cable part record (the compute fabric's and the other
+    networks' rows alike)."""
+    if record.get("category") == "fiber":
+        text.cable_type = "fiber"
+        text.media = str(record.get("fiber_type") or "")
+        connectors = [record.get("connector_a"), record.get("connector_b")]
+        text.connector = "/".join(dict.fromkeys(str(c) for c in connectors if c))
+        text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
+    else:
+        kind = str(record.get("cable_type") or "")
+        text.cable_type = kind
+        text.media = "copper" if kind in COPPER_TYPES else ("optical" if kind else "")
+        forms = [record.get("end_a_form_factor"), record.get("end_b_form_factor")]
+        text.connector = "/".join(dict.fromkeys(str(f) for f in forms if f))
+
+
 def _part_texts(fabric: Fabric, facts: CatalogFacts) -> list[_PartText]:
     texts = []
     for slug in fabric.parts:
         record = facts.parts.get(slug) or {}
         category = record.get("category")
         text = _PartText(slug=slug)
-        if category == "fiber":
-            text.cable_type = "fiber"
-            text.media = str(record.get("fiber_type") or "")
-            connectors = [record.get("connector_a"), record.get("connector_b")]
-            text.connector = "/".join(dict.fromkeys(str(c) for c in connectors if c))
-            text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
-        elif category == "cable":
-            kind = str(record.get("cable_type") or "")
-            text.cable_type = kind
-            text.media = "copper" if kind in COPPER_TYPES else ("optical" if kind else "")
-            forms = [record.get("end_a_form_factor"), record.get("end_b_form_factor")]
-            text.connector = "/".join(dict.fromkeys(str(f) for f in forms if f))
+        if category in ("fiber", "cable"):
+            _fill_cable_text(text, record)
         elif category == "transceiver":
             text.connector = str(record.get("connector") or "")
             text.media = str(record.get("media") or "")
@@ -883,18 +890,8 @@ def _network_cable(link, facts: CatalogFacts) -> _PartText:
         text.cable_type, text.media, text.connector = kind, "copper", "RJ45"
         return text
     category = (record or {}).get("category")
-    if category == "fiber":
-        text.cable_type = "fiber"
-        text.media = str(record.get("fiber_type") or "")
-        connectors = [record.get("connector_a"), record.get("connector_b")]
-        text.connector = "/".join(dict.fromkeys(str(c) for c in connectors if c))
-        text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
-    elif category == "cable":
-        cable_type = str(record.get("cable_type") or "")
-        text.cable_type = cable_type
-        text.media = "copper" if cable_type in COPPER_TYPES else ("optical" if cable_type else "")
-        forms = [record.get("end_a_form_factor"), record.get("end_b_form_factor")]
-        text.connector = "/".join(dict.fromkeys(str(f) for f in forms if f))
+    if category in ("fiber", "cable"):
+        _fill_cable_text(text, record)
     elif category == "transceiver":  # a module counted as the cable (in-band CWDM4 uplinks)
         text.cable_type = "fiber"
         text.media = str(record.get("media") or "")
