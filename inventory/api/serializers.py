@@ -1,7 +1,14 @@
-"""Catalog serializers. Validation runs the model's ``clean()`` (one validation path)."""
+"""Catalog serializers. Validation runs the model's ``clean()`` (one validation path).
+
+:class:`PatchNamesAFieldMixin` is the API's rule for every partial update (the catalog's and
+the planner's writable serializers use it): a PATCH that names no field it may change is a 400.
+"""
+
+from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 from inventory.library.schema import IDENTITY_FIELDS
 from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
@@ -31,7 +38,64 @@ class NoBlankChoicesMixin:
         return super().to_internal_value(data)
 
 
-class ValidatedModelSerializer(NoBlankChoicesMixin, serializers.ModelSerializer):
+#: Keys a browser's form may add that are not fields of the object.
+FORM_EXTRAS = frozenset({"csrfmiddlewaretoken"})
+
+
+def _field_named(key: str, names) -> str | None:
+    """The field a body key is about: ``name`` itself, or a form body's ``name.key`` (a dict
+    field) or ``name[0]`` (a list field); None when it names no field."""
+    if key in names:
+        return key
+    for name in names:
+        if key.startswith((f"{name}.", f"{name}[")):
+            return name
+    return None
+
+
+def patch_problems(fields: Mapping, data: Mapping) -> dict[str, list[str]]:
+    """Why a partial update of ``fields`` from ``data`` changes nothing ({} when it names a
+    field it may change): no field to change, each unknown key and each read-only field named.
+    """
+    writable = [name for name, field in fields.items() if not field.read_only]
+    named = {key: _field_named(key, fields) for key in data if key not in FORM_EXTRAS}
+    if any(name in writable for name in named.values()):
+        return {}
+    problems: dict[str, list[str]] = {
+        api_settings.NON_FIELD_ERRORS_KEY: [
+            "No field to change: the request names none of " + ", ".join(writable) + "."
+        ]
+    }
+    for key, name in named.items():
+        if name is None:
+            problems[key] = ["Unknown field: it is not one of this object's fields."]
+        else:
+            problems[key] = ["Read-only: it cannot be changed."]
+    return problems
+
+
+class PatchNamesAFieldMixin:
+    """A partial update (PATCH) must name at least one field it may change.
+
+    DRF reads a PATCH whose body names no writable field (``{}``, an empty form, only unknown
+    or read-only keys) as an empty update: it answered 200 and saved nothing, so a client
+    that misspelt a field, or sent a form body the server read as empty, was told it had
+    succeeded. Now that is a 400 in every body format (JSON, form, multipart), naming the
+    unknown and read-only keys, and nothing is stored. Keys beside a writable field are left
+    to DRF as before (unknown ones are ignored).
+    """
+
+    def to_internal_value(self, data):
+        if self.partial and self.parent is None and isinstance(data, Mapping):
+            problems = patch_problems(self.fields, data)
+            if problems:
+                raise serializers.ValidationError(problems)
+        return super().to_internal_value(data)
+
+
+class ValidatedModelSerializer(
+    PatchNamesAFieldMixin, NoBlankChoicesMixin, serializers.ModelSerializer
+):
     """Run ``Model.full_clean()`` on a copy of the instance, as NetBox does: DRF does not."""
 
     def validate(self, attrs):
@@ -54,7 +118,7 @@ class ValidatedModelSerializer(NoBlankChoicesMixin, serializers.ModelSerializer)
         return []
 
 
-class ManufacturerSerializer(serializers.ModelSerializer):
+class ManufacturerSerializer(PatchNamesAFieldMixin, serializers.ModelSerializer):
     class Meta:
         model = Manufacturer
         fields = ["id", "slug", "name", "url"]
@@ -112,7 +176,7 @@ SERIALIZERS = {
 }
 
 
-class PriceBookSerializer(NoBlankChoicesMixin, serializers.ModelSerializer):
+class PriceBookSerializer(PatchNamesAFieldMixin, NoBlankChoicesMixin, serializers.ModelSerializer):
     price_count = serializers.IntegerField(source="prices.count", read_only=True)
     team = serializers.SlugRelatedField(
         slug_field="slug",

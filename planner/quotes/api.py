@@ -23,6 +23,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inventory.api.serializers import PatchNamesAFieldMixin
 from inventory.models import PriceBook
 from inventory.permissions import price_books_pickable_for, user_can_read_price_book
 from planner.designs import selectors
@@ -91,7 +92,7 @@ class QuoteSerializer(serializers.ModelSerializer):
         }
 
 
-class QuoteWriteSerializer(serializers.Serializer):
+class QuoteWriteSerializer(PatchNamesAFieldMixin, serializers.Serializer):
     """Terms of a new or changed quote; the service validates the values."""
 
     revision = serializers.IntegerField(

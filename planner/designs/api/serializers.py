@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from inventory.api.serializers import PatchNamesAFieldMixin
 from planner.designs.models import Design, DesignRevision, DesignSharingChoices
 from planner.teams.models import Team
 
@@ -156,7 +157,7 @@ class DesignCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class DesignUpdateSerializer(serializers.Serializer):
+class DesignUpdateSerializer(PatchNamesAFieldMixin, serializers.Serializer):
     name = serializers.CharField(required=False, max_length=100)
     description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     team = TeamSlugField(required=False, allow_null=True)

@@ -146,10 +146,13 @@ class DesignViewSet(
     @extend_schema(request=DesignUpdateSerializer, responses={200: DesignSerializer})
     def partial_update(self, request, pk=None, format=None):
         """Rename or describe a design; its owner may also change team and sharing."""
+        # Who may not change the design hears so (404/403) before anything about the body.
+        design = self._design(write=True)
         params = DesignUpdateSerializer(data=request.data, partial=True)
         params.is_valid(raise_exception=True)
         changes = params.validated_data
-        design = self._design(write=True, manage=bool({"team", "sharing"} & set(changes)))
+        if {"team", "sharing"} & set(changes):
+            design = self._design(write=True, manage=True)
         return self._show(services.design_update(design=design, actor=self.request.user, **changes))
 
     def perform_destroy(self, instance):
