@@ -7,10 +7,16 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.http import Http404
 
-from inventory.models import Price, PriceBook
+from inventory.models import CATEGORY_MODELS, Price, PriceBook, SwitchModel
 from inventory.services import SEED_PRICE_BOOK
 from planner.designs import selectors
-from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
+from planner.designs.adapters import (
+    catalog_facts,
+    fabric_pack,
+    fabric_unpack,
+    price_of_factory,
+    read_catalog_facts,
+)
 from planner.designs.models import Design, DesignRevision, RevisionImmutableError
 from planner.designs.services import (
     DesignError,
@@ -49,7 +55,7 @@ def _problems(exc_info) -> dict[str, str]:
 
 def test_catalog_facts_has_devices_parts_and_aliases(seed_catalog, django_assert_max_num_queries):
     with django_assert_max_num_queries(10):
-        facts = catalog_facts()
+        facts = read_catalog_facts()
     assert facts.devices["QM9700"].radix_at(400) == 64
     assert facts.devices["DGX-H100"].gpus == 8
     assert facts.devices["DGX-H100"].category == "server"
@@ -60,6 +66,20 @@ def test_catalog_facts_has_devices_parts_and_aliases(seed_catalog, django_assert
     # Aliases (here an OPN) lead to the same part and device.
     assert facts.parts["920-9B36F-00RX-8S0"]["slug"] == "Q3400-RA"
     assert facts.devices["920-9B36F-00RX-8S0"].slug == "Q3400-RA"
+
+
+def test_catalog_facts_are_read_once_per_catalog_state(seed_catalog, django_assert_num_queries):
+    first = catalog_facts()
+    with django_assert_num_queries(len(CATEGORY_MODELS)):  # the fingerprint only
+        assert catalog_facts() is first
+    assert catalog_facts(for_new=True) is not first
+    switch = SwitchModel.objects.get(slug="QM9700")
+    switch.name = "Quantum-2 renamed"
+    switch.save()
+    changed = catalog_facts()
+    assert changed is not first
+    assert changed.parts["QM9700"]["name"] == "Quantum-2 renamed"
+    assert first.parts["QM9700"]["name"] != "Quantum-2 renamed"
 
 
 def test_price_of_takes_the_lowest_new_price_in_the_book_currency(seed_catalog):
