@@ -79,9 +79,12 @@ def test_an_unreachable_database_is_one_line(tmp_path):
 
 @pytest.fixture
 def empty_postgres_database():
-    """A PostgreSQL database with no tables (dropped afterwards)."""
+    """A PostgreSQL database as the app sees it with no tables: the server's ``postgres``
+    database with its search path set to a new, empty schema (dropped afterwards). A schema
+    rather than a ``CREATE DATABASE``: dropping a database forces a checkpoint, which costs
+    seconds while other test workers write."""
     psycopg = pytest.importorskip("psycopg")
-    name = f"fabric_empty_{uuid.uuid4().hex[:8]}"
+    schema = f"fabric_empty_{uuid.uuid4().hex[:8]}"
     try:
         admin = psycopg.connect(f"{POSTGRES}/postgres", autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as exc:
@@ -89,11 +92,11 @@ def empty_postgres_database():
             raise
         pytest.skip(f"no PostgreSQL on 127.0.0.1:5432: {exc}")
     with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'CREATE SCHEMA "{schema}"')
         try:
-            yield f"{POSTGRES}/{name}"
+            yield f"{POSTGRES}/postgres?options=-c%20search_path%3D{schema}"
         finally:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 def test_an_empty_postgres_database_names_the_commands_to_run(tmp_path, empty_postgres_database):
