@@ -11,6 +11,7 @@ Rule numbers in messages refer to the compatibility rules of the research notes
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -138,6 +139,20 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
     >>> plug_fits_cage(Plug("cable", "RJ45", speed_gbps=1), rj45)
     []
     """
+    try:
+        return list(_plug_fits_cage_cached(plug, cage))
+    except TypeError:  # an unhashable fact (a NIC cage's limits are dicts): judge it afresh
+        return _plug_fits_cage(plug, cage)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _plug_fits_cage_cached(plug: Plug, cage: Cage) -> tuple[Violation, ...]:
+    """:func:`plug_fits_cage` of hashable facts, once per pair: a catalog's "works with" lists
+    judge the same few hundred plugs against the same cages hundreds of thousands of times."""
+    return tuple(_plug_fits_cage(plug, cage))
+
+
+def _plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
     out = _Collector()
     if not _known(plug.form_factor, cage.form_factor):
         out.unknown("form-factor-unknown", "The form factor of the plug or the cage is unknown.")
