@@ -249,7 +249,16 @@ def _check_groups(groups, path: str, *, cage: bool) -> Iterator[Violation]:
 
 def check_switch(v: dict) -> Iterator[Violation]:
     yield from check_power(v)
-    yield from check_positive(v, ["capacity_tbps", "rack_units", "weight_kg", "psu_rating_w"])
+    yield from check_positive(
+        v,
+        [
+            "capacity_tbps",
+            "rack_units",
+            "weight_kg",
+            "psu_rating_w",
+            "buffer_mb",
+        ],
+    )
     yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
     yield from _check_groups(v.get("cage_groups"), "cage_groups", cage=True)
 

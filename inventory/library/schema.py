@@ -24,6 +24,7 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "power_max_w",
         "psu_count",
         "psu_rating_w",
+        "buffer_mb",
         "cage_groups",
         "lpo_validated",
         "fec_modes",

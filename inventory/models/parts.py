@@ -211,6 +211,11 @@ class SwitchModel(CatalogPart):
     power_max_w = _float(help_text="Maximum system power as published (may include optics).")
     psu_count = _int()
     psu_rating_w = _float(help_text="Rating of one PSU (not the system draw).")
+    buffer_mb = _float(
+        verbose_name="packet buffer (MB)",
+        help_text="Packet buffer as published (on-chip shared buffer; a deep-buffer switch's "
+        "off-chip memory); the PFC headroom check sums lossless headroom against it.",
+    )
     cage_groups = models.JSONField(
         default=list,
         blank=True,
