@@ -93,7 +93,8 @@ def _money_in(data) -> set[str]:
 
 
 @pytest.fixture
-def scene(seed_catalog, django_user_model, user, no_broker):
+def quoted(seed_catalog, django_user_model, user):
+    """Sam's design and quote, shared with team Tango; a logged-in client per person."""
     sam = django_user_model.objects.create_user(username="sam", password="pw-sam-123!")
     olga = django_user_model.objects.create_user(username="olga", password="pw-olga-123!")
     tango = Team.objects.create(name="Tango", slug="tango")
@@ -117,14 +118,22 @@ def scene(seed_catalog, django_user_model, user, no_broker):
         margin_pct=MARGIN,
         notes=NOTES,
     )
-    revision = design.latest_revision
-    jobs = {sam: _run_jobs(sam, revision), user: _run_jobs(user, revision)}
-    jobs[olga] = _run_jobs(olga, revision)
-
     clients = {}
     for person in (sam, olga, user):
-        clients[person.username] = Client(raise_request_exception=False)
-        clients[person.username].force_login(person)
+        clients[person] = Client(raise_request_exception=False)
+        clients[person].force_login(person)
+    return {"design": design, "quote": quote, "offers": offers, "clients": clients}
+
+
+@pytest.fixture
+def scene(quoted, no_broker):
+    """``quoted`` with each person's jobs, the price figures Sam sees, and URL fillers."""
+    design, quote, offers = quoted["design"], quoted["quote"], quoted["offers"]
+    sam, olga, user = quoted["clients"]
+    clients = {person.username: client for person, client in quoted["clients"].items()}
+    revision = design.latest_revision
+    jobs = {person: _run_jobs(person, revision) for person in (sam, user, olga)}
+
     seller = clients["sam"]
     needles = _needles(seller, design, quote)
     crawled = urlwalk.crawl(seller, [design.get_absolute_url(), quote.get_absolute_url()])
@@ -298,11 +307,11 @@ def test_no_price_reaches_a_user_without_the_price_right(scene):
     assert checked >= 100
 
 
-def test_price_terms_are_kept_and_changed_only_with_the_price_right(scene):
+def test_price_terms_are_kept_and_changed_only_with_the_price_right(quoted):
     """Olga writes the design but has no price right: she changes a quote's customer (API
     and form) and its terms stay; sending a discount, margin or notes is 403."""
-    quote = scene["quote"]
-    olga, _ = scene["viewers"][1]
+    quote = quoted["quote"]
+    olga = next(c for person, c in quoted["clients"].items() if person.username == "olga")
     url = f"/api/planner/designs/{quote.design_id}/quotes/{quote.pk}/"
     for body in ({"margin_pct": "10"}, {"discounts_pct": {"switch": 1}}, {"notes": "x"}):
         refused = olga.patch(url, body, content_type="application/json")
