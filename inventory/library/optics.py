@@ -1,4 +1,5 @@
-"""Reference optics facts for loss budgets: fiber grades, connector types, splices.
+"""Reference optics facts for loss budgets: fiber grades, connector types, splices, and the
+channel insertion-loss limit of each IEEE/MSA PHY.
 
 Read from ``optics.yaml`` in a catalog folder (the seed's by default) into an
 :class:`OpticsTable`, checked on the way in: a loss or attenuation that is not a number ≥ 0,
@@ -13,6 +14,7 @@ Shapes (plain dicts, so a budget reads them without this module's classes)::
     connectors = {"mpo12": {"label": "MPO-12", "mated_pair_db": {"typical": 0.5, "worst": 0.75},
                             "low_loss_typical_db": 0.2}, ...}
     splices = {"mmf": {"loss_db": {"typical": 0.3, "worst": None}}, ...}
+    phys = {"400GBASE-SR8": {"channel_il_max_db": {"OM3": 1.8, "OM4": 1.9}}, ...}
 
 ``worst`` of a splice is None: the sources give one planning figure only (use ``typical``).
 Each value's source and grade is in ``provenance`` (dotted path -> {source, grade, note}),
@@ -66,6 +68,32 @@ class OpticsTable:
     splices: dict = field(default_factory=dict)
     sources: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
+    phys: dict = field(default_factory=dict)
+
+    def channel_il_max_db(self, phy: str | None) -> dict:
+        """``{fiber grade: dB}``: the channel insertion-loss limit of ``phy`` ({} unknown).
+
+        Examples
+        --------
+        >>> seed_optics().channel_il_max_db("800GBASE-DR8"), seed_optics().channel_il_max_db("X")
+        ({'OS2': 3.0, 'OS1a': 3.0}, {})
+        """
+        return dict((self.phys.get(phy or "") or {}).get("channel_il_max_db") or {})
+
+    def figure_source(self, path: str) -> tuple[str, str]:
+        """``(where, grade)`` of the value at ``path`` (dotted, as in ``provenance``): the
+        source's URL (else its title) and the figure's grade; ``("", "")`` when unrecorded.
+
+        Examples
+        --------
+        >>> seed_optics().figure_source("phys.400GBASE-SR8.channel_il_max_db.OM5")[1]
+        'inferred'
+        """
+        record = self.provenance.get(path)
+        if not record:
+            return "", ""
+        source = self.sources.get(record.get("source") or "") or {}
+        return str(source.get("url") or source.get("title") or ""), str(record.get("grade") or "")
 
     def attenuation_db_per_km(self, grade: str, case: str = "worst") -> float | None:
         """Attenuation of fiber ``grade`` at its wavelength (None: grade not in the table).
@@ -230,10 +258,41 @@ def optics_from_data(data) -> OpticsTable:
         loss = (entry or {}).get("loss_db") if isinstance(entry, dict) else None
         cases = loss if isinstance(loss, dict) else {"typical": loss}
         splices[family] = {"loss_db": _cases(cases, f"{path}.loss_db", worst_required=False)}
-    return OpticsTable(fiber_grades, connectors, splices, plain.get("sources") or {}, provenance)
+    phys = {
+        str(phy): _phy(entry, f"phys.{phy}", grades)
+        for phy, entry in _mapping(plain, "phys").items()
+    }
+    return OpticsTable(
+        fiber_grades, connectors, splices, plain.get("sources") or {}, provenance, phys
+    )
 
 
-_SECTIONS = ("fiber_grades", "connectors", "splices")
+def _phy(entry, path: str, grades) -> dict:
+    """One PHY's row: ``{"channel_il_max_db": {grade: dB > 0}}``."""
+    if not isinstance(entry, dict):
+        raise OpticsFileError(f"{path} must be an object {{channel_il_max_db}}", field=path)
+    unknown = sorted(str(key) for key in set(entry) - {"channel_il_max_db"})
+    if unknown:
+        raise OpticsFileError(f"{path}: unknown field(s) {', '.join(unknown)}", field=path)
+    limits = entry.get("channel_il_max_db")
+    path = f"{path}.channel_il_max_db"
+    if not isinstance(limits, dict) or not limits:
+        raise OpticsFileError(f"{path} must map fiber grades to dB", field=path)
+    out = {}
+    for grade, value in limits.items():
+        where = f"{path}.{grade}"
+        if grade not in grades:
+            raise OpticsFileError(
+                f"{where}: unknown fiber grade {grade!r} (one of {', '.join(sorted(grades))})",
+                field=where,
+            )
+        if _loss(value, where) <= 0:
+            raise OpticsFileError(f"{where} must be greater than 0 dB", field=where)
+        out[grade] = float(value)
+    return {"channel_il_max_db": out}
+
+
+_SECTIONS = ("fiber_grades", "connectors", "splices", "phys")
 
 
 def read_optics(path: Path) -> OpticsTable:

@@ -27,7 +27,7 @@ from planner.domain.physical.budget import (
     link_terms,
 )
 from planner.domain.physical.channels import Channels, point_to_point_channels
-from planner.domain.physical.optics_tables import CHANNEL_IL_MAX_DB, phy_of, tables_for
+from planner.domain.physical.optics_tables import channel_limits, phy_of, tables_for
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 
@@ -85,14 +85,24 @@ def test_fluke_worked_example_150_m_of_om4():
     assert one == pytest.approx(0.30) and two == pytest.approx(-0.45)
 
 
-def test_ieee_channel_limits_of_the_fallback_table():
-    # TIA FOTC pages (next-wave.md §1.1), primary.
-    assert CHANNEL_IL_MAX_DB["800GBASE-DR8"]["limits"]["OS2"] == 3.0
-    assert CHANNEL_IL_MAX_DB["400GBASE-SR8"]["limits"] == {"OM3": 1.8, "OM4": 1.9, "OM5": 1.9}
-    assert CHANNEL_IL_MAX_DB["400GBASE-SR4.2"]["limits"] == {"OM3": 1.7, "OM4": 1.8, "OM5": 2.0}
-    assert CHANNEL_IL_MAX_DB["400GBASE-LR8"]["limits"]["OS2"] == 6.3
-    assert CHANNEL_IL_MAX_DB["400GBASE-DR4"]["limits"]["OS2"] == 3.0
+def test_ieee_channel_limits_of_the_optics_table():
+    # TIA FOTC pages (next-wave.md §1.1), primary; the seed's optics.yaml is the only table.
+    limits = tables_for(None).phy_limits
+    dbs = {phy: {grade: limit.db for grade, limit in row.items()} for phy, row in limits.items()}
+    assert dbs["800GBASE-DR8"]["OS2"] == 3.0
+    assert dbs["400GBASE-SR8"] == {"OM3": 1.8, "OM4": 1.9, "OM5": 1.9}
+    assert dbs["400GBASE-SR4.2"] == {"OM3": 1.7, "OM4": 1.8, "OM5": 2.0}
+    assert dbs["400GBASE-LR8"]["OS2"] == 6.3
+    assert dbs["400GBASE-DR4"]["OS2"] == 3.0
     assert phy_of(IEEE_SR4) == "400GBASE-SR4"
+    sr4 = channel_limits(IEEE_SR4)["OM4"]
+    assert (sr4.db, sr4.grade) == (1.9, "secondary")
+    assert (
+        sr4.source
+        == "https://www.china-tscom.com/introduction-of-the-fiber-loss-budget-standard.html"
+    )
+    assert limits["400GBASE-SR8"]["OM3"].source.startswith("https://www.tiafotc.org/")
+    assert limits["400GBASE-SR8"]["OM3"].grade == "datasheet"
 
 
 def test_passes_reach_fails_loss_100_m_om4_four_mpo_pairs():

@@ -143,6 +143,53 @@ def test_every_optics_value_has_a_source_and_grade():
         assert table.sources[record["source"]]["url"].startswith("https://"), path
 
 
+def test_phy_limits_of_the_optics_table_are_the_published_ones():
+    """The channel limit per PHY lives in the seed's optics.yaml only, each figure graded and
+    sourced: the TIA FOTC pages for SR8, SR4.2, DR8 and LR8 (primary); 400GBASE-SR4's 1.9 dB
+    on OM4 is a secondary table's (IEEE 802.3db's own figure was not found)."""
+    table = seed_optics()
+    for phy, row in TIA_FOTC.items():
+        assert {g: table.channel_il_max_db(phy)[g] for g in row} == row, phy
+    assert table.channel_il_max_db("400GBASE-SR4.2") == {"OM3": 1.7, "OM4": 1.8, "OM5": 2.0}
+    assert table.channel_il_max_db("400GBASE-LR8")["OS2"] == 6.3
+    assert table.channel_il_max_db("400GBASE-SR4") == {"OM4": 1.9}
+    where, grade = table.figure_source("phys.400GBASE-SR4.channel_il_max_db.OM4")
+    assert grade == "secondary" and "china-tscom.com" in where
+    assert table.figure_source("phys.800GBASE-DR8.channel_il_max_db.OS2") == (
+        "https://www.tiafotc.org/ieee-802-3-ethernet-standards-update/singlemode-standards-update"
+        "/800gbase-dr8/",
+        "datasheet",
+    )
+    for phy in table.phys:
+        for grade in table.channel_il_max_db(phy):
+            path = f"phys.{phy}.channel_il_max_db.{grade}"
+            record = table.provenance[path]
+            assert record["grade"] in {"datasheet", "secondary", "inferred", "estimate"}, path
+            assert table.sources[record["source"]]["url"].startswith("https://"), path
+            if record["grade"] in {"inferred", "estimate"}:
+                assert record.get("note"), path
+
+
+def test_the_budget_reads_the_catalogs_optics_table(facts):
+    """No figure of its own: a catalog whose table says otherwise changes the budget."""
+    from dataclasses import replace
+
+    from planner.domain.physical.budget import link_terms
+    from planner.domain.physical.optics_tables import tables_for
+
+    table = seed_optics()
+    phys = {**table.phys, "400GBASE-SR4": {"channel_il_max_db": {"OM4": 1.5}}}
+    grades = {**table.fiber_grades}
+    grades["OM4"] = {**grades["OM4"], "attenuation_db_per_km": {"typical": 2.0, "worst": 2.5}}
+    other = replace(table, phys=phys, fiber_grades=grades)
+    tables = tables_for(replace(facts, optics=other))
+    sr4 = {"slug": "sr4", "pmd": "SR4", "speed_gbps": 400, "media": "mmf"}
+    fibre = {"slug": "f", "fiber_type": "mmf", "fiber_grade": "OM4"}
+    terms = link_terms(sr4, sr4, fibre, tables)
+    assert (terms.limit_db, terms.attenuation_db_per_km) == (1.5, (2.0, 2.5))
+    assert link_terms(sr4, sr4, fibre).limit_db == 1.9  # the seed's
+
+
 BASE = {"sources": {"s": {"url": "https://example.org", "grade": "datasheet"}}, "source": "s"}
 
 
@@ -170,6 +217,19 @@ BASE = {"sources": {"s": {"url": "https://example.org", "grade": "datasheet"}}, 
             {"connectors": {"mpo12": {"mated_pair_db": {"typical": 0.9, "worst": 0.75}}}},
             "connectors.mpo12.mated_pair_db.worst",
         ),
+        (
+            {"phys": {"400GBASE-SR8": {"channel_il_max_db": {"OM9": 1.9}}}},
+            "phys.400GBASE-SR8.channel_il_max_db.OM9",
+        ),
+        (
+            {"phys": {"400GBASE-SR8": {"channel_il_max_db": {"OM4": -1.9}}}},
+            "phys.400GBASE-SR8.channel_il_max_db.OM4",
+        ),
+        (
+            {"phys": {"400GBASE-SR8": {"channel_il_max_db": {"OM4": 0}}}},
+            "phys.400GBASE-SR8.channel_il_max_db.OM4",
+        ),
+        ({"phys": {"400GBASE-SR8": {"reach_m": 100}}}, "phys.400GBASE-SR8"),
     ],
 )
 def test_bad_optics_facts_are_refused_naming_the_field(data, field):

@@ -9,8 +9,8 @@ Pure (no Django). Modules:
   channels;
 - :mod:`.cabling`: the channels a design's cabling asks for (:func:`~.cabling.channels_for`);
 - :mod:`.optics_tables`: fibre attenuation, connector and splice losses and the IEEE/MSA
-  channel insertion-loss limits per PHY, from the catalog or, until the catalog holds them,
-  from one sourced fallback table;
+  channel insertion-loss limits per PHY, reshaped for the budget from the catalog's optics
+  table (the seed's ``optics.yaml``; no figures of its own);
 - :mod:`.budget`: every link's loss, typical and worst case, against its optic's channel
   limit (:func:`compute_budgets`), vectorized with NumPy.
 """

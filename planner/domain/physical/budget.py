@@ -68,9 +68,11 @@ class LinkTerms:
     limit_db : float
         Channel insertion-loss limit, dB; NaN when unknown (``why_unknown`` says why).
     limit_source : str
-        Where the limit comes from (the catalog, or the fallback row's source).
+        Where the limit comes from: ``catalog`` (the part's own figure), else the URL of the
+        optics table's source for its PHY.
     limit_grade : str
-        The figure's grade (``catalog``, ``primary``, ``secondary``, ``inferred``, ``estimate``).
+        The figure's grade (``catalog``, else the optics table's: ``datasheet``,
+        ``secondary``, ``inferred``, ``estimate``).
     attenuation_db_per_km, mpo_pair_db, lc_pair_db, splice_db : tuple of float
         (typical, worst) figures.
     rated_with_patch_panels : int
@@ -150,12 +152,11 @@ def link_terms(a: dict, b: dict, fiber: dict, tables: Tables | None = None) -> L
         assumed = grade is not None
     limits, phy, source, figure, why = [], None, "", "", ""
     for part in (a, b):
-        by_grade, where, figure_grade = channel_limits(part)
-        value = by_grade.get(grade or "")
-        if value is not None and (not limits or value < min(limits)):
-            phy, source, figure = phy_of(part), where, figure_grade
-        if value is not None:
-            limits.append(value)
+        limit = channel_limits(part, tables).get(grade or "")
+        if limit is not None and (not limits or limit.db < min(limits)):
+            phy, source, figure = phy_of(part), limit.source, limit.grade
+        if limit is not None:
+            limits.append(limit.db)
     if not limits:
         names = sorted({phy_of(p) or p.get("pmd") or p.get("slug") or "?" for p in (a, b)})
         why = f"channel limit unknown for {' / '.join(names)} on {grade or 'an unknown grade'}"
