@@ -250,6 +250,27 @@ def port_speeds_of(part: Mapping) -> set[int]:
     return speeds
 
 
+def runs_as_splitter_leg(part: Mapping, speed_gbps: int) -> bool:
+    """Whether a transceiver runs ``speed_gbps`` only as the leg of a 1:2 splitter fibre: its
+    port speed is twice that and the catalog gives it a reduced-power mode. NVIDIA's 400G
+    SR4/DR4 modules "will activate only 2-channels ... creating a 200G speed" when the split
+    end of a 1:2 fibre carries 2 channels (MMA4Z00-NS400-T); the catalog records that mode
+    as ``power_reduced_w``.
+
+    Examples
+    --------
+    >>> ns400 = {"port_speed_gbps": 400, "power_reduced_w": 6.5}
+    >>> runs_as_splitter_leg(ns400, 200), runs_as_splitter_leg(ns400, 100)
+    (True, False)
+    >>> runs_as_splitter_leg({"port_speed_gbps": 400}, 200)
+    False
+    """
+    port = part.get("port_speed_gbps")
+    if not port and part.get("speed_gbps"):
+        port = part["speed_gbps"] // (part.get("ports_per_module") or 1)
+    return bool(port) and port == 2 * speed_gbps and part.get("power_reduced_w") is not None
+
+
 def data_groups(record: Mapping | None, category: str | None = None) -> list[dict]:
     """The data port groups of a device record, in catalog order.
 

@@ -120,3 +120,113 @@ def test_legs_in_two_cages_are_two_assemblies(facts):
     assert len(set(fabric.link_cable.tolist())) == 2
     cables = [line for line in bill_of_materials(fabric, facts).lines if line.category == "cable"]
     assert sum(line.quantity for line in cables) == 2
+
+
+# --- 1:4 to four servers: an 800G twin-port cage at 4 x 200G -----------------------------------
+#
+# NVIDIA runs a 400G ConnectX-7 port at 200G on two of its four lanes: through the MCP7Y50 1:4
+# splitter DAC (twin-port OSFP head, 4 x 200G flat-top OSFP legs; seed cables.yaml), or with a
+# twin-port MMA4Z00-NS whose two MPO ports each feed an MFP7E20 1:2 splitter fiber to two
+# MMA4Z00-NS400 ("will activate only 2-channels ... creating a 200G speed", MMA4Z00-NS400-T).
+# Each NIC cage is then one 200G port, one leg.
+
+DAC_1_4 = "MCP7Y50-Nxxx"
+SPLITTER_FIBER = "MFP7E20-Nxxx"
+
+
+def _optics_1_4(fiber: str = SPLITTER_FIBER) -> dict:
+    document = _breakout(legs=4, speed=200, cable=fiber)
+    for link in document["links"]:
+        link.update(a_part="MMA4Z00-NS400", b_part="MMA4Z00-NS", length_m=20)
+    return document
+
+
+def _rows(fabric, facts) -> list[dict]:
+    return [dict(zip(CABLING_COLUMNS, row, strict=True)) for row in cabling_rows(fabric, facts)]
+
+
+def _reimports_unchanged(fabric, facts, document) -> None:
+    text = "".join(cabling_csv_lines(fabric, facts))
+    edit = cabling_edit(fabric, text, document)
+    assert (edit.changed, edit.added_rows, edit.removed) == ([], [], [])
+    assert "".join(cabling_csv_lines(fabric_from_edit(edit.document, facts), facts)) == text
+
+
+def test_link_options_at_200g_offer_the_1_to_4_dac_and_the_splitter_optics(facts):
+    options = link_options(SERVER, "QM9700", facts=facts, speed_gbps=200).as_dict()
+    assert options["b_ports_per_cage"] == 4  # the twin-port cage at 4 x 200G: one 1:4 head
+    by_cable = {(o["cable"], o["a_part"]): o for o in options["options"]}
+    assert (by_cable[DAC_1_4, None]["legs"], by_cable[DAC_1_4, None]["leg_speed_gbps"]) == (4, 200)
+    optics = by_cable[SPLITTER_FIBER, "MMA4Z00-NS400"]
+    assert (optics["b_part"], optics["legs"]) == ("MMA4Z00-NS", 2)
+    # A 1:2 DAC with 400G legs no longer fits: the 200G NIC cage is one port, not two.
+    assert not any(o["cable"].startswith("MCP7Y00") for o in options["options"])
+
+
+def test_a_1_to_4_dac_to_four_servers_is_one_assembly_of_four_legs(facts):
+    document = _breakout(legs=4, speed=200, cable=DAC_1_4)
+    assert validate_edit(document, facts) == []
+    fabric = fabric_from_edit(document, facts)
+    servers = [fabric.node_name.index(f"s{i}") for i in range(1, 5)]
+    assert fabric.node_ports_per_cage[servers].tolist() == [1, 1, 1, 1]
+    assert fabric.node_ports_per_cage[fabric.node_name.index("l1")] == 4
+    assert len(set(fabric.link_cable.tolist())) == 1
+    assert validate_fabric(fabric, facts).codes("error") == {"server-ports-unconnected"}
+    cables = [line for line in bill_of_materials(fabric, facts).lines if line.category == "cable"]
+    assert [(line.part, line.quantity) for line in cables] == [(DAC_1_4, 1)]
+    rows = _rows(fabric, facts)
+    assert sorted((row["a_device"], row["leg"]) for row in rows) == [
+        ("s1", "1"),
+        ("s2", "2"),
+        ("s3", "3"),
+        ("s4", "4"),
+    ]
+    assert {row["assembly"] for row in rows} == {"l1.P1 1:4"}
+    _reimports_unchanged(fabric, facts, document)
+
+
+def test_four_nics_at_200g_through_two_splitter_fibers(facts):
+    document = _optics_1_4()
+    assert validate_edit(document, facts) == []
+    fabric = fabric_from_edit(document, facts)
+    assert validate_fabric(fabric, facts).codes("error") == {"server-ports-unconnected"}
+    optics = {
+        line.part: line.quantity
+        for line in bill_of_materials(fabric, facts).lines
+        if line.category in ("transceiver", "fiber")
+    }
+    # One twin-port module in the switch cage, one module per NIC, one fiber per MPO port.
+    assert optics == {"MMA4Z00-NS": 1, "MMA4Z00-NS400": 4, SPLITTER_FIBER: 2}
+    rows = _rows(fabric, facts)
+    assemblies = {row["a_device"]: (row["assembly"], row["leg"]) for row in rows}
+    assert assemblies == {
+        "s1": ("l1.P1.1 1:2", "1"),
+        "s2": ("l1.P1.1 1:2", "2"),
+        "s3": ("l1.P1.3 1:2", "1"),
+        "s4": ("l1.P1.3 1:2", "2"),
+    }
+    _reimports_unchanged(fabric, facts, document)
+
+
+def test_a_nic_module_at_half_speed_needs_a_splitter_fiber(facts):
+    document = _optics_1_4(fiber="MFP7E10-Nxxx")  # straight: all four lanes, 400G only
+    problems = [p for p in validate_edit(document, facts) if p.severity == "error"]
+    assert [p.code for p in problems] == ["optics-mismatch"]
+    assert "MMA4Z00-NS400 runs 200G only as the leg of a 1:2 splitter fiber" in problems[0].message
+
+
+def test_three_legs_on_one_splitter_port_are_refused(facts):
+    document = _optics_1_4()
+    document["links"][2]["b_port"] = 2  # s3 onto the first MPO port too: port 2 taken twice
+    document["links"][1]["b_port"] = 5  # s2 to the next cage
+    document["links"][3]["b_port"] = 1
+    codes = {p.code for p in validate_edit(document, facts) if p.severity == "error"}
+    assert "port-in-use" in codes
+
+
+def test_a_1_to_4_dac_at_400g_is_refused_naming_its_legs(facts):
+    document = _breakout(legs=2, speed=400, cable=DAC_1_4)
+    problems = [p for p in validate_edit(document, facts) if p.severity == "error"]
+    assert [p.code for p in problems] == ["breakout-leg-speed"]
+    assert "4 x 200G legs" in problems[0].message
+    assert problems[0].element_ids == ("node:l1", "link:0", "link:1")

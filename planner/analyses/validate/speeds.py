@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from inventory.library.facts import runs_as_splitter_leg
 from planner.analyses.validate.context import Context, End, Finding, LinkGroup, unknown
-from planner.analyses.validate.parts import port_speed_gbps
 from planner.analyses.validate.registry import register
 from planner.analyses.validate.suggest import suggest_link, suggest_modules
 from planner.domain.part_facts import port_speeds_of
@@ -120,8 +120,7 @@ def module_speeds(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
         speeds = port_speeds_of(part)
         if not speeds or g.speed in speeds:
             continue
-        port = port_speed_gbps(part)
-        if port and g.speed * 2 == port and part.get("power_reduced_w") is not None:
+        if runs_as_splitter_leg(part, g.speed):
             continue  # 200G mode of a 400G module on a splitter leg (rule 7)
         if part.get("breakouts") or g.speed > max(speeds):
             yield Finding(

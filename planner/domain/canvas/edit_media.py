@@ -180,7 +180,9 @@ def _check_group(
         if part is None:
             continue
         rejections = Rejections()
-        options = module_options(catalog, end, group.speed, part, None, rejections, stage)
+        options = module_options(
+            catalog, end, group.speed, part, None, rejections, stage, splitter_legs=key == "a"
+        )
         if not options:
             out.add(
                 "module-mismatch",
@@ -275,15 +277,18 @@ def check_cages(out: ParsedEdit, facts: CatalogFacts) -> None:
 def check_breakouts(out: ParsedEdit, facts: CatalogFacts) -> None:
     """The legs of each breakout assembly taken together, before the per-group media checks.
 
-    A breakout (a cable or fiber with ``legs`` > 1, ``1:N``) is one assembly per head cage:
-    the links through one cage of their upper (b) end that name the same 1:N part are its
-    legs, wherever their lower ends land (two or four servers or panels). At most N legs per
-    head (``breakout-legs``), and every leg at the part's leg speed
-    (``breakout-leg-speed``); each problem names the head's node and every leg, and its legs
-    are not checked again group by group (one message, not one per leg).
+    A breakout (a cable or fiber with ``legs`` > 1, ``1:N``) is one assembly per head: the
+    links through one head of their upper (b) end that name the same 1:N part are its legs,
+    wherever their lower ends land (two or four servers or panels). A cable's head fills a
+    cage; a splitter fiber's head is one optical port of the b-end module, so a twin-port
+    800G module at 4 x 200G feeds two 1:2 fibers (four legs). At most N legs per head
+    (``breakout-legs``), and every leg at the part's leg speed (``breakout-leg-speed``);
+    each problem names the head's node and every leg, and its legs are not checked again
+    group by group (one message, not one per leg).
     """
     fabric = out.fabric
     heads: dict[tuple[int, int, str], list[EditLink]] = defaultdict(list)
+    sizes: dict[tuple[int, int, str], tuple[int, int]] = {}
     for link in out.links:
         part = facts.parts.get(link.cable) if link.media_ok and link.cable else None
         if part is None or part.get("category") not in ("cable", "fiber"):
@@ -291,14 +296,26 @@ def check_breakouts(out: ParsedEdit, facts: CatalogFacts) -> None:
         if (legs_of(part) or 1) < 2:
             continue
         per_cage = ports_at(out.nodes[link.b].device, link.speed)[1] or 1
-        heads[link.b, (link.b_port - 1) // per_cage, link.cable].append(link)
-    for (node, cage, slug), members in heads.items():
+        per_head = per_cage
+        module = facts.parts.get(link.b_part) if link.b_part else None
+        if part.get("category") == "fiber" and module is not None:
+            per_module = int(module.get("ports_per_module") or 1)
+            if per_cage % per_module == 0:
+                per_head = per_cage // per_module
+        key = (link.b, (link.b_port - 1) // per_head, link.cable)
+        heads[key].append(link)
+        sizes[key] = (per_cage, per_head)
+    for (node, head, slug), members in heads.items():
         part = facts.parts[slug]
         legs = legs_of(part)
         leg_speed = part.get("leg_speed_gbps")
         name = fabric.node_name[node]
         ids = (node_id(name), *(f"link:{link.index}" for link in members))
-        where = f"{name} cage {cage + 1}"
+        per_cage, per_head = sizes[node, head, slug]
+        first = head * per_head
+        where = f"{name} cage {first // per_cage + 1}"
+        if per_head < per_cage:
+            where += f" (module port {first % per_cage // per_head + 1})"
         listed = ", ".join(
             f"link:{link.index} ({out.nodes[link.a].name} port {link.a_port}, "
             f"{speed_text(link.speed)})"
@@ -310,7 +327,7 @@ def check_breakouts(out: ParsedEdit, facts: CatalogFacts) -> None:
                 "breakout-legs",
                 f"{where}: {slug} is a 1:{legs} breakout, but {len(members)} links name it "
                 f"there: {listed}. One assembly has {legs} legs; give the other links the next "
-                "cage.",
+                f"{'cage' if per_head == per_cage else 'module port'}.",
                 ids,
             )
             bad = True

@@ -26,7 +26,10 @@ def model_speeds(model: DeviceModel) -> set[int]:
 
 
 def plane_speeds(model: DeviceModel) -> set[int]:
-    """A server's port split over 2, 4 or 8 planes (multi-plane fabrics)."""
+    """The slower speeds a server's ports run: a half, quarter or eighth of the native speed
+    (a 400G NIC at 200G behind a 1:2 splitter or a 1:4 breakout, or one plane of a
+    multi-plane fabric). Without a listed breakout the cage stays one port at that speed
+    (:func:`ports_at`)."""
     if model.category != "server":
         return set()
     return {
@@ -60,7 +63,22 @@ def common_speed(a: DeviceModel | None, b: DeviceModel | None) -> int | None:
 
 
 def ports_at(model: DeviceModel | None, speed: int) -> tuple[int, int]:
-    """Logical ports and ports per cage of ``model`` at ``speed`` (as the generators count)."""
+    """Logical ports and ports per cage of ``model`` at ``speed`` (as the generators count).
+
+    A port splits into several logical ports only in a breakout mode its catalog entry lists
+    (a ConnectX-8's 2 x 400G). A server port run slower than its native speed without one is
+    still one logical port per physical port: a 400G NIC at 200G (two of its four lanes, as
+    NVIDIA's 1:2 splitter fibres and 1:4 splitter cables run it) is one 200G port in its
+    cage, one leg of a breakout.
+
+    >>> from planner.domain.catalog import DeviceModel, PortGroup
+    >>> nic = DeviceModel("srv", "server", (PortGroup(8, 1, 400, "OSFP"),))
+    >>> ports_at(nic, 400), ports_at(nic, 200)
+    ((8, 1), (8, 1))
+    >>> cx8 = DeviceModel("srv8", "server", (PortGroup(8, 1, 800, breakouts=("2x400G",)),))
+    >>> ports_at(cx8, 400), ports_at(cx8, 200)
+    ((16, 2), (8, 1))
+    """
     if model is None:
         return 0, 1
     group = model.group_at(speed)
@@ -70,8 +88,7 @@ def ports_at(model: DeviceModel | None, speed: int) -> tuple[int, int]:
         for group in model.port_groups:
             native = group.port_speed_gbps
             if native and native % speed == 0:
-                split = native // speed
-                return model.ports * split, group.ports_per_cage * split
+                return model.ports, group.ports_per_cage
     return 0, 1
 
 

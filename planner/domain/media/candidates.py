@@ -7,7 +7,11 @@ AOC = cable assemblies of that ``cable_type``; parts = the named slugs, the rest
 
 - **optics**: a transceiver that fits the a-end cage, one that fits the b-end cage, that
   interoperate, and a fiber that fits both (straight, or a 1:2 splitter from a b-end port to
-  two a-end ports). Reach = the smallest of both modules' ``reach_m``, the fiber's
+  two a-end ports). An a-end module whose port runs twice the link speed and that has a
+  reduced-power mode runs the link speed only as a splitter leg (NVIDIA's 400G module at
+  200G: :func:`~inventory.library.facts.runs_as_splitter_leg`), so only with a 1:2 fiber:
+  e.g. four 400G NICs at 200G on one twin-port 800G switch cage through two splitters.
+  Reach = the smallest of both modules' ``reach_m``, the fiber's
   ``max_length_m`` (or longest ``lengths_m``) and the rule-11 caps (MMF MPO 50 m; SMF MPO
   straight 500 m, splitter 50 m; SMF LC 2 km).
 - **cables**: a cable assembly whose head (end A) fits the b-end (upper tier) cage and whose
@@ -35,6 +39,7 @@ from inventory.library.facts import (
     plug_of,
     port_speeds_of,
     reach_cap_m,
+    runs_as_splitter_leg,
 )
 from planner.domain.media.catalog import MediaCatalog
 from planner.domain.media.groups import LinkEnd, LinkGroup
@@ -117,13 +122,15 @@ def module_options(
     rej: Rejections,
     stage: int,
     protocols: frozenset = frozenset(),
+    splitter_legs: bool = False,
 ) -> list[tuple[dict, list[str]]]:
     """(part, warnings) for transceivers that fit ``end``'s cage at ``speed``.
 
     Only ``named`` when given, else the catalog's transceivers of ``media`` (any when None);
     the ones turned down are recorded in ``rej`` under ``stage``. ``protocols`` are the
     link's (its switch ends'): a host cage carries none, so a module there must speak one of
-    them (rule 17), as the design validator checks.
+    them (rule 17), as the design validator checks. With ``splitter_legs`` (the a end) a
+    module that runs ``speed`` only as a 1:2 splitter leg is kept too; the fiber decides.
     """
     options = []
     parts = [named] if named else catalog.transceivers
@@ -145,7 +152,8 @@ def module_options(
         speeds = port_speeds_of(part)
         if failed is None and end.ports_per_cage % ports:
             failed = [f"{ports} ports per module cannot carry {end.ports_per_cage} per cage."]
-        if failed is None and speeds and speed not in speeds:
+        leg = splitter_legs and runs_as_splitter_leg(part, speed)
+        if failed is None and speeds and speed not in speeds and not leg:
             failed = [f"runs {', '.join(f'{s}G' for s in sorted(speeds))}, not {speed}G."]
         if failed is None and not speeds:
             failed = _check([_Unknown("port speed unknown")], bool(named), warnings, context)
@@ -177,7 +185,7 @@ def optic_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoic
     fiber_named = named.get("cable")
     protocols = group.protocols
     a_options = module_options(
-        catalog, group.a, group.speed, named.get("a"), media, rej, 1, protocols
+        catalog, group.a, group.speed, named.get("a"), media, rej, 1, protocols, True
     )
     if not a_options:
         return [], end_reason(group.a, named.get("a"), words, rej, 1)
@@ -218,7 +226,8 @@ def optic_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoic
             f"{group.a.label}{rej.example(3)}"
         )
     if fiber_named:
-        return [], f"{fiber_named['slug']} does not suit these modules{rej.example(4)}"
+        why = rej.example(4) or rej.example(5)
+        return [], f"{fiber_named['slug']} does not suit these modules{why}"
     return [], f"no {words}fiber suits the modules that fit{rej.example(4)}"
 
 
@@ -257,6 +266,14 @@ def _optics_candidate(group, part_a, part_b, fiber, conns, named, warnings, rej)
         shape_ok = b_conn == 2 * a_conn and group.structure_ok(a_conn, b_conn, 2)
     else:
         rej.add(5, label, [f"{topology} fibers are not used between these ports."])
+        return None
+    speeds = port_speeds_of(part_a)
+    if not splitter and speeds and group.speed not in speeds:
+        rej.add(
+            5,
+            label,
+            [f"{part_a['slug']} runs {group.speed}G only as the leg of a 1:2 splitter fiber."],
+        )
         return None
     if not shape_ok:
         shape = "1:2 splitter" if splitter else "straight"

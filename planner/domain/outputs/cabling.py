@@ -53,8 +53,10 @@ A label names both ends by location, so the same text is printed at both ends an
 depend on row order: ``<A end>/<B end>``, each end ``<rack>.U<ru>.P<port>`` (``R001-01.U09.P3``;
 ``P12.2`` is logical port 2 of cage 12). A device without a rack and RU, or sharing both with
 another device, is named instead (``gpu00001.P3``). ``assembly`` names a breakout by its
-shared end and leg count (``R003-14.U40.P12 1:2``) and ``leg`` numbers its legs (1..N, in
-A-end order); both are empty for a one-link cable.
+shared end and leg count (``R003-14.U40.P12 1:2``; a splitter fiber from one port of a
+twin-port module by that port's first logical port, ``R003-14.U40.P12.3 1:2``, as a cage then
+holds two of them) and ``leg`` numbers its legs (1..N, in A-end order); both are empty for a
+one-link cable.
 
 Ports are written ``<cage>`` for single-port cages and ``<cage>/<logical port>`` otherwise
 (1-based, as NVIDIA's cabling sheets write split ports: ``1/2``).
@@ -533,6 +535,9 @@ def cabling_rows(
     ends = FabricEnds(fabric)
     parts = _part_texts(fabric, facts)
     multi_links, multi_legs, multi_leg, multi_shared = _legs(fabric)
+    module_ports = [
+        int((facts.parts.get(s) or {}).get("ports_per_module") or 1) for s in fabric.parts
+    ]
     rail = fabric.node_rail.tolist()
     ports_per_tray = _ports_per_tray(fabric)
     has_media = fabric.link_a_part is not None
@@ -584,7 +589,14 @@ def cabling_rows(
             if i in multi:
                 legs, leg, shared = multi[i]
                 node, port = (b, b_port[i]) if shared else (a, a_port[i])
-                assembly = f"{ends.location[node]}.P{ends.cage_name(node, port)} 1:{legs}"
+                head = ends.cage_name(node, port)
+                per_cage = ends.per_cage[node]
+                per_module = module_ports[pb] if shared and pb >= 0 else 1
+                if cable.cable_type == "fiber" and per_module > 1 and per_cage % per_module == 0:
+                    # a splitter fiber's head is one port of a multi-port module: name it
+                    per_head = per_cage // per_module
+                    head = ends.port_name(node, port // per_head * per_head).replace("/", ".")
+                assembly = f"{ends.location[node]}.P{head} 1:{legs}"
                 leg_number = str(leg)
             tier_name = TIER_NAMES[tier[i]]
             leaf = b if tier_name == "server-leaf" else a
