@@ -215,13 +215,16 @@ def test_a_nic_module_at_half_speed_needs_a_splitter_fiber(facts):
     assert "MMA4Z00-NS400 runs 200G only as the leg of a 1:2 splitter fiber" in problems[0].message
 
 
-def test_three_legs_on_one_splitter_port_are_refused(facts):
+def test_splitter_legs_on_two_module_ports_are_two_fibers(facts):
     document = _optics_1_4()
-    document["links"][2]["b_port"] = 2  # s3 onto the first MPO port too: port 2 taken twice
-    document["links"][1]["b_port"] = 5  # s2 to the next cage
-    document["links"][3]["b_port"] = 1
-    codes = {p.code for p in validate_edit(document, facts) if p.severity == "error"}
-    assert "port-in-use" in codes
+    del document["links"][2:]
+    document["links"][0]["b_port"] = 2  # 2nd port of the first MPO, 1st port of the second:
+    document["links"][1]["b_port"] = 3  # one cage, two heads
+    assert validate_edit(document, facts) == []
+    fabric = fabric_from_edit(document, facts)
+    assert len(set(fabric.link_cable.tolist())) == 2
+    fibers = [line for line in bill_of_materials(fabric, facts).lines if line.category == "fiber"]
+    assert [(line.part, line.quantity) for line in fibers] == [(SPLITTER_FIBER, 2)]
 
 
 def test_a_1_to_4_dac_at_400g_is_refused_naming_its_legs(facts):
