@@ -1,8 +1,9 @@
 """The codes the fabric validator reports, each with its catalog-facts rule and default severity.
 
 ``rule`` is the number of the compatibility rule in the research notes (catalog-facts.md,
-"Compatibility rules", 1-26), ``"fabric"`` for a whole-fabric check or ``"budget"`` for the
-optical loss budget (:mod:`planner.domain.physical.budget`). ``scope`` says which
+"Compatibility rules", 1-26), ``"fabric"`` for a whole-fabric check, ``"budget"`` for the
+optical loss budget (:mod:`planner.domain.physical.budget`) or ``"transport"`` for the RoCE /
+InfiniBand settings (:mod:`planner.domain.transport`). ``scope`` says which
 pass of :func:`planner.analyses.validate.validate_fabric` runs the code:
 
 - ``device``: per link, from the two devices alone (protocols, NIC limits, breakouts, lanes);
@@ -10,7 +11,9 @@ pass of :func:`planner.analyses.validate.validate_fabric` runs the code:
 - ``module``: per module or cable id (twin-port fiber pairing, breakout leg counts);
 - ``fabric``: wiring of the whole fabric (rails, ports, balance, redundancy, reachability);
 - ``network``: the links of the cluster's other networks (a spec's ``networks`` block:
-  storage, converged, in-band, OOB), run only for a fabric that has them.
+  storage, converged, in-band, OOB), run only for a fabric that has them;
+- ``roce`` / ``infiniband``: the transport's settings (rule ``transport``, issue 20), run only
+  for a fabric of that transport (:mod:`planner.analyses.validate.transport`).
 
 A code's severity can be lowered for a case whose facts are unknown: a check that cannot be
 made is reported as a ``warning`` ("cannot be verified: ..."), never as an error.
@@ -143,6 +146,26 @@ RULES: dict[str, RuleInfo] = _rules(
     ("cabling-polarity", "fabric", "error", "fabric", "polarity reversed end to end"),
     ("cabling-connector-mismatch", "fabric", "error", "fabric", "MPO-12 and MPO-16 mixed"),
     ("cabling-polish-mismatch", "fabric", "error", "fabric", "APC and UPC in one channel"),
+    # transport (planner.analyses.validate.transport; issue 20): RoCE and InfiniBand
+    ("pfc-headroom-exceeded", "transport", "error", "roce", "PFC headroom over the buffer"),
+    ("pfc-buffer-unknown", "transport", "info", "roce", "switch buffer not in the catalog"),
+    ("pfc-length-unknown", "transport", "warning", "roce", "lossless link without a length"),
+    ("pfc-long-run", "transport", "info", "roce", "long lossless run at 400G or more"),
+    ("roce-priority-mismatch", "transport", "error", "roce", "NIC and switch lossless class"),
+    ("roce-cnp-mismatch", "transport", "error", "roce", "NIC and switch CNP marking differ"),
+    ("roce-trust-mismatch", "transport", "error", "roce", "NIC and switch trust differ"),
+    ("roce-ecn-thresholds", "transport", "error", "roce", "ECN thresholds out of order"),
+    ("roce-mtu-mismatch", "transport", "error", "roce", "MTU differs along the path"),
+    ("roce-pfc-watchdog-off", "transport", "warning", "roce", "PFC without its watchdog"),
+    ("transport-setting-blank", "transport", "warning", "roce", "RoCE setting not known"),
+    ("ar-nic-unsupported", "transport", "error", "roce", "NIC cannot do adaptive routing"),
+    ("ar-on-bond", "transport", "info", "roce", "adaptive routing and bonded ports"),
+    ("multiplane-mode-unsupported", "transport", "error", "roce", "NIC lacks multiplane mode"),
+    ("multiplane-speed-mismatch", "transport", "error", "roce", "planes x speed is not NIC speed"),
+    ("multiplane-gpu-missing", "transport", "error", "roce", "GPU not in every plane"),
+    ("multiplane-single-plane", "transport", "warning", "roce", "multiplane mode, one plane"),
+    ("ib-routing-engine-topology", "transport", "error", "infiniband", "engine unfit for topology"),
+    ("ib-sharp-unsupported", "transport", "error", "infiniband", "SHARP on a switch without it"),
     # optical loss budget (planner.analyses.validate.loss; issue 19)
     ("optical-loss-exceeded", "budget", "error", "media", "worst-case loss over the limit"),
     ("optical-margin-low", "budget", "warning", "media", "optical margin under threshold"),

@@ -10,6 +10,7 @@ from planner.domain.generators import generate_topology
 from planner.domain.layout import assign_layout
 from planner.domain.media import PriceOf, assign_media
 from planner.domain.spec import DesignSpec
+from planner.domain.transport.resolve import resolve_transport
 
 STEPS = 3
 
@@ -28,6 +29,10 @@ def build_fabric(
     fabric and stored as ``fabric.info["networks"]``; the links sized without a part get
     their media by length (:mod:`planner.domain.networks.media`).
 
+    The fabric's transport (the spec's ``transport`` block over the defaults of its switch
+    and NIC profiles; :func:`planner.domain.transport.resolve.resolve_transport`) is stored as
+    ``fabric.info["transport"]``.
+
     ``on_progress(done, total)`` is called after each of the three steps; ``price_of(slug)``
     is a unit price in one currency, or None for an unpriced part.
 
@@ -37,6 +42,9 @@ def build_fabric(
         A step cannot be done; ``field`` names the spec field at fault.
     CatalogLookupError
         The spec names a part that is not in the catalog.
+    SpecError
+        The ``transport`` block asks what the design's parts cannot do (each problem names
+        its ``transport.<field>``).
     """
 
     def progress(done: int) -> None:
@@ -44,6 +52,7 @@ def build_fabric(
             on_progress(done, STEPS)
 
     fabric = generate_topology(spec, facts)
+    fabric.info["transport"] = resolve_transport(spec.transport, fabric, facts).as_dict()
     progress(1)
     assign_layout(fabric, spec, facts)
     progress(2)

@@ -152,6 +152,10 @@ class DesignSpec:
     # Optical budget: a link whose worst-case margin is under this many dB is warned about
     # (planner.domain.physical.budget; issue 19 default 1 dB).
     optical_margin_min_db: float = 1.0
+    # The transport block as written ({} = not given: infiniband or roce from the leaf
+    # switch, profile defaults); filled in when the fabric is built
+    # (planner.domain.transport.resolve) and kept as fabric.info["transport"].
+    transport: dict = field(default_factory=dict)
 
     def cabling_of(self, tier: str) -> TierCabling:
         """The cabling of ``tier`` (point-to-point when the spec does not say)."""
@@ -202,6 +206,8 @@ class DesignSpec:
         doc["naming"] = asdict(self.naming)
         if self.networks:
             doc["networks"] = copy.deepcopy(self.networks)
+        if self.transport:  # left out when not given, as in specs written before it
+            doc["transport"] = copy.deepcopy(self.transport)
         return doc
 
 
@@ -282,10 +288,48 @@ def _schema_problems(document: dict) -> list[tuple[str, str]]:
             ) + _did_you_mean(error.instance, MEDIA_KINDS)
         elif error.validator == "oneOf" and path.startswith("cabling.") and path.count(".") == 1:
             message = _cabling_message(error.instance)
+        elif error.validator == "oneOf" and path == "transport":
+            problems.extend(_transport_problems(error))
+            continue
         elif error.validator == "oneOf" and path == "tiers":
             message = f"{error.instance!r}: use 2, 3 or auto"
         else:
             message = error.message
+        problems.append((path, message))
+    return problems
+
+
+def _transport_problems(error) -> list[tuple[str, str]]:
+    """A ``transport`` block the schema refuses: a word that is not a transport, or the
+    mapping's own problems, each naming its field (``transport.cnp_dscp``)."""
+    from jsonschema import Draft202012Validator
+
+    if not isinstance(error.instance, dict):
+        return [
+            (
+                "transport",
+                f"{error.instance!r} is not one of infiniband, roce nor a mapping of settings"
+                + _did_you_mean(error.instance, ["infiniband", "roce"]),
+            )
+        ]
+    schema = spec_schema()
+    branch = {**error.schema["oneOf"][1], "$defs": schema["$defs"]}
+    problems = []
+    for inner in sorted(
+        Draft202012Validator(branch).iter_errors(error.instance),
+        key=lambda e: list(e.absolute_path),
+    ):
+        path = ".".join(["transport", *(str(p) for p in inner.absolute_path)])
+        if inner.validator == "additionalProperties":
+            known = list(inner.schema.get("properties", {}))
+            extra = sorted(str(key) for key in set(inner.instance) - set(known))
+            message = "unknown key(s): " + ", ".join(
+                key + _did_you_mean(key, known, quote=False) for key in extra
+            )
+        elif inner.validator == "enum":
+            message = inner.message + _did_you_mean(inner.instance, inner.validator_value)
+        else:
+            message = inner.message
         problems.append((path, message))
     return problems
 
@@ -406,6 +450,10 @@ def parse_spec(document: dict | str) -> DesignSpec:
 
         problems.extend(check_networks(document["networks"], document["server"]))
     cabling = _cabling(document.get("cabling") or {}, problems)
+    if document.get("transport"):
+        from planner.domain.transport.resolve import check_transport
+
+        problems.extend(check_transport(document["transport"]))
     if problems:
         raise SpecError(problems)
     media = {}
@@ -448,7 +496,15 @@ def parse_spec(document: dict | str) -> DesignSpec:
         networks=copy.deepcopy(document.get("networks") or {}),
         cabling=cabling,
         optical_margin_min_db=document.get("optical_margin_min_db", 1.0),
+        transport=_transport_block(document.get("transport")),
     )
+
+
+def _transport_block(block) -> dict:
+    """The transport block as a mapping (``roce`` -> ``{"type": "roce"}``; absent: ``{}``)."""
+    if not block:
+        return {}
+    return {"type": block} if isinstance(block, str) else copy.deepcopy(block)
 
 
 def _mpo_name(mpo: str) -> str:

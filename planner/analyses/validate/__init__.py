@@ -35,6 +35,7 @@ The package, one module per rule family; each registers its checks in :mod:`.reg
 ``reachability``  servers' ports linked, GPUs connected per plane
 ``networks``      the cluster's other networks: reach, speeds and cages, leaf pairs, wiring
 ``storage_read``  storage read rate per node against the spec's ask (cluster networks)
+``transport``     RoCE PFC headroom, priorities, ECN, MTU, AR, multiplane; IB routing
 ================  =====================================================================
 
 Core: :mod:`.report` (problems, collector), :mod:`.context` (link groups, shared columns),
@@ -57,6 +58,7 @@ from planner.analyses.validate import (  # noqa: F401  (each registers its check
     reachability,
     speeds,
     storage_read,
+    transport,
     wiring,
 )
 from planner.analyses.validate.report import MAX_IDS, Problem, ValidationReport

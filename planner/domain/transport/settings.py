@@ -41,9 +41,10 @@ TRANSPORTS = ("infiniband", "roce")
 PFC_MODES = ("lossless", "semi-lossless", "lossy")
 LOAD_BALANCING = ("ecmp", "flowlet", "adaptive", "spraying")  # Ethernet
 MULTIPLANE_MODES = ("none", "swplb", "hwplb")
-# opensm / UFM routing engines (UFM "Network Management" page; opensm.conf default ar_updn;
-# dfp: the Dragonfly+ engine, DF_PLUS AR groups). See ROUTING_SOURCE.
-ROUTING_ENGINES = ("ar_updn", "updn", "minhop", "dnup", "ftree", "pqft", "dfp")
+# opensm / UFM routing engines (UFM "Network Management" page: MINHOP, UPDN, DNUP, Fat Tree,
+# PQFT; opensm.conf default ar_updn; SHARP's setup page: tree topologies updn, ar_updn, ftree,
+# ar_ftree, Dragonfly+ dfp). See ROUTING_SOURCE and TREE_ENGINES_SOURCE.
+ROUTING_ENGINES = ("ar_updn", "updn", "minhop", "dnup", "ftree", "ar_ftree", "pqft", "dfp")
 TRUST_MODES = ("dscp", "pcp")
 SWITCH_PROFILES = ("nvidia-spectrum-x", "arista", "cisco", "juniper", "custom")
 NIC_PROFILES = ("nvidia-connectx", "intel-gaudi3", "broadcom-thor2", "custom")
@@ -94,6 +95,9 @@ IB_AR = "https://docs.nvidia.com/networking/display/ibclusterbringupprocedure/ad
 IB_SHIELD = "https://docs.nvidia.com/networking/display/ibclusterbringupprocedure/shield"
 ROUTING_SOURCE = (
     "https://docs.nvidia.com/networking/display/ufmenterpriseumv6194/Network+Management"
+)
+TREE_ENGINES_SOURCE = (
+    "https://docs.nvidia.com/networking/display/sharpv330/setting+up+nvidia+sharp+environment"
 )
 MLX5_XOFF = (
     "https://github.com/torvalds/linux/blob/master/drivers/net/ethernet/mellanox/mlx5/core/"
