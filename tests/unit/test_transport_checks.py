@@ -145,7 +145,7 @@ def test_nvidia_nics_on_nvidia_switches_agree(facts, clos):
 def test_cnp_dscp_drift_between_operator_versions_is_caught(facts):
     fabric = build(facts, CLOS, nics={"B3140H": {"cnp_dscp": 4}})  # the v26.7 docs' value
     (problem,) = problems(fabric, facts, "roce-cnp-mismatch")
-    assert "DSCP 4, the switches expect 48" in problem.message
+    assert "DSCP 4 (the switches expect 48)" in problem.message
 
 
 def test_trust_mismatch(facts, clos):

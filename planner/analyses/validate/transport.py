@@ -52,10 +52,6 @@ from planner.domain.transport.resolve import (
     transport_or_default,
 )
 from planner.domain.transport.settings import (
-    CUMULUS_AR,
-    MLX5_XOFF,
-    ROUTING_SOURCE,
-    TREE_ENGINES_SOURCE,
     TransportSettings,
     default_nic,
     nic_profile_for,
@@ -213,8 +209,8 @@ def roce_headroom(ctx: Context) -> None:
             f"{length[worst]:,.0f} m at {int(speed[worst])}G needs {_kb(port_b)} of PFC "
             "headroom at its switch port)",
             links=np.flatnonzero(long_run),
-            suggestion="place these devices closer, or keep them off the lossless class; "
-            f"headroom from the mlx5 formula ({MLX5_XOFF.split(' ')[0]})",
+            suggestion="place these devices closer, or keep them off the lossless class "
+            "(headroom from the Linux mlx5 driver's formula)",
         )
     buffers = _model_buffers_b(ctx)
     node_buffer = buffers[fabric.node_model]
@@ -347,9 +343,9 @@ def roce_consistency(ctx: Context) -> None:
         if None not in (nic.cnp_priority, roce.cnp_priority) and (
             nic.cnp_priority != roce.cnp_priority
         ):
-            cnp.append(f"priority {nic.cnp_priority}, the switches expect {roce.cnp_priority}")
+            cnp.append(f"priority {nic.cnp_priority} (the switches expect {roce.cnp_priority})")
         if None not in (nic.cnp_dscp, roce.cnp_dscp) and nic.cnp_dscp != roce.cnp_dscp:
-            cnp.append(f"DSCP {nic.cnp_dscp}, the switches expect {roce.cnp_dscp}")
+            cnp.append(f"DSCP {nic.cnp_dscp} (the switches expect {roce.cnp_dscp})")
         if cnp:
             ctx.out.add(
                 "roce-cnp-mismatch",
@@ -454,7 +450,8 @@ def roce_adaptive_routing(ctx: Context) -> None:
                 "these servers have several links to one leaf: adaptive routing does not run "
                 "on a bond or its members, so keep each as its own routed interface",
                 nodes=bonded,
-                suggestion=f"do not bond these ports ({CUMULUS_AR})",
+                suggestion="do not bond these ports (NVIDIA Cumulus Linux: adaptive routing "
+                "is not supported on bonds or bond members)",
             )
 
 
@@ -550,7 +547,8 @@ def infiniband_routing(ctx: Context) -> None:
             "ib-routing-engine-topology",
             f"routing engine dfp is for Dragonfly+ topologies; this {topology} fabric is a tree",
             nodes=switches,
-            suggestion=f"use ar_updn (the opensm default) or ftree ({TREE_ENGINES_SOURCE})",
+            suggestion="use ar_updn (the opensm default) or ftree: NVIDIA SHARP's setup guide "
+            "lists updn, ar_updn, ftree and ar_ftree for trees, dfp for Dragonfly+",
         )
     elif engine not in TREE_ENGINES:
         ctx.out.add(
@@ -560,7 +558,7 @@ def infiniband_routing(ctx: Context) -> None:
             "routing groups",
             severity="warning",
             nodes=switches,
-            suggestion=f"use ar_updn (the opensm default) or ftree ({ROUTING_SOURCE})",
+            suggestion="use ar_updn (the opensm default) or ftree",
         )
     if ib.sharp:
         for model in np.unique(fabric.node_model[switch]):
