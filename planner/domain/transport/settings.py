@@ -104,6 +104,10 @@ MLX5_XOFF = (
     "en/port_buffer.c (calculate_xoff); "
     "https://git.zx2c4.com/linux-dev/patch/?id=0696d60853d58f1b9431bc689e4e4526845b790a"
 )
+CUMULUS_MTU = (
+    "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-59/"
+    "Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes/"
+)
 NOT_FOUND = "not published where searched: blank, give it in the spec"
 
 
@@ -151,7 +155,7 @@ ROCE_PROFILE_DEFAULTS: dict[str, dict[str, Sourced]] = {
         "trust": _p("dscp", ONYX_ROCE, "show roce: port trust mode L3"),
         "ecn_min_kb": _p(150, ONYX_ROCE, "show roce: ecn, absolute, min 150"),
         "ecn_max_kb": _p(1500, ONYX_ROCE, "show roce: ecn, absolute, max 1500"),
-        "mtu_b": _BLANK,
+        "mtu_b": _p(9216, CUMULUS_MTU, "ifupdown2 assigns 9216 as the default MTU"),
         "load_balancing": _p("adaptive", CUMULUS_AR, "adaptive routing on Spectrum-4 from CL 5.6"),
         **_INTENT,
     },
