@@ -39,7 +39,9 @@ def _frozen(values) -> frozenset:
     return frozenset(values or ())
 
 
-def reach_cap_m(media: str | None, connector: str | None, splitter: bool) -> float | None:
+def reach_cap_m(
+    media: str | None, connector: str | None, splitter: bool, *, pmd: str | None = None
+) -> float | None:
     """Rule 11: the whole-link reach limit of a fiber type and connector.
 
     Parameters
@@ -50,17 +52,23 @@ def reach_cap_m(media: str | None, connector: str | None, splitter: bool) -> flo
         The modules' connector (``"mpo-12"``, ``"lc-duplex"``, ...).
     splitter : bool
         The fiber is a 1:2 splitter.
+    pmd : str, optional
+        The modules' PMD. Rule 11's SM LC limit is NVIDIA's for 2xFR4; a long-reach PMD
+        (LR4, 2xLR4, LR8, ER...) is not capped by it (its module's rated reach, 10 km for
+        LR4, applies).
 
     Returns
     -------
     float or None
-        MMF MPO 50 m; SMF MPO straight 500 m, splitter 50 m; SMF LC 2 km; otherwise None
-        (no cap from this rule).
+        MMF MPO 50 m; SMF MPO straight 500 m, splitter 50 m; SMF LC 2 km (not LR/ER);
+        otherwise None (no cap from this rule).
 
     Examples
     --------
     >>> reach_cap_m("smf", "mpo12-apc", False), reach_cap_m("smf", "mpo12-apc", True)
     (500.0, 50.0)
+    >>> reach_cap_m("smf", "lc-duplex", False), reach_cap_m("smf", "lc-duplex", False, pmd="LR4")
+    (2000.0, None)
     """
     if not media or not connector:
         return None
@@ -70,7 +78,8 @@ def reach_cap_m(media: str | None, connector: str | None, splitter: bool) -> flo
         if media == "smf":
             return 50.0 if splitter else 500.0
     if connector.startswith("lc") and media == "smf":
-        return 2000.0
+        long_reach = any(tag in (pmd or "").upper() for tag in ("LR", "ER", "ZR"))
+        return None if long_reach else 2000.0
     return None
 
 

@@ -120,7 +120,8 @@ def _optics_limits(g: LinkGroup) -> list[tuple[float, str, str]]:
         or fiber.get("connector_a")
     )
     splitter = topology.startswith("1:")
-    cap = reach_cap_m(media, connector, splitter)
+    pmd = (g.a_part or {}).get("pmd") or (g.b_part or {}).get("pmd")
+    cap = reach_cap_m(media, connector, splitter, pmd=pmd)
     if cap:
         kind = f"{(media or '').upper()} {connector}{' splitter' if splitter else ''}"
         limits.append((cap, "reach-exceeded", f"the rule-11 cap for {kind} links"))

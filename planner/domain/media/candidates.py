@@ -287,7 +287,7 @@ def _optics_candidate(group, part_a, part_b, fiber, conns, named, warnings, rej)
         part_b.get("reach_m"),
         fiber.get("max_length_m"),
         max(lengths) if lengths else None,
-        reach_cap_m(media, connector, splitter),
+        reach_cap_m(media, connector, splitter, pmd=part_a.get("pmd") or part_b.get("pmd")),
     )
     if not limits:
         failed = _check([_Unknown("reach unknown")], any_named, warnings, label)
