@@ -58,7 +58,7 @@ import numpy as np
 
 from inventory.library.provenance import provenance_for
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import ROLE, ROLES, SWITCH_ROLES, TIER_NAMES, Fabric
+from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, SWITCH_ROLES, Fabric
 from planner.domain.summary import summarize
 
 BTU_PER_W = 3.412
@@ -239,7 +239,8 @@ def _modules(fabric: Fabric):
     ids = np.concatenate([fabric.link_a_module, fabric.link_b_module]).astype(np.int64)
     parts = np.concatenate([fabric.link_a_part, fabric.link_b_part]).astype(np.int64)
     nodes = np.concatenate([fabric.link_a, fabric.link_b]).astype(np.int64)
-    tiers = np.concatenate([fabric.link_tier, fabric.link_tier]).astype(np.int64)
+    report = fabric.report_tiers()  # links between buildings: the campus tier
+    tiers = np.concatenate([report, report]).astype(np.int64)
     keep = (ids >= 0) & (parts >= 0)
     if not keep.any():
         empty = np.zeros(0, dtype=np.int64)
@@ -298,6 +299,7 @@ def _cable_power(fabric, facts, ledger: _Ledger, node_w, node_unknown, tier_w) -
         return 0.0
     links = np.flatnonzero(keep)
     total = 0.0
+    report = fabric.report_tiers()
     cable_ids = fabric.link_cable[links].astype(np.int64)
     part_of = fabric.link_cable_part[links].astype(np.int64)
     for part_index in np.unique(part_of).tolist():
@@ -310,7 +312,7 @@ def _cable_power(fabric, facts, ledger: _Ledger, node_w, node_unknown, tier_w) -
         # Head (end A): once per cable, at the b-end (upper-tier) node of its first link.
         _, first = np.unique(ids, return_index=True)
         heads = fabric.link_b[sel[first]].astype(np.int64)
-        head_tiers = fabric.link_tier[sel[first]].astype(np.int64)
+        head_tiers = report[sel[first]].astype(np.int64)
         # Legs (end B): one per distinct lower-tier cage.
         a_nodes = fabric.link_a[sel].astype(np.int64)
         cage = fabric.link_a_port[sel].astype(np.int64) // np.maximum(
@@ -318,7 +320,7 @@ def _cable_power(fabric, facts, ledger: _Ledger, node_w, node_unknown, tier_w) -
         )
         _, leg_first = np.unique(np.stack([ids, a_nodes, cage]), axis=1, return_index=True)
         leg_nodes = a_nodes[leg_first]
-        leg_tiers = fabric.link_tier[sel[leg_first]].astype(np.int64)
+        leg_tiers = report[sel[leg_first]].astype(np.int64)
         passive = part.get("cable_type") == "dac"
         for path, nodes, tiers in (
             ("power_end_a_w", heads, head_tiers),
@@ -580,8 +582,8 @@ def power_budget(
     progress(1, "devices")
 
     tier_w = {
-        "transceivers": np.zeros(len(TIER_NAMES), dtype=np.float64),
-        "cables": np.zeros(len(TIER_NAMES), dtype=np.float64),
+        "transceivers": np.zeros(len(REPORT_TIER_NAMES), dtype=np.float64),
+        "cables": np.zeros(len(REPORT_TIER_NAMES), dtype=np.float64),
     }
     transceivers_w = 0.0
     cables_w = 0.0
@@ -598,9 +600,9 @@ def power_budget(
     progress(4, "racks")
 
     summary = summarize(fabric)
-    links = np.bincount(fabric.link_tier.astype(np.int64), minlength=len(TIER_NAMES))
-    by_tier = {}
-    for code, tier in enumerate(TIER_NAMES):
+    links = np.bincount(fabric.report_tiers().astype(np.int64), minlength=len(REPORT_TIER_NAMES))
+    by_tier = {}  # links between buildings of a campus: their own tier, "campus"
+    for code, tier in enumerate(REPORT_TIER_NAMES):
         if not links[code]:
             continue
         optics, cables = float(tier_w["transceivers"][code]), float(tier_w["cables"][code])

@@ -19,6 +19,10 @@ ROLE = {name: code for code, name in enumerate(ROLES)}
 TIER_NAMES = ("server-leaf", "leaf-spine", "spine-core")
 TIER = {name: code for code, name in enumerate(TIER_NAMES)}
 SWITCH_ROLES = ("leaf", "spine", "core")
+#: Links between two buildings of a campus (planner.domain.campus): a tier of their own in
+#: summaries, power, the BOM and the cabling plan (``link_tier`` keeps their topology tier).
+CAMPUS_TIER = "campus"
+REPORT_TIER_NAMES = (*TIER_NAMES, CAMPUS_TIER)
 
 
 class FabricError(ValueError):
@@ -121,6 +125,30 @@ class Fabric:
 
     def nodes_with_role(self, role: str) -> np.ndarray:
         return np.flatnonzero(self.node_role == ROLE[role])
+
+    def link_campus(self) -> np.ndarray:
+        """Per link: do its two ends stand in different buildings of a campus?
+
+        All false for a one-hall design (no ``info["campus"]``) or before the layout.
+        """
+        out = np.zeros(self.link_count, dtype=bool)
+        campus = self.info.get("campus") or {}
+        if int(campus.get("buildings") or 1) < 2 or self.node_rack is None or not self.racks:
+            return out
+        building = np.fromiter(
+            (r.get("building", 0) for r in self.racks), dtype=np.int32, count=len(self.racks)
+        )
+        rack_a, rack_b = self.node_rack[self.link_a], self.node_rack[self.link_b]
+        placed = (rack_a >= 0) & (rack_b >= 0)
+        out[placed] = building[rack_a[placed]] != building[rack_b[placed]]
+        return out
+
+    def report_tiers(self) -> np.ndarray:
+        """Per link: its index in :data:`REPORT_TIER_NAMES`: ``link_tier``, except links
+        between two buildings of a campus, which are :data:`CAMPUS_TIER`."""
+        codes = self.link_tier.astype(np.int8, copy=True)
+        codes[self.link_campus()] = len(TIER_NAMES)
+        return codes
 
     def element_id(self, kind: str, index: int) -> str:
         """Stable element ids used by the canvas and validators: ``node:<name>``, ``link:<i>``."""

@@ -220,8 +220,20 @@ class _Placer:
         self.racks: list[dict] = []
         self.fill: list[int] = []  # RU used so far per rack
         self.row, self.position = 0, 0
+        self.building, self.prefix = 0, ""
+        self._halls: dict[int, tuple[int, int]] = {}  # building -> (row, position) left there
         self.node_rack = np.full(fabric.node_count, -1, dtype=np.int32)
         self.node_ru = np.zeros(fabric.node_count, dtype=np.int16)
+
+    def hall(self, building: int, campus: bool) -> None:
+        """Place in ``building`` (0-based) from now on, where its floor was left (each hall
+        its own rows from 0; rack names start ``B<n>-`` on a campus)."""
+        if building == self.building and (self.prefix or not campus):
+            return
+        self._halls[self.building] = (self.row, self.position)
+        self.building = building
+        self.row, self.position = self._halls.get(building, (0, 0))
+        self.prefix = f"B{building + 1}-" if campus else ""
 
     def new_row(self) -> None:
         if self.position:
@@ -251,9 +263,10 @@ class _Placer:
         self.racks.append(
             {
                 "index": index,
-                "name": f"R{self.row + 1:03d}-{self.position + 1:02d}",
+                "name": f"{self.prefix}R{self.row + 1:03d}-{self.position + 1:02d}",
                 "row": self.row,
                 "position": self.position,
+                **({"building": self.building} if self.prefix else {}),
                 "kind": kind,
                 "rack_units": self.rack_units,
             }
@@ -278,9 +291,12 @@ def _rack_count(nodes: np.ndarray, per_rack: int) -> int:
     return -(-int(nodes.shape[0]) // per_rack)
 
 
-def _auto_racks_per_row(layout: Layout, block_widths: list[int], other_racks: int) -> int:
-    """Racks per row for a near-square hall (module docstring)."""
-    total = sum(block_widths) + other_racks
+def _auto_racks_per_row(
+    layout: Layout, block_widths: list[int], other_racks: int, *, halls: int = 1
+) -> int:
+    """Racks per row for a near-square hall (module docstring); on a campus, each of the
+    ``halls`` is taken to hold its share of the racks."""
+    total = -(-(sum(block_widths) + other_racks) // max(1, halls))
     unit = max(block_widths, default=1) or 1
     square = math.ceil(math.sqrt(total * layout.row_pitch_m / layout.rack_width_m))
     per_row = -(-max(square, AUTO_MIN_RACKS_PER_ROW) // unit) * unit
@@ -337,7 +353,8 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         max(1, layout.racks_per_row // 2 - 1) if layout.racks_per_row else AUTO_BLOCK_RACKS
     )
     blocks = list(_blocks(fabric, spec, servers, leaves, spr, block_racks))
-    pod_spines, middle_spines, middle = _upper_placement(fabric, spec, blocks, spines)
+    pod_spines, middle_spines, middle, ends = _upper_placement(fabric, spec, blocks, spines)
+    campus = spec.campus if spec.campus is not None and spec.campus.multi else None
     racks_per_row = layout.racks_per_row or _auto_racks_per_row(
         layout,
         [
@@ -347,9 +364,12 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         sum(_rack_count(nodes, spine_cap) for pods in pod_spines.values() for nodes in pods)
         + _rack_count(middle_spines, spine_cap)
         + _rack_count(cores, core_cap),
+        halls=campus.buildings if campus else 1,
     )
     placer = _Placer(fabric, racks_per_row, rack_units, node_height, notes)
-    for index, (server_racks, block_leaves) in enumerate(blocks):
+
+    def place_block(index: int) -> None:
+        server_racks, block_leaves = blocks[index]
         network = [("network", chunk) for chunk in _chunks(block_leaves, leaf_cap)]
         half = len(server_racks) // 2
         placer.block(
@@ -361,10 +381,25 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
             placer.block(
                 [("network", chunk) for chunk in _chunks(nodes, spine_cap)], note_wrap=False
             )
-        if index == middle:
+
+    if campus is None:
+        for index in range(len(blocks)):
+            place_block(index)
+            if index == middle:
+                _place_middle(placer, middle_spines, spine_cap, cores, core_cap)
+        if middle < 0:  # no blocks: the middle group is all there is
             _place_middle(placer, middle_spines, spine_cap, cores, core_cap)
-    if middle < 0:  # no blocks: the middle group is all there is
-        _place_middle(placer, middle_spines, spine_cap, cores, core_cap)
+    else:
+        campus_info = _place_campus(
+            fabric,
+            campus,
+            blocks,
+            ends,
+            placer,
+            place_block,
+            (middle_spines, spine_cap, cores, core_cap),
+            notes,
+        )
     _place_managers(fabric, placer, usable, notes)
     fabric.racks = placer.racks
     fabric.node_rack = placer.node_rack
@@ -385,6 +420,11 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         notes.append(
             f"{len(overfull)} rack(s) hold more than {usable} U ({', '.join(overfull[:3])}...)"
         )
+    if campus is not None:
+        campus_info["entrance_x_m"] = round(racks_per_row * layout.rack_width_m / 2, 3)
+        fabric.info["campus"] = campus_info
+    else:
+        fabric.info.pop("campus", None)
     fabric.link_length_m = link_lengths(fabric, layout, fabric.link_a, fabric.link_b)
     fabric.info["layout"] = {
         "rack": rack_slug,
@@ -393,7 +433,7 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         "servers_per_rack": spr,
         "racks_per_row": racks_per_row,
         "racks_per_row_auto": not layout.racks_per_row,
-        "rows": (placer.racks[-1]["row"] + 1) if placer.racks else 0,
+        "rows": (max(r["row"] for r in placer.racks) + 1) if placer.racks else 0,
         "racks": len(placer.racks),
         # the run rule's distances, for the cluster networks' runs (layout_distances)
         **{name: float(getattr(layout, name)) for name in DISTANCE_FIELDS},
@@ -405,13 +445,14 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
 def _upper_placement(fabric: Fabric, spec: DesignSpec, blocks, spines: np.ndarray):
     """Where spines and cores go (module docstring).
 
-    Returns ``(pod_spines, middle_spines, middle)``: ``pod_spines[b]`` lists the spine nodes
-    of each pod whose middle leaf is in block ``b``, one array per pod;
+    Returns ``(pod_spines, middle_spines, middle, ends)``: ``pod_spines[b]`` lists the spine
+    nodes of each pod whose middle leaf is in block ``b``, one array per pod;
     ``middle_spines`` are the spines of the middle group; the middle group follows block
-    ``middle`` (-1: no blocks).
+    ``middle`` (-1: no blocks); ``ends[b]`` is true where block ``b`` holds a pod's last leaf
+    (every block in two tiers): where a building of a campus may end.
     """
     if not blocks:
-        return {}, spines, -1
+        return {}, spines, -1, np.zeros(0, dtype=bool)
     sizes = np.array([len(block_leaves) for _, block_leaves in blocks], dtype=np.int64)
     block_servers = np.array(
         [sum(int(r.shape[0]) for r in server_racks) for server_racks, _ in blocks],
@@ -455,7 +496,100 @@ def _upper_placement(fabric: Fabric, spec: DesignSpec, blocks, spines: np.ndarra
     cumulative = np.cumsum(block_servers)
     gap = np.abs(cumulative * 2 - cumulative[-1]).astype(np.float64)
     gap[~ends] = np.inf
-    return pod_spines, middle_spines, int(np.argmin(gap))
+    return pod_spines, middle_spines, int(np.argmin(gap)), ends
+
+
+def _block_buildings(block_servers: np.ndarray, ends: np.ndarray, buildings: int) -> np.ndarray:
+    """Building (0-based) of every block: blocks shared out in order by server count, a new
+    building starting only after a block that ends a pod (``ends``).
+
+    >>> _block_buildings(np.array([4, 4, 4, 4]), np.array([True] * 4), 2).tolist()
+    [0, 0, 1, 1]
+    >>> _block_buildings(np.array([4, 4, 4, 4]), np.array([False, False, True, True]), 2).tolist()
+    [0, 0, 0, 1]
+    """
+    total = int(block_servers.sum())
+    out = np.zeros(block_servers.size, dtype=np.int64)
+    if not total:
+        return out
+    before = np.cumsum(block_servers) - block_servers
+    target = np.minimum(buildings - 1, before * buildings // total)
+    current = 0
+    for index in range(block_servers.size):
+        if target[index] > current and (index == 0 or ends[index - 1]):
+            current = int(target[index])
+        out[index] = current
+    return out
+
+
+def _place_campus(fabric, campus, blocks, ends, placer, place_block, middle, notes) -> dict:
+    """Place the blocks building by building and each building's share of the top tier
+    (:mod:`planner.domain.campus`); returns what ``fabric.info["campus"]`` keeps."""
+    from planner.domain.campus import BY_PLANE
+
+    middle_spines, spine_cap, cores, core_cap = middle
+    count = campus.buildings
+    block_servers = np.array(
+        [sum(int(r.shape[0]) for r in server_racks) for server_racks, _ in blocks],
+        dtype=np.int64,
+    )
+    building_of = _block_buildings(block_servers, ends, count)
+    if campus.core_building == BY_PLANE:
+        top_of = {
+            "spines": fabric.node_plane[middle_spines].astype(np.int64) % count,
+            "cores": fabric.node_plane[cores].astype(np.int64) % count,
+        }
+    else:
+        top_of = {
+            "spines": np.full(middle_spines.size, int(campus.core_building) - 1),
+            "cores": np.full(cores.size, int(campus.core_building) - 1),
+        }
+    anchor = {}  # building -> block after which its share of the top tier stands
+    for building in range(count):
+        if not ((top_of["spines"] == building).any() or (top_of["cores"] == building).any()):
+            continue
+        mine = np.flatnonzero(building_of == building)
+        if not mine.size:
+            anchor[building] = -1
+            continue
+        cumulative = np.cumsum(block_servers[mine])
+        gap = np.abs(cumulative * 2 - cumulative[-1]).astype(np.float64)
+        gap[~ends[mine]] = np.inf
+        anchor[building] = int(mine[np.argmin(gap)]) if np.isfinite(gap).any() else int(mine[-1])
+
+    def place_top(building: int) -> None:
+        placer.hall(building, True)
+        _place_middle(
+            placer,
+            middle_spines[top_of["spines"] == building],
+            spine_cap,
+            cores[top_of["cores"] == building],
+            core_cap,
+        )
+
+    at = {block: building for building, block in anchor.items() if block >= 0}
+    for index in range(len(blocks)):
+        placer.hall(int(building_of[index]), True)
+        place_block(index)
+        if index in at:
+            place_top(at[index])
+    for building, block in sorted(anchor.items()):
+        if block < 0:
+            place_top(building)
+    servers = np.bincount(building_of, weights=block_servers, minlength=count)
+    empty = [str(b + 1) for b in range(count) if not servers[b]]
+    if empty:
+        notes.append(
+            f"campus: building(s) {', '.join(empty)} hold no servers (a building starts only "
+            "at a pod boundary)"
+        )
+    tops = sorted(anchor)
+    return {
+        **campus.as_info(),
+        "servers_per_building": [int(v) for v in servers],
+        "top_tier_buildings": [b + 1 for b in tops],
+        "crossing_tier": "spine-core" if fabric.info.get("tiers") == 3 else "leaf-spine",
+    }
 
 
 def _place_middle(placer, spines, spine_cap, cores, core_cap) -> None:
@@ -574,13 +708,19 @@ def run_lengths_m(
 def link_lengths(fabric: Fabric, layout: Layout, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cable run in metres between nodes ``a[i]`` and ``b[i]`` (placed), rounded up to 0.1 m.
 
+    On a campus (``fabric.info["campus"]``), a run between two buildings is each end's run
+    to its hall's fiber entrance (:func:`entrance_runs_m`), plus ``entrance_m`` at each end,
+    plus the distance between the buildings (:mod:`planner.domain.campus`).
+
     Symmetric: ``link_lengths(f, l, a, b) == link_lengths(f, l, b, a)``.
     """
     rack_a, rack_b = fabric.node_rack[a], fabric.node_rack[b]
     row = np.array([r["row"] for r in fabric.racks], dtype=np.float64)
     position = np.array([r["position"] for r in fabric.racks], dtype=np.float64)
     units = np.array([r["rack_units"] for r in fabric.racks], dtype=np.float64)
-    return run_lengths_m(
+    building = np.array([r.get("building", 0) for r in fabric.racks], dtype=np.int64)
+    same_rack = rack_a == rack_b
+    lengths = run_lengths_m(
         layout,
         row_a=row[rack_a],
         position_a=position[rack_a],
@@ -590,14 +730,48 @@ def link_lengths(fabric: Fabric, layout: Layout, a: np.ndarray, b: np.ndarray) -
         position_b=position[rack_b],
         units_b=units[rack_b],
         ru_b=fabric.node_ru[b],
-        same_rack=rack_a == rack_b,
+        same_rack=same_rack,
     )
+    campus = fabric.info.get("campus") or {}
+    cross = building[rack_a] != building[rack_b]
+    if campus and cross.any():
+        ra, rb = rack_a[cross], rack_b[cross]
+        entrance_x = float(campus.get("entrance_x_m") or 0.0)
+        ends = [
+            entrance_runs_m(layout, row[r], position[r], units[r], ru, entrance_x)
+            for r, ru in ((ra, fabric.node_ru[a][cross]), (rb, fabric.node_ru[b][cross]))
+        ]
+        distances = np.asarray(campus["distances_m"], dtype=np.float64)
+        between = (
+            ends[0]
+            + ends[1]
+            + 2 * float(campus.get("entrance_m") or 0.0)
+            + distances[building[ra], building[rb]]
+        )
+        lengths[cross] = (np.ceil(np.round(between * 10, 6)) / 10).astype(np.float32)
+    return lengths
+
+
+def entrance_runs_m(layout: Layout, row, position, units, ru, entrance_x_m: float) -> np.ndarray:
+    """Run from a device to its hall's fiber entrance (the middle of the hall's front, at
+    ``x = entrance_x_m``, ``y = 0``): tray distance, the vertical run up to the tray and
+    ``slack_m``, as a run between racks (module docstring), not rounded.
+
+    >>> round(float(entrance_runs_m(Layout(), 2, 10, 48, 1, 6.0)), 3)  # 0 + 6 + 2.089 + 0.6 + 2
+    10.689
+    """
+    horizontal = np.abs(np.asarray(position, np.float64) * layout.rack_width_m - entrance_x_m) + (
+        np.asarray(row, np.float64) * layout.row_pitch_m
+    )
+    vertical = (np.asarray(units, np.float64) - np.asarray(ru, np.float64)) * RU_M
+    return horizontal + vertical + layout.tray_height_m + layout.slack_m
 
 
 __all__ = [
     "DISTANCE_FIELDS",
     "RU_M",
     "assign_layout",
+    "entrance_runs_m",
     "layout_distances",
     "link_lengths",
     "run_lengths_m",

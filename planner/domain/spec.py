@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from inventory.library.documents import DocumentError, load_json, load_yaml
+from planner.domain.campus import Campus, parse_campus
 
 SCHEMA_PATH = Path(__file__).with_name("design-spec.schema.json")
 TOPOLOGIES = ("rail-optimized", "clos", "fat-tree")
@@ -152,6 +153,8 @@ class DesignSpec:
     # Optical budget: a link whose worst-case margin is under this many dB is warned about
     # (planner.domain.physical.budget; issue 19 default 1 dB).
     optical_margin_min_db: float = 1.0
+    # Several halls or buildings (planner.domain.campus); None: one hall.
+    campus: Campus | None = None
     # The transport block as written ({} = not given: infiniband or roce from the leaf
     # switch, profile defaults); filled in when the fabric is built
     # (planner.domain.transport.resolve) and kept as fabric.info["transport"].
@@ -201,6 +204,8 @@ class DesignSpec:
         }
         doc["media"] = {tier: choice.as_spec() for tier, choice in self.media.items()}
         doc["layout"] = {k: v for k, v in asdict(self.layout).items() if v is not None}
+        if self.campus is not None:  # left out when not given, as in specs written before it
+            doc["campus"] = self.campus.as_spec()
         if self.cabling:  # left out when not given, as in specs written before it
             doc["cabling"] = {tier: choice.as_spec() for tier, choice in self.cabling.items()}
         doc["naming"] = asdict(self.naming)
@@ -450,6 +455,7 @@ def parse_spec(document: dict | str) -> DesignSpec:
 
         problems.extend(check_networks(document["networks"], document["server"]))
     cabling = _cabling(document.get("cabling") or {}, problems)
+    campus = parse_campus(document.get("campus"), problems)
     if document.get("transport"):
         from planner.domain.transport.resolve import check_transport
 
@@ -496,6 +502,7 @@ def parse_spec(document: dict | str) -> DesignSpec:
         networks=copy.deepcopy(document.get("networks") or {}),
         cabling=cabling,
         optical_margin_min_db=document.get("optical_margin_min_db", 1.0),
+        campus=campus,
         transport=_transport_block(document.get("transport")),
     )
 

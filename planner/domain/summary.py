@@ -12,7 +12,15 @@ from collections import Counter
 
 import numpy as np
 
-from planner.domain.fabric import ROLE, ROLES, SWITCH_ROLES, TIER, TIER_NAMES, Fabric
+from planner.domain.fabric import (
+    CAMPUS_TIER,
+    ROLE,
+    ROLES,
+    SWITCH_ROLES,
+    TIER,
+    TIER_NAMES,
+    Fabric,
+)
 
 
 def first_link_of_units(ids: np.ndarray, parts: np.ndarray) -> np.ndarray:
@@ -129,9 +137,58 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         summary["networks"] = copy.deepcopy(info["networks"])
     if fabric.link_a_part is not None:
         _media_counts(fabric, summary)
+    campus = fabric.link_campus()
+    if campus.any():
+        _campus_summary(fabric, campus, summary)
     if info.get("stale_parameters"):  # a hand edit made these spec parameters untrue
         summary["stale_parameters"] = list(info["stale_parameters"])
     return summary
+
+
+def _campus_summary(fabric: Fabric, campus: np.ndarray, summary: dict) -> None:
+    """Links between buildings as their own tier (:data:`CAMPUS_TIER`): ``links`` and
+    ``links_per_plane`` count them under ``campus`` and no longer under the tier they belong
+    to in the topology; ``summary["campus"]`` holds the buildings, the run lengths and the
+    transceivers and fibers of those links (modules counted per cage, first link wins)."""
+    info = fabric.info.get("campus") or {}
+    crossing = TIER_NAMES[int(np.bincount(fabric.link_tier[campus]).argmax())]
+    summary["links"][crossing] -= int(campus.sum())
+    summary["links"][CAMPUS_TIER] = int(campus.sum())
+    planes, counts = np.unique(fabric.link_plane[campus], return_counts=True)
+    per_plane = summary["links_per_plane"].get(crossing, {})
+    for plane, count in zip(planes, counts, strict=True):
+        key = str(int(plane) + 1)
+        per_plane[key] = per_plane.get(key, 0) - int(count)
+    summary["links_per_plane"][CAMPUS_TIER] = {
+        str(int(p) + 1): int(c) for p, c in zip(planes, counts, strict=True)
+    }
+    block = {
+        "buildings": info.get("buildings"),
+        "distances_m": info.get("distances_m"),
+        "core_building": info.get("core_building"),
+        "servers_per_building": info.get("servers_per_building"),
+        "crossing_tier": crossing,
+        "links": int(campus.sum()),
+        "capacity_gbps": int(fabric.link_speed_gbps[campus].sum()),
+    }
+    lengths = fabric.link_length_m[campus] if fabric.link_length_m is not None else None
+    if lengths is not None and lengths.size:
+        block["run_m"] = {"min": float(lengths.min()), "max": float(lengths.max())}
+    if fabric.link_a_part is not None:
+        parts = fabric.parts
+        modules = Counter()
+        for part_col, module_col in (
+            (fabric.link_a_part[campus], fabric.link_a_module[campus]),
+            (fabric.link_b_part[campus], fabric.link_b_module[campus]),
+        ):
+            modules.update(_count_by(module_col, part_col, parts))
+        block["transceivers"] = dict(sorted(modules.items()))
+        block["fibers"] = dict(
+            sorted(
+                _count_by(fabric.link_cable[campus], fabric.link_cable_part[campus], parts).items()
+            )
+        )
+    summary["campus"] = block
 
 
 def _links_per_plane(fabric: Fabric) -> dict[str, dict[str, int]]:

@@ -8,7 +8,8 @@ Counting conventions (reference-architectures.md §1, the same rule as
 - NICs: only cards the catalog names as a server's ``compute_nic`` (on-board NICs are part of
   the server); per server, enough cards to fill its compute cages;
 - transceivers: one per module, i.e. per cage; a twin-port module carrying two links counts
-  once. A module's tier is the tier of the first link through it;
+  once. A module's tier is the tier of the first link through it; on a campus, links
+  between two buildings are the ``campus`` tier (:meth:`planner.domain.fabric.Fabric.report_tiers`);
 - cables and fibers: one per assembly at its ordered length; a breakout (1:N) cable or a 1:2
   splitter fiber counts once for all its legs. The ordered length is a length the part is
   listed in (``lengths_m``), else the run rounded up by the ordering policy
@@ -34,13 +35,13 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
+from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
 from planner.domain.media import POLICY_TEXT, policy_length_m
 from planner.domain.summary import first_link_of_units, ordered_cable_length_m
 
 CATEGORIES = ("server", "switch", "nic", "transceiver", "cable", "fiber", "rack")  # display order
 NETWORK_TIERS = ("storage", "converged", "inband", "oob", "management")
-TIER_ORDER = ("server", "leaf", "spine", "core", *TIER_NAMES, "", *NETWORK_TIERS)
+TIER_ORDER = ("server", "leaf", "spine", "core", *REPORT_TIER_NAMES, "", *NETWORK_TIERS)
 NETWORK_LENGTH_RULE = (
     "the reference architecture's part (its length in the part number); this network's runs "
     "are not laid out"
@@ -338,7 +339,7 @@ def _length_key(value: float) -> float | None:
 
 def _count_media(fabric, facts, counts, canonical, plan=None) -> None:
     parts = fabric.parts
-    tiers = fabric.link_tier
+    tiers = fabric.report_tiers()  # links between buildings: the campus tier
     for part_col, module_col in (
         (fabric.link_a_part, fabric.link_a_module),
         (fabric.link_b_part, fabric.link_b_module),
@@ -346,7 +347,7 @@ def _count_media(fabric, facts, counts, canonical, plan=None) -> None:
         first = first_link_of_units(module_col, part_col)
         pairs = Counter(zip(part_col[first].tolist(), tiers[first].tolist(), strict=True))
         for (part, tier), count in pairs.items():
-            counts[("transceiver", TIER_NAMES[tier], canonical(parts[part]), None)] += count
+            counts[("transceiver", REPORT_TIER_NAMES[tier], canonical(parts[part]), None)] += count
     first = first_link_of_units(fabric.link_cable, fabric.link_cable_part)
     if plan is not None:  # structured links: their cords are counted with the panels
         first = first[~plan.structured[first]]
@@ -370,7 +371,7 @@ def _count_media(fabric, facts, counts, canonical, plan=None) -> None:
         slug = parts[part]
         record = facts.parts.get(slug) or {}
         category = "fiber" if record.get("category") == "fiber" else "cable"
-        counts[(category, TIER_NAMES[tier], canonical(slug), length_m)] += count
+        counts[(category, REPORT_TIER_NAMES[tier], canonical(slug), length_m)] += count
 
 
 def _ordered(record: Mapping, run_m: np.ndarray) -> list[float | None]:

@@ -46,6 +46,8 @@ then ``cable_part``, ``cable_type`` (dac, acc, aec, aoc, fiber; cat5e on an OOB 
 ordered), ``run_length_m`` and ``cord_colour``.
 ``a_tray`` is the compute tray (1-based) of a rack-scale system's port (a GB200-NVL72 rack's
 port ``(tray * rails + rail) * planes + plane``), empty for any other device.
+On a campus (:mod:`planner.domain.campus`) a compute link between two buildings has tier
+``campus``; its racks are named ``B<building>-R<row>-<position>``.
 
 Labels (TIA-606 style)
 ----------------------
@@ -133,7 +135,7 @@ import numpy as np
 
 from inventory.library.cells import line_may_be_unsafe, safe_cell, unescape_cell
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import ROLE, ROLES, TIER_NAMES, Fabric
+from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, TIER_NAMES, Fabric
 from planner.domain.media import policy_length_m
 from planner.domain.media.lengths import TOLERANCE_M
 from planner.domain.summary import ordered_cable_length_m
@@ -547,11 +549,13 @@ def cabling_rows(
     manager_role = ROLES[ROLE["manager"]]
     empty = _PartText()
     segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
+    shown_tiers = fabric.report_tiers()  # links between buildings: the campus tier
     for block in link_blocks(fabric.link_count):
         size = block.stop - block.start
         a_col, a_port = fabric.link_a[block].tolist(), fabric.link_a_port[block].tolist()
         b_col, b_port = fabric.link_b[block].tolist(), fabric.link_b_port[block].tolist()
         tier = fabric.link_tier[block].tolist()
+        shown = shown_tiers[block].tolist()
         plane = fabric.link_plane[block].tolist()
         speed = fabric.link_speed_gbps[block].tolist()
         none = [-1] * size
@@ -598,9 +602,12 @@ def cabling_rows(
                     head = ends.port_name(node, port // per_head * per_head).replace("/", ".")
                 assembly = f"{ends.location[node]}.P{head} 1:{legs}"
                 leg_number = str(leg)
-            tier_name = TIER_NAMES[tier[i]]
-            leaf = b if tier_name == "server-leaf" else a
-            rail_text = str(rail[leaf] + 1) if rail[leaf] >= 0 and tier_name != "spine-core" else ""
+            topology_tier = TIER_NAMES[tier[i]]
+            tier_name = REPORT_TIER_NAMES[shown[i]]
+            leaf = b if topology_tier == "server-leaf" else a
+            rail_text = (
+                str(rail[leaf] + 1) if rail[leaf] >= 0 and topology_tier != "spine-core" else ""
+            )
             connector = cable.connector
             if cable.cable_type == "fiber" and not connector and pa >= 0:
                 connector = parts[pa].connector
