@@ -35,7 +35,7 @@ from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spe
 from planner.domain.summary import diff_networks, diff_summaries, summarize
 from planner.teams.models import Team
 
-DEFAULT_MAX_GPUS = 200_000
+DEFAULT_MAX_GPUS = 2_000_000  # a 1,048,576-GPU campus design fits (issue 21)
 
 
 class DesignError(ValueError):

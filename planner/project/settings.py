@@ -19,7 +19,7 @@ DATABASE_URL
 REDIS_URL
     Celery broker. Default: kombu's filesystem transport in ``.var/broker`` (no server needed).
 DESIGN_MAX_GPUS
-    Largest design the planner builds, in GPUs (default 200000).
+    Largest design the planner builds, in GPUs (default 2000000).
 REQUEST_MAX_BYTES, DATA_UPLOAD_MAX_MEMORY_SIZE
     Largest upload request (multipart; default 10 MiB) and largest other request body (JSON,
     forms; default 5 MiB). Larger requests get 413 naming the limit.
@@ -362,4 +362,4 @@ LOGGING = {
 
 # --- Designs --------------------------------------------------------------------------------
 # The largest design (in GPUs) the planner builds; larger specs are refused naming `servers`.
-DESIGN_MAX_GPUS = int(os.environ.get("DESIGN_MAX_GPUS", "200000"))
+DESIGN_MAX_GPUS = int(os.environ.get("DESIGN_MAX_GPUS", "2000000"))

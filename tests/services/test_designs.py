@@ -174,10 +174,11 @@ def test_size_cap_names_servers(seed_catalog, settings):
         design_build(spec_document=SPEC)
     message = _problems(exc)["servers"]
     assert "1,016 GPUs" in message and "1,000" in message
-    settings.DESIGN_MAX_GPUS = 200_000
+    del settings.DESIGN_MAX_GPUS  # the default: 2,000,000 GPUs (a 1,048,576-GPU design fits)
     with pytest.raises(DesignError) as exc:
-        design_build(spec_document=_with(servers=25_001))
-    assert "200,000" in _problems(exc)["servers"]
+        design_build(spec_document=_with(servers=250_001))
+    message = _problems(exc)["servers"]
+    assert "2,000,008 GPUs" in message and "2,000,000 GPUs (DESIGN_MAX_GPUS)" in message
 
 
 def test_size_cap_applies_to_racks_gpus_and_growth(seed_catalog, settings):
