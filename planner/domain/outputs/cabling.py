@@ -278,6 +278,20 @@ def csv_lines(columns: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]
 # --- ends ---------------------------------------------------------------------------------------
 
 
+def port_position(per_cage: int, port: int) -> tuple[int, int]:
+    """Where a 0-based logical port is: ``(cage, index)``, the cage counted from 1 and the
+    index of the port in its cage from 0. Every output that names a port derives the name
+    from this one function: the cabling plan, NetBox and P2P (:func:`port_name`) and the
+    vendor interface names of the day-0 configuration (``swp3s1``, ``Ethernet20``,
+    ``Ethernet3/5``: :mod:`planner.domain.outputs.config`).
+
+    >>> port_position(1, 16), port_position(2, 5)
+    ((17, 0), (3, 1))
+    """
+    per_cage = max(1, int(per_cage))
+    return port // per_cage + 1, port % per_cage
+
+
 def port_name(per_cage: int, port: int) -> str:
     """A 0-based logical port as labels write it: ``"17"``, or ``"<cage>/<port in cage>"``.
 
@@ -286,8 +300,9 @@ def port_name(per_cage: int, port: int) -> str:
     """
     per_cage = max(1, int(per_cage))
     if per_cage == 1:
-        return str(port + 1)
-    return f"{port // per_cage + 1}/{port % per_cage + 1}"
+        return str(port + 1)  # port_position(1, port) is (port + 1, 0)
+    cage, index = port_position(per_cage, port)
+    return f"{cage}/{index + 1}"
 
 
 class FabricEnds:
@@ -336,7 +351,7 @@ class FabricEnds:
         return port_name(self.per_cage[node], port)
 
     def cage_name(self, node: int, port: int) -> str:
-        return str(port // self.per_cage[node] + 1)
+        return str(port_position(self.per_cage[node], port)[0])
 
     def end_label(self, node: int, port: int) -> str:
         return f"{self.location[node]}.P{self.port_name(node, port).replace('/', '.')}"

@@ -1,0 +1,523 @@
+"""The day-0 configuration intent: per switch of the compute fabric, what its QoS (RoCE) or
+subnet-manager (InfiniBand) configuration must say, as plain data the renderers and the
+YAML/JSON downloads share.
+
+What it holds
+-------------
+A header (:func:`fabric_intent`): the design and revision, the transport, the fabric-wide
+settings as the transport settings give them (:mod:`planner.domain.transport.settings`, each
+default with its source in ``sources``), the fixed choices the renderers add (ETS weights, ECN
+marking probability: :data:`FIXED`, each with its source), the settings left blank and what
+to give for them (``missing``), and notes. Then one :class:`SwitchIntent` per switch (leaf,
+spine and core, in node order): its model, role, MTU, PFC headroom and the interfaces that
+have a link (:class:`InterfaceIntent`), each with the port as the cabling plan and the NetBox
+export name it (``3/2``), the vendor interface names, speed, peer, cable label and ordered
+cable length, whether it is lossless and its PFC xoff headroom (the mlx5 formula,
+:func:`planner.domain.transport.pfc_xoff_bytes`, from the port speed, the cable length in
+whole metres and the switch MTU; blank when the length or MTU is not known), and whether
+adaptive routing is on (switch-to-switch ports, when the design's load balancing is
+``adaptive``). Only the compute fabric: the other networks (storage, in-band, out-of-band)
+carry no RoCE settings in the spec.
+
+Interface names
+---------------
+Derived from the cabling plan's port position (:func:`planner.domain.outputs.cabling.
+port_position`: cage from 1, index in the cage from 0) and the switch's catalog cage group
+(ports per cage, lanes per port), so that a port is the same port in every output:
+
+- NVIDIA Cumulus (NVUE): ``swp<cage>``, a broken-out port ``swp<cage>s<index>`` (``swp1s0``,
+  ``swp1s1`` for a 2x breakout; Cumulus "Switch Port Attributes", breakout ports,
+  https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes/).
+  Cages that carry two ports natively (twin-port InfiniBand-style cages) have no known
+  Cumulus numbering: not named.
+- SONiC: ``Ethernet<first lane>``, lanes counted from 0 across the data cages, each cage
+  ``ports_per_cage x lanes_per_port`` lanes wide, a split port starting at its first lane
+  (``Ethernet0``/``Ethernet4`` for a 2x400G 8-lane port: SONiC ``Configuration.md``, "2x100G
+  port breakout",
+  https://github.com/sonic-net/sonic-buildimage/blob/master/src/sonic-yang-models/doc/Configuration.md;
+  the same step of 8 as the DCS-7060X6-64PE ``platform.json`` the catalog cites). Not named
+  when the catalog does not give the lanes.
+- Arista EOS: ``Ethernet<cage>/<first lane>`` on a multi-lane cage (an OSFP cage numbered 1
+  exposes ``Ethernet1/1`` to ``Ethernet1/8``: EOS "Layer 1 Profiles",
+  https://www.arista.com/en/um-eos/eos-layer-1-profiles), ``Ethernet<cage>`` on a one-lane
+  port. Not named when the lanes are not known.
+
+Streaming
+---------
+:func:`switch_intents` yields one switch at a time from one sorted index of the link ends, so
+a 100,000-GPU fabric is written with memory for one switch's interfaces (plus the labels).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import yaml
+
+from planner.domain.catalog import CatalogFacts
+from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
+from planner.domain.outputs.cabling import FabricEnds, link_labels, port_position
+from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
+from planner.domain.summary import ordered_cable_length_m
+from planner.domain.transport import TransportSettings, pfc_xoff_bytes
+from planner.domain.transport.resolve import transport_or_default
+from planner.domain.transport.settings import CUMULUS_ROCE
+
+#: The intent's format name (its first key); a change of meaning gets a new number.
+FORMAT = "fabric-planner/day0-config/1"
+#: Choices the renderers make that the transport settings do not carry, each with its source:
+#: NVIDIA's RoCE defaults (Cumulus "RDMA over Converged Ethernet - RoCE": ETS TC3 (RoCE) WRR
+#: 50 %, TC0 WRR 50 %, TC6 (CNP) strict; ECN probability 100 as ``nv show qos roce`` prints).
+FIXED: dict[str, dict] = {
+    "ets_roce_percent": {"value": 50, "source": f"{CUMULUS_ROCE} (primary)"},
+    "ets_other_percent": {"value": 50, "source": f"{CUMULUS_ROCE} (primary)"},
+    "ets_cnp": {"value": "strict", "source": f"{CUMULUS_ROCE} (primary)"},
+    "ecn_mark_probability_pct": {"value": 100, "source": f"{CUMULUS_ROCE} (primary)"},
+}
+#: The RoCE fields a switch configuration needs; a blank one is listed in ``missing``.
+NEEDED_ROCE_FIELDS = (
+    "lossless_priority",
+    "lossless_dscp",
+    "cnp_priority",
+    "cnp_dscp",
+    "trust",
+    "ecn_min_kb",
+    "ecn_max_kb",
+    "mtu_b",
+)
+_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+# --- transport settings ---------------------------------------------------------------------
+
+
+def transport_of(fabric: Fabric, facts: CatalogFacts) -> tuple[TransportSettings, bool]:
+    """The fabric's transport settings, and whether they are defaults rather than the spec's.
+
+    A fabric built since designs carry transport settings has them
+    (``fabric.info["transport"]``); a revision built before gets the defaults a spec without
+    a ``transport`` block gets (:func:`planner.domain.transport.resolve.transport_or_default`).
+    """
+    stored = (fabric.info or {}).get("transport")
+    return transport_or_default(fabric, facts), not stored
+
+
+def missing_fields(settings: TransportSettings) -> list[str]:
+    """The blank RoCE fields a switch configuration needs (dotted, as the spec names them).
+
+    >>> from planner.domain.transport.settings import default_roce
+    >>> missing_fields(TransportSettings("roce", default_roce("arista"), None))[:2]
+    ['roce.cnp_priority', 'roce.cnp_dscp']
+    """
+    roce = settings.roce
+    if roce is None:
+        return []
+    out = []
+    for name in NEEDED_ROCE_FIELDS:
+        value = getattr(roce, name)
+        if value is None or value == ():
+            out.append(f"roce.{name}")
+    return out
+
+
+# --- interface names ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PortLayout:
+    """How a switch's cages carry its logical ports (see the module docstring).
+
+    ``per_cage``: logical ports per cage in this fabric (the cabling plan's split);
+    ``native_per_cage``: ports per cage in the catalog; ``lanes_per_cage``: electrical lanes
+    of a cage (None when the catalog lacks ``lanes_per_port``).
+
+    Examples
+    --------
+    >>> split = PortLayout(per_cage=2, native_per_cage=1, lanes_per_cage=8)
+    >>> split.names(3, 1)
+    {'nvue': 'swp3s1', 'sonic': 'Ethernet20', 'eos': 'Ethernet3/5'}
+    >>> PortLayout(1, 1, 8).names(1, 0)
+    {'nvue': 'swp1', 'sonic': 'Ethernet0', 'eos': 'Ethernet1/1'}
+    >>> PortLayout(2, 2, None).names(1, 1)
+    {}
+    """
+
+    per_cage: int
+    native_per_cage: int = 1
+    lanes_per_cage: int | None = None
+
+    @property
+    def legs(self) -> int:
+        """Logical ports per native port (1 = not broken out)."""
+        if self.per_cage % max(1, self.native_per_cage):
+            return 1
+        return max(1, self.per_cage // max(1, self.native_per_cage))
+
+    @property
+    def lanes_per_port(self) -> int | None:
+        """Lanes of one logical port (None when not known or not a whole number)."""
+        lanes = self.lanes_per_cage
+        if not lanes or lanes % self.per_cage:
+            return None
+        return lanes // self.per_cage
+
+    def nvue(self, cage: int, index: int) -> str | None:
+        if self.native_per_cage != 1:
+            return None
+        return f"swp{cage}" if self.per_cage == 1 else f"swp{cage}s{index}"
+
+    def sonic(self, cage: int, index: int) -> str | None:
+        lanes = self.lanes_per_port
+        if lanes is None:
+            return None
+        return f"Ethernet{(cage - 1) * self.lanes_per_cage + index * lanes}"
+
+    def eos(self, cage: int, index: int) -> str | None:
+        lanes = self.lanes_per_port
+        if lanes is None:
+            return None
+        if self.lanes_per_cage == 1:
+            return f"Ethernet{cage}"
+        return f"Ethernet{cage}/{index * lanes + 1}"
+
+    def names(self, cage: int, index: int) -> dict[str, str]:
+        """The vendor names of the port (only those known)."""
+        found = {"nvue": self.nvue(cage, index), "sonic": self.sonic(cage, index)}
+        found["eos"] = self.eos(cage, index)
+        return {os_: name for os_, name in found.items() if name}
+
+
+def layout_of(facts: CatalogFacts, model: str, per_cage: int) -> PortLayout:
+    """The :class:`PortLayout` of a switch model split ``per_cage`` ways (its one cage group;
+    a model with several groups, or none, has no known lanes)."""
+    device = facts.devices.get(model)
+    groups = device.port_groups if device is not None else ()
+    if len(groups) != 1:
+        return PortLayout(per_cage=max(1, per_cage))
+    group = groups[0]
+    native = max(1, int(group.ports_per_cage or 1))
+    lanes = group.lanes_per_port * native if group.lanes_per_port else None
+    return PortLayout(per_cage=max(1, per_cage), native_per_cage=native, lanes_per_cage=lanes)
+
+
+# --- the intent -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InterfaceIntent:
+    """One switch port with a link (see the module docstring)."""
+
+    port: str
+    cage: int
+    index: int
+    names: dict[str, str]
+    speed_gbps: int
+    peer: str
+    peer_port: str
+    peer_role: str
+    label: str
+    cable_length_m: float | None
+    lossless: bool
+    pfc_xoff_b: int | None
+    adaptive_routing: bool
+
+    def as_dict(self) -> dict:
+        return {
+            "port": self.port,
+            "names": dict(self.names),
+            "speed_gbps": self.speed_gbps,
+            "peer": self.peer,
+            "peer_port": self.peer_port,
+            "peer_role": self.peer_role,
+            "label": self.label,
+            "cable_length_m": self.cable_length_m,
+            "lossless": self.lossless,
+            "pfc_xoff_b": self.pfc_xoff_b,
+            "adaptive_routing": self.adaptive_routing,
+        }
+
+
+@dataclass(frozen=True)
+class SwitchIntent:
+    """One switch: what it is, its QoS (RoCE) and its linked interfaces in port order."""
+
+    name: str
+    role: str
+    model: str
+    manufacturer: str
+    protocols: tuple[str, ...]
+    layout: PortLayout
+    mtu_b: int | None
+    interfaces: tuple[InterfaceIntent, ...]
+    qos: dict = field(default_factory=dict)
+
+    @property
+    def headroom_b(self) -> int | None:
+        """PFC xoff headroom summed over the lossless ports (None when any is not known)."""
+        values = [i.pfc_xoff_b for i in self.interfaces if i.lossless]
+        if not values or any(v is None for v in values):
+            return None
+        return int(sum(values))
+
+    @property
+    def breakouts(self) -> list[int]:
+        """The cages whose native ports are broken out (ascending)."""
+        if self.layout.legs == 1:
+            return []
+        return sorted({i.cage for i in self.interfaces})
+
+    def as_dict(self) -> dict:
+        doc = {
+            "name": self.name,
+            "role": self.role,
+            "model": self.model,
+            "manufacturer": self.manufacturer,
+            "protocols": list(self.protocols),
+            "ports_per_cage": self.layout.per_cage,
+            "breakout_legs": self.layout.legs,
+            "lanes_per_port": self.layout.lanes_per_port,
+            "breakout_cages": self.breakouts,
+        }
+        if self.qos:
+            doc["mtu_b"] = self.mtu_b
+            doc["pfc_headroom_b"] = self.headroom_b
+            doc["qos"] = dict(self.qos)
+        doc["interfaces"] = [i.as_dict() for i in self.interfaces]
+        return doc
+
+
+def _qos_block(settings: TransportSettings) -> dict:
+    roce = settings.roce
+    if roce is None:
+        return {}
+    fixed = {name: spec["value"] for name, spec in FIXED.items()}
+    return {
+        "pfc_mode": roce.pfc_mode,
+        "lossless_priority": roce.lossless_priority,
+        "lossless_dscp": list(roce.lossless_dscp),
+        "cnp_priority": roce.cnp_priority,
+        "cnp_dscp": roce.cnp_dscp,
+        "trust": roce.trust,
+        "ecn_min_kb": roce.ecn_min_kb,
+        "ecn_max_kb": roce.ecn_max_kb,
+        "pfc_watchdog": roce.pfc_watchdog,
+        "load_balancing": roce.load_balancing,
+        "multiplane_mode": roce.multiplane_mode,
+        **fixed,
+    }
+
+
+def is_lossless(settings: TransportSettings) -> bool:
+    """Whether the switch ports run PFC (RoCE lossless or semi-lossless, priority known)."""
+    roce = settings.roce
+    return bool(roce and roce.pfc_mode != "lossy" and roce.lossless_priority is not None)
+
+
+def switch_intents(
+    fabric: Fabric, facts: CatalogFacts, settings: TransportSettings
+) -> Iterator[SwitchIntent]:
+    """One :class:`SwitchIntent` per switch of the compute fabric, in node order."""
+    ends = FabricEnds(fabric)
+    labels = link_labels(fabric, ends)
+    lengths = ordered_cable_length_m(fabric)
+    roce = settings.roce
+    lossless = is_lossless(settings)
+    adaptive = bool(roce and roce.load_balancing == "adaptive")
+    qos = _qos_block(settings)
+    count = fabric.link_count
+    node = np.concatenate([fabric.link_a, fabric.link_b])
+    port = np.concatenate([fabric.link_a_port, fabric.link_b_port])
+    link = np.concatenate([np.arange(count), np.arange(count)])
+    peer = np.concatenate([fabric.link_b, fabric.link_a])
+    peer_port = np.concatenate([fabric.link_b_port, fabric.link_a_port])
+    order = np.lexsort((port, node))
+    sorted_nodes = node[order]
+    switch_codes = [ROLE[r] for r in SWITCH_ROLES]
+    switches = np.flatnonzero(np.isin(fabric.node_role, switch_codes)).tolist()
+    layouts: dict[tuple[str, int], PortLayout] = {}
+    for n in switches:
+        model, role = ends.models[n], ends.roles[n]
+        per_cage = ends.per_cage[n]
+        layout = layouts.get((model, per_cage))
+        if layout is None:
+            layout = layouts[(model, per_cage)] = layout_of(facts, model, per_cage)
+        record = facts.parts.get(model) or {}
+        device = facts.devices.get(model)
+        mtu = roce.mtu_of(role) if roce else None
+        lo = int(np.searchsorted(sorted_nodes, n, "left"))
+        hi = int(np.searchsorted(sorted_nodes, n, "right"))
+        interfaces = []
+        for end in order[lo:hi].tolist():
+            i, p = int(link[end]), int(port[end])
+            q, qp = int(peer[end]), int(peer_port[end])
+            cage, index = port_position(per_cage, p)
+            speed = int(fabric.link_speed_gbps[i])
+            length = float(lengths[i]) if lengths is not None else float("nan")
+            length_m = round(length, 2) if math.isfinite(length) else None
+            metres = whole_metres(length_m)
+            xoff = None
+            if lossless and metres is not None and mtu:
+                xoff = int(round(pfc_xoff_bytes(speed, metres, mtu)))
+            interfaces.append(
+                InterfaceIntent(
+                    port=ends.port_name(n, p),
+                    cage=cage,
+                    index=index,
+                    names=layout.names(cage, index),
+                    speed_gbps=speed,
+                    peer=safe_text(ends.names[q]),
+                    peer_port=ends.port_name(q, qp),
+                    peer_role=ends.roles[q],
+                    label=safe_text(labels[i]),
+                    cable_length_m=length_m,
+                    lossless=lossless,
+                    pfc_xoff_b=xoff,
+                    adaptive_routing=adaptive and ends.roles[q] in SWITCH_ROLES,
+                )
+            )
+        yield SwitchIntent(
+            name=safe_text(ends.names[n]),
+            role=role,
+            model=safe_text(model),
+            manufacturer=str(record.get("manufacturer") or ""),
+            protocols=tuple(device.protocols) if device is not None else (),
+            layout=layout,
+            mtu_b=mtu,
+            interfaces=tuple(interfaces),
+            qos=qos,
+        )
+
+
+@dataclass(frozen=True)
+class FabricIntent:
+    """The header of an intent: design, transport, settings, sources and notes."""
+
+    design: str
+    revision: int | None
+    settings: TransportSettings
+    defaulted: bool
+    switch_count: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def transport(self) -> str:
+        return self.settings.transport
+
+    @property
+    def missing(self) -> list[str]:
+        return missing_fields(self.settings)
+
+    def as_dict(self) -> dict:
+        settings = self.settings
+        doc = {
+            "format": FORMAT,
+            "design": self.design,
+            "revision": self.revision,
+            "transport": settings.transport,
+            "settings_from": "defaults" if self.defaulted else "design",
+            "switch_count": self.switch_count,
+        }
+        if settings.roce is not None:
+            doc["roce"] = settings.roce.as_dict()
+            doc["fixed"] = {name: dict(spec) for name, spec in FIXED.items()}
+        if settings.infiniband is not None:
+            doc["subnet_manager"] = settings.infiniband.as_dict()
+        doc["missing"] = self.missing
+        doc["sources"] = dict(settings.sources)
+        doc["notes"] = list(self.notes)
+        return doc
+
+
+def fabric_intent(
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    name: str,
+    revision: int | None,
+    notes: tuple[str, ...] = (),
+) -> FabricIntent:
+    """The header of ``fabric``'s intent (its settings from :func:`transport_of`)."""
+    settings, defaulted = transport_of(fabric, facts)
+    switch_codes = [ROLE[r] for r in SWITCH_ROLES]
+    count = int(np.isin(fabric.node_role, switch_codes).sum())
+    extra = list(notes)
+    if defaulted:
+        extra.insert(
+            0,
+            "This revision was built before designs carried transport settings: the defaults "
+            "of its switches and NICs apply (save the design again to store them, or give a "
+            "transport block to change them).",
+        )
+    missing = missing_fields(settings)
+    if missing:
+        extra.append(
+            "Not set, so not configured: "
+            + ", ".join(missing)
+            + " (no published default was found for this switch profile: set them in the "
+            "spec's transport block)."
+        )
+    return FabricIntent(safe_comment(name, 200), revision, settings, defaulted, count, tuple(extra))
+
+
+# --- YAML and JSON --------------------------------------------------------------------------
+
+
+def _yaml(doc: dict) -> str:
+    return yaml.dump(
+        doc,
+        Dumper=_YAML_DUMPER,
+        sort_keys=False,
+        default_flow_style=None,
+        allow_unicode=True,
+        width=4096,
+    )
+
+
+def intent_yaml_chunks(header: FabricIntent, switches: Iterator[SwitchIntent]) -> Iterator[str]:
+    """The intent as a YAML stream: the header document, then one document per switch, its
+    interfaces one flow mapping a line (``yaml.safe_load_all`` reads it back)."""
+    yield "# Fabric Planner day-0 configuration intent: the header, then one document per switch.\n"
+    yield _yaml(header.as_dict())
+    for switch in switches:
+        doc = switch.as_dict()
+        interfaces = doc.pop("interfaces")
+        yield "---\n" + _yaml(doc)
+        if not interfaces:
+            yield "interfaces: []\n"
+            continue
+        # one flow mapping per interface: JSON is YAML, and json.dumps is ~10x PyYAML's speed
+        yield "interfaces:\n" + "".join(f"- {json.dumps(i)}\n" for i in interfaces)
+
+
+def intent_json_chunks(header: FabricIntent, switches: Iterator[SwitchIntent]) -> Iterator[str]:
+    """The intent as one JSON object: the header's keys and ``switches``, the list of switch
+    documents (streamed)."""
+    head = json.dumps(header.as_dict())
+    yield head[:-1] + ', "switches": ['
+    first = True
+    for switch in switches:
+        yield ("" if first else ",") + json.dumps(switch.as_dict())
+        first = False
+    yield "]}\n"
+
+
+__all__ = [
+    "FIXED",
+    "FORMAT",
+    "FabricIntent",
+    "InterfaceIntent",
+    "PortLayout",
+    "SwitchIntent",
+    "fabric_intent",
+    "intent_json_chunks",
+    "intent_yaml_chunks",
+    "is_lossless",
+    "layout_of",
+    "missing_fields",
+    "switch_intents",
+    "transport_of",
+]
