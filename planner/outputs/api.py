@@ -1,5 +1,5 @@
-"""Outputs API: a revision's bill of materials, its cabling plan (download and re-import) and
-its exports (NetBox, NVIDIA P2P, Arista AVD, JSON).
+"""Outputs API: a revision's bill of materials, its cabling plan (download and re-import), its
+exports (NetBox, NVIDIA P2P, Arista AVD, JSON) and its day-0 switch configuration.
 
 Views parse the request and call one function of :mod:`planner.outputs.services`. Anyone who can
 read
@@ -147,8 +147,14 @@ class RevisionBomView(APIView):
 
 class RevisionExportView(APIView):
     """Download a revision as ``bom-csv``, ``cabling-csv``, ``netbox-devices``,
-    ``netbox-cables``, ``p2p`` (NVIDIA cable validation), ``avd`` (Arista topology CSV) or
-    ``json`` (spec, summary, topology and BOM). Files stream; the download is audited."""
+    ``netbox-cables``, ``p2p`` (NVIDIA cable validation), ``avd`` (Arista topology CSV),
+    ``json`` (spec, summary, topology and BOM), or its day-0 switch configuration:
+    ``config-intent-yaml`` / ``config-intent-json`` (per switch, the QoS/RoCE or subnet-manager
+    settings the design needs), ``config-nvue`` (NVIDIA Cumulus ``nv set`` commands),
+    ``config-sonic`` (SONiC ``config_db.json`` per switch), ``config-eos`` (Arista EOS) or
+    ``config-opensm`` (an ``opensm.conf`` fragment, InfiniBand). A configuration format that
+    cannot describe the design (NVUE of an InfiniBand design, say) answers 422 ``{code,
+    detail}`` naming what to download instead. Files stream; the download is audited."""
 
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONErrorsNegotiation
@@ -164,9 +170,15 @@ class RevisionExportView(APIView):
         responses={
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "application/yaml"): OpenApiTypes.BINARY,
+            (200, "text/plain"): OpenApiTypes.BINARY,
             400: OpenApiTypes.OBJECT,
             404: OpenApiTypes.OBJECT,
-            422: UNREADABLE,
+            422: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="{code, detail}: the stored topology cannot be read, or the format "
+                "cannot describe this design",
+            ),
         },
     )
     def get(self, request, design_pk: int, number: int, fmt: str):

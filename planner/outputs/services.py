@@ -1,5 +1,5 @@
-"""Outputs of a design revision: bill of materials, cabling plan, exports, and the cabling
-re-import (the Django side of :mod:`planner.domain.outputs`).
+"""Outputs of a design revision: bill of materials, cabling plan, exports, the day-0 switch
+configuration, and the cabling re-import (the Django side of :mod:`planner.domain.outputs`).
 
 Reads (:func:`revision_bom`, :func:`revision_export`) unpack the stored fabric once and hand
 back generators, so large CSVs stream; a stored topology that cannot be read raises
@@ -44,6 +44,7 @@ from planner.domain.outputs import (
     network_elements,
     p2p_lines,
 )
+from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
 
 #: Download formats of the web pages and the API (the CLI's ``netbox`` writes both NetBox CSVs).
 DOWNLOAD_FORMATS = {
@@ -54,9 +55,23 @@ DOWNLOAD_FORMATS = {
     "p2p": ("p2p", "csv", "NVIDIA cable validation P2P (CSV)"),
     "avd": ("avd-topology", "csv", "Arista AVD topology (CSV)"),
     "json": ("design", "json", "Whole design (JSON)"),
+    "config-intent-yaml": ("day0-intent", "yaml", "Day-0 configuration intent (YAML)"),
+    "config-intent-json": ("day0-intent", "json", "Day-0 configuration intent (JSON)"),
+    "config-nvue": ("day0-nvue", "txt", "Day-0 RoCE configuration, NVIDIA Cumulus NVUE"),
+    "config-sonic": ("day0-sonic-config-db", "json", "Day-0 RoCE configuration, SONiC config_db"),
+    "config-eos": ("day0-eos", "txt", "Day-0 RoCE configuration, Arista EOS"),
+    "config-opensm": ("day0-opensm", "conf", "Day-0 InfiniBand subnet manager, opensm.conf"),
 }
+#: The day-0 configuration formats (:mod:`planner.domain.outputs.config`), by download name.
+CONFIG_DOWNLOADS = {f"config-{fmt}": fmt for fmt in CONFIG_FORMATS}
 MAX_CABLING_UPLOAD_BYTES = 20 * 1024 * 1024
-CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "json": "application/json",
+    "yaml": "application/yaml; charset=utf-8",
+    "txt": "text/plain; charset=utf-8",
+    "conf": "text/plain; charset=utf-8",
+}
 EDIT_FIELD_COLUMNS = {
     "a": "a_device",
     "b": "b_device",
@@ -120,14 +135,20 @@ def export_chunks(
     already built (:func:`planner.domain.outputs.network_elements`), saves building them
     again.
 
+    The day-0 configuration formats (:data:`CONFIG_DOWNLOADS`) check the design first.
+
     Raises
     ------
     KeyError
         Unknown format.
     planner.domain.outputs.BomError
         A bad spares percentage.
+    planner.domain.outputs.config.ConfigError
+        A configuration format that cannot describe the design.
     """
     makers = makers or {}
+    if fmt in CONFIG_DOWNLOADS:
+        return config_chunks(CONFIG_DOWNLOADS[fmt], fabric, facts, name=name, revision=revision)
     builders: dict[str, Callable[[], Iterator[str]]] = {
         "bom-csv": lambda: bom_csv_lines(bill_of_materials(fabric, facts, spares_pct=spares_pct)),
         "cabling-csv": lambda: cabling_csv_lines(fabric, facts, elements=elements),
@@ -188,8 +209,10 @@ def revision_export(
     Raises
     ------
     OutputError
-        ``unknown-format``, ``topology-unreadable``, or ``not-ethernet`` (AVD of a design
-        none of whose fabrics runs Ethernet).
+        ``unknown-format``, ``topology-unreadable``, ``not-ethernet`` (AVD of a design
+        none of whose fabrics runs Ethernet), or a day-0 configuration format that cannot
+        describe the design (``not-roce``, ``not-infiniband``, ``not-supported``,
+        ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`).
     planner.domain.outputs.BomError
         A bad spares percentage.
     """
@@ -202,22 +225,26 @@ def revision_export(
     if spares_pct:
         bill_of_materials(fabric, facts, spares_pct=spares_pct)  # refuse bad input up front
     stem, extension, title = DOWNLOAD_FORMATS[fmt]
-    elements = network_elements(fabric, facts) if fmt not in ("bom-csv", "cabling-csv") else None
+    own_rows = ("bom-csv", "cabling-csv", *CONFIG_DOWNLOADS)  # no other networks' elements
+    elements = network_elements(fabric, facts) if fmt not in own_rows else None
     if fmt == "avd" and (refusal := avd_refusal(fabric, facts, elements)):
         raise OutputError("not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export.")
-    chunks = export_chunks(
-        fmt,
-        fabric=fabric,
-        facts=facts,
-        name=design.name,
-        revision=revision.number,
-        spec=revision.spec,
-        summary=revision.summary,
-        spares_pct=spares_pct,
-        site=site,
-        makers=manufacturer_names() if fmt == "netbox-devices" else None,
-        elements=elements,
-    )
+    try:
+        chunks = export_chunks(
+            fmt,
+            fabric=fabric,
+            facts=facts,
+            name=design.name,
+            revision=revision.number,
+            spec=revision.spec,
+            summary=revision.summary,
+            spares_pct=spares_pct,
+            site=site,
+            makers=manufacturer_names() if fmt == "netbox-devices" else None,
+            elements=elements,
+        )
+    except ConfigError as exc:
+        raise OutputError(exc.code, exc.message) from exc
     audit_record(
         actor=user,
         action=AuditActionChoices.EXPORT_DOWNLOADED,
@@ -404,6 +431,7 @@ def design_import_cabling(
 
 
 __all__ = [
+    "CONFIG_DOWNLOADS",
     "DOWNLOAD_FORMATS",
     "CablingImportRejected",
     "Export",

@@ -1,5 +1,5 @@
 """Pages of a revision's outputs: the bill of materials (with spares), downloads of the cabling
-plan and exports, and the upload of an edited cabling plan.
+plan, exports and day-0 switch configuration, and the upload of an edited cabling plan.
 
 Views parse the request and call one function of :mod:`planner.outputs.services`; who may read or
 change a design is decided in :mod:`planner.designs.selectors`.
@@ -79,7 +79,13 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
         "spares_form": spares_form,
         "query": request.GET.urlencode() if spares else "",
         "formats": [
-            {"fmt": fmt, "title": title} for fmt, (_, _, title) in outputs.DOWNLOAD_FORMATS.items()
+            {"fmt": fmt, "title": title}
+            for fmt, (_, _, title) in outputs.DOWNLOAD_FORMATS.items()
+            if fmt not in outputs.CONFIG_DOWNLOADS
+        ],
+        "config_formats": [
+            {"fmt": fmt, "title": outputs.DOWNLOAD_FORMATS[fmt][2]}
+            for fmt in outputs.CONFIG_DOWNLOADS
         ],
         "upload_form": upload_form,
         "problems": problems or [],

@@ -12,6 +12,8 @@ Examples::
     python manage.py fabric export my-spec.yaml --format bom-csv   # BOM CSV on standard output
     python manage.py fabric export 12 --format cabling-csv --revision 3 --out plan.csv
     python manage.py fabric export 12 --format netbox --out nb.csv  # nb-devices.csv, nb-cables.csv
+    python manage.py fabric config my-spec.yaml --format nvue      # day-0 NVUE commands, stdout
+    python manage.py fabric config 12 --format sonic --out cfg.json  # SONiC config_db per switch
 
 An invalid or infeasible spec, or an unreadable file, exits with status 1 and the problems (each
 naming its spec field) on standard error. ``validate`` exits 0 when it finds problems in the
@@ -21,8 +23,9 @@ of the same names (:func:`simulation.services.fabric_validate`,
 synchronously. ``simulate --dump-flows FILE`` writes the directed links and every flow's path
 and finish time (single-path routing only: rail or ecmp). ``export`` writes a spec file's
 fabric, or a saved design's latest revision (``--revision N`` for another), in one of the
-formats of :mod:`planner.domain.outputs` (see ``fabric export --help``); a file given with
-``--out`` is written whole or not at all.
+formats of :mod:`planner.domain.outputs` (see ``fabric export --help``); ``config`` writes the
+day-0 switch configuration the same way (:mod:`planner.domain.outputs.config`, see ``fabric
+config --help``); a file given with ``--out`` is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from planner.analyses.flow import ROUTINGS
 from planner.analyses.scenario import PLACEMENTS, TRAFFICS
 from planner.designs.services import DesignError, design_build, design_create
 from planner.domain.outputs import EXPORT_FORMATS
+from planner.domain.outputs.config import CONFIG_FORMATS
 from planner.domain.spec import SpecError, load_spec_text
 
 
@@ -90,8 +94,9 @@ def _power_text(report: dict) -> str:
 
 class Command(DatabaseCommand):
     help = (
-        "Summarize, generate, validate, budget the power of, simulate or export designs "
-        "from spec files (export also from saved designs)."
+        "Summarize, generate, validate, budget the power of, simulate, export or write the "
+        "day-0 switch configuration of designs from spec files (export and config also from "
+        "saved designs)."
     )
 
     def add_arguments(self, parser):
@@ -163,9 +168,34 @@ class Command(DatabaseCommand):
         )
         export.add_argument("--site", default="", help="NetBox site name (netbox).")
 
+        config = sub.add_parser(
+            "config",
+            help="Write the day-0 switch configuration of a spec file or a saved design.",
+            description="Per switch of the compute fabric, the QoS/RoCE settings the design "
+            "needs (InfiniBand: the subnet manager's). Formats: intent-yaml, intent-json (the "
+            "settings as data, with their sources), nvue (NVIDIA Cumulus nv set commands, one "
+            "section per switch), sonic (SONiC config_db.json, one object per switch), eos "
+            "(Arista EOS, one section per switch), opensm (opensm.conf fragment). A format "
+            "that cannot describe the design (nvue of an InfiniBand design, say) exits with "
+            "status 1 saying what to use instead.",
+        )
+        config.add_argument(
+            "spec_file",
+            metavar="SPEC_FILE_OR_DESIGN_ID",
+            help="YAML or JSON design spec, or the id of a saved design.",
+        )
+        config.add_argument("--format", required=True, choices=CONFIG_FORMATS, dest="fmt")
+        config.add_argument("--out", metavar="FILE", help="Write here instead of stdout.")
+        config.add_argument(
+            "--revision", type=int, help="Revision of a saved design (default: the latest)."
+        )
+
     def handle(self, *args, action, spec_file, **options):
         if action == "export":
             self._export(spec_file, options)
+            return
+        if action == "config":
+            self._config(spec_file, options)
             return
         if action == "simulate" and options.get("dump_flows") and options["routing"] == "adaptive":
             raise CommandError("--dump-flows needs single-path routing (rail or ecmp)")
@@ -294,25 +324,7 @@ class Command(DatabaseCommand):
             spares_pct = clean_spares_pct(spares)
         except BomError as exc:
             raise CommandError(f"--spares: {exc}") from exc
-        path = Path(source)
-        if source.isdigit() and not path.exists():
-            fabric, context = self._saved_design(int(source), options.get("revision"))
-        else:
-            if options.get("revision"):
-                raise CommandError("--revision applies to a saved design, not a spec file")
-            document = self._read(path)
-            try:
-                spec, fabric, summary = design_build(spec_document=document)
-            except DesignError as exc:
-                raise CommandError(
-                    f"{source}: the spec cannot be built:\n{_problem_lines(exc.problems)}"
-                ) from exc
-            context = {
-                "name": spec.name or path.stem,
-                "revision": None,
-                "spec": spec.as_dict(),
-                "summary": summary,
-            }
+        fabric, context = self._source(source, options)
         fmt = options["fmt"]
         formats = ["netbox-devices", "netbox-cables"] if fmt == "netbox" else [fmt]
         facts = catalog_facts()
@@ -344,16 +356,63 @@ class Command(DatabaseCommand):
             stem = out[:-4] if out.lower().endswith(".csv") else out
             targets = [Path(f"{stem}-devices.csv"), Path(f"{stem}-cables.csv")]
         for target, body in zip(targets, bodies, strict=True):
-            partial = target.with_name(target.name + ".partial")
-            try:
-                with partial.open("w", encoding="utf-8", newline="") as handle:
-                    for chunk in body:
-                        handle.write(chunk)
-                os.replace(partial, target)
-            except OSError as exc:
-                partial.unlink(missing_ok=True)
-                raise CommandError(f"cannot write {target}: {exc}") from exc
-            self.stderr.write(f"wrote {target}")
+            self._write(target, body)
+
+    def _source(self, source: str, options: dict):
+        """The fabric of a spec file or a saved design, and its name, revision, spec, summary."""
+        path = Path(source)
+        if source.isdigit() and not path.exists():
+            return self._saved_design(int(source), options.get("revision"))
+        if options.get("revision"):
+            raise CommandError("--revision applies to a saved design, not a spec file")
+        document = self._read(path)
+        try:
+            spec, fabric, summary = design_build(spec_document=document)
+        except DesignError as exc:
+            raise CommandError(
+                f"{source}: the spec cannot be built:\n{_problem_lines(exc.problems)}"
+            ) from exc
+        context = {
+            "name": spec.name or path.stem,
+            "revision": None,
+            "spec": spec.as_dict(),
+            "summary": summary,
+        }
+        return fabric, context
+
+    def _write(self, target: Path, body) -> None:
+        """Write ``body`` (text chunks) to ``target`` whole or not at all."""
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8", newline="") as handle:
+                for chunk in body:
+                    handle.write(chunk)
+            os.replace(partial, target)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise CommandError(f"cannot write {target}: {exc}") from exc
+        self.stderr.write(f"wrote {target}")
+
+    def _config(self, source: str, options: dict) -> None:
+        from planner.designs.adapters import catalog_facts
+        from planner.domain.outputs.config import ConfigError, config_chunks
+
+        fabric, context = self._source(source, options)
+        try:
+            body = config_chunks(
+                options["fmt"],
+                fabric,
+                catalog_facts(),
+                name=context["name"],
+                revision=context["revision"],
+            )
+        except ConfigError as exc:
+            raise CommandError(exc.message) from exc
+        if options.get("out"):
+            self._write(Path(options["out"]), body)
+            return
+        for chunk in body:
+            self.stdout.write(chunk, ending="")
 
     def _saved_design(self, pk: int, number: int | None):
         from planner.designs.bom import OutputError, revision_fabric_or_error
