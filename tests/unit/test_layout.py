@@ -30,6 +30,13 @@ def _laid_out(facts, **changes):
     return fabric, spec
 
 
+def _b300_height_unknown(facts):
+    """The catalog with DGX-B300's height removed, for the rules of a server of unknown height
+    (the seed gives 10 U from a secondary source)."""
+    model = facts.devices["DGX-B300"]
+    return replace(facts, devices={**facts.devices, "DGX-B300": replace(model, rack_units=None)})
+
+
 def _servers_per_rack(fabric):
     servers = fabric.nodes_with_role("server")
     return np.bincount(fabric.node_rack[servers])
@@ -168,6 +175,7 @@ def test_row_pitch_moves_spines_away(facts):
 
 
 def test_clos_blocks_and_unknown_heights(facts):
+    facts = _b300_height_unknown(facts)
     spec = parse_spec(
         {
             "name": "clos",
@@ -326,6 +334,8 @@ def test_pod_spines_sit_beside_their_pod(facts, kind):
 def test_unknown_server_height_never_blocks_the_build(facts):
     """Issue 17: no height for DGX-B300 still lays out; the published per-rack figure (or
     one per rack, assumed) decides, and the assumption is listed with its source."""
+    known = facts
+    facts = _b300_height_unknown(facts)
     document = {
         "name": "b300",
         "topology": "rail-optimized",
@@ -360,6 +370,17 @@ def test_unknown_server_height_never_blocks_the_build(facts):
     assign_layout(fabric, spec, facts)
     assert fabric.info["layout"]["servers_per_rack"] == 3
     assert fabric.info["assumptions"] == []
+    # With the catalog's height (10 U): four fit the 46 U usable, nothing is assumed, and
+    # the servers stack 10 U apart.
+    assert known.devices["DGX-B300"].rack_units == 10
+    spec = parse_spec(document)
+    fabric = generate_topology(spec, known)
+    assign_layout(fabric, spec, known)
+    assert fabric.info["layout"]["servers_per_rack"] == 4
+    assert fabric.info["assumptions"] == []
+    servers = fabric.nodes_with_role("server")
+    first = servers[fabric.node_rack[servers] == fabric.node_rack[servers[0]]]
+    assert fabric.node_ru[first].tolist() == [1, 11, 21, 31]
 
 
 def test_unknown_switch_height_counts_as_one_unit(facts):

@@ -50,8 +50,13 @@ def test_no_growth_no_table(facts):
 
 
 def test_assumptions_are_listed_with_their_source(facts):
+    from dataclasses import replace
+
     from planner.domain.pipeline import build_fabric
 
+    # without the catalog's height (10 U), the published per-rack figure decides
+    model = facts.devices["DGX-B300"]
+    facts = replace(facts, devices={**facts.devices, "DGX-B300": replace(model, rack_units=None)})
     spec = parse_spec(
         {
             "name": "b",
