@@ -161,3 +161,63 @@ def test_spec_refuses_a_trunk_its_mpo_cannot_make():
     with pytest.raises(SpecError) as caught:
         parse_spec(doc)
     assert caught.value.problems[0][0] == "cabling.leaf-spine.trunk_fibers"
+
+
+STRUCTURED = ("TRUNK-", "PANEL-", "PLATE-", "CASSETTE-", "HARNESS-", "MFP7E10-")
+
+
+def _policy_lengths_m():
+    """Every length the ordering policy orders a made-to-length part in, up to 100 m."""
+    return [*range(1, 11), *range(15, 51, 5), *range(60, 101, 10)]
+
+
+def test_quote_prices_the_structured_lines(one_su, facts):
+    """Issue 19 item 4: the quote prices panels, plates, trunks by length and patch cords by
+    length once the price book has offers for them. Trunks and cords are made to length, so
+    their offers name a length and price only a line of that length; a panel or a plate is
+    priced by an offer without a length. The amounts are this test's own, not catalog prices
+    (the seed's book has no public price for these classes, seed/figures-found.md)."""
+    from decimal import Decimal
+
+    from planner.domain.outputs.quote import (
+        PriceOffer,
+        PriceTable,
+        QuoteTerms,
+        price_quote,
+        prices_for,
+    )
+
+    bom = bill_of_materials(one_su, facts)
+    lines = [line for line in bom.lines if line.part.startswith(STRUCTURED)]
+    parts = {line.part for line in lines}
+    assert {p.split("-")[0] for p in parts} == {"TRUNK", "PANEL", "PLATE", "MFP7E10"}
+    sized = {p for p in parts if p.startswith(("TRUNK-", "MFP7E10-"))}
+    assert all(line.length_m for line in lines if line.part in sized)
+    offers = [
+        PriceOffer(part, Decimal(100 + metres), "USD", length_m=float(metres), seller="test")
+        for part in sorted(sized)
+        for metres in _policy_lengths_m()
+    ] + [PriceOffer(part, Decimal(50), "USD", seller="test") for part in sorted(parts - sized)]
+    lengths = {slug: facts.parts[slug].get("lengths_m") or [] for slug in parts}
+    table = PriceTable(offers, part_lengths_m=lengths)
+    quote = price_quote(
+        bom, prices_for(bom, table, currency="USD", condition="new"), QuoteTerms("USD")
+    )
+    priced = [p for p in quote.lines if p.line.part.startswith(STRUCTURED)]
+    assert priced and all(p.priced for p in priced), [p.unpriced_reason for p in priced]
+    for p in priced:
+        if p.line.part in sized:  # the offer of the line's own length
+            assert p.offer.length_m == p.line.length_m
+            assert p.unit_book == 100 + Decimal(str(p.line.length_m))
+        else:
+            assert p.offer.length_m is None and p.unit_book == 50
+        assert p.extended_cost == p.unit_cost * p.line.quantity
+    fiber = next(c for c in quote.categories if c.category == "fiber")
+    assert fiber.cost == sum((p.extended_cost for p in priced), Decimal(0))
+    # a trunk length the book has no offer for stays unpriced and says which lengths it has
+    trunk = next(line for line in lines if line.part.startswith("TRUNK-"))
+    missing = [o for o in offers if not (o.part == trunk.part and o.length_m == trunk.length_m)]
+    choice = PriceTable(missing, part_lengths_m=lengths).choose(
+        trunk.part, trunk.length_m, currency="USD"
+    )
+    assert choice.offer is None and f"for {trunk.length_m:g} m" in choice.reason
