@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from inventory.library.provenance import provenance_for
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, SWITCH_ROLES, Fabric
 from planner.domain.summary import summarize
@@ -257,7 +258,7 @@ def _transceiver_power(fabric, facts, ledger: _Ledger, node_w, node_unknown, tie
         return 0.0
     ratings = _cage_ratings(facts, fabric)
     module_w = np.zeros(parts.shape[0], dtype=np.float64)
-    for part_index in np.unique(parts).tolist():
+    for part_index in unique_sorted(parts).tolist():
         slug = fabric.parts[part_index]
         part = facts.parts.get(slug) or {}
         mask = parts == part_index
@@ -302,7 +303,7 @@ def _cable_power(fabric, facts, ledger: _Ledger, node_w, node_unknown, tier_w) -
     report = fabric.report_tiers()
     cable_ids = fabric.link_cable[links].astype(np.int64)
     part_of = fabric.link_cable_part[links].astype(np.int64)
-    for part_index in np.unique(part_of).tolist():
+    for part_index in unique_sorted(part_of).tolist():
         slug = fabric.parts[part_index]
         part = facts.parts.get(slug) or {}
         if part.get("category") != "cable":
@@ -405,7 +406,7 @@ def _racks(fabric, facts, node_w, node_unknown, airflow_of_model, problems):
     placed = rack_index >= 0
     rack_w = np.bincount(rack_index[placed], weights=node_w[placed], minlength=rack_count)
     incomplete = np.zeros(rack_count, dtype=bool)
-    incomplete[np.unique(rack_index[placed & node_unknown])] = True
+    incomplete[unique_sorted(rack_index[placed & node_unknown])] = True
     airflow = np.array([airflow_of_model[m] or "" for m in range(len(fabric.models))], dtype=object)
     node_airflow = airflow[fabric.node_model] if len(fabric.models) else np.zeros(0, object)
     racks, rows = [], {}

@@ -76,6 +76,7 @@ import math
 
 import numpy as np
 
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, TIER, Fabric, FabricError
 from planner.domain.spec import DesignSpec, Layout
@@ -113,7 +114,7 @@ def _model_columns(fabric: Fabric, facts: CatalogFacts, notes: list[str]):
     height_known = np.zeros(len(fabric.models), dtype=bool)
     power = np.zeros(len(fabric.models), dtype=np.float64)
     power_known = np.zeros(len(fabric.models), dtype=bool)
-    used = np.unique(fabric.node_model)
+    used = unique_sorted(fabric.node_model)
     for index in used:
         slug = fabric.models[index]
         model = facts.devices.get(slug)
@@ -410,7 +411,7 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         rack["power_w"] = round(float(watts), 1)
     unknown = ~model_power_known[fabric.node_model]
     if unknown.any():
-        racks_with_unknown = np.unique(fabric.node_rack[unknown])
+        racks_with_unknown = unique_sorted(fabric.node_rack[unknown])
         for index in racks_with_unknown:
             fabric.racks[index]["power_incomplete"] = True
     overfull = [

@@ -8,6 +8,7 @@ import numpy as np
 from planner.analyses.validate.context import Context
 from planner.analyses.validate.parts import num
 from planner.analyses.validate.registry import register
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.fabric import ROLE
 
 RATIO_TOLERANCE = 1e-3
@@ -112,7 +113,7 @@ def ecmp_balance(ctx: Context) -> None:
             fabric.node_group[nodes].astype(np.int64) + 1
         )
         pod_of_pair = np.repeat(pod, distinct)
-        pod_pairs = np.unique(pod_of_pair * n + pair_upper)
+        pod_pairs = unique_sorted(pod_of_pair * n + pair_upper)
         pods, pod_size = np.unique(pod_pairs // n, return_counts=True)
         size = pod_size[np.searchsorted(pods, pod)]
         incomplete = nodes[distinct < size]
@@ -136,7 +137,7 @@ def ecmp_balance(ctx: Context) -> None:
             ctx.out.add(
                 "spof-single-spine",
                 f"a pod or group has one {upper_role}: it is a single point of failure",
-                nodes=np.unique(pair_upper[np.isin(pod_of_pair, lonely_pods)]),
+                nodes=unique_sorted(pair_upper[np.isin(pod_of_pair, lonely_pods)]),
                 example=f"{fabric.node_name[int(members[0])]} and its peers",
             )
 
@@ -153,7 +154,7 @@ def server_leaves(ctx: Context) -> None:
     mask = (fabric.node_role[a] == ROLE["server"]) & (fabric.node_role[b] == ROLE["leaf"])
     if not mask.any():
         return
-    pairs = np.unique(a[mask] * n + b[mask])
+    pairs = unique_sorted(a[mask] * n + b[mask])
     servers, distinct = np.unique(pairs // n, return_counts=True)
     per_server = np.bincount(a[mask], minlength=n)[servers]
     single = servers[(distinct == 1) & (per_server > 1)]

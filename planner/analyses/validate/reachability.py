@@ -7,6 +7,7 @@ import numpy as np
 
 from planner.analyses.validate.context import Context
 from planner.analyses.validate.registry import register
+from planner.domain.arrays import unique as unique_sorted
 
 
 @register(stage="fabric", order=170, codes=("server-ports-unconnected", "gpus-disconnected"))
@@ -31,7 +32,7 @@ def gpu_reachability(ctx: Context) -> None:
             "the fabric",
             nodes=short,
         )
-    planes = np.unique(fabric.link_plane[links])
+    planes = unique_sorted(fabric.link_plane[links])
     disconnected = []
     for plane in planes:
         sel = fabric.link_plane[links] == plane
@@ -52,7 +53,7 @@ def gpu_reachability(ctx: Context) -> None:
             "gpus-disconnected",
             "some servers cannot reach the others through their plane: not every GPU pair "
             "is connected",
-            nodes=np.unique(np.concatenate(disconnected)),
+            nodes=unique_sorted(np.concatenate(disconnected)),
         )
 
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from planner.analyses.rules_catalog import RULES, SEVERITIES, rule_sort_key
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.fabric import Fabric
 
 MAX_IDS = 1000  # element ids listed per problem (``count`` has the total)
@@ -221,7 +222,7 @@ def _distinct(chunks: list[np.ndarray], size: int) -> np.ndarray:
         mask = np.zeros(size, dtype=bool)
         mask[values] = True
         return np.flatnonzero(mask)
-    return np.unique(values)
+    return unique_sorted(values)
 
 
 def describe_link(fabric: Fabric, link: int) -> str:

@@ -7,6 +7,7 @@ import numpy as np
 
 from planner.analyses.validate.context import Context
 from planner.analyses.validate.registry import register
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.fabric import ROLE, SWITCH_ROLES, TIER
 
 TIER_ROLES = {  # tier -> (allowed a-end roles, b-end role)
@@ -95,7 +96,7 @@ def ports(ctx: Context) -> None:
             "port-used-twice",
             "a port is used by two links",
             links=both[dup],
-            nodes=np.unique(nodes[dup]),
+            nodes=unique_sorted(nodes[dup]),
         )
     ends = np.bincount(nodes, minlength=n)
     over = np.flatnonzero(ends > ports)
@@ -114,7 +115,7 @@ def ports(ctx: Context) -> None:
         members = np.flatnonzero(
             (fabric.node_model == model_index) & np.isin(fabric.node_role, SWITCH_ROLE_CODES)
         )
-        for value in np.unique(speed[members]):
+        for value in unique_sorted(speed[members]):
             if value <= 0:
                 continue
             radix = model.radix_at(int(value))
@@ -172,6 +173,6 @@ def rails(ctx: Context) -> None:
         "a GPU's NIC lands on a leaf of another rail, SU or plane (rail-optimized: rail r of "
         "every server of an SU goes to that SU's rail-r leaf)",
         links=sl[wrong],
-        nodes=np.unique(sa[wrong]),
+        nodes=unique_sorted(sa[wrong]),
         suggestion=suggestion,
     )

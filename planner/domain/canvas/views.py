@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.canvas.common import MAX_ELEMENTS, CanvasError, rack_name
 from planner.domain.canvas.elements import View, ViewContext, view_context
 from planner.domain.canvas.networks import (
@@ -263,8 +264,8 @@ def _linked(fabric: Fabric, nodes: np.ndarray, *, up: bool) -> np.ndarray:
     mask = np.zeros(fabric.node_count, dtype=bool)
     mask[nodes] = True
     if up:
-        return np.unique(fabric.link_b[mask[fabric.link_a]])
-    return np.unique(fabric.link_a[mask[fabric.link_b]])
+        return unique_sorted(fabric.link_b[mask[fabric.link_a]])
+    return unique_sorted(fabric.link_a[mask[fabric.link_b]])
 
 
 def _sorted(nodes: np.ndarray, *keys: np.ndarray) -> np.ndarray:

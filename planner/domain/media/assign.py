@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, TIER_NAMES, Fabric, FabricError
 from planner.domain.media.budget import BudgetCheck
@@ -116,7 +117,7 @@ def _assign_group(fabric, group, choice, catalog, cols, info, named, budget) -> 
         )
     ranked = rank_candidates(candidates, group, catalog)
     chosen = choose_candidates(group, ranked, lengths, label)
-    used = np.unique(chosen)
+    used = unique_sorted(chosen)
     for index in used:
         cand = ranked[int(index)]
         mask = chosen == index
@@ -204,9 +205,9 @@ def _check_shared_cages(fabric: Fabric, cols: _Columns) -> None:
     keys, parts = keys[keep], parts[keep]
     if not keys.size:
         return
-    pairs = np.unique(keys << 16 | parts)
+    pairs = unique_sorted(keys << 16 | parts)
     pair_keys = pairs >> 16
-    if pairs.size == np.unique(pair_keys).size:
+    if pairs.size == unique_sorted(pair_keys).size:
         return
     dup = int(pair_keys[np.flatnonzero(np.diff(pair_keys) == 0)[0]])
     node, port = dup >> NODE_SHIFT, dup & ((1 << NODE_SHIFT) - 1)
@@ -284,7 +285,7 @@ def assign_media(
     fabric.link_a_module = modules[: fabric.link_count]
     fabric.link_b_module = modules[fabric.link_count :]
     fabric.link_cable = dense_ids(cols.cable_key)
-    used_cables = [cols.parts[i] for i in np.unique(cols.cable_part) if i >= 0]
+    used_cables = [cols.parts[i] for i in unique_sorted(cols.cable_part) if i >= 0]
     if any(facts.parts[slug].get("lengths_m") for slug in used_cables):
         notes.append(
             "cables and fibers sold in listed lengths are ordered at the shortest listed length "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inventory.library.compat import TOP_NAMES, Cage
+from planner.domain.arrays import unique as unique_sorted
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import Fabric
 from planner.domain.part_facts import end_cage
@@ -135,7 +136,7 @@ class LinkGroup:
         if key not in self._structure:
             a_ids = np.unique(self.keys("a", a_size), return_inverse=True)[1]
             b_ids = np.unique(self.keys("b", b_size), return_inverse=True)[1]
-            pairs = np.unique(a_ids.astype(np.int64) * (b_ids.max() + 1) + b_ids)
+            pairs = unique_sorted(a_ids.astype(np.int64) * (b_ids.max() + 1) + b_ids)
             pair_a, pair_b = pairs // (b_ids.max() + 1), pairs % (b_ids.max() + 1)
             one_b_per_a = np.bincount(pair_a).max() <= 1
             legs_ok = np.bincount(pair_b).max() <= legs
