@@ -68,6 +68,7 @@ bench: setup
 	$(PY) -m tests.bench_security
 	$(PY) -m tests.bench_cluster
 	$(PY) -m tests.bench_optics
+	$(PY) -m tests.bench_scale
 
 # Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
 lock:

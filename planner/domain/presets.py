@@ -61,20 +61,34 @@ def _natural(path: Path) -> list:
 @cache
 def load_presets() -> tuple[Preset, ...]:
     """Every example, ordered by file name (numbers by value: 1su, 2su, 4su, 16su)."""
-    presets = []
-    for path in sorted(EXAMPLES_DIR.glob("*.yaml"), key=_natural):
-        text = path.read_text(encoding="utf-8")
-        spec = load_spec_text(text, name=path.name)
-        presets.append(
-            Preset(
-                slug=path.stem,
-                name=str(spec.get("name", path.stem)),
-                description=str(spec.get("description", "")),
-                note=_leading_comment(text),
-                spec=spec,
-            )
-        )
-    return tuple(presets)
+    return tuple(_preset(path) for path in sorted(EXAMPLES_DIR.glob("*.yaml"), key=_natural))
+
+
+#: Published shapes of 100,000 GPUs and more (``examples/scale/*.yaml``): built and timed by
+#: ``make bench`` (tests/bench_scale.py), not offered by the wizard nor built by the unit tests.
+SCALE_DIR = EXAMPLES_DIR / "scale"
+
+
+@cache
+def load_scale_examples() -> tuple[Preset, ...]:
+    """The large examples of :data:`SCALE_DIR`, as :class:`Preset` (ordered by file name).
+
+    >>> [p.spec["servers"] for p in load_scale_examples()]
+    [131072, 16384, 12500, 65536]
+    """
+    return tuple(_preset(path) for path in sorted(SCALE_DIR.glob("*.yaml"), key=_natural))
+
+
+def _preset(path: Path) -> Preset:
+    text = path.read_text(encoding="utf-8")
+    spec = load_spec_text(text, name=path.name)
+    return Preset(
+        slug=path.stem,
+        name=str(spec.get("name", path.stem)),
+        description=str(spec.get("description", "")),
+        note=_leading_comment(text),
+        spec=spec,
+    )
 
 
 def preset_get(slug: str) -> Preset | None:

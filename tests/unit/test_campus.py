@@ -142,3 +142,35 @@ def test_the_campus_tier_in_summary_power_bom_and_cabling(campus_fabric, facts):
     tier = CABLING_COLUMNS.index("tier")
     rows = [row for row in cabling_rows(fabric, facts) if row[tier] == "campus"]
     assert len(rows) == 1024 and all(row[0].startswith("B2-") for row in rows)
+
+
+def test_scale_examples_parse_and_stay_under_the_design_limit(facts):
+    """The published 100k+ shapes (examples/scale) parse and name their source; they are
+    built, validated and timed by ``make bench`` (tests/bench_scale.py), not here."""
+    from planner.domain.generators import requested_servers
+    from planner.domain.presets import load_presets, load_scale_examples
+
+    examples = {p.slug: p for p in load_scale_examples()}
+    gpus = {}
+    for slug, preset in examples.items():
+        spec = parse_spec(preset.spec)
+        servers, _ = requested_servers(spec, facts.devices[spec.server].gpus)
+        gpus[slug] = servers * facts.devices[spec.server].gpus
+        assert "https://" in preset.note, slug  # every shape cites its source
+    assert gpus == {
+        "gigawatt-campus-1m": 1_048_576,
+        "oci-supercluster-131k": 131_072,
+        "xai-colossus-100k": 100_000,
+        "zettascale-campus-524k": 524_288,
+    }
+    assert max(gpus.values()) <= 2_000_000  # DESIGN_MAX_GPUS' default
+    assert parse_spec(examples["gigawatt-campus-1m"].spec).campus.buildings == 4
+    assert not set(examples) & {p.slug for p in load_presets()}  # not in the wizard
+
+
+def test_unique_sorts_instead_of_hashing():
+    from planner.domain.arrays import unique
+
+    values = np.random.default_rng(7).integers(0, 2**40, 10_000)
+    assert np.array_equal(unique(values), np.unique(values))
+    assert unique(np.array([5], dtype=np.int16)).dtype == np.int16
