@@ -1,0 +1,1127 @@
+"""InfiniBand or RoCEv2 for one design: the same spec built with each transport's switches,
+compared on cost, power, features and a flow simulation, each with its reasons and sources.
+
+Pure (no Django). :func:`compare_transports` takes a revision's spec document and the catalog;
+:func:`price_comparison` prices the two bills of materials at a price book (a separate step, so
+that callers without the price right never compute a price, and a cached comparison is priced
+at the book's current offers).
+
+How the other side is built
+---------------------------
+The spec is rebuilt twice through :func:`planner.domain.pipeline.build_fabric`: as written (the
+design's transport) and with every switch model replaced by its counterpart of the other
+transport (:func:`counterpart_switch`), at the same link speeds, with the ``transport`` block
+left out (so its settings are the defaults of the new switches' profile) and explicit media
+parts replaced by ``auto`` (an InfiniBand part may not fit an Ethernet cage). The cluster's
+other networks (storage, in-band, out-of-band) are the same either way and are left out, as are
+the servers: the figures are the compute fabric's switches, NICs (catalog cards only: on-board
+NICs are part of the server), transceivers, cables and fibers.
+
+Counterpart rule (inferred, ours): among the catalog's switches of the other protocol that run
+the tier's link speed, the one with the same lane rate at that speed (same SerDes generation,
+so the same class of optics), then the same maker, then a published typical power (so power
+compares), then the nearest capacity, then the slug. QM9700/QM9790 (Quantum-2, 51.2 Tb/s,
+100G-PAM4) and SN5600 (Spectrum-4, 51.2 Tb/s, 100G-PAM4, 2 x 400G per 800G port) pair this way.
+
+Flow simulation
+---------------
+The same collective (:data:`TRAFFIC`, a ring all-reduce ordered rail by rail as NCCL does,
+:data:`SIZE_BYTES`) runs on each side's fabric under that transport's routings
+(:data:`TRANSPORT_ROUTINGS`): InfiniBand adaptive routing and static d-mod-k forwarding;
+RoCE ECMP (per-flow hash) and packet spraying (Spectrum-X adaptive routing). The design's own
+setting (``fabric.info["transport"]``) is marked. Modes are looked up by name in
+:data:`planner.analyses.flow.ROUTINGS`; the InfiniBand AR and spraying modes have their own
+names (``ib-ar``, ``spraying``) where the flow engine has them, else the older ``adaptive``
+(packet spraying's equal split, which is also InfiniBand AR's fluid limit on a healthy Clos).
+
+Size cap
+--------
+Above :data:`FULL_SIZE_MAX_GPUS` GPUs nothing is built or simulated (a page must stay fast): the
+result names the switches each side would use, the features, and says so.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+
+from planner.domain.catalog import CatalogFacts, CatalogLookupError, DeviceModel
+from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric, FabricError
+from planner.domain.outputs.bom import BillOfMaterials, bill_of_materials
+from planner.domain.outputs.quote import PriceTable, bom_cost, network_of
+from planner.domain.spec import SpecError, parse_spec
+
+__all__ = [
+    "COST_CATEGORIES",
+    "FULL_SIZE_MAX_GPUS",
+    "SIZE_BYTES",
+    "TRAFFIC",
+    "TRANSPORTS",
+    "TRANSPORT_ROUTINGS",
+    "Counterpart",
+    "Feature",
+    "FlowRun",
+    "Side",
+    "Source",
+    "TransportComparison",
+    "compare_transports",
+    "counterpart_switch",
+    "price_comparison",
+]
+
+TRANSPORTS = ("infiniband", "roce")
+TRANSPORT_NAMES = {"infiniband": "InfiniBand", "roce": "RoCEv2 (Ethernet)"}
+PROTOCOL = {"infiniband": "infiniband", "roce": "ethernet"}
+#: Designs above this many GPUs are not built twice nor simulated on the page (a 8,192-GPU
+#: design takes about 1 s for both builds, power and the four runs; measured on two cores).
+FULL_SIZE_MAX_GPUS = 8_192
+TRAFFIC = "all-reduce"
+SIZE_BYTES = 1e9
+#: Bill-of-materials categories the cost compares (servers and racks are the same either way).
+COST_CATEGORIES = ("switch", "nic", "transceiver", "cable", "fiber")
+COST_GROUPS = {
+    "switch": "switches",
+    "nic": "NICs",
+    "transceiver": "optics",
+    "cable": "cables and fibers",
+    "fiber": "cables and fibers",
+}
+FLOW_CAVEAT = (
+    "Fluid max-min model: bandwidth-bound time of the collective, no queues, PFC pauses, "
+    "congestion control or packet loss (flow-simulation.md section 5); the transports differ "
+    "here only in how each routes the same flows."
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a statement comes from: a title, its URL (or ``""``) and its provenance."""
+
+    title: str
+    url: str
+    provenance: str  # primary | secondary | inferred | catalog
+
+    def as_dict(self) -> dict:
+        return {"title": self.title, "url": self.url, "provenance": self.provenance}
+
+
+# --- Sources ----------------------------------------------------------------------------------
+SHARP_DEVICES = Source(
+    "NVIDIA SHARP Rev 3.13.0, General Information (devices: Quantum, Quantum-2, Quantum-3 "
+    "switches; ConnectX-6 and later adapters)",
+    "https://docs.nvidia.com/networking/display/sharpv3130/general-information",
+    "primary",
+)
+SHARP_ENGINES = Source(
+    "NVIDIA SHARP Rev 3.3.0, Setting up the SHARP environment (routing engines updn, ar_updn, "
+    "ftree, ar_ftree for trees; dfp for Dragonfly+)",
+    "https://docs.nvidia.com/networking/display/sharpv330/setting+up+nvidia+sharp+environment",
+    "primary",
+)
+IB_AR = Source(
+    "NVIDIA InfiniBand Cluster Bring-up Procedure, Adaptive Routing (on by default, "
+    "routing engine ar_updn)",
+    "https://docs.nvidia.com/networking/display/ibclusterbringupprocedure/adaptive+routing",
+    "primary",
+)
+CUMULUS_AR = Source(
+    "NVIDIA NVUE reference, adaptive routing (Spectrum-4 from Cumulus Linux 5.6; not on "
+    "bonds, bond members, SVIs or subinterfaces)",
+    "https://docs.nvidia.com/networking-ethernet-software/nvue-reference/"
+    "Set-and-Unset-Commands/Adaptive-Routing/",
+    "primary",
+)
+SPECTRUM_X_NICS = Source(
+    "NVIDIA Network Operator 26.10, Spectrum-X NIC configuration (ConnectX-7, ConnectX-8, "
+    "ConnectX-9 and BlueField-3 SuperNIC; hwplb needs ConnectX-8 or ConnectX-9)",
+    "https://docs.nvidia.com/networking/display/kubernetes26100/spectrum-x/"
+    "spectrum-x-configuration.html",
+    "primary",
+)
+AR_NICS = Source(
+    "next-wave.md section 3.5: Ethernet adaptive routing needs AR-capable NICs (BlueField-3, "
+    "ConnectX-8, ConnectX-9 SuperNICs) on every endpoint",
+    "",
+    "inferred",
+)
+CISCO_LB = Source(
+    "Cisco Hyperfabric dynamic load balancing (ECMP default; adaptive routing for AI needs "
+    "NVIDIA adaptive-routing NICs and a licence; flowlet works with any RoCEv2 NIC)",
+    "https://www.cisco.com/c/en/us/td/docs/dcn/hyperfabric/software/dynamic-load-balancing.pdf",
+    "primary",
+)
+IB_LINK_LAYER = Source(
+    "InfiniBand Network Architecture (MindShare), Link Layer: flow control between the two "
+    "ends of each link",
+    "https://www.oreilly.com/library/view/infiniband-network-architecture/0321117654/"
+    "0321117654_ch25lev1sec1.html",
+    "secondary",
+)
+IB_CREDITS = Source(
+    "Wireshark InfiniBand link fields: the flow-control packet carries a credit limit",
+    "https://wireshark.org/docs/dfref/i/infiniband_link.html",
+    "secondary",
+)
+CUMULUS_ROCE = Source(
+    "NVIDIA Cumulus Linux 5.14, RoCE (lossless: PFC on priority 3, CNP on priority 6, ECN)",
+    "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/"
+    "Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE",
+    "primary",
+)
+MLX5_HEADROOM = Source(
+    "Linux mlx5 driver, PFC xoff headroom from speed, cable length and MTU",
+    "https://git.zx2c4.com/linux-dev/patch/?id=0696d60853d58f1b9431bc689e4e4526845b790a",
+    "primary",
+)
+IB_PKEY = Source(
+    "NVIDIA config manager, InfiniBand PKey creation (the PKey is the IB fabric's per-tenant "
+    "isolation primitive, set on the subnet manager / UFM)",
+    "https://docs.nvidia.com/switch-infrastructure/config-manager/services/temporal/workflows/"
+    "ib-pkey-creation",
+    "primary",
+)
+EVPN_VRF = Source(
+    "NVIDIA Cumulus Linux 5.8, EVPN inter-subnet routing (routing in the context of a tenant "
+    "VRF over VXLAN)",
+    "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-58/"
+    "Network-Virtualization/Ethernet-Virtual-Private-Network-EVPN/Inter-subnet-Routing",
+    "primary",
+)
+CATALOG = Source(
+    "This catalog: each part's protocols, ports and power with their own sources",
+    "",
+    "catalog",
+)
+SIM_CAVEATS = Source(
+    "flow-simulation.md section 5 (fluid model; caveats from m4, floodns and Meta)", "", "inferred"
+)
+
+
+@dataclass(frozen=True)
+class Counterpart:
+    """The switch one side uses in place of the design's ``original`` in one role."""
+
+    role: str
+    original: str
+    chosen: str | None
+    speed_gbps: int
+    reason: str
+    alternatives: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        return {
+            "role": self.role,
+            "original": self.original,
+            "chosen": self.chosen,
+            "speed_gbps": self.speed_gbps,
+            "reason": self.reason,
+            "alternatives": list(self.alternatives),
+        }
+
+
+@dataclass(frozen=True)
+class FlowRun:
+    """The collective under one routing mode."""
+
+    routing: str
+    label: str
+    configured: bool  # the side's own transport settings choose this mode
+    busbw_gbps: float | None
+    bound_busbw_gbps: float | None
+    efficiency: float | None
+    completion_time_s: float | None
+    max_link_utilization: float | None
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "routing": self.routing,
+            "label": self.label,
+            "configured": self.configured,
+            "busbw_gbps": self.busbw_gbps,
+            "bound_busbw_gbps": self.bound_busbw_gbps,
+            "efficiency": self.efficiency,
+            "completion_time_s": self.completion_time_s,
+            "max_link_utilization": self.max_link_utilization,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Side:
+    """One transport's build of the design; ``error`` says why it could not be built."""
+
+    transport: str
+    current: bool
+    switches: dict[str, str]  # role -> switch model (as the spec names it)
+    counterparts: tuple[Counterpart, ...] = ()
+    switch_counts: dict[str, int] = field(default_factory=dict)
+    nic: dict = field(default_factory=dict)
+    bom: BillOfMaterials | None = None
+    quantities: dict[str, int] = field(default_factory=dict)  # cost group -> parts
+    power: dict | None = None
+    flows: tuple[FlowRun, ...] = ()
+    settings: dict | None = None  # the built fabric's info["transport"]
+    gpus: int | None = None
+    error: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def built(self) -> bool:
+        return self.bom is not None
+
+    def as_dict(self) -> dict:
+        return {
+            "transport": self.transport,
+            "name": TRANSPORT_NAMES[self.transport],
+            "current": self.current,
+            "switches": dict(self.switches),
+            "counterparts": [c.as_dict() for c in self.counterparts],
+            "switch_counts": dict(self.switch_counts),
+            "nic": dict(self.nic),
+            "quantities": dict(self.quantities),
+            "bom": None
+            if self.bom is None
+            else [
+                {
+                    "part": line.part,
+                    "name": line.name,
+                    "category": line.category,
+                    "tier": line.tier,
+                    "length_m": line.length_m,
+                    "quantity": line.quantity,
+                }
+                for line in self.bom.lines
+            ],
+            "power": self.power,
+            "flows": [run.as_dict() for run in self.flows],
+            "settings": self.settings,
+            "gpus": self.gpus,
+            "error": self.error,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One feature of each transport, what it means for this design, and its sources."""
+
+    key: str
+    title: str
+    infiniband: str
+    roce: str
+    this_design: str
+    sources: tuple[Source, ...]
+
+    def as_dict(self) -> dict:
+        return {
+            "key": self.key,
+            "title": self.title,
+            "infiniband": self.infiniband,
+            "roce": self.roce,
+            "this_design": self.this_design,
+            "sources": [s.as_dict() for s in self.sources],
+        }
+
+
+@dataclass(frozen=True)
+class TransportComparison:
+    """Both sides (InfiniBand first), the features, and the reasons of each difference."""
+
+    current: str
+    sides: tuple[Side, Side]
+    features: tuple[Feature, ...]
+    reasons: dict[str, list[str]]  # aspect (hardware, power, flows) -> sentences
+    gpus: int | None
+    capped: bool
+    max_gpus: int = FULL_SIZE_MAX_GPUS
+    traffic: str = TRAFFIC
+    size_bytes: float = SIZE_BYTES
+    notes: tuple[str, ...] = ()
+    flow_caveat: str = FLOW_CAVEAT
+
+    def side(self, transport: str) -> Side:
+        return self.sides[TRANSPORTS.index(transport)]
+
+    def as_dict(self) -> dict:
+        """JSON-ready, without any price (see :func:`price_comparison`)."""
+        return {
+            "current": self.current,
+            "gpus": self.gpus,
+            "capped": self.capped,
+            "max_gpus": self.max_gpus,
+            "traffic": self.traffic,
+            "size_bytes": self.size_bytes,
+            "sides": [side.as_dict() for side in self.sides],
+            "features": [f.as_dict() for f in self.features],
+            "reasons": {k: list(v) for k, v in self.reasons.items()},
+            "notes": list(self.notes),
+            "flow_caveat": self.flow_caveat,
+        }
+
+
+# --- Counterparts -----------------------------------------------------------------------------
+
+
+def _transport_of(model: DeviceModel | None) -> str | None:
+    protocols = set(model.protocols if model else ())
+    if "infiniband" in protocols and "ethernet" not in protocols:
+        return "infiniband"
+    if "ethernet" in protocols:
+        return "roce"
+    return None
+
+
+def _lane_rate_at(model: DeviceModel, speed_gbps: int) -> int | None:
+    group = model.group_at(speed_gbps)
+    return group.lane_rate_gbps if group else None
+
+
+def _capacity(facts: CatalogFacts, slug: str) -> float | None:
+    value = (facts.parts.get(slug) or {}).get("capacity_tbps")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _switch_slugs(facts: CatalogFacts) -> list[str]:
+    """Catalog switch slugs (aliases left out)."""
+    return sorted(
+        slug
+        for slug, model in facts.devices.items()
+        if model.category == "switch" and (facts.parts.get(slug) or {}).get("slug") == slug
+    )
+
+
+def counterpart_switch(
+    facts: CatalogFacts, original: str, speed_gbps: int, transport: str, *, role: str = "leaf"
+) -> Counterpart:
+    """The switch of ``transport`` that takes ``original``'s place at ``speed_gbps`` (the
+    module's counterpart rule); ``chosen`` None, with the reason, when no catalog switch of that
+    transport runs the speed.
+
+    Examples
+    --------
+    >>> from planner.domain.catalog import PortGroup
+    >>> facts = CatalogFacts(devices={
+    ...     "IB": DeviceModel("IB", "switch", (PortGroup(32, 2, 400, lane_rate_gbps=100),),
+    ...                       protocols=("infiniband",)),
+    ...     "ETH": DeviceModel("ETH", "switch", (PortGroup(64, 1, 800, lane_rate_gbps=100,
+    ...                        breakouts=("2x400G",)),), protocols=("ethernet",))},
+    ...     parts={"IB": {"slug": "IB"}, "ETH": {"slug": "ETH"}})
+    >>> counterpart_switch(facts, "IB", 400, "roce").chosen
+    'ETH'
+    """
+    model = facts.devices.get(original)
+    wanted = PROTOCOL[transport]
+    lane = _lane_rate_at(model, speed_gbps) if model else None
+    maker = (facts.parts.get(original) or {}).get("manufacturer")
+    capacity = _capacity(facts, original)
+    candidates = []
+    for slug in _switch_slugs(facts):
+        candidate = facts.devices[slug]
+        if wanted not in candidate.protocols or not candidate.radix_at(speed_gbps):
+            continue
+        part = facts.parts.get(slug) or {}
+        other_capacity = _capacity(facts, slug)
+        distance = (
+            abs(other_capacity - capacity)
+            if other_capacity is not None and capacity is not None
+            else float("inf")
+        )
+        key = (
+            0 if lane and _lane_rate_at(candidate, speed_gbps) == lane else 1,
+            0 if maker and part.get("manufacturer") == maker else 1,
+            0 if candidate.power_typical_w else 1,
+            distance,
+            slug,
+        )
+        candidates.append((key, slug))
+    if not candidates:
+        return Counterpart(
+            role,
+            original,
+            None,
+            speed_gbps,
+            f"no {TRANSPORT_NAMES[transport]} switch in the catalog runs {speed_gbps}G ports",
+        )
+    candidates.sort()
+    key, chosen = candidates[0]
+    best = facts.devices[chosen]
+    group = best.group_at(speed_gbps)
+    ports = best.radix_at(speed_gbps)
+    split = group.split_at(speed_gbps) if group else 1
+    how = f"{ports:,} ports at {speed_gbps}G"
+    if group and split > 1:
+        how += f" ({group.ports:,} x {group.port_speed_gbps}G split {split} x {speed_gbps}G)"
+    why = []
+    if key[0] == 0:
+        why.append(f"{_lane_rate_at(best, speed_gbps)}G lanes like {original}")
+    if key[1] == 0:
+        why.append("same maker")
+    if key[2] == 0:
+        why.append(f"typical power {best.power_typical_w:,g} W published")
+    if key[3] == 0:
+        why.append("same capacity")
+    elif key[3] != float("inf"):
+        why.append(f"nearest capacity ({_capacity(facts, chosen):g} Tb/s)")
+    name = (facts.parts.get(chosen) or {}).get("name") or chosen
+    reason = f"{name}: {how}" + (f"; {', '.join(why)}" if why else "")
+    return Counterpart(
+        role,
+        original,
+        chosen,
+        speed_gbps,
+        reason,
+        tuple(slug for _, slug in candidates[1:]),
+    )
+
+
+# --- Building ---------------------------------------------------------------------------------
+
+
+def _speeds(spec, facts: CatalogFacts) -> tuple[int | None, int | None]:
+    """(server-leaf, switch-to-switch) link speeds of a spec, as the generators choose them."""
+    server = facts.devices.get(spec.server)
+    port = server.port_speed_gbps if server else None
+    if not port:
+        return None, None
+    speed = port // spec.planes if spec.planes and port % spec.planes == 0 else port
+    return speed, spec.uplink_speed_gbps or speed
+
+
+def _current_transport(spec, facts: CatalogFacts) -> str:
+    block = spec.transport
+    kind = block if isinstance(block, str) else (block or {}).get("type")
+    if kind in TRANSPORTS:
+        return kind
+    return _transport_of(facts.devices.get(spec.leaf)) or "roce"
+
+
+def _roles(spec) -> dict[str, str]:
+    return {role: getattr(spec, role) for role in SWITCH_ROLES if getattr(spec, role)}
+
+
+def _other_document(
+    document: dict, counterparts: tuple[Counterpart, ...]
+) -> tuple[dict, list[str]]:
+    """The spec document with the other transport's switches, no transport block and
+    explicit media parts made ``auto``; the notes of what changed."""
+    doc = copy.deepcopy(document)
+    doc.pop("transport", None)
+    doc["switches"] = {c.role: c.chosen for c in counterparts}
+    notes = []
+    for tier, choice in list((doc.get("media") or {}).items()):
+        if isinstance(choice, dict):
+            doc["media"][tier] = "auto"
+            notes.append(
+                f"media.{tier}: the design's explicit parts are replaced by auto for this build"
+            )
+    return doc, notes
+
+
+def _counts(fabric: Fabric) -> dict[str, int]:
+    return {
+        role: int((fabric.node_role == ROLE[role]).sum())
+        for role in SWITCH_ROLES
+        if (fabric.node_role == ROLE[role]).any()
+    }
+
+
+def _models_in(fabric: Fabric, role: str) -> list[str]:
+    used = sorted({int(m) for m in fabric.node_model[fabric.node_role == ROLE[role]]})
+    return [fabric.models[m] for m in used]
+
+
+def _compute_bom(fabric: Fabric, facts: CatalogFacts) -> BillOfMaterials:
+    bom = bill_of_materials(fabric, facts)
+    lines = tuple(
+        line
+        for line in bom.lines
+        if line.category in COST_CATEGORIES and network_of(line.tier) == "compute"
+    )
+    return BillOfMaterials(lines=lines, spares_pct={}, notes=bom.notes)
+
+
+def _quantities(bom: BillOfMaterials) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for line in bom.lines:
+        group = COST_GROUPS[line.category]
+        out[group] = out.get(group, 0) + line.quantity
+    return out
+
+
+def _power(fabric: Fabric, facts: CatalogFacts) -> dict:
+    from planner.analyses.power import power_budget
+
+    report = power_budget(fabric, facts).as_dict()
+    unknown = report.get("unknown") or {}
+    switches = {
+        slug: count
+        for slug, count in (unknown.get("devices") or {}).items()
+        if (facts.devices.get(slug) and facts.devices[slug].category == "switch")
+    }
+    return {
+        "switches_w": report["by_category"]["switches"],
+        "transceivers_w": report["by_category"]["transceivers"],
+        "cables_w": report["by_category"]["cables"],
+        "network_w": report["network_w"],
+        "network_w_per_gpu": report["network_w_per_gpu"],
+        "unknown_switches": switches,
+        "unknown_transceivers": dict(unknown.get("transceivers") or {}),
+        "unknown_cables": dict(unknown.get("cables") or {}),
+        "unknown_estimate_w": unknown.get("estimate_w") or 0.0,
+        "figures": dict(report.get("figures") or {}),
+    }
+
+
+def _routing_names():
+    from planner.analyses import flow
+
+    return tuple(flow.ROUTINGS), dict(getattr(flow, "ROUTING_LABELS", {}))
+
+
+def _mode(*names: str) -> str | None:
+    modes, _ = _routing_names()
+    return next((name for name in names if name in modes), None)
+
+
+#: Per transport: (key, mode names in order of preference, label, why it is run).
+TRANSPORT_ROUTINGS = {
+    "infiniband": (
+        (
+            "ar",
+            ("ib-ar", "adaptive"),
+            "InfiniBand adaptive routing",
+            "opensm's default (ar_updn): the switch picks the least loaded minimal-hop port",
+        ),
+        (
+            "static",
+            ("rail",),
+            "Static forwarding (d-mod-k)",
+            "adaptive routing off: one port per destination in the forwarding tables",
+        ),
+    ),
+    "roce": (
+        (
+            "ecmp",
+            ("ecmp",),
+            "ECMP (per-flow hash)",
+            "standard RoCEv2: one path per queue pair, chosen by hashing",
+        ),
+        (
+            "spraying",
+            ("spraying", "adaptive"),
+            "Packet spraying (Spectrum-X adaptive routing)",
+            "per-packet spreading over the equal-cost ports; the NICs reorder",
+        ),
+    ),
+}
+
+
+def _configured_key(transport: str, settings: dict | None) -> str | None:
+    """Which run of :data:`TRANSPORT_ROUTINGS` the side's settings choose (None: neither)."""
+    if not settings:
+        return None
+    if transport == "infiniband":
+        ib = settings.get("infiniband") or {}
+        return "ar" if ib.get("adaptive_routing") else "static"
+    balancing = (settings.get("roce") or {}).get("load_balancing")
+    return {"ecmp": "ecmp", "adaptive": "spraying", "spraying": "spraying"}.get(balancing)
+
+
+def _flows(fabric: Fabric, transport: str, settings: dict | None, nic: dict) -> list[FlowRun]:
+    from planner.analyses.scenario import run_scenario
+
+    configured = _configured_key(transport, settings)
+    runs = []
+    for key, names, label, why in TRANSPORT_ROUTINGS[transport]:
+        mode = _mode(*names)
+        if mode is None:
+            continue
+        note = why
+        if key == "spraying" and nic.get("adaptive_routing") is not True:
+            note += (
+                f"; the design's NICs ({nic.get('family_name') or 'unknown'}) are not listed as "
+                "reordering sprayed packets, so this figure assumes SuperNICs"
+            )
+        result = run_scenario(
+            fabric, traffic=TRAFFIC, routing=mode, size_bytes=SIZE_BYTES, summary_only=True
+        )
+        runs.append(
+            FlowRun(
+                routing=mode,
+                label=label,
+                configured=key == configured,
+                busbw_gbps=round(float(result["busbw_gbps"]), 3),
+                bound_busbw_gbps=round(float(result["bound_busbw_gbps"]), 3),
+                efficiency=None
+                if result.get("efficiency") is None
+                else round(float(result["efficiency"]), 4),
+                completion_time_s=float(result["completion_time_s"]),
+                max_link_utilization=round(float(result["max_link_utilization"]), 4),
+                note=note,
+            )
+        )
+    if configured is None and settings:
+        balancing = (settings.get("roce") or {}).get("load_balancing")
+        if balancing:
+            runs = [replace(r, note=f"{r.note} (the design asks for {balancing})") for r in runs]
+    return runs
+
+
+def _nic(facts: CatalogFacts, server: str, transport: str) -> dict:
+    """What the catalog says of the server's compute NIC for ``transport``."""
+    from planner.domain.transport.resolve import nic_of_server
+    from planner.domain.transport.settings import nic_capabilities, nic_family
+
+    key, name, _maker = nic_of_server(facts, server)
+    record = facts.parts.get(key) or {}
+    card = record.get("category") == "nic"
+    family = nic_family(key, name)
+    adaptive, modes, source = nic_capabilities(key, name)
+    protocols = list(record.get("protocols") or []) if card else []
+    family_name = {
+        "connectx-9": "ConnectX-9",
+        "connectx-8": "ConnectX-8",
+        "connectx-7": "ConnectX-7",
+        "bluefield-3-supernic": "BlueField-3 SuperNIC",
+        "bluefield-3-dpu": "BlueField-3 DPU",
+    }.get(family) or (str(record.get("name") or key) if card else f"on-board NICs of {server}")
+    if card:
+        speaks = PROTOCOL[transport] in protocols
+        grade = ((record.get("provenance") or {}).get("protocols") or {}).get("grade")
+        runs = f"{record.get('name') or key} lists {', '.join(protocols) or 'no protocol'}" + (
+            f" ({grade})" if grade else ""
+        )
+    else:
+        speaks = family in ("connectx-7", "connectx-8", "connectx-9") or None
+        runs = f"on-board NICs of {server}" + (
+            f" ({family_name}, runs InfiniBand or Ethernet)" if speaks else ""
+        )
+    limits = [
+        str(limit.get("message"))
+        for limit in record.get("limits") or ()
+        if isinstance(limit, dict) and limit.get("protocol") == PROTOCOL[transport]
+    ]
+    return {
+        "part": key if card else None,
+        "name": name,
+        "card": card,
+        "family": family,
+        "family_name": family_name,
+        "speaks_transport": speaks,
+        "runs": runs,
+        "adaptive_routing": adaptive,
+        "multiplane_modes": list(modes),
+        "capability_source": source,
+        "limits": limits,
+    }
+
+
+def _side(
+    transport: str,
+    document: dict,
+    facts: CatalogFacts,
+    *,
+    current: bool,
+    counterparts: tuple[Counterpart, ...],
+    price_of,
+    build: bool,
+    notes: list[str],
+) -> Side:
+    from planner.domain.pipeline import build_fabric
+
+    spec = parse_spec(document)
+    switches = _roles(spec)
+    nic = _nic(facts, spec.server, transport)
+    if not build:
+        return Side(transport, current, switches, counterparts, nic=nic, notes=tuple(notes))
+    missing = [c for c in counterparts if c.chosen is None]
+    if missing:
+        return Side(
+            transport,
+            current,
+            switches,
+            counterparts,
+            nic=nic,
+            error="; ".join(c.reason for c in missing),
+            notes=tuple(notes),
+        )
+    try:
+        fabric = build_fabric(spec, facts, price_of=price_of)
+    except FabricError as exc:
+        where = f"{exc.field}: " if exc.field else ""
+        return Side(
+            transport,
+            current,
+            switches,
+            counterparts,
+            nic=nic,
+            error=f"{where}{exc}",
+            notes=tuple(notes),
+        )
+    except (SpecError, CatalogLookupError) as exc:
+        return Side(
+            transport, current, switches, counterparts, nic=nic, error=str(exc), notes=tuple(notes)
+        )
+    settings = fabric.info.get("transport")
+    counts = _counts(fabric)
+    counterparts = tuple(c for c in counterparts if c.role in counts)
+    bom = _compute_bom(fabric, facts)
+    used = {role: ", ".join(_models_in(fabric, role)) for role in SWITCH_ROLES}
+    return Side(
+        transport=transport,
+        current=current,
+        switches={role: used[role] for role in counts},
+        counterparts=counterparts,
+        switch_counts=counts,
+        nic=nic,
+        bom=bom,
+        quantities=_quantities(bom),
+        power=_power(fabric, facts),
+        flows=tuple(_flows(fabric, transport, settings, nic)),
+        settings=settings,
+        gpus=fabric.info.get("gpus"),
+        notes=tuple(notes),
+    )
+
+
+def compare_transports(
+    document: dict,
+    facts: CatalogFacts,
+    *,
+    price_of: Callable[[str], float | None] | None = None,
+    gpus: int | None = None,
+    max_gpus: int = FULL_SIZE_MAX_GPUS,
+) -> TransportComparison:
+    """InfiniBand and RoCEv2 builds of the spec ``document`` (see the module docstring).
+
+    Parameters
+    ----------
+    document
+        A design spec (a revision's stored spec; its ``networks`` block is left out).
+    facts
+        The catalog.
+    price_of
+        ``price_of(slug)`` for the media choice of the builds (as the design was built), or None.
+    gpus
+        The design's GPU count when known: above ``max_gpus`` nothing is built.
+    max_gpus
+        The size cap (:data:`FULL_SIZE_MAX_GPUS`).
+
+    Raises
+    ------
+    SpecError
+        The document is not a spec (e.g. the empty spec of a design drawn on the canvas).
+    """
+    document = {k: v for k, v in document.items() if k != "networks"}
+    spec = parse_spec(document)
+    current = _current_transport(spec, facts)
+    other = TRANSPORTS[1 - TRANSPORTS.index(current)]
+    speed, up_speed = _speeds(spec, facts)
+    counterparts = []
+    chosen: dict[str, Counterpart] = {}
+    for role, slug in _roles(spec).items():
+        role_speed = speed if role == "leaf" else up_speed
+        key = (slug, role_speed)
+        if key not in chosen:
+            chosen[key] = counterpart_switch(facts, slug, role_speed or 0, other, role=role)
+        counterparts.append(replace(chosen[key], role=role))
+    counterparts = tuple(counterparts)
+    capped = gpus is not None and gpus > max_gpus
+    build = not capped
+    notes = []
+    if capped:
+        notes.append(
+            f"This design has {gpus:,} GPUs: the comparison builds and simulates designs of up "
+            f"to {max_gpus:,} GPUs, so only the switch choices and features are shown."
+        )
+    other_doc, other_notes = _other_document(document, counterparts)
+    sides = {
+        current: _side(
+            current,
+            document,
+            facts,
+            current=True,
+            counterparts=(),
+            price_of=price_of,
+            build=build,
+            notes=[],
+        ),
+        other: _side(
+            other,
+            other_doc,
+            facts,
+            current=False,
+            counterparts=counterparts,
+            price_of=price_of,
+            build=build,
+            notes=other_notes,
+        ),
+    }
+    pair = (sides["infiniband"], sides["roce"])
+    built_gpus = gpus if gpus is not None else sides[current].gpus
+    return TransportComparison(
+        current=current,
+        sides=pair,
+        features=tuple(_features(pair, facts, speed)),
+        reasons=_reasons(pair, facts, speed, up_speed),
+        gpus=built_gpus,
+        capped=capped,
+        max_gpus=max_gpus,
+        notes=tuple(notes),
+    )
+
+
+# --- Features and reasons ---------------------------------------------------------------------
+
+
+def _asics(facts: CatalogFacts, side: Side) -> set[str]:
+    slugs = set()
+    for value in side.switches.values():
+        slugs |= {s.strip() for s in value.split(",") if s.strip()}
+    return {str((facts.parts.get(s) or {}).get("asic") or "?") for s in slugs}
+
+
+def _makers(facts: CatalogFacts, protocol: str, speed: int | None) -> list[str]:
+    """Manufacturers of catalog switches of ``protocol`` that run ``speed``."""
+    makers = set()
+    for slug in _switch_slugs(facts):
+        model = facts.devices[slug]
+        if protocol in model.protocols and (speed is None or model.radix_at(speed)):
+            makers.add(str((facts.parts.get(slug) or {}).get("manufacturer") or "?"))
+    return sorted(makers)
+
+
+def _nic_makers(facts: CatalogFacts, protocol: str) -> list[str]:
+    makers = set()
+    for slug, part in facts.parts.items():
+        nic = part.get("category") == "nic" and part.get("slug") == slug
+        if nic and protocol in (part.get("protocols") or ()):
+            makers.add(str(part.get("manufacturer") or "?"))
+    return sorted(makers)
+
+
+def _features(pair: tuple[Side, Side], facts: CatalogFacts, speed: int | None) -> list[Feature]:
+    from planner.domain.transport.resolve import SHARP_ASICS
+
+    ib, roce = pair
+    ib_asics = _asics(facts, ib)
+    sharp_ok = bool(ib_asics) and ib_asics <= set(SHARP_ASICS)
+    sharp_here = f"The InfiniBand build's switches ({', '.join(sorted(ib_asics))}) " + (
+        "are listed for SHARP." if sharp_ok else "are not all listed for SHARP."
+    )
+    nic = roce.nic
+    ar_nic = nic.get("adaptive_routing")
+    nic_name = nic.get("family_name") or "unknown"
+    if ar_nic is True:
+        ar_here = f"The design's NICs ({nic_name}) are listed as able to reorder sprayed packets."
+    elif ar_nic is False:
+        ar_here = (
+            f"The design's NICs ({nic_name}) are not listed as able to reorder sprayed packets: "
+            "RoCE adaptive routing would need SuperNICs (BlueField-3, ConnectX-8/9); "
+            "InfiniBand adaptive routing runs with them."
+        )
+    else:
+        ar_here = f"Whether the design's NICs ({nic_name}) reorder sprayed packets is not known."
+    speed_text = f"{speed}G" if speed else "the design's speed"
+    ib_makers = _makers(facts, "infiniband", speed)
+    eth_makers = _makers(facts, "ethernet", speed)
+    vendor_here = (
+        f"Switches that run {speed_text} ports in this catalog: InfiniBand from "
+        f"{', '.join(ib_makers) or 'none'}; Ethernet from {', '.join(eth_makers) or 'none'}. "
+        f"NICs: InfiniBand from {', '.join(_nic_makers(facts, 'infiniband')) or 'none'}; "
+        f"Ethernet from {', '.join(_nic_makers(facts, 'ethernet')) or 'none'}."
+    )
+    return [
+        Feature(
+            "sharp",
+            "In-network reduction (SHARP)",
+            "SHARP offloads reductions to Quantum, Quantum-2 and Quantum-3 switches; it needs a "
+            "tree routing engine (updn, ar_updn, ftree, ar_ftree) or dfp.",
+            "The SHARP documentation lists InfiniBand switches only; no Ethernet switch.",
+            sharp_here,
+            (SHARP_DEVICES, SHARP_ENGINES),
+        ),
+        Feature(
+            "adaptive-routing",
+            "Adaptive routing",
+            "On by default (opensm routing engine ar_updn): each switch picks the least loaded of "
+            "the minimal-hop ports; no NIC requirement is stated.",
+            "Spectrum-4 switches route adaptively from Cumulus Linux 5.6 (not on bonds or SVIs); "
+            "packet spraying needs NICs that reorder (BlueField-3, ConnectX-8/9 SuperNICs). "
+            "Other vendors default to ECMP; flowlet load balancing works with any RoCEv2 NIC.",
+            ar_here,
+            (IB_AR, CUMULUS_AR, SPECTRUM_X_NICS, AR_NICS, CISCO_LB),
+        ),
+        Feature(
+            "flow-control",
+            "Flow control and tuning",
+            "Link-level, credit-based flow control: no PFC or ECN to tune.",
+            "Lossless RoCE needs PFC on one priority with headroom per port from its speed, "
+            "cable length and MTU, and ECN thresholds for congestion control; the design's "
+            "transport checks verify them.",
+            "The RoCE build's settings are the defaults of its switches' profile; the checks run "
+            "in the validate job of a RoCE design.",
+            (IB_LINK_LAYER, IB_CREDITS, CUMULUS_ROCE, MLX5_HEADROOM),
+        ),
+        Feature(
+            "multi-tenancy",
+            "Multi-tenancy",
+            "Partition keys (PKeys) set on the subnet manager isolate tenants.",
+            "Tenant VRFs over EVPN-VXLAN on the switches.",
+            "Neither is part of this design's spec; both are configured after the build.",
+            (IB_PKEY, EVPN_VRF),
+        ),
+        Feature(
+            "vendor-choice",
+            "Vendor choice",
+            "Switches and adapters from the makers the catalog lists for InfiniBand.",
+            "Switches and NICs from the makers the catalog lists for Ethernet.",
+            vendor_here,
+            (CATALOG,),
+        ),
+    ]
+
+
+def _fmt_w(watts: float | None) -> str:
+    if watts is None:
+        return "unknown"
+    return f"{watts / 1000:,.1f} kW" if watts >= 10_000 else f"{watts:,.0f} W"
+
+
+def _reasons(
+    pair: tuple[Side, Side], facts: CatalogFacts, speed: int | None, up_speed: int | None
+) -> dict:
+    """Sentences that explain each difference (no prices: those are in the priced part)."""
+    hardware, power, flows = [], [], []
+    ib, roce = pair
+    if ib.built and roce.built:
+        for role in SWITCH_ROLES:
+            a, b = ib.switch_counts.get(role, 0), roce.switch_counts.get(role, 0)
+            if not (a or b):
+                continue
+            radix = []
+            for side in pair:
+                slug = side.switches.get(role, "")
+                model = facts.devices.get(slug.split(",")[0].strip())
+                if model and speed:
+                    at = speed if role == "leaf" else up_speed or speed
+                    radix.append(f"{slug} has {model.radix_at(at):,} ports at {at}G")
+            hardware.append(
+                f"{role.capitalize()} switches: {a:,} InfiniBand vs {b:,} Ethernet"
+                + (f" ({'; '.join(radix)})" if radix else "")
+                + "."
+            )
+        for group, label in (
+            ("optics", "Optics (modules)"),
+            ("cables and fibers", "Cables and fibers"),
+            ("NICs", "NIC cards"),
+        ):
+            a, b = ib.quantities.get(group, 0), roce.quantities.get(group, 0)
+            if a or b:
+                hardware.append(f"{label}: {a:,} InfiniBand vs {b:,} Ethernet.")
+        pa, pb = ib.power or {}, roce.power or {}
+        for key, label in (("switches_w", "switches"), ("transceivers_w", "optics")):
+            power.append(
+                f"{label.capitalize()}: {_fmt_w(pa.get(key))} InfiniBand vs "
+                f"{_fmt_w(pb.get(key))} Ethernet."
+            )
+        for side in pair:
+            unknown = side.power or {}
+            missing = {
+                **unknown.get("unknown_switches", {}),
+                **unknown.get("unknown_transceivers", {}),
+            }
+            if missing:
+                power.append(
+                    f"{TRANSPORT_NAMES[side.transport]}: no published figure for "
+                    + ", ".join(f"{count:,} x {slug}" for slug, count in sorted(missing.items()))
+                    + " (left out of its total)."
+                )
+        power.append(
+            "Switches count their typical power with passive cables; optics their maximum "
+            "(the power budget's figures), so the optics are not counted twice."
+        )
+        for side in pair:
+            for run in side.flows:
+                if run.busbw_gbps is None:
+                    continue
+                flows.append(
+                    f"{TRANSPORT_NAMES[side.transport]}, {run.label}: bus bandwidth "
+                    f"{run.busbw_gbps:,.1f} Gb/s of {run.bound_busbw_gbps:,.1f} Gb/s possible"
+                    f"{' (the design setting)' if run.configured else ''}; {run.note}."
+                )
+    return {"hardware": hardware, "power": power, "flows": flows}
+
+
+# --- Prices -----------------------------------------------------------------------------------
+
+
+def price_comparison(comparison: TransportComparison, table: PriceTable, *, currency: str) -> dict:
+    """Both sides' bills of materials at ``table``'s new-condition offers in ``currency`` (no
+    discount or margin): per cost group and in total, with the unpriced parts (never counted as
+    zero) and the parts whose prices make the difference. Only for users with the price right.
+
+    Amounts are strings with two decimals (exact).
+    """
+
+    def money(value: Decimal | None) -> str | None:
+        return None if value is None else f"{value:.2f}"
+
+    out = {"currency": currency, "sides": {}, "difference": None}
+    totals = {}
+    for side in comparison.sides:
+        if side.bom is None:
+            out["sides"][side.transport] = None
+            continue
+        quote = bom_cost(side.bom, table=table, currency=currency)
+        groups: dict[str, Decimal] = {}
+        unpriced_groups: dict[str, int] = {}
+        parts: dict[str, dict] = {}
+        for line in quote.lines:
+            group = COST_GROUPS[line.line.category]
+            groups.setdefault(group, Decimal("0.00"))
+            if line.priced:
+                groups[group] += line.extended_cost
+                entry = parts.setdefault(
+                    line.line.part,
+                    {
+                        "part": line.line.part,
+                        "name": line.line.name,
+                        "group": group,
+                        "quantity": 0,
+                        "unit": money(line.unit_cost),
+                        "cost": Decimal("0.00"),
+                    },
+                )
+                entry["quantity"] += line.line.quantity
+                entry["cost"] += line.extended_cost
+            else:
+                unpriced_groups[group] = unpriced_groups.get(group, 0) + 1
+        biggest = sorted(parts.values(), key=lambda p: (-p["cost"], p["part"]))[:5]
+        totals[side.transport] = quote.cost_total
+        out["sides"][side.transport] = {
+            "groups": [
+                {
+                    "group": group,
+                    "cost": money(cost),
+                    "unpriced_lines": unpriced_groups.get(group, 0),
+                }
+                for group, cost in groups.items()
+            ],
+            "total": money(quote.cost_total),
+            "complete": quote.complete,
+            "status": quote.status,
+            "unpriced_parts": list(quote.unpriced_parts),
+            "largest": [{**p, "cost": money(p["cost"])} for p in biggest],
+        }
+    if len(totals) == 2:
+        out["difference"] = money(totals["roce"] - totals["infiniband"])
+    return out
+
+
+def transport_name(transport: str) -> str:
+    """``infiniband`` -> ``InfiniBand``."""
+    return TRANSPORT_NAMES.get(transport, transport)
