@@ -230,7 +230,6 @@ def _number(value: float) -> str:
 
 
 _SPECIAL = frozenset(',"\r\n')
-_BREAKS = frozenset('"\r\n')
 
 
 def _quoted(text: str) -> str:
@@ -263,7 +262,12 @@ def csv_line(values: Sequence) -> str:
     if line_may_be_unsafe(line):  # some text may begin with = + - @ tab CR: neutralise it
         pairs = zip(values, texts, strict=True)
         texts = [safe_cell(v) if isinstance(v, str) else t for v, t in pairs]
-    elif line.count(",") == len(texts) - 1 and _BREAKS.isdisjoint(line):
+    elif (
+        line.count(",") == len(texts) - 1
+        and '"' not in line
+        and "\n" not in line
+        and "\r" not in line
+    ):
         return line + "\r\n"
     return ",".join(_quoted(text) for text in texts) + "\r\n"
 
