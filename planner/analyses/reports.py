@@ -10,7 +10,16 @@ from collections.abc import Callable
 Progress = Callable[..., None]
 
 #: The ``simulate`` parameters that describe one scenario (``seeds`` is Monte Carlo's).
-SCENARIO_KEYS = ("traffic", "routing", "seed", "size_bytes", "fail_links", "placement")
+SCENARIO_KEYS = (
+    "traffic",
+    "routing",
+    "seed",
+    "size_bytes",
+    "fail_links",
+    "placement",
+    "flowlets",
+    "pfc_mode",
+)
 
 
 def fabric_validate(*, fabric, facts, on_progress: Progress | None = None) -> dict:

@@ -10,15 +10,32 @@ fabric (for incast, the receiver's NICs shared by the ``n-1`` senders). Ring col
 the ranks rail by rail (GPU k of every server, then GPU k+1), as NCCL does on rail-optimized
 fabrics. Link utilization is time-averaged over the run (bytes / (capacity x time)), the busier
 direction of each fabric link.
+
+Transport: ``routing`` is one of :data:`~planner.analyses.flow.ROUTINGS` (or an alias); when
+it is not given it follows the design's transport settings (``fabric.info["transport"]``,
+:func:`transport_defaults`). ``congestion`` reports the hot ports and the links lossless flow
+control would pause (:mod:`planner.analyses.flow.congestion`), under the design's flow control
+or ``pfc_mode``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from planner.analyses.flow import ROUTINGS, Flows, Network, route, simulate, sub_flows
+from planner.analyses.flow import (
+    FLOWLETS_DEFAULT,
+    Flows,
+    Network,
+    canonical_routing,
+    congestion_tree,
+    route,
+    simulate,
+    sub_flows,
+)
+from planner.analyses.flow.congestion import FLOW_CONTROLS
 from planner.analyses.traffic import (
     BUSBW_FACTOR,
     all_to_all,
@@ -47,6 +64,62 @@ ALL_TO_ALL_GROUP = 512
 MAX_LINKS_REPORTED = 20_000
 HISTOGRAM_BINS = 20
 HOT_SPOTS = 10
+#: Routings that give each flow one path (``flow_dump`` lists it).
+SINGLE_PATH = ("rail", "ecmp")
+#: Hot ports reported with their congestion trees, and tree links listed per hot port.
+CONGESTION_PORTS = 10
+CONGESTION_LINKS = 200
+#: Routing and flow control of a design with no transport settings: ECMP (what the simulate
+#: job always defaulted to) and lossless (NVIDIA Onyx: ``roce`` without a mode is lossless,
+#: https://docs.nvidia.com/networking/display/Onyxv31040100/RoCE+Commands, primary).
+DEFAULT_ROUTING = "ecmp"
+DEFAULT_FLOW_CONTROL = "lossless"
+
+
+@dataclass(frozen=True)
+class TransportDefaults:
+    """What a design's transport settings make the simulation use when a job does not say:
+    ``routing`` (a mode), ``flow_control`` (one of
+    :data:`~planner.analyses.flow.congestion.FLOW_CONTROLS`) and ``reason`` (in words)."""
+
+    routing: str
+    flow_control: str
+    reason: str
+
+
+def transport_defaults(info: dict | None) -> TransportDefaults:
+    """The routing and flow control of a fabric's ``info["transport"]`` settings.
+
+    InfiniBand: ``ib-ar`` when adaptive routing is on (opensm's default), else ``rail``
+    (static forwarding tables); credit-based flow control. RoCE: ``load_balancing``
+    ``adaptive`` / ``spraying`` -> ``spraying``, ``flowlet`` -> ``flowlet``, ``ecmp`` ->
+    ``ecmp``; the PFC mode. No settings: :data:`DEFAULT_ROUTING`, :data:`DEFAULT_FLOW_CONTROL`.
+    """
+    from planner.domain.transport import transport_from_dict
+
+    data = (info or {}).get("transport")
+    if not data:
+        return TransportDefaults(
+            DEFAULT_ROUTING, DEFAULT_FLOW_CONTROL, "the design has no transport settings"
+        )
+    settings = transport_from_dict(data)
+    if settings.transport == "infiniband" and settings.infiniband is not None:
+        ar = bool(settings.infiniband.adaptive_routing)
+        return TransportDefaults(
+            "ib-ar" if ar else "rail",
+            "credit",
+            f"InfiniBand, adaptive routing {'on' if ar else 'off'}",
+        )
+    if settings.roce is not None:
+        balancing = settings.roce.load_balancing
+        routing = {"adaptive": "spraying", "spraying": "spraying", "flowlet": "flowlet"}.get(
+            balancing, "ecmp"
+        )
+        mode = settings.roce.pfc_mode if settings.roce.pfc_mode in FLOW_CONTROLS else "lossless"
+        return TransportDefaults(
+            routing, mode, f"RoCE, load balancing {balancing}, PFC mode {settings.roce.pfc_mode}"
+        )
+    return TransportDefaults(DEFAULT_ROUTING, DEFAULT_FLOW_CONTROL, "transport settings empty")
 
 
 def build_network(fabric: Fabric, *, fail_links: int = 0, seed: int = 0) -> Network:
@@ -111,7 +184,7 @@ def run_scenario(
     fabric: Fabric,
     *,
     traffic: str,
-    routing: str,
+    routing: str | None = None,
     seed: int = 0,
     size_bytes: float = 1e9,
     fail_links: int = 0,
@@ -121,6 +194,8 @@ def run_scenario(
     on_progress: Callable[..., None] | None = None,
     keep: dict | None = None,
     facts=None,
+    flowlets: int | None = None,
+    pfc_mode: str | None = None,
 ) -> dict:
     """Simulate one scenario; the result dict (see the module doc and the ``simulate`` job).
 
@@ -129,10 +204,18 @@ def run_scenario(
     ``keep``, when given, receives the network, flows and engine result (``--dump-flows``).
     ``storage-read`` runs on the storage network's elements instead of the compute fabric
     (:func:`planner.analyses.storage_read.run_storage_read`) and needs ``facts`` (the
-    catalog facts the elements are built with).
+    catalog facts the elements are built with). ``routing`` (a mode or an alias; ``None``:
+    the design's, :func:`transport_defaults`), ``flowlets`` (``flowlet`` routing's flowlets
+    per flow) and ``pfc_mode`` (the flow control the congestion report assumes; ``None``: the
+    design's) are the transport's.
     """
-    if routing not in ROUTINGS:
-        raise ValueError(f"routing must be one of {ROUTINGS}, not {routing!r}")
+    defaults = transport_defaults(fabric.info)
+    routing = canonical_routing(routing or defaults.routing)
+    flow_control = pfc_mode or defaults.flow_control
+    if flow_control not in FLOW_CONTROLS:
+        raise ValueError(f"pfc_mode must be one of {FLOW_CONTROLS}, not {flow_control!r}")
+    if routing == "flowlet" and flowlets is None:
+        flowlets = FLOWLETS_DEFAULT
     if traffic in STORAGE_TRAFFICS:
         from planner.analyses.storage_read import run_storage_read
         from planner.domain.networks.elements import cluster_elements
@@ -149,6 +232,7 @@ def run_scenario(
             hash_seed=hash_seed,
             summary_only=summary_only,
             on_progress=on_progress,
+            flowlets=flowlets,
         )
     progress = on_progress or (lambda *a, **k: None)
     progress(0, 1, "building the network")
@@ -162,6 +246,7 @@ def run_scenario(
         flows,
         routing,
         seed=seed if hash_seed is None else hash_seed,
+        flowlets=flowlets,
         hot_spot_count=HOT_SPOTS,
         on_progress=progress,
     )
@@ -175,6 +260,7 @@ def run_scenario(
     out = {
         "traffic": traffic,
         "routing": routing,
+        **({"flowlets": int(flowlets)} if routing == "flowlet" else {}),
         "seed": seed if hash_seed is None else hash_seed,
         "size_bytes": float(size_bytes),
         "gpus": int(net.gpu_count),
@@ -235,8 +321,70 @@ def run_scenario(
             "busy_links": int((util[mask] > 0).sum()),
         }
     out["per_tier_load"] = tiers
+    out["congestion"] = congestion_result(
+        fabric, net, result, flow_control=flow_control, reason=defaults.reason
+    )
     progress(1, 1, "simulated")
     return out
+
+
+def _directed(fabric: Fabric, net: Network, link: int) -> dict:
+    """A directed link as results name it: ids, device names at its ends, tier."""
+    index = int(link) // 2
+    return {
+        "link": net.link_id(link),
+        "fabric_link": f"link:{index}",
+        "from": net.node_name[int(net.link_from[link])],
+        "to": net.node_name[int(net.link_to[link])],
+        "tier": TIER_NAMES[int(fabric.link_tier[index])],
+    }
+
+
+def congestion_result(
+    fabric: Fabric, net: Network, result, *, flow_control: str, reason: str = ""
+) -> dict:
+    """The ``congestion`` part of a result: :func:`~planner.analyses.flow.congestion_tree` of
+    the run, each hot port with the links its pause reaches (at most
+    :data:`CONGESTION_LINKS` listed, nearest first) and their count by tier and hops."""
+    report = congestion_tree(
+        net,
+        result.incidence,
+        result.sub_flows,
+        flow_control=flow_control,
+        parent=result.sub_parent,
+        max_ports=CONGESTION_PORTS,
+    )
+    ports = []
+    for hot in report.hot_ports:
+        by_tier: dict[str, int] = {}
+        by_hops: dict[str, int] = {}
+        for paused in hot.tree:
+            tier = TIER_NAMES[int(fabric.link_tier[paused.link // 2])]
+            by_tier[tier] = by_tier.get(tier, 0) + 1
+            by_hops[str(paused.hops)] = by_hops.get(str(paused.hops), 0) + 1
+        ports.append(
+            {
+                **_directed(fabric, net, hot.link),
+                "offered": hot.offered,
+                "flows": hot.flows,
+                "victim_flows": hot.victims,
+                "tree_links": len(hot.tree),
+                "tree_by_tier": by_tier,
+                "tree_by_hops": by_hops,
+                "tree": [
+                    {**_directed(fabric, net, p.link), "hops": p.hops, "flows": p.flows}
+                    for p in hot.tree[:CONGESTION_LINKS]
+                ],
+            }
+        )
+    return {
+        "flow_control": report.flow_control,
+        "spreads": report.spreads,
+        "basis": reason,
+        "hot_port_count": report.hot_port_count,
+        "paused_links": int(report.paused_links().size),
+        "hot_ports": ports,
+    }
 
 
 def flow_dump(net: Network, flows: Flows, result, routing: str, *, seed: int) -> dict:
@@ -244,8 +392,9 @@ def flow_dump(net: Network, flows: Flows, result, routing: str, *, seed: int) ->
 
     On a multi-plane fabric each flow is dumped once per plane (its sub-flows, see
     :func:`~planner.analyses.flow.sub_flows`), each entry with its ``plane``."""
-    if routing == "adaptive":
-        raise ValueError("--dump-flows needs single-path routing (rail or ecmp), not adaptive")
+    routing = canonical_routing(routing)
+    if routing not in SINGLE_PATH:
+        raise ValueError(f"--dump-flows needs single-path routing (rail or ecmp), not {routing}")
     sub, parent = sub_flows(net, flows)
     incidence = route(net, sub, routing, seed=seed)
     finish = result.finish[parent] if result.sub_finish is None else result.sub_finish
@@ -304,12 +453,17 @@ def monte_carlo_summary(runs: list[dict]) -> dict:
 
 
 __all__ = [
+    "DEFAULT_FLOW_CONTROL",
+    "DEFAULT_ROUTING",
     "PLACEMENTS",
     "STORAGE_TRAFFICS",
     "TRAFFICS",
+    "TransportDefaults",
     "build_network",
+    "congestion_result",
     "flow_dump",
     "make_flows",
     "monte_carlo_summary",
     "run_scenario",
+    "transport_defaults",
 ]

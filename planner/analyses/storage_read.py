@@ -12,9 +12,10 @@ engine's, exact); a node's read rate is the sum of its flows' rates at the start
 
 Tiers, as :mod:`planner.domain.networks.bandwidth` names them: ``node ports`` (leaf to node),
 ``node-leaf uplinks`` (spine to node leaf), ``storage-leaf uplinks`` (storage leaf to spine),
-``storage-array ports`` (array to storage leaf). With ``adaptive`` routing (an even split over
-the equal-cost spines) the per-node rates equal the analytic figure for every node reading
-at once (``all_gbytes_per_node``); static routing (``rail``, ``ecmp``) can only do worse.
+``storage-array ports`` (array to storage leaf). With ``spraying`` routing (formerly
+``adaptive``: an even split over the equal-cost spines) the per-node rates equal the analytic
+figure for every node reading at once (``all_gbytes_per_node``); static routing (``rail``,
+``ecmp``) can only do worse.
 
 Pure: no Django.
 """
@@ -26,7 +27,14 @@ from collections.abc import Callable
 import numpy as np
 
 from planner.analyses.errors import JobInputError
-from planner.analyses.flow import Flows, Network, max_min_rates, route, simulate
+from planner.analyses.flow import (
+    Flows,
+    Network,
+    canonical_routing,
+    max_min_rates,
+    route,
+    simulate,
+)
 from planner.domain.networks.bandwidth import BITS_PER_BYTE, TIERS
 
 #: Networks whose storage arrays can be read.
@@ -194,6 +202,7 @@ def run_storage_read(
     hash_seed: int | None = None,
     summary_only: bool = False,
     on_progress: Callable[..., None] | None = None,
+    flowlets: int | None = None,
 ) -> dict:
     """Every node reads ``size_bytes`` from the storage arrays at once; the result dict.
 
@@ -205,7 +214,7 @@ def run_storage_read(
     elements : ClusterElements
         The cluster networks' devices and links
         (:func:`planner.domain.networks.elements.cluster_elements`).
-    routing, seed, size_bytes, fail_links, hash_seed, summary_only, on_progress
+    routing, seed, size_bytes, fail_links, hash_seed, summary_only, on_progress, flowlets
         As :func:`planner.analyses.scenario.run_scenario`; ``size_bytes`` is what each node
         reads, ``fail_links`` fails random switch-to-switch links of the storage network.
 
@@ -240,13 +249,19 @@ def run_storage_read(
     progress(0, len(flows), f"simulating {len(flows):,} flows")
     hash_seed = seed if hash_seed is None else hash_seed
     result = simulate(
-        net, flows, routing, seed=hash_seed, hot_spot_count=HOT_SPOTS, on_progress=progress
+        net,
+        flows,
+        routing,
+        seed=hash_seed,
+        flowlets=flowlets,
+        hot_spot_count=HOT_SPOTS,
+        on_progress=progress,
     )
     per_reader_bps = np.bincount(reader_of_flow, weights=result.first_rates, minlength=len(readers))
     gbps = per_reader_bps / 1e9
     # the bottleneck certificate of the rates at the start: the saturated links and the
     # flows they hold back, by tier
-    incidence = route(net, flows, routing, seed=hash_seed)
+    incidence = route(net, flows, routing, seed=hash_seed, flowlets=flowlets)
     capacity = np.where(net.alive, net.capacity, 0.0)
     rates, bottleneck = max_min_rates(incidence, capacity, return_bottleneck=True)
     load = incidence.T @ rates
@@ -301,7 +316,7 @@ def run_storage_read(
     util = np.maximum(result.link_util_avg[0 : 2 * n_links : 2], result.link_util_avg[1::2])
     out = {
         "traffic": "storage-read",
-        "routing": routing,
+        "routing": canonical_routing(routing),
         "seed": hash_seed,
         "size_bytes": float(size_bytes),
         "ranks": len(readers),

@@ -26,6 +26,7 @@ def simulate(
     *,
     seed: int = 0,
     polarization: bool = False,
+    flowlets: int | None = None,
     qp_scaling: int = 1,
     batch_rtol: float = 1e-9,
     hot_spot_count: int = 10,
@@ -34,8 +35,9 @@ def simulate(
     """Run ``flows`` (sizes in bytes) to completion; rates are max-min fair between events.
 
     The engine runs the sub-flows of :func:`sub_flows` (planes, ``qp_scaling``); a flow
-    finishes with its last sub-flow. Each event re-solves only what it changes
-    (:mod:`planner.analyses.flow.solver`); ``Result.solves`` counts the solves by kind.
+    finishes with its last sub-flow; ``routing`` and ``flowlets``: see :func:`route`. Each
+    event re-solves only what it changes (:mod:`planner.analyses.flow.solver`);
+    ``Result.solves`` counts the solves by kind.
     ``on_progress(done, total, message)``, when given, is called after each event with the
     count of finished sub-flows.
 
@@ -47,7 +49,7 @@ def simulate(
         Unknown routing, a plane the GPUs lack, or a start time that is not finite.
     """
     sub, parent = sub_flows(net, flows, qp_scaling)
-    a = route(net, sub, routing, seed=seed, polarization=polarization)
+    a = route(net, sub, routing, seed=seed, polarization=polarization, flowlets=flowlets)
     cap = np.where(net.alive, net.capacity, 0.0)
     n = len(sub)
     rates = Rates(a, cap)
@@ -121,7 +123,7 @@ def simulate(
         if on_progress is not None:
             on_progress(finished_count, n, f"simulated {finished_count:,} of {n:,} flows")
     rates.sync()
-    return summarize(
+    result = summarize(
         net,
         flows,
         rates,
@@ -134,3 +136,5 @@ def simulate(
         events=events,
         hot_spot_count=hot_spot_count,
     )
+    result.sub_flows, result.incidence = sub, a
+    return result

@@ -12,7 +12,13 @@ import scipy.sparse as sp
 
 from planner.analyses.flow.flows import Flows
 from planner.analyses.flow.network import Network
-from planner.analyses.flow.routing import ROUTINGS, RoutingError, route_hops
+from planner.analyses.flow.routing import (
+    FLOWLETS_DEFAULT,
+    FLOWLETS_MAX,
+    RoutingError,
+    canonical_routing,
+    route_hops,
+)
 
 __all__ = ["route"]
 
@@ -24,20 +30,26 @@ def route(
     *,
     seed: int = 0,
     polarization: bool = False,
+    flowlets: int | None = None,
 ) -> sp.csr_matrix:
     """Weighted incidence (flows x directed links, CSR) of ``flows`` under ``routing``.
 
-    Each flow uses NIC link ``flows.plane`` of its GPUs (see :func:`sub_flows`).
+    ``routing`` is one of :data:`~planner.analyses.flow.routing.ROUTINGS` or an alias
+    (``adaptive`` = ``spraying``); ``flowlets`` is ``flowlet`` routing's flowlets per flow
+    (default :data:`~planner.analyses.flow.routing.FLOWLETS_DEFAULT`). Each flow uses NIC
+    link ``flows.plane`` of its GPUs (see :func:`sub_flows`).
 
     Raises
     ------
     ValueError
-        Unknown routing, or a plane the GPUs do not have.
+        Unknown routing, flowlets outside 1..FLOWLETS_MAX, or a plane the GPUs do not have.
     RoutingError
         A flow's NIC link failed, or no path survives.
     """
-    if routing not in ROUTINGS:
-        raise ValueError(f"routing must be one of {ROUTINGS}, not {routing!r}")
+    routing = canonical_routing(routing)
+    flowlets = FLOWLETS_DEFAULT if flowlets is None else int(flowlets)
+    if not 1 <= flowlets <= FLOWLETS_MAX:
+        raise ValueError(f"flowlets must be 1..{FLOWLETS_MAX}, not {flowlets}")
     n_flows = len(flows)
     src, dst, plane = flows.src, flows.dst, flows.plane
     if n_flows and (plane.min() < 0 or plane.max() >= net.planes):
@@ -75,7 +87,18 @@ def route(
     hop = fabric_flows[src_leaf[fabric_flows] != dst_leaf[fabric_flows]]
     if hop.size:
         route_hops(
-            net, flows, routing, hop, src_leaf, dst_leaf, seed, polarization, rows, cols, vals
+            net,
+            flows,
+            routing,
+            hop,
+            src_leaf,
+            dst_leaf,
+            seed,
+            polarization,
+            rows,
+            cols,
+            vals,
+            flowlets=flowlets,
         )
     matrix = sp.coo_matrix(
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),

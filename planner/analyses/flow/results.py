@@ -30,6 +30,8 @@ class Result:
     sub_finish: np.ndarray | None = None  # per sub-flow (see sub_flows), seconds
     sub_parent: np.ndarray | None = None  # per sub-flow: index of its flow
     solves: dict = field(default_factory=dict)  # rate solves by kind: full, local, small
+    sub_flows: Flows | None = None  # the sub-flows the engine ran (see sub_flows)
+    incidence: object | None = None  # their routes: sub-flows x directed links (CSR)
 
     def as_dict(self) -> dict:
         return {
