@@ -392,6 +392,109 @@ def _hot_spot_name(spot: dict, names: ElementNames) -> str:
     return f"{text}, {direction}" if direction in ("up", "down") else text
 
 
+def routing_label(name) -> str:
+    """What a page calls a routing mode (an old name too): ``"adaptive"`` ->
+    ``"Packet spraying (Spectrum-X, equal split)"``; an unknown name as it is."""
+    from planner.analyses.flow import ROUTING_ALIASES, ROUTING_LABELS
+
+    name = ROUTING_ALIASES.get(name, name)
+    return ROUTING_LABELS.get(name, "—" if name in (None, "") else str(name))
+
+
+FLOW_CONTROL_LABELS = {
+    "lossless": "lossless (PFC)",
+    "semi-lossless": "semi-lossless (switches obey pause, never send it)",
+    "lossy": "lossy (ECN only)",
+    "credit": "InfiniBand credit-based flow control (lossless)",
+}
+#: The congestion report's model, in words (planner.analyses.flow.congestion).
+CONGESTION_ASSUMPTIONS = (
+    "Fluid model, no buffer dynamics: the flows that start first send at their NIC's line "
+    "rate (shared by the flows leaving that NIC) along the simulated routes; a switch port "
+    "offered more than its capacity is a hot port, and its queue is taken to reach the pause "
+    "threshold. Lossless: a pause stops the whole priority on a link (head-of-line "
+    "blocking), so it spreads hop by hop to every upstream link carrying a flow to the hot "
+    "port, back to the senders' NICs; flows that cross a paused link without going to the "
+    "hot port are its victims. Lossy: ECN marks at the hot port instead, nothing spreads. "
+    "Semi-lossless: switches obey pause but do not send it, nothing spreads. Buffer sizes, "
+    "pause timing and how fast congestion control reacts are not modelled."
+)
+
+
+def _times(share) -> str:
+    """``3.0`` -> ``"3.0 ×"`` (offered load over capacity)."""
+    return "—" if share is None else f"{share:,.2f} ×"
+
+
+def congestion_context(result: dict | None, names: ElementNames) -> dict | None:
+    """The congestion report of a simulation (hot ports, the links a pause reaches), with
+    ports named by device and port; ``None`` for results without one."""
+    congestion = (result or {}).get("congestion")
+    if not congestion:
+        return None
+    mode = congestion.get("flow_control")
+    spreads = bool(congestion.get("spreads"))
+    ports = []
+    for hot in congestion.get("hot_ports") or []:
+        tiers = ", ".join(
+            f"{number(n)} {TIER_LABELS.get(tier, tier)}"
+            for tier, n in (hot.get("tree_by_tier") or {}).items()
+        )
+        tree = [
+            {
+                "name": _hot_spot_name(link, names),
+                "tier": TIER_LABELS.get(link.get("tier"), link.get("tier")),
+                "hops": number(link.get("hops")),
+                "flows": number(link.get("flows")),
+            }
+            for link in hot.get("tree") or []
+        ]
+        listed = len(tree)
+        total = hot.get("tree_links") or 0
+        ports.append(
+            {
+                "name": _hot_spot_name(hot, names),
+                "tier": TIER_LABELS.get(hot.get("tier"), hot.get("tier")),
+                "offered": _times(hot.get("offered")),
+                "flows": number(hot.get("flows")),
+                "victims": number(hot.get("victim_flows")),
+                "tree_links": number(total),
+                "tree_text": count_of(total, "link"),
+                "tree_tiers": tiers or "—",
+                "tree": tree,
+                "more": count_of(total - listed, "more link") if total > listed else "",
+            }
+        )
+    count = congestion.get("hot_port_count") or 0
+    paused = congestion.get("paused_links") or 0
+    label = FLOW_CONTROL_LABELS.get(mode, mode or "—")
+    if not count:
+        summary = f"No switch port is offered more than its capacity; flow control {label}."
+    elif spreads:
+        summary = (
+            f"{count_of(count, 'hot port')}; flow control {label}: the pause of the "
+            f"{'hot port' if len(ports) == 1 else f'{len(ports)} ports listed'} reaches "
+            f"{count_of(paused, 'link')} upstream."
+        )
+    else:
+        summary = (
+            f"{count_of(count, 'hot port')}; flow control {label}: ECN marks (or drops) at the "
+            "hot ports, no pause spreads. The links listed are those a lossless fabric "
+            "would pause."
+        )
+    if count > len(ports):
+        summary += f" The {len(ports)} most oversubscribed are listed."
+    basis = congestion.get("basis")
+    return {
+        "mode": label,
+        "spreads": spreads,
+        "summary": summary,
+        "basis": basis or "",
+        "ports": ports,
+        "assumptions": CONGESTION_ASSUMPTIONS,
+    }
+
+
 def _fct_ticks() -> list[dict]:
     """Y-axis ticks of the FCT CDF: 0–100 % of flows finished."""
     return [
@@ -490,12 +593,17 @@ def simulation_context(result: dict | None, names: ElementNames | None = None) -
         },
         "ranks": count_of(result.get("ranks"), "node" if read else "GPU"),
         "storage_read": read,
+        "routing_label": routing_label(result.get("routing")),
+        "flowlets": result.get("flowlets"),
+        "congestion": congestion_context(result, names),
     }
 
 
 PARAMETER_LABELS = {
     "traffic": "Traffic",
     "routing": "Routing",
+    "flowlets": "Flowlets per flow",
+    "pfc_mode": "Flow control (congestion report)",
     "placement": "Placement",
     "seed": "Seed",
     "seeds": "Monte Carlo seeds",
@@ -521,6 +629,10 @@ def parameter_rows(parameters: dict | None) -> list[tuple[str, str]]:
         label = PARAMETER_LABELS.get(key) or key.replace("_", " ").capitalize()
         if key == "size_bytes":
             text = count_of(value, "byte")
+        elif key == "routing":
+            text = routing_label(value)
+        elif key == "pfc_mode":
+            text = FLOW_CONTROL_LABELS.get(value, str(value))
         elif isinstance(value, int | float) and not isinstance(value, bool):
             text = number(value)
         elif isinstance(value, list | tuple):

@@ -21,6 +21,8 @@ SIMULATE_FIELDS = {
     "size_bytes": float,
     "fail_links": int,
     "seeds": int,
+    "flowlets": int,
+    "pfc_mode": str,
 }
 
 

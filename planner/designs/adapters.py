@@ -234,6 +234,23 @@ def _fabric_head(data: bytes) -> dict:
     return {key: document.get(key) for key in _HEAD_KEYS}
 
 
+def fabric_info(data: bytes | memoryview) -> dict:
+    """A packed fabric's ``info`` (networks, transport, layout ...), read from the head of the
+    stored document only (see :func:`_fabric_head`): cheap for any size of fabric."""
+    return dict(_fabric_head(bytes(data)).get("info") or {})
+
+
+def fabric_info_from_start(start: bytes | memoryview) -> dict | None:
+    """``info`` from the first bytes of a packed fabric (a database read of only its start);
+    ``None`` when they end before it, or are not the start of a packed fabric."""
+    try:
+        raw = zlib.decompressobj().decompress(bytes(start))
+        head = _parse_head(raw.decode("utf-8", errors="ignore"))
+    except (zlib.error, ValueError):
+        return None
+    return None if head is None else dict(head.get("info") or {})
+
+
 def fabric_part_names(data: bytes | memoryview) -> set[str]:
     """Catalog names a packed fabric uses: its device models, media parts and rack type.
 

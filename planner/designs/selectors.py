@@ -17,14 +17,25 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import F, IntegerField, JSONField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    BinaryField,
+    F,
+    IntegerField,
+    JSONField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Substr
 from django.http import Http404
 
 from planner.designs.adapters import (
     catalog_facts,
     catalog_fingerprint,
+    fabric_info,
+    fabric_info_from_start,
     fabric_part_names,
     fabric_unpack,
     price_of_factory,
@@ -137,6 +148,33 @@ def spec_part_names(spec: dict) -> set[str]:
         for choice in mapping(spec.get("media")).values():
             names += list(mapping(choice).values())
         return {name for name in names if isinstance(name, str) and name}
+
+
+#: Bytes of a stored fabric read for its ``info`` when the revision was loaded without it.
+FABRIC_HEAD_BYTES = 1 << 16
+
+
+def revision_fabric_info(revision: DesignRevision) -> dict:
+    """The ``info`` of ``revision``'s stored fabric (its networks, transport settings ...).
+
+    When the revision was loaded without its topology (pages defer it: it can be megabytes),
+    only the first :data:`FABRIC_HEAD_BYTES` are read from the database, the whole topology
+    only if its head is longer. ``{}`` for a revision with no stored fabric."""
+    if "topology" not in revision.get_deferred_fields():
+        return fabric_info(revision.topology) if revision.topology else {}
+    start = (
+        DesignRevision.objects.filter(pk=revision.pk)
+        .annotate(head=Substr("topology", 1, FABRIC_HEAD_BYTES, output_field=BinaryField()))
+        .values_list("head", flat=True)
+        .first()
+    )
+    if not start:
+        return {}
+    info = fabric_info_from_start(start)
+    if info is None:
+        revision.refresh_from_db(fields=["topology"])
+        return fabric_info(revision.topology) if revision.topology else {}
+    return info
 
 
 def revision_part_names(revision: DesignRevision) -> set[str]:

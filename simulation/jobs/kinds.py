@@ -77,17 +77,29 @@ def _clean_power(parameters: dict) -> dict:
 
 
 def _clean_simulate(parameters: dict) -> dict:
-    from planner.analyses.flow import ROUTINGS
+    """Traffic, placement and the numbers; ``routing`` (a mode or an old name, stored as the
+    mode) only if given: :func:`_check_simulate` gives the design's when it is not."""
+    from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS, canonical_routing
     from planner.analyses.scenario import PLACEMENTS, TRAFFICS
+    from planner.domain.transport import PFC_MODES
 
     _only(
         parameters,
-        {"traffic", "routing", "seed", "size_bytes", "fail_links", "placement", "seeds"},
+        {
+            "traffic",
+            "routing",
+            "seed",
+            "size_bytes",
+            "fail_links",
+            "placement",
+            "seeds",
+            "flowlets",
+            "pfc_mode",
+        },
     )
     cleaned = {}
     for key, choices, default in (
         ("traffic", TRAFFICS, "all-reduce"),
-        ("routing", ROUTINGS, "ecmp"),
         ("placement", PLACEMENTS, "contiguous"),
     ):
         value = parameters.get(key) or default
@@ -96,32 +108,89 @@ def _clean_simulate(parameters: dict) -> dict:
                 {"parameters": f"{key}: one of {', '.join(choices)} (got {value!r})"}
             )
         cleaned[key] = value
+    routing = parameters.get("routing")
+    if routing:
+        try:
+            cleaned["routing"] = canonical_routing(routing)
+        except (ValueError, TypeError):
+            names = ", ".join(ROUTINGS + tuple(ROUTING_ALIASES))
+            raise ValidationError(
+                {"parameters": f"routing: one of {names} (got {routing!r})"}
+            ) from None
+    pfc_mode = parameters.get("pfc_mode")
+    if pfc_mode:
+        if pfc_mode not in PFC_MODES:
+            raise ValidationError(
+                {"parameters": f"pfc_mode: one of {', '.join(PFC_MODES)} (got {pfc_mode!r})"}
+            )
+        cleaned["pfc_mode"] = pfc_mode
     for key, low, high, default in (
         ("seed", 0, 2**31 - 1, 0),
         ("fail_links", 0, MAX_FAIL_LINKS, 0),
         ("seeds", 1, MAX_SEEDS, 1),
+        ("flowlets", 1, FLOWLETS_MAX, None),
     ):
         value = _number(parameters, key, low=low, high=high)
         if value is not None and value != int(value):
             raise ValidationError({"parameters": f"{key}: a whole number (got {value!r})"})
-        cleaned[key] = int(value) if value is not None else default
+        if value is not None or default is not None:
+            cleaned[key] = int(value) if value is not None else default
     size = _number(parameters, "size_bytes", low=1, high=MAX_SIZE_BYTES)
     cleaned["size_bytes"] = float(size) if size is not None else 1e9
-    if cleaned["seeds"] > 1 and cleaned["routing"] != "ecmp":
-        raise ValidationError(
-            {"parameters": "seeds: Monte Carlo over hash seeds is for ecmp routing only"}
-        )
     if cleaned["seeds"] > 1 and cleaned["traffic"] == "storage-read":
         raise ValidationError(
             {"parameters": "seeds: Monte Carlo is not offered for storage-read; give seeds 1"}
         )
+    if "routing" in cleaned:
+        _check_routing(cleaned)
     return cleaned
 
 
+#: Routings whose outcome depends on the hash seed (Monte Carlo over seeds means something).
+HASHED_ROUTINGS = ("ecmp", "flowlet")
+
+
+def _check_routing(cleaned: dict) -> None:
+    """What depends on the routing: Monte Carlo needs a hashed one, flowlets needs flowlet."""
+    routing = cleaned["routing"]
+    if cleaned["seeds"] > 1 and routing not in HASHED_ROUTINGS:
+        raise ValidationError(
+            {
+                "parameters": (
+                    "seeds: Monte Carlo over hash seeds is for ecmp or flowlet routing only "
+                    f"(routing is {routing})"
+                )
+            }
+        )
+    if "flowlets" in cleaned and routing != "flowlet":
+        raise ValidationError(
+            {"parameters": f"flowlets: only for flowlet routing (routing is {routing})"}
+        )
+
+
+def design_transport_defaults(design_revision):
+    """The routing and flow control the revision's transport settings give
+    (:func:`planner.analyses.scenario.transport_defaults`), read from the head of its stored
+    fabric (:func:`planner.designs.selectors.revision_fabric_info`)."""
+    import zlib
+
+    from planner.analyses.scenario import transport_defaults
+    from planner.designs.selectors import revision_fabric_info
+
+    try:
+        return transport_defaults(revision_fabric_info(design_revision))
+    except (ValueError, KeyError, TypeError, zlib.error):  # unreadable: as with no settings
+        return transport_defaults({})
+
+
 def _check_simulate(parameters: dict, design_revision) -> None:
-    """``storage-read`` only on a revision with a storage or converged network."""
+    """``storage-read`` only on a revision with a storage or converged network; without a
+    ``routing``, the one the revision's transport settings give (then checked)."""
     from planner.analyses.storage_read import READ_NETWORKS
 
+    if "routing" not in parameters:
+        parameters["routing"] = design_transport_defaults(design_revision).routing
+        _check_routing(parameters)
     if parameters.get("traffic") != "storage-read":
         return
     networks = (design_revision.summary or {}).get("networks") or {}
@@ -207,19 +276,25 @@ def _outcome_validate(result: dict) -> str:
 
 
 def _outcome_simulate(result: dict) -> str:
+    from planner.analyses.flow import ROUTING_ALIASES
+
+    routing = result.get("routing", "?")
+    routing = ROUTING_ALIASES.get(routing, routing)
     read = result.get("storage_read")
     if read:
         rate = (read.get("read_gbytes_per_node") or {}).get("min") or 0
-        text = f"storage-read {result.get('routing', '?')}: {rate:,.1f} GB/s per node (min)"
+        text = f"storage-read {routing}: {rate:,.1f} GB/s per node (min)"
         if read.get("bottleneck_tiers"):
             text += f", limited by {' and '.join(read['bottleneck_tiers'])}"
         return text
     text = (
-        f"{result.get('traffic', '?')} {result.get('routing', '?')}: "
-        f"busbw {result.get('busbw_gbps') or 0:,.1f} Gb/s"
+        f"{result.get('traffic', '?')} {routing}: busbw {result.get('busbw_gbps') or 0:,.1f} Gb/s"
     )
     if result.get("efficiency") is not None:
         text += f" ({result['efficiency']:.0%} of bound)"
+    congestion = result.get("congestion") or {}
+    if congestion.get("spreads") and congestion.get("paused_links"):
+        text += f", pause reaches {count(congestion['paused_links'], 'link')}"
     mc = result.get("monte_carlo")
     if mc:
         text += f", {mc['seeds']} seeds p90 {mc['completion_time_s']['p90'] * 1e3:,.2f} ms"

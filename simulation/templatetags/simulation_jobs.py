@@ -2,9 +2,10 @@
 
 from django import template
 
-from planner.analyses.flow import ROUTINGS
+from planner.analyses.flow import FLOWLETS_DEFAULT, FLOWLETS_MAX, ROUTING_LABELS, ROUTINGS
 from planner.analyses.scenario import STORAGE_TRAFFICS, TRAFFICS
 from planner.analyses.storage_read import READ_NETWORKS
+from planner.domain.transport import PFC_MODES
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
 
@@ -34,6 +35,11 @@ def design_jobs(context, design, latest=None):
         )
         for kind in (JobKindChoices.VALIDATE, JobKindChoices.POWER, JobKindChoices.SIMULATE):
             rows.extend(jobs.filter(kind=kind)[:SHOWN_PER_KIND])
+    transport = None
+    if latest is not None:
+        from simulation.jobs.kinds import design_transport_defaults
+
+        transport = design_transport_defaults(latest)
     networks = (getattr(latest, "summary", None) or {}).get("networks") or {}
     has_storage = any(name in networks for name in READ_NETWORKS)
     return {
@@ -42,7 +48,13 @@ def design_jobs(context, design, latest=None):
         "jobs": rows,
         # storage-read only where the revision has a storage (or converged) network
         "traffics": [t for t in TRAFFICS if has_storage or t not in STORAGE_TRAFFICS],
-        "routings": ROUTINGS,
+        "routings": [(name, ROUTING_LABELS[name]) for name in ROUTINGS],
+        "design_routing": ROUTING_LABELS[transport.routing] if transport else "",
+        "design_transport": transport.reason if transport else "",
+        "design_flow_control": transport.flow_control if transport else "",
+        "pfc_modes": PFC_MODES,
+        "flowlets_default": FLOWLETS_DEFAULT,
+        "flowlets_max": FLOWLETS_MAX,
         "csrf_token": context.get("csrf_token"),
         "request": request,
     }

@@ -210,3 +210,16 @@ def test_simulate_dump_flows_refuses_adaptive_routing(seed_catalog, tmp_path, ca
     assert code != 0
     assert "single-path" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_simulate_takes_the_transport_modes_and_prints_the_congestion(seed_catalog, capsys):
+    assert fabric("simulate", ONE_SU_SPEC, "--traffic", "incast", "--routing", "adaptive",
+                  "--pfc-mode", "lossy", "--size-bytes", 1e6) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "spraying routing" in text  # the old name runs as the mode it is now
+    assert "hot ports (lossy; ECN marks, no pause spreads)" in text
+    assert fabric("simulate", ONE_SU_SPEC, "--traffic", "incast", "--size-bytes", 1e6) == 0
+    text = capsys.readouterr().out  # an InfiniBand SuperPOD: its adaptive routing and credits
+    assert "ib-ar routing" in text and "(credit; pause reaches" in text
+    assert fabric("simulate", ONE_SU_SPEC, "--routing", "ecmp", "--flowlets", 4) != 0
+    assert "--flowlets is for --routing flowlet" in capsys.readouterr().err

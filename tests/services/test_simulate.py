@@ -189,3 +189,37 @@ def test_the_design_page_starts_a_simulation_and_the_job_page_shows_it(
         assert f'data-testid="{testid}"' in html
     assert "<polyline" in html and "<rect" in html
     assert reverse("planner:design-canvas", args=[revision.design_id]) in html
+
+
+def test_a_job_without_routing_follows_the_design_transport(logged_in_client, user, revision, sent):
+    """The form's default routing is the design's (its transport settings, read from the head of
+    the stored fabric without loading the rest); the job page names the mode and shows where a
+    pause would spread."""
+    from django.urls import reverse
+
+    from planner.analyses.flow import ROUTING_LABELS
+    from planner.analyses.scenario import transport_defaults
+    from planner.designs.adapters import fabric_info
+    from planner.designs.models import DesignRevision
+    from planner.designs.selectors import revision_fabric_info
+    from simulation.models import Job
+
+    info = fabric_info(revision.topology)
+    deferred = DesignRevision.objects.defer("topology").get(pk=revision.pk)
+    assert revision_fabric_info(deferred) == info and "topology" in deferred.get_deferred_fields()
+    expected = transport_defaults(info).routing
+    page = logged_in_client.get(reverse("planner:design-detail", args=[revision.design_id]))
+    assert f"Design's: {ROUTING_LABELS[expected]}</option>" in page.content.decode()
+    logged_in_client.post(
+        reverse("simulation:job-start", args=[revision.design_id]),
+        {"kind": "simulate", "traffic": "incast", "routing": "", "size_bytes": "1e6"},
+    )
+    job = Job.objects.get(kind="simulate")
+    assert job.parameters["routing"] == expected
+    job_execute(job_id=job.pk, worker="w1")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    assert job.result["congestion"]["hot_port_count"] >= 1
+    html = logged_in_client.get(reverse("simulation:job-detail", args=[job.pk])).content.decode()
+    assert ROUTING_LABELS[expected] in html
+    assert 'data-testid="simulation-congestion"' in html and "link:" not in html

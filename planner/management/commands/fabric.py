@@ -20,12 +20,15 @@ naming its spec field) on standard error. ``validate`` exits 0 when it finds pro
 fabric: they are its output. ``validate``, ``power`` and ``simulate`` run the code of the jobs
 of the same names (:func:`simulation.services.fabric_validate`,
 :func:`~simulation.services.fabric_power`, :func:`~simulation.services.fabric_simulate`),
-synchronously. ``simulate --dump-flows FILE`` writes the directed links and every flow's path
-and finish time (single-path routing only: rail or ecmp). ``export`` writes a spec file's
-fabric, or a saved design's latest revision (``--revision N`` for another), in one of the
-formats of :mod:`planner.domain.outputs` (see ``fabric export --help``); ``config`` writes the
-day-0 switch configuration the same way (:mod:`planner.domain.outputs.config`, see ``fabric
-config --help``); a file given with ``--out`` is written whole or not at all.
+synchronously. ``simulate --routing`` is rail, ecmp, flowlet (``--flowlets K``), spraying
+(``adaptive``, its old name) or ib-ar; without it the design's transport settings choose. The
+printed congestion line (hot ports, the links a PFC pause reaches) assumes ``--pfc-mode`` or the
+design's flow control. ``simulate --dump-flows FILE`` writes the directed links and every
+flow's path and finish time (single-path routing only: rail or ecmp). ``export`` writes a
+spec file's fabric, or a saved design's latest revision (``--revision N`` for another), in
+one of the formats of :mod:`planner.domain.outputs` (see ``fabric export --help``); ``config``
+writes the day-0 switch configuration the same way (:mod:`planner.domain.outputs.config`, see
+``fabric config --help``); a file given with ``--out`` is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from inventory.management.base import DatabaseCommand
-from planner.analyses.flow import ROUTINGS
+from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS
 from planner.analyses.scenario import PLACEMENTS, TRAFFICS
 from planner.designs.services import DesignError, design_build, design_create
 from planner.domain.outputs import EXPORT_FORMATS
@@ -126,7 +129,24 @@ class Command(DatabaseCommand):
         simulate = sub.add_parser("simulate", help="Flow simulation of a spec's fabric.")
         simulate.add_argument("spec_file", help="YAML or JSON design spec.")
         simulate.add_argument("--traffic", choices=TRAFFICS, default="all-reduce")
-        simulate.add_argument("--routing", choices=ROUTINGS, default="ecmp")
+        simulate.add_argument(
+            "--routing",
+            choices=ROUTINGS + tuple(ROUTING_ALIASES),
+            default=None,
+            help="Load balancing (default: the design's transport settings; ecmp without).",
+        )
+        simulate.add_argument(
+            "--flowlets",
+            type=int,
+            default=None,
+            help=f"Flowlets per flow for --routing flowlet (1-{FLOWLETS_MAX}; default 1).",
+        )
+        simulate.add_argument(
+            "--pfc-mode",
+            choices=("lossless", "semi-lossless", "lossy"),
+            default=None,
+            help="Flow control the congestion report assumes (default: the design's).",
+        )
         simulate.add_argument("--seed", type=int, default=0)
         simulate.add_argument("--size-bytes", type=float, default=1e9)
         simulate.add_argument("--fail-links", type=int, default=0)
@@ -197,8 +217,17 @@ class Command(DatabaseCommand):
         if action == "config":
             self._config(spec_file, options)
             return
-        if action == "simulate" and options.get("dump_flows") and options["routing"] == "adaptive":
+        if (
+            action == "simulate"
+            and options.get("dump_flows")
+            and options.get("routing") not in (None, "rail", "ecmp")
+        ):
             raise CommandError("--dump-flows needs single-path routing (rail or ecmp)")
+        if action == "simulate" and options.get("flowlets") is not None:
+            if not 1 <= options["flowlets"] <= FLOWLETS_MAX:
+                raise CommandError(f"--flowlets: 1 to {FLOWLETS_MAX}")
+            if options.get("routing") != "flowlet":
+                raise CommandError("--flowlets is for --routing flowlet")
         document = self._read(Path(spec_file))
         if action == "simulate":
             self._simulate(spec_file, document, options)
@@ -278,13 +307,22 @@ class Command(DatabaseCommand):
                 placement=options["placement"],
                 keep=keep,
                 facts=facts,
+                flowlets=options.get("flowlets"),
+                pfc_mode=options.get("pfc_mode"),
             )
         except ValueError as exc:
             raise CommandError(f"cannot simulate: {exc}") from exc
         if options.get("dump_flows"):
-            dump = flow_dump(
-                keep["net"], keep["flows"], keep["result"], options["routing"], seed=options["seed"]
-            )
+            try:
+                dump = flow_dump(
+                    keep["net"],
+                    keep["flows"],
+                    keep["result"],
+                    result["routing"],
+                    seed=options["seed"],
+                )
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
             try:
                 Path(options["dump_flows"]).write_text(json.dumps(dump))
             except OSError as exc:
@@ -308,6 +346,19 @@ class Command(DatabaseCommand):
             f"Gb/s, busbw {result['busbw_gbps']:,.1f} of {result['bound_busbw_gbps']:,.1f} Gb/s"
             f", max link utilization {result['max_link_utilization']:.1%}"
         )
+        congestion = result.get("congestion") or {}
+        if congestion.get("hot_port_count"):
+            hot = congestion["hot_ports"][0]
+            spread = (
+                f"pause reaches {congestion['paused_links']:,} links upstream"
+                if congestion["spreads"]
+                else "ECN marks, no pause spreads"
+            )
+            self.stdout.write(
+                f"{congestion['hot_port_count']:,} hot ports ({congestion['flow_control']}; "
+                f"{spread}); the worst, {hot['from']} -> {hot['to']}, offered "
+                f"{hot['offered']:,.2f} x its capacity"
+            )
 
     def _export(self, source: str, options: dict) -> None:
         from planner.designs.adapters import catalog_facts
