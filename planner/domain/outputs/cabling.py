@@ -569,6 +569,7 @@ def cabling_rows(
     empty = _PartText()
     segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
     shown_tiers = fabric.report_tiers()  # links between buildings: the campus tier
+    texts = _Texts()
     for block in link_blocks(fabric.link_count):
         size = block.stop - block.start
         a_col, a_port = fabric.link_a[block].tolist(), fabric.link_a_port[block].tolist()
@@ -596,9 +597,25 @@ def cabling_rows(
                 strict=True,
             )
         }
+        fast = _plain_rows(
+            ends,
+            parts,
+            (a_col, a_port, b_col, b_port, a_part, b_part, cable_part),
+            (tier, shown, plane, speed, ordered, run),
+            (rail, ports_per_tray, compute_colour, texts),
+        )
         for i in range(size):
             a, b = a_col[i], b_col[i]
             pa, pb, pc = a_part[i], b_part[i], cable_part[i]
+            if i not in multi and not (pc < 0 and pb >= 0 and ends.roles[a] == manager_role):
+                row = fast[i]  # the common case, built column by column
+                if segments is None:
+                    yield row
+                    continue
+                yield row + _NO_SEGMENT
+                if through[i]:
+                    yield from segments.rows(block.start + i, row)
+                continue
             cable = parts[pc] if pc >= 0 else empty
             length = _number(ordered[i]) if pc >= 0 else ""
             a_module = parts[pa].slug if pa >= 0 and pa != pc else ""
@@ -680,6 +697,112 @@ def cabling_rows(
     else:
         for row in rows:
             yield row + _NO_SEGMENT
+
+
+class _Texts:
+    """Memoised texts of a cabling plan's common values: port names (``17``, ``3/2``) and
+    their label form (``3.2``) per (ports per cage, port), and lengths (:func:`_number`)."""
+
+    def __init__(self):
+        self.ports: dict[int, tuple[str, str]] = {}
+        self.numbers: dict[float, str] = {}
+
+    def port(self, per_cage: int, port: int) -> tuple[str, str]:
+        key = per_cage << 24 | port
+        found = self.ports.get(key)
+        if found is None:
+            name = port_name(per_cage, port)
+            found = self.ports[key] = (name, name.replace("/", "."))
+        return found
+
+    def number(self, value: float) -> str:
+        found = self.numbers.get(value)
+        if found is None:
+            found = _number(value)
+            if len(self.numbers) < 100_000:  # lengths repeat; cap the memo all the same
+                self.numbers[value] = found
+        return found
+
+
+def _plain_rows(ends: FabricEnds, parts, links, columns, context) -> list[tuple]:
+    """The rows of a block of compute links, built column by column (list comprehensions and
+    one ``zip``): right for every link that is neither a breakout leg nor a fabric-manager
+    link without a cable part, which :func:`cabling_rows` writes one at a time instead."""
+    a_col, a_port, b_col, b_port, a_part, b_part, cable_part = links
+    tier, shown, plane, speed, ordered, run = columns
+    rail, ports_per_tray, compute_colour, texts = context
+    per_cage, location = ends.per_cage, ends.location
+    a_names = [texts.port(per_cage[a], p) for a, p in zip(a_col, a_port, strict=True)]
+    b_names = [texts.port(per_cage[b], p) for b, p in zip(b_col, b_port, strict=True)]
+    labels = [
+        f"{location[a]}.P{an[1]}/{location[b]}.P{bn[1]}"
+        for a, b, an, bn in zip(a_col, b_col, a_names, b_names, strict=True)
+    ]
+    server_leaf, spine_core = TIER_NAMES.index("server-leaf"), TIER_NAMES.index("spine-core")
+    rails = []
+    for a, b, t in zip(a_col, b_col, tier, strict=True):
+        leaf_rail = rail[b if t == server_leaf else a]
+        rails.append(str(leaf_rail + 1) if leaf_rail >= 0 and t != spine_core else "")
+    empty = _PartText()
+    cables = [parts[pc] if pc >= 0 else empty for pc in cable_part]
+    connectors = [
+        parts[pa].connector
+        if cable.cable_type == "fiber" and not cable.connector and pa >= 0
+        else cable.connector
+        for cable, pa in zip(cables, a_part, strict=True)
+    ]
+    roles = ends.roles
+    trays = (
+        [
+            str(p // ports_per_tray + 1) if roles[a] == "server" else ""
+            for a, p in zip(a_col, a_port, strict=True)
+        ]
+        if ports_per_tray
+        else [""] * len(a_col)
+    )
+    number = texts.number
+    return list(
+        zip(
+            labels,
+            ["compute"] * len(a_col),
+            [""] * len(a_col),
+            [""] * len(a_col),
+            [REPORT_TIER_NAMES[t] for t in shown],
+            [str(p + 1) if p >= 0 else "" for p in plane],
+            rails,
+            [str(v) for v in speed],
+            [ends.row[a] for a in a_col],
+            [ends.rack[a] for a in a_col],
+            [ends.ru[a] for a in a_col],
+            [ends.names[a] for a in a_col],
+            [roles[a] for a in a_col],
+            [n[0] for n in a_names],
+            trays,
+            [
+                parts[pa].slug if pa >= 0 and pa != pc else ""
+                for pa, pc in zip(a_part, cable_part, strict=True)
+            ],
+            [ends.row[b] for b in b_col],
+            [ends.rack[b] for b in b_col],
+            [ends.ru[b] for b in b_col],
+            [ends.names[b] for b in b_col],
+            [roles[b] for b in b_col],
+            [n[0] for n in b_names],
+            [
+                parts[pb].slug if pb >= 0 and pb != pc else ""
+                for pb, pc in zip(b_part, cable_part, strict=True)
+            ],
+            [c.slug for c in cables],
+            [c.cable_type for c in cables],
+            [c.media for c in cables],
+            connectors,
+            [c.fiber_type for c in cables],
+            [number(v) if pc >= 0 else "" for v, pc in zip(ordered, cable_part, strict=True)],
+            [number(v) for v in run],
+            [compute_colour] * len(a_col),
+            strict=True,
+        )
+    )
 
 
 def _ufm_side_transceiver(facts: CatalogFacts) -> str:
