@@ -174,3 +174,14 @@ def test_unique_sorts_instead_of_hashing():
     values = np.random.default_rng(7).integers(0, 2**40, 10_000)
     assert np.array_equal(unique(values), np.unique(values))
     assert unique(np.array([5], dtype=np.int16)).dtype == np.int16
+
+
+def test_by_plane_puts_each_planes_top_tier_in_its_own_building(facts):
+    document = {**TWO_HALLS, "campus": {**TWO_HALLS["campus"], "core_building": "by-plane"}}
+    fabric = build_fabric(parse_spec(document), facts)
+    building = np.array([r.get("building", 0) for r in fabric.racks])
+    spines = fabric.nodes_with_role("spine")
+    assert np.array_equal(building[fabric.node_rack[spines]], fabric.node_plane[spines])
+    assert fabric.info["campus"]["top_tier_buildings"] == [1, 2]
+    # each SU crosses to the other building in one plane only: half the leaf-spine links
+    assert fabric.link_campus().sum() == 1024 and (fabric.link_tier == 1).sum() == 2048
