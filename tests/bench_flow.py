@@ -10,7 +10,13 @@ Cases (reference ``flow-simulation.md`` section 4), each figure with its target 
   faster than SimGrid's ``run`` alone; the median of ``REPEATS`` runs of each is compared.
 * ``solve_32768``: one max-min solve of 32,768 flows on a 32,768-GPU fabric (<= 50 ms).
 * ``ring_allreduce_32768_<routing>``: a whole ring all-reduce simulation on 32,768 GPUs,
-  routing included, for rail, ecmp and adaptive (<= 2 s each).
+  routing included, for rail, ecmp, adaptive (= spraying), flowlet (4 flowlets per flow) and
+  ib-ar (<= 2 s each).
+* ``congestion_8192_incast``: the congestion report (hot ports and the links a PFC pause
+  reaches, ``scenario.congestion_result``) of an 8,192-GPU incast under spraying, its time
+  against the simulation's own (target: no longer than the simulation; inferred: the report
+  should not double a job). Run last; its ``peak_rss_mb_after`` is the process's peak memory
+  after it (a sprayed 8,192-GPU incast is about 15 million route entries).
 * ``monte_carlo_8192``: 100 ECMP hash seeds of the default job (ring all-reduce, 1 GB) on
   8,192 GPUs, each seed through ``engine.scenario.run_scenario(summary_only=True)`` as a Celery
   seed subtask runs it, sequentially in this one process (<= 60 s; two workers would halve it);
@@ -43,12 +49,17 @@ sys.path.insert(0, str(ROOT))
 
 from inventory.library.files import read_catalog_folder  # noqa: E402
 from planner.analyses.flow import Flows, Network, max_min_rates, route, simulate  # noqa: E402
-from planner.analyses.scenario import run_scenario  # noqa: E402
+from planner.analyses.scenario import congestion_result, run_scenario  # noqa: E402
 from planner.analyses.simgrid_oracle import (  # noqa: E402
     simgrid_available,
     simgrid_finish_times,
 )
-from planner.analyses.traffic import bus_bandwidth, permutation, ring_allreduce  # noqa: E402
+from planner.analyses.traffic import (  # noqa: E402
+    bus_bandwidth,
+    incast,
+    permutation,
+    ring_allreduce,
+)
 from planner.domain.catalog import facts_from_records  # noqa: E402
 from planner.domain.generators import generate_topology  # noqa: E402
 from planner.domain.spec import parse_spec  # noqa: E402
@@ -59,6 +70,7 @@ TARGETS = {
     "permutation_speedup": 10.0,  # ours at least this many times faster than SimGrid's run
     "solve_s": 0.050,
     "ring_allreduce_s": 2.0,
+    "congestion_over_simulation": 1.0,
     "monte_carlo_s": 60.0,
     "mixed_s": 1.0,
     "peak_rss_mb": 2048.0,
@@ -153,8 +165,11 @@ def bench_32768(facts) -> dict:
         TARGETS["solve_s"],
     )
     ranks = np.arange(net.gpu_count)
-    for routing in ("rail", "ecmp", "adaptive"):
-        res, seconds = _timed(lambda r=routing: simulate(net, ring_allreduce(ranks, 1e9), r))
+    for routing in ("rail", "ecmp", "adaptive", "flowlet", "ib-ar"):
+        flowlets = 4 if routing == "flowlet" else None
+        res, seconds = _timed(
+            lambda r=routing, k=flowlets: simulate(net, ring_allreduce(ranks, 1e9), r, flowlets=k)
+        )
         _, busbw = bus_bandwidth("all-reduce", 1e9, res.completion_time_s, ranks.size)
         out[f"ring_allreduce_32768_{routing}"] = _judge(
             {
@@ -162,11 +177,31 @@ def bench_32768(facts) -> dict:
                 "events": res.events,
                 "solves": res.solves,
                 "busbw_gbps": busbw * 8 / 1e9,
+                **({"flowlets": flowlets} if flowlets else {}),
             },
             "seconds",
             TARGETS["ring_allreduce_s"],
         )
     return out
+
+
+def bench_congestion(facts) -> dict:
+    fabric = _fabric(facts, 8192)
+    net = Network.from_fabric(fabric)
+    flows = incast(np.arange(net.gpu_count), 1e6)
+    res, simulate_s = _timed(lambda: simulate(net, flows, "spraying"))
+    report, congestion_s = _timed(
+        lambda: congestion_result(fabric, net, res, flow_control="lossless")
+    )
+    case = {
+        "flows": len(flows),
+        "simulate_s": simulate_s,
+        "congestion_s": congestion_s,
+        "congestion_over_simulation": congestion_s / simulate_s,
+        "hot_ports": report["hot_port_count"],
+        "paused_links": report["paused_links"],
+    }
+    return _judge(case, "congestion_over_simulation", TARGETS["congestion_over_simulation"])
 
 
 def bench_monte_carlo(facts, traffic: str, size_bytes: float) -> dict:
@@ -251,6 +286,11 @@ def main() -> dict:
         {"peak_rss_mb": own, "simgrid_child_peak_rss_mb": children},
         "peak_rss_mb",
         TARGETS["peak_rss_mb"],
+    )
+    # last, so that peak_rss_mb above stays the figure of the cases before it
+    results["congestion_8192_incast"] = bench_congestion(facts)
+    results["congestion_8192_incast"]["peak_rss_mb_after"] = (
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     )
     results["machine"]["load_average_at_end"] = os.getloadavg()
     results["bench_s"] = time.perf_counter() - started

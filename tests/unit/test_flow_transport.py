@@ -350,3 +350,20 @@ def test_pages_name_the_modes_and_the_paused_links_by_port():
     assert rows["Routing"] == "Packet spraying (Spectrum-X, equal split)"
     assert rows["Flow control (congestion report)"] == "lossy (ECN only)"
     assert rows["Flowlets per flow"] == "2"
+
+
+def test_on_two_planes_a_flow_counts_once_and_each_plane_has_its_hot_port():
+    from tests.unit.test_flow_planes import multi_plane_fabric
+
+    net = Network.from_fabric(multi_plane_fabric(2, servers=4))
+    flows = incast(np.array([0, 2, 4, 6]), GB, target=0)  # GPU 0 of each server: 3 senders
+    result = simulate(net, flows, "spraying")
+    assert len(result.sub_flows) == 6  # each flow one part per plane
+    report = congestion_tree(net, result.incidence, result.sub_flows, parent=result.sub_parent)
+    hot = {_name(net, h.link) for h in report.hot_ports}
+    assert report.hot_port_count == 2 and len({net.link_to[h.link] for h in report.hot_ports}) == 1
+    for port in report.hot_ports:  # the receiver's NIC link in each plane, 3 x its capacity
+        assert port.offered == pytest.approx(3.0) and port.flows == 3
+        nic = [p for p in port.tree if not net.is_switch[net.link_from[p.link]]]
+        assert len(nic) == 3 and all(p.flows == 1 for p in nic)  # one per sender, this plane
+    assert len(hot) == 2

@@ -152,20 +152,21 @@ def _entries(m: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def _keyed_entries(net: Network, a: sp.csr_matrix, flows: np.ndarray):
-    """The fabric-link entries of ``flows``' rows, sorted by (flow, node the link enters):
-    (key, flow, link) arrays."""
+    """The fabric-link entries of ``flows``' rows, sorted by ``flow * nodes + node the link
+    enters``: (those keys, the links). The flow of an entry is its key // nodes."""
     e_flow, e_link = _entries(a, flows)
     fabric = net.link_from[e_link] >= 0
-    e_flow, e_link = e_flow[fabric], e_link[fabric]
-    e_key = e_flow * net.node_count + net.link_to[e_link]
-    order = np.argsort(e_key, kind="stable")
-    return e_key[order], e_flow[order], e_link[order]
+    e_key = e_flow[fabric] * net.node_count + net.link_to[e_link[fabric]]
+    e_link = e_link[fabric].astype(np.int32)
+    del e_flow, fabric
+    order = np.argsort(e_key)
+    return e_key[order], e_link[order]
 
 
 def _tree(
     net: Network,
     at: sp.csr_matrix,
-    entries: tuple[np.ndarray, np.ndarray, np.ndarray],
+    entries: tuple[np.ndarray, np.ndarray],
     hot: int,
     parent: np.ndarray,
     distinct_parents: bool,
@@ -173,7 +174,7 @@ def _tree(
     """The congestion tree of directed link ``hot`` (see the module docstring); ``entries``
     (:func:`_keyed_entries`) hold at least the rows of the flows through ``hot``."""
     n = net.node_count
-    sorted_key, e_flow, e_link = entries
+    sorted_key, e_link = entries
     hot_flows = at.indices[at.indptr[hot] : at.indptr[hot + 1]]
     hot_flows = hot_flows[at.data[at.indptr[hot] : at.indptr[hot + 1]] > 0].astype(np.int64)
     hops = np.zeros(net.link_count, dtype=np.int64)  # 0: not in the tree
@@ -190,7 +191,7 @@ def _tree(
         if not step.size:
             break
         taken[step] = True
-        links, flows_here = e_link[step], e_flow[step]
+        links, flows_here = e_link[step].astype(np.int64), sorted_key[step] // n
         fresh = hops[links] == 0
         hops[links[fresh]] = level
         up = net.link_from[links]
@@ -205,7 +206,7 @@ def _tree(
         per_link = np.bincount(e_link[taken], minlength=net.link_count)
     else:
         span = int(parent.max()) + 1
-        pairs = unique(e_link[taken] * span + parent[e_flow[taken]])
+        pairs = unique(e_link[taken].astype(np.int64) * span + parent[sorted_key[taken] // n])
         per_link = np.bincount(pairs // span, minlength=net.link_count)
     tree = tuple(
         PausedLink(link=int(link), hops=int(hops[link]), flows=int(per_link[link]))
