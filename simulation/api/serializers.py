@@ -68,7 +68,17 @@ class JobCreateSerializer(serializers.Serializer):
         min_value=1,
         help_text="Revision number of the design (default: the latest).",
     )
-    parameters = serializers.DictField(required=False, default=dict)
+    parameters = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text=(
+            "By kind. simulate: traffic, routing (rail, ecmp, flowlet, spraying, ib-ar; "
+            "'adaptive' is stored as spraying; default: the design's transport settings), "
+            "flowlets (flowlet routing, 1-64), pfc_mode (lossless, semi-lossless, lossy: what "
+            "the congestion report assumes; default the design's), seed, size_bytes, "
+            "fail_links, placement, seeds (Monte Carlo, ecmp or flowlet). power: pue."
+        ),
+    )
 
 
 class OverlayRackSerializer(serializers.Serializer):
