@@ -100,7 +100,7 @@ def transport_defaults(info: dict | None) -> TransportDefaults:
     data = (info or {}).get("transport")
     if not data:
         return TransportDefaults(
-            DEFAULT_ROUTING, DEFAULT_FLOW_CONTROL, "the design has no transport settings"
+            DEFAULT_ROUTING, DEFAULT_FLOW_CONTROL, "no transport settings: ECMP, lossless PFC"
         )
     settings = transport_from_dict(data)
     if settings.transport == "infiniband" and settings.infiniband is not None:
@@ -322,7 +322,7 @@ def run_scenario(
         }
     out["per_tier_load"] = tiers
     out["congestion"] = congestion_result(
-        fabric, net, result, flow_control=flow_control, reason=defaults.reason
+        fabric, net, result, flow_control=flow_control, reason="" if pfc_mode else defaults.reason
     )
     progress(1, 1, "simulated")
     return out

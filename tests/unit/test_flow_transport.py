@@ -269,6 +269,7 @@ def test_a_scenario_takes_the_design_transport_and_reports_the_congestion():
         fabric, traffic="incast", routing="adaptive", pfc_mode="lossless", size_bytes=GB
     )
     assert out["routing"] == "spraying" and out["congestion"]["paused_links"] == 7
+    assert out["congestion"]["basis"] == ""  # chosen for the run, not the design's
     out = run_scenario(fabric, traffic="permutation", routing="flowlet", flowlets=3)
     assert out["flowlets"] == 3
     out = run_scenario(fabric, traffic="permutation", routing="ecmp", summary_only=True)
