@@ -794,6 +794,7 @@ def compare_transports(
     price_of: Callable[[str], float | None] | None = None,
     gpus: int | None = None,
     max_gpus: int = FULL_SIZE_MAX_GPUS,
+    current_counts: dict[str, int] | None = None,
 ) -> TransportComparison:
     """InfiniBand and RoCEv2 builds of the spec ``document`` (see the module docstring).
 
@@ -809,6 +810,9 @@ def compare_transports(
         The design's GPU count when known: above ``max_gpus`` nothing is built.
     max_gpus
         The size cap (:data:`FULL_SIZE_MAX_GPUS`).
+    current_counts
+        Switches per role of the stored design (its summary's ``switches``): when the design
+        is not built, they say which roles it uses.
 
     Raises
     ------
@@ -860,6 +864,14 @@ def compare_transports(
             notes=other_notes,
         ),
     }
+    if capped and current_counts:
+        mine = sides[current]
+        roles = {role: n for role, n in current_counts.items() if role in mine.switches}
+        sides[current] = replace(
+            mine,
+            switches={role: mine.switches[role] for role in roles},
+            switch_counts=roles,
+        )
     pair = (sides["infiniband"], sides["roce"])
     built_gpus = gpus if gpus is not None else sides[current].gpus
     return TransportComparison(
@@ -988,7 +1000,7 @@ def _features(pair: tuple[Side, Side], facts: CatalogFacts, speed: int | None) -
 def _fmt_w(watts: float | None) -> str:
     if watts is None:
         return "unknown"
-    return f"{watts / 1000:,.1f} kW" if watts >= 10_000 else f"{watts:,.0f} W"
+    return f"{watts / 1000:,.1f} kW" if watts >= 1000 else f"{watts:,.0f} W"
 
 
 def _reasons(
@@ -1064,14 +1076,24 @@ def price_comparison(comparison: TransportComparison, table: PriceTable, *, curr
     discount or margin): per cost group and in total, with the unpriced parts (never counted as
     zero) and the parts whose prices make the difference. Only for users with the price right.
 
-    Amounts are strings with two decimals (exact).
+    A difference (RoCE minus InfiniBand) is given only where both sides are fully priced: per
+    group in ``differences`` (``None`` where a side has unpriced lines in it), and in total as
+    ``difference`` (``None`` unless both bills are complete); ``difference_priced_only`` is the
+    difference of the priced lines' totals, whatever is missing. Amounts are strings with two
+    decimals (exact).
     """
 
     def money(value: Decimal | None) -> str | None:
         return None if value is None else f"{value:.2f}"
 
-    out = {"currency": currency, "sides": {}, "difference": None}
-    totals = {}
+    out = {
+        "currency": currency,
+        "sides": {},
+        "differences": [],
+        "difference": None,
+        "difference_priced_only": None,
+    }
+    totals, complete, by_group = {}, {}, {}
     for side in comparison.sides:
         if side.bom is None:
             out["sides"][side.transport] = None
@@ -1102,6 +1124,10 @@ def price_comparison(comparison: TransportComparison, table: PriceTable, *, curr
                 unpriced_groups[group] = unpriced_groups.get(group, 0) + 1
         biggest = sorted(parts.values(), key=lambda p: (-p["cost"], p["part"]))[:5]
         totals[side.transport] = quote.cost_total
+        complete[side.transport] = quote.complete
+        by_group[side.transport] = {
+            group: None if unpriced_groups.get(group) else cost for group, cost in groups.items()
+        }
         out["sides"][side.transport] = {
             "groups": [
                 {
@@ -1118,7 +1144,21 @@ def price_comparison(comparison: TransportComparison, table: PriceTable, *, curr
             "largest": [{**p, "cost": money(p["cost"])} for p in biggest],
         }
     if len(totals) == 2:
-        out["difference"] = money(totals["roce"] - totals["infiniband"])
+        ib, roce = by_group["infiniband"], by_group["roce"]
+        for group in dict.fromkeys(COST_GROUPS.values()):
+            if group not in ib and group not in roce:
+                continue
+            a, b = ib.get(group, Decimal("0.00")), roce.get(group, Decimal("0.00"))
+            out["differences"].append(
+                {
+                    "group": group,
+                    "difference": None if a is None or b is None else money(b - a),
+                    "comparable": a is not None and b is not None,
+                }
+            )
+        out["difference_priced_only"] = money(totals["roce"] - totals["infiniband"])
+        if complete["infiniband"] and complete["roce"]:
+            out["difference"] = out["difference_priced_only"]
     return out
 
 

@@ -24,7 +24,7 @@ from inventory.permissions import (
 )
 from inventory.services import SEED_PRICE_BOOK
 from planner import presentation
-from planner.designs import figures, selectors, services
+from planner.designs import figures, selectors, services, transport
 from planner.designs.bom import OutputError, revision_bom_diff
 from planner.designs.filtersets import DESIGN_SORTS, DesignFilterSet
 from planner.designs.forms import (
@@ -168,6 +168,7 @@ def design_detail(request, pk):
         "summary": presentation.summary_context(shown.summary if shown else {}),
         "can_write": selectors.design_can_write(request.user, design),
         "can_manage": selectors.design_can_manage(request.user, design),
+        "transport": transport.page_context(request.user, shown),
     }
     return render(request, "planner/design_detail.html", context)
 

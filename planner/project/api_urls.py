@@ -4,7 +4,7 @@ from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from planner.audit import api as audit
-from planner.designs.api import canvas, optical, views, wizard
+from planner.designs.api import canvas, optical, transport, views, wizard
 from planner.outputs import api as outputs
 from planner.quotes import api as quotes
 from simulation.api import overlays
@@ -56,6 +56,11 @@ urlpatterns = [
         "designs/<int:design_pk>/revisions/<int:number>/optical-budget/",
         optical.RevisionOpticalBudgetView.as_view(),
         name="design-revision-optical-budget",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/transport-comparison/",
+        transport.RevisionTransportComparisonView.as_view(),
+        name="design-revision-transport-comparison",
     ),
     path(
         "designs/<int:design_pk>/topology/",

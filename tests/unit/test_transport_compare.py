@@ -67,9 +67,15 @@ def test_costs_differ_as_the_price_book_says(comparison):
     assert Decimal(switches["roce"]["cost"]) == ETH_PRICE * sum(roce.switch_counts.values())
     # Optics are not in this book: unpriced, never counted as zero, and named.
     assert not priced["sides"]["roce"]["complete"] and priced["sides"]["roce"]["unpriced_parts"]
+    # A difference only where both sides are fully priced: the switches, not the total.
+    assert priced["difference"] is None
+    differences = {d["group"]: d for d in priced["differences"]}
+    assert Decimal(differences["switches"]["difference"]) == Decimal(
+        switches["roce"]["cost"]
+    ) - Decimal(switches["infiniband"]["cost"])
+    assert not differences["optics"]["comparable"] and differences["optics"]["difference"] is None
     totals = {t: Decimal(priced["sides"][t]["total"]) for t in ("infiniband", "roce")}
-    assert totals["roce"] - totals["infiniband"] == Decimal(priced["difference"])
-    assert priced["difference"] != "0.00"
+    assert totals["roce"] - totals["infiniband"] == Decimal(priced["difference_priced_only"])
 
 
 def test_busbw_comes_from_the_simulator_under_each_transports_routing(facts, comparison):
@@ -131,4 +137,10 @@ def test_large_designs_are_capped(facts):
     result = compare_transports(TINY, facts, gpus=20_000, max_gpus=8_192)
     assert result.capped and all(not side.built and not side.flows for side in result.sides)
     assert "20,000 GPUs" in result.notes[0] and result.side("roce").counterparts
-    assert price_comparison(result, PriceTable([]), currency="USD")["difference"] is None
+    assert price_comparison(result, PriceTable([]), currency="USD")["differences"] == []
+    assert result.side("roce").switch_counts == {}  # not built, no stored counts given
+    counted = compare_transports(
+        TINY, facts, gpus=20_000, max_gpus=8_192, current_counts={"leaf": 8, "spine": 4}
+    )
+    assert counted.side("infiniband").switch_counts == {"leaf": 8, "spine": 4}
+    assert set(counted.side("infiniband").switches) == {"leaf", "spine"}
