@@ -73,12 +73,12 @@ def search(*, user, query: str, limit: int = LIMIT) -> dict:
         Quote.objects.filter(design__in=design_list_for(user).values("pk"))
         .filter(match)
         .select_related("design")
-        .order_by("-year", "-sequence")
+        .order_by("-year", "-sequence", "-version")
     )
     for quote in quotes[:limit]:
         hit = {
             "number": quote.number,
-            "title": quote.number,
+            "title": quote.label,
             "detail": f"design {quote.design.name}"
             + (f", customer {quote.customer}" if prices else ""),
             "url": quote.get_absolute_url(),

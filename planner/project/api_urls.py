@@ -94,6 +94,37 @@ urlpatterns = [
         name="design-quote-pdf",
     ),
     path(
+        "designs/<int:design_pk>/quotes/<int:pk>/csv/",
+        quotes.QuoteFileView.as_view(),
+        {"fmt": "csv"},
+        name="design-quote-csv",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/send/",
+        quotes.QuoteTransitionView.as_view(step="send"),
+        name="design-quote-send",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/accept/",
+        quotes.QuoteTransitionView.as_view(step="accept"),
+        name="design-quote-accept",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/decline/",
+        quotes.QuoteTransitionView.as_view(step="decline"),
+        name="design-quote-decline",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/reprice/",
+        quotes.QuoteRepriceView.as_view(),
+        name="design-quote-reprice",
+    ),
+    path(
+        "designs/<int:design_pk>/quotes/<int:pk>/diff/",
+        quotes.QuoteDiffView.as_view(),
+        name="design-quote-diff",
+    ),
+    path(
         "designs/<int:design_pk>/quotes/<int:pk>/xlsx/",
         quotes.QuoteFileView.as_view(),
         {"fmt": "xlsx"},

@@ -37,6 +37,16 @@ urlpatterns = [
     path("<int:pk>/quotes/<int:quote_pk>/", quote_views.quote_detail, name="quote-detail"),
     path("<int:pk>/quotes/<int:quote_pk>/edit/", quote_views.quote_edit, name="quote-edit"),
     path("<int:pk>/quotes/<int:quote_pk>/delete/", quote_views.quote_delete, name="quote-delete"),
+    path("<int:pk>/quotes/<int:quote_pk>/diff/", quote_views.quote_diff, name="quote-diff"),
+    *[
+        path(
+            f"<int:pk>/quotes/<int:quote_pk>/{step}/",
+            quote_views.quote_step,
+            {"step": step},
+            name=f"quote-{step}",
+        )
+        for step in quote_views.STEP_DONE
+    ],
     path(
         "<int:pk>/quotes/<int:quote_pk>/<str:fmt>/",
         quote_views.quote_download,

@@ -3,13 +3,21 @@
 - ``GET`` list, ``POST`` create (needs write access to the design);
 - ``GET``/``PATCH``/``DELETE`` ``<id>/``: one quote's terms (change and delete need write);
 - ``GET <id>/priced/``: the priced bill of materials as JSON (lines, category subtotals,
-  totals, unpriced parts; amounts as strings with two decimals);
-- ``GET <id>/pdf/`` and ``<id>/xlsx/``: the quote as a file (downloads are audited).
+  totals, unpriced parts; amounts as strings with two decimals); a sent quote's as sent;
+- ``GET <id>/pdf/``, ``<id>/xlsx/`` and ``<id>/csv/``: the quote as a file (downloads are
+  audited);
+- ``POST <id>/send/``, ``<id>/accept/``, ``<id>/decline/``: the lifecycle (design writers;
+  sending needs the price right); a step the status does not allow (sending a sent quote,
+  accepting an expired one, changing or deleting a sent one) is 409 with ``detail`` saying
+  why and ``status`` naming the status;
+- ``POST <id>/reprice/``: a sent quote's next version from current prices (201, the new
+  version); ``GET <id>/diff/``: a version line by line against the one it was re-priced from.
 
-Who reads a design reads its quotes' terms, but the price terms (discounts, margin) and the
-internal notes only with the price right (:func:`planner.designs.selectors.user_can_view_prices`):
-without it they are left out of every answer, and writing them is 403. The priced answer and
-the files need the price right too, otherwise 403 saying so.
+Who reads a design reads its quotes' terms, but the price terms (discounts, margin), the
+internal notes and the ``reprice`` field only with the price right
+(:func:`planner.designs.selectors.user_can_view_prices`): without it they are left out of
+every answer, and writing them is 403. The priced answer, the files, sending and re-pricing
+need the price right too, otherwise 403 saying so; the diff then shows quantities only.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -28,13 +36,30 @@ from inventory.models import PriceBook
 from inventory.permissions import price_books_pickable_for, user_can_read_price_book
 from planner.designs import selectors
 from planner.quotes import services as quotes
-from planner.quotes.models import QUOTE_PRICE_CONDITIONS, Quote
+from planner.quotes.models import QUOTE_PRICE_CONDITIONS, QUOTE_STATUS_LABELS, Quote
 from planner.teams.selectors import quote_require_prices, user_can_view_prices
 
 NO_PRICES = OpenApiResponse(description="The user may not see prices")
 
 
 PRICE_TERMS_ONLY = " Only for users with the price right: absent otherwise."
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class RepriceField(serializers.Field):
+    """A sent quote's :func:`planner.quotes.services.quote_reprice_check` (output only): asked
+    for by the context (``reprice``), with the price right only; ``None`` otherwise (and then
+    left out of the answer)."""
+
+    def to_representation(self, quote):
+        context = self.parent.context
+        if not (context.get("reprice") and context.get("may_view_prices")):
+            return None
+        check = quotes.quote_reprice_check(quote)
+        return None if check is None else check.as_dict()
+
+    def to_internal_value(self, data):
+        raise serializers.ValidationError("Read only.")
 
 
 class QuoteSerializer(serializers.ModelSerializer):
@@ -59,6 +84,29 @@ class QuoteSerializer(serializers.ModelSerializer):
     revision = serializers.IntegerField(source="revision.number", read_only=True)
     price_book = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     created_by = serializers.CharField(source="created_by.username", read_only=True, default="")
+    status = serializers.ChoiceField(
+        source="lifecycle_status",
+        choices=list(QUOTE_STATUS_LABELS.items()),
+        read_only=True,
+        help_text="draft, sent, accepted, declined, superseded, or expired (a sent quote past "
+        "its valid_until day).",
+    )
+    label = serializers.CharField(read_only=True, help_text="The number with its version.")
+    previous_version = serializers.IntegerField(
+        source="previous.version",
+        read_only=True,
+        default=None,
+        allow_null=True,
+        help_text="The version this one was re-priced from.",
+    )
+    sent_by = serializers.CharField(source="sent_by.username", read_only=True, default="")
+    reprice = RepriceField(
+        source="*",
+        required=False,
+        help_text="A sent quote's answers only (not in lists): whether re-pricing would change "
+        "it (``available``, ``reasons``, ``price_changes`` with the book price sent and today, "
+        "``newer_revision``)." + PRICE_TERMS_ONLY,
+    )
     links = serializers.SerializerMethodField()
 
     class Meta:
@@ -66,20 +114,31 @@ class QuoteSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "number",
+            "version",
+            "label",
+            "status",
+            "previous_version",
             "design",
             *quotes.EDITABLE_FIELDS,
             "created_by",
             "created",
             "updated",
+            "sent_at",
+            "sent_by",
+            "answered_at",
+            "reprice",
             "links",
         ]
-        read_only_fields = [name for name in fields if name not in quotes.PRICE_TERMS]
+        # Not read-only: the schema lists them as optional (see ``discounts_pct``).
+        read_only_fields = [name for name in fields if name not in (*quotes.PRICE_TERMS, "reprice")]
 
     def to_representation(self, quote):
         data = super().to_representation(quote)
         if not self.context.get("may_view_prices", False):
-            for name in quotes.PRICE_TERMS:
+            for name in (*quotes.PRICE_TERMS, "reprice"):
                 data.pop(name, None)
+        elif not self.context.get("reprice", False) or data.get("reprice") is None:
+            data.pop("reprice", None)
         return data
 
     def get_links(self, quote) -> dict[str, str]:
@@ -88,6 +147,8 @@ class QuoteSerializer(serializers.ModelSerializer):
             "priced": reverse("design-quote-priced", args=args),
             "pdf": reverse("design-quote-pdf", args=args),
             "xlsx": reverse("design-quote-xlsx", args=args),
+            "csv": reverse("design-quote-csv", args=args),
+            "diff": reverse("design-quote-diff", args=args),
             "page": quote.get_absolute_url(),
         }
 
@@ -152,7 +213,23 @@ def _terms(data: dict, design, *, may_view_prices: bool) -> dict:
     return terms
 
 
+QUOTE_STATUS_CONFLICT = OpenApiResponse(
+    description="The quote's status does not allow this (``detail`` says why, ``status`` is "
+    "the status it is in): e.g. only a draft is sent or changed, an expired quote is not "
+    "accepted."
+)
+
+
 class _QuoteAPIView(APIView):
+    def handle_exception(self, exc):
+        """A step the quote's status does not allow: 409 naming the status."""
+        if isinstance(exc, quotes.QuoteStatusError):
+            return Response(
+                {"detail": exc.detail, "status": exc.quote_status},
+                status=status.HTTP_409_CONFLICT,
+            )
+        return super().handle_exception(exc)
+
     def _design(self, *, write: bool = False):
         return selectors.design_get_for(self.request.user, self.kwargs["design_pk"], write=write)
 
@@ -166,8 +243,12 @@ class _QuoteAPIView(APIView):
             return user_can_read_price_book(self.request.user, quote.price_book)
         return user_can_view_prices(self.request.user)
 
-    def _show(self, quote_or_quotes, **kwargs):
-        context = {"may_view_prices": self._may_view_prices()}
+    def _show(self, quote_or_quotes, *, reprice: bool = False, **kwargs):
+        if reprice:  # one quote: its own book decides
+            may_view_prices = self._may_view_prices(quote_or_quotes)
+        else:
+            may_view_prices = self._may_view_prices()
+        context = {"may_view_prices": may_view_prices, "reprice": reprice}
         return QuoteSerializer(quote_or_quotes, context=context, **kwargs).data
 
     def _terms(self, data: dict, design) -> dict:
@@ -197,9 +278,11 @@ class QuoteDetailView(_QuoteAPIView):
 
     @extend_schema(responses={200: QuoteSerializer})
     def get(self, request, design_pk: int, pk: int):
-        return Response(self._show(self._quote()))
+        return Response(self._show(self._quote(), reprice=True))
 
-    @extend_schema(request=QuoteWriteSerializer, responses={200: QuoteSerializer})
+    @extend_schema(
+        request=QuoteWriteSerializer, responses={200: QuoteSerializer, 409: QUOTE_STATUS_CONFLICT}
+    )
     def patch(self, request, design_pk: int, pk: int):
         quote = self._quote(write=True)
         params = QuoteWriteSerializer(data=request.data, partial=True, context={"request": request})
@@ -209,7 +292,7 @@ class QuoteDetailView(_QuoteAPIView):
         )
         return Response(self._show(changed))
 
-    @extend_schema(responses={204: None})
+    @extend_schema(responses={204: None, 409: QUOTE_STATUS_CONFLICT})
     def delete(self, request, design_pk: int, pk: int):
         quotes.quote_delete(quote=self._quote(write=True), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -223,16 +306,21 @@ class QuotePricedView(_QuoteAPIView):
     def get(self, request, design_pk: int, pk: int):
         quote = self._quote()
         quote_require_prices(self._may_view_prices(quote))
-        return Response(quotes.quote_price(quote).as_dict())
+        data = quotes.quote_price(quote).as_dict()
+        check = quotes.quote_reprice_check(quote)
+        if check is not None:
+            data["reprice"] = check.as_dict()
+        return Response(data)
 
 
 class QuoteFileView(_QuoteAPIView):
-    """The quote as a PDF or XLSX download (needs the price right; audited)."""
+    """The quote as a PDF, XLSX or CSV download (needs the price right; audited)."""
 
     @extend_schema(
         responses={
             (200, "application/pdf"): OpenApiTypes.BINARY,
             (200, quotes.EXPORT_FORMATS["xlsx"]): OpenApiTypes.BINARY,
+            (200, "text/csv"): OpenApiTypes.BINARY,
             403: NO_PRICES,
         }
     )
@@ -245,6 +333,85 @@ class QuoteFileView(_QuoteAPIView):
             may_view_prices=self._may_view_prices(quote),
         )
         return quote_file_response(export)
+
+
+class QuoteRepriceSerializer(serializers.Serializer):
+    revision = serializers.IntegerField(
+        required=False, help_text="Revision number to price (default: the design's latest)."
+    )
+
+
+class QuoteTransitionView(_QuoteAPIView):
+    """A step of the quote's lifecycle (``step``, set by the URL): ``send`` (draft -> sent,
+    freezes its prices; needs the price right), ``accept`` (sent, not expired -> accepted),
+    ``decline`` (sent or expired -> declined). A step the status does not allow is 409 with
+    ``status`` naming it."""
+
+    step = ""
+
+    @extend_schema(
+        request=None,
+        responses={200: QuoteSerializer, 403: NO_PRICES, 409: QUOTE_STATUS_CONFLICT},
+    )
+    def post(self, request, design_pk: int, pk: int):
+        quote = self._quote(write=True)
+        if self.step == "send":
+            done = quotes.quote_send(
+                quote=quote, actor=request.user, may_view_prices=self._may_view_prices(quote)
+            )
+        elif self.step == "accept":
+            done = quotes.quote_accept(quote=quote, actor=request.user)
+        else:
+            done = quotes.quote_decline(quote=quote, actor=request.user)
+        return Response(self._show(done, reprice=True))
+
+
+class QuoteRepriceView(_QuoteAPIView):
+    """Re-price a sent (or expired) quote: its next version, a draft from current prices for
+    the design's latest revision (or ``revision``); the sent one becomes superseded. The new
+    version's ``diff`` link compares the two line by line."""
+
+    @extend_schema(
+        request=QuoteRepriceSerializer,
+        responses={201: QuoteSerializer, 403: NO_PRICES, 409: QUOTE_STATUS_CONFLICT},
+    )
+    def post(self, request, design_pk: int, pk: int):
+        quote = self._quote(write=True)
+        params = QuoteRepriceSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        revision = None
+        if "revision" in params.validated_data:
+            revision = selectors.revision_get(quote.design, params.validated_data["revision"])
+        new = quotes.quote_reprice(
+            quote=quote,
+            actor=request.user,
+            may_view_prices=self._may_view_prices(quote),
+            revision=revision,
+        )
+        return Response(self._show(new, reprice=True), status=status.HTTP_201_CREATED)
+
+
+class QuoteDiffView(_QuoteAPIView):
+    """A version of the quote line by line against the version it was re-priced from: lines
+    added, removed and changed (quantity, unit price, offer), lines unchanged, and the totals
+    with their delta. Without the price right: quantities only (no prices, no totals). A first
+    version has nothing to compare (``from`` is null)."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, design_pk: int, pk: int):
+        quote = self._quote()
+        may_view_prices = self._may_view_prices(quote)
+        compared = quotes.quote_version_diff(quote)
+        if compared is None:
+            return Response(
+                {
+                    "from": None,
+                    "to": {"label": quote.label, "version": quote.version},
+                    "detail": f"{quote.label} is the first version: there is no earlier "
+                    "version to compare.",
+                }
+            )
+        return Response(compared.as_dict(with_prices=may_view_prices))
 
 
 def quote_file_response(export: quotes.ExportFile) -> HttpResponse:

@@ -1,11 +1,12 @@
-"""A priced quote as files: PDF (fpdf2) for the customer, XLSX (openpyxl) to work with.
+"""A priced quote as files: PDF (fpdf2) for the customer, XLSX (openpyxl) and CSV to work with.
 
-Both are made from one :class:`planner.quotes.services.QuoteDocument` and show the same figures: the
-quote number, customer, validity, every line with its quantity (spares included), unit and
-extended sell prices, category subtotals, the total, and the unpriced parts with the reason.
-The XLSX adds the book price, discount and unit cost of each line (an internal sheet). Its
-text cells are strings, never formulas: text that begins with ``=``, ``+``, ``-``, ``@``, tab
-or CR is written with a ``'`` before it (:func:`inventory.library.cells.safe_cell`).
+All are made from one :class:`planner.quotes.services.QuoteDocument` (a sent quote's: its
+snapshot, so a file downloaded later is the one sent) and show the same figures: the quote
+number and version, customer, validity, every line with its quantity (spares included), unit
+and extended sell prices, category subtotals, the total, and the unpriced parts with the
+reason. The XLSX and CSV add the book price, discount and unit cost of each line (internal).
+Their text cells are strings, never formulas: text that begins with ``=``, ``+``, ``-``,
+``@``, tab or CR is written with a ``'`` before it (:func:`inventory.library.cells.safe_cell`).
 
 The PDF sets every text in DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew), with Noto Sans
 CJK as the fallback for Chinese, Japanese and Korean, both embedded (subset) in the file, and
@@ -16,6 +17,7 @@ and the totals block is kept on one page.
 
 from __future__ import annotations
 
+import csv
 import functools
 import importlib.util
 import io
@@ -34,7 +36,7 @@ from inventory.library.cells import safe_cell
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
 from planner.presentation import NETWORK_LABELS
 
-__all__ = ["PdfFonts", "pdf_fonts", "quote_pdf", "quote_xlsx"]
+__all__ = ["PdfFonts", "pdf_fonts", "quote_csv", "quote_pdf", "quote_xlsx"]
 
 MONEY_FORMAT = "#,##0.00"
 DASH = "\u2014"  # "—": no amount (the line or category is unpriced)
@@ -122,10 +124,11 @@ class _QuotePDF(FPDF):
         self.cell(0, 5, f"Quote {self.number} - page {self.page_no()}/{{nb}}", align="C")
 
 
-def _texts(quote, priced):
+def _texts(document):
     """Every user-typed or catalog text the PDF prints (to pick its fonts)."""
-    yield from (_text(quote.customer), _text(quote.design.name), _text(quote.notes))
-    yield _text(quote.price_book.name)
+    quote, priced = document.quote, document.priced
+    yield from (_text(quote.customer), _text(document.design_name), _text(quote.notes))
+    yield _text(document.price_book_name)
     for line in priced.lines:
         bom_line = line.line
         yield from (_text(bom_line.part), _text(bom_line.name), _text(bom_line.manufacturer))
@@ -190,22 +193,28 @@ def _totals(pdf: FPDF, priced, currency: str) -> None:
     pdf.set_font(FONT, size=9)
 
 
+def _design_text(document) -> str:
+    return f"{document.design_name}, revision {document.revision_number}"
+
+
 def quote_pdf(document) -> bytes:
     """The quote as a PDF (A4 landscape); ``document`` must carry prices."""
     quote, priced = document.quote, document.priced
-    pdf = _QuotePDF(quote.number, texts=_texts(quote, priced))
-    pdf.set_title(f"Quote {quote.number}")
+    pdf = _QuotePDF(quote.label, texts=_texts(document))
+    pdf.set_title(f"Quote {quote.label}")
     pdf.set_author("Fabric Planner")
+    if document.frozen and document.quote.sent_at:
+        pdf.set_creation_date(document.quote.sent_at)  # the same file at every download
     pdf.add_page()
     pdf.set_font(FONT, "B", 16)
-    pdf.cell(0, 9, f"Quote {quote.number}", new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 9, f"Quote {quote.label}", new_x="LMARGIN", new_y="NEXT")
     facts = [
         ("Customer", quote.customer),
-        ("Design", f"{quote.design.name}, revision {quote.revision.number}"),
+        ("Design", _design_text(document)),
         ("Date", document.priced_on.isoformat()),
         ("Valid until", quote.valid_until.isoformat()),
         ("Currency", quote.currency),
-        ("Prices", f"{quote.price_book.name} ({quote.price_condition} offers)"),
+        ("Prices", f"{document.price_book_name} ({quote.price_condition} offers)"),
         ("Status", priced.status),
     ]
     for label, value in facts:
@@ -302,13 +311,13 @@ def quote_xlsx(document) -> bytes:
     sheet.title = "Quote"
     bold = Font(bold=True)
     header = [
-        ("Quote", quote.number),
+        ("Quote", quote.label),
         ("Customer", quote.customer),
-        ("Design", f"{quote.design.name}, revision {quote.revision.number}"),
+        ("Design", _design_text(document)),
         ("Date", document.priced_on),
         ("Valid until", quote.valid_until),
         ("Currency", quote.currency),
-        ("Price book", f"{quote.price_book.name} ({quote.price_condition} offers)"),
+        ("Price book", f"{document.price_book_name} ({quote.price_condition} offers)"),
         ("Margin %", float(priced.margin_pct)),
         ("Status", priced.status),
         ("Rules", f"{DISCOUNT_RULE} {MARGIN_RULE} {ROUNDING_RULE}"),
@@ -401,3 +410,65 @@ def quote_xlsx(document) -> bytes:
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+#: Columns of the CSV file, one row per line of the quote.
+CSV_COLUMNS = (
+    "part",
+    "part_number",
+    "name",
+    "manufacturer",
+    "category",
+    "tier",
+    "length_m",
+    "base_quantity",
+    "spares",
+    "quantity",
+    "book_price",
+    "discount_pct",
+    "unit_cost",
+    "unit_price",
+    "extended_price",
+    "status",
+    "source",
+)
+
+
+def quote_csv(document) -> bytes:
+    """The quote's lines as CSV (UTF-8): :data:`CSV_COLUMNS`, amounts with two decimals and no
+    thousands separator, an unpriced line with empty price cells and ``unpriced: <reason>``;
+    then one ``total`` row (sell total in ``extended_price``, cost total in ``unit_cost``)."""
+    quote, priced = document.quote, document.priced
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+
+    def money(value: Decimal | None) -> str:
+        return "" if value is None else f"{value:.2f}"
+
+    writer.writerow([safe_cell(f"Quote {quote.label}"), safe_cell(quote.customer)])
+    writer.writerow(CSV_COLUMNS)
+    for line in priced.lines:
+        bom_line = line.line
+        row = [
+            bom_line.part,
+            bom_line.part_number,
+            bom_line.name,
+            bom_line.manufacturer,
+            bom_line.category,
+            bom_line.tier,
+            "" if bom_line.length_m is None else f"{bom_line.length_m:g}",
+            bom_line.base_quantity,
+            bom_line.spares,
+            bom_line.quantity,
+            money(line.unit_book),
+            str(line.discount_pct),
+            money(line.unit_cost),
+            money(line.unit_sell),
+            money(line.extended_sell),
+            "priced" if line.priced else f"unpriced: {line.unpriced_reason}",
+            line.offer.describe() if line.offer else "",
+        ]
+        writer.writerow([safe_cell(value) if isinstance(value, str) else value for value in row])
+    total = ["total", *[""] * 11, money(priced.cost_total), "", money(priced.sell_total)]
+    writer.writerow([*total, priced.status, f"{quote.currency}"])
+    return out.getvalue().encode()

@@ -1,4 +1,5 @@
-"""Quotes: a priced offer for one revision of a design, numbered per year."""
+"""Quotes: a priced offer for one revision of a design, numbered per year, with a lifecycle
+(draft -> sent -> accepted / declined / expired, or superseded by a new version)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,22 @@ def quote_default_valid_until():
     return timezone.localdate() + timedelta(days=QUOTE_VALIDITY_DAYS)
 
 
+class QuoteStatusChoices(models.TextChoices):
+    """Stored statuses of a quote. *Expired* is not stored: a sent quote is expired once its
+    ``valid_until`` day has passed (:attr:`Quote.lifecycle_status`)."""
+
+    DRAFT = "draft", "Draft"
+    SENT = "sent", "Sent"
+    ACCEPTED = "accepted", "Accepted"
+    DECLINED = "declined", "Declined"
+    SUPERSEDED = "superseded", "Superseded"
+
+
+#: The status a sent quote shows once its validity has passed.
+QUOTE_EXPIRED = "expired"
+QUOTE_STATUS_LABELS = {**dict(QuoteStatusChoices.choices), QUOTE_EXPIRED: "Expired"}
+
+
 class Quote(models.Model):
     """A priced offer for one revision of a design, numbered ``Q-<year>-<sequence>``.
 
@@ -36,6 +53,12 @@ class Quote(models.Model):
     ``discounts_pct`` per category; the sell price adds ``margin_pct`` as a margin on the sell
     price: ``sell = cost / (1 - margin_pct / 100)``. ``spares_pct`` adds spares per category to
     the bill of materials. The numbers are assigned by :func:`planner.quotes.services.quote_create`.
+
+    A draft is priced from the book each time it is read. Sending it stores ``snapshot``
+    (:func:`planner.domain.outputs.quote_versions.freeze`: every priced line, the offers with
+    their source and date, the totals, the design's name and the book's) and from then on
+    every reader uses that snapshot. Re-pricing a sent quote makes version ``n + 1`` with the
+    same number (``previous`` points back) and marks this one superseded.
     """
 
     design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="quotes")
@@ -47,7 +70,41 @@ class Quote(models.Model):
     )
     year = models.PositiveSmallIntegerField(editable=False)
     sequence = models.PositiveIntegerField(editable=False)
-    number = models.CharField(max_length=20, unique=True, editable=False)
+    number = models.CharField(max_length=20, db_index=True, editable=False)
+    version = models.PositiveSmallIntegerField(default=1, editable=False)
+    previous = models.ForeignKey(
+        "self",
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="next_versions",
+        help_text="The version this one was re-priced from.",
+    )
+    status = models.CharField(
+        max_length=12,
+        choices=QuoteStatusChoices.choices,
+        default=QuoteStatusChoices.DRAFT,
+        editable=False,
+    )
+    snapshot = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The quote as sent: priced lines, offers, totals, design and book names.",
+    )
+    sent_at = models.DateTimeField(null=True, blank=True, editable=False)
+    sent_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="quotes_sent",
+    )
+    answered_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When it was accepted or declined."
+    )
     customer = models.CharField(max_length=200)
     price_book = models.ForeignKey(
         "inventory.PriceBook", on_delete=models.PROTECT, related_name="quotes"
@@ -84,9 +141,22 @@ class Quote(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["-year", "-sequence"]
+        ordering = ["-year", "-sequence", "-version"]
         constraints = [
-            models.UniqueConstraint(fields=["year", "sequence"], name="planner_quote_sequence"),
+            models.UniqueConstraint(
+                fields=["year", "sequence", "version"], name="planner_quote_sequence_version"
+            ),
+            models.UniqueConstraint(
+                fields=["number", "version"], name="planner_quote_number_version"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(version__gte=1), name="planner_quote_version_from_1"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status=QuoteStatusChoices.DRAFT)
+                | models.Q(snapshot__isnull=False),
+                name="planner_quote_sent_has_snapshot",
+            ),
             models.CheckConstraint(
                 condition=models.Q(margin_pct__gte=0) & models.Q(margin_pct__lt=100),
                 name="planner_quote_margin_range",
@@ -94,10 +164,37 @@ class Quote(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.number} {self.customer}"
+        return f"{self.label} {self.customer}"
 
     def get_absolute_url(self):
         return reverse("planner:quote-detail", args=[self.design_id, self.pk])
+
+    @property
+    def label(self) -> str:
+        """The number, with the version from the second on: ``Q-2026-0042 v2``."""
+        return self.number if self.version == 1 else f"{self.number} v{self.version}"
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the quote was sent (its prices are the snapshot's, never the book's)."""
+        return self.status != QuoteStatusChoices.DRAFT
+
+    @property
+    def is_expired(self) -> bool:
+        """A sent quote whose last valid day has passed."""
+        return (
+            self.status == QuoteStatusChoices.SENT
+            and self.valid_until is not None
+            and self.valid_until < timezone.localdate()
+        )
+
+    @property
+    def lifecycle_status(self) -> str:
+        """The stored status, or ``expired`` for a sent quote past its validity."""
+        return QUOTE_EXPIRED if self.is_expired else self.status
+
+    def get_lifecycle_status_display(self) -> str:
+        return QUOTE_STATUS_LABELS[self.lifecycle_status]
 
     def clean(self):
         super().clean()

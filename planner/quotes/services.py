@@ -1,27 +1,37 @@
-"""Quotes of a design revision: create, change and delete them (audited), price them, export
-them as PDF or XLSX, and compare two revisions' bills of materials with cost and power deltas.
+"""Quotes of a design revision: create, change and delete them (audited), send them and record
+the customer's answer, re-price them into a new version, price them, export them as PDF, XLSX
+or CSV, and compare two revisions' bills of materials with cost and power deltas.
+
+Lifecycle (:class:`~planner.quotes.models.QuoteStatusChoices`)::
+
+    draft --send--> sent --accept--> accepted
+                     |  --decline--> declined
+                     |  (valid_until passed: expired; may be declined or re-priced, not accepted)
+                     +--re-price--> superseded, and a new draft version with the same number
 
 Pricing is :mod:`planner.domain.outputs.quote` applied to the revision's bill of materials
 (:func:`planner.outputs.services.revision_bom`, with the quote's spares) and the quote's price book
-(:func:`planner.designs.adapters.price_table`). A quote stores its terms, not its prices: it is
-priced
-from the book as the book stands when it is opened, exported or downloaded.
+(:func:`planner.designs.adapters.price_table`). A draft stores its terms, not its prices: it is
+priced from the book as the book stands when it is opened, exported or downloaded. Sending
+stores the priced quote with it (:func:`planner.domain.outputs.quote_versions.freeze`, in
+``Quote.snapshot``); every later read of a sent quote is that snapshot, whatever happens to the
+price book, the catalog or the design. Only drafts change or are deleted.
 
 Who may see prices is decided by the caller
 (:func:`planner.designs.selectors.user_can_view_prices`):
-:func:`quote_price` leaves prices out when asked, and :func:`quote_export` refuses without
-them.
+:func:`quote_price` leaves prices out when asked, and :func:`quote_export`, :func:`quote_send`
+and :func:`quote_reprice` refuse without them (sending and re-pricing fix prices).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.http import Http404
 from django.utils import timezone
 
@@ -39,7 +49,21 @@ from planner.domain.outputs.quote import (
     price_quote,
     prices_for,
 )
-from planner.quotes.models import Quote, QuoteNumberSequence
+from planner.domain.outputs.quote_versions import (
+    PriceMove,
+    QuoteDiff,
+    freeze,
+    moved_prices,
+    quote_diff,
+    thaw,
+)
+from planner.quotes.models import (
+    QUOTE_EXPIRED,
+    QUOTE_STATUS_LABELS,
+    Quote,
+    QuoteNumberSequence,
+    QuoteStatusChoices,
+)
 from planner.teams.selectors import PRICES_HIDDEN
 
 __all__ = [
@@ -48,14 +72,24 @@ __all__ = [
     "PRICE_TERMS",
     "ExportFile",
     "QuoteDocument",
+    "QuoteStatusError",
+    "QuoteVersionDiff",
+    "RepriceCheck",
+    "quote_accept",
     "quote_create",
+    "quote_decline",
     "quote_delete",
     "quote_export",
     "quote_get",
     "quote_list",
     "quote_number",
     "quote_price",
+    "quote_reprice",
+    "quote_reprice_check",
+    "quote_send",
     "quote_update",
+    "quote_version_diff",
+    "quote_versions",
 ]
 
 #: What a quote's author may change after creating it (the number never changes).
@@ -77,6 +111,7 @@ PRICE_TERMS = ("discounts_pct", "margin_pct", "notes")
 EXPORT_FORMATS = {
     "pdf": "application/pdf",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "csv": "text/csv; charset=utf-8",
 }
 PRICE_TERMS_HIDDEN = (
     "Discounts, margin and internal notes of a quote are shown and changed only by users with "
@@ -85,8 +120,13 @@ PRICE_TERMS_HIDDEN = (
 
 
 def quote_list(design: Design):
-    """Quotes of ``design``, newest first."""
-    return design.quotes.select_related("revision", "price_book", "created_by")
+    """Quotes of ``design`` (every version), newest first."""
+    return design.quotes.select_related("revision", "price_book", "created_by", "previous")
+
+
+def quote_versions(quote: Quote):
+    """Every version of ``quote``'s number, first to last."""
+    return quote_list(quote.design).filter(number=quote.number).order_by("version")
 
 
 def quote_get(design: Design, pk) -> Quote:
@@ -211,12 +251,15 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
     TypeError
         A field that may not be changed (the number, the design).
     django.core.exceptions.ValidationError
-        A changed value is out of range (keyed by the field); nothing is saved.
+        A changed value is out of range (keyed by the field), or the quote is no longer a
+        draft (keyed ``status``); nothing is saved.
     """
     unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
     if unknown:
         raise TypeError(f"quote_update() cannot change {', '.join(unknown)}")
-    locked = Quote.objects.select_for_update().get(pk=quote.pk)
+    locked = _locked(quote)
+    if locked.status != QuoteStatusChoices.DRAFT:
+        raise _refused(locked, "changed", "a draft", hint=_FROZEN_HINT)
     for name in ("discounts_pct", "spares_pct"):
         if name in changes:
             changes[name] = _percent_map(changes[name] or {})
@@ -250,15 +293,252 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
 
 @transaction.atomic
 def quote_delete(*, quote: Quote, actor) -> None:
-    """Delete ``quote``; its number is not given again."""
+    """Delete a draft ``quote``; its number is not given again. Deleting a re-priced draft
+    (version 2 on) puts the version it superseded back to sent.
+
+    Raises
+    ------
+    django.core.exceptions.ValidationError
+        The quote was sent (keyed ``status``): a sent quote is kept.
+    """
+    locked = _locked(quote)
+    if locked.status != QuoteStatusChoices.DRAFT:
+        raise _refused(locked, "deleted", "a draft", hint="A sent quote is kept.")
+    previous = locked.previous
+    _audit_quote(
+        locked,
+        actor,
+        AuditActionChoices.QUOTE_CHANGED,
+        f"Quote {locked.label} for {locked.customer} deleted",
+        {"change": "deleted"},
+    )
+    locked.delete()
+    if previous is not None and previous.status == QuoteStatusChoices.SUPERSEDED:
+        previous.status = QuoteStatusChoices.SENT
+        previous.save(update_fields=["status", "updated"])
+        _audit_quote(
+            previous,
+            actor,
+            AuditActionChoices.QUOTE_CHANGED,
+            f"Quote {previous.label} is sent again: its re-priced version was deleted",
+            {"change": "status", "status": {"old": "superseded", "new": "sent"}},
+        )
+
+
+# --- Lifecycle ----------------------------------------------------------------------------------
+
+_FROZEN_HINT = "A sent quote does not change: re-price it to make a new version."
+
+
+def _locked(quote: Quote) -> Quote:
+    """``quote`` read again and locked until the transaction ends."""
+    return Quote.objects.select_for_update().get(pk=quote.pk)
+
+
+class QuoteStatusError(ValidationError):
+    """A step the quote's status does not allow (keyed ``status``, or ``valid_until`` for a
+    draft past its validity); ``quote_status`` is the status it is in. The API answers it 409
+    (the request is well formed, the quote is not in a state to take it), pages 400."""
+
+    def __init__(self, quote: Quote, field: str, message: str):
+        super().__init__({field: message})
+        self.quote_status = quote.lifecycle_status
+        self.detail = message
+
+
+def _refused(quote: Quote, action: str, allowed: str, *, hint: str = "") -> QuoteStatusError:
+    """The error for a transition the quote's status does not allow, naming the status."""
+    status = QUOTE_STATUS_LABELS[quote.lifecycle_status].lower()
+    message = f"Quote {quote.label} is {status}: only {allowed} quote can be {action}."
+    return QuoteStatusError(quote, "status", f"{message} {hint}".strip())
+
+
+def _transition(quote: Quote, actor, status: str, summary: str, **details) -> Quote:
+    """Store the new ``status`` of the locked ``quote`` (validated) and audit it."""
+    old = quote.lifecycle_status
+    quote.status = status
+    quote.full_clean()
+    quote.save()
     _audit_quote(
         quote,
         actor,
         AuditActionChoices.QUOTE_CHANGED,
-        f"Quote {quote.number} for {quote.customer} deleted",
-        {"change": "deleted"},
+        summary,
+        {"change": "status", "status": {"old": old, "new": status}, **details},
     )
-    quote.delete()
+    return quote
+
+
+def _require_price_right(may_view_prices: bool, what: str) -> None:
+    if not may_view_prices:
+        raise PermissionDenied(f"{PRICES_HIDDEN} {what}")
+
+
+def _snapshot(quote: Quote, document: QuoteDocument) -> dict:
+    """What :func:`quote_send` stores: the priced quote and the names it is printed with."""
+    return {
+        **freeze(document.bom, document.priced),
+        "priced_on": document.priced_on.isoformat(),
+        "design": {"name": quote.design.name},
+        "revision": quote.revision.number,
+        "price_book": {"slug": quote.price_book.slug, "name": quote.price_book.name},
+        "price_condition": quote.price_condition,
+    }
+
+
+@transaction.atomic
+def quote_send(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
+    """Send a draft: price it from the book now and store the priced quote with it.
+
+    From then on the quote reads its snapshot (lines, offers with their source and date,
+    discounts, margin, spares, currency, totals, the design's revision and name): no change
+    to the price book, the catalog or the design alters it.
+
+    Raises
+    ------
+    PermissionDenied
+        ``may_view_prices`` is false: sending fixes prices the sender must see.
+    django.core.exceptions.ValidationError
+        The quote is not a draft (``status``), its validity has passed (``valid_until``), or
+        its terms cannot price it (the field at fault); nothing is written.
+    """
+    _require_price_right(may_view_prices, "Sending a quote fixes its prices.")
+    locked = _locked(quote)
+    if locked.status != QuoteStatusChoices.DRAFT:
+        raise _refused(locked, "sent", "a draft")
+    today = timezone.localdate()
+    if locked.valid_until < today:
+        raise QuoteStatusError(
+            locked,
+            "valid_until",
+            f"Quote {locked.label} was valid until {locked.valid_until}, which has passed: "
+            "choose a later date before sending it.",
+        )
+    document = quote_price(locked)
+    locked.snapshot = _snapshot(locked, document)
+    locked.sent_at = timezone.now()
+    locked.sent_by = actor if getattr(actor, "is_authenticated", False) else None
+    return _transition(
+        locked,
+        actor,
+        QuoteStatusChoices.SENT,
+        f"Quote {locked.label} sent to {locked.customer} (revision {locked.revision.number})",
+        revision=locked.revision.number,
+        lines=len(document.priced.lines),
+        complete=document.priced.complete,
+    )
+
+
+@transaction.atomic
+def quote_accept(*, quote: Quote, actor) -> Quote:
+    """Record that the customer accepted a sent quote (not an expired one).
+
+    Raises
+    ------
+    django.core.exceptions.ValidationError
+        The quote is not sent, or it expired (keyed ``status``).
+    """
+    locked = _locked(quote)
+    if locked.lifecycle_status == QUOTE_EXPIRED:
+        raise _refused(
+            locked,
+            "accepted",
+            "a sent, unexpired",
+            hint=f"It was valid until {locked.valid_until}; re-price it to make a new version.",
+        )
+    if locked.status != QuoteStatusChoices.SENT:
+        raise _refused(locked, "accepted", "a sent")
+    locked.answered_at = timezone.now()
+    return _transition(locked, actor, QuoteStatusChoices.ACCEPTED, f"Quote {locked.label} accepted")
+
+
+@transaction.atomic
+def quote_decline(*, quote: Quote, actor) -> Quote:
+    """Record that the customer declined a sent (or expired) quote.
+
+    Raises
+    ------
+    django.core.exceptions.ValidationError
+        The quote is not sent (keyed ``status``).
+    """
+    locked = _locked(quote)
+    if locked.status != QuoteStatusChoices.SENT:
+        raise _refused(locked, "declined", "a sent or expired")
+    locked.answered_at = timezone.now()
+    return _transition(locked, actor, QuoteStatusChoices.DECLINED, f"Quote {locked.label} declined")
+
+
+@transaction.atomic
+def quote_reprice(
+    *, quote: Quote, actor, may_view_prices: bool, revision: DesignRevision | None = None
+) -> Quote:
+    """Make the next version of a sent (or expired) quote from current prices.
+
+    The new version is a draft with the same number and terms (customer, book, offers,
+    currency, discounts, margin, spares, notes), for ``revision`` (default: the design's
+    latest), valid for as many days as the sent one was; the sent one becomes superseded.
+    :func:`quote_version_diff` compares the two.
+
+    Raises
+    ------
+    PermissionDenied
+        ``may_view_prices`` is false.
+    django.core.exceptions.ValidationError
+        The quote is not sent or expired (keyed ``status``), or the revision is not of its
+        design; nothing is written.
+    """
+    _require_price_right(may_view_prices, "Re-pricing a quote fixes new prices.")
+    locked = _locked(quote)
+    if locked.status != QuoteStatusChoices.SENT:
+        raise _refused(locked, "re-priced", "a sent or expired")
+    sent_on = timezone.localdate(locked.sent_at) if locked.sent_at else locked.valid_until
+    validity = max((locked.valid_until - sent_on).days, 1)
+    version = (
+        Quote.objects.filter(number=locked.number).aggregate(models.Max("version"))["version__max"]
+        + 1
+    )
+    new = Quote(
+        design=locked.design,
+        revision=revision or locked.design.latest_revision,
+        year=locked.year,
+        sequence=locked.sequence,
+        number=locked.number,
+        version=version,
+        previous=locked,
+        customer=locked.customer,
+        price_book=locked.price_book,
+        price_condition=locked.price_condition,
+        currency=locked.currency,
+        discounts_pct=locked.discounts_pct,
+        margin_pct=locked.margin_pct,
+        spares_pct=locked.spares_pct,
+        valid_until=timezone.localdate() + timedelta(days=validity),
+        notes=locked.notes,
+        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+    )
+    new.full_clean()
+    new.save()
+    _transition(
+        locked,
+        actor,
+        QuoteStatusChoices.SUPERSEDED,
+        f"Quote {locked.label} superseded by {new.label}",
+        by=new.label,
+    )
+    _audit_quote(
+        new,
+        actor,
+        AuditActionChoices.QUOTE_CHANGED,
+        f"Quote {new.label} created from {locked.label} at current prices "
+        f"(revision {new.revision.number})",
+        {
+            "change": "created",
+            "revision": new.revision.number,
+            "book": new.price_book.slug,
+            "previous": locked.label,
+        },
+    )
+    return new
 
 
 # --- Pricing ------------------------------------------------------------------------------------
@@ -268,13 +548,20 @@ def quote_delete(*, quote: Quote, actor) -> None:
 class QuoteDocument:
     """Everything a quote page, download or API answer shows.
 
-    ``priced`` is ``None`` when prices are left out (quantities only).
+    ``priced`` is ``None`` when prices are left out (quantities only). ``frozen`` documents
+    are a sent quote's snapshot: the date, design name, revision and book name are the ones
+    it was sent with.
     """
 
     quote: Quote
     bom: BillOfMaterials
     priced: PricedQuote | None
     priced_on: date
+    frozen: bool = False
+    design_name: str = ""
+    revision_number: int = 0
+    price_book_slug: str = ""
+    price_book_name: str = ""
 
     @property
     def with_prices(self) -> bool:
@@ -284,12 +571,17 @@ class QuoteDocument:
         quote = self.quote
         result = {
             "number": quote.number,
+            "version": quote.version,
+            "label": quote.label,
+            "status": quote.lifecycle_status,
+            "frozen": self.frozen,
             "design": quote.design_id,
-            "revision": quote.revision.number,
+            "design_name": self.design_name,
+            "revision": self.revision_number,
             "customer": quote.customer,
             "valid_until": quote.valid_until.isoformat(),
             "currency": quote.currency,
-            "price_book": quote.price_book.slug,
+            "price_book": self.price_book_slug,
             "price_condition": quote.price_condition,
             "priced_on": self.priced_on.isoformat(),
             "bom_notes": list(self.bom.notes),
@@ -319,13 +611,16 @@ class QuoteDocument:
 
 
 def quote_price(quote: Quote, *, with_prices: bool = True) -> QuoteDocument:
-    """The bill of materials of the quote's revision (with its spares), priced when asked.
+    """The quote's bill of materials (with its spares), priced when asked: a draft from the
+    price book as it stands, a sent quote from its snapshot.
 
     Raises
     ------
     django.core.exceptions.ValidationError
         The stored terms cannot be used (keyed by the field at fault).
     """
+    if quote.frozen:
+        return _frozen_document(quote, with_prices=with_prices)
     try:
         bom = revision_bom(quote.revision, spares_pct=quote.spares_pct or None)
     except ValueError as exc:  # BomError: bad spares
@@ -344,7 +639,133 @@ def quote_price(quote: Quote, *, with_prices: bool = True) -> QuoteDocument:
         except QuoteError as exc:
             field = exc.field.split(".")[0]
             raise ValidationError({field: exc.message}) from exc
-    return QuoteDocument(quote=quote, bom=bom, priced=priced, priced_on=timezone.localdate())
+    return QuoteDocument(
+        quote=quote,
+        bom=bom,
+        priced=priced,
+        priced_on=timezone.localdate(),
+        design_name=quote.design.name,
+        revision_number=quote.revision.number,
+        price_book_slug=quote.price_book.slug,
+        price_book_name=quote.price_book.name,
+    )
+
+
+def _frozen_document(quote: Quote, *, with_prices: bool) -> QuoteDocument:
+    snapshot = quote.snapshot
+    bom, priced = thaw(snapshot)
+    return QuoteDocument(
+        quote=quote,
+        bom=bom,
+        priced=priced if with_prices else None,
+        priced_on=date.fromisoformat(snapshot["priced_on"]),
+        frozen=True,
+        design_name=snapshot["design"]["name"],
+        revision_number=snapshot["revision"],
+        price_book_slug=snapshot["price_book"]["slug"],
+        price_book_name=snapshot["price_book"]["name"],
+    )
+
+
+@dataclass(frozen=True)
+class RepriceCheck:
+    """Whether re-pricing a sent quote would change it: book prices that moved since it was
+    sent (``price_moves``) and a newer revision of the design (``newer_revision``)."""
+
+    price_moves: tuple[PriceMove, ...]
+    newer_revision: int | None
+
+    @property
+    def available(self) -> bool:
+        return bool(self.price_moves) or self.newer_revision is not None
+
+    def reasons(self) -> list[str]:
+        reasons = []
+        if self.price_moves:
+            count = len(self.price_moves)
+            reasons.append(
+                f"the price book has changed the price of {count} part{'s' if count != 1 else ''}"
+            )
+        if self.newer_revision is not None:
+            reasons.append(f"the design has a newer revision ({self.newer_revision})")
+        return reasons
+
+    def as_dict(self) -> dict:
+        """JSON-ready (prices in it: for users with the price right only)."""
+
+        def money(value):
+            return None if value is None else f"{value:.2f}"
+
+        return {
+            "available": self.available,
+            "reasons": self.reasons(),
+            "price_changes": [
+                {
+                    "part": move.part,
+                    "length_m": move.length_m,
+                    "sent": money(move.sent),
+                    "today": money(move.today),
+                }
+                for move in self.price_moves
+            ],
+            "newer_revision": self.newer_revision,
+        }
+
+
+def quote_reprice_check(quote: Quote) -> RepriceCheck | None:
+    """For a sent (or expired) quote: what a re-price would change, from the quote's price
+    book and design as they are now; ``None`` for a quote that cannot be re-priced (a draft
+    is priced from the book anyway)."""
+    if quote.status != QuoteStatusChoices.SENT:
+        return None
+    _, priced = thaw(quote.snapshot)
+    moves = moved_prices(priced, price_table(quote.price_book), condition=quote.price_condition)
+    latest = quote.design.latest_revision
+    sent_revision = quote.snapshot["revision"]
+    newer = latest.number if latest is not None and latest.number > sent_revision else None
+    return RepriceCheck(price_moves=moves, newer_revision=newer)
+
+
+@dataclass(frozen=True)
+class QuoteVersionDiff:
+    """A version of a quote against the version it was re-priced from."""
+
+    old: QuoteDocument
+    new: QuoteDocument
+    diff: QuoteDiff
+
+    def as_dict(self, *, with_prices: bool) -> dict:
+        result = {
+            "from": {
+                "label": self.old.quote.label,
+                "version": self.old.quote.version,
+                "status": self.old.quote.lifecycle_status,
+                "revision": self.old.revision_number,
+                "priced_on": self.old.priced_on.isoformat(),
+            },
+            "to": {
+                "label": self.new.quote.label,
+                "version": self.new.quote.version,
+                "status": self.new.quote.lifecycle_status,
+                "revision": self.new.revision_number,
+                "priced_on": self.new.priced_on.isoformat(),
+            },
+            "with_prices": with_prices,
+            **self.diff.as_dict(with_prices=with_prices),
+        }
+        if not with_prices:
+            result["prices_hidden"] = PRICES_HIDDEN
+        return result
+
+
+def quote_version_diff(quote: Quote) -> QuoteVersionDiff | None:
+    """``quote`` line by line against the version it was re-priced from (``None`` for a first
+    version). Prices are computed: the caller leaves them out for users without the right
+    (:meth:`QuoteVersionDiff.as_dict`)."""
+    if quote.previous_id is None:
+        return None
+    old, new = quote_price(quote.previous), quote_price(quote)
+    return QuoteVersionDiff(old=old, new=new, diff=quote_diff(old.priced, new.priced))
 
 
 @dataclass(frozen=True)
@@ -355,7 +776,8 @@ class ExportFile:
 
 
 def quote_export(*, quote: Quote, actor, fmt: str, may_view_prices: bool) -> ExportFile:
-    """The priced quote as a PDF or XLSX file; the download is written to the audit log.
+    """The priced quote as a PDF, XLSX or CSV file (a sent quote: as sent); the download is
+    written to the audit log.
 
     Raises
     ------
@@ -371,16 +793,30 @@ def quote_export(*, quote: Quote, actor, fmt: str, may_view_prices: bool) -> Exp
     if not may_view_prices:
         raise PermissionDenied(PRICES_HIDDEN + " Quote downloads contain prices.")
     document = quote_price(quote)
-    render = quote_files.quote_pdf if fmt == "pdf" else quote_files.quote_xlsx
+    render = {
+        "pdf": quote_files.quote_pdf,
+        "xlsx": quote_files.quote_xlsx,
+        "csv": quote_files.quote_csv,
+    }[fmt]
     content = render(document)
     _audit_quote(
         quote,
         actor,
         AuditActionChoices.EXPORT_DOWNLOADED,
-        f"Quote {quote.number} downloaded as {fmt.upper()}",
-        {"format": fmt, "revision": quote.revision.number, "status": document.priced.status},
+        f"Quote {quote.label} downloaded as {fmt.upper()}",
+        {
+            "format": fmt,
+            "revision": document.revision_number,
+            "version": quote.version,
+            "status": document.priced.status,
+        },
     )
-    return ExportFile(content, f"{quote.number}.{fmt}", EXPORT_FORMATS[fmt])
+    return ExportFile(content, f"{quote_file_stem(quote)}.{fmt}", EXPORT_FORMATS[fmt])
+
+
+def quote_file_stem(quote: Quote) -> str:
+    """``Q-2026-0042`` for a first version, ``Q-2026-0042-v2`` after."""
+    return quote.number if quote.version == 1 else f"{quote.number}-v{quote.version}"
 
 
 # --- Revision diff --------------------------------------------------------------------------------

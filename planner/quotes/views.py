@@ -1,8 +1,10 @@
-"""Quote pages of a design: list, create and edit form, printable quote, PDF and XLSX.
+"""Quote pages of a design: list, create and edit form, printable quote with its lifecycle
+buttons (send, accept, decline, re-price), the diff of a version against the one it was
+re-priced from, and the PDF, XLSX and CSV files.
 
 Views parse the request and call one service of :mod:`planner.quotes.services`. Who reads the design
-reads its quotes and their quantities; who writes the design creates, changes and deletes
-them; prices (and the files, which are price documents) need
+reads its quotes and their quantities; who writes the design creates, changes, deletes, sends
+and answers them; prices (the files, which are price documents, sending and re-pricing) need
 :func:`planner.designs.selectors.user_can_view_prices`.
 """
 
@@ -31,9 +33,11 @@ from planner.quotes import services as quotes
 from planner.quotes.files import network_label
 from planner.quotes.models import (
     QUOTE_CATEGORIES,
+    QUOTE_EXPIRED,
     QUOTE_PRICE_CONDITIONS,
     QUOTE_VALIDITY_DAYS,
     Quote,
+    QuoteStatusChoices,
 )
 from planner.teams.selectors import PRICES_HIDDEN, user_can_view_prices
 
@@ -219,19 +223,120 @@ def quote_new(request, pk):
 
 @require_http_methods(["GET", "POST"])
 def quote_edit(request, pk, quote_pk):
-    """Change a quote's terms (design writers); the number stays."""
+    """Change a draft quote's terms (design writers); the number stays. A sent quote does not
+    change: its page says so."""
     design = selectors.design_get_for(request.user, pk, write=True)
-    return _form_page(request, design, quotes.quote_get(design, quote_pk))
+    quote = quotes.quote_get(design, quote_pk)
+    if quote.frozen:
+        messages.error(
+            request,
+            f"Quote {quote.label} is {quote.get_lifecycle_status_display().lower()}: only a "
+            "draft can be changed. Re-price a sent quote to make a new version.",
+        )
+        return redirect(quote)
+    return _form_page(request, design, quote)
 
 
 @require_POST
 def quote_delete(request, pk, quote_pk):
-    """Delete a quote (design writers)."""
+    """Delete a draft quote (design writers); a sent one is kept (400 saying so)."""
     design = selectors.design_get_for(request.user, pk, write=True)
     quote = quotes.quote_get(design, quote_pk)
-    quotes.quote_delete(quote=quote, actor=request.user)
-    messages.success(request, f"Deleted quote {quote.number}.")
+    try:
+        quotes.quote_delete(quote=quote, actor=request.user)
+    except ValidationError as exc:
+        return _detail_page(request, design, quote, refused=exc, status=400)
+    messages.success(request, f"Deleted quote {quote.label}.")
     return redirect("planner:quote-list", pk=design.pk)
+
+
+#: What a quote page says after each lifecycle step.
+STEP_DONE = {
+    "send": "Sent quote {label}: its prices are fixed.",
+    "accept": "Quote {label} accepted.",
+    "decline": "Quote {label} declined.",
+    "reprice": "Made {label} from current prices; the earlier version is superseded.",
+}
+
+
+@require_POST
+def quote_step(request, pk, quote_pk, step):
+    """Send, accept, decline or re-price a quote (design writers; sending and re-pricing need
+    the price right). A step the quote's status does not allow answers 400 with the quote
+    page naming the status. Re-pricing leads to the new version's diff."""
+    design = selectors.design_get_for(request.user, pk, write=True)
+    quote = quotes.quote_get(design, quote_pk)
+    may_view_prices = user_can_read_price_book(request.user, quote.price_book)
+    try:
+        if step == "send":
+            result = quotes.quote_send(
+                quote=quote, actor=request.user, may_view_prices=may_view_prices
+            )
+        elif step == "accept":
+            result = quotes.quote_accept(quote=quote, actor=request.user)
+        elif step == "decline":
+            result = quotes.quote_decline(quote=quote, actor=request.user)
+        else:
+            result = quotes.quote_reprice(
+                quote=quote, actor=request.user, may_view_prices=may_view_prices
+            )
+    except ValidationError as exc:
+        return _detail_page(request, design, quote, refused=exc, status=400)
+    messages.success(request, STEP_DONE[step].format(label=result.label))
+    if step == "reprice":
+        return redirect("planner:quote-diff", pk=design.pk, quote_pk=result.pk)
+    return redirect(result)
+
+
+def _signed_money(value) -> str:
+    """``+1,250.00``, ``-80.00``, ``0.00``; ``""`` for none."""
+    text = presentation.money_text(value)
+    return f"+{text}" if value is not None and value > 0 else text
+
+
+@require_GET
+def quote_diff(request, pk, quote_pk):
+    """A version of the quote line by line against the version it was re-priced from: lines
+    added, removed and changed, and the totals (prices only with the price right)."""
+    design = selectors.design_get_for(request.user, pk)
+    quote = quotes.quote_get(design, quote_pk)
+    may_view_prices = user_can_read_price_book(request.user, quote.price_book)
+    compared = quotes.quote_version_diff(quote)
+    context = {
+        "design": design,
+        "quote": quote,
+        "compared": compared,
+        "may_view_prices": may_view_prices,
+        "prices_hidden": PRICES_HIDDEN,
+    }
+    if compared is not None:
+        diff = compared.diff
+        rows = [r for r in diff.rows if may_view_prices or r.shows_quantity]
+        context["rows"] = [
+            {
+                "row": r,
+                "changes": ", ".join(c for c in r.changes if may_view_prices or c == "quantity"),
+                "old_unit": presentation.money_text(r.old_unit_sell),
+                "new_unit": presentation.money_text(r.new_unit_sell),
+                "old_extended": presentation.money_text(r.old_extended_sell),
+                "new_extended": presentation.money_text(r.new_extended_sell),
+                "delta": _signed_money(r.sell_delta),
+            }
+            for r in rows
+        ]
+        context["counts"] = {
+            "added": len(diff.of("added")),
+            "removed": len(diff.of("removed")),
+            "prices": len(diff.price_changes),
+            "unchanged": diff.unchanged_lines,
+        }
+        if may_view_prices:
+            context["totals"] = {
+                "old": presentation.money_text(diff.old_sell_total),
+                "new": presentation.money_text(diff.new_sell_total),
+                "delta": _signed_money(diff.sell_delta),
+            }
+    return render(request, "planner/quotes/quote_diff.html", context)
 
 
 @require_GET
@@ -239,8 +344,44 @@ def quote_detail(request, pk, quote_pk):
     """The quote, printable (print CSS); prices only for users with the price right."""
     design = selectors.design_get_for(request.user, pk)
     quote = quotes.quote_get(design, quote_pk)
+    return _detail_page(request, design, quote)
+
+
+def _buttons(quote: Quote, *, can_write: bool, may_view_prices: bool) -> list[dict]:
+    """The lifecycle buttons the quote's status allows this user."""
+    if not can_write:
+        return []
+    status = quote.lifecycle_status
+    steps = []
+    if status == QuoteStatusChoices.DRAFT and may_view_prices:
+        steps.append(("send", "Send", "primary", f"Send {quote.label}? Its prices are then fixed."))
+    if status == QuoteStatusChoices.SENT:
+        steps.append(("accept", "Accept", "", ""))
+    if status in (QuoteStatusChoices.SENT, QUOTE_EXPIRED):
+        steps.append(
+            ("decline", "Decline", "", f"Record that the customer declined {quote.label}?")
+        )
+        if may_view_prices:
+            steps.append(("reprice", "Re-price", "", ""))
+    return [
+        {
+            "step": step,
+            "label": label,
+            "css": css,
+            "confirm": confirm,
+            "url": f"{quote.get_absolute_url()}{step}/",
+        }
+        for step, label, css, confirm in steps
+    ]
+
+
+def _detail_page(
+    request, design, quote: Quote, *, refused: ValidationError | None = None, status: int = 200
+):
     may_view_prices = user_can_read_price_book(request.user, quote.price_book)
+    can_write = selectors.design_can_write(request.user, design)
     document = quotes.quote_price(quote, with_prices=may_view_prices)
+    reprice = quotes.quote_reprice_check(quote) if may_view_prices else None
     rows = []
     if document.priced is not None:
         for line in document.priced.lines:
@@ -295,10 +436,24 @@ def quote_detail(request, pk, quote_pk):
         else None,
         "rules": [DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE],
         "may_view_prices": may_view_prices,
-        "can_write": selectors.design_can_write(request.user, design),
+        "can_write": can_write,
         "prices_hidden": PRICES_HIDDEN,
+        "buttons": _buttons(quote, can_write=can_write, may_view_prices=may_view_prices),
+        "versions": list(quotes.quote_versions(quote)),
+        "reprice": reprice,
+        "reprice_moves": [
+            {
+                "label": move.label,
+                "sent": presentation.money_text(move.sent) or "unpriced",
+                "today": presentation.money_text(move.today) or "unpriced",
+            }
+            for move in (reprice.price_moves if reprice else ())
+        ],
+        "refused": [
+            m for messages_ in (refused.message_dict.values() if refused else []) for m in messages_
+        ],
     }
-    return render(request, "planner/quotes/quote_detail.html", context)
+    return render(request, "planner/quotes/quote_detail.html", context, status=status)
 
 
 @require_GET

@@ -3,19 +3,21 @@ right, is scanned for figures derived from prices (issue 14, item 4).
 
 The scene: Sam (sales, with the price right) owns a design shared ``team-edit`` with team
 Tango and a quote on it with distinctive terms (discount 17.25 % on switches, margin 23.47 %,
-notes ``INTERNAL-NOTE-XYZ``), priced from the seed book where QM9700, which the design uses,
-costs 31,337.77. Jobs (validate, power, simulate) have run on the design. Two members of Tango
-without the price right then request every GET route (pages and API, ``?format=`` variants,
-exports and downloads, the diff with ``?price_book=``, link options, audit events):
+notes ``INTERNAL-NOTE-XYZ``), sent while the seed book priced QM9700, which the design uses,
+at 29,753.19, then re-priced (version 2, a draft with a diff against the sent version) after
+the book moved it to 31,337.77. Jobs (validate, power, simulate) have run on the design. Two
+members of Tango without the price right then request every GET route (pages and API,
+``?format=`` variants, exports and downloads, the diff with ``?price_book=``, link options,
+audit events; the quote routes for both versions):
 
 - Alice, a viewer;
 - Olga, the team's owner (so she writes the design, sees its quote forms and reads the team's
   audit log, where the quote's change of terms is recorded).
 
 Every response body (text; XLSX unzipped; a PDF must be refused) must hold none of the figures
-Sam sees: the book price, the quote's line prices and totals (as Sam's priced JSON gives them),
-the diff's cost delta, the link options' prices, in every formatting (``31337.77``,
-``31,337.77``, ``31337.8``...), nor the discount, margin or notes.
+Sam sees: the book prices, both versions' line prices and totals and their diff (as Sam's
+priced JSON gives them), the revision diff's cost delta, the link options' prices, in every
+formatting (``31337.77``, ``31,337.77``, ``31337.8``...), nor the discount, margin or notes.
 """
 
 from __future__ import annotations
@@ -34,13 +36,15 @@ from planner.audit.models import AuditEvent
 from planner.designs.services import design_create, design_revise
 from planner.outputs import services as outputs
 from planner.quotes import services as quotes
-from planner.quotes.services import quote_create, quote_update
+from planner.quotes.services import quote_create, quote_reprice, quote_send, quote_update
 from planner.teams.models import Team, TeamMembership
 from simulation.services import job_enqueue, job_execute
 from tests.api import urlwalk
 from tests.factories import TINY_SPEC
 
 BOOK_PRICE = Decimal("31337.77")
+#: QM9700's price when version 1 of the quote was sent.
+SENT_PRICE = Decimal("29753.19")
 DISCOUNT = Decimal("17.25")
 #: Not 23.5: a seed switch weighs 23.5 kg.
 MARGIN = Decimal("23.47")
@@ -104,7 +108,7 @@ def quoted(seed_catalog, django_user_model, user):
     book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
     offers = Price.objects.filter(book=book, part_slug="QM9700")
     assert offers.exists(), "the seed book prices QM9700"
-    offers.update(price=BOOK_PRICE)
+    offers.update(price=SENT_PRICE)
 
     design = design_create(owner=sam, spec_document=TINY_SPEC, team=tango, sharing="team-edit")
     design_revise(
@@ -118,6 +122,9 @@ def quoted(seed_catalog, django_user_model, user):
         margin_pct=MARGIN,
         notes=NOTES,
     )
+    quote_send(quote=quote, actor=sam, may_view_prices=True)
+    offers.update(price=BOOK_PRICE)
+    quote = quote_reprice(quote=quote, actor=sam, may_view_prices=True)
     clients = {}
     for person in (sam, olga, user):
         clients[person] = Client(raise_request_exception=False)
@@ -147,7 +154,7 @@ def scene(quoted, no_broker):
         "fmt": sorted({*quotes.EXPORT_FORMATS, *outputs.DOWNLOAD_FORMATS, "yaml", "json"}),
     }
 
-    def filler(person):
+    def filler(person, quote=quote):
         objects = {
             "design": design.pk,
             "revision": revision.number,
@@ -162,7 +169,10 @@ def scene(quoted, no_broker):
         "design": design,
         "quote": quote,
         "needles": needles,
-        "viewers": [(clients[user.username], filler(user)), (clients["olga"], filler(olga))],
+        "viewers": [
+            (clients[user.username], filler(user), filler(user, quote.previous)),
+            (clients["olga"], filler(olga), filler(olga, quote.previous)),
+        ],
         "seller": (seller, filler(sam)),
     }
 
@@ -177,6 +187,15 @@ def _needles(seller, design, quote) -> set[str]:
     assert Decimal(switch["unit_book"]) == BOOK_PRICE
     amounts = {Decimal(a) for a in _money_in(data) if abs(Decimal(a)) >= 1000}
     amounts |= {Decimal(data["totals"][key]) for key in ("sell", "cost", "margin")}
+    # the sent version (frozen at the old price) and the diff between the two
+    sent = seller.get(f"{base}/quotes/{quote.previous_id}/priced/").json()
+    assert Decimal(next(x for x in sent["lines"] if x["part"] == "QM9700")["unit_book"]) == (
+        SENT_PRICE
+    )
+    versions = seller.get(f"{base}/quotes/{quote.pk}/diff/").json()
+    assert versions["changed"], "the re-priced version differs from the sent one"
+    for answer in (sent, versions):
+        amounts |= {Decimal(a) for a in _money_in(answer) if abs(Decimal(a)) >= 1000}
     diff = seller.get(f"{base}/diff/", {"from": 1, "to": 2, "price_book": SEED_PRICE_BOOK})
     assert diff.status_code == 200, diff.content
     cost = diff.json()["bom"]["cost"]["delta"]
@@ -288,9 +307,11 @@ def test_no_price_reaches_a_user_without_the_price_right(scene):
     needles = scene["needles"]
     failures = []
     checked = 0
-    for client, filler in scene["viewers"]:
+    for client, filler, sent_filler in scene["viewers"]:
         who = client.session.get("_auth_user_id")
-        for route, url in _get_urls(filler):
+        sent = [(route, url) for route, url in _get_urls(sent_filler) if "quote" in route.objects]
+        assert len(sent) > 10
+        for route, url in _get_urls(filler) + sent:
             response = client.get(url)
             if response.status_code >= 500:
                 failures.append(f"user {who}: GET {url} -> {response.status_code}")

@@ -226,3 +226,124 @@ def test_revision_diff_api_and_page_parts_power_cost(setting, api_client, bob_cl
     page = client.get(f"/designs/{design.pk}/diff/?from=1&to=2&price_book=test-book").content
     assert b'data-testid="parts-diff"' in page and b'data-testid="cost-delta"' in page
     assert b'data-testid="power-delta"' in page
+
+
+def test_send_freeze_reprice_and_diff_over_the_api(setting, api_client, bob_client, user):
+    """Issue 22: a sent quote's priced answer does not move when the book does; steps the
+    status does not allow are 409 naming it; re-price makes v2 with a line diff; a reader
+    without the price right gets quantities only and may not send."""
+    from inventory.models import Price
+    from inventory.services import price_save
+
+    design, book = setting
+    quote = _create(api_client, design, margin_pct="20").json()
+    base = f"{_base(design)}{quote['id']}/"
+    assert quote["status"] == "draft" and quote["label"] == quote["number"]
+    assert bob_client.post(base + "send/").status_code == 403
+    sent = api_client.post(base + "send/")
+    assert sent.status_code == 200 and sent.json()["status"] == "sent"
+    assert sent.json()["reprice"] == {
+        "available": False,
+        "reasons": [],
+        "price_changes": [],
+        "newer_revision": None,
+    }
+    before = api_client.get(base + "priced/").json()
+
+    offer = Price.objects.get(book=book, part_slug="QM9700")
+    offer.price = Decimal("36000")
+    price_save(price=offer, actor=user)
+    after = api_client.get(base + "priced/").json()
+    assert after["totals"] == before["totals"] and after["lines"] == before["lines"]
+    assert after["reprice"]["available"] is True
+    assert after["reprice"]["price_changes"] == [
+        {"part": "QM9700", "length_m": None, "sent": "30000.00", "today": "36000.00"}
+    ]
+    assert "reprice" not in bob_client.get(base).json()
+
+    refused = api_client.patch(base, {"customer": "Other"}, format="json")
+    assert refused.status_code == 409 and refused.json()["status"] == "sent"
+    assert "only a draft quote can be changed" in refused.json()["detail"]
+    again = api_client.post(base + "send/")
+    assert again.status_code == 409 and "is sent: only a draft" in again.json()["detail"]
+    assert api_client.delete(base).status_code == 409
+
+    repriced = api_client.post(base + "reprice/", {}, format="json")
+    assert repriced.status_code == 201, repriced.content
+    new = repriced.json()
+    assert (new["number"], new["version"], new["label"]) == (
+        quote["number"],
+        2,
+        f"{quote['number']} v2",
+    )
+    assert new["previous_version"] == 1 and new["status"] == "draft"
+    assert api_client.get(base).json()["status"] == "superseded"
+    diff = api_client.get(new["links"]["diff"]).json()
+    switch = next(row for row in diff["changed"] if row["part"] == "QM9700")
+    assert (switch["old_unit_sell"], switch["new_unit_sell"]) == ("37500.00", "45000.00")
+    assert switch["changes"] == ["price"]
+    delta = Decimal(diff["totals"]["new_sell"]) - Decimal(diff["totals"]["old_sell"])
+    assert Decimal(diff["totals"]["sell_delta"]) == delta > 0
+    hidden = bob_client.get(new["links"]["diff"]).json()
+    assert hidden["changed"] == [] and "totals" not in hidden and hidden["prices_hidden"]
+    first = api_client.get(f"{base}diff/").json()
+    assert first["from"] is None and "first version" in first["detail"]
+
+
+def test_an_expired_quote_is_not_accepted_over_the_api(setting, api_client):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    design, _ = setting
+    quote = _create(api_client, design).json()
+    base = f"{_base(design)}{quote['id']}/"
+    assert api_client.post(base + "send/").status_code == 200
+    Quote.objects.filter(pk=quote["id"]).update(
+        created=timezone.now() - timedelta(days=40),
+        valid_until=timezone.localdate() - timedelta(days=1),
+    )
+    assert api_client.get(base).json()["status"] == "expired"
+    refused = api_client.post(base + "accept/")
+    assert refused.status_code == 409 and refused.json()["status"] == "expired"
+    assert "is expired: only a sent, unexpired quote can be accepted" in refused.json()["detail"]
+    declined = api_client.post(base + "decline/")
+    assert declined.status_code == 200 and declined.json()["status"] == "declined"
+
+
+def test_quote_page_shows_status_version_and_the_steps_allowed(setting, api_client, client, user):
+    from inventory.models import Price
+    from inventory.services import price_save
+
+    design, book = setting
+    quote = Quote.objects.get(pk=_create(api_client, design).json()["id"])
+    client.force_login(user)
+
+    def steps(page) -> set[str]:
+        return {s for s in ("send", "accept", "decline", "reprice") if f'quote-{s}"' in page}
+
+    page = client.get(quote.get_absolute_url()).content.decode()
+    assert steps(page) == {"send"} and 'data-testid="quote-lifecycle">Draft<' in page
+    sent = client.post(f"{quote.get_absolute_url()}send/")
+    assert sent.status_code == 302
+    page = client.get(quote.get_absolute_url()).content.decode()
+    assert steps(page) == {"accept", "decline", "reprice"} and ">Sent<" in page
+    assert 'data-testid="reprice-available"' not in page and "Edit</a>" not in page
+    refused = client.post(f"{quote.get_absolute_url()}send/")
+    assert refused.status_code == 400
+    assert (
+        f"Quote {quote.number} is sent: only a draft quote can be sent." in refused.content.decode()
+    )
+
+    offer = Price.objects.get(book=book, part_slug="QM9700")
+    offer.price = Decimal("29000")
+    price_save(price=offer, actor=user)
+    page = client.get(quote.get_absolute_url()).content.decode()
+    assert 'data-testid="reprice-available"' in page and "30,000.00 → 29,000.00" in page
+    repriced = client.post(f"{quote.get_absolute_url()}reprice/")
+    new = Quote.objects.get(number=quote.number, version=2)
+    assert repriced["Location"] == f"{new.get_absolute_url()}diff/"
+    diff = client.get(repriced["Location"]).content.decode()
+    assert f"Changes in {quote.number} v2" in diff and 'data-testid="quote-diff-lines"' in diff
+    old = client.get(quote.get_absolute_url()).content.decode()
+    assert ">Superseded<" in old and not steps(old) and f"{quote.number} v2" in old
