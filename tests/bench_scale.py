@@ -9,6 +9,7 @@ memory is its own) and measures:
 - ``save_s`` = ``pack_s`` (zlib JSON of the columns) + ``db_write_s`` (one revision row);
   ``stored_mb`` is the packed revision; ``load_s`` reads the row and unpacks it;
 - ``summary_s``, ``validation_s`` (every rule, whole fabric), ``power_s``;
+- ``canvas_overview_s``: the canvas's aggregated overview (SU and core groups);
 - ``diff_s``: the summary diff two revisions of the design show (a second revision with one
   SU less);
 - ``csv_rows_per_s``: the cabling plan CSV streamed to ``os.devnull``, and the RSS growth
@@ -24,9 +25,9 @@ The published shapes of ``examples/scale`` (131,072-GPU OCI Supercluster, 100,00
 
 Targets (2 cores, shared with other work, so timings are noisy): generate <= 30 s, save
 <= 30 s, load <= 15 s, summary / validation / power <= 60 s each, peak <= 4 GB, CSV >= 200,000
-rows/s, at 1,048,576 GPUs. Results go to ``.var/bench/scale.json``; the exit status is 1 when a
-target is missed or a size fails to build. ``python -m tests.bench_scale 1024 8192`` runs only
-those sizes (no examples).
+rows/s, canvas overview <= 3 s, at 1,048,576 GPUs. Results go to ``.var/bench/scale.json``;
+the exit status is 1 when a target is missed or a size fails to build.
+``python -m tests.bench_scale 1024 8192`` runs only those sizes (no examples).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ TARGETS = {
     "summary_s": 60,
     "validation_s": 60,
     "power_s": 60,
+    "canvas_overview_s": 3,
     "peak_rss_mb": 4096,
 }
 MIN_CSV_ROWS_PER_S = 200_000
@@ -121,6 +123,7 @@ def bench_size(gpus: int) -> dict:
     from planner.analyses.validate import validate_fabric
     from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack
     from planner.designs.models import DesignRevision
+    from planner.domain.canvas import overview_elements
     from planner.domain.pipeline import build_fabric
     from planner.domain.spec import parse_spec
     from planner.domain.summary import diff_summaries, summarize
@@ -139,6 +142,7 @@ def bench_size(gpus: int) -> dict:
     summary, summary_s = _timed(lambda: summarize(fabric, name=spec.name))
     report, validation_s = _timed(lambda: validate_fabric(fabric, facts))
     power, power_s = _timed(lambda: power_budget(fabric, facts))
+    overview, overview_s = _timed(lambda: overview_elements(fabric))
     packed, pack_s = _timed(lambda: fabric_pack(fabric))
     revision, write_s = _timed(lambda: save_revision(user, spec, packed, summary))
     loaded, load_s = _timed(
@@ -165,6 +169,8 @@ def bench_size(gpus: int) -> dict:
         "validation_errors": sum(1 for p in report.problems if p.severity == "error"),
         "power_s": power_s,
         "power_total_kw": round(power.total_w / 1000, 1) if power.total_w else None,
+        "canvas_overview_s": overview_s,
+        "canvas_overview_elements": sum(len(v) for v in overview["elements"].values()),
         "save_s": round(pack_s + write_s, 3),
         "pack_s": pack_s,
         "db_write_s": write_s,
@@ -248,6 +254,7 @@ def main(argv: list[str]) -> int:
                     "summary_s",
                     "validation_s",
                     "power_s",
+                    "canvas_overview_s",
                     "csv_rows_per_s",
                     "stored_mb",
                     "peak_rss_mb",
