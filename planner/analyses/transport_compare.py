@@ -78,6 +78,8 @@ PROTOCOL = {"infiniband": "infiniband", "roce": "ethernet"}
 #: design takes about 1 s for both builds, power and the four runs; measured on two cores).
 FULL_SIZE_MAX_GPUS = 8_192
 TRAFFIC = "all-reduce"
+#: Candidates tried in turn for the other side when a build with one fails (media, radix).
+ATTEMPTS = 3
 SIZE_BYTES = 1e9
 #: Bill-of-materials categories the cost compares (servers and racks are the same either way).
 COST_CATEGORIES = ("switch", "nic", "transceiver", "cable", "fiber")
@@ -762,8 +764,9 @@ def _side(
             notes=tuple(notes),
         )
     except (SpecError, CatalogLookupError) as exc:
+        message = str(exc.args[0]) if exc.args else str(exc)  # a KeyError's str() quotes it
         return Side(
-            transport, current, switches, counterparts, nic=nic, error=str(exc), notes=tuple(notes)
+            transport, current, switches, counterparts, nic=nic, error=message, notes=tuple(notes)
         )
     settings = fabric.info.get("transport")
     counts = _counts(fabric)
@@ -784,6 +787,63 @@ def _side(
         settings=settings,
         gpus=fabric.info.get("gpus"),
         notes=tuple(notes),
+    )
+
+
+def _other_side(
+    transport: str,
+    document: dict,
+    facts: CatalogFacts,
+    counterparts: tuple[Counterpart, ...],
+    *,
+    price_of,
+    build: bool,
+) -> Side:
+    """The other transport's side: built with the counterparts, and when the fabric cannot be
+    built with them (no media for a run, a radix that does not fit), with the next candidates
+    of the same rule (up to :data:`ATTEMPTS` in all), saying which failed and why."""
+    failed: list[str] = []
+    previous = None
+    for attempt in range(ATTEMPTS):
+        chosen = tuple(_nth_candidate(facts, c, attempt) for c in counterparts)
+        if previous is not None and chosen == previous.counterparts:
+            break  # no other candidate left
+        doc, notes = _other_document(document, chosen)
+        side = _side(
+            transport,
+            doc,
+            facts,
+            current=False,
+            counterparts=chosen,
+            price_of=price_of,
+            build=build,
+            notes=failed + notes,
+        )
+        if not side.error or not build or any(c.chosen is None for c in chosen):
+            return side
+        models = ", ".join(sorted({str(c.chosen) for c in chosen}))
+        failed.append(f"Not built with {models}: {side.error}")
+        previous = side
+    return previous
+
+
+def _nth_candidate(facts: CatalogFacts, counterpart: Counterpart, n: int) -> Counterpart:
+    """``counterpart`` (n = 0) or its n-th alternative by the same rule (the last one when
+    there are fewer)."""
+    ranked = (counterpart.chosen, *counterpart.alternatives)
+    if n == 0 or counterpart.chosen is None:
+        return counterpart
+    n = min(n, len(ranked) - 1)
+    if n == 0:
+        return counterpart
+    slug = ranked[n]
+    name = (facts.parts.get(slug) or {}).get("name") or slug
+    return replace(
+        counterpart,
+        chosen=slug,
+        reason=f"{name}: the next switch by the same rule ({', '.join(ranked[:n])} could not "
+        "be built)",
+        alternatives=tuple(ranked[n + 1 :]),
     )
 
 
@@ -841,29 +901,24 @@ def compare_transports(
             f"This design has {gpus:,} GPUs: the comparison builds and simulates designs of up "
             f"to {max_gpus:,} GPUs, so only the switch choices and features are shown."
         )
-    other_doc, other_notes = _other_document(document, counterparts)
-    sides = {
-        current: _side(
-            current,
-            document,
-            facts,
-            current=True,
-            counterparts=(),
-            price_of=price_of,
-            build=build,
-            notes=[],
-        ),
-        other: _side(
-            other,
-            other_doc,
-            facts,
-            current=False,
-            counterparts=counterparts,
-            price_of=price_of,
-            build=build,
-            notes=other_notes,
-        ),
-    }
+    mine = _side(
+        current,
+        document,
+        facts,
+        current=True,
+        counterparts=(),
+        price_of=price_of,
+        build=build,
+        notes=[],
+    )
+    theirs = _other_side(
+        other, document, facts, counterparts, price_of=price_of, build=build and not mine.error
+    )
+    sides = {current: mine, other: theirs}
+    if mine.error and build:
+        notes.append(
+            f"The design's own build fails ({mine.error}), so the other side is not built either."
+        )
     if capped and current_counts:
         mine = sides[current]
         roles = {role: n for role, n in current_counts.items() if role in mine.switches}
@@ -1160,8 +1215,3 @@ def price_comparison(comparison: TransportComparison, table: PriceTable, *, curr
         if complete["infiniband"] and complete["roce"]:
             out["difference"] = out["difference_priced_only"]
     return out
-
-
-def transport_name(transport: str) -> str:
-    """``infiniband`` -> ``InfiniBand``."""
-    return TRANSPORT_NAMES.get(transport, transport)

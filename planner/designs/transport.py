@@ -104,7 +104,8 @@ def revision_transport(revision: DesignRevision) -> RevisionTransport:
                 spec, facts, price_of=price_of, gpus=summary.get("gpus"), current_counts=counts
             )
         except (SpecError, CatalogLookupError) as exc:
-            unavailable = f"The revision's spec cannot be rebuilt with today's catalog: {exc}"
+            reason = str(exc.args[0]) if exc.args else str(exc)  # a KeyError's str() quotes it
+            unavailable = f"The revision's spec cannot be rebuilt with today's catalog: {reason}"
     result = RevisionTransport(settings, origin, comparison, unavailable, edited)
     cache.set(key, result, CACHE_SECONDS)
     return result

@@ -144,3 +144,13 @@ def test_large_designs_are_capped(facts):
     )
     assert counted.side("infiniband").switch_counts == {"leaf": 8, "spine": 4}
     assert set(counted.side("infiniband").switches) == {"leaf", "spine"}
+
+
+def test_a_counterpart_that_cannot_be_built_gives_way_to_the_next(facts):
+    # XDR DGX B300 on Quantum-3: at 800G the first Ethernet candidates have no optics for the
+    # B300's flat-top OSFP224 cages in the catalog; each failure is said, the next one tried.
+    spec = {**TINY, "server": "DGX-B300", "switches": {"leaf": "Q3400-RA"}}
+    roce = compare_transports(spec, facts).side("roce")
+    assert roce.notes[0].startswith("Not built with SN5600: ")
+    assert roce.counterparts[0].chosen != "SN5600"
+    assert "could not be built" in roce.counterparts[0].reason
