@@ -19,6 +19,7 @@ import yaml
 
 from inventory.library.documents import DocumentError, load_json, load_yaml
 from planner.domain.campus import Campus, parse_campus
+from planner.domain.transport.block import check_transport
 
 SCHEMA_PATH = Path(__file__).with_name("design-spec.schema.json")
 TOPOLOGIES = ("rail-optimized", "clos", "fat-tree")
@@ -457,8 +458,6 @@ def parse_spec(document: dict | str) -> DesignSpec:
     cabling = _cabling(document.get("cabling") or {}, problems)
     campus = parse_campus(document.get("campus"), problems)
     if document.get("transport"):
-        from planner.domain.transport.resolve import check_transport
-
         problems.extend(check_transport(document["transport"]))
     if problems:
         raise SpecError(problems)

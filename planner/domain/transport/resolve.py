@@ -40,6 +40,14 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
+from planner.domain.spec import SpecError
+from planner.domain.transport.block import (
+    IB_FIELDS,
+    NIC_FIELDS,
+    ROCE_FIELDS,
+    check_transport,
+    normalize,
+)
 from planner.domain.transport.settings import (
     IB_DEFAULTS,
     NIC_PROFILE_DEFAULTS,
@@ -55,25 +63,6 @@ from planner.domain.transport.settings import (
     switch_profile_for,
 )
 
-ROCE_FIELDS = (
-    "profile",
-    "lossless_priority",
-    "lossless_dscp",
-    "cnp_priority",
-    "cnp_dscp",
-    "trust",
-    "ecn_min_kb",
-    "ecn_max_kb",
-    "pfc_mode",
-    "mtu_b",
-    "mtu_by_role",
-    "pfc_watchdog",
-    "load_balancing",
-    "multiplane_mode",
-    "nics",
-)
-IB_FIELDS = ("routing_engine", "adaptive_routing", "shield", "sharp")
-NIC_FIELDS = ("profile", "data_priority", "data_dscp", "cnp_priority", "cnp_dscp", "trust")
 #: Switch ASICs that run SHARP (NVIDIA SHARP Rev 3.13.0, General Information: Quantum,
 #: Quantum-2 and Quantum-3 firmware listed with their SHARP capabilities).
 SHARP_ASICS = ("Quantum", "Quantum-2", "Quantum-3")
@@ -82,58 +71,6 @@ SHARP_SOURCE = (
     "SHARP runs on Quantum, Quantum-2 and Quantum-3 switches)"
 )
 KB = 1000  # ECN thresholds are in KB as `show roce` prints them; buffers in MB (10^6 B)
-
-
-def normalize(block) -> dict:
-    """The block as a mapping (``"roce"`` -> ``{"type": "roce"}``; absent -> ``{}``)."""
-    if block is None:
-        return {}
-    if isinstance(block, str):
-        return {"type": block}
-    return dict(block)
-
-
-def check_transport(block) -> list[tuple[str, str]]:
-    """Problems of a ``transport`` block that need no catalog (see the module docstring).
-
-    Examples
-    --------
-    >>> check_transport({"type": "infiniband", "ecn_min_kb": 10})
-    [('transport.ecn_min_kb', 'applies to RoCE (type roce), not to an InfiniBand fabric')]
-    >>> check_transport({"ecn_min_kb": 1500, "ecn_max_kb": 150})[0][0]
-    'transport.ecn_min_kb'
-    """
-    block = normalize(block)
-    problems = []
-    kind = block.get("type")
-    if kind == "infiniband":
-        for name in ROCE_FIELDS:
-            if name in block:
-                problems.append(
-                    (
-                        f"transport.{name}",
-                        "applies to RoCE (type roce), not to an InfiniBand fabric",
-                    )
-                )
-    if kind == "roce":
-        for name in IB_FIELDS:
-            if name in block:
-                problems.append(
-                    (
-                        f"transport.{name}",
-                        "applies to InfiniBand (type infiniband), not to a RoCE fabric",
-                    )
-                )
-    low, high = block.get("ecn_min_kb"), block.get("ecn_max_kb")
-    if low is not None and high is not None and low >= high:
-        problems.append(
-            (
-                "transport.ecn_min_kb",
-                f"{low:,} KB is not below ecn_max_kb ({high:,} KB): ECN marks from the "
-                "minimum threshold up to the maximum",
-            )
-        )
-    return problems
 
 
 def _models(fabric: Fabric, roles) -> list[str]:
@@ -211,8 +148,6 @@ def resolve_transport(block, fabric: Fabric, facts: CatalogFacts) -> TransportSe
     planner.domain.spec.SpecError
         Every problem, each naming its ``transport.<field>``.
     """
-    from planner.domain.spec import SpecError
-
     block = normalize(block)
     problems = check_transport(block)
     kind = block.get("type") or default_type(fabric, facts)
