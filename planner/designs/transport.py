@@ -328,7 +328,10 @@ def _cost_rows(cost: dict | None) -> dict | None:
             "group_rows": [
                 {
                     "group": g["group"],
-                    "cost": _money(g["cost"], currency),
+                    # a group none of whose lines is priced has no cost, not a zero one
+                    "cost": "not priced"
+                    if g["unpriced_lines"] and not g["cost"]
+                    else _money(g["cost"], currency),
                     "unpriced": g["unpriced_lines"],
                 }
                 for g in side["groups"]
