@@ -10,6 +10,7 @@ TIER_LABELS = {
     "server-leaf": "Server – leaf",
     "leaf-spine": "Leaf – spine",
     "spine-core": "Spine – core",
+    "campus": "Between buildings (campus)",
 }
 ROLE_LABELS = {"leaf": "Leaf", "spine": "Spine", "core": "Core"}
 

@@ -154,6 +154,18 @@ def _campus_summary(fabric: Fabric, campus: np.ndarray, summary: dict) -> None:
     crossing = TIER_NAMES[int(np.bincount(fabric.link_tier[campus]).argmax())]
     summary["links"][crossing] -= int(campus.sum())
     summary["links"][CAMPUS_TIER] = int(campus.sum())
+    # capacity and physical ports as the links: the campus share moves to its own tier
+    # (bisection_gbps, computed before, stays the topology's)
+    gbps = int(fabric.link_speed_gbps[campus].sum())
+    capacity = summary["capacity_gbps"]
+    share = gbps / capacity[crossing] if capacity.get(crossing) else 0.0
+    capacity[crossing] -= gbps
+    capacity[CAMPUS_TIER] = gbps
+    physical = summary["physical_ports"]
+    if physical.get(crossing):
+        moved = round(physical[crossing] * share)
+        physical[crossing] -= moved
+        physical[CAMPUS_TIER] = moved
     planes, counts = np.unique(fabric.link_plane[campus], return_counts=True)
     per_plane = summary["links_per_plane"].get(crossing, {})
     for plane, count in zip(planes, counts, strict=True):

@@ -130,6 +130,8 @@ def test_the_campus_tier_in_summary_power_bom_and_cabling(campus_fabric, facts):
     _, fabric = campus_fabric
     summary = summarize(fabric, name="x")
     assert summary["links"]["campus"] == 1024 and summary["links"]["leaf-spine"] == 1024
+    assert summary["capacity_gbps"]["campus"] == summary["capacity_gbps"]["leaf-spine"] == 409_600
+    assert sum(summary["links"].values()) == fabric.link_count
     assert summary["campus"]["transceivers"] == {"MMS4X50-NM": 1024}  # twin-port: per cage
     assert summary["campus"]["run_m"]["min"] > 1200
     assert power_budget(fabric, facts).by_tier["campus"]["links"] == 1024
