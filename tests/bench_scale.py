@@ -10,8 +10,9 @@ memory is its own) and measures:
   ``stored_mb`` is the packed revision; ``load_s`` reads the row and unpacks it;
 - ``summary_s``, ``validation_s`` (every rule, whole fabric), ``power_s``;
 - ``canvas_overview_s``: the canvas's aggregated overview (SU and core groups);
-- ``diff_s``: the summary diff two revisions of the design show (a second revision with one
-  SU less);
+- ``diff_s``: what the design's history shows between two revisions (a second revision with
+  64 servers less, stored in the same design: both rows read, summaries, specs and topologies
+  compared; ``planner.designs.services.revision_changes``);
 - ``csv_rows_per_s``: the cabling plan CSV streamed to ``os.devnull``, and the RSS growth
   while it streams (``csv_rss_growth_mb``: flat when it stays small at every size);
 - ``peak_rss_mb``: the process's maximum resident set (``ru_maxrss``).
@@ -123,10 +124,11 @@ def bench_size(gpus: int) -> dict:
     from planner.analyses.validate import validate_fabric
     from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack
     from planner.designs.models import DesignRevision
+    from planner.designs.services import revision_changes
     from planner.domain.canvas import overview_elements
     from planner.domain.pipeline import build_fabric
     from planner.domain.spec import parse_spec
-    from planner.domain.summary import diff_summaries, summarize
+    from planner.domain.summary import summarize
     from tests.bench import save_revision
 
     user, _ = get_user_model().objects.get_or_create(username="bench-scale")
@@ -150,10 +152,27 @@ def bench_size(gpus: int) -> dict:
     )
     assert loaded.link_count == fabric.link_count
     del loaded
-    smaller = summarize(
-        build_fabric(parse_spec({**family_spec(gpus), "servers": gpus // 8 - 64}), facts)
+    # A second revision (one SU of 64 servers less), stored in the same design; the diff the
+    # design's history shows reads both rows and compares summaries, specs and topologies.
+    smaller_spec = parse_spec({**family_spec(gpus), "servers": gpus // 8 - 64})
+    smaller = build_fabric(smaller_spec, facts)
+    second = DesignRevision.objects.create(
+        design=revision.design,
+        number=2,
+        spec=smaller_spec.as_dict(),
+        topology=fabric_pack(smaller),
+        summary=summarize(smaller),
+        kind="generated",
+        created_by=user,
+        parent=1,
     )
-    _, diff_s = _timed(lambda: diff_summaries(summary, smaller))
+    del smaller
+    changes, diff_s = _timed(
+        lambda: revision_changes(
+            DesignRevision.objects.get(pk=revision.pk), DesignRevision.objects.get(pk=second.pk)
+        )
+    )
+    assert changes["topology_changed"] and changes["summary"]
     csv = _stream_csv(fabric, facts)
     campus = summary.get("campus") or {}
     return {
