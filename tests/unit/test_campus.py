@@ -7,7 +7,7 @@ import pytest
 
 from planner.analyses.power import power_budget
 from planner.domain.campus import parse_campus
-from planner.domain.fabric import FabricError
+from planner.domain.fabric import Fabric, FabricError
 from planner.domain.layout import entrance_runs_m
 from planner.domain.media import LinkGroup, MediaCatalog, optic_candidates, rank_candidates
 from planner.domain.media.choice import choose_candidates
@@ -134,6 +134,8 @@ def test_the_campus_tier_in_summary_power_bom_and_cabling(campus_fabric, facts):
     assert sum(summary["links"].values()) == fabric.link_count
     assert summary["campus"]["transceivers"] == {"MMS4X50-NM": 1024}  # twin-port: per cage
     assert summary["campus"]["run_m"]["min"] > 1200
+    stored = Fabric.from_dict(fabric.to_dict())  # a saved revision keeps its buildings
+    assert np.array_equal(stored.report_tiers(), fabric.report_tiers())
     assert power_budget(fabric, facts).by_tier["campus"]["links"] == 1024
     lines = [line for line in bill_of_materials(fabric, facts).lines if line.tier == "campus"]
     assert {(line.category, line.part) for line in lines} == {
