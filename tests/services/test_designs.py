@@ -393,3 +393,24 @@ def test_sharing_rules(seed_catalog, user, other_user, django_user_model):
     listed = selectors.design_list_for(user).get(pk=private.pk)
     assert listed.latest_number == 1
     assert listed.latest_summary["gpus"] == 1016
+
+
+def test_a_campus_design_is_built_and_stored_with_its_campus_tier(seed_catalog, user):
+    """A spec with a campus block goes through the service like any other: its revision's
+    summary counts the links between buildings as their own tier and keeps the block."""
+    spec = {
+        "name": "two halls",
+        "topology": "rail-optimized",
+        "server": "DGX-B300",
+        "servers": 128,
+        "planes": 2,
+        "uplink_speed_gbps": 400,
+        "switches": {"leaf": "SN5600"},
+        "campus": {"buildings": 2, "distance_m": 1200},
+    }
+    design = design_create(owner=user, spec_document=spec)
+    revision = design.revisions.get()
+    assert revision.spec["campus"] == {"buildings": 2, "distance_m": 1200}
+    assert revision.summary["links"]["campus"] == 1024
+    assert revision.summary["campus"]["transceivers"] == {"MMS4X50-NM": 1024}
+    assert fabric_unpack(revision.topology).link_campus().sum() == 1024
