@@ -19,7 +19,10 @@ A run between buildings (:func:`planner.domain.layout.link_lengths`) is, at each
 in-hall run from the device to its hall's fiber entrance (at the middle of the hall's front:
 tray distance, the vertical run to the tray and ``layout.slack_m``), plus
 ``entrance_m`` at each end (riser or entrance-room run, our allowance; 0 unless given),
-plus the distance between the buildings.
+plus the distance between the buildings. Its optical channel crosses ``entrance_panels``
+patch panels at each building's fiber entrance (default 1, our assumption: a building's
+outside-plant fiber ends on a panel; 0 for a run spliced through), one mated LC pair each, in
+the loss budget (:func:`planner.domain.physical.cabling.channels_for`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Campus:
     distances_m: tuple[tuple[float, ...], ...]
     core_building: int | str = 1  # 1-based, or BY_PLANE
     entrance_m: float = 0.0
+    entrance_panels: int = 1
     given: dict | None = None  # the block as written, for as_spec
 
     @property
@@ -61,6 +65,7 @@ class Campus:
             "distances_m": [list(row) for row in self.distances_m],
             "core_building": self.core_building,
             "entrance_m": self.entrance_m,
+            "entrance_panels": self.entrance_panels,
         }
 
 
@@ -138,7 +143,8 @@ def parse_campus(block: dict | None, problems: list[tuple[str, str]]) -> Campus 
     if not math.isfinite(entrance):
         problems.append(("campus.entrance_m", "is not a finite number"))
         return None
-    return Campus(count, matrix, core, entrance, dict(block))
+    panels = int(block.get("entrance_panels", 1))
+    return Campus(count, matrix, core, entrance, panels, dict(block))
 
 
 __all__ = ["BY_PLANE", "Campus", "parse_campus"]

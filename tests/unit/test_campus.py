@@ -189,3 +189,19 @@ def test_by_plane_puts_each_planes_top_tier_in_its_own_building(facts):
     assert fabric.info["campus"]["top_tier_buildings"] == [1, 2]
     # each SU crosses to the other building in one plane only: half the leaf-spine links
     assert fabric.link_campus().sum() == 1024 and (fabric.link_tier == 1).sum() == 2048
+
+
+def test_links_between_buildings_cross_the_entrance_panels_in_their_loss_budget(
+    campus_fabric, facts
+):
+    from planner.domain.physical.budget import compute_budgets
+    from planner.domain.physical.cabling import channels_for
+
+    _, fabric = campus_fabric
+    campus = fabric.link_campus()
+    channels = channels_for(fabric, facts=facts)
+    assert set(channels.mated_pairs[campus].tolist()) == {2}  # one LC pair per building
+    assert set(channels.mated_pairs[~campus].tolist()) == {0}
+    budgets = compute_budgets(fabric, facts)
+    inside = np.isin(budgets.links, np.flatnonzero(campus))
+    assert inside.any() and np.isfinite(budgets.margin_db[inside]).all()

@@ -7,6 +7,8 @@ without an import circle.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from planner.domain.fabric import Fabric
 from planner.domain.physical.channels import Channels, point_to_point_channels
 from planner.domain.physical.structured import structured_channels
@@ -33,8 +35,25 @@ def channels_for(fabric: Fabric, cabling: dict | None = None, facts=None) -> Cha
     if cabling is None:
         cabling = (fabric.info or {}).get("cabling")
     if cabling:
-        return structured_channels(fabric, cabling, facts)
-    return point_to_point_channels(fabric)
+        channels = structured_channels(fabric, cabling, facts)
+    else:
+        channels = point_to_point_channels(fabric)
+    return _with_entrance_panels(fabric, channels)
+
+
+def _with_entrance_panels(fabric: Fabric, channels: Channels) -> Channels:
+    """A campus link (between two buildings, :mod:`planner.domain.campus`) also crosses the
+    patch panels at both buildings' fiber entrances: ``entrance_panels`` per building, one
+    mated LC pair each (next-wave.md §1.4: each patch panel adds one)."""
+    panels = int(((fabric.info or {}).get("campus") or {}).get("entrance_panels") or 0)
+    if not panels:
+        return channels
+    crossing = fabric.link_campus()
+    if not crossing.any():
+        return channels
+    mated = channels.mated_pairs.copy()
+    mated[crossing] += 2 * panels
+    return replace(channels, mated_pairs=mated)
 
 
 __all__ = ["channels_for"]
