@@ -395,7 +395,7 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
             fabric,
             campus,
             blocks,
-            ends,
+            (ends, _clean_cuts(fabric, blocks, pod_spines)),
             placer,
             place_block,
             (middle_spines, spine_cap, cores, core_cap),
@@ -502,7 +502,8 @@ def _upper_placement(fabric: Fabric, spec: DesignSpec, blocks, spines: np.ndarra
 
 def _block_buildings(block_servers: np.ndarray, ends: np.ndarray, buildings: int) -> np.ndarray:
     """Building (0-based) of every block: blocks shared out in order by server count, a new
-    building starting only after a block that ends a pod (``ends``).
+    building starting only after a block where a building may end (``ends``: no link below
+    the top tier crosses that cut, :func:`_clean_cuts`).
 
     >>> _block_buildings(np.array([4, 4, 4, 4]), np.array([True] * 4), 2).tolist()
     [0, 0, 1, 1]
@@ -523,18 +524,45 @@ def _block_buildings(block_servers: np.ndarray, ends: np.ndarray, buildings: int
     return out
 
 
-def _place_campus(fabric, campus, blocks, ends, placer, place_block, middle, notes) -> dict:
+def _clean_cuts(fabric: Fabric, blocks, pod_spines) -> np.ndarray:
+    """Per block: may a building end after it? Only where no link below the top tier joins
+    a node placed in it (or before) to one placed after it: servers and leaves in their
+    blocks, a pod's spines in the block they follow. So a Clos leaf whose servers straddle two
+    blocks, or a pod whose leaves do, keeps them in one building.
+    """
+    node_block = np.full(fabric.node_count, -1, dtype=np.int64)
+    for index, (server_racks, block_leaves) in enumerate(blocks):
+        for rack in server_racks:
+            node_block[rack] = index
+        node_block[block_leaves] = index
+        for nodes in pod_spines.get(index, ()):
+            node_block[nodes] = index
+    a, b = node_block[fabric.link_a], node_block[fabric.link_b]
+    both = (a >= 0) & (b >= 0) & (a != b)
+    lo, hi = np.minimum(a[both], b[both]), np.maximum(a[both], b[both])
+    crossing = np.zeros(len(blocks) + 1, dtype=np.int64)
+    np.add.at(crossing, lo, 1)
+    np.add.at(crossing, hi, -1)
+    return np.cumsum(crossing)[: len(blocks)] == 0
+
+
+def _place_campus(fabric, campus, blocks, cuts, placer, place_block, middle, notes) -> dict:
     """Place the blocks building by building and each building's share of the top tier
-    (:mod:`planner.domain.campus`); returns what ``fabric.info["campus"]`` keeps."""
+    (:mod:`planner.domain.campus`); returns what ``fabric.info["campus"]`` keeps.
+
+    ``cuts`` is ``(ends, clean)``: the blocks holding a pod's last leaf (where a building's
+    share of the top tier may follow) and those after which a building may end
+    (:func:`_clean_cuts`)."""
     from planner.domain.campus import BY_PLANE
 
+    ends, clean = cuts
     middle_spines, spine_cap, cores, core_cap = middle
     count = campus.buildings
     block_servers = np.array(
         [sum(int(r.shape[0]) for r in server_racks) for server_racks, _ in blocks],
         dtype=np.int64,
     )
-    building_of = _block_buildings(block_servers, ends, count)
+    building_of = _block_buildings(block_servers, clean, count)
     if campus.core_building == BY_PLANE:
         top_of = {
             "spines": fabric.node_plane[middle_spines].astype(np.int64) % count,

@@ -205,3 +205,26 @@ def test_links_between_buildings_cross_the_entrance_panels_in_their_loss_budget(
     budgets = compute_budgets(fabric, facts)
     inside = np.isin(budgets.links, np.flatnonzero(campus))
     assert inside.any() and np.isfinite(budgets.margin_db[inside]).all()
+
+
+def test_a_building_ends_only_where_no_lower_tier_link_crosses(facts):
+    """A three-tier Clos across three buildings: a leaf's servers (and a pod's leaves) may
+    straddle two server blocks, so a building ends only where no server-leaf or leaf-spine
+    link crosses; only spine-core links run between buildings (here two pods: the third
+    building stays empty, and says so)."""
+    document = {
+        "name": "clos",
+        "topology": "clos",
+        "server": "DGX-B300",
+        "servers": 2048,
+        "tiers": 3,
+        "switches": {"leaf": "Q3400-RA"},
+        "campus": {"buildings": 3, "distances_m": [[0, 500, 900], [500, 0, 700], [900, 700, 0]]},
+    }
+    fabric = build_fabric(parse_spec(document), facts)
+    campus = fabric.link_campus()
+    assert campus.any() and set(fabric.link_tier[campus].tolist()) == {2}  # spine-core only
+    info = fabric.info["campus"]
+    assert info["servers_per_building"] == [1296, 752, 0] and info["core_building"] == 2
+    assert any("building(s) 3 hold no servers" in n for n in fabric.info["layout_notes"])
+    assert fabric.link_length_m[~campus].max() < 100
