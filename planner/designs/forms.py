@@ -15,6 +15,7 @@ from django import forms
 from inventory.library.vocab import GPU_SERVER_KINDS
 from inventory.models import RackType, ServerModel, SwitchModel
 from inventory.permissions import price_books_for
+from planner.designs.adapters import catalog_facts
 from planner.designs.models import DesignSharingChoices
 from planner.designs.wizard import (
     GROW_TO_FIELDS,
@@ -26,6 +27,7 @@ from planner.designs.wizard import (
     form_field_for,
     form_problem,
     leaf_fit,
+    server_nic,
     short,
     spec_from_fields,
     wizard_defaults,
@@ -42,9 +44,27 @@ from planner.designs.wizard_networks import (
     network_field,
     networks_initial,
 )
+from planner.designs.wizard_transport import BOOLEAN_KEYS as TRANSPORT_BOOLEAN_KEYS
+from planner.designs.wizard_transport import (
+    CHOICE_LABELS,
+    IB_KEYS,
+    NIC_KEYS,
+    NIC_PROFILE_LABELS,
+    ROCE_KEYS,
+    SWITCH_PROFILE_LABELS,
+    TRANSPORT_NAMES,
+    TYPE_FIELD,
+    ib_field,
+    nic_field,
+    roce_field,
+    transport_initial,
+    transport_table,
+    transport_view,
+)
 from planner.domain.networks.common import SHARED_FIELDS
 from planner.domain.presets import load_presets
 from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES, SpecError, parse_spec, spec_schema
+from planner.domain.transport.settings import ROUTING_ENGINES
 from planner.presentation import NETWORK_LABELS
 from planner.teams.selectors import teams_for
 
@@ -146,6 +166,111 @@ def _network_form_fields() -> dict[str, forms.Field]:
 NetworkFieldsForm = type("NetworkFieldsForm", (forms.Form,), _network_form_fields())
 
 
+#: Labels of the transport step's fields (RoCE and InfiniBand keys, then the NIC's).
+TRANSPORT_LABELS = {
+    "profile": "Switch QoS profile",
+    "lossless_priority": "Lossless priority",
+    "lossless_dscp": "Lossless DSCP values",
+    "cnp_priority": "CNP priority",
+    "cnp_dscp": "CNP DSCP",
+    "trust": "Switch trust mode",
+    "ecn_min_kb": "ECN min threshold (KB)",
+    "ecn_max_kb": "ECN max threshold (KB)",
+    "pfc_mode": "PFC mode",
+    "mtu_b": "MTU (bytes)",
+    "pfc_watchdog": "PFC watchdog",
+    "load_balancing": "Load balancing",
+    "multiplane_mode": "Multiplane mode",
+    "routing_engine": "Routing engine",
+    "adaptive_routing": "Adaptive routing",
+    "shield": "SHIELD (fast link fault recovery)",
+    "sharp": "SHARP (in-network reductions)",
+}
+NIC_LABELS = {
+    "profile": "NIC QoS profile",
+    "data_priority": "NIC data priority",
+    "data_dscp": "NIC data DSCP",
+    "cnp_priority": "NIC CNP priority",
+    "cnp_dscp": "NIC CNP DSCP",
+    "trust": "NIC trust mode",
+}
+#: What a typed number may be, for the browser's hints (the spec rules check it).
+TRANSPORT_NUMBER_HINTS = {
+    "lossless_priority": "0-7",
+    "cnp_priority": "0-7",
+    "data_priority": "0-7",
+    "cnp_dscp": "0-63",
+    "data_dscp": "0-63",
+}
+
+
+def _transport_schema(*path: str) -> str:
+    """The spec schema's description of ``transport.<path>`` (the field's tooltip)."""
+    node = spec_schema()["properties"]["transport"]["oneOf"][1]
+    for key in path:
+        node = node.get("properties", {}).get(key) or node.get("additionalProperties") or {}
+    return str(node.get("description", ""))
+
+
+def _transport_form_fields() -> dict[str, forms.Field]:
+    """The transport step's fields: the transport, the RoCE keys, the server NIC's keys and
+    the InfiniBand keys (:mod:`planner.designs.wizard_transport`). Numbers are text here, as
+    in the network steps: the spec rules check them and name the spec path. Each list's empty
+    entry and each box's placeholder say what empty means (set per form, from the catalog)."""
+
+    def choice(label: str, values: dict, title: str) -> forms.ChoiceField:
+        field = forms.ChoiceField(
+            required=False, label=label, choices=[("", "Default"), *values.items()]
+        )
+        field.widget.attrs["title"] = title
+        return field
+
+    def text(label: str, title: str, hint: str = "") -> forms.CharField:
+        attrs = {"inputmode": "decimal", "title": title + (f" ({hint})" if hint else "")}
+        return forms.CharField(
+            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=200
+        )
+
+    fields: dict[str, forms.Field] = {
+        TYPE_FIELD: choice(
+            "Transport",
+            {"roce": "RoCEv2 (Ethernet)", "infiniband": "InfiniBand"},
+            _transport_schema(),
+        )
+    }
+    yes_no = {"yes": "Yes", "no": "No"}
+    for key in (*ROCE_KEYS, *IB_KEYS):
+        label, title = TRANSPORT_LABELS[key], _transport_schema(key)
+        if key == "profile":
+            field = choice(label, SWITCH_PROFILE_LABELS, title)
+        elif key == "routing_engine":
+            field = choice(label, {engine: engine for engine in ROUTING_ENGINES}, title)
+        elif key in TRANSPORT_BOOLEAN_KEYS:
+            field = choice(label, yes_no, title)
+        elif key in CHOICE_LABELS:
+            field = choice(label, CHOICE_LABELS[key], title)
+        elif key == "lossless_dscp":
+            field = text(label, title, "e.g. 26 or 24-31")
+            field.widget.attrs["inputmode"] = "text"
+        else:
+            field = text(label, title, TRANSPORT_NUMBER_HINTS.get(key, ""))
+        fields[roce_field(key) if key in ROCE_KEYS else ib_field(key)] = field
+    for key in NIC_KEYS:
+        label, title = NIC_LABELS[key], _transport_schema("nics", key)
+        if key == "profile":
+            field = choice(label, NIC_PROFILE_LABELS, title)
+        elif key == "trust":
+            field = choice(label, CHOICE_LABELS["trust"], title)
+        else:
+            field = text(label, title, TRANSPORT_NUMBER_HINTS.get(key, ""))
+        fields[nic_field(key)] = field
+    return fields
+
+
+#: The transport step's fields, as a form the wizard's form takes them from.
+TransportFieldsForm = type("TransportFieldsForm", (forms.Form,), _transport_form_fields())
+
+
 def _part_choices(model, blank: str | None = None, **filters) -> list[tuple[str, str]]:
     choices = [("", blank)] if blank is not None else []
     parts = model.objects.filter(archived=False, **filters).order_by("slug")  # archived: not new
@@ -154,9 +279,9 @@ def _part_choices(model, blank: str | None = None, **filters) -> list[tuple[str,
     return choices
 
 
-class DesignWizardForm(NetworkFieldsForm):
-    """A new design: spec fields (or the spec as YAML/JSON text), the cluster networks'
-    optional steps, plus team and sharing."""
+class DesignWizardForm(NetworkFieldsForm, TransportFieldsForm):
+    """A new design: spec fields (or the spec as YAML/JSON text), the cluster networks' and
+    the transport's optional steps, plus team and sharing."""
 
     name = forms.CharField(max_length=100, initial="New design")
     description = forms.CharField(
@@ -266,6 +391,7 @@ class DesignWizardForm(NetworkFieldsForm):
         self.fields["team"].to_field_name = "slug"
         self._defaults_and_leaf_fit()
         self._network_defaults()
+        self._transport_defaults()
 
     def _defaults_and_leaf_fit(self) -> None:
         """A blank wizard starts with a server and a leaf that fit each other; the leaf list
@@ -312,6 +438,67 @@ class DesignWizardForm(NetworkFieldsForm):
                 field.choices = [("", switch_blank(text))] + switches
             elif isinstance(field, forms.CharField):
                 field.widget.attrs["placeholder"] = text
+
+    def transport_table(self) -> dict:
+        """The transport step's defaults for every leaf, server and profile
+        (:func:`planner.designs.wizard_transport.transport_table`), embedded in the page."""
+        if not hasattr(self, "_transport_table"):
+            self._transport_table = transport_table(catalog_facts(for_new=True))
+        return self._transport_table
+
+    def _value(self, name: str) -> str:
+        source = self.data if self.is_bound else self.initial
+        value = source.get(name)
+        if value is None and not self.is_bound:
+            value = self.fields[name].initial
+        return "" if value is None else str(value)
+
+    def _transport_view(self) -> dict:
+        names = (TYPE_FIELD, roce_field("profile"), nic_field("profile"), "leaf", "server")
+        return transport_view(self.transport_table(), {n: self._value(n) for n in names})
+
+    def _transport_defaults(self) -> None:
+        """Each transport field shows what empty means for the chosen leaf, server and
+        profiles: a box's placeholder, a list's empty entry ("Default: Lossless (PFC)"), and
+        its help text (the default's provenance, with the address in the step). The page's
+        script redoes this when one of them changes, from the same table."""
+        view = self._transport_view()
+        for name, entry in view["fields"].items():
+            field = self.fields[name]
+            field.widget.attrs["aria-describedby"] = f"id_{name}_helptext"
+            if isinstance(field, forms.ChoiceField):
+                blank = view["blanks"].get(name) or (
+                    f"Default: {entry['default']}" if entry["default"] else "No default"
+                )
+                field.choices = [("", blank), *field.choices[1:]]
+            else:
+                field.widget.attrs["placeholder"] = entry["default"] or "no default"
+
+    def transport_sections(self) -> dict:
+        """The transport step as the page lays it out: the transport field, the RoCE
+        switch fields, the server NIC's and the InfiniBand fields (each with its help text
+        and the address of its source), which transport shows, and the NIC's heading."""
+        view = self._transport_view()
+
+        def rows(names):
+            return [
+                {
+                    "field": self[name],
+                    "help": view["fields"][name]["help"],
+                    "url": view["fields"][name]["url"],
+                }
+                for name in names
+            ]
+
+        return {
+            "type": rows([TYPE_FIELD])[0],
+            "roce": rows(roce_field(key) for key in ROCE_KEYS),
+            "nic": rows(nic_field(key) for key in NIC_KEYS),
+            "infiniband": rows(ib_field(key) for key in IB_KEYS),
+            "kind": view["kind"],
+            "nic_heading": view["nic_heading"],
+            "names": TRANSPORT_NAMES,
+        }
 
     def network_sections(self) -> list[dict]:
         """The network steps as the page lays them out: label, note, the checkbox, whether
@@ -441,6 +628,11 @@ def initial_from_spec(spec: dict) -> dict:
         if (spec.get("layout") or {}).get(key) is not None:
             initial[key] = spec["layout"][key]
     initial.update(networks_initial(spec.get("networks")))
+    transport = spec.get("transport")
+    if transport:
+        nics = transport.get("nics") if isinstance(transport, dict) else None
+        nic = server_nic(spec.get("server")) if nics else None
+        initial.update(transport_initial(transport, server_nic=nic))
     return initial
 
 

@@ -20,8 +20,15 @@ from planner.designs.wizard_networks import (
     network_form_field,
     networks_from_fields,
 )
+from planner.designs.wizard_transport import (
+    TRANSPORT_NUMBER_FIELDS,
+    needs_catalog,
+    transport_form_field,
+    transport_from_fields,
+)
 from planner.domain import canvas
 from planner.domain.spec import TIERS
+from planner.domain.transport.resolve import nic_of_server
 
 #: Spec media tier -> form field name.
 MEDIA_FIELDS = {tier: "media_" + tier.replace("-", "_") for tier in TIERS}
@@ -73,6 +80,7 @@ NUMBER_FIELDS = (
         }
     )
     | NETWORK_NUMBER_FIELDS
+    | TRANSPORT_NUMBER_FIELDS
 )
 
 
@@ -113,6 +121,26 @@ def is_rack_system(server: str) -> bool:
     return bool(model and model.category == "server" and model.is_rack_system)
 
 
+def leaf_transport(leaf) -> str | None:
+    """The transport a design on the catalog's ``leaf`` switch runs by default
+    (``infiniband`` when it speaks InfiniBand only, else ``roce``; ``None``: no such switch),
+    as :func:`planner.domain.transport.resolve.default_type` decides it."""
+    model = catalog_facts(for_new=True).devices.get(leaf) if isinstance(leaf, str) else None
+    if model is None or model.category != "switch":
+        return None
+    return "infiniband" if set(model.protocols) == {"infiniband"} else "roce"
+
+
+def server_nic(server) -> str | None:
+    """The key of the catalog ``server``'s compute NIC in ``transport.nics`` (its NIC part,
+    or the server itself for on-board NICs; ``None``: no such server)."""
+    facts = catalog_facts(for_new=True)
+    model = facts.devices.get(server) if isinstance(server, str) else None
+    if model is None or model.category != "server":
+        return None
+    return nic_of_server(facts, model.slug)[0]
+
+
 def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = None) -> dict:
     """The spec document the wizard's fields describe: the one mapping from form to spec.
 
@@ -124,6 +152,11 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
 
     The cluster networks' steps (a checkbox per network, its fields, the shared fields) make
     the ``networks`` block: :func:`planner.designs.wizard_networks.networks_from_fields`.
+
+    The transport step's fields make the ``transport`` block
+    (:func:`planner.designs.wizard_transport.transport_from_fields`): the fields of the
+    transport the design runs (the one chosen, else the leaf switch's), the NIC's keyed by the
+    server's NIC (both asked of the catalog only when such a field is filled).
 
     The ``servers`` field counts racks when the server is a rack-scale system: it becomes
     ``racks`` then. ``rack_systems`` names those servers (default: asks the catalog, see
@@ -197,6 +230,14 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
     networks = networks_from_fields(v)
     if networks:
         doc["networks"] = networks
+    if needs_catalog(v):
+        transport = transport_from_fields(
+            v, default_type=leaf_transport(v.get("leaf")), server_nic=server_nic(v.get("server"))
+        )
+    else:
+        transport = transport_from_fields(v)
+    if transport:
+        doc["transport"] = transport
     return doc
 
 
@@ -211,10 +252,14 @@ def form_field_for(spec_field: str) -> str | None:
     ('grow_to_gpus', 'grow_to_gpus', 'grow_to_gpus')
     >>> form_field_for("networks.storage.storage_ports"), form_field_for("networks.oob")
     ('storage_storage_ports', 'network_oob')
+    >>> form_field_for("transport.cnp_dscp"), form_field_for("transport.nics.B3140H.data_dscp")
+    ('transport_cnp_dscp', 'transport_nic_data_dscp')
     """
     head, _, rest = spec_field.partition(".")
     if head == "networks":
         return network_form_field(spec_field)
+    if head == "transport":
+        return transport_form_field(spec_field)
     if head == "grow_to":
         return GROW_TO_FIELDS.get(rest, GROW_TO_FIELDS["gpus"])
     if spec_field in SHOWN_IN:

@@ -163,8 +163,10 @@ def test_every_preset_fits_the_wizard_fields(seed_catalog, user):
     """A preset put into the fields (its ``fields``, the one spec -> fields mapping) comes
     back as the same spec, through the form's save and the live summary's mapping alike:
     nothing silently dropped. Every preset fits the fields now, the 4 SU cluster's networks
-    block included (its ``networks.compute: {}`` says nothing and is not kept); and the
-    fields round-trip: fields -> spec -> fields are the same fields."""
+    block included (its ``networks.compute: {}`` says nothing and is not kept), and the
+    Arista preset's transport block (the transport step: RoCE on Arista's profile, the
+    B3140H NICs marking DSCP 24); and the fields round-trip: fields -> spec -> fields are the
+    same fields."""
     from planner.designs.forms import (
         DesignWizardForm,
         fields_from_spec,
@@ -175,7 +177,8 @@ def test_every_preset_fits_the_wizard_fields(seed_catalog, user):
     from planner.domain.spec import parse_spec
 
     with_networks = []
-    for preset in wizard_presets():
+    presets = wizard_presets()
+    for preset in presets:
         fields = preset["fields"]
         expected = without_empty_compute(preset["spec"])
         assert all(isinstance(value, str) for value in fields.values()), preset["slug"]
@@ -190,11 +193,18 @@ def test_every_preset_fits_the_wizard_fields(seed_catalog, user):
         if "networks" in preset["spec"]:
             with_networks.append(preset["slug"])
     assert "h100-superpod-4su-cluster" in with_networks
-    cluster = {p["slug"]: p["fields"] for p in wizard_presets()}["h100-superpod-4su-cluster"]
+    cluster = {p["slug"]: p["fields"] for p in presets}["h100-superpod-4su-cluster"]
     ticked = [
         name for name in ("storage", "inband", "oob", "converged") if cluster[f"network_{name}"]
     ]
     assert ticked == ["storage", "inband", "oob"]
+    arista = {p["slug"]: p["fields"] for p in presets}["arista-7060x6-rail"]
+    transport = {name: value for name, value in arista.items() if name.startswith("transport_")}
+    assert {name: value for name, value in transport.items() if value} == {
+        "transport_type": "roce",
+        "transport_profile": "arista",
+        "transport_nic_data_dscp": "24",
+    }
 
 
 def test_a_spec_the_network_fields_cannot_show_opens_as_text(seed_catalog, user):
