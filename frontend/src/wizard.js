@@ -6,6 +6,10 @@
 // The cluster networks' steps (a checkbox per network and its fields) are fields like the
 // others; the page shows a step's fields while its box is ticked, and each empty box's default
 // for the chosen server (the server's table, embedded as `network-placeholders`).
+// The transport step shows the fields of the transport the design runs (the one chosen, else
+// the leaf switch's), each empty field's profile default and its source: the server's table
+// (`transport-defaults`, planner/designs/wizard_transport.py transport_table), picked from as
+// the server's transport_view does.
 
 /** Wait after the last change before asking for a summary (ms). */
 export const DEBOUNCE_MS = 300;
@@ -218,6 +222,49 @@ export function leafGroups(fit) {
   ];
 }
 
+const BOOLEAN_TEXT = { true: "yes", false: "no" };
+
+/**
+ * The transport step for the fields as they are (as planner/designs/wizard_transport.py
+ * transport_view): the transport it runs, each field's default (`default`, `help`, `url`),
+ * the three lists' empty entries and the server NIC's heading.
+ * @param {object} table the server's `transport-defaults`
+ * @param {Record<string, string>} values form field name -> value (leaf, server, transport_*)
+ * @returns {{kind: string, fields: Record<string, {default: string, help: string, url: string}>,
+ *   blanks: Record<string, string>, nic: string, nic_heading: string}}
+ */
+export function transportView(table, values) {
+  const leaf = table.leaves?.[values.leaf ?? ""] ?? null;
+  const server = table.servers?.[values.server ?? ""] ?? null;
+  const names = table.names ?? {};
+  const kind = values.transport_type || leaf?.type || "";
+  let profile = values.transport_profile || leaf?.profile || "custom";
+  if (!(profile in (table.switch_profiles ?? {}))) profile = "custom";
+  let nicProfile = values.transport_nic_profile || server?.nic_profile || "";
+  if (!(nicProfile in (table.nic_profiles ?? {}))) nicProfile = "custom";
+  const fields = {};
+  for (const [key, entry] of Object.entries(table.switch_profiles?.[profile] ?? {})) fields[`transport_${key}`] = entry;
+  for (const [key, entry] of Object.entries(table.nic_profiles?.[nicProfile] ?? {})) fields[`transport_nic_${key}`] = entry;
+  for (const [key, entry] of Object.entries(table.infiniband ?? {})) fields[`transport_${key}`] = entry;
+  if (leaf && table.infiniband?.sharp) {
+    fields.transport_sharp = { ...table.infiniband.sharp, default: BOOLEAN_TEXT[Boolean(leaf.sharp)] };
+  }
+  const leafName = values.leaf || "the leaf switch";
+  const blanks = leaf
+    ? {
+        transport_type: `Default: ${names.transport?.[leaf.type]} (from ${leafName})`,
+        transport_profile: `Default: ${names.switch_profile?.[leaf.profile]} (from ${leafName})`,
+      }
+    : { transport_type: "Default: from the leaf switch", transport_profile: "Default: from the leaf switch" };
+  const nic = server?.nic ?? "";
+  blanks.transport_nic_profile = server
+    ? `Default: ${names.nic_profile?.[server.nic_profile]} (from ${nic})`
+    : "Default: from the NIC's maker";
+  const name = server?.nic_name ?? "";
+  const heading = nic ? `Server NIC ${nic}${name && name !== nic ? ` (${name})` : ""}` : "";
+  return { kind, fields, blanks, nic, nic_heading: heading || "The server's NIC" };
+}
+
 // --- DOM -------------------------------------------------------------------------------------
 
 function readValues(form) {
@@ -272,6 +319,52 @@ function showNetworkDefaults(form, table, server) {
       if (blank && label) blank.textContent = label;
     } else if (input.tagName === "INPUT") {
       input.placeholder = text;
+    }
+  }
+}
+
+/**
+ * The transport step for the fields as they are now: the chosen transport's fields shown,
+ * each empty field's default (a box's placeholder, a list's empty entry) and its source.
+ * The three fields whose help the server wrote itself (transport, the two profiles) keep it.
+ * @param {HTMLFormElement} form
+ * @param {object} table the server's `transport-defaults`
+ */
+function showTransport(form, table) {
+  const step = form.querySelector("[data-transport]");
+  if (!step || !table?.leaves) return;
+  const values = {};
+  for (const name of ["leaf", "server", "transport_type", "transport_profile", "transport_nic_profile"]) {
+    values[name] = form.elements.namedItem(name)?.value ?? "";
+  }
+  const view = transportView(table, values);
+  for (const section of step.querySelectorAll("[data-transport-kind]")) {
+    const other = section.dataset.transportKind === "roce" ? "infiniband" : "roce";
+    section.hidden = view.kind === other;
+  }
+  const heading = step.querySelector("[data-transport-nic-heading]");
+  if (heading) heading.textContent = view.nic_heading;
+  const blankOption = (name) => form.elements.namedItem(name)?.querySelector?.("option[value='']");
+  for (const [name, label] of Object.entries(view.blanks)) {
+    const blank = blankOption(name);
+    if (blank) blank.textContent = label;
+  }
+  for (const [name, entry] of Object.entries(view.fields)) {
+    const input = form.elements.namedItem(name);
+    if (!input || name in view.blanks) continue;
+    if (input.tagName === "SELECT") {
+      const blank = blankOption(name);
+      if (blank) blank.textContent = entry.default ? `Default: ${entry.default}` : "No default";
+    } else {
+      input.placeholder = entry.default || "no default";
+    }
+    const help = step.querySelector(`#id_${name}_helptext`);
+    const text = help?.querySelector("[data-help-text]");
+    const link = help?.querySelector("[data-help-link]");
+    if (text) text.textContent = entry.help;
+    if (link) {
+      link.hidden = !entry.url;
+      link.setAttribute("href", entry.url || "#");
     }
   }
 }
@@ -385,6 +478,7 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
   const status = panel.querySelector("[data-summary-status]");
   const presets = JSON.parse(doc.getElementById("design-presets")?.textContent || "[]");
   const networkTable = JSON.parse(doc.getElementById("network-placeholders")?.textContent || "{}");
+  const transportTable = JSON.parse(doc.getElementById("transport-defaults")?.textContent || "{}");
   const token = form.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
   const fromText = () => form.elements.namedItem("source")?.value === "text";
   let sequence = 0;
@@ -481,9 +575,15 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     touched.add(event.target.name);
     if (event.target.name === "topology") showTopologyFields(form);
     if (event.target.name?.startsWith("network_")) showNetworkFields(form);
+    if (["leaf", "transport_type", "transport_profile", "transport_nic_profile"].includes(event.target.name)) {
+      showTransport(form, transportTable);
+    }
     if (event.target.name === "server") {
       showNetworkDefaults(form, networkTable, event.target.value);
-      refreshLeaves().then(schedule);
+      showTransport(form, transportTable);
+      refreshLeaves()
+        .then(() => showTransport(form, transportTable))
+        .then(schedule);
       return;
     }
     schedule();
@@ -505,7 +605,11 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       showTopologyFields(form);
       showNetworkFields(form);
       showNetworkDefaults(form, networkTable, preset.fields?.server ?? "");
-      refreshLeaves().then(() => writeValues(form, { leaf: preset.fields?.leaf ?? "" })).then(refresh);
+      showTransport(form, transportTable);
+      refreshLeaves()
+        .then(() => writeValues(form, { leaf: preset.fields?.leaf ?? "" }))
+        .then(() => showTransport(form, transportTable))
+        .then(refresh);
     });
   }
   // The fields as text: the spec the server builds from them (also when it has problems).

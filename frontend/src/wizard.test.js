@@ -10,6 +10,7 @@ import {
   summaryFigures,
   summaryRequest,
   summaryTables,
+  transportView,
 } from "./wizard.js";
 
 test("the summary request: the fields as typed (the server builds the spec), or the text", () => {
@@ -99,4 +100,45 @@ test("the cluster networks' switches: one row per network with switches, by mode
   assert.equal(table.title, "Cluster networks");
   assert.equal(table.rows.length, 2);
   assert.equal(summaryTables({}).find((t) => t.id === "networks"), undefined); // none: no table
+});
+
+test("the transport step picks the defaults of the leaf's transport and profile, the chosen ones first", () => {
+  // A table as planner/designs/wizard_transport.py transport_table writes it (cut down).
+  const entry = (value, help, url = "") => ({ default: value, help, url });
+  const table = {
+    leaves: {
+      L: { type: "roce", profile: "arista", maker: "arista", sharp: false },
+      Q: { type: "infiniband", profile: "nvidia-spectrum-x", maker: "nvidia", sharp: true },
+    },
+    servers: { S: { nic: "B3140H", nic_name: "NVIDIA BlueField-3 SuperNIC B3140H", nic_profile: "nvidia-connectx" } },
+    switch_profiles: {
+      arista: { ecn_min_kb: entry("", "Arista profile: no default"), lossless_dscp: entry("24", "Arista profile: 24", "https://a") },
+      "nvidia-spectrum-x": { ecn_min_kb: entry("150", "NVIDIA Spectrum-X profile: 150", "https://o"), lossless_dscp: entry("24-31", "x") },
+      custom: { ecn_min_kb: entry("", "Custom profile: no default"), lossless_dscp: entry("", "y") },
+    },
+    nic_profiles: { "nvidia-connectx": { cnp_dscp: entry("48", "n") }, custom: { cnp_dscp: entry("", "c") } },
+    infiniband: { routing_engine: entry("ar_updn", "opensm: ar_updn"), sharp: entry("", "On where every switch runs SHARP.") },
+    names: {
+      transport: { roce: "RoCEv2", infiniband: "InfiniBand" },
+      switch_profile: { arista: "Arista", "nvidia-spectrum-x": "NVIDIA Spectrum-X", custom: "Custom (no defaults)" },
+      nic_profile: { "nvidia-connectx": "NVIDIA ConnectX / BlueField", custom: "Custom (no defaults)" },
+    },
+  };
+  const arista = transportView(table, { leaf: "L", server: "S" });
+  assert.equal(arista.kind, "roce");
+  assert.equal(arista.fields.transport_ecn_min_kb.default, "");
+  assert.equal(arista.fields.transport_lossless_dscp.url, "https://a");
+  assert.equal(arista.fields.transport_nic_cnp_dscp.default, "48");
+  assert.equal(arista.blanks.transport_type, "Default: RoCEv2 (from L)");
+  assert.equal(arista.blanks.transport_nic_profile, "Default: NVIDIA ConnectX / BlueField (from B3140H)");
+  assert.equal(arista.nic_heading, "Server NIC B3140H (NVIDIA BlueField-3 SuperNIC B3140H)");
+  const chosen = transportView(table, { leaf: "L", server: "S", transport_profile: "nvidia-spectrum-x", transport_nic_profile: "custom" });
+  assert.equal(chosen.fields.transport_ecn_min_kb.default, "150");
+  assert.equal(chosen.fields.transport_nic_cnp_dscp.default, "");
+  const ib = transportView(table, { leaf: "Q", server: "nope" });
+  assert.equal(ib.kind, "infiniband");
+  assert.equal(ib.fields.transport_sharp.default, "yes");
+  assert.equal(ib.nic_heading, "The server's NIC");
+  assert.equal(transportView(table, { leaf: "Q", transport_type: "roce" }).kind, "roce");
+  assert.equal(transportView(table, {}).blanks.transport_type, "Default: from the leaf switch");
 });

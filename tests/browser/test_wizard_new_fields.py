@@ -102,3 +102,34 @@ def test_the_cluster_preset_fills_the_network_steps(live_catalog, browser_login,
     page.locator('[data-preset="h100-superpod-4su"]').click()
     expect(page.locator("#id_network_storage")).not_to_be_checked()
     expect(page.get_by_test_id("summary-networks")).to_have_count(0)
+
+
+def test_the_transport_step_follows_the_preset_and_the_profile(
+    live_catalog, browser_login, live_server
+):
+    """Issue 20: the Arista preset fills the transport step (RoCE, Arista's profile, the
+    B3140H NICs marking DSCP 24); choosing another profile swaps each empty box's default and
+    its source (Spectrum-X: ECN 150 KB, Onyx `show roce`); InfiniBand shows its own fields."""
+    page = browser_login
+    page.goto(f"{live_server.url}/designs/new/")
+    page.locator('[data-preset="arista-7060x6-rail"]').click()
+    expect(page.get_by_label("Transport:", exact=True)).to_have_value("roce")
+    expect(page.get_by_label("NIC data DSCP")).to_have_value("24")
+    expect(page.get_by_label("Lossless priority")).to_have_attribute("placeholder", "3")
+    ecn = page.get_by_label("ECN min threshold (KB)")
+    expect(ecn).to_have_attribute("placeholder", "no default")
+    expect(page.get_by_test_id("summary-gpus")).to_have_text("1,024")
+
+    page.get_by_label("Switch QoS profile").select_option("nvidia-spectrum-x")
+    expect(ecn).to_have_attribute("placeholder", "150")
+    help_text = page.locator("#id_transport_ecn_min_kb_helptext")
+    expect(help_text).to_contain_text("NVIDIA Spectrum-X profile: 150. Primary source")
+    expect(help_text.get_by_role("link", name="(source)")).to_have_attribute(
+        "href", re.compile(r"Onyx.*RoCE\+Commands")
+    )
+
+    page.get_by_label("Transport:", exact=True).select_option("infiniband")
+    expect(page.locator('[data-transport-kind="roce"]')).to_be_hidden()
+    expect(page.get_by_label("Routing engine")).to_be_visible()
+    problem = page.locator('[data-field="transport_type"] [data-live-problem]')
+    expect(problem).to_contain_text("transport.type: infiniband needs infiniband switches")
