@@ -92,7 +92,7 @@ COST_GROUPS = {
 }
 FLOW_CAVEAT = (
     "Fluid max-min model: bandwidth-bound time of the collective, no queues, PFC pauses, "
-    "congestion control or packet loss (flow-simulation.md section 5); the transports differ "
+    "congestion control or packet loss (the simulator's stated limits); the transports differ "
     "here only in how each routes the same flows."
 )
 
@@ -143,8 +143,8 @@ SPECTRUM_X_NICS = Source(
     "primary",
 )
 AR_NICS = Source(
-    "next-wave.md section 3.5: Ethernet adaptive routing needs AR-capable NICs (BlueField-3, "
-    "ConnectX-8, ConnectX-9 SuperNICs) on every endpoint",
+    "Ethernet adaptive routing needs AR-capable NICs (BlueField-3, ConnectX-8, ConnectX-9 "
+    "SuperNICs) on every endpoint, inferred from NVIDIA's Spectrum-X NIC configuration",
     "",
     "inferred",
 )
@@ -197,7 +197,10 @@ CATALOG = Source(
     "catalog",
 )
 SIM_CAVEATS = Source(
-    "flow-simulation.md section 5 (fluid model; caveats from m4, floodns and Meta)", "", "inferred"
+    "Fluid flow model: no queues or packet-level effects (the limits m4, floodns and Meta's "
+    "fabric papers point out)",
+    "",
+    "inferred",
 )
 
 

@@ -138,7 +138,7 @@ _BLANK = Sourced(None, NOT_FOUND)
 # for (next-wave.md §3.5), multiplane off until the spec asks.
 _INTENT = {
     "pfc_mode": _i("lossless", "the RoCE mode a lossless design runs (Onyx: 'roce' = lossless)"),
-    "pfc_watchdog": _i(True, "next-wave.md §3.5 lossless scope: PFC watchdog on"),
+    "pfc_watchdog": _i(True, "a lossless fabric runs the PFC watchdog against pause storms"),
     "multiplane_mode": _i("none", "one plane per NIC port unless the spec asks"),
 }
 
@@ -245,7 +245,7 @@ NIC_PROFILE_DEFAULTS: dict[str, dict[str, Sourced]] = {
 
 # What a NIC family can do: (adaptive_routing, multiplane_modes, source). Matched on the
 # catalog part's name (see nic_capabilities); None = not known.
-_AR_NICS = "next-wave.md §3.5: AR-capable NICs are BF-3, CX-8 and CX-9 SuperNICs"
+_AR_NICS = "from NVIDIA's Spectrum-X NIC configuration: AR-capable NICs are BF-3, CX-8, CX-9"
 NIC_FAMILIES: dict[str, tuple[bool | None, tuple[str, ...], str]] = {
     "connectx-9": (
         True,
