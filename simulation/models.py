@@ -19,6 +19,7 @@ class JobKindChoices(models.TextChoices):
     VALIDATE = "validate", "Validation"
     POWER = "power", "Power budget"
     SIMULATE = "simulate", "Flow simulation"
+    SWEEP = "sweep", "Parameter sweep"
 
 
 #: Statuses after which a job never changes.

@@ -1,8 +1,8 @@
 """The jobs services that views, the API, the CLI and tasks call (keyword-only).
 
 A thin facade: each concern lives in its own module of :mod:`simulation.jobs` (lifecycle,
-kinds, Monte Carlo, heartbeat, recovery; see its docstring for the map). Nothing here, nor in
-:mod:`simulation.jobs`, imports :mod:`simulation.tasks`: tasks import these services and
+kinds, Monte Carlo, sweeps, heartbeat, recovery; see its docstring for the map). Nothing here,
+nor in :mod:`simulation.jobs`, imports :mod:`simulation.tasks`: tasks import these services and
 services send tasks by name (:mod:`simulation.jobs.dispatch`).
 """
 
@@ -13,6 +13,7 @@ from simulation.jobs.heartbeat import process_identity
 from simulation.jobs.lifecycle import job_cancel, job_enqueue, job_execute
 from simulation.jobs.monte_carlo import simulate_seed_run
 from simulation.jobs.recovery import job_recover_stale, job_sweep_claim, new_sweep_token
+from simulation.jobs.sweep import sweep_run_part
 
 __all__ = [
     "JobDispatchError",
@@ -31,4 +32,5 @@ __all__ = [
     "process_identity",
     "recovery_interval_s",
     "simulate_seed_run",
+    "sweep_run_part",
 ]

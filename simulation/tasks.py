@@ -66,6 +66,26 @@ def simulate_seed(self, job_id: str, attempt: int, seed: int) -> None:
     )
 
 
+@shared_task(
+    name="simulation.sweep_run",
+    bind=True,
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=getattr(settings, "JOBS_TIME_LIMIT_S", 3600),
+)
+def sweep_run(self, job_id: str, attempt: int, run: int) -> None:
+    """One run of a running sweep job (see simulation.jobs.sweep)."""
+    from simulation.services import process_identity, sweep_run_part
+
+    sweep_run_part(
+        job_id=job_id,
+        attempt=attempt,
+        run=run,
+        worker=self.request.hostname or "",
+        process=process_identity(),
+    )
+
+
 def _sweep_name(app) -> str:
     url = str(app.conf.broker_url or "")
     return f"recover_stale:{hashlib.sha256(url.encode()).hexdigest()[:12]}"

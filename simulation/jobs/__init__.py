@@ -4,8 +4,11 @@ One concern per module; imports run down this list, never up (and never into
 ``simulation.tasks``: tasks import these modules through :mod:`simulation.services`)::
 
     lifecycle.py    submit, claim and take over, progress, finish, fail, cancel
-    kinds.py        what each kind accepts and runs: diagnostics, validate, power, simulate
-    monte_carlo.py  seed claims on the job row and the aggregation of a Monte Carlo simulate
+    kinds.py        what each kind accepts and runs: diagnostics, validate, power, simulate,
+                    sweep
+    monte_carlo.py  the seeds of a Monte Carlo simulate and their aggregation
+    sweep.py        the runs of a parameter sweep and their aggregation by point
+    fanout.py       parts of a job (seeds, sweep runs) claimed on its row by any worker
     recovery.py     stale-heartbeat sweep (requeue or fail) and the sweep lease
     heartbeat.py    signs of life: the heartbeat thread, which process runs an attempt
     dispatch.py     sending tasks by name (on commit), revoking them

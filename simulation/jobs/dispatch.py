@@ -21,6 +21,7 @@ logger = logging.getLogger(__name__)
 #: The task names of :mod:`simulation.tasks`.
 RUN_JOB = "simulation.run_job"
 SIMULATE_SEED = "simulation.simulate_seed"
+SWEEP_RUN = "simulation.sweep_run"
 
 #: Publishing to a broker that does not answer gives up after about a second.
 DISPATCH_RETRY_POLICY = {
@@ -66,16 +67,28 @@ def send_job(job_id: str) -> None:
         raise JobDispatchError(reason) from exc
 
 
-def send_seeds(job_id, attempt: int, seeds: list[int]) -> None:
-    """Send a group of Monte Carlo seed subtasks; if the broker does not take them, the runner
-    computes the unclaimed seeds itself (logged, not raised)."""
+def send_parts(task: str, job_id, attempt: int, parts: list[int]) -> None:
+    """Send a group of subtasks ``task(job_id, attempt, part)``, one per part; if the broker
+    does not take them, the runner computes the unclaimed parts itself (logged, not raised)."""
+    if not parts:
+        return
     try:
         group(
-            current_app.signature(SIMULATE_SEED, args=(str(job_id), attempt, s), immutable=True)
-            for s in seeds
+            current_app.signature(task, args=(str(job_id), attempt, p), immutable=True)
+            for p in parts
         ).apply_async(retry=True, retry_policy=DISPATCH_RETRY_POLICY)
-    except Exception:  # noqa: BLE001 - the runner computes unclaimed seeds itself
-        logger.warning("seed subtasks of job %s not sent; running them here", job_id)
+    except Exception:  # noqa: BLE001 - the runner computes unclaimed parts itself
+        logger.warning("%s subtasks of job %s not sent; running them here", task, job_id)
+
+
+def send_seeds(job_id, attempt: int, seeds: list[int]) -> None:
+    """Send a group of Monte Carlo seed subtasks (:func:`send_parts`)."""
+    send_parts(SIMULATE_SEED, job_id, attempt, seeds)
+
+
+def send_sweep_runs(job_id, attempt: int, runs: list[int]) -> None:
+    """Send a group of sweep run subtasks (:func:`send_parts`)."""
+    send_parts(SWEEP_RUN, job_id, attempt, runs)
 
 
 def revoke(job_id) -> None:

@@ -25,6 +25,7 @@ from planner.analyses.reports import (
 )
 from planner.presentation import count, severity_counts
 from simulation.jobs.monte_carlo import simulate_monte_carlo
+from simulation.jobs.sweep import run_sweep
 from simulation.models import Job, JobKindChoices
 
 MAX_HOLD_S = 3000
@@ -168,6 +169,149 @@ def _check_routing(cleaned: dict) -> None:
         )
 
 
+def _problem(message: str) -> ValidationError:
+    return ValidationError({"parameters": message})
+
+
+def _axis(parameters: dict, key: str) -> list | None:
+    """A sweep axis: a list of values, or one value (a list of one); None when not given."""
+    value = parameters.get(key)
+    if value is None:
+        return None
+    values = list(value) if isinstance(value, list | tuple) else [value]
+    if not values:
+        raise _problem(f"{key}: give at least one value (or leave it out)")
+    return values
+
+
+def _whole_numbers(values: list, key: str, *, low: int, high: int) -> list[int]:
+    for value in values:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or value != int(value)
+            or not low <= value <= high
+        ):
+            raise _problem(f"{key}: whole numbers from {low:,} to {high:,} (got {value!r})")
+    return sorted({int(v) for v in values})
+
+
+def _choices(values: list, key: str, choices: tuple, canonical=None) -> list[str]:
+    """The values in the order of ``choices`` (``canonical`` maps an old name to its value)."""
+    chosen = set()
+    for value in values:
+        try:
+            name = canonical(value) if canonical else value
+        except (ValueError, TypeError):
+            name = None
+        if name not in choices:
+            raise _problem(f"{key}: each one of {', '.join(choices)} (got {value!r})")
+        chosen.add(name)
+    return [name for name in choices if name in chosen]
+
+
+def _clean_sweep(parameters: dict) -> dict:
+    """A sweep's traffic, its axes (``fail_links``, ``size_bytes``, ``placement``, ``routing``:
+    each a list or one value) and Monte Carlo ``seeds`` per point; the points (the cross
+    product of the axes) and runs (points x seeds) are capped. Numeric axes are sorted and
+    repeated values dropped; ``routing`` is left out when not given: :func:`_check_sweep`
+    gives the design's."""
+    from planner.analyses.flow import FLOWLETS_MAX, ROUTINGS, canonical_routing
+    from planner.analyses.scenario import PLACEMENTS, STORAGE_TRAFFICS, TRAFFICS
+    from planner.analyses.sweep import AXES, MAX_POINTS, MAX_RUNS, MAX_SEEDS
+    from planner.domain.transport import PFC_MODES
+
+    _only(parameters, {*AXES, "traffic", "seeds", "seed", "flowlets", "pfc_mode"})
+    swept = [t for t in TRAFFICS if t not in STORAGE_TRAFFICS]
+    traffic = parameters.get("traffic") or "all-reduce"
+    if traffic not in swept:
+        raise _problem(
+            f"traffic: one of {', '.join(swept)} (got {traffic!r}; storage-read is not swept)"
+        )
+    cleaned = {"traffic": traffic}
+    fail_links = _axis(parameters, "fail_links") or [0]
+    cleaned["fail_links"] = _whole_numbers(fail_links, "fail_links", low=0, high=MAX_FAIL_LINKS)
+    sizes = _axis(parameters, "size_bytes") or [1e9]
+    for value in sizes:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 1 <= value <= MAX_SIZE_BYTES
+        ):
+            raise _problem(f"size_bytes: numbers from 1 to {MAX_SIZE_BYTES:g} (got {value!r})")
+    cleaned["size_bytes"] = sorted({float(v) for v in sizes})
+    cleaned["placement"] = _choices(
+        _axis(parameters, "placement") or ["contiguous"], "placement", PLACEMENTS
+    )
+    routings = _axis(parameters, "routing")
+    if routings is not None:
+        cleaned["routing"] = _choices(routings, "routing", ROUTINGS, canonical_routing)
+    for key, low, high, default in (
+        ("seeds", 1, MAX_SEEDS, 1),
+        ("seed", 0, 2**31 - 1, 0),
+        ("flowlets", 1, FLOWLETS_MAX, None),
+    ):
+        value = _number(parameters, key, low=low, high=high)
+        if value is not None and value != int(value):
+            raise _problem(f"{key}: a whole number (got {value!r})")
+        if value is not None or default is not None:
+            cleaned[key] = int(value) if value is not None else default
+    pfc_mode = parameters.get("pfc_mode")
+    if pfc_mode:
+        if pfc_mode not in PFC_MODES:
+            raise _problem(f"pfc_mode: one of {', '.join(PFC_MODES)} (got {pfc_mode!r})")
+        cleaned["pfc_mode"] = pfc_mode
+    counts = {axis: len(cleaned.get(axis) or [None]) for axis in AXES}
+    points = math.prod(counts.values())
+    if points > MAX_POINTS:
+        named = [axis for axis in AXES if counts[axis] > 1]
+        raise _problem(
+            f"{' × '.join(named)}: {' × '.join(str(counts[a]) for a in named)} = {points:,} "
+            f"points; a sweep has at most {MAX_POINTS:,}"
+        )
+    runs = points * cleaned["seeds"]
+    if runs > MAX_RUNS:
+        raise _problem(
+            f"seeds: {count(points, 'point')} × {cleaned['seeds']} seeds = {runs:,} runs; a sweep "
+            f"has at most {MAX_RUNS:,}"
+        )
+    if "routing" in cleaned:
+        _check_sweep_routing(cleaned)
+    return cleaned
+
+
+def _check_sweep_routing(cleaned: dict) -> None:
+    if "flowlets" in cleaned and "flowlet" not in cleaned["routing"]:
+        raise _problem(
+            "flowlets: only for flowlet routing (the sweep's routing is "
+            f"{', '.join(cleaned['routing'])})"
+        )
+
+
+def _switch_links(design_revision) -> int | None:
+    """The switch-to-switch links of the revision (what ``fail_links`` picks from), from its
+    summary; None when the summary does not say."""
+    links = (design_revision.summary or {}).get("links")
+    if not isinstance(links, dict) or not links:
+        return None
+    return sum(int(n) for tier, n in links.items() if tier != "server-leaf")
+
+
+def _check_sweep(parameters: dict, design_revision) -> None:
+    """Without a ``routing``, the one the revision's transport settings give; the most failed
+    links no more than the revision's switch-to-switch links."""
+    if "routing" not in parameters:
+        parameters["routing"] = [design_transport_defaults(design_revision).routing]
+        _check_sweep_routing(parameters)
+    available = _switch_links(design_revision)
+    most = max(parameters["fail_links"])
+    if available is not None and most > available:
+        raise _problem(
+            f"fail_links: at most {available:,}, the switch-to-switch links of revision "
+            f"{design_revision.number} (got {most:,})"
+        )
+
+
 def design_transport_defaults(design_revision):
     """The routing and flow control the revision's transport settings give
     (:func:`planner.analyses.scenario.transport_defaults`), read from the head of its stored
@@ -301,6 +445,22 @@ def _outcome_simulate(result: dict) -> str:
     return text
 
 
+def _outcome_sweep(result: dict) -> str:
+    from planner.analyses.sweep import AXES
+
+    points = [p for p in result.get("points") or [] if "busbw_gbps" in p]
+    varying = [a for a in result.get("varying") or [] if a in AXES]
+    over = f" over {' × '.join(a.replace('_', ' ') for a in varying)}" if varying else ""
+    text = (
+        f"{count(result.get('points_total') or 0, 'point')} × "
+        f"{count(result.get('seeds') or 1, 'seed')}{over}"
+    )
+    if points:
+        p50 = [p["busbw_gbps"]["p50"] for p in points]
+        text += f": busbw p50 {min(p50):,.1f}–{max(p50):,.1f} Gb/s"
+    return text
+
+
 def _outcome_power(result: dict) -> str:
     text = f"{(result.get('total_w') or 0) / 1000:,.1f} kW"
     over = sum(1 for p in result.get("problems") or [] if p.get("code") == "rack-power-over-limit")
@@ -334,5 +494,8 @@ KINDS: dict[str, JobKind] = {
     JobKindChoices.POWER: JobKind(_run_power, _clean_power, _outcome_power, True, True),
     JobKindChoices.SIMULATE: JobKind(
         _run_simulate, _clean_simulate, _outcome_simulate, True, True, _check_simulate
+    ),
+    JobKindChoices.SWEEP: JobKind(
+        run_sweep, _clean_sweep, _outcome_sweep, True, True, _check_sweep
     ),
 }

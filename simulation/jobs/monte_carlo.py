@@ -15,15 +15,13 @@ completion time and busbw over all seeds (``engine.scenario.monte_carlo_summary`
 
 from __future__ import annotations
 
-import time
-
-from django.db import transaction
-
 from planner.analyses.reports import Progress, fabric_simulate, scenario_of
-from simulation.jobs.config import heartbeat_timeout_s
 from simulation.jobs.dispatch import send_seeds
-from simulation.jobs.heartbeat import claimant_alive
-from simulation.models import Job, JobStatusChoices
+from simulation.jobs.fanout import claim_part, collect_parts, part_done, parts_state
+from simulation.models import Job
+
+#: The section of the running job's result that holds the seeds' claims and summaries.
+SECTION = "monte_carlo"
 
 
 def claim_seed(job_id, attempt: int, seed: int, owner: str, *, steal_after: float | None = None):
@@ -32,52 +30,17 @@ def claim_seed(job_id, attempt: int, seed: int, owner: str, *, steal_after: floa
     still not done. A seed whose claiming process is gone (see
     :func:`~simulation.jobs.heartbeat.process_identity`) is free at once, so a seed subtask
     redelivered after its pool process died runs it again."""
-    with transaction.atomic():
-        job = (
-            Job.objects.select_for_update()
-            .filter(pk=job_id, status=JobStatusChoices.RUNNING, attempts=attempt)
-            .only("result")
-            .first()
-        )
-        if job is None:
-            return False
-        result = job.result if isinstance(job.result, dict) else {}
-        mc = result.setdefault("monte_carlo", {"claimed": {}, "done": {}})
-        key = str(seed)
-        if key in mc["done"]:
-            return False
-        claim = mc["claimed"].get(key)
-        if (
-            claim is not None
-            and (steal_after is None or time.time() - claim["at"] < steal_after)
-            and claimant_alive(claim.get("by", "")) is not False
-        ):
-            return False
-        mc["claimed"][key] = {"by": owner, "at": time.time()}
-        Job.objects.filter(pk=job_id).update(result=result)
-    return True
+    return claim_part(job_id, attempt, SECTION, seed, owner, steal_after=steal_after)
 
 
 def seed_done(job_id, attempt: int, seed: int, summary: dict) -> None:
     """Record the summary of ``seed`` on the running job (nothing if the attempt is over)."""
-    with transaction.atomic():
-        job = (
-            Job.objects.select_for_update()
-            .filter(pk=job_id, status=JobStatusChoices.RUNNING, attempts=attempt)
-            .only("result")
-            .first()
-        )
-        if job is None:
-            return
-        result = job.result if isinstance(job.result, dict) else {}
-        result.setdefault("monte_carlo", {"claimed": {}, "done": {}})["done"][str(seed)] = summary
-        Job.objects.filter(pk=job_id).update(result=result)
+    part_done(job_id, attempt, SECTION, seed, summary)
 
 
 def seed_state(job_id) -> dict:
     """``{"claimed": {seed: {"by", "at"}}, "done": {seed: summary}}`` of the job's seeds."""
-    result = Job.objects.filter(pk=job_id).values_list("result", flat=True).first()
-    return (result or {}).get("monte_carlo") or {"claimed": {}, "done": {}}
+    return parts_state(job_id, SECTION)
 
 
 def _simulate_seed(fabric, parameters: dict, seed: int) -> dict:
@@ -144,32 +107,21 @@ def simulate_monte_carlo(job: Job, on_progress: Progress) -> dict:
 
 
 def _collect_seeds(job_id, attempt: int, extra: list[int], fabric, params, on_progress) -> dict:
-    """Wait for the subtasks' seeds, running any unclaimed (or long-lost) seed here; returns
-    the summaries by seed."""
+    """Wait for the subtasks' seeds, running any unclaimed (or long-lost) seed here
+    (:func:`~simulation.jobs.fanout.collect_parts`); returns the summaries by seed."""
     seeds = len(extra) + 1
-    me = f"runner {job_id}"
-    waited_since = time.monotonic()
-    while True:
-        state = seed_state(job_id)
-        done = {int(k): v for k, v in state.get("done", {}).items()}
-        on_progress(len(done) + 1, seeds, f"Monte Carlo: {len(done) + 1} of {seeds} seeds done")
-        pending = [s for s in extra if s not in done]
-        if not pending:
-            return done
-        todo = [s for s in pending if str(s) not in state.get("claimed", {})]
-        stale = [s for s in pending if s not in todo]
-        seed = next((s for s in todo if claim_seed(job_id, attempt, s, me)), None)
-        if seed is None and time.monotonic() - waited_since > heartbeat_timeout_s():
-            seed = next(
-                (
-                    s
-                    for s in stale
-                    if claim_seed(job_id, attempt, s, me, steal_after=heartbeat_timeout_s())
-                ),
-                None,
-            )
-        if seed is None:
-            time.sleep(0.2)
-            continue
-        seed_done(job_id, attempt, seed, _simulate_seed(fabric, params, seed))
-        waited_since = time.monotonic()
+
+    def report(done):
+        count = len(done) + 1
+        on_progress(count, seeds, f"Monte Carlo: {count} of {seeds} seeds done")
+
+    done = collect_parts(
+        job_id,
+        attempt,
+        SECTION,
+        [str(s) for s in extra],
+        lambda key: _simulate_seed(fabric, params, int(key)),
+        report,
+        owner=f"runner {job_id}",
+    )
+    return {int(k): v for k, v in done.items()}

@@ -21,7 +21,9 @@ ORDER = [
     "dispatch",
     "heartbeat",
     "recovery",
+    "fanout",
     "monte_carlo",
+    "sweep",
     "kinds",
     "lifecycle",
 ]
@@ -74,4 +76,4 @@ def test_dispatch_sends_the_task_names_the_tasks_register():
         for keyword in node.keywords
         if keyword.arg == "name" and isinstance(keyword.value, ast.Constant)
     }
-    assert {dispatch.RUN_JOB, dispatch.SIMULATE_SEED} <= registered
+    assert {dispatch.RUN_JOB, dispatch.SIMULATE_SEED, dispatch.SWEEP_RUN} <= registered
