@@ -1,6 +1,7 @@
 """Priced quotes of a bill of materials, and the difference between two bills.
 
-Pure Python (no Django), :class:`~decimal.Decimal` arithmetic throughout.
+Pure Python (no Django), :class:`~decimal.Decimal` arithmetic throughout: amounts never pass
+through a float.
 
 Pricing rules
 -------------
@@ -8,15 +9,21 @@ Pricing rules
   the lowest offer of the quote's condition (new, msrp or used) in the quote's currency. For a
   cable or fiber ordered at a length, an offer for exactly that length wins; an offer without
   a length counts only when the part comes in one length (its part number fixes the length).
-  Offers in other currencies are never converted: the line is *unpriced*, with the reason.
+- **Exchange rates**: when no offer in the quote's currency fits a line, offers in another
+  currency count if an exchange rate from that currency to the quote's is given
+  (:class:`ExchangeRate`, the rate valid on the quote's date); the lowest converted offer wins.
+  Without a rate the line is *unpriced*, with the reason.
 - **Discount** (percent per category) comes off the book price and gives the unit cost:
   ``unit_cost = book_price * (1 - discount / 100)``.
 - **Margin** is a share of the sell price (the sales-engineer convention, not a markup on
   cost): ``unit_sell = unit_cost / (1 - margin / 100)``; a 20 % margin on a cost of 80 sells
   at 100. The margin must stay below 100 %.
-- **Rounding**: ``unit_cost`` and ``unit_sell`` are rounded to the cent, half-up, on every
-  line; extended prices are ``quantity * rounded unit`` and totals are exact sums of the
-  lines, so the printed document adds up.
+- **Rounding** (:data:`ROUNDING_RULE`, stated once here): amounts are rounded half-up
+  (:data:`ROUNDING`) to the minor unit of the quote's currency (:func:`minor_unit`: cents for
+  USD or EUR, whole yen for JPY) at three places only, on every line: the converted book price
+  (a book price in the quote's own currency is used as the book gives it), the unit cost and
+  the unit sell price. Extended prices are ``quantity * rounded unit``, never rounded again;
+  subtotals and totals are exact sums of the extended prices, so the printed document adds up.
 - **Unpriced parts** are listed with their reason and never counted as zero: totals then cover
   the priced lines only and say ``incomplete: N parts unpriced``.
 """
@@ -34,11 +41,14 @@ __all__ = [
     "bom_cost",
     "prices_for",
     "CONDITIONS",
+    "MINOR_UNITS",
+    "ROUNDING",
     "ROUNDING_RULE",
     "BomDiff",
     "BomDiffRow",
     "CategoryTotal",
     "CurrencyMismatchError",
+    "ExchangeRate",
     "PriceChoice",
     "PriceOffer",
     "PriceTable",
@@ -48,17 +58,35 @@ __all__ = [
     "QuoteTerms",
     "bom_diff",
     "price_key",
+    "format_money",
+    "minor_unit",
     "price_quote",
     "round_cents",
+    "round_money",
 ]
 
 CENT = Decimal("0.01")
 HUNDRED = Decimal(100)
 CONDITIONS = ("new", "msrp", "used")
 LENGTH_TOLERANCE_M = 0.005
+#: The one rounding mode of quote amounts.
+ROUNDING = ROUND_HALF_UP
+#: Decimal places of a currency's minor unit, from ISO 4217 (list one, column "Minor unit";
+#: source: https://www.six-group.com/en/products-services/financial-information/data-standards.html,
+#: provenance: datasheet). A currency not listed here is taken to have cents (2 places), as
+#: most ISO 4217 currencies do; add it here if it does not.
+MINOR_UNITS = {
+    **dict.fromkeys(("BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG"), 0),
+    **dict.fromkeys(("RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF"), 0),
+    **dict.fromkeys(("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"), 3),
+    "CLF": 4,
+    "UYW": 4,
+}
+DEFAULT_MINOR_UNIT = 2
 ROUNDING_RULE = (
-    "Unit cost and unit sell price are rounded to the cent (half-up) on each line; extended "
-    "prices are quantity × rounded unit price; totals are exact sums of the lines."
+    "Converted book prices, unit costs and unit sell prices are rounded half-up to the "
+    "currency's minor unit (the cent; the whole yen for JPY) on each line; extended prices are "
+    "quantity × rounded unit price; totals are exact sums of the lines."
 )
 MARGIN_RULE = "Margin is a share of the sell price: sell = cost / (1 − margin)."
 DISCOUNT_RULE = "Discounts come off the price-book price per category and give the unit cost."
@@ -81,6 +109,33 @@ class CurrencyMismatchError(QuoteError):
     """A price in another currency than the quote's (prices are never converted)."""
 
 
+def minor_unit(currency: str) -> int:
+    """Decimal places of ``currency``'s minor unit (:data:`MINOR_UNITS`, else 2).
+
+    >>> minor_unit("USD"), minor_unit("JPY"), minor_unit("KWD")
+    (2, 0, 3)
+    """
+    return MINOR_UNITS.get(currency, DEFAULT_MINOR_UNIT)
+
+
+def round_money(amount: Decimal, currency: str) -> Decimal:
+    """``amount`` rounded half-up to ``currency``'s minor unit (the one rounding of quotes).
+
+    >>> round_money(Decimal("2.345"), "USD"), round_money(Decimal("1234.5"), "JPY")
+    (Decimal('2.35'), Decimal('1235'))
+    """
+    return amount.quantize(Decimal(1).scaleb(-minor_unit(currency)), rounding=ROUNDING)
+
+
+def format_money(amount: Decimal | None, currency: str) -> str | None:
+    """``amount`` as exact text with ``currency``'s decimal places (``None`` stays ``None``).
+
+    >>> format_money(Decimal("1125"), "USD"), format_money(Decimal("1125"), "JPY")
+    ('1125.00', '1125')
+    """
+    return None if amount is None else f"{amount:.{minor_unit(currency)}f}"
+
+
 def round_cents(amount: Decimal) -> Decimal:
     """``amount`` rounded to the cent, half-up.
 
@@ -89,7 +144,7 @@ def round_cents(amount: Decimal) -> Decimal:
     >>> round_cents(Decimal("2.345")), round_cents(Decimal("2.3449"))
     (Decimal('2.35'), Decimal('2.34'))
     """
-    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+    return amount.quantize(CENT, rounding=ROUNDING)
 
 
 def _percent(value, where: str, *, below_100: bool = False) -> Decimal:
@@ -136,11 +191,59 @@ class PriceOffer:
 
 
 @dataclass(frozen=True)
+class ExchangeRate:
+    """One unit of ``from_currency`` is worth ``rate`` units of ``to_currency`` from the day
+    ``valid_from`` (ISO date) until a later rate of the pair; with where it came from.
+
+    >>> ExchangeRate("USD", "EUR", Decimal("0.9"), "2026-01-05", "ECB").convert(Decimal("10"))
+    Decimal('9.0')
+    """
+
+    from_currency: str
+    to_currency: str
+    rate: Decimal
+    valid_from: str
+    source: str = ""
+    source_url: str = ""
+    reference: str = ""  # e.g. the rate row's id
+
+    def convert(self, amount: Decimal) -> Decimal:
+        """``amount`` of ``from_currency`` in ``to_currency``, unrounded."""
+        return Decimal(amount) * self.rate
+
+    def describe(self) -> str:
+        """``1 USD = 0.9 EUR (2026-01-05, ECB)``."""
+        origin = ", ".join(bit for bit in (self.valid_from, self.source) if bit)
+        return f"1 {self.from_currency} = {self.rate} {self.to_currency} ({origin})"
+
+    def as_dict(self) -> dict:
+        return {
+            "from_currency": self.from_currency,
+            "to_currency": self.to_currency,
+            "rate": str(self.rate),
+            "valid_from": self.valid_from,
+            "source": self.source,
+            "source_url": self.source_url,
+            "reference": self.reference,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> ExchangeRate:
+        return cls(**{**data, "rate": Decimal(data["rate"])})
+
+
+#: Exchange rates to a quote's currency, by the currency they convert from.
+ExchangeRates = Mapping[str, ExchangeRate]
+
+
+@dataclass(frozen=True)
 class PriceChoice:
-    """The offer chosen for a price key, or ``None`` with the reason it is unpriced."""
+    """The offer chosen for a price key, or ``None`` with the reason it is unpriced; ``rate``
+    converts the offer into the quote's currency when it is in another one."""
 
     offer: PriceOffer | None
     reason: str = ""
+    rate: ExchangeRate | None = None
 
 
 def _offer_order(offer: PriceOffer):
@@ -184,9 +287,18 @@ class PriceTable:
         return None
 
     def choose(
-        self, part: str, length_m: float | None, *, currency: str, condition: str = "new"
+        self,
+        part: str,
+        length_m: float | None,
+        *,
+        currency: str,
+        condition: str = "new",
+        rates: ExchangeRates | None = None,
     ) -> PriceChoice:
         """The offer for a line of ``part`` ordered at ``length_m``, or why there is none.
+
+        An offer in ``currency`` wins; when none fits, the lowest offer in a currency that
+        ``rates`` converts from (compared after conversion), with its rate.
 
         Examples
         --------
@@ -198,17 +310,54 @@ class PriceTable:
         Decimal('150')
         >>> table.choose("AOC", 7.0, currency="USD").reason
         'no new offer in USD for 7 m (offers for 3, 5 m)'
+        >>> usd_eur = ExchangeRate("USD", "EUR", Decimal("0.9"), "2026-01-05")
+        >>> table.choose("AOC", 5.0, currency="EUR", rates={"USD": usd_eur}).rate.rate
+        Decimal('0.9')
         """
         offers = self._offers.get(part, ())
         if not offers:
             return PriceChoice(None, "not in the price book")
-        in_currency = [o for o in offers if o.currency == currency]
-        if not in_currency:
-            others = sorted({o.currency for o in offers})
-            return PriceChoice(None, f"no offer in {currency} (offers in {', '.join(others)})")
-        fitting = [o for o in in_currency if o.condition == condition]
+        native = [o for o in offers if o.currency == currency]
+        found = self._fit(part, native, length_m, currency, condition) if native else None
+        if found is not None and found.offer is not None:
+            return found
+        usable = {
+            code: rate
+            for code, rate in (rates or {}).items()
+            if code != currency and rate.to_currency == currency
+        }
+        foreign = sorted(
+            (o for o in offers if o.currency in usable),
+            key=lambda o: (usable[o.currency].convert(o.amount), *_offer_order(o)),
+        )
+        converted = None
+        if foreign:
+            label = ", ".join(sorted({o.currency for o in foreign}))
+            converted = self._fit(part, foreign, length_m, label, condition)
+        if converted is not None and converted.offer is not None:
+            return PriceChoice(converted.offer, rate=usable[converted.offer.currency])
+        if found is not None:
+            return found
+        if converted is not None:
+            return converted
+        others = sorted({o.currency for o in offers})
+        reason = f"no offer in {currency} (offers in {', '.join(others)})"
+        if rates is not None:
+            reason += f" and no exchange rate from {', '.join(others)} to {currency}"
+        return PriceChoice(None, reason)
+
+    def _fit(
+        self,
+        part: str,
+        offers: list[PriceOffer],
+        length_m: float | None,
+        currency: str,
+        condition: str,
+    ) -> PriceChoice:
+        """The first of ``offers`` (in order of preference) that fits the line, or why none."""
+        fitting = [o for o in offers if o.condition == condition]
         if not fitting:
-            others = sorted({o.condition for o in in_currency})
+            others = sorted({o.condition for o in offers})
             return PriceChoice(
                 None, f"no {condition} offer in {currency} (offers: {', '.join(others)})"
             )
@@ -270,6 +419,9 @@ class PricedLine:
     unit_sell: Decimal | None
     extended_cost: Decimal | None
     extended_sell: Decimal | None
+    # The rate that converted the offer into the quote's currency (None: the same currency);
+    # ``unit_book`` is the converted, rounded book price.
+    rate: ExchangeRate | None = None
 
     @property
     def priced(self) -> bool:
@@ -318,6 +470,11 @@ class PricedQuote:
         return self.sell_total - self.cost_total
 
     @property
+    def exchange_rates(self) -> tuple[ExchangeRate, ...]:
+        """The rates that converted offers into the quote's currency, each once."""
+        return tuple({line.rate: None for line in self.lines if line.rate is not None})
+
+    @property
     def status(self) -> str:
         """``complete`` or ``incomplete: N parts unpriced``."""
         if self.complete:
@@ -326,10 +483,11 @@ class PricedQuote:
         return f"incomplete: {count} part{'s' if count != 1 else ''} unpriced"
 
     def as_dict(self) -> dict:
-        """JSON-ready: amounts as strings with two decimals (exact, never floats)."""
+        """JSON-ready: amounts as exact strings with the currency's decimal places (two for
+        cents), never floats."""
 
         def money(value: Decimal | None) -> str | None:
-            return None if value is None else f"{value:.2f}"
+            return format_money(value, self.currency)
 
         return {
             "currency": self.currency,
@@ -365,10 +523,14 @@ class PricedQuote:
                         "condition": p.offer.condition,
                         "length_m": p.offer.length_m,
                         "reference": p.offer.reference,
+                        "amount": str(p.offer.amount),
+                        "currency": p.offer.currency,
+                        "exchange_rate": None if p.rate is None else p.rate.as_dict(),
                     },
                 }
                 for p in self.lines
             ],
+            "exchange_rates": [rate.as_dict() for rate in self.exchange_rates],
             "categories": [
                 {
                     "category": c.category,
@@ -436,7 +598,8 @@ def price_quote(
     QuoteError
         A percentage outside 0..100, a margin of 100 %, an unknown category, a bad currency.
     CurrencyMismatchError
-        An offer is in another currency than ``terms.currency``.
+        An offer is in another currency than ``terms.currency`` and its choice brings no
+        exchange rate between the two.
 
     Examples
     --------
@@ -465,17 +628,29 @@ def price_quote(
             reason = choice.reason or "no price given"
             lines.append(PricedLine(line, None, reason, discount, *([None] * 5)))
             continue
-        if offer.currency != currency:
+        rate = choice.rate if offer.currency != currency else None
+        if offer.currency != currency and (
+            rate is None
+            or (rate.from_currency, rate.to_currency) != (offer.currency, currency)
+            or not rate.rate.is_finite()
+            or rate.rate <= 0
+        ):
             raise CurrencyMismatchError(
                 f"prices.{_part_label(key)}",
-                f"the offer is in {offer.currency} but the quote is in {currency}; "
-                "prices are not converted (choose offers in the quote's currency)",
+                f"the offer is in {offer.currency} but the quote is in {currency}, and no "
+                f"exchange rate from {offer.currency} to {currency} was given",
             )
-        book = Decimal(offer.amount)
-        if not book.is_finite() or book < 0:
+        try:
+            amount = Decimal(offer.amount)
+        except (InvalidOperation, TypeError, ValueError) as exc:
+            raise QuoteError(
+                f"prices.{_part_label(key)}", f"{offer.amount!r} is not a price"
+            ) from exc
+        if not amount.is_finite() or amount < 0:
             raise QuoteError(f"prices.{_part_label(key)}", f"{offer.amount} is not a price")
-        unit_cost = round_cents(book * (HUNDRED - discount) / HUNDRED)
-        unit_sell = round_cents(unit_cost / keep)
+        book = amount if rate is None else round_money(rate.convert(amount), currency)
+        unit_cost = round_money(book * (HUNDRED - discount) / HUNDRED, currency)
+        unit_sell = round_money(unit_cost / keep, currency)
         lines.append(
             PricedLine(
                 line=line,
@@ -487,8 +662,11 @@ def price_quote(
                 unit_sell=unit_sell,
                 extended_cost=unit_cost * line.quantity,
                 extended_sell=unit_sell * line.quantity,
+                rate=rate,
             )
         )
+
+    zero = round_money(Decimal(0), currency)
 
     def subtotal(name: str, group: list[PricedLine]) -> CategoryTotal:
         priced = [p for p in group if p.priced]
@@ -497,8 +675,8 @@ def price_quote(
             lines=len(group),
             unpriced_lines=len(group) - len(priced),
             quantity=sum(p.line.quantity for p in group),
-            cost=sum((p.extended_cost for p in priced), Decimal("0.00")),
-            sell=sum((p.extended_sell for p in priced), Decimal("0.00")),
+            cost=sum((p.extended_cost for p in priced), zero),
+            sell=sum((p.extended_sell for p in priced), zero),
         )
 
     categories = []
@@ -519,8 +697,8 @@ def price_quote(
         discounts_pct=discounts,
         lines=tuple(lines),
         categories=tuple(categories),
-        cost_total=sum((p.extended_cost for p in priced_lines), Decimal("0.00")),
-        sell_total=sum((p.extended_sell for p in priced_lines), Decimal("0.00")),
+        cost_total=sum((p.extended_cost for p in priced_lines), zero),
+        sell_total=sum((p.extended_sell for p in priced_lines), zero),
         unpriced_lines=len(lines) - len(priced_lines),
         unpriced_parts=tuple(_part_label(key) for key in unpriced),
         networks=tuple(networks),
@@ -705,13 +883,17 @@ def bom_diff(
         if prices is not None:
             found = prices.get(key)
             offer = found.offer if isinstance(found, PriceChoice) else found
+            rate = found.rate if isinstance(found, PriceChoice) else None
             if offer is not None:
-                if offer.currency != currency:
+                if offer.currency == currency:
+                    unit_price = Decimal(offer.amount)
+                elif rate is not None and rate.from_currency == offer.currency:
+                    unit_price = round_money(rate.convert(offer.amount), currency)
+                else:
                     raise CurrencyMismatchError(
                         f"prices.{_part_label(key)}",
                         f"the offer is in {offer.currency}, not {currency}",
                     )
-                unit_price = Decimal(offer.amount)
         rows.append(
             BomDiffRow(
                 part=key[0],
@@ -742,16 +924,31 @@ def bom_diff(
     )
 
 
-def prices_for(bom: BillOfMaterials, table: PriceTable, *, currency: str, condition: str):
+def prices_for(
+    bom: BillOfMaterials,
+    table: PriceTable,
+    *,
+    currency: str,
+    condition: str,
+    rates: ExchangeRates | None = None,
+):
+    """The offer chosen for every line of ``bom`` (:meth:`PriceTable.choose`), by price key."""
     keys = {price_key(line) for line in bom.lines}
     return {
-        key: table.choose(key[0], key[1], currency=currency, condition=condition) for key in keys
+        key: table.choose(key[0], key[1], currency=currency, condition=condition, rates=rates)
+        for key in keys
     }
 
 
-def bom_cost(bom: BillOfMaterials, *, table: PriceTable, currency: str) -> PricedQuote:
-    """``bom`` priced at ``table``'s new-condition offers in ``currency``, with no discounts
-    and no margin (the cost figure of the designs list and the wizard); parts without an
-    offer are unpriced (``unpriced_parts``), never zero."""
-    prices = prices_for(bom, table, currency=currency, condition="new")
+def bom_cost(
+    bom: BillOfMaterials,
+    *,
+    table: PriceTable,
+    currency: str,
+    rates: ExchangeRates | None = None,
+) -> PricedQuote:
+    """``bom`` priced at ``table``'s new-condition offers in ``currency`` (others converted
+    with ``rates``), with no discounts and no margin (the cost figure of the designs list and
+    the wizard); parts without an offer are unpriced (``unpriced_parts``), never zero."""
+    prices = prices_for(bom, table, currency=currency, condition="new", rates=rates)
     return price_quote(bom, prices, QuoteTerms(currency))

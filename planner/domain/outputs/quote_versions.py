@@ -24,11 +24,14 @@ from decimal import Decimal
 from planner.domain.outputs.bom import BillOfMaterials, BomLine
 from planner.domain.outputs.quote import (
     CategoryTotal,
+    ExchangeRate,
+    ExchangeRates,
     PriceChoice,
     PricedLine,
     PricedQuote,
     PriceOffer,
     PriceTable,
+    format_money,
     price_key,
 )
 
@@ -43,7 +46,8 @@ __all__ = [
     "thaw",
 ]
 
-#: Version of the snapshot layout (bumped if it ever changes; :func:`thaw` checks it).
+#: Version of the snapshot layout (bumped if it ever changes; :func:`thaw` checks it). Keys
+#: added later (a line's exchange ``rate``) are optional: older snapshots read as before.
 SNAPSHOT_FORMAT = 1
 
 
@@ -94,8 +98,9 @@ def _total(data: Mapping) -> CategoryTotal:
 
 def freeze(bom: BillOfMaterials, priced: PricedQuote) -> dict:
     """The priced quote as JSON: every line (the BOM line, the offer chosen with its seller,
-    date and source, the discount, book, cost and sell prices), the category and network
-    subtotals and the totals, exactly as computed.
+    date and source, the exchange rate that converted it with its date and source, the
+    discount, book, cost and sell prices), the category and network subtotals and the totals,
+    exactly as computed.
 
     Examples
     --------
@@ -126,9 +131,11 @@ def freeze(bom: BillOfMaterials, priced: PricedQuote) -> dict:
                     "unit_sell": _dec(p.unit_sell),
                     "extended_cost": _dec(p.extended_cost),
                     "extended_sell": _dec(p.extended_sell),
+                    "rate": None if p.rate is None else p.rate.as_dict(),
                 }
                 for p in priced.lines
             ],
+            "exchange_rates": [rate.as_dict() for rate in priced.exchange_rates],
             "categories": [_total_dict(c) for c in priced.categories],
             "networks": [_total_dict(c) for c in priced.networks],
             "cost_total": str(priced.cost_total),
@@ -161,6 +168,7 @@ def thaw(data: Mapping) -> tuple[BillOfMaterials, PricedQuote]:
             unit_sell=_undec(p["unit_sell"]),
             extended_cost=_undec(p["extended_cost"]),
             extended_sell=_undec(p["extended_sell"]),
+            rate=None if p.get("rate") is None else ExchangeRate.from_dict(p["rate"]),
         )
         for p in stored["lines"]
     )
@@ -185,10 +193,6 @@ def thaw(data: Mapping) -> tuple[BillOfMaterials, PricedQuote]:
 
 
 # --- Version diff -------------------------------------------------------------------------------
-
-
-def _money(value: Decimal | None) -> str | None:
-    return None if value is None else f"{value:.2f}"
 
 
 def _label(part: str, length_m: float | None) -> str:
@@ -285,6 +289,9 @@ class QuoteDiff:
         """JSON-ready; ``with_prices=False`` keeps only quantities (rows that differ in price
         alone are left out, and so are the totals)."""
 
+        def money(value: Decimal | None, currency: str | None = None) -> str | None:
+            return format_money(value, currency or self.new_currency)
+
         def row(r: QuoteDiffRow) -> dict:
             out = {
                 "part": r.part,
@@ -300,11 +307,11 @@ class QuoteDiff:
             if with_prices:
                 out["changes"] = list(r.changes)
                 out.update(
-                    old_unit_sell=_money(r.old_unit_sell),
-                    new_unit_sell=_money(r.new_unit_sell),
-                    old_extended_sell=_money(r.old_extended_sell),
-                    new_extended_sell=_money(r.new_extended_sell),
-                    sell_delta=_money(r.sell_delta),
+                    old_unit_sell=money(r.old_unit_sell, self.old_currency),
+                    new_unit_sell=money(r.new_unit_sell),
+                    old_extended_sell=money(r.old_extended_sell, self.old_currency),
+                    new_extended_sell=money(r.new_extended_sell),
+                    sell_delta=money(r.sell_delta),
                     old_source=r.old_source,
                     new_source=r.new_source,
                 )
@@ -323,12 +330,12 @@ class QuoteDiff:
             result["totals"] = {
                 "old_currency": self.old_currency,
                 "new_currency": self.new_currency,
-                "old_sell": _money(self.old_sell_total),
-                "new_sell": _money(self.new_sell_total),
-                "sell_delta": _money(self.sell_delta),
-                "old_cost": _money(self.old_cost_total),
-                "new_cost": _money(self.new_cost_total),
-                "cost_delta": _money(self.cost_delta),
+                "old_sell": money(self.old_sell_total, self.old_currency),
+                "new_sell": money(self.new_sell_total),
+                "sell_delta": money(self.sell_delta),
+                "old_cost": money(self.old_cost_total, self.old_currency),
+                "new_cost": money(self.new_cost_total),
+                "cost_delta": money(self.cost_delta),
                 "old_status": self.old_status,
                 "new_status": self.new_status,
             }
@@ -440,12 +447,15 @@ def quote_diff(old: PricedQuote, new: PricedQuote) -> QuoteDiff:
 @dataclass(frozen=True)
 class PriceMove:
     """A part (at one length) whose book price today differs from the one it was sent with;
-    ``None`` on a side means unpriced there."""
+    ``None`` on a side means unpriced there. Amounts are the offers' own, in
+    ``sent_currency`` and ``today_currency`` (before any exchange rate)."""
 
     part: str
     length_m: float | None
     sent: Decimal | None
     today: Decimal | None
+    sent_currency: str = ""
+    today_currency: str = ""
 
     @property
     def label(self) -> str:
@@ -453,12 +463,18 @@ class PriceMove:
 
 
 def moved_prices(
-    priced: PricedQuote, table: PriceTable, *, condition: str
+    priced: PricedQuote,
+    table: PriceTable,
+    *,
+    condition: str,
+    rates: ExchangeRates | None = None,
 ) -> tuple[PriceMove, ...]:
     """Parts of the frozen quote ``priced`` whose book price in ``table`` (the quote's book
-    today, same currency and offer condition) is not the one the quote was sent with: another
-    amount, or a part that gained or lost its price. A new offer at the same amount (another
-    seller or date) is not a move: re-pricing would print the same figures.
+    today, same currency and offer condition, offers in other currencies with ``rates``) is
+    not the one the quote was sent with: another amount or currency, or a part that gained or
+    lost its price. A new offer at the same amount (another seller or date) is not a move:
+    re-pricing would print the same figures. Compared in the offers' own currencies, so a
+    new exchange rate is not a move here (the caller compares rates).
 
     Examples
     --------
@@ -482,10 +498,19 @@ def moved_prices(
             continue
         seen.add(key)
         choice: PriceChoice = table.choose(
-            key[0], key[1], currency=priced.currency, condition=condition
+            key[0], key[1], currency=priced.currency, condition=condition, rates=rates
         )
         today = None if choice.offer is None else Decimal(choice.offer.amount)
-        sent = p.unit_book
-        if today != sent:
-            moves[key] = PriceMove(part=key[0], length_m=key[1], sent=sent, today=today)
+        today_currency = "" if choice.offer is None else choice.offer.currency
+        sent = None if p.offer is None else Decimal(p.offer.amount)
+        sent_currency = "" if p.offer is None else p.offer.currency
+        if (today, today_currency) != (sent, sent_currency):
+            moves[key] = PriceMove(
+                part=key[0],
+                length_m=key[1],
+                sent=sent,
+                today=today,
+                sent_currency=sent_currency,
+                today_currency=today_currency,
+            )
     return tuple(moves.values())
