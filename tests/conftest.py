@@ -415,8 +415,9 @@ def celery_broker_url(redis_url):
     return url
 
 
-def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subprocess.Popen:
-    """Start ``celery worker`` in its own process group, wait until it is ready."""
+def _spawn_worker(
+    broker_url: str, log_path: Path, concurrency: int = 1, name: str = ""
+) -> subprocess.Popen:
     env = {
         **os.environ,
         "REDIS_URL": broker_url,
@@ -424,7 +425,7 @@ def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subpr
         "DJANGO_SETTINGS_MODULE": "planner.project.settings",
     }
     with open(log_path, "wb") as out:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             [
                 sys.executable,
                 "-m",
@@ -437,7 +438,7 @@ def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subpr
                 "--concurrency",
                 str(concurrency),
                 "--hostname",
-                f"test-{os.getpid()}@%h",
+                f"test-{os.getpid()}{f'-{name}' if name else ''}@%h",
                 "--loglevel",
                 "INFO",
                 "--without-gossip",
@@ -449,25 +450,61 @@ def start_worker(broker_url: str, log_path: Path, concurrency: int = 1) -> subpr
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+
+
+def _wait_ready(started: list[tuple[subprocess.Popen, Path]]) -> None:
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"Celery worker exited early:\n{log_path.read_text()}")
-        if b"ready." in log_path.read_bytes():
-            return proc
+    waiting = list(started)
+    while waiting and time.monotonic() < deadline:
+        for proc, log_path in list(waiting):
+            if proc.poll() is not None:
+                for other, _ in started:
+                    stop_worker(other)
+                pytest.fail(f"Celery worker exited early:\n{log_path.read_text()}")
+            if b"ready." in log_path.read_bytes():
+                waiting.remove((proc, log_path))
         time.sleep(0.2)
-    os.killpg(proc.pid, 9)
-    pytest.fail(f"Celery worker did not start in 60 s:\n{log_path.read_text()}")
+    if waiting:
+        for proc, _ in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, 9)
+        pytest.fail(f"Celery worker did not start in 60 s:\n{waiting[0][1].read_text()}")
+
+
+def start_worker(
+    broker_url: str, log_path: Path, concurrency: int = 1, name: str = ""
+) -> subprocess.Popen:
+    """Start ``celery worker`` in its own process group, wait until it is ready. ``name`` tells
+    apart the workers a test runs side by side (their host names)."""
+    proc = _spawn_worker(broker_url, log_path, concurrency, name)
+    _wait_ready([(proc, log_path)])
+    return proc
+
+
+def start_workers(broker_url: str, log_paths: list[Path]) -> list[subprocess.Popen]:
+    """Start one single-process worker per log path at once (each its own name), wait until all
+    are ready."""
+    started = [(_spawn_worker(broker_url, path, 1, name=path.stem), path) for path in log_paths]
+    _wait_ready(started)
+    return [proc for proc, _ in started]
 
 
 def stop_worker(proc: subprocess.Popen) -> None:
     """Stop the worker and every process of its group (pool children hold DB connections)."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, 15)
+    stop_workers([proc])
+
+
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    """Stop workers (:func:`stop_worker`), all at once."""
+    for proc in procs:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, 15)
+    for proc in procs:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=20)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, 9)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
     time.sleep(0.5)  # let PostgreSQL notice the closed connections before the test DB is dropped
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import reset_broker_connections, start_worker, stop_worker
+from tests.conftest import broker_db_url, reset_broker_connections, start_worker, stop_worker
 
 
 @pytest.fixture(scope="package")
@@ -31,3 +31,22 @@ def celery_worker_process(_package_worker, transactional_db):
     if _package_worker.poll() is not None:
         pytest.fail("the Celery worker died")
     return _package_worker
+
+
+@pytest.fixture
+def isolated_broker(redis_url):
+    """A Redis database of its own (not the shared worker's), emptied, used by this process:
+    for tests that start and kill workers of their own."""
+    import redis
+
+    from planner.project.celery import app
+
+    url = broker_db_url(redis_url, isolated=True)
+    redis.Redis.from_url(url).flushdb()
+    previous = app.conf.broker_url
+    app.conf.broker_url = url
+    reset_broker_connections(app)
+    yield url
+    app.conf.broker_url = previous
+    reset_broker_connections(app)
+    redis.Redis.from_url(url).flushdb()

@@ -17,7 +17,7 @@ from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
 from simulation.models import Job, JobStatusChoices
 from simulation.services import job_cancel, job_enqueue
-from tests.conftest import broker_db_url, reset_broker_connections, start_worker, stop_worker
+from tests.conftest import start_worker, stop_worker
 
 FOUR_SU = load_spec_text((EXAMPLES_DIR / "h100-superpod-4su.yaml").read_text())
 
@@ -108,24 +108,6 @@ def test_cancel_stops_a_running_job_and_frees_the_worker(celery_worker_process, 
     assert time.monotonic() - cancelled_at < 15
     job.refresh_from_db()
     assert job.status == JobStatusChoices.CANCELLED and job.result is None
-
-
-@pytest.fixture
-def isolated_broker(redis_url):
-    """A Redis database of its own (not the shared worker's), emptied, used by this process."""
-    import redis
-
-    from planner.project.celery import app
-
-    url = broker_db_url(redis_url, isolated=True)
-    redis.Redis.from_url(url).flushdb()
-    previous = app.conf.broker_url
-    app.conf.broker_url = url
-    reset_broker_connections(app)
-    yield url
-    app.conf.broker_url = previous
-    reset_broker_connections(app)
-    redis.Redis.from_url(url).flushdb()
 
 
 def test_a_job_survives_a_worker_killed_with_sigkill(
