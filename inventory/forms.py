@@ -20,7 +20,7 @@ from django.forms.models import construct_instance
 from django.template.defaultfilters import filesizeformat
 
 from inventory.library.schema import CATEGORY_LABELS, IDENTITY_FIELDS, SPEC_FIELDS
-from inventory.models import CATEGORY_MODELS
+from inventory.models import CATEGORY_MODELS, ExchangeRate
 
 #: Unit suffixes of field names, shown in labels ("power_max_w" -> "Power max (W)").
 UNITS = {
@@ -257,3 +257,23 @@ class PriceBookUploadForm(UploadForm):
         "every price of this book.",
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
     )
+
+
+class ExchangeRateForm(forms.ModelForm):
+    """One exchange rate; the model's rules run in
+    :func:`inventory.services.exchange_rate_save`."""
+
+    class Meta:
+        model = ExchangeRate
+        fields = list(ExchangeRate.RATE_FIELDS)
+        widgets = {"valid_from": forms.DateInput(attrs={"type": "date"})}
+
+    def _post_clean(self):
+        """Only copy the values onto the instance: the service validates (and audits)."""
+        self.instance = construct_instance(self, self.instance, self._meta.fields)
+
+    def clean_from_currency(self):
+        return (self.cleaned_data.get("from_currency") or "").strip().upper()
+
+    def clean_to_currency(self):
+        return (self.cleaned_data.get("to_currency") or "").strip().upper()

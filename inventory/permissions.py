@@ -5,11 +5,14 @@ API, the pages, the imports and the audit log.
 - **Changing the catalog** (create, change, archive, delete parts and manufacturers; imports
   through the web) needs the catalog-editor permission ``inventory.edit_catalog``, granted in
   the admin (a user's or group's permissions). Staff and superusers have it.
-- **Price books**: a public book (no team) is read by everyone with the price right
-  (:func:`user_can_view_prices`, answered by teams through :mod:`inventory.hooks`) and changed
-  by catalog editors only; a team's book is read by that team's members with the price right
-  and changed by the team's owners with the price right. Catalog editors read and change every
-  book.
+- **Price books**: a public book (no team: the list book) is read by everyone with the price
+  right (:func:`user_can_view_prices`, answered by teams through :mod:`inventory.hooks`) and
+  changed by catalog editors only. A team's book is confidential (a reseller's negotiated
+  prices): it is read only by that team's members with the price right and by staff, and
+  changed by the team's owners with the price right and by staff. A catalog editor who is not
+  staff keeps the public books, not other teams' books.
+- **Exchange rates** are read by everyone signed in and changed by catalog editors
+  (:class:`CanEditCatalog`).
 
 The command line (``manage.py catalog ...``) is not checked here: shell access is admin access.
 """
@@ -70,12 +73,22 @@ def _priced_teams(user, *, owners_only: bool = False):
     return catalog_hooks().price_team_ids(user, owners_only=owners_only)
 
 
+def _is_staff(user) -> bool:
+    return bool(
+        getattr(user, "is_authenticated", False)
+        and getattr(user, "is_active", True)
+        and (user.is_staff or user.is_superuser)
+    )
+
+
 def price_books_for(user) -> QuerySet[PriceBook]:
-    """The price books ``user`` may read (none without the price right), by name."""
+    """The price books ``user`` may read (none without the price right), by name: the public
+    books, and the books of the teams in which they have the price right (staff: every book).
+    """
     books = PriceBook.objects.select_related("team").order_by("name")
     if not user_can_view_prices(user):
         return books.none()
-    if user_can_edit_catalog(user):
+    if _is_staff(user):
         return books
     return books.filter(Q(team__isnull=True) | Q(team_id__in=_priced_teams(user)))
 
@@ -96,12 +109,14 @@ def price_books_pickable_for(user) -> QuerySet[PriceBook]:
 def user_can_edit_price_book(user, book: PriceBook) -> bool:
     """Whether ``user`` may change ``book`` and its offers.
 
-    Catalog editors may change every book; a team's book may also be changed by the team's
-    owners who have the price right. Nobody else may change a public book.
+    A public book is changed by catalog editors; a team's book by the team's owners who have
+    the price right, and by staff (a catalog editor who is not staff does not see it).
     """
-    if user_can_edit_catalog(user):
+    if book.team_id is None:
+        return user_can_edit_catalog(user)
+    if _is_staff(user):
         return True
-    if not getattr(user, "is_authenticated", False) or book.team_id is None:
+    if not getattr(user, "is_authenticated", False):
         return False
     return book.team_id in set(_priced_teams(user, owners_only=True))
 

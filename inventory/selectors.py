@@ -1,13 +1,15 @@
-"""Reads of the catalog: filtered lists and the "works with" section of a part."""
+"""Reads of the catalog: filtered lists, the "works with" section of a part, and the exchange
+rates valid on a day."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 
 from inventory.adapters import part_record
 from inventory.library.works_with import Catalog
 from inventory.library.works_with import works_with as library_works_with
-from inventory.models import CATEGORY_MODELS, CatalogPart, Price, PriceBook
+from inventory.models import CATEGORY_MODELS, CatalogPart, ExchangeRate, Price
 
 
 @dataclass
@@ -58,5 +60,14 @@ def part_prices(part: CatalogPart, *, books=None) -> list[Price]:
     return list(prices.select_related("book").order_by("book__name"))
 
 
-def price_books() -> list[PriceBook]:
-    return list(PriceBook.objects.all())
+def exchange_rates_valid_on(to_currency: str, day: date) -> dict[str, ExchangeRate]:
+    """The rate into ``to_currency`` from every currency that has one on ``day``: per pair the
+    rate with the latest ``valid_from`` on or before ``day``, by the currency it converts
+    from. Rates are per direction: a USD -> EUR rate does not convert EUR into USD."""
+    rows = ExchangeRate.objects.filter(to_currency=to_currency, valid_from__lte=day).order_by(
+        "from_currency", "-valid_from"
+    )
+    found: dict[str, ExchangeRate] = {}
+    for row in rows:
+        found.setdefault(row.from_currency, row)
+    return found

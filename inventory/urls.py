@@ -1,7 +1,8 @@
 """Catalog pages, under ``catalog/``.
 
-Fixed prefixes (``transfer/``, ``price-books/``) come before ``<category>/`` so that they are
-never read as a category; an unknown category is a 404 from the view.
+Fixed prefixes (``transfer/``, ``price-books/``, ``exchange-rates/``) come before
+``<category>/`` so that they are never read as a category; an unknown category is a 404 from
+the view.
 """
 
 from django.urls import path, register_converter
@@ -30,6 +31,11 @@ urlpatterns = [
     path("price-books/", views.price_book_list, name="price-book-list"),
     path("price-books/<slug:slug>/", views.price_book_detail, name="price-book-detail"),
     path("price-books/<slug:slug>/prices.csv", views.price_book_export, name="price-book-export"),
+    path("exchange-rates/", views.exchange_rate_list, name="exchange-rate-list"),
+    path("exchange-rates/<int:pk>/", views.exchange_rate_edit, name="exchange-rate-edit"),
+    path(
+        "exchange-rates/<int:pk>/delete/", views.exchange_rate_delete, name="exchange-rate-delete"
+    ),
     path("<str:category>/", views.part_list, name="part-list"),
     path("<str:category>/new/", views.part_create, name="part-create"),
     path("<str:category>/export.csv", views.export_csv, name="export"),

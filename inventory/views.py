@@ -22,6 +22,7 @@ from inventory import presentation, selectors, services
 from inventory.filtersets import FILTERSETS
 from inventory.forms import (
     CatalogUploadForm,
+    ExchangeRateForm,
     NetboxUploadForm,
     PriceBookUploadForm,
     add_model_errors,
@@ -29,7 +30,7 @@ from inventory.forms import (
 )
 from inventory.hooks import catalog_hooks
 from inventory.library.schema import CATEGORY_LABELS
-from inventory.models import CATEGORY_MODELS, CatalogPart
+from inventory.models import CATEGORY_MODELS, CatalogPart, ExchangeRate
 from inventory.permissions import (
     CATALOG_EDITOR_NEEDED,
     PRICE_BOOK_EDITOR_NEEDED,
@@ -381,6 +382,58 @@ def price_book_export(request, slug):
     return response
 
 
+@require_http_methods(["GET", "POST"])
+def exchange_rate_list(request):
+    """The exchange rates, by pair, newest first; catalog editors add a rate (POST), others
+    read them. A quote converts offers with the pair's rate valid on the quote's date."""
+    may_edit = user_can_edit_catalog(request.user)
+    if request.method == "POST" and not may_edit:
+        return _forbidden(request, CATALOG_EDITOR_NEEDED)
+    form = ExchangeRateForm(request.POST or None) if may_edit else None
+    if request.method == "POST" and form.is_valid():
+        try:
+            rate = services.exchange_rate_save(rate=form.instance, actor=request.user)
+        except ValidationError as exc:
+            add_model_errors(form, exc)
+        else:
+            messages.success(request, f"Added the rate {rate}.")
+            return redirect("inventory:exchange-rate-list")
+    context = {"rates": ExchangeRate.objects.all(), "form": form, "may_edit_rates": may_edit}
+    status = 400 if request.method == "POST" else 200
+    return _render(
+        request, "inventory/exchange_rates.html", context, current="exchange-rates", status=status
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@catalog_editor_required
+def exchange_rate_edit(request, pk):
+    """Change one exchange rate (catalog editors)."""
+    rate = get_object_or_404(ExchangeRate, pk=pk)
+    form = ExchangeRateForm(request.POST or None, instance=rate)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.exchange_rate_save(rate=form.instance, actor=request.user)
+        except ValidationError as exc:
+            add_model_errors(form, exc)
+        else:
+            messages.success(request, f"Saved the rate {form.instance}.")
+            return redirect("inventory:exchange-rate-list")
+    context = {"rate": rate, "form": form}
+    return _render(request, "inventory/exchange_rate_form.html", context, current="exchange-rates")
+
+
+@require_POST
+@catalog_editor_required
+def exchange_rate_delete(request, pk):
+    """Delete one exchange rate (catalog editors); sent quotes keep the rate they used."""
+    rate = get_object_or_404(ExchangeRate, pk=pk)
+    text = str(rate)
+    services.exchange_rate_delete(rate=rate, actor=request.user)
+    messages.success(request, f"Deleted the rate {text}.")
+    return redirect("inventory:exchange-rate-list")
+
+
 # --- Helpers: lookups and the shared page frame --------------------------------------------------
 
 
@@ -414,6 +467,13 @@ def _render(request, template, context, *, current, status=200):
                 "current": current == "price-books",
             }
         )
+    tabs.append(
+        {
+            "label": "Exchange rates",
+            "url": reverse("inventory:exchange-rate-list"),
+            "current": current == "exchange-rates",
+        }
+    )
     tabs.append(
         {
             "label": "Import / export",

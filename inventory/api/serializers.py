@@ -11,7 +11,7 @@ from rest_framework import serializers
 from rest_framework.settings import api_settings
 
 from inventory.library.schema import IDENTITY_FIELDS
-from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+from inventory.models import CATEGORY_MODELS, ExchangeRate, Manufacturer, Price, PriceBook
 
 
 class NoBlankChoicesMixin:
@@ -218,6 +218,23 @@ class PriceSerializer(ValidatedModelSerializer):
     class Meta:
         model = Price
         fields = ["id", "book", *Price.OFFER_FIELDS]
+
+
+class ExchangeRateSerializer(ValidatedModelSerializer):
+    """One exchange rate: ``1 from_currency = rate to_currency`` from ``valid_from``, with its
+    source. The rate is an exact decimal string (up to 10 decimal places)."""
+
+    rate = serializers.DecimalField(
+        max_digits=20,
+        decimal_places=10,
+        coerce_to_string=True,
+        help_text="Units of to_currency for one unit of from_currency (above 0).",
+    )
+
+    class Meta:
+        model = ExchangeRate
+        fields = ["id", *ExchangeRate.RATE_FIELDS, "created", "updated"]
+        validators = []  # the model's clean() names the field (valid_from) for a second rate
 
 
 class PartHistoryEventSerializer(serializers.Serializer):

@@ -19,4 +19,5 @@ for category, route in ROUTES.items():
     router.register(route, views.VIEWSETS[category], basename=category)
 router.register("price-books", views.PriceBookViewSet)
 router.register("prices", views.PriceViewSet)
+router.register("exchange-rates", views.ExchangeRateViewSet)
 urlpatterns = router.urls

@@ -1,4 +1,5 @@
-"""Catalog API: CRUD per category, lookups by slug, archive, history, price books.
+"""Catalog API: CRUD per category, lookups by slug, archive, history, price books, exchange
+rates.
 
 Reading is for everyone signed in; writes need the catalog-editor permission, and price books
 and offers are read and changed per book (:mod:`inventory.permissions`). Every write goes
@@ -16,6 +17,7 @@ from rest_framework.response import Response
 from inventory import services
 from inventory.api.serializers import (
     SERIALIZERS,
+    ExchangeRateSerializer,
     ManufacturerSerializer,
     PartHistoryEventSerializer,
     PriceBookSerializer,
@@ -23,7 +25,7 @@ from inventory.api.serializers import (
 )
 from inventory.filtersets import FILTERSETS
 from inventory.hooks import catalog_hooks
-from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook
+from inventory.models import CATEGORY_MODELS, ExchangeRate, Manufacturer, Price, PriceBook
 from inventory.permissions import (
     PRICE_BOOK_EDITOR_NEEDED,
     CanEditCatalog,
@@ -273,3 +275,28 @@ class PriceViewSet(viewsets.ModelViewSet):
     def perform_destroy(self, instance):
         self._check_edit(instance.book)
         services.price_delete(price=instance, actor=self.request.user)
+
+
+class ExchangeRateViewSet(viewsets.ModelViewSet):
+    """Exchange rates between currencies, each from a day and with its source: a quote in one
+    currency converts offers in another with the pair's rate valid on the quote's date.
+    Everyone signed in reads them; catalog editors add, change and delete them (403
+    otherwise). Filter by ``from_currency`` and ``to_currency``."""
+
+    queryset = ExchangeRate.objects.all()
+    serializer_class = ExchangeRateSerializer
+    permission_classes = [IsAuthenticated, CanEditCatalog]
+    filterset_fields = ["from_currency", "to_currency"]
+
+    def perform_create(self, serializer):
+        rate = ExchangeRate(**serializer.validated_data)
+        serializer.instance = services.exchange_rate_save(rate=rate, actor=self.request.user)
+
+    def perform_update(self, serializer):
+        rate = serializer.instance
+        for key, value in serializer.validated_data.items():
+            setattr(rate, key, value)
+        serializer.instance = services.exchange_rate_save(rate=rate, actor=self.request.user)
+
+    def perform_destroy(self, instance):
+        services.exchange_rate_delete(rate=instance, actor=self.request.user)

@@ -1,4 +1,5 @@
-"""Price books: prices kept apart from specs, each with its source and date."""
+"""Price books: prices kept apart from specs, each with its source and date; exchange rates
+between currencies, each with its source and the day it applies from."""
 
 import re
 
@@ -6,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 
-__all__ = ["Price", "PriceBook"]
+__all__ = ["ExchangeRate", "Price", "PriceBook"]
 
 DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
@@ -134,5 +135,81 @@ class Price(models.Model):
             errors["currency"] = "Use a three-letter ISO 4217 code, e.g. USD."
         if self.as_of and not DATE_PATTERN.match(self.as_of):
             errors["as_of"] = "Use YYYY, YYYY-MM or YYYY-MM-DD."
+        if errors:
+            raise ValidationError(errors)
+
+
+class ExchangeRate(models.Model):
+    """One unit of ``from_currency`` is worth ``rate`` units of ``to_currency``, from the day
+    ``valid_from`` until the pair's next rate; ``source`` says where the figure comes from.
+
+    A quote in one currency priced from offers in another converts them with the rate of
+    that pair valid on the quote's date (the latest ``valid_from`` on or before it); the
+    rate and its date are stored with the quote when it is sent. Kept by catalog editors
+    (:mod:`inventory.permissions`); every signed-in user reads them (a rate is public).
+    """
+
+    from_currency = models.CharField(max_length=3, help_text="ISO 4217 code, e.g. USD.")
+    to_currency = models.CharField(max_length=3, help_text="ISO 4217 code, e.g. EUR.")
+    rate = models.DecimalField(
+        max_digits=20,
+        decimal_places=10,
+        help_text="Units of to_currency for one unit of from_currency (above 0).",
+    )
+    valid_from = models.DateField(help_text="The day the rate applies from.")
+    source = models.CharField(
+        max_length=200, help_text="Where the rate comes from, e.g. a central bank's reference rate."
+    )
+    source_url = models.URLField(max_length=500, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["from_currency", "to_currency", "-valid_from"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["from_currency", "to_currency", "valid_from"],
+                name="inventory_exchange_rate_one_per_day",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(rate__gt=0), name="inventory_exchange_rate_positive"
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(from_currency=models.F("to_currency")),
+                name="inventory_exchange_rate_two_currencies",
+            ),
+        ]
+
+    #: The fields that describe a rate (everything but its id and times).
+    RATE_FIELDS = ("from_currency", "to_currency", "rate", "valid_from", "source", "source_url")
+
+    def __str__(self):
+        return f"1 {self.from_currency} = {self.rate} {self.to_currency} from {self.valid_from}"
+
+    @property
+    def pair(self) -> str:
+        return f"{self.from_currency}/{self.to_currency}"
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        for name in ("from_currency", "to_currency"):
+            if not re.fullmatch(r"[A-Z]{3}", getattr(self, name) or ""):
+                errors[name] = "Use a three-letter ISO 4217 code in capitals, e.g. USD."
+        if "to_currency" not in errors and self.from_currency == self.to_currency:
+            errors["to_currency"] = "Choose another currency than the one converted from."
+        if self.rate is not None and (not self.rate.is_finite() or self.rate <= 0):
+            errors["rate"] = "The rate must be above 0."
+        if not (self.source or "").strip():
+            errors["source"] = "Say where the rate comes from."
+        same_day = ExchangeRate.objects.filter(
+            from_currency=self.from_currency,
+            to_currency=self.to_currency,
+            valid_from=self.valid_from,
+        ).exclude(pk=self.pk)
+        if not errors and self.valid_from is not None and same_day.exists():
+            errors["valid_from"] = (
+                f"{self.pair} already has a rate from {self.valid_from}: change that one."
+            )
         if errors:
             raise ValidationError(errors)

@@ -8,7 +8,8 @@
   text neutralised);
 - :mod:`~inventory.services.parts`: save, delete, archive a part;
 - :mod:`~inventory.services.manufacturers`: save, delete a manufacturer;
-- :mod:`~inventory.services.price_books`: save, delete a price book or one offer.
+- :mod:`~inventory.services.price_books`: save, delete a price book or one offer;
+- :mod:`~inventory.services.exchange_rates`: save, delete an exchange rate.
 
 Writes are keyword-only, ``full_clean`` and audit (through :mod:`inventory.hooks`) in one
 transaction. Callers import from here: ``from inventory.services import part_save``.
@@ -23,6 +24,7 @@ from inventory.services.common import (
     csv_columns,
     part_get,
 )
+from inventory.services.exchange_rates import exchange_rate_delete, exchange_rate_save
 from inventory.services.exports import (
     catalog_export_csv,
     catalog_export_json,
@@ -56,6 +58,8 @@ __all__ = [
     "catalog_export_json",
     "catalog_import_csv",
     "catalog_load",
+    "exchange_rate_delete",
+    "exchange_rate_save",
     "csv_columns",
     "manufacturer_delete",
     "manufacturer_save",

@@ -202,12 +202,12 @@ def audit_events_for(user) -> QuerySet[AuditEvent]:
       ``user`` caused;
     - catalog events (parts and manufacturers created, changed, archived, deleted, imported):
       everyone signed in;
-    - price events (price books and offers, with their figures): users who may read the book
-      (:func:`inventory.permissions.price_books_for`: catalog editors all, users with the
-      price right the public books and those of their teams where they have it);
+    - price events (price books, offers and exchange rates, with their figures): users who
+      may read the book (:func:`inventory.permissions.price_books_for`: staff all, users with
+      the price right, catalog editors among them, the public books' and exchange rates'
+      events and those of their teams where they have it);
     - a superuser reads all of them.
     """
-    from inventory.permissions import user_can_edit_catalog
     from planner.teams.selectors import user_can_view_prices
 
     if not getattr(user, "is_authenticated", False):
@@ -223,7 +223,7 @@ def audit_events_for(user) -> QuerySet[AuditEvent]:
         Q(team_id__in=owned_teams) | Q(design__owner_id=user.pk) | Q(actor_id=user.pk)
     ) & ~prices
     visible |= _catalog_events()
-    if user_can_edit_catalog(user):
+    if user.is_staff:
         visible |= prices
     elif user_can_view_prices(user):
         priced_teams = TeamMembership.objects.filter(user_id=user.pk, can_view_prices=True).values(

@@ -89,13 +89,21 @@ def test_team_books_are_changed_by_owners_with_the_price_right(seed_catalog, tea
     assert not user_can_edit_price_book(teams["vic"], alpha_book)
     assert not user_can_edit_price_book(teams["bea"], alpha_book)  # another team's owner
     assert not user_can_edit_price_book(teams["olga"], public)  # public: catalog editors only
-    assert user_can_edit_price_book(editor, alpha_book) and user_can_edit_price_book(editor, public)
+    assert user_can_edit_price_book(editor, public)
+    # a team's book is confidential: a catalog editor outside the team neither reads nor
+    # changes it; staff do both
+    assert not user_can_edit_price_book(editor, alpha_book)
+    staff = type(editor).objects.create_user(username="stu", password="pw-stu-123!", is_staff=True)
+    assert user_can_edit_price_book(staff, alpha_book) and user_can_read_price_book(
+        staff, alpha_book
+    )
     # read
     assert user_can_read_price_book(teams["eve"], alpha_book)
     assert not user_can_read_price_book(teams["vic"], alpha_book)  # no price right
     assert not user_can_read_price_book(teams["bea"], alpha_book)
     assert set(price_books_for(teams["bea"])) == {public}
-    assert set(price_books_for(editor)) == {public, alpha_book}
+    assert set(price_books_for(editor)) == {public}
+    assert set(price_books_for(staff)) == {public, alpha_book}
 
 
 # --- audit ---------------------------------------------------------------------------------------
@@ -161,7 +169,8 @@ def test_price_events_are_read_only_by_readers_of_the_book(seed_catalog, teams, 
     def sees(who):
         return audit_events_for(who).filter(pk=changed.pk).exists()
 
-    assert sees(teams["olga"]) and sees(teams["eve"]) and sees(editor)
+    assert sees(teams["olga"]) and sees(teams["eve"])
+    assert not sees(editor)  # a catalog editor outside the team: the book is confidential
     assert not sees(teams["vic"])  # the team's viewer without the price right
     assert not sees(teams["bea"])  # another team's owner with the price right
     assert not sees(user)
