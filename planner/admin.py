@@ -16,7 +16,7 @@ class TeamMembershipInline(admin.TabularInline):
 
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "created"]
+    list_display = ["name", "slug", "margin_floor_pct", "created"]
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "slug"]
     inlines = [TeamMembershipInline]

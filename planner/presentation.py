@@ -565,6 +565,12 @@ def network_diff_rows(networks: dict) -> list[dict]:
     return rows
 
 
-def money_text(value) -> str:
-    """A money amount with thousands separators and cents (``12,345.60``); ``""`` for none."""
-    return "" if value is None else f"{value:,.2f}"
+def money_text(value, currency: str | None = None) -> str:
+    """A money amount with thousands separators and cents (``12,345.60``), or the decimal
+    places of ``currency``'s minor unit when given (``12,346`` in JPY); ``""`` for none."""
+    if value is None:
+        return ""
+    from planner.domain.outputs.quote import minor_unit
+
+    places = 2 if currency is None else minor_unit(currency)
+    return f"{value:,.{places}f}"

@@ -5,7 +5,8 @@
   keeps the result per process while :func:`catalog_fingerprint` is unchanged.
 - :func:`catalog_fingerprint` changes whenever a catalog part is added, changed or removed.
 - :func:`price_table` reads a price book's offers into the rule that picks one per BOM line;
-  :func:`price_of_factory` turns it into ``price_of(slug) -> float | None``.
+  :func:`price_of_factory` turns it into ``price_of(slug) -> float | None``;
+  :func:`exchange_rates` reads the rates into a currency valid on a day.
 - :func:`fabric_pack` / :func:`fabric_unpack` store a fabric as zlib-compressed JSON;
   :func:`fabric_part_names` reads the catalog names a stored fabric uses without unpacking it.
 """
@@ -18,16 +19,18 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Collection
+from datetime import date
 from decimal import Decimal
 
 from django.db.models import Count, Max, Sum
 
 from inventory.adapters import part_record
 from inventory.models import CATEGORY_MODELS, Price, PriceBook
+from inventory.selectors import exchange_rates_valid_on
 from inventory.services import SEED_PRICE_BOOK
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, device_from_spec
 from planner.domain.fabric import Fabric
-from planner.domain.outputs.quote import PriceOffer, PriceTable
+from planner.domain.outputs.quote import ExchangeRate, PriceOffer, PriceTable
 
 DEVICE_CATEGORIES = ("switch", "server")
 PACK_LEVEL = 6
@@ -137,6 +140,24 @@ def price_table(book: PriceBook) -> PriceTable:
         for slug, value in CATEGORY_MODELS[category].objects.values_list("slug", "lengths_m")
     }
     return PriceTable(offers, part_lengths_m=lengths)
+
+
+def exchange_rates(to_currency: str, day: date) -> dict[str, ExchangeRate]:
+    """The exchange rates into ``to_currency`` valid on ``day``, by the currency they convert
+    from (:func:`inventory.selectors.exchange_rates_valid_on`), as the quote domain's
+    :class:`~planner.domain.outputs.quote.ExchangeRate` (the rate without trailing zeros)."""
+    return {
+        code: ExchangeRate(
+            from_currency=row.from_currency,
+            to_currency=row.to_currency,
+            rate=Decimal(format(row.rate.normalize(), "f")),
+            valid_from=row.valid_from.isoformat(),
+            source=row.source,
+            source_url=row.source_url,
+            reference=str(row.pk),
+        )
+        for code, row in exchange_rates_valid_on(to_currency, day).items()
+    }
 
 
 def price_of_factory(book_slug: str | None = None) -> Callable[[str], float | None]:

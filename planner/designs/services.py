@@ -122,14 +122,27 @@ def _build_fabric(spec: DesignSpec, facts: CatalogFacts) -> Fabric:
     return build_fabric(spec, facts, price_of=price_of_factory(spec.price_book))
 
 
+def _check_price_book(spec: DesignSpec, user) -> None:
+    """A spec's ``price_book`` (the prices media "auto" compares) must be one ``user`` may
+    pick: a public book, or a team book they read; another team's confidential book is
+    refused as if it did not exist."""
+    if not spec.price_book or user is None:
+        return
+    from inventory.permissions import price_books_pickable_for
+
+    if not price_books_pickable_for(user).filter(slug=spec.price_book).exists():
+        raise SpecError([("price_book", f"no price book {spec.price_book!r} in the catalog")])
+
+
 def design_build(
-    *, spec_document: dict | str, keep: Collection[str] = ()
+    *, spec_document: dict | str, keep: Collection[str] = (), user=None
 ) -> tuple[DesignSpec, Fabric, dict]:
     """Parse a spec (mapping or YAML/JSON text), generate its fabric and summarize it.
 
     Archived catalog parts are not used: a spec naming one is refused (the field says it is
     archived) and media "auto" never picks one, except the names in ``keep`` (the parts the
-    revision an edit is based on already uses).
+    revision an edit is based on already uses). With ``user``, the spec's ``price_book`` must
+    be one they may pick (a team's confidential book is refused to others).
 
     Writes nothing. Raises :class:`DesignError` listing every problem, each naming its field.
     """
@@ -140,6 +153,7 @@ def design_build(
         if not isinstance(document, dict):
             raise SpecError([("", "a spec is a mapping of keys (name, topology, ...)")])
         spec = parse_spec(document)
+        _check_price_book(spec, user)
         facts = catalog_facts(for_new=True, keep=keep)
         archived = archived_problems(spec, facts)
         if archived:
@@ -194,7 +208,7 @@ def design_create(
     message: str = "",
 ) -> Design:
     """Build a spec and store it as a new design with revision 1 (kind ``generated``)."""
-    spec, fabric, summary = design_build(spec_document=spec_document)
+    spec, fabric, summary = design_build(spec_document=spec_document, user=owner)
     design = Design(
         name=spec.name, description=spec.description, owner=owner, team=team, sharing=sharing
     )
@@ -314,7 +328,7 @@ def design_revise(
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
     spec, fabric, summary = design_build(
-        spec_document=spec_document, keep=_base_part_names(design, base_revision)
+        spec_document=spec_document, keep=_base_part_names(design, base_revision), user=user
     )
     revision = _revision_create(
         design=design,

@@ -105,6 +105,11 @@ urlpatterns = [
         name="design-quote-send",
     ),
     path(
+        "designs/<int:design_pk>/quotes/<int:pk>/approve/",
+        quotes.QuoteTransitionView.as_view(step="approve"),
+        name="design-quote-approve",
+    ),
+    path(
         "designs/<int:design_pk>/quotes/<int:pk>/accept/",
         quotes.QuoteTransitionView.as_view(step="accept"),
         name="design-quote-accept",

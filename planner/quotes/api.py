@@ -8,8 +8,11 @@
   audited);
 - ``POST <id>/send/``, ``<id>/accept/``, ``<id>/decline/``: the lifecycle (design writers;
   sending needs the price right); a step the status does not allow (sending a sent quote,
-  accepting an expired one, changing or deleting a sent one) is 409 with ``detail`` saying
-  why and ``status`` naming the status;
+  accepting an expired one, changing or deleting a sent one, sending a quote below its team's
+  margin floor without an owner's approval) is 409 with ``detail`` saying why and ``status``
+  naming the status (and ``field``: ``margin_pct`` for the floor);
+- ``POST <id>/approve/``: an owner of the team whose margin floor the draft is below approves
+  its margin (audited); the ``approval`` field says whether one is needed and who gave it;
 - ``POST <id>/reprice/``: a sent quote's next version from current prices (201, the new
   version); ``GET <id>/diff/``: a version line by line against the one it was re-priced from.
 
@@ -70,9 +73,10 @@ class QuoteSerializer(serializers.ModelSerializer):
     # Output only (QuoteWriteSerializer takes the input); not read-only so that the schema
     # lists them as optional, since users without the price right do not get them.
     discounts_pct = serializers.DictField(
-        child=serializers.FloatField(),
+        child=serializers.DecimalField(max_digits=6, decimal_places=2),
         required=False,
-        help_text="Discount percent per category (missing = 0)." + PRICE_TERMS_ONLY,
+        help_text="Discount percent per category (missing = 0), as exact decimal strings."
+        + PRICE_TERMS_ONLY,
     )
     margin_pct = serializers.DecimalField(
         max_digits=5,
@@ -100,6 +104,11 @@ class QuoteSerializer(serializers.ModelSerializer):
         help_text="The version this one was re-priced from.",
     )
     sent_by = serializers.CharField(source="sent_by.username", read_only=True, default="")
+    approval = serializers.SerializerMethodField(
+        help_text="The margin floor that applies (``team``, ``floor_pct``; null: none), "
+        "whether the quote is below it (``needed``), and the approval (``approved``, "
+        "``approved_by``, ``approved_at``)." + PRICE_TERMS_ONLY
+    )
     reprice = RepriceField(
         source="*",
         required=False,
@@ -126,16 +135,30 @@ class QuoteSerializer(serializers.ModelSerializer):
             "sent_at",
             "sent_by",
             "answered_at",
+            "approval",
             "reprice",
             "links",
         ]
         # Not read-only: the schema lists them as optional (see ``discounts_pct``).
         read_only_fields = [name for name in fields if name not in (*quotes.PRICE_TERMS, "reprice")]
 
+    def get_approval(self, quote) -> dict | None:
+        if not self.context.get("may_view_prices", False):
+            return None
+        floor = quotes.quote_margin_floor(quote)
+        return {
+            "team": None if floor is None else floor.team.slug,
+            "floor_pct": None if floor is None else str(floor.floor_pct),
+            "needed": floor is not None and floor.below(quote.margin_pct),
+            "approved": quote.margin_approved,
+            "approved_by": quote.approved_by.get_username() if quote.margin_approved else None,
+            "approved_at": quote.approved_at.isoformat() if quote.margin_approved else None,
+        }
+
     def to_representation(self, quote):
         data = super().to_representation(quote)
         if not self.context.get("may_view_prices", False):
-            for name in (*quotes.PRICE_TERMS, "reprice"):
+            for name in (*quotes.PRICE_TERMS, "approval", "reprice"):
                 data.pop(name, None)
         elif not self.context.get("reprice", False) or data.get("reprice") is None:
             data.pop("reprice", None)
@@ -207,9 +230,6 @@ def _terms(data: dict, design, *, may_view_prices: bool) -> dict:
         raise PermissionDenied(quotes.PRICE_TERMS_HIDDEN)
     if "revision" in terms:
         terms["revision"] = selectors.revision_get(design, terms["revision"])
-    for name in ("discounts_pct", "spares_pct"):
-        if name in terms:
-            terms[name] = {key: float(value) for key, value in terms[name].items()}
     return terms
 
 
@@ -222,12 +242,15 @@ QUOTE_STATUS_CONFLICT = OpenApiResponse(
 
 class _QuoteAPIView(APIView):
     def handle_exception(self, exc):
-        """A step the quote's status does not allow: 409 naming the status."""
+        """A step the quote's status does not allow: 409 naming the status (and the field,
+        e.g. ``margin_pct`` below the team's floor)."""
         if isinstance(exc, quotes.QuoteStatusError):
-            return Response(
-                {"detail": exc.detail, "status": exc.quote_status},
-                status=status.HTTP_409_CONFLICT,
-            )
+            body = {"detail": exc.detail, "status": exc.quote_status}
+            field = next(iter(exc.message_dict))
+            if field != "status":
+                body["field"] = field
+                body[field] = [exc.detail]
+            return Response(body, status=status.HTTP_409_CONFLICT)
         return super().handle_exception(exc)
 
     def _design(self, *, write: bool = False):
@@ -344,8 +367,9 @@ class QuoteRepriceSerializer(serializers.Serializer):
 class QuoteTransitionView(_QuoteAPIView):
     """A step of the quote's lifecycle (``step``, set by the URL): ``send`` (draft -> sent,
     freezes its prices; needs the price right), ``accept`` (sent, not expired -> accepted),
-    ``decline`` (sent or expired -> declined). A step the status does not allow is 409 with
-    ``status`` naming it."""
+    ``decline`` (sent or expired -> declined), ``approve`` (a team owner approves a draft's
+    margin below the team's floor; 403 for anyone else). A step the status does not allow is
+    409 with ``status`` naming it."""
 
     step = ""
 
@@ -357,6 +381,10 @@ class QuoteTransitionView(_QuoteAPIView):
         quote = self._quote(write=True)
         if self.step == "send":
             done = quotes.quote_send(
+                quote=quote, actor=request.user, may_view_prices=self._may_view_prices(quote)
+            )
+        elif self.step == "approve":
+            done = quotes.quote_approve(
                 quote=quote, actor=request.user, may_view_prices=self._may_view_prices(quote)
             )
         elif self.step == "accept":

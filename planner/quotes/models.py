@@ -105,6 +105,24 @@ class Quote(models.Model):
     answered_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When it was accepted or declined."
     )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="quotes_approved",
+        help_text="The team owner who approved a margin below the team's floor.",
+    )
+    approved_at = models.DateTimeField(null=True, blank=True, editable=False)
+    approved_margin_pct = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The margin approved; a changed margin needs a new approval.",
+    )
     customer = models.CharField(max_length=200)
     price_book = models.ForeignKey(
         "inventory.PriceBook", on_delete=models.PROTECT, related_name="quotes"
@@ -178,6 +196,11 @@ class Quote(models.Model):
     def frozen(self) -> bool:
         """Whether the quote was sent (its prices are the snapshot's, never the book's)."""
         return self.status != QuoteStatusChoices.DRAFT
+
+    @property
+    def margin_approved(self) -> bool:
+        """Whether a team owner approved this quote's margin as it stands."""
+        return self.approved_at is not None and self.approved_margin_pct == self.margin_pct
 
     @property
     def is_expired(self) -> bool:

@@ -4,18 +4,30 @@ or CSV, and compare two revisions' bills of materials with cost and power deltas
 
 Lifecycle (:class:`~planner.quotes.models.QuoteStatusChoices`)::
 
-    draft --send--> sent --accept--> accepted
+    draft --(approve, if below the team's margin floor)--send--> sent --accept--> accepted
                      |  --decline--> declined
                      |  (valid_until passed: expired; may be declined or re-priced, not accepted)
                      +--re-price--> superseded, and a new draft version with the same number
 
 Pricing is :mod:`planner.domain.outputs.quote` applied to the revision's bill of materials
 (:func:`planner.outputs.services.revision_bom`, with the quote's spares) and the quote's price book
-(:func:`planner.designs.adapters.price_table`). A draft stores its terms, not its prices: it is
-priced from the book as the book stands when it is opened, exported or downloaded. Sending
+(:func:`planner.designs.adapters.price_table`); money is :class:`~decimal.Decimal` throughout,
+rounded by the one rule of :data:`planner.domain.outputs.quote.ROUNDING_RULE`. Offers in another
+currency than the quote's are converted with the exchange rate valid on the quote's date (the
+day it is priced; for a sent quote the day it was sent:
+:func:`planner.designs.adapters.exchange_rates`); a quote in a currency the book's own currency
+has no rate into is refused (field ``currency``). A draft stores its terms, not its prices: it
+is priced from the book as the book stands when it is opened, exported or downloaded. Sending
 stores the priced quote with it (:func:`planner.domain.outputs.quote_versions.freeze`, in
-``Quote.snapshot``); every later read of a sent quote is that snapshot, whatever happens to the
-price book, the catalog or the design. Only drafts change or are deleted.
+``Quote.snapshot``: every line with its offer and exchange rate, the rates with their dates and
+sources, and the margin approval); every later read of a sent quote is that snapshot, whatever
+happens to the price book, the rates, the catalog or the design. Only drafts change or are
+deleted.
+
+A team may set a margin floor (``Team.margin_floor_pct``): a quote whose margin is below the
+floor that applies to it (:func:`quote_margin_floor`) is sent only after an owner of that team
+approves it (:func:`quote_approve`, in the audit log); changing the margin withdraws the
+approval.
 
 Who may see prices is decided by the caller
 (:func:`planner.designs.selectors.user_can_view_prices`):
@@ -38,11 +50,12 @@ from django.utils import timezone
 from inventory.models import PriceBook
 from planner.audit.log import audit_record
 from planner.audit.models import AuditActionChoices
-from planner.designs.adapters import price_table
+from planner.designs.adapters import exchange_rates, price_table
 from planner.designs.bom import revision_bom
 from planner.designs.models import Design, DesignRevision
 from planner.domain.outputs.bom import BillOfMaterials
 from planner.domain.outputs.quote import (
+    ExchangeRate,
     PricedQuote,
     QuoteError,
     QuoteTerms,
@@ -64,6 +77,7 @@ from planner.quotes.models import (
     QuoteNumberSequence,
     QuoteStatusChoices,
 )
+from planner.teams.models import Team, TeamMembership, TeamRoleChoices
 from planner.teams.selectors import PRICES_HIDDEN
 
 __all__ = [
@@ -71,17 +85,20 @@ __all__ = [
     "EXPORT_FORMATS",
     "PRICE_TERMS",
     "ExportFile",
+    "MarginFloor",
     "QuoteDocument",
     "QuoteStatusError",
     "QuoteVersionDiff",
     "RepriceCheck",
     "quote_accept",
+    "quote_approve",
     "quote_create",
     "quote_decline",
     "quote_delete",
     "quote_export",
     "quote_get",
     "quote_list",
+    "quote_margin_floor",
     "quote_number",
     "quote_price",
     "quote_reprice",
@@ -155,12 +172,19 @@ def _plain(value):
     return value
 
 
+def _decimal_text(value: Decimal) -> str:
+    """``12.5``, ``10``: a Decimal as exact text without trailing zeros (never ``1E+1``)."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def _percent_map(values: Mapping | None) -> dict:
-    """Drop zero entries so that stored maps stay small and compare equal."""
+    """Drop zero entries so that stored maps stay small and compare equal; Decimals are
+    stored as exact text (``"12.5"``), never floats."""
     if not isinstance(values, Mapping):
         return values  # clean() names the problem
     return {
-        key: float(value) if isinstance(value, Decimal) else value
+        key: _decimal_text(value) if isinstance(value, Decimal) else value
         for key, value in values.items()
         if value not in (0, "0", None, "")
     }
@@ -224,6 +248,7 @@ def quote_create(
     if valid_until is not None:
         quote.valid_until = valid_until
     quote.full_clean(exclude=["year", "sequence", "number"])
+    _check_currency(quote, timezone.localdate())
     year = timezone.localdate().year
     QuoteNumberSequence.objects.get_or_create(year=year)
     counter = QuoteNumberSequence.objects.select_for_update().get(year=year)
@@ -271,8 +296,13 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
     for name, value in changes.items():
         setattr(locked, name, value)
     locked.full_clean()
-    locked.save()
+    if {"currency", "price_book"} & set(changes):
+        _check_currency(locked, timezone.localdate())
     changed = [name for name in changes if _plain(getattr(locked, name)) != before[name]]
+    withdrawn = locked.approved_at is not None and not locked.margin_approved
+    if withdrawn:
+        locked.approved_by = locked.approved_at = locked.approved_margin_pct = None
+    locked.save()
     if changed:
         _audit_quote(
             locked,
@@ -286,6 +316,7 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
                     for name in changed
                     if name != "notes"
                 },
+                **({"approval": "withdrawn: the margin changed"} if withdrawn else {}),
             },
         )
     return locked
@@ -374,6 +405,146 @@ def _require_price_right(may_view_prices: bool, what: str) -> None:
         raise PermissionDenied(f"{PRICES_HIDDEN} {what}")
 
 
+# --- Currencies and margin floors ---------------------------------------------------------------
+
+
+def _check_currency(quote: Quote, day: date) -> None:
+    """Refuse (field ``currency``) a quote in another currency than its book's when no
+    exchange rate from the book's currency into it is valid on ``day``."""
+    book_currency = quote.price_book.currency
+    if quote.currency == book_currency or book_currency in exchange_rates(quote.currency, day):
+        return
+    raise ValidationError(
+        {
+            "currency": f"There is no exchange rate from {book_currency} (the currency of "
+            f"{quote.price_book.name}) to {quote.currency} valid on {day.isoformat()}: quote "
+            f"in {book_currency}, or ask a catalog editor to add the rate."
+        }
+    )
+
+
+@dataclass(frozen=True)
+class MarginFloor:
+    """The margin floor that applies to a quote: ``team``'s ``floor_pct``."""
+
+    team: Team
+    floor_pct: Decimal
+
+    def below(self, margin_pct) -> bool:
+        return margin_pct is not None and Decimal(margin_pct) < self.floor_pct
+
+
+def quote_margin_floor(quote: Quote) -> MarginFloor | None:
+    """The highest margin floor among the teams the quote is made for: the design's team (for
+    a private design, every team its owner belongs to) and the price book's team; ``None``
+    when none of them has a floor."""
+    design = quote.design
+    if design.team_id is not None:
+        teams = Team.objects.filter(pk=design.team_id)
+    else:
+        teams = Team.objects.filter(memberships__user_id=design.owner_id)
+    if quote.price_book.team_id is not None:
+        teams = teams | Team.objects.filter(pk=quote.price_book.team_id)
+    team = (
+        teams.filter(margin_floor_pct__isnull=False)
+        .distinct()
+        .order_by("-margin_floor_pct", "name")
+        .first()
+    )
+    return None if team is None else MarginFloor(team=team, floor_pct=team.margin_floor_pct)
+
+
+def _percent_text(value) -> str:
+    return f"{_decimal_text(Decimal(value))} %"
+
+
+def _check_margin_floor(quote: Quote) -> None:
+    """Refuse (field ``margin_pct``) to send a quote below its margin floor unless a team
+    owner approved its margin."""
+    floor = quote_margin_floor(quote)
+    if floor is None or not floor.below(quote.margin_pct) or quote.margin_approved:
+        return
+    raise QuoteStatusError(
+        quote,
+        "margin_pct",
+        f"The margin of {_percent_text(quote.margin_pct)} is below the margin floor of "
+        f"{_percent_text(floor.floor_pct)} of team {floor.team.name}: an owner of the team "
+        f"must approve quote {quote.label} before it is sent.",
+    )
+
+
+def _approval_record(quote: Quote) -> dict | None:
+    """The approval a sent quote keeps in its snapshot (None when none was needed)."""
+    if not quote.margin_approved:
+        return None
+    floor = quote_margin_floor(quote)
+    return {
+        "by": quote.approved_by.get_username() if quote.approved_by else "",
+        "at": quote.approved_at.isoformat(),
+        "margin_pct": str(quote.approved_margin_pct),
+        "floor_pct": None if floor is None else str(floor.floor_pct),
+        "team": None if floor is None else floor.team.name,
+    }
+
+
+@transaction.atomic
+def quote_approve(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
+    """An owner of the team whose margin floor the draft ``quote`` is below approves its
+    margin, so that it may be sent; recorded in the audit log. Changing the margin afterwards
+    withdraws the approval.
+
+    Raises
+    ------
+    PermissionDenied
+        ``actor`` is not an owner of that team, or may not see the quote's prices.
+    django.core.exceptions.ValidationError
+        The quote is not a draft (``status``), or its margin is not below a floor
+        (``margin_pct``: nothing to approve); nothing is written.
+    """
+    _require_price_right(may_view_prices, "Approving a margin means reading it.")
+    locked = _locked(quote)
+    if locked.status != QuoteStatusChoices.DRAFT:
+        raise _refused(locked, "approved", "a draft")
+    floor = quote_margin_floor(locked)
+    if floor is None or not floor.below(locked.margin_pct):
+        what = (
+            "no margin floor applies to it"
+            if floor is None
+            else (
+                f"its margin of {_percent_text(locked.margin_pct)} is not below the floor of "
+                f"{_percent_text(floor.floor_pct)} of team {floor.team.name}"
+            )
+        )
+        raise QuoteStatusError(
+            locked, "margin_pct", f"Quote {locked.label} needs no approval: {what}."
+        )
+    is_owner = TeamMembership.objects.filter(
+        team=floor.team, user_id=getattr(actor, "pk", None), role=TeamRoleChoices.OWNER
+    ).exists()
+    if not is_owner:
+        raise PermissionDenied(
+            f"Only an owner of team {floor.team.name} may approve a margin below its floor."
+        )
+    locked.approved_by = actor
+    locked.approved_at = timezone.now()
+    locked.approved_margin_pct = locked.margin_pct
+    locked.save(update_fields=["approved_by", "approved_at", "approved_margin_pct", "updated"])
+    _audit_quote(
+        locked,
+        actor,
+        AuditActionChoices.QUOTE_CHANGED,
+        f"Quote {locked.label} approved at a margin of {_percent_text(locked.margin_pct)}, "
+        f"below the floor of {_percent_text(floor.floor_pct)} of team {floor.team.name}",
+        {
+            "change": "approved",
+            "margin_pct": str(locked.margin_pct),
+            "floor_pct": str(floor.floor_pct),
+            "team": floor.team.slug,
+        },
+    )
+    return locked
+
+
 def _snapshot(quote: Quote, document: QuoteDocument) -> dict:
     """What :func:`quote_send` stores: the priced quote and the names it is printed with."""
     return {
@@ -383,6 +554,7 @@ def _snapshot(quote: Quote, document: QuoteDocument) -> dict:
         "revision": quote.revision.number,
         "price_book": {"slug": quote.price_book.slug, "name": quote.price_book.name},
         "price_condition": quote.price_condition,
+        "approval": _approval_record(quote),
     }
 
 
@@ -399,8 +571,10 @@ def quote_send(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
     PermissionDenied
         ``may_view_prices`` is false: sending fixes prices the sender must see.
     django.core.exceptions.ValidationError
-        The quote is not a draft (``status``), its validity has passed (``valid_until``), or
-        its terms cannot price it (the field at fault); nothing is written.
+        The quote is not a draft (``status``), its validity has passed (``valid_until``), its
+        margin is below its team's floor without an owner's approval (``margin_pct``, naming
+        the margin and the floor), its currency has no exchange rate from the book's
+        (``currency``), or its terms cannot price it (the field at fault); nothing is written.
     """
     _require_price_right(may_view_prices, "Sending a quote fixes its prices.")
     locked = _locked(quote)
@@ -414,6 +588,8 @@ def quote_send(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
             f"Quote {locked.label} was valid until {locked.valid_until}, which has passed: "
             "choose a later date before sending it.",
         )
+    _check_currency(locked, today)
+    _check_margin_floor(locked)
     document = quote_price(locked)
     locked.snapshot = _snapshot(locked, document)
     locked.sent_at = timezone.now()
@@ -484,8 +660,8 @@ def quote_reprice(
     PermissionDenied
         ``may_view_prices`` is false.
     django.core.exceptions.ValidationError
-        The quote is not sent or expired (keyed ``status``), or the revision is not of its
-        design; nothing is written.
+        The quote is not sent or expired (keyed ``status``), the revision is not of its
+        design, or its currency has no exchange rate today (``currency``); nothing is written.
     """
     _require_price_right(may_view_prices, "Re-pricing a quote fixes new prices.")
     locked = _locked(quote)
@@ -517,6 +693,7 @@ def quote_reprice(
         created_by=actor if getattr(actor, "is_authenticated", False) else None,
     )
     new.full_clean()
+    _check_currency(new, timezone.localdate())
     new.save()
     _transition(
         locked,
@@ -612,7 +789,8 @@ class QuoteDocument:
 
 def quote_price(quote: Quote, *, with_prices: bool = True) -> QuoteDocument:
     """The quote's bill of materials (with its spares), priced when asked: a draft from the
-    price book as it stands, a sent quote from its snapshot.
+    price book as it stands, offers in other currencies converted with today's exchange rates;
+    a sent quote from its snapshot.
 
     Raises
     ------
@@ -626,12 +804,14 @@ def quote_price(quote: Quote, *, with_prices: bool = True) -> QuoteDocument:
     except ValueError as exc:  # BomError: bad spares
         raise ValidationError({"spares_pct": str(exc)}) from exc
     priced = None
+    today = timezone.localdate()
     if with_prices:
         prices = prices_for(
             bom,
             price_table(quote.price_book),
             currency=quote.currency,
             condition=quote.price_condition,
+            rates=exchange_rates(quote.currency, today),
         )
         terms = QuoteTerms(quote.currency, quote.discounts_pct or {}, quote.margin_pct)
         try:
@@ -643,7 +823,7 @@ def quote_price(quote: Quote, *, with_prices: bool = True) -> QuoteDocument:
         quote=quote,
         bom=bom,
         priced=priced,
-        priced_on=timezone.localdate(),
+        priced_on=today,
         design_name=quote.design.name,
         revision_number=quote.revision.number,
         price_book_slug=quote.price_book.slug,
@@ -668,16 +848,27 @@ def _frozen_document(quote: Quote, *, with_prices: bool) -> QuoteDocument:
 
 
 @dataclass(frozen=True)
+class RateMove:
+    """An exchange rate a sent quote used that another rate replaces today (``today`` None:
+    the rate is gone)."""
+
+    sent: ExchangeRate
+    today: ExchangeRate | None
+
+
+@dataclass(frozen=True)
 class RepriceCheck:
     """Whether re-pricing a sent quote would change it: book prices that moved since it was
-    sent (``price_moves``) and a newer revision of the design (``newer_revision``)."""
+    sent (``price_moves``), exchange rates it used that have a newer value (``rate_moves``)
+    and a newer revision of the design (``newer_revision``)."""
 
     price_moves: tuple[PriceMove, ...]
     newer_revision: int | None
+    rate_moves: tuple[RateMove, ...] = ()
 
     @property
     def available(self) -> bool:
-        return bool(self.price_moves) or self.newer_revision is not None
+        return bool(self.price_moves) or bool(self.rate_moves) or self.newer_revision is not None
 
     def reasons(self) -> list[str]:
         reasons = []
@@ -686,6 +877,16 @@ class RepriceCheck:
             reasons.append(
                 f"the price book has changed the price of {count} part{'s' if count != 1 else ''}"
             )
+        for move in self.rate_moves:
+            pair = f"{move.sent.from_currency} to {move.sent.to_currency}"
+            if move.today is None:
+                reasons.append(f"the exchange rate from {pair} it used is no longer in the table")
+            else:
+                reasons.append(
+                    f"the exchange rate from {pair} is {move.today.rate} from "
+                    f"{move.today.valid_from} (sent at {move.sent.rate} from "
+                    f"{move.sent.valid_from})"
+                )
         if self.newer_revision is not None:
             reasons.append(f"the design has a newer revision ({self.newer_revision})")
         return reasons
@@ -704,9 +905,18 @@ class RepriceCheck:
                     "part": move.part,
                     "length_m": move.length_m,
                     "sent": money(move.sent),
+                    "sent_currency": move.sent_currency,
                     "today": money(move.today),
+                    "today_currency": move.today_currency,
                 }
                 for move in self.price_moves
+            ],
+            "exchange_rate_changes": [
+                {
+                    "sent": move.sent.as_dict(),
+                    "today": None if move.today is None else move.today.as_dict(),
+                }
+                for move in self.rate_moves
             ],
             "newer_revision": self.newer_revision,
         }
@@ -719,11 +929,19 @@ def quote_reprice_check(quote: Quote) -> RepriceCheck | None:
     if quote.status != QuoteStatusChoices.SENT:
         return None
     _, priced = thaw(quote.snapshot)
-    moves = moved_prices(priced, price_table(quote.price_book), condition=quote.price_condition)
+    rates = exchange_rates(priced.currency, timezone.localdate())
+    moves = moved_prices(
+        priced, price_table(quote.price_book), condition=quote.price_condition, rates=rates
+    )
+    rate_moves = []
+    for sent in priced.exchange_rates:
+        today = rates.get(sent.from_currency)
+        if today is None or (today.rate, today.valid_from) != (sent.rate, sent.valid_from):
+            rate_moves.append(RateMove(sent=sent, today=today))
     latest = quote.design.latest_revision
     sent_revision = quote.snapshot["revision"]
     newer = latest.number if latest is not None and latest.number > sent_revision else None
-    return RepriceCheck(price_moves=moves, newer_revision=newer)
+    return RepriceCheck(price_moves=moves, newer_revision=newer, rate_moves=tuple(rate_moves))
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from planner.quotes.models import (
     Quote,
     QuoteStatusChoices,
 )
+from planner.teams.models import TeamMembership, TeamRoleChoices
 from planner.teams.selectors import PRICES_HIDDEN, user_can_view_prices
 
 PERCENT = {"min_value": 0, "max_value": 100, "max_digits": 5, "decimal_places": 2}
@@ -62,8 +63,9 @@ class QuoteForm(forms.Form):
     currency = forms.CharField(
         max_length=3,
         required=False,
-        help_text="ISO 4217 code; empty = the book's. Offers in other currencies are not "
-        "converted (such parts stay unpriced).",
+        help_text="ISO 4217 code; empty = the book's. Offers in another currency are converted "
+        "with the exchange rate valid on the quote's date (a currency the book's has no rate "
+        "into is refused).",
     )
     margin_pct = forms.DecimalField(
         label="Margin %", initial=0, help_text=MARGIN_RULE, **{**PERCENT, "max_value": 99.99}
@@ -119,7 +121,7 @@ class QuoteForm(forms.Form):
         for category in QUOTE_CATEGORIES:
             value = self.cleaned_data.get(f"{prefix}_{category}")
             if value:
-                values[category] = float(value)
+                values[category] = value  # a Decimal, stored as exact text
         return values
 
     def add_model_errors(self, exc: ValidationError) -> None:
@@ -253,6 +255,7 @@ def quote_delete(request, pk, quote_pk):
 #: What a quote page says after each lifecycle step.
 STEP_DONE = {
     "send": "Sent quote {label}: its prices are fixed.",
+    "approve": "Approved the margin of quote {label}: it may be sent.",
     "accept": "Quote {label} accepted.",
     "decline": "Quote {label} declined.",
     "reprice": "Made {label} from current prices; the earlier version is superseded.",
@@ -261,15 +264,21 @@ STEP_DONE = {
 
 @require_POST
 def quote_step(request, pk, quote_pk, step):
-    """Send, accept, decline or re-price a quote (design writers; sending and re-pricing need
-    the price right). A step the quote's status does not allow answers 400 with the quote
-    page naming the status. Re-pricing leads to the new version's diff."""
+    """Send, approve, accept, decline or re-price a quote (design writers; sending, approving
+    and re-pricing need the price right, approving a team owner). A step the quote's status
+    does not allow answers 400 with the quote page naming the status (or the margin and the
+    floor); a step the user may not take, 403 saying why. Re-pricing leads to the new
+    version's diff."""
     design = selectors.design_get_for(request.user, pk, write=True)
     quote = quotes.quote_get(design, quote_pk)
     may_view_prices = user_can_read_price_book(request.user, quote.price_book)
     try:
         if step == "send":
             result = quotes.quote_send(
+                quote=quote, actor=request.user, may_view_prices=may_view_prices
+            )
+        elif step == "approve":
+            result = quotes.quote_approve(
                 quote=quote, actor=request.user, may_view_prices=may_view_prices
             )
         elif step == "accept":
@@ -282,6 +291,10 @@ def quote_step(request, pk, quote_pk, step):
             )
     except ValidationError as exc:
         return _detail_page(request, design, quote, refused=exc, status=400)
+    except PermissionDenied as exc:
+        return _detail_page(
+            request, design, quote, refused=ValidationError({"step": str(exc)}), status=403
+        )
     messages.success(request, STEP_DONE[step].format(label=result.label))
     if step == "reprice":
         return redirect("planner:quote-diff", pk=design.pk, quote_pk=result.pk)
@@ -347,12 +360,23 @@ def quote_detail(request, pk, quote_pk):
     return _detail_page(request, design, quote)
 
 
-def _buttons(quote: Quote, *, can_write: bool, may_view_prices: bool) -> list[dict]:
+def _buttons(
+    quote: Quote, *, can_write: bool, may_view_prices: bool, approval: dict | None = None
+) -> list[dict]:
     """The lifecycle buttons the quote's status allows this user."""
     if not can_write:
         return []
     status = quote.lifecycle_status
     steps = []
+    if status == QuoteStatusChoices.DRAFT and approval and approval["can_approve"]:
+        steps.append(
+            (
+                "approve",
+                "Approve margin",
+                "",
+                f"Approve the margin of {quote.label} below the floor of team {approval['team']}?",
+            )
+        )
     if status == QuoteStatusChoices.DRAFT and may_view_prices:
         steps.append(("send", "Send", "primary", f"Send {quote.label}? Its prices are then fixed."))
     if status == QuoteStatusChoices.SENT:
@@ -375,12 +399,52 @@ def _buttons(quote: Quote, *, can_write: bool, may_view_prices: bool) -> list[di
     ]
 
 
+def _offer_money(amount, currency: str) -> str:
+    """A book price in its own currency (``30,000.00 USD``), or ``unpriced``."""
+    if amount is None:
+        return "unpriced"
+    return f"{presentation.money_text(amount, currency or None)} {currency}".strip()
+
+
+def _approval(request, quote: Quote, *, may_view_prices: bool) -> dict | None:
+    """The margin floor of a quote and its approval, for the page (price-right users only;
+    ``None`` when no floor applies)."""
+    if not may_view_prices:
+        return None
+    floor = quotes.quote_margin_floor(quote)
+    snapshot = (quote.snapshot or {}).get("approval") if quote.frozen else None
+    if floor is None and snapshot is None:
+        return None
+    needed = floor is not None and floor.below(quote.margin_pct)
+    return {
+        "team": floor.team.name if floor else (snapshot or {}).get("team"),
+        "floor": floor.floor_pct if floor else (snapshot or {}).get("floor_pct"),
+        "needed": needed,
+        "approved": quote.margin_approved,
+        "approved_by": quote.approved_by.get_username() if quote.approved_by else "",
+        "approved_at": quote.approved_at,
+        "can_approve": (
+            not quote.frozen
+            and needed
+            and not quote.margin_approved
+            and TeamMembership.objects.filter(
+                team=floor.team, user_id=request.user.pk, role=TeamRoleChoices.OWNER
+            ).exists()
+        ),
+    }
+
+
 def _detail_page(
     request, design, quote: Quote, *, refused: ValidationError | None = None, status: int = 200
 ):
     may_view_prices = user_can_read_price_book(request.user, quote.price_book)
     can_write = selectors.design_can_write(request.user, design)
     document = quotes.quote_price(quote, with_prices=may_view_prices)
+    approval = _approval(request, quote, may_view_prices=may_view_prices)
+
+    def money(value) -> str:
+        return presentation.money_text(value, quote.currency)
+
     reprice = quotes.quote_reprice_check(quote) if may_view_prices else None
     rows = []
     if document.priced is not None:
@@ -391,18 +455,22 @@ def _detail_page(
                     "priced": line.priced,
                     "reason": line.unpriced_reason,
                     "discount": line.discount_pct,
-                    "unit_book": presentation.money_text(line.unit_book),
-                    "unit_cost": presentation.money_text(line.unit_cost),
-                    "unit_sell": presentation.money_text(line.unit_sell),
-                    "extended_sell": presentation.money_text(line.extended_sell),
+                    "unit_book": money(line.unit_book),
+                    "converted": ""
+                    if line.rate is None
+                    else _offer_money(line.offer.amount, line.offer.currency),
+                    "unit_cost": money(line.unit_cost),
+                    "unit_sell": money(line.unit_sell),
+                    "extended_sell": money(line.extended_sell),
                     "source": line.offer.describe() if line.offer else "",
+                    "rate": line.rate.describe() if line.rate else "",
                 }
             )
         categories = [
             {
                 "total": c,
-                "sell": presentation.money_text(c.sell),
-                "cost": presentation.money_text(c.cost),
+                "sell": money(c.sell),
+                "cost": money(c.cost),
             }
             for c in document.priced.categories
         ]
@@ -410,8 +478,8 @@ def _detail_page(
             {
                 "total": c,
                 "label": network_label(c.category),
-                "sell": presentation.money_text(c.sell),
-                "cost": presentation.money_text(c.cost),
+                "sell": money(c.sell),
+                "cost": money(c.cost),
             }
             for c in document.priced.networks
         ]
@@ -428,9 +496,9 @@ def _detail_page(
         "categories": categories,
         "networks": networks,
         "totals": {
-            "sell": presentation.money_text(document.priced.sell_total),
-            "cost": presentation.money_text(document.priced.cost_total),
-            "margin": presentation.money_text(document.priced.margin_total),
+            "sell": money(document.priced.sell_total),
+            "cost": money(document.priced.cost_total),
+            "margin": money(document.priced.margin_total),
         }
         if document.priced
         else None,
@@ -438,14 +506,18 @@ def _detail_page(
         "may_view_prices": may_view_prices,
         "can_write": can_write,
         "prices_hidden": PRICES_HIDDEN,
-        "buttons": _buttons(quote, can_write=can_write, may_view_prices=may_view_prices),
+        "buttons": _buttons(
+            quote, can_write=can_write, may_view_prices=may_view_prices, approval=approval
+        ),
+        "approval": approval,
+        "exchange_rates": list(document.priced.exchange_rates) if document.priced else [],
         "versions": list(quotes.quote_versions(quote)),
         "reprice": reprice,
         "reprice_moves": [
             {
                 "label": move.label,
-                "sent": presentation.money_text(move.sent) or "unpriced",
-                "today": presentation.money_text(move.today) or "unpriced",
+                "sent": _offer_money(move.sent, move.sent_currency),
+                "today": _offer_money(move.today, move.today_currency),
             }
             for move in (reprice.price_moves if reprice else ())
         ],

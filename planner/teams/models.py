@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 
@@ -17,10 +20,25 @@ WRITE_ROLES = (TeamRoleChoices.EDITOR, TeamRoleChoices.OWNER)
 
 
 class Team(models.Model):
-    """A group of users who share designs; each member has a role."""
+    """A group of users who share designs; each member has a role.
+
+    ``margin_floor_pct`` is the lowest margin the team quotes without an owner's approval: a
+    quote of the team below it is sent only after one of its owners approves it
+    (:func:`planner.quotes.services.quote_approve`).
+    """
 
     name = models.CharField(max_length=100, unique=True)
     slug = models.SlugField(max_length=60, unique=True)
+    margin_floor_pct = models.DecimalField(
+        "margin floor %",
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(Decimal("99.99"))],
+        help_text="A quote with a lower margin (percent of the sell price) needs an owner's "
+        "approval before it is sent; empty = no floor.",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -5,7 +5,8 @@ The scene: Sam (sales, with the price right) owns a design shared ``team-edit`` 
 Tango and a quote on it with distinctive terms (discount 17.25 % on switches, margin 23.47 %,
 notes ``INTERNAL-NOTE-XYZ``), sent while the seed book priced QM9700, which the design uses,
 at 29,753.19, then re-priced (version 2, a draft with a diff against the sent version) after
-the book moved it to 31,337.77. Jobs (validate, power, simulate) have run on the design. Two
+the book moved it to 31,337.77. Team Bravo keeps a confidential book pricing QM9700 at
+16,180.33. Jobs (validate, power, simulate) have run on the design. Two
 members of Tango without the price right then request every GET route (pages and API,
 ``?format=`` variants, exports and downloads, the diff with ``?price_book=``, link options,
 audit events; the quote routes for both versions):
@@ -17,7 +18,8 @@ audit events; the quote routes for both versions):
 Every response body (text; XLSX unzipped; a PDF must be refused) must hold none of the figures
 Sam sees: the book prices, both versions' line prices and totals and their diff (as Sam's
 priced JSON gives them), the revision diff's cost delta, the link options' prices, in every
-formatting (``31337.77``, ``31,337.77``, ``31337.8``...), nor the discount, margin or notes.
+formatting (``31337.77``, ``31,337.77``, ``31337.8``...), nor the discount, margin or notes,
+nor the figure of Bravo's book (its slug is among the URL fillers).
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ DISCOUNT = Decimal("17.25")
 #: Not 23.5: a seed switch weighs 23.5 kg.
 MARGIN = Decimal("23.47")
 NOTES = "INTERNAL-NOTE-XYZ"
+#: QM9700 in team Bravo's confidential book (no one of the scene is in Bravo).
+TEAM_BOOK_PRICE = Decimal("16180.33")
+TEAM_BOOK = "bravo-deal"
 LINK = {"a": "DGX-H100", "b": "QM9700"}
 JOBS = (("validate", {}), ("power", {}), ("simulate", {"traffic": "all-reduce"}))
 #: Catalog parameters (inventory pages and API) filled with the parts the design uses.
@@ -105,6 +110,15 @@ def quoted(seed_catalog, django_user_model, user):
     TeamMembership.objects.create(team=tango, user=sam, role="editor", can_view_prices=True)
     TeamMembership.objects.create(team=tango, user=olga, role="owner")
     TeamMembership.objects.create(team=tango, user=user, role="viewer")
+    bravo = Team.objects.create(name="Bravo", slug="bravo")
+    secret = PriceBook.objects.create(slug=TEAM_BOOK, name="Bravo deal", team=bravo)
+    Price.objects.create(
+        book=secret,
+        part_category="switch",
+        part_slug="QM9700",
+        price=TEAM_BOOK_PRICE,
+        currency="USD",
+    )
     book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
     offers = Price.objects.filter(book=book, part_slug="QM9700")
     assert offers.exists(), "the seed book prices QM9700"
@@ -142,12 +156,12 @@ def scene(quoted, no_broker):
     jobs = {person: _run_jobs(person, revision) for person in (sam, user, olga)}
 
     seller = clients["sam"]
-    needles = _needles(seller, design, quote)
+    needles = _needles(seller, design, quote) | _formats(TEAM_BOOK_PRICE)
     crawled = urlwalk.crawl(seller, [design.get_absolute_url(), quote.get_absolute_url()])
     event = AuditEvent.objects.filter(object_type="quote", details__change="updated").get()
     parts = sorted(set(design.latest_revision.summary.get("cables") or {}))
     values = {
-        "slug": ["QM9700", "DGX-H100", SEED_PRICE_BOOK, *parts],
+        "slug": ["QM9700", "DGX-H100", SEED_PRICE_BOOK, TEAM_BOOK, *parts],
         "category": CATEGORIES,
         "pk": [str(pk) for pk in offers.values_list("pk", flat=True)],
         # Every file: quotes, revision downloads and exports, specs.
@@ -357,9 +371,9 @@ def test_price_terms_are_kept_and_changed_only_with_the_price_right(quoted):
     )
     assert posted.status_code == 302, posted.content.decode()[:2000]
     quote.refresh_from_db()
-    assert quote.customer == "ACME Labs 2" and quote.spares_pct == {"transceiver": 2.0}
+    assert quote.customer == "ACME Labs 2" and quote.spares_pct == {"transceiver": "2"}
     assert (quote.margin_pct, quote.notes) == (MARGIN, NOTES)
-    assert quote.discounts_pct == {"switch": float(DISCOUNT)}
+    assert {k: Decimal(v) for k, v in quote.discounts_pct.items()} == {"switch": DISCOUNT}
 
 
 def test_schema_documents_price_terms_as_optional():

@@ -179,7 +179,8 @@ def test_quote_pages_for_the_sales_user(setting, client, user):
     )
     quote = Quote.objects.get()
     assert response.status_code == 302 and response["Location"] == quote.get_absolute_url()
-    assert quote.discounts_pct == {"switch": 5.0} and quote.spares_pct == {"transceiver": 2.0}
+    # stored as exact decimal text, never floats
+    assert quote.discounts_pct == {"switch": "5"} and quote.spares_pct == {"transceiver": "2"}
     page = client.get(quote.get_absolute_url()).content.decode()
     assert "Initech" in page and "Download PDF" in page and "unpriced" in page
     bad = client.post(
@@ -246,6 +247,7 @@ def test_send_freeze_reprice_and_diff_over_the_api(setting, api_client, bob_clie
         "available": False,
         "reasons": [],
         "price_changes": [],
+        "exchange_rate_changes": [],
         "newer_revision": None,
     }
     before = api_client.get(base + "priced/").json()
@@ -257,7 +259,14 @@ def test_send_freeze_reprice_and_diff_over_the_api(setting, api_client, bob_clie
     assert after["totals"] == before["totals"] and after["lines"] == before["lines"]
     assert after["reprice"]["available"] is True
     assert after["reprice"]["price_changes"] == [
-        {"part": "QM9700", "length_m": None, "sent": "30000.00", "today": "36000.00"}
+        {
+            "part": "QM9700",
+            "length_m": None,
+            "sent": "30000.00",
+            "sent_currency": "USD",
+            "today": "36000.00",
+            "today_currency": "USD",
+        }
     ]
     assert "reprice" not in bob_client.get(base).json()
 
@@ -339,7 +348,7 @@ def test_quote_page_shows_status_version_and_the_steps_allowed(setting, api_clie
     offer.price = Decimal("29000")
     price_save(price=offer, actor=user)
     page = client.get(quote.get_absolute_url()).content.decode()
-    assert 'data-testid="reprice-available"' in page and "30,000.00 → 29,000.00" in page
+    assert 'data-testid="reprice-available"' in page and "30,000.00 USD → 29,000.00 USD" in page
     repriced = client.post(f"{quote.get_absolute_url()}reprice/")
     new = Quote.objects.get(number=quote.number, version=2)
     assert repriced["Location"] == f"{new.get_absolute_url()}diff/"

@@ -310,7 +310,7 @@ class SummaryView(APIView):
         fields = params.validated_data.get("fields")
         document = params.validated_data["spec"] if fields is None else spec_from_fields(fields)
         try:
-            _, fabric, summary = services.design_build(spec_document=document)
+            _, fabric, summary = services.design_build(spec_document=document, user=request.user)
         except services.DesignError as exc:
             if fields is None:
                 raise
