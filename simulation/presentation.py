@@ -618,27 +618,40 @@ HIDDEN_PARAMETERS = {"design", "revision"}  # shown in the page heading, by name
 UNUSED_BY_TRAFFIC = {"storage-read": {"placement"}}
 
 
-def parameter_rows(parameters: dict | None) -> list[tuple[str, str]]:
+def _parameter_text(key: str, value) -> str:
+    if key == "size_bytes":
+        return count_of(value, "byte")
+    if key == "routing":
+        return routing_label(value)
+    if key == "pfc_mode":
+        return FLOW_CONTROL_LABELS.get(value, str(value))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return number(value)
+    return "—" if value in (None, "") else str(value)
+
+
+#: Labels that read otherwise for a kind of job.
+KIND_PARAMETER_LABELS = {"sweep": {"seeds": "Seeds per point", "seed": "First seed"}}
+
+
+def parameter_rows(parameters: dict | None, kind: str = "") -> list[tuple[str, str]]:
     """``(label, value)`` of a job's parameters: ``size_bytes`` reads ``"1,000,000,000 bytes"``;
-    the design and revision (ids) are left to the heading."""
+    a list (a sweep's axis) reads its values one after the other (``"0; 2; 4"``); the design
+    and revision (ids) are left to the heading."""
     rows = []
     unused = UNUSED_BY_TRAFFIC.get((parameters or {}).get("traffic"), set())
     for key, value in (parameters or {}).items():
         if key in HIDDEN_PARAMETERS or key in unused:
             continue
-        label = PARAMETER_LABELS.get(key) or key.replace("_", " ").capitalize()
-        if key == "size_bytes":
-            text = count_of(value, "byte")
-        elif key == "routing":
-            text = routing_label(value)
-        elif key == "pfc_mode":
-            text = FLOW_CONTROL_LABELS.get(value, str(value))
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            text = number(value)
-        elif isinstance(value, list | tuple):
-            text = ", ".join(str(v) for v in value) or "—"
+        label = (
+            KIND_PARAMETER_LABELS.get(kind, {}).get(key)
+            or PARAMETER_LABELS.get(key)
+            or key.replace("_", " ").capitalize()
+        )
+        if isinstance(value, list | tuple):
+            text = "; ".join(_parameter_text(key, v) for v in value) or "—"
         else:
-            text = "—" if value in (None, "") else str(value)
+            text = _parameter_text(key, value)
         rows.append((label, text))
     return rows
 
@@ -692,4 +705,8 @@ def job_context(job) -> dict:
         return {"validation": validation_context(job.result, names)}
     if job.kind == "power":
         return {"power": power_context(job.result, names)}
+    if job.kind == "sweep":
+        from simulation.sweep_chart import sweep_context
+
+        return {"sweep": sweep_context(job)}
     return {}

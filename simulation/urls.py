@@ -8,5 +8,6 @@ urlpatterns = [
     path("diagnostics/", views.job_diagnostics, name="job-diagnostics"),
     path("<str:pk>/", views.job_detail, name="job-detail"),
     path("<str:pk>/cancel/", views.job_cancel_view, name="job-cancel"),
+    path("<str:pk>/sweep-chart/", views.job_sweep_chart, name="job-sweep-chart"),
     path("designs/<int:design_pk>/start/", views.job_start_for_design, name="job-start"),
 ]

@@ -11,8 +11,14 @@ from planner.designs.selectors import design_get_for
 from simulation import presentation
 from simulation.models import Job, JobKindChoices
 from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale, max_attempts
+from simulation.sweep_chart import sweep_context
 
-DESIGN_KINDS = (JobKindChoices.VALIDATE, JobKindChoices.POWER, JobKindChoices.SIMULATE)
+DESIGN_KINDS = (
+    JobKindChoices.VALIDATE,
+    JobKindChoices.POWER,
+    JobKindChoices.SIMULATE,
+    JobKindChoices.SWEEP,
+)
 SIMULATE_FIELDS = {
     "traffic": str,
     "routing": str,
@@ -24,6 +30,43 @@ SIMULATE_FIELDS = {
     "flowlets": int,
     "pfc_mode": str,
 }
+
+
+def _sweep_parameters(post) -> dict:
+    """A sweep's parameters from the design page's form: failed links 0 to ``fail_to`` in
+    steps of ``fail_step``, the routings and placements ticked, sizes listed (bytes, commas or
+    spaces between). Raises ``ValueError`` with what to fix."""
+    from planner.analyses.sweep import MAX_POINTS
+
+    def whole(name: str, label: str, default: int) -> int:
+        text = (post.get(name) or "").strip()
+        try:
+            return int(text) if text else default
+        except ValueError:
+            raise ValueError(f"{label}: a whole number.") from None
+
+    parameters = {"traffic": post.get("traffic") or "all-reduce"}
+    top, step = whole("fail_to", "Failed links up to", 0), whole("fail_step", "Step", 1)
+    if top < 0 or step < 1:
+        raise ValueError("Failed links: up to 0 or more, in steps of 1 or more.")
+    if top // step + 1 > MAX_POINTS:
+        raise ValueError(
+            f"Failed links: 0 to {top:,} in steps of {step:,} is {top // step + 1:,} values; a "
+            f"sweep has at most {MAX_POINTS} points."
+        )
+    parameters["fail_links"] = list(range(0, top + 1, step))
+    sizes = (post.get("sizes") or "").replace(",", " ").split()
+    try:
+        parameters["size_bytes"] = [float(size) for size in sizes] or [1e9]
+    except ValueError:
+        raise ValueError("Message sizes: numbers of bytes such as 1e6, 1e9.") from None
+    for field in ("routing", "placement"):
+        chosen = [value for value in post.getlist(field) if value]
+        if chosen:
+            parameters[field] = chosen
+    parameters["seeds"] = whole("seeds", "Seeds per point", 1)
+    parameters["seed"] = whole("seed", "Seed", 0)
+    return parameters
 
 
 def _own_job(request, pk) -> Job:
@@ -64,11 +107,21 @@ def job_detail(request, pk):
     job = _own_job(request, pk)
     context = {
         "job": job,
-        "parameter_rows": presentation.parameter_rows(job.parameters),
+        "parameter_rows": presentation.parameter_rows(job.parameters, job.kind),
         "attempts": presentation.attempts_text(job, max_attempts()),
         **presentation.job_context(job),
     }
     return render(request, "simulation/job_detail.html", context)
+
+
+@require_GET
+def job_sweep_chart(request, pk):
+    """A sweep job's chart and table alone: what the job and design pages fetch again while
+    its runs complete."""
+    job = _own_job(request, pk)
+    if job.kind != JobKindChoices.SWEEP:
+        raise Http404("No such sweep.")
+    return render(request, "simulation/_sweep.html", {"sweep": sweep_context(job)})
 
 
 @require_POST
@@ -100,7 +153,9 @@ def job_start_for_design(request, design_pk):
     design = design_get_for(request.user, design_pk)
     kind = request.POST.get("kind")
     if kind not in DESIGN_KINDS:
-        messages.error(request, "Choose a validation, a power budget or a flow simulation.")
+        messages.error(
+            request, "Choose a validation, a power budget, a flow simulation or a sweep."
+        )
         return redirect(design)
     revision = design.revisions.defer("topology").order_by("-number").first()
     if revision is None:
@@ -112,6 +167,12 @@ def job_start_for_design(request, design_pk):
             parameters["pue"] = float(request.POST["pue"])
         except ValueError:
             messages.error(request, "PUE is a number such as 1.3.")
+            return redirect(design)
+    if kind == JobKindChoices.SWEEP:
+        try:
+            parameters = _sweep_parameters(request.POST)
+        except ValueError as exc:
+            messages.error(request, str(exc))
             return redirect(design)
     if kind == JobKindChoices.SIMULATE:
         for field, cast in SIMULATE_FIELDS.items():

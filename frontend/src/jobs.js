@@ -64,6 +64,32 @@ export function updateRow(row, job) {
 }
 
 /**
+ * Redraw the sweep charts of a polled job (`[data-sweep-chart][data-job-id]`, whose `data-src`
+ * answers the chart as server-rendered HTML) when its runs have moved on since the chart was
+ * drawn (`data-drawn`: "status:runs done"), so points appear as they complete.
+ * @param {Document|HTMLElement} root
+ * @param {string} jobId
+ * @param {object} job  the API's job
+ * @param {(url: string) => Promise<Response>} fetchFn
+ * @returns {Promise<number>} how many charts were redrawn
+ */
+export async function refreshSweepCharts(root, jobId, job, fetchFn) {
+  const charts = [...(root.querySelectorAll?.("[data-sweep-chart]") ?? [])]
+    .filter((chart) => chart.dataset?.jobId === jobId && chart.dataset.src);
+  const drawn = `${job.status}:${job.progress_done}`;
+  let redrawn = 0;
+  for (const chart of charts) {
+    if (chart.dataset.drawn === drawn) continue;
+    const response = await fetchFn(chart.dataset.src);
+    if (!response.ok) continue;
+    chart.innerHTML = await response.text();
+    chart.dataset.drawn = drawn;
+    redrawn += 1;
+  }
+  return redrawn;
+}
+
+/**
  * Poll unfinished job rows of `root` once a second until they finish. On a page whose table
  * has `data-reload-on-finish` (a job's own page), reload once the job is finished so that the
  * server renders its result.
@@ -89,6 +115,7 @@ export function startJobPolling(
         if (!response.ok) return;
         const job = await response.json();
         updateRow(row, job);
+        await refreshSweepCharts(root, row.dataset.jobId, job, fetchFn).catch(() => 0);
         if (FINISHED.has(job.status) && row.closest("[data-reload-on-finish]")) reloadNow = true;
       } catch {
         // A failed poll is retried at the next tick.

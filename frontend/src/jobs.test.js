@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { FINISHED, outcomeText, progressOf, shortTime, startJobPolling, updateRow } from "./jobs.js";
+import { FINISHED, outcomeText, progressOf, refreshSweepCharts, shortTime, startJobPolling, updateRow } from "./jobs.js";
 
 test("finished statuses are terminal", () => {
   assert.ok(FINISHED.has("succeeded"));
@@ -81,4 +81,24 @@ test("polling asks the API for unfinished rows only and reloads a job page when 
   await reloaded;
   assert.deepEqual(asked, ["/api/simulation/jobs/j1/"]);
   assert.equal(running.dataset.status, "succeeded");
+});
+
+test("a sweep's chart is fetched again when its runs move on, and only then", async () => {
+  const chart = { dataset: { jobId: "j1", src: "/jobs/j1/sweep-chart/", drawn: "running:2" }, innerHTML: "old" };
+  const other = { dataset: { jobId: "j2", src: "/jobs/j2/sweep-chart/", drawn: "running:0" }, innerHTML: "other" };
+  const root = { querySelectorAll: (selector) => (selector === "[data-sweep-chart]" ? [chart, other] : []) };
+  const fetched = [];
+  const fetchFn = async (url) => {
+    fetched.push(url);
+    return { ok: true, text: async () => `<svg>${fetched.length}</svg>` };
+  };
+  assert.equal(await refreshSweepCharts(root, "j1", { status: "running", progress_done: 2 }, fetchFn), 0);
+  assert.deepEqual(fetched, []);
+  assert.equal(await refreshSweepCharts(root, "j1", { status: "running", progress_done: 5 }, fetchFn), 1);
+  assert.deepEqual(fetched, ["/jobs/j1/sweep-chart/"]);
+  assert.equal(chart.innerHTML, "<svg>1</svg>");
+  assert.equal(chart.dataset.drawn, "running:5");
+  assert.equal(other.innerHTML, "other");
+  assert.equal(await refreshSweepCharts(root, "j1", { status: "succeeded", progress_done: 5 }, fetchFn), 1);
+  assert.equal(chart.innerHTML, "<svg>2</svg>");
 });

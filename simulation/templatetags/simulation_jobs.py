@@ -3,11 +3,12 @@
 from django import template
 
 from planner.analyses.flow import FLOWLETS_DEFAULT, FLOWLETS_MAX, ROUTING_LABELS, ROUTINGS
-from planner.analyses.scenario import STORAGE_TRAFFICS, TRAFFICS
+from planner.analyses.scenario import PLACEMENTS, STORAGE_TRAFFICS, TRAFFICS
 from planner.analyses.storage_read import READ_NETWORKS
 from planner.domain.transport import PFC_MODES
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
+from simulation.sweep_chart import sweep_context
 
 register = template.Library()
 
@@ -16,11 +17,13 @@ SHOWN_PER_KIND = 3
 
 @register.inclusion_tag("simulation/_design_jobs.html", takes_context=True)
 def design_jobs(context, design, latest=None):
-    """Buttons starting validate / power / simulate jobs on ``design``'s latest revision, and the
-    signed-in user's recent jobs of each kind on this design (live progress, result links)."""
+    """Buttons starting validate / power / simulate / sweep jobs on ``design``'s latest
+    revision, the signed-in user's recent jobs of each kind on this design (live progress,
+    result links), and the newest sweep's chart."""
     request = context.get("request")
     user = getattr(request, "user", None)
     rows = []
+    sweep = None
     if user is not None and user.is_authenticated:
         job_recover_stale()
         jobs = (
@@ -33,8 +36,23 @@ def design_jobs(context, design, latest=None):
                 "design_revision__summary",
             )
         )
-        for kind in (JobKindChoices.VALIDATE, JobKindChoices.POWER, JobKindChoices.SIMULATE):
+        for kind in (
+            JobKindChoices.VALIDATE,
+            JobKindChoices.POWER,
+            JobKindChoices.SIMULATE,
+            JobKindChoices.SWEEP,
+        ):
             rows.extend(jobs.filter(kind=kind)[:SHOWN_PER_KIND])
+        # The newest sweep drawn as a chart (redrawn while it runs).
+        newest = (
+            Job.objects.filter(
+                owner=user, design_revision__design=design, kind=JobKindChoices.SWEEP
+            )
+            .only("id", "kind", "status", "parameters", "result", "progress_done")
+            .first()
+        )
+        if newest is not None:
+            sweep = sweep_context(newest)
     transport = None
     if latest is not None:
         from simulation.jobs.kinds import design_transport_defaults
@@ -46,6 +64,9 @@ def design_jobs(context, design, latest=None):
         "design": design,
         "latest": latest,
         "jobs": rows,
+        "sweep": sweep,
+        "swept_traffics": [t for t in TRAFFICS if t not in STORAGE_TRAFFICS],
+        "placements": PLACEMENTS,
         # storage-read only where the revision has a storage (or converged) network
         "traffics": [t for t in TRAFFICS if has_storage or t not in STORAGE_TRAFFICS],
         "routings": [(name, ROUTING_LABELS[name]) for name in ROUTINGS],

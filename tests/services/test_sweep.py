@@ -136,3 +136,69 @@ def test_a_new_attempt_keeps_the_runs_an_earlier_attempt_finished(user, revision
     assert job.status == "succeeded" and job.attempts == 2, job.error
     assert sent["runs"][-1][2] == list(range(1, 8))  # run 0 was not sent again
     assert job.result["points"][0]["runs"][0]["busbw_gbps"] == kept["busbw_gbps"]
+
+
+def test_the_design_page_starts_a_sweep_and_the_pages_draw_it_as_points_complete(
+    logged_in_client, user, revision, sent
+):
+    from django.urls import reverse
+
+    design_url = reverse("planner:design-detail", args=[revision.design_id])
+    assert b'data-testid="sweep-form"' in logged_in_client.get(design_url).content
+    response = logged_in_client.post(
+        reverse("simulation:job-start", args=[revision.design_id]),
+        {"kind": "sweep", "traffic": "permutation", "fail_to": "4", "fail_step": "2",
+         "routing": ["ecmp", "spraying"], "placement": ["contiguous"], "sizes": "1e7",
+         "seeds": "2", "seed": "0"},
+    )  # fmt: skip
+    job = Job.objects.get(kind="sweep")
+    assert response.status_code == 302 and str(job.pk) in response["Location"]
+    assert job.parameters["fail_links"] == [0, 2, 4]
+    assert job.parameters["routing"] == ["ecmp", "spraying"]
+    assert job.parameters["size_bytes"] == [1e7] and job.parameters["seeds"] == 2
+    page_url = reverse("simulation:job-detail", args=[job.pk])
+    chart_url = reverse("simulation:job-sweep-chart", args=[job.pk])
+    html = logged_in_client.get(page_url).content.decode()
+    assert "data-sweep-chart" in html and chart_url in html
+    assert 'data-testid="sweep-waiting"' in html and "0 of 6 points done" in html
+
+    claim(job.pk, "w1")  # a worker runs it; two subtasks finish the first point
+    for run in (0, 1):
+        assert sweep.sweep_run_part(job_id=job.pk, attempt=1, run=run, worker="w2")
+    partial = logged_in_client.get(chart_url).content.decode()
+    assert "1 of 6 points done (2 of 12 runs)" in partial
+    assert partial.count("<circle") == 2  # p50 and p90 of the one point done
+    assert "<html" not in partial  # the fragment alone, for the page to swap in
+
+    Job.objects.filter(pk=job.pk).update(status="queued")
+    job_execute(job_id=job.pk, worker="w1")
+    html = logged_in_client.get(page_url).content.decode()
+    assert "6 of 6 points done (12 of 12 runs)" in html
+    assert html.count('data-testid="sweep-series"') == 2  # ecmp and spraying
+    assert html.count("<polyline") == 4  # p50 and p90 of each
+    assert 'data-testid="sweep-legend"' in html and "Failed links" in html
+    assert "non-blocking bound 400.0 Gb/s" in html
+    assert 'data-testid="sweep-points"' in html and "Gb/s" in html
+    design_page = logged_in_client.get(design_url).content.decode()
+    assert 'data-testid="design-sweep"' in design_page and chart_url in design_page
+    other = job_enqueue(owner=user, kind="simulate", design_revision=revision, parameters={})
+    not_sweep = reverse("simulation:job-sweep-chart", args=[other.pk])
+    assert logged_in_client.get(not_sweep).status_code == 404
+
+
+def test_a_bad_sweep_form_says_what_to_fix(logged_in_client, revision, sent):
+    from django.urls import reverse
+
+    response = logged_in_client.post(
+        reverse("simulation:job-start", args=[revision.design_id]),
+        {"kind": "sweep", "fail_to": "1000", "fail_step": "1"},
+        follow=True,
+    )
+    assert "Failed links: 0 to 1,000 in steps of 1 is 1,001 values" in response.content.decode()
+    response = logged_in_client.post(
+        reverse("simulation:job-start", args=[revision.design_id]),
+        {"kind": "sweep", "routing": ["warp"]},
+        follow=True,
+    )
+    assert "routing: each one of" in response.content.decode()
+    assert not Job.objects.exists()
