@@ -5,7 +5,9 @@
 - ``GET <id>/priced/``: the priced bill of materials as JSON (lines, category subtotals,
   totals, unpriced parts; amounts as strings with two decimals); a sent quote's as sent;
 - ``GET <id>/pdf/``, ``<id>/xlsx/`` and ``<id>/csv/``: the quote as a file (downloads are
-  audited);
+  audited), ``?audience=customer`` for the customer's copy (part, description, quantity, unit
+  price, line total, totals and terms: no cost, discount, margin or source) or
+  ``?audience=internal`` (the default: everything);
 - ``POST <id>/send/``, ``<id>/accept/``, ``<id>/decline/``: the lifecycle (design writers;
   sending needs the price right); a step the status does not allow (sending a sent quote,
   accepting an expired one, changing or deleting a sent one, sending a quote below its team's
@@ -29,7 +31,12 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -38,6 +45,7 @@ from inventory.api.serializers import PatchNamesAFieldMixin
 from inventory.models import PriceBook
 from inventory.permissions import price_books_pickable_for, user_can_read_price_book
 from planner.designs import selectors
+from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
 from planner.quotes.models import QUOTE_PRICE_CONDITIONS, QUOTE_STATUS_LABELS, Quote
 from planner.teams.selectors import quote_require_prices, user_can_view_prices
@@ -166,10 +174,15 @@ class QuoteSerializer(serializers.ModelSerializer):
 
     def get_links(self, quote) -> dict[str, str]:
         args = [quote.design_id, quote.pk]
+        pdf = reverse("design-quote-pdf", args=args)
+        xlsx = reverse("design-quote-xlsx", args=args)
+        customer = f"?audience={quote_files.CUSTOMER}"
         return {
             "priced": reverse("design-quote-priced", args=args),
-            "pdf": reverse("design-quote-pdf", args=args),
-            "xlsx": reverse("design-quote-xlsx", args=args),
+            "pdf": pdf,
+            "xlsx": xlsx,
+            "pdf_customer": pdf + customer,
+            "xlsx_customer": xlsx + customer,
             "csv": reverse("design-quote-csv", args=args),
             "diff": reverse("design-quote-diff", args=args),
             "page": quote.get_absolute_url(),
@@ -336,24 +349,51 @@ class QuotePricedView(_QuoteAPIView):
         return Response(data)
 
 
+class QuoteFileQuerySerializer(serializers.Serializer):
+    audience = serializers.ChoiceField(
+        choices=list(quote_files.AUDIENCES.items()),
+        default=quote_files.INTERNAL,
+        help_text="customer: the customer's copy (part, description, quantity, unit price, line "
+        "total, totals, terms; no cost, discount, margin or offer source); internal (default): "
+        "everything.",
+    )
+
+
 class QuoteFileView(_QuoteAPIView):
-    """The quote as a PDF, XLSX or CSV download (needs the price right; audited)."""
+    """The quote as a PDF, XLSX or CSV download, the customer's or the internal copy (needs the
+    price right; audited)."""
 
     @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "audience",
+                str,
+                enum=list(quote_files.AUDIENCES),
+                description=QuoteFileQuerySerializer().fields["audience"].help_text,
+            )
+        ],
         responses={
             (200, "application/pdf"): OpenApiTypes.BINARY,
             (200, quotes.EXPORT_FORMATS["xlsx"]): OpenApiTypes.BINARY,
             (200, "text/csv"): OpenApiTypes.BINARY,
+            400: OpenApiResponse(description="An unknown audience (``audience`` says why)"),
             403: NO_PRICES,
-        }
+        },
     )
     def get(self, request, design_pk: int, pk: int, fmt: str):
         quote = self._quote()
+        may_view_prices = self._may_view_prices(quote)
+        audience = quote_files.INTERNAL
+        if may_view_prices:  # without the price right: 403 whatever the query says
+            query = QuoteFileQuerySerializer(data=request.query_params)
+            query.is_valid(raise_exception=True)
+            audience = query.validated_data["audience"]
         export = quotes.quote_export(
             quote=quote,
             actor=request.user,
             fmt=fmt,
-            may_view_prices=self._may_view_prices(quote),
+            may_view_prices=may_view_prices,
+            audience=audience,
         )
         return quote_file_response(export)
 

@@ -1,18 +1,28 @@
-"""A priced quote as files: PDF (fpdf2) for the customer, XLSX (openpyxl) and CSV to work with.
+"""A priced quote as files: PDF (fpdf2), XLSX (openpyxl) and CSV, each in two versions.
 
 All are made from one :class:`planner.quotes.services.QuoteDocument` (a sent quote's: its
-snapshot, so a file downloaded later is the one sent) and show the same figures: the quote
-number and version, customer, validity, every line with its quantity (spares included), unit
-and extended sell prices, category subtotals, the total, and the unpriced parts with the
-reason. The XLSX and CSV add the book price, discount and unit cost of each line (internal).
-Their text cells are strings, never formulas: text that begins with ``=``, ``+``, ``-``,
-``@``, tab or CR is written with a ``'`` before it (:func:`inventory.library.cells.safe_cell`).
+snapshot, so a file downloaded later is the one sent). :data:`AUDIENCES` names the versions:
+
+- ``customer``: what the customer is sent. The customer's name and address, the quote number
+  with its version, date, validity and currency; per line only the part, a description, the
+  quantity (spares included), the unit price and the line total; subtotals, the total and the
+  terms. No book price, discount, cost, margin, price book, seller or offer source, no
+  internal notes and no reason a line is unpriced (it reads "not priced").
+- ``internal``: everything, for the sales team: the above plus the book price, discount, unit
+  cost and offer source of each line, category and tier, the cost and margin totals, the
+  price book, the unpriced parts with the reason, the internal notes and the pricing rules.
+  Every page says it is internal.
+
+Every PDF page ends with the quote number and version and "Page 2 of 3"; the totals block is
+kept on one page. Text cells of the XLSX and CSV are strings, never formulas: text that begins
+with ``=``, ``+``, ``-``, ``@``, tab or CR is written with a ``'`` before it
+(:func:`inventory.library.cells.safe_cell`).
 
 The PDF sets every text in DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew), with Noto Sans
 CJK as the fallback for Chinese, Japanese and Korean, both embedded (subset) in the file, and
-shapes text with HarfBuzz so right-to-left names read right: any customer name prints as typed
-(:func:`pdf_fonts`). Unpriced amounts print as "—" with the word "unpriced", never as a zero,
-and the totals block is kept on one page.
+shapes text with HarfBuzz so right-to-left names read right: any customer name and address
+prints as typed (:func:`pdf_fonts`). Unpriced amounts print as "—" (with "unpriced" or "not
+priced"), never as a zero.
 """
 
 from __future__ import annotations
@@ -33,12 +43,31 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from inventory.library.cells import safe_cell
-from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
-from planner.presentation import NETWORK_LABELS
+from planner.domain.outputs.quote import (
+    DISCOUNT_RULE,
+    MARGIN_RULE,
+    ROUNDING_RULE,
+    format_money,
+    minor_unit,
+)
+from planner.presentation import NETWORK_LABELS, money_text
 
-__all__ = ["PdfFonts", "pdf_fonts", "quote_csv", "quote_pdf", "quote_xlsx"]
+__all__ = [
+    "AUDIENCES",
+    "CUSTOMER",
+    "CustomerLine",
+    "INTERNAL",
+    "PdfFonts",
+    "TotalRow",
+    "pdf_fonts",
+    "quote_csv",
+    "quote_file",
+    "quote_pdf",
+    "quote_xlsx",
+    "customer_quote_lines",
+    "total_rows",
+]
 
-MONEY_FORMAT = "#,##0.00"
 DASH = "\u2014"  # "—": no amount (the line or category is unpriced)
 FONT = "DejaVu"
 CJK_FONT = "NotoSansCJK"
@@ -85,27 +114,142 @@ def pdf_fonts() -> PdfFonts:
     )
 
 
+#: Who a quote file is for (the ``audience`` of a download): its version.
+CUSTOMER = "customer"
+INTERNAL = "internal"
+AUDIENCES = {
+    CUSTOMER: "the customer's copy: part, description, quantity, unit price and line total per "
+    "line, totals and terms; no cost, discount, margin or offer source",
+    INTERNAL: "the sales team's copy: everything, with book price, discount, unit cost, margin, "
+    "offer source and internal notes",
+}
+#: Printed on every page of an internal PDF and at the top of an internal XLSX.
+INTERNAL_MARK = "Internal: costs, discounts and sources. Not for the customer."
+#: Subtotal labels of the customer's copy (the internal one shows the category names).
+CATEGORY_LABELS = {
+    "server": "Servers",
+    "switch": "Switches",
+    "nic": "NICs",
+    "transceiver": "Transceivers",
+    "cable": "Cables",
+    "fiber": "Fibers",
+    "rack": "Racks",
+}
+NOT_PRICED = "not priced"  # a line without a price, in the customer's copy
+
+
 def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def _money(value: Decimal | None) -> str:
-    return "unpriced" if value is None else f"{value:,.2f}"
+def _money(value: Decimal | None, currency: str) -> str:
+    """An amount with thousands separators and the places of ``currency``'s minor unit
+    (``12,345.60`` USD, ``12,346`` JPY), as on the quote page; ``unpriced`` for none."""
+    return "unpriced" if value is None else money_text(value, currency)
 
 
 def _amount(value: Decimal, currency: str, *, priced: bool) -> str:
     """A subtotal or total: "—" when nothing in it has a price (never "0.00")."""
-    return f"{value:,.2f} {currency}" if priced else DASH
+    return f"{money_text(value, currency)} {currency}" if priced else DASH
+
+
+def money_format(currency: str) -> str:
+    """The XLSX number format of ``currency``'s amounts: ``#,##0.00``, ``#,##0`` for JPY.
+
+    >>> money_format("USD"), money_format("JPY"), money_format("KWD")
+    ('#,##0.00', '#,##0', '#,##0.000')
+    """
+    places = minor_unit(currency)
+    return "#,##0" + (f".{'0' * places}" if places else "")
+
+
+def _source(line) -> str:
+    """Where a line's price comes from (internal copy): the offer's seller and date, and the
+    exchange rate that converted it into the quote's currency."""
+    if line.offer is None:
+        return ""
+    if line.rate is None:
+        return line.offer.describe()
+    offer = line.offer
+    return f"{offer.describe()}; {offer.amount} {offer.currency} at {line.rate.describe()}"
 
 
 def _length(value: float | None) -> str:
     return "" if value is None else f"{value:g} m"
 
 
+def customer_lines(customer: str) -> tuple[str, list[str]]:
+    """The customer's name (the first line of ``customer``) and address (the lines after it).
+
+    >>> customer_lines("ACME Labs\\n1 Main Street\\n\\nSpringfield")
+    ('ACME Labs', ['1 Main Street', 'Springfield'])
+    """
+    lines = [line.strip() for line in _text(customer).splitlines()]
+    lines = [line for line in lines if line]
+    return (lines[0] if lines else ""), lines[1:]
+
+
+def line_description(bom_line, *, with_length: bool = False) -> str:
+    """A line's name (or maker), its part number when it differs from the part, and, when
+    asked, its ordered length: ``"NVIDIA 400G cable (MCP4Y10-N003), 3 m"``."""
+    description = bom_line.name or bom_line.manufacturer
+    if bom_line.part_number and bom_line.part_number != bom_line.part:
+        description = f"{description} ({bom_line.part_number})"
+    if with_length and bom_line.length_m is not None:
+        description = f"{description}, {_length(bom_line.length_m)}"
+    return _text(description)
+
+
+@dataclass(frozen=True)
+class CustomerLine:
+    """A line of the customer's copy: one orderable item (a part at one length), its tiers
+    added together. ``unit_sell`` and ``extended_sell`` are ``None`` when it has no price."""
+
+    part: str
+    description: str
+    quantity: int
+    unit_sell: Decimal | None
+    extended_sell: Decimal | None
+
+
+def customer_quote_lines(priced) -> list[CustomerLine]:
+    """The lines of the customer's copy: the priced quote's lines of one part at one length
+    (and one unit price) as one line, in the order they first come; quantities and line
+    totals add up (a unit price times the summed quantity is the sum of the line totals).
+
+    The customer is not told which tier of the fabric a part goes to (the internal copy is).
+    """
+    merged: dict[tuple, list] = {}
+    for line in priced.lines:
+        bom_line = line.line
+        key = (bom_line.part, bom_line.length_m, line.unit_sell)
+        if key not in merged:
+            description = line_description(bom_line, with_length=True)
+            merged[key] = [bom_line.part, description, 0, line.unit_sell, None]
+        item = merged[key]
+        item[2] += bom_line.quantity
+        if line.extended_sell is not None:
+            item[4] = (item[4] or Decimal("0.00")) + line.extended_sell
+    return [CustomerLine(*item) for item in merged.values()]
+
+
+def file_suffix(audience: str) -> str:
+    """What a file name gets for ``audience``: ``-customer`` for the customer's copy (the
+    internal one keeps the plain name it always had)."""
+    return "-customer" if audience == CUSTOMER else ""
+
+
+def _check_audience(audience: str) -> None:
+    if audience not in AUDIENCES:
+        raise ValueError(f"audience: use {' or '.join(AUDIENCES)}, not {audience!r}")
+
+
 class _QuotePDF(FPDF):
-    def __init__(self, number: str, *, texts):
-        super().__init__(orientation="L", unit="mm", format="A4")
-        self.number = number
+    """A4 page with a footer on every page: ``footer`` and "Page 2 of 3"."""
+
+    def __init__(self, footer: str, *, texts, orientation: str = "L"):
+        super().__init__(orientation=orientation, unit="mm", format="A4")
+        self.footer_text = footer
         self.set_auto_page_break(auto=True, margin=14)
         fonts = pdf_fonts()
         self.add_font(FONT, "", fonts.regular)
@@ -121,7 +265,15 @@ class _QuotePDF(FPDF):
     def footer(self):
         self.set_y(-10)
         self.set_font(FONT, size=7)
-        self.cell(0, 5, f"Quote {self.number} - page {self.page_no()}/{{nb}}", align="C")
+        self.set_text_color(80)
+        text = f"{self.footer_text} \u00b7 Page {self.page_no()} of {{nb}}"
+        self.cell(0, 5, text, align="C")
+        self.set_text_color(0)
+
+    def keep_together(self, height: float) -> None:
+        """Start a new page unless ``height`` mm still fit on this one."""
+        if self.get_y() + height > self.page_break_trigger:
+            self.add_page()
 
 
 def _texts(document):
@@ -133,10 +285,8 @@ def _texts(document):
         bom_line = line.line
         yield from (_text(bom_line.part), _text(bom_line.name), _text(bom_line.manufacturer))
         yield from (_text(bom_line.part_number), _text(line.unpriced_reason))
-
-
-# Totals block: label, amount, note (what is missing); widths in mm.
-_TOTALS_WIDTHS = (62, 45, 100)
+        if line.offer is not None:
+            yield _source(line)
 
 
 def network_label(network: str) -> str:
@@ -144,48 +294,81 @@ def network_label(network: str) -> str:
     return NETWORK_LABELS.get(network, network.capitalize())
 
 
-def _totals_rows(priced, currency: str) -> list[tuple[str, str, str, str]]:
-    """(style, label, amount, note) per row of the totals block."""
+@dataclass(frozen=True)
+class TotalRow:
+    """A row of the totals block: a category or network subtotal, the total, or (internal
+    copy) the cost and margin. ``priced`` is false when nothing in it has a price: its amount
+    is then shown as "—", never as 0.00."""
+
+    label: str
+    amount: Decimal
+    priced: bool
+    note: str = ""
+    bold: bool = False
+
+
+def total_rows(priced, *, audience: str) -> list[TotalRow]:
+    """The totals block of ``audience``'s copy: category and network subtotals and the total;
+    the internal copy adds the cost and the margin."""
+    customer = audience == CUSTOMER
     rows = []
+    categories = [
+        (CATEGORY_LABELS.get(c.category, c.category) if customer else c.category, c)
+        for c in priced.categories
+    ]
     networks = [(f"{network_label(n.category)} network", n) for n in priced.networks]
-    for label, category in [(c.category, c) for c in priced.categories] + networks:
+    for label, category in categories + networks:
         priced_lines = category.lines - category.unpriced_lines
         if not priced_lines:
-            note = "unpriced"
+            note = NOT_PRICED if customer else "unpriced"
+        elif category.unpriced_lines and customer:
+            note = f"excludes lines {NOT_PRICED}"
         elif category.unpriced_lines:
             note = f"incomplete: {category.unpriced_lines} unpriced"
         else:
             note = ""
-        amount = _amount(category.sell, currency, priced=bool(priced_lines))
-        rows.append(("", label, amount, note))
+        rows.append(TotalRow(label, category.sell, bool(priced_lines), note))
     any_priced = any(line.priced for line in priced.lines)
     label = "Total" if priced.complete else "Total of priced lines"
-    note = "" if priced.complete else priced.status
-    rows.append(("B", label, _amount(priced.sell_total, currency, priced=any_priced), note))
+    # The customer's copy says it in its label and terms.
+    note = "" if priced.complete or customer else priced.status
+    rows.append(TotalRow(label, priced.sell_total, any_priced, note, bold=True))
+    if not customer and any_priced:
+        margin = f"{priced.margin_pct} % of the sell price (quote terms)"
+        rows.append(TotalRow("Cost", priced.cost_total, True))
+        rows.append(TotalRow("Margin", priced.margin_total, True, margin))
     return rows
 
 
-def _totals(pdf: FPDF, priced, currency: str) -> None:
-    """The totals block: one row per category and the total, each cell wrapping in its own
-    column (a long label never runs into its amount); kept on one page."""
+def _totals(pdf: _QuotePDF, totals: list[TotalRow], currency: str, widths) -> None:
+    """The totals block: one row per subtotal and the total, each cell wrapping in its own
+    column (a long label never runs into its amount); kept on one page. ``widths``: label,
+    amount and note columns in mm."""
     line_height = 5
-    rows = _totals_rows(priced, currency)
+    rows = [
+        (
+            "B" if row.bold else "",
+            row.label,
+            _amount(row.amount, currency, priced=row.priced),
+            row.note,
+        )
+        for row in totals
+    ]
     heights = []
     for style, *cells in rows:
         pdf.set_font(FONT, style, 10 if style else 9)
         lines = max(
             len(pdf.multi_cell(width, line_height, text, dry_run=True, output="LINES"))
-            for width, text in zip(_TOTALS_WIDTHS, cells, strict=True)
+            for width, text in zip(widths, cells, strict=True)
         )
         heights.append(lines * line_height)
-    if pdf.get_y() + 6 + sum(heights) > pdf.page_break_trigger:
-        pdf.add_page()
+    pdf.keep_together(6 + sum(heights))
     pdf.set_font(FONT, "B", 10)
     pdf.cell(0, 6, "Totals", new_x="LMARGIN", new_y="NEXT")
     for (style, *cells), height in zip(rows, heights, strict=True):
         pdf.set_font(FONT, style, 10 if style else 9)
         top = pdf.get_y()
-        for width, text, align in zip(_TOTALS_WIDTHS, cells, ("L", "R", "L"), strict=True):
+        for width, text, align in zip(widths, cells, ("L", "R", "L"), strict=True):
             x = pdf.get_x()
             pdf.multi_cell(width, line_height, text, align=align, new_x="RIGHT", new_y="TOP")
             pdf.set_xy(x + width + (2 if align == "R" else 0), top)
@@ -197,17 +380,172 @@ def _design_text(document) -> str:
     return f"{document.design_name}, revision {document.revision_number}"
 
 
-def quote_pdf(document) -> bytes:
-    """The quote as a PDF (A4 landscape); ``document`` must carry prices."""
+def customer_terms(document) -> list[str]:
+    """The terms printed on the customer's copy (what the figures mean and how long they hold)."""
     quote, priced = document.quote, document.priced
-    pdf = _QuotePDF(quote.label, texts=_texts(document))
+    terms = [
+        f"Prices are in {quote.currency} and valid until {quote.valid_until.isoformat()} "
+        f"(quote {quote.label}).",
+        "Quantities include spares.",
+        "Each line total is the quantity times the unit price; the total is the sum of the "
+        "line totals.",
+    ]
+    if not priced.complete:
+        terms.append(
+            f'Lines marked "{NOT_PRICED}" have no price in this quote and are not in the total.'
+        )
+    return terms
+
+
+def _heading(pdf: FPDF, text: str) -> None:
+    pdf.set_font(FONT, "B", 10)
+    pdf.cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+
+
+def _paragraphs(pdf: FPDF, texts: list[str], *, size: float = 9, height: float = 4.5) -> None:
+    pdf.set_font(FONT, size=size)
+    for text in texts:
+        pdf.multi_cell(0, height, text, new_x="LMARGIN", new_y="NEXT")
+
+
+def _paragraphs_height(pdf: FPDF, texts: list[str], *, size: float = 9, height: float = 4.5):
+    pdf.set_font(FONT, size=size)
+    width = pdf.epw
+    return sum(
+        height * len(pdf.multi_cell(width, height, text, dry_run=True, output="LINES"))
+        for text in texts
+    )
+
+
+def _new_pdf(document, footer: str, *, orientation: str) -> _QuotePDF:
+    quote = document.quote
+    pdf = _QuotePDF(footer, texts=_texts(document), orientation=orientation)
     pdf.set_title(f"Quote {quote.label}")
     pdf.set_author("Fabric Planner")
-    if document.frozen and document.quote.sent_at:
-        pdf.set_creation_date(document.quote.sent_at)  # the same file at every download
+    if document.frozen and quote.sent_at:
+        pdf.set_creation_date(quote.sent_at)  # the same file at every download
+    return pdf
+
+
+#: Columns of the customer's PDF (A4 portrait, 190 mm): heading, width in mm, alignment.
+CUSTOMER_COLUMNS = (
+    ("Part", 36, "LEFT"),
+    ("Description", 68, "LEFT"),
+    ("Quantity", 20, "RIGHT"),
+    ("Unit price", 31, "RIGHT"),
+    ("Line total", 35, "RIGHT"),
+)
+#: Columns of the internal PDF (A4 landscape, 277 mm).
+INTERNAL_COLUMNS = (
+    ("Part", 30, "LEFT"),
+    ("Description", 46, "LEFT"),
+    ("Category", 18, "LEFT"),
+    ("Tier", 18, "LEFT"),
+    ("Length", 12, "RIGHT"),
+    ("Qty", 11, "RIGHT"),
+    ("Spares", 12, "RIGHT"),
+    ("Book price", 21, "RIGHT"),
+    ("Disc. %", 11, "RIGHT"),
+    ("Unit cost", 21, "RIGHT"),
+    ("Unit price", 21, "RIGHT"),
+    ("Line total", 24, "RIGHT"),
+    ("Source", 32, "LEFT"),
+)
+_PRICED_HEADINGS = {"Book price", "Unit cost", "Unit price", "Line total"}
+_HEADING_STYLE = FontFace(emphasis="BOLD", fill_color=(225, 229, 235))
+
+
+def _lines_table(pdf: FPDF, columns, rows, *, currency: str, size: float, height: float):
+    pdf.set_font(FONT, size=size)
+    with pdf.table(
+        col_widths=[width for _, width, _ in columns],
+        text_align=[align for _, _, align in columns],
+        headings_style=_HEADING_STYLE,
+        line_height=height,
+        v_align="TOP",
+    ) as table:
+        table.row(
+            [f"{name} ({currency})" if name in _PRICED_HEADINGS else name for name, *_ in columns]
+        )
+        for row in rows:
+            table.row(row)
+
+
+def quote_pdf(document, audience: str = INTERNAL) -> bytes:
+    """The quote as a PDF for ``audience`` (:data:`AUDIENCES`); ``document`` must carry prices.
+
+    The customer's copy is A4 portrait, the internal one A4 landscape (more columns).
+    """
+    _check_audience(audience)
+    if audience == CUSTOMER:
+        return _customer_pdf(document)
+    return _internal_pdf(document)
+
+
+def _customer_pdf(document) -> bytes:
+    quote, priced = document.quote, document.priced
+    footer = f"Quote {quote.label} \u00b7 valid until {quote.valid_until.isoformat()}"
+    pdf = _new_pdf(document, footer, orientation="P")
+    pdf.add_page()
+    pdf.set_font(FONT, "B", 18)
+    pdf.cell(0, 10, f"Quote {quote.label}", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(2)
+    top = pdf.get_y()
+    name, address = customer_lines(quote.customer)
+    pdf.set_font(FONT, size=8)
+    pdf.set_text_color(80)
+    pdf.cell(100, 5, "Customer", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_text_color(0)
+    pdf.set_font(FONT, "B", 11)
+    pdf.multi_cell(100, 5.5, name, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font(FONT, size=10)
+    for line in address:
+        pdf.multi_cell(100, 5, line, new_x="LMARGIN", new_y="NEXT")
+    bottom = pdf.get_y()
+    facts = [
+        ("Date", document.priced_on.isoformat()),
+        ("Valid until", quote.valid_until.isoformat()),
+        ("Currency", quote.currency),
+    ]
+    pdf.set_y(top)
+    for label, value in facts:
+        pdf.set_x(pdf.l_margin + 115)
+        pdf.set_font(FONT, "B", 9)
+        pdf.cell(25, 5.5, label)
+        pdf.set_font(FONT, size=9)
+        pdf.multi_cell(50, 5.5, value, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_y(max(bottom, pdf.get_y()) + 6)
+
+    rows = [
+        [
+            _text(line.part),
+            line.description,
+            f"{line.quantity:,}",
+            DASH if line.unit_sell is None else _money(line.unit_sell, quote.currency),
+            NOT_PRICED
+            if line.extended_sell is None
+            else _money(line.extended_sell, quote.currency),
+        ]
+        for line in customer_quote_lines(priced)
+    ]
+    _lines_table(pdf, CUSTOMER_COLUMNS, rows, currency=quote.currency, size=8.5, height=4.6)
+    pdf.ln(4)
+    _totals(pdf, total_rows(priced, audience=CUSTOMER), quote.currency, (70, 50, 70))
+    pdf.ln(4)
+    terms = customer_terms(document)
+    pdf.keep_together(6 + _paragraphs_height(pdf, terms))
+    _heading(pdf, "Terms")
+    _paragraphs(pdf, terms)
+    return bytes(pdf.output())
+
+
+def _internal_pdf(document) -> bytes:
+    quote, priced = document.quote, document.priced
+    pdf = _new_pdf(document, f"Quote {quote.label} \u00b7 {INTERNAL_MARK}", orientation="L")
     pdf.add_page()
     pdf.set_font(FONT, "B", 16)
-    pdf.cell(0, 9, f"Quote {quote.label}", new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 9, f"Quote {quote.label} (internal)", new_x="LMARGIN", new_y="NEXT")
+    discounts = ", ".join(f"{k} {v} %" for k, v in priced.discounts_pct.items() if v) or "none"
     facts = [
         ("Customer", quote.customer),
         ("Design", _design_text(document)),
@@ -215,6 +553,7 @@ def quote_pdf(document) -> bytes:
         ("Valid until", quote.valid_until.isoformat()),
         ("Currency", quote.currency),
         ("Prices", f"{document.price_book_name} ({quote.price_condition} offers)"),
+        ("Terms", f"margin {priced.margin_pct} %; discounts: {discounts}"),
         ("Status", priced.status),
     ]
     for label, value in facts:
@@ -224,67 +563,47 @@ def quote_pdf(document) -> bytes:
         pdf.multi_cell(0, 5, _text(value), new_x="LMARGIN", new_y="NEXT")
     pdf.ln(3)
 
-    pdf.set_font(FONT, size=8)
-    heading = FontFace(emphasis="BOLD", fill_color=(225, 229, 235))
-    with pdf.table(
-        col_widths=(40, 78, 22, 22, 14, 14, 14, 30, 33),
-        text_align=("LEFT", "LEFT", "LEFT", "LEFT", "RIGHT", "RIGHT", "RIGHT", "RIGHT", "RIGHT"),
-        headings_style=heading,
-        line_height=4.5,
-    ) as table:
-        table.row(
+    rows = []
+    for line in priced.lines:
+        bom_line = line.line
+        rows.append(
             [
-                "Part",
-                "Description",
-                "Category",
-                "Tier",
-                "Length",
-                "Qty",
-                "Spares",
-                f"Unit ({quote.currency})",
-                f"Extended ({quote.currency})",
+                _text(bom_line.part),
+                line_description(bom_line),
+                bom_line.category,
+                bom_line.tier,
+                _length(bom_line.length_m),
+                f"{bom_line.quantity:,}",
+                f"{bom_line.spares:,}",
+                DASH if line.unit_book is None else _money(line.unit_book, quote.currency),
+                f"{line.discount_pct}" if line.priced else "",
+                DASH if line.unit_cost is None else _money(line.unit_cost, quote.currency),
+                DASH if line.unit_sell is None else _money(line.unit_sell, quote.currency),
+                _money(line.extended_sell, quote.currency),
+                _source(line),
             ]
         )
-        for line in priced.lines:
-            bom_line = line.line
-            description = bom_line.name or bom_line.manufacturer
-            if bom_line.part_number and bom_line.part_number != bom_line.part:
-                description = f"{description} ({bom_line.part_number})"
-            table.row(
-                [
-                    _text(bom_line.part),
-                    _text(description),
-                    bom_line.category,
-                    bom_line.tier,
-                    _length(bom_line.length_m),
-                    f"{bom_line.quantity:,}",
-                    f"{bom_line.spares:,}",
-                    DASH if line.unit_sell is None else _money(line.unit_sell),
-                    _money(line.extended_sell),
-                ]
-            )
+    _lines_table(pdf, INTERNAL_COLUMNS, rows, currency=quote.currency, size=7, height=3.8)
     pdf.ln(3)
-    _totals(pdf, priced, quote.currency)
+    _totals(pdf, total_rows(priced, audience=INTERNAL), quote.currency, (62, 45, 100))
 
     if not priced.complete:
         pdf.ln(2)
-        pdf.set_font(FONT, "B", 10)
-        pdf.cell(0, 6, "Unpriced parts (not in the total)", new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font(FONT, size=8)
+        _heading(pdf, "Unpriced parts (not in the total)")
+        texts = []
         for line in priced.lines:
             if not line.priced:
                 what = " ".join(bit for bit in (line.line.part, _length(line.line.length_m)) if bit)
-                text = f"{what} x {line.line.quantity:,}: {line.unpriced_reason}"
-                pdf.multi_cell(0, 4.5, text, new_x="LMARGIN", new_y="NEXT")
+                texts.append(f"{what} x {line.line.quantity:,}: {line.unpriced_reason}")
+        _paragraphs(pdf, texts, size=8)
     if quote.notes:
         pdf.ln(2)
-        pdf.set_font(FONT, "B", 10)
-        pdf.cell(0, 6, "Notes", new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font(FONT, size=9)
-        pdf.multi_cell(0, 4.5, _text(quote.notes), new_x="LMARGIN", new_y="NEXT")
+        _heading(pdf, "Notes")
+        _paragraphs(pdf, [_text(quote.notes)])
     pdf.ln(2)
     pdf.set_font(FONT, "I", 7)
-    pdf.multi_cell(0, 3.5, f"{ROUNDING_RULE} Quantities include spares.")
+    rules = f"{DISCOUNT_RULE} {MARGIN_RULE} {ROUNDING_RULE} Quantities include spares."
+    pdf.multi_cell(0, 3.5, rules)
     return bytes(pdf.output())
 
 
@@ -299,12 +618,88 @@ def _append(sheet, values) -> None:
             sheet.cell(row=sheet.max_row, column=column).data_type = "s"
 
 
-def quote_xlsx(document) -> bytes:
-    """The quote as an XLSX workbook: sheet "Quote" (header, lines, totals, unpriced parts).
+def _workbook_bytes(book: Workbook) -> bytes:
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def quote_xlsx(document, audience: str = INTERNAL) -> bytes:
+    """The quote as an XLSX workbook for ``audience`` (:data:`AUDIENCES`): sheet "Quote".
 
     Amounts are numbers (two decimals, the same rounded figures as the PDF); an unpriced line
-    has empty price cells and "unpriced" in its status column, never a zero.
+    has empty price cells, never a zero. The customer's copy has the columns Part, Description,
+    Quantity, Unit price and Line total, then subtotals, the total and the terms; the internal
+    one every figure of each line, the totals, cost and unpriced parts.
     """
+    _check_audience(audience)
+    if audience == CUSTOMER:
+        return _customer_xlsx(document)
+    return _internal_xlsx(document)
+
+
+def _customer_xlsx(document) -> bytes:
+    quote, priced = document.quote, document.priced
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Quote"
+    bold = Font(bold=True)
+    name, address = customer_lines(quote.customer)
+    header = [("Quote", quote.label), ("Customer", name)]
+    header += [("Address" if i == 0 else "", line) for i, line in enumerate(address)]
+    header += [
+        ("Date", document.priced_on),
+        ("Valid until", quote.valid_until),
+        ("Currency", quote.currency),
+    ]
+    for label, value in header:
+        _append(sheet, [label, value])
+        sheet.cell(row=sheet.max_row, column=1).font = bold
+    _append(sheet, [])
+    currency = quote.currency
+    _append(
+        sheet,
+        ["Part", "Description", "Quantity", f"Unit price ({currency})", f"Line total ({currency})"],
+    )
+    header_row = sheet.max_row
+    for cell in sheet[header_row]:
+        cell.font = bold
+    for line in customer_quote_lines(priced):
+        _append(
+            sheet,
+            [
+                line.part,
+                line.description,
+                line.quantity,
+                NOT_PRICED if line.unit_sell is None else line.unit_sell,
+                line.extended_sell,
+            ],
+        )
+        for column in (4, 5):
+            sheet.cell(row=sheet.max_row, column=column).number_format = money_format(
+                quote.currency
+            )
+    _append(sheet, [])
+    for row in total_rows(priced, audience=CUSTOMER):
+        _append(
+            sheet, [row.label, row.note or None, None, None, row.amount if row.priced else DASH]
+        )
+        sheet.cell(row=sheet.max_row, column=5).number_format = money_format(quote.currency)
+        if row.bold:
+            sheet.cell(row=sheet.max_row, column=1).font = bold
+            sheet.cell(row=sheet.max_row, column=5).font = bold
+    _append(sheet, [])
+    _append(sheet, ["Terms"])
+    sheet.cell(row=sheet.max_row, column=1).font = bold
+    for term in customer_terms(document):
+        _append(sheet, [term])
+    for column, width in {"A": 28, "B": 60, "C": 10, "D": 18, "E": 20}.items():
+        sheet.column_dimensions[column].width = width
+    sheet.freeze_panes = sheet.cell(row=header_row + 1, column=1)
+    return _workbook_bytes(book)
+
+
+def _internal_xlsx(document) -> bytes:
     quote, priced = document.quote, document.priced
     book = Workbook()
     sheet = book.active
@@ -312,6 +707,7 @@ def quote_xlsx(document) -> bytes:
     bold = Font(bold=True)
     header = [
         ("Quote", quote.label),
+        ("Copy", INTERNAL_MARK),
         ("Customer", quote.customer),
         ("Design", _design_text(document)),
         ("Date", document.priced_on),
@@ -370,29 +766,31 @@ def quote_xlsx(document) -> bytes:
                 line.unit_sell,
                 line.extended_sell,
                 "priced" if line.priced else f"unpriced: {line.unpriced_reason}",
-                line.offer.describe() if line.offer else "",
+                _source(line),
             ],
         )
         for column in (11, 13, 14, 15):
-            sheet.cell(row=sheet.max_row, column=column).number_format = MONEY_FORMAT
+            sheet.cell(row=sheet.max_row, column=column).number_format = money_format(
+                quote.currency
+            )
     _append(sheet, [])
     for category in priced.categories:
         status = (
             f"incomplete: {category.unpriced_lines} unpriced" if category.unpriced_lines else ""
         )
         _append(sheet, [f"Subtotal {category.category}", *[None] * 13, category.sell, status])
-        sheet.cell(row=sheet.max_row, column=15).number_format = MONEY_FORMAT
+        sheet.cell(row=sheet.max_row, column=15).number_format = money_format(quote.currency)
     for network in priced.networks:
         status = f"incomplete: {network.unpriced_lines} unpriced" if network.unpriced_lines else ""
         label = f"Subtotal {network_label(network.category)} network"
         _append(sheet, [label, *[None] * 13, network.sell, status])
-        sheet.cell(row=sheet.max_row, column=15).number_format = MONEY_FORMAT
+        sheet.cell(row=sheet.max_row, column=15).number_format = money_format(quote.currency)
     _append(
         sheet, ["Total", *[None] * 11, priced.cost_total, None, priced.sell_total, priced.status]
     )
     total_row = sheet.max_row
     for column in (13, 15):
-        sheet.cell(row=total_row, column=column).number_format = MONEY_FORMAT
+        sheet.cell(row=total_row, column=column).number_format = money_format(quote.currency)
     sheet.cell(row=total_row, column=1).font = bold
     if not priced.complete:
         _append(sheet, [])
@@ -407,12 +805,10 @@ def quote_xlsx(document) -> bytes:
     for column, width in widths.items():
         sheet.column_dimensions[column].width = width
     sheet.freeze_panes = sheet.cell(row=header_row + 1, column=1)
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
+    return _workbook_bytes(book)
 
 
-#: Columns of the CSV file, one row per line of the quote.
+#: Columns of the internal CSV file, one row per line of the quote.
 CSV_COLUMNS = (
     "part",
     "part_number",
@@ -432,43 +828,100 @@ CSV_COLUMNS = (
     "status",
     "source",
 )
+#: Columns of the customer's CSV file.
+CUSTOMER_CSV_COLUMNS = ("part", "description", "quantity", "unit_price", "line_total")
 
 
-def quote_csv(document) -> bytes:
-    """The quote's lines as CSV (UTF-8): :data:`CSV_COLUMNS`, amounts with two decimals and no
-    thousands separator, an unpriced line with empty price cells and ``unpriced: <reason>``;
-    then one ``total`` row (sell total in ``extended_price``, cost total in ``unit_cost``)."""
+def _csv_money(value: Decimal | None, currency: str) -> str:
+    return format_money(value, currency) or ""
+
+
+def quote_csv(document, audience: str = INTERNAL) -> bytes:
+    """The quote's lines as CSV (UTF-8), amounts with two decimals and no thousands separator,
+    an unpriced line with empty price cells; then one ``total`` row.
+
+    The internal copy has :data:`CSV_COLUMNS` (an unpriced line's status ``unpriced:
+    <reason>``; the total row has the sell total in ``extended_price`` and the cost total in
+    ``unit_cost``), the customer's :data:`CUSTOMER_CSV_COLUMNS` (the total in ``line_total``).
+    """
+    _check_audience(audience)
     quote, priced = document.quote, document.priced
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
 
-    def money(value: Decimal | None) -> str:
-        return "" if value is None else f"{value:.2f}"
+    def row(values):
+        writer.writerow([safe_cell(value) if isinstance(value, str) else value for value in values])
 
-    writer.writerow([safe_cell(f"Quote {quote.label}"), safe_cell(quote.customer)])
+    if audience == CUSTOMER:
+        name, _ = customer_lines(quote.customer)
+        row([f"Quote {quote.label}", name, f"valid until {quote.valid_until.isoformat()}"])
+        writer.writerow(CUSTOMER_CSV_COLUMNS)
+        for line in customer_quote_lines(priced):
+            row(
+                [
+                    line.part,
+                    line.description,
+                    line.quantity,
+                    NOT_PRICED
+                    if line.unit_sell is None
+                    else _csv_money(line.unit_sell, quote.currency),
+                    _csv_money(line.extended_sell, quote.currency),
+                ]
+            )
+        writer.writerow(
+            ["total", "", "", "", _csv_money(priced.sell_total, quote.currency), quote.currency]
+        )
+        return out.getvalue().encode()
+
+    row([f"Quote {quote.label}", quote.customer])
     writer.writerow(CSV_COLUMNS)
     for line in priced.lines:
         bom_line = line.line
-        row = [
-            bom_line.part,
-            bom_line.part_number,
-            bom_line.name,
-            bom_line.manufacturer,
-            bom_line.category,
-            bom_line.tier,
-            "" if bom_line.length_m is None else f"{bom_line.length_m:g}",
-            bom_line.base_quantity,
-            bom_line.spares,
-            bom_line.quantity,
-            money(line.unit_book),
-            str(line.discount_pct),
-            money(line.unit_cost),
-            money(line.unit_sell),
-            money(line.extended_sell),
-            "priced" if line.priced else f"unpriced: {line.unpriced_reason}",
-            line.offer.describe() if line.offer else "",
-        ]
-        writer.writerow([safe_cell(value) if isinstance(value, str) else value for value in row])
-    total = ["total", *[""] * 11, money(priced.cost_total), "", money(priced.sell_total)]
+        row(
+            [
+                bom_line.part,
+                bom_line.part_number,
+                bom_line.name,
+                bom_line.manufacturer,
+                bom_line.category,
+                bom_line.tier,
+                "" if bom_line.length_m is None else f"{bom_line.length_m:g}",
+                bom_line.base_quantity,
+                bom_line.spares,
+                bom_line.quantity,
+                _csv_money(line.unit_book, quote.currency),
+                str(line.discount_pct),
+                _csv_money(line.unit_cost, quote.currency),
+                _csv_money(line.unit_sell, quote.currency),
+                _csv_money(line.extended_sell, quote.currency),
+                "priced" if line.priced else f"unpriced: {line.unpriced_reason}",
+                _source(line),
+            ]
+        )
+    total = [
+        "total",
+        *[""] * 11,
+        _csv_money(priced.cost_total, quote.currency),
+        "",
+        _csv_money(priced.sell_total, quote.currency),
+    ]
     writer.writerow([*total, priced.status, f"{quote.currency}"])
     return out.getvalue().encode()
+
+
+#: The file of each format, by :func:`quote_file`.
+RENDERERS = {"pdf": quote_pdf, "xlsx": quote_xlsx, "csv": quote_csv}
+
+
+def quote_file(document, fmt: str, *, audience: str = INTERNAL) -> bytes:
+    """The quote as a ``fmt`` file (:data:`RENDERERS`) for ``audience`` (:data:`AUDIENCES`).
+
+    Raises
+    ------
+    ValueError
+        An unknown format or audience (the message names which).
+    """
+    if fmt not in RENDERERS:
+        raise ValueError(f"format: use one of {', '.join(RENDERERS)}")
+    _check_audience(audience)
+    return RENDERERS[fmt](document, audience=audience)

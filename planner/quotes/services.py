@@ -993,16 +993,20 @@ class ExportFile:
     content_type: str
 
 
-def quote_export(*, quote: Quote, actor, fmt: str, may_view_prices: bool) -> ExportFile:
-    """The priced quote as a PDF, XLSX or CSV file (a sent quote: as sent); the download is
-    written to the audit log.
+def quote_export(
+    *, quote: Quote, actor, fmt: str, may_view_prices: bool, audience: str = "internal"
+) -> ExportFile:
+    """The priced quote as a PDF, XLSX or CSV file (a sent quote: as sent) for ``audience``
+    (:data:`planner.quotes.files.AUDIENCES`: ``customer``, the copy without cost, discount,
+    margin or sources, named ``<quote>-customer.<fmt>``; ``internal``, everything); the
+    download is written to the audit log.
 
     Raises
     ------
     PermissionDenied
-        ``may_view_prices`` is false: the files are price documents.
+        ``may_view_prices`` is false: both copies are price documents.
     ValueError
-        ``fmt`` is not one of :data:`EXPORT_FORMATS`.
+        ``fmt`` is not one of :data:`EXPORT_FORMATS`, or ``audience`` is unknown.
     """
     from planner.quotes import files as quote_files
 
@@ -1010,26 +1014,25 @@ def quote_export(*, quote: Quote, actor, fmt: str, may_view_prices: bool) -> Exp
         raise ValueError(f"format: use one of {', '.join(EXPORT_FORMATS)}")
     if not may_view_prices:
         raise PermissionDenied(PRICES_HIDDEN + " Quote downloads contain prices.")
+    if audience not in quote_files.AUDIENCES:
+        raise ValueError(f"audience: use {' or '.join(quote_files.AUDIENCES)}")
     document = quote_price(quote)
-    render = {
-        "pdf": quote_files.quote_pdf,
-        "xlsx": quote_files.quote_xlsx,
-        "csv": quote_files.quote_csv,
-    }[fmt]
-    content = render(document)
+    content = quote_files.quote_file(document, fmt, audience=audience)
     _audit_quote(
         quote,
         actor,
         AuditActionChoices.EXPORT_DOWNLOADED,
-        f"Quote {quote.label} downloaded as {fmt.upper()}",
+        f"Quote {quote.label} downloaded as {fmt.upper()} ({audience} copy)",
         {
             "format": fmt,
+            "audience": audience,
             "revision": document.revision_number,
             "version": quote.version,
             "status": document.priced.status,
         },
     )
-    return ExportFile(content, f"{quote_file_stem(quote)}.{fmt}", EXPORT_FORMATS[fmt])
+    stem = f"{quote_file_stem(quote)}{quote_files.file_suffix(audience)}"
+    return ExportFile(content, f"{stem}.{fmt}", EXPORT_FORMATS[fmt])
 
 
 def quote_file_stem(quote: Quote) -> str:

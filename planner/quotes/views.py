@@ -1,6 +1,6 @@
 """Quote pages of a design: list, create and edit form, printable quote with its lifecycle
 buttons (send, accept, decline, re-price), the diff of a version against the one it was
-re-priced from, and the PDF, XLSX and CSV files.
+re-priced from, and the PDF, XLSX and CSV files (the customer's copy and the internal one).
 
 Views parse the request and call one service of :mod:`planner.quotes.services`. Who reads the design
 reads its quotes and their quantities; who writes the design creates, changes, deletes, sends
@@ -15,7 +15,7 @@ from datetime import timedelta
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -29,6 +29,7 @@ from inventory.services import SEED_PRICE_BOOK
 from planner import presentation
 from planner.designs import selectors
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
+from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
 from planner.quotes.files import network_label
 from planner.quotes.models import (
@@ -52,7 +53,12 @@ class QuoteForm(forms.Form):
     quote gets none, a changed one keeps its own.
     """
 
-    customer = forms.CharField(max_length=200)
+    customer = forms.CharField(
+        max_length=200,
+        widget=forms.Textarea({"rows": 3}),
+        help_text="The customer's name on the first line, the address on the lines after it "
+        "(printed as typed, in any script, on the customer's copy).",
+    )
     revision = forms.TypedChoiceField(coerce=int, help_text="The revision to quote.")
     price_book = forms.ModelChoiceField(queryset=PriceBook.objects.all(), to_field_name="slug")
     price_condition = forms.ChoiceField(
@@ -530,17 +536,26 @@ def _detail_page(
 
 @require_GET
 def quote_download(request, pk, quote_pk, fmt):
-    """The quote as a PDF or XLSX file (needs the price right)."""
+    """The quote as a PDF, XLSX or CSV file (needs the price right): ``?audience=customer``
+    for the customer's copy (no cost, discount, margin or source), else the internal one."""
     design = selectors.design_get_for(request.user, pk)
     quote = quotes.quote_get(design, quote_pk)
     if fmt not in quotes.EXPORT_FORMATS:
-        raise Http404("Use pdf or xlsx.")
+        raise Http404("Use pdf, xlsx or csv.")
+    may_view_prices = user_can_read_price_book(request.user, quote.price_book)
+    audience = request.GET.get("audience") or quote_files.INTERNAL
+    if may_view_prices and audience not in quote_files.AUDIENCES:
+        return HttpResponseBadRequest(
+            f"Unknown audience: use {' or '.join(quote_files.AUDIENCES)}.",
+            content_type="text/plain; charset=utf-8",
+        )
     try:
         export = quotes.quote_export(
             quote=quote,
             actor=request.user,
             fmt=fmt,
-            may_view_prices=user_can_read_price_book(request.user, quote.price_book),
+            may_view_prices=may_view_prices,
+            audience=audience if may_view_prices else quote_files.INTERNAL,
         )
     except PermissionDenied as exc:
         context = {"design": design, "quote": quote, "message": str(exc)}

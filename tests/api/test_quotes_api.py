@@ -153,9 +153,10 @@ def test_pages_show_quantities_without_prices_and_refuse_the_pdf(
     text = page.content.decode()
     assert quote.number in text and "ACME Labs" in text
     assert 'data-testid="prices-hidden"' in text
-    assert "Unit price" not in text and "30,000" not in text and "Download PDF" not in text
-    refused = client.get(f"/designs/{design.pk}/quotes/{quote.pk}/pdf/")
-    assert refused.status_code == 403 and b"price right" in refused.content
+    assert "Unit price" not in text and "30,000" not in text and "PDF" not in text
+    for query in ("", "?audience=customer", "?audience=nobody"):
+        refused = client.get(f"/designs/{design.pk}/quotes/{quote.pk}/pdf/{query}")
+        assert refused.status_code == 403 and b"price right" in refused.content
 
 
 def test_quote_pages_for_the_sales_user(setting, client, user):
@@ -182,7 +183,8 @@ def test_quote_pages_for_the_sales_user(setting, client, user):
     # stored as exact decimal text, never floats
     assert quote.discounts_pct == {"switch": "5"} and quote.spares_pct == {"transceiver": "2"}
     page = client.get(quote.get_absolute_url()).content.decode()
-    assert "Initech" in page and "Download PDF" in page and "unpriced" in page
+    assert "Initech" in page and "unpriced" in page
+    assert "Customer PDF" in page and "Internal PDF" in page
     bad = client.post(
         f"/designs/{design.pk}/quotes/{quote.pk}/edit/",
         {

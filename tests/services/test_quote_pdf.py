@@ -1,6 +1,7 @@
-"""The quote PDF read back with pypdf: customer names in any script (fonts embedded), unpriced
-categories as "—" and "unpriced", a totals label that never runs into its amount, and a totals
-block kept on one page (issue 15 item 3)."""
+"""The quote PDF read back with pypdf: customer names and addresses in any script (fonts
+embedded; in the customer's copy, issue 22 item 3), unpriced categories as "—" and "unpriced", a
+totals label that never runs into its amount, and a totals block kept on one page (issue 15
+item 3)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pypdf import PdfReader
 from inventory.models import PriceBook
 from inventory.services import price_book_import_csv
 from planner.designs.services import design_create
-from planner.quotes.files import pdf_fonts, quote_pdf
+from planner.quotes.files import CUSTOMER, pdf_fonts, quote_pdf
 from planner.quotes.services import quote_create, quote_price
 from tests.factories import ONE_SU_SPEC
 
@@ -33,6 +34,15 @@ NAMES = {
     "cjk": "東京電力株式会社 삼성전자",
     "arabic": "شركة الاتصالات السعودية",
     "hebrew": "חברת החשמל לישראל",
+}
+#: An address line in each script (the lines after the name in the customer field).
+ADDRESSES = {
+    "latin": "Straße des 17. Juni 135, Łódź",
+    "greek": "Λεωφόρος Κηφισίας 44, Μαρούσι",
+    "cyrillic": "ул. Красный проспект 25",
+    "cjk": "東京都千代田区丸の内 1-1 서울특별시",
+    "arabic": "طريق الملك فهد، الرياض",
+    "hebrew": "רחוב הרצל 12, תל אביב",
 }
 
 
@@ -78,17 +88,19 @@ def _squeeze(text: str) -> str:
 
 @pytest.mark.parametrize("script", list(NAMES))
 def test_customer_names_in_any_script_print_with_embedded_fonts(document, script):
-    name = NAMES[script]
-    reader = _reader(quote_pdf(_with_customer(document, name)))
+    """The customer's copy prints the name and the address lines as typed."""
+    name, address = NAMES[script], ADDRESSES[script]
+    reader = _reader(quote_pdf(_with_customer(document, f"{name}\n{address}"), CUSTOMER))
     text = _text(reader)
     assert "?" * 3 not in text
-    if script in ("arabic", "hebrew"):
-        # Right-to-left: the words come out in visual order; each word is intact.
-        assert all(word in text for word in name.split())
-    elif script == "cjk":
-        assert all(word in _squeeze(text) for word in name.split())
-    else:
-        assert name in text
+    for typed in (name, address):
+        if script in ("arabic", "hebrew"):
+            # Right-to-left: the words come out in visual order; each word is intact.
+            assert all(word.strip(",") in text for word in typed.split())
+        elif script == "cjk":
+            assert all(word in _squeeze(text) for word in typed.split())
+        else:
+            assert typed in text
     fonts = _fonts(reader)
     assert any("DejaVuSans" in base for base in fonts)
     assert all("/FontFile2" in d or "/FontFile3" in d for d in fonts.values()), "embedded"
@@ -160,7 +172,7 @@ def test_totals_block_never_splits_across_pages(document):
     first_pages = set()
     # One-line table rows added four at a time (~20 mm) walk the end of the table over the
     # ~45 mm totals block and the page boundary: some counts would have split it.
-    for extra in range(18, 38, 4):
+    for extra in range(6, 26, 4):
         lines = priced.lines[:3] + (server,) * extra
         bigger = dataclasses.replace(document, priced=dataclasses.replace(priced, lines=lines))
         texts = [page.extract_text() for page in _reader(quote_pdf(bigger)).pages]
