@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from planner.analyses.flow import Flows, Network, max_min_rates, route, simulate, solver
+from planner.analyses.flow import Flows, Network, events, max_min_rates, route, simulate, solver
 from planner.analyses.traffic import all_to_all, incast, permutation
 from tests.unit.test_flow import clos_3tier, rail_2tier, toy_fabric
 
@@ -85,7 +85,7 @@ def test_local_resolve_matches_full_resolve_at_every_event(monkeypatch, topology
     for name, value in PATHS[path].items():
         monkeypatch.setattr(solver, name, value)
     net = Network.from_fabric(topology())
-    solves = {"full": 0, "local": 0, "small": 0}
+    solves = {"full": 0, "local": 0, "small": 0, "component": 0}
     for seed in (1, 2):
         failed = net.with_failures(random_links=2, seed=seed) if seed == 2 else net
         for name, pattern in _patterns(net.gpu_count, seed).items():
@@ -110,7 +110,7 @@ def test_equal_flows_finishing_in_rate_order_need_no_resolve():
     net = Network.from_fabric(clos_3tier())
     res = simulate(net, permutation(np.arange(net.gpu_count), MB, seed=4), "ecmp", seed=4)
     assert res.events > 1
-    assert res.solves == {"full": 1, "local": 0, "small": 0}
+    assert res.solves == {"full": 1, "local": 0, "small": 0, "component": 0}
 
 
 def test_utilization_and_peak_follow_the_rates():
@@ -153,3 +153,56 @@ def test_routes_follow_shortest_paths_around_failures(seed):
         # and the flow's weight over its switch hops adds up to the distance
         total = np.bincount(row, weights=weight, minlength=len(flows))
         assert np.allclose(total, hops[src_leaf, dst_leaf]), routing
+
+
+# Lockstep: every flow starts at once and the routes split the flows into components that
+# share no link; each component runs on its own clock and a round takes the next
+# completion(s) of all of them. Each setting forces one way of re-solving a round.
+LOCKSTEP_PATHS = {
+    "local": {"CLOSED_MAX": 0},  # every hurt component re-solved locally (certificates)
+    "closed": {"CLOSED_MAX": 10**9},  # every hurt component re-solved whole
+    "resplit-each-round": {"RESPLIT": 1e-12},  # components found again after every round
+    "never-resplit": {"RESPLIT": 1.0},
+}
+
+
+@pytest.mark.parametrize("small", [True, False], ids=["python-small-rounds", "numpy-only"])
+@pytest.mark.parametrize("path", sorted(LOCKSTEP_PATHS))
+def test_lockstep_components_match_full_resolve_at_every_event(monkeypatch, path, small):
+    monkeypatch.setattr(events, "LOCKSTEP_MIN_FLOWS", 0)
+    monkeypatch.setattr(events, "LOCKSTEP_MAX_SHARE", 1.0)
+    for name, value in LOCKSTEP_PATHS[path].items():
+        monkeypatch.setattr(events, name, value)
+    if not small:
+        monkeypatch.setattr(solver, "SMALL_CHANGE", 0)
+    rounds = []
+    lockstep = events._lockstep
+    monkeypatch.setattr(events, "_lockstep", lambda *a, **k: rounds.append(1) or lockstep(*a, **k))
+    fabric = toy_fabric(pods=4, servers_per_pod=8, leaves_per_pod=4, spines_per_pod=4, cores=4)
+    net = Network.from_fabric(fabric)
+    ranks = np.arange(net.gpu_count)
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        mixed = permutation(ranks, 1, seed=seed)
+        mixed = Flows(mixed.src, mixed.dst, np.round(rng.lognormal(np.log(MB), 1.0, len(mixed))))
+        groups = all_to_all(ranks, 4 * MB, group=4)  # equal sizes: completions tie
+        for flows in (mixed, groups):
+            for routing in ("ecmp", "rail"):
+                ours = simulate(net, flows, routing, seed=seed)
+                finish, first_rates = textbook(net, flows, routing, seed=seed)
+                assert np.allclose(ours.finish, finish, rtol=1e-9, atol=0), (routing, seed)
+                assert np.allclose(ours.first_rates, first_rates, rtol=1e-9), (routing, seed)
+                assert ours.events == np.unique(finish).size  # distinct completion times
+    assert len(rounds) == 12  # every run went through the lockstep
+
+
+def test_components_of_an_incidence():
+    # flows 0-1 share link 5, flow 2 is alone, flows 3-4-5 chain over links 7 and 8
+    a = sp.csr_matrix(
+        (np.ones(8), ([0, 0, 1, 2, 3, 4, 4, 5], [1, 5, 5, 2, 7, 7, 8, 8])), shape=(6, 10)
+    )
+    row = np.repeat(np.arange(6), np.diff(a.indptr))
+    count, label = events.components(row, a.indices, 6)
+    assert count == 3
+    assert label[0] == label[1] != label[2] != label[3] == label[4] == label[5]
+    assert label[0] != label[3]

@@ -2,21 +2,198 @@
 
 Design: ``shared/reference/flow-simulation.md`` section 2.2. Completions within a relative
 ``batch_rtol`` of each other are batched into one event; each event re-solves only what it
-changes (:mod:`planner.analyses.flow.solver`).
+changes (:mod:`planner.analyses.flow.solver`). The next completions come from a heap of
+(due time, flow) entries: an event costs the flows it changes, not a scan of every running
+flow (a scan per event made 1M-flow runs quadratic).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import heapq
 
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from planner.analyses.flow import solver
 from planner.analyses.flow.flows import Flows, sub_flows
 from planner.analyses.flow.incidence import route
 from planner.analyses.flow.network import Network
 from planner.analyses.flow.results import Result, summarize
 from planner.analyses.flow.routing import RoutingError
-from planner.analyses.flow.solver import Rates
+from planner.analyses.flow.solver import Rates, gather
 
-__all__ = ["simulate"]
+__all__ = [
+    "CLOSED_MAX",
+    "LOCKSTEP_MAX_SHARE",
+    "LOCKSTEP_MIN_FLOWS",
+    "LOCKSTEP_ROW_LENGTH",
+    "RESPLIT",
+    "DueHeap",
+    "components",
+    "simulate",
+]
+
+#: Components run in lockstep (see :func:`simulate`) when there are more than this many flows,
+LOCKSTEP_MIN_FLOWS = 64
+#: the largest component holds at most this share of them ...
+LOCKSTEP_MAX_SHARE = 0.125
+#: ... and routes are short (at most this many links per flow on average: single paths; a
+#: sprayed route crosses hundreds of links and its flows form one component anyway).
+LOCKSTEP_ROW_LENGTH = 8.0
+#: In lockstep, components are found again among the running flows when this share of them
+#: has finished since the last time.
+RESPLIT = 0.25
+#: A round re-solves a component where a running flow lost its certificate whole while it
+#: holds at most this many running flows (no certificate to check); a larger one locally.
+CLOSED_MAX = 32
+
+
+class DueHeap:
+    """Due times of the running flows: ``due`` (an array, ``inf`` for a flow not running) and
+    a heap of (due, flow) entries. An entry is current while ``due[flow]`` still equals its
+    time; a changed due time pushes a new entry and leaves the old one to be skipped."""
+
+    def __init__(self, due: np.ndarray):
+        self.due = due
+        self.heap: list = []
+
+    def push(self, flows: np.ndarray) -> None:
+        """Record the new due times of ``flows`` (already set in ``due``)."""
+        heap = self.heap
+        if flows.size * 8 > len(heap) + 64:  # many changes: rebuild from the current ones
+            running = np.flatnonzero(np.isfinite(self.due))
+            self.heap = heap = list(zip(self.due[running].tolist(), running.tolist(), strict=True))
+            heapq.heapify(heap)
+            return
+        for entry in zip(self.due[flows].tolist(), flows.tolist(), strict=True):
+            heapq.heappush(heap, entry)
+
+    def first(self) -> float:
+        """The earliest due time (``inf`` when none)."""
+        heap, due = self.heap, self.due
+        while heap:
+            when, flow = heap[0]
+            if due[flow] == when:
+                return when
+            heapq.heappop(heap)
+        return np.inf
+
+    def pop_until(self, limit: float) -> np.ndarray:
+        """The flows due at or before ``limit``, sorted; their due times become ``inf``."""
+        heap, due = self.heap, self.due
+        out = []
+        while heap and heap[0][0] <= limit:
+            when, flow = heapq.heappop(heap)
+            if due[flow] == when:
+                due[flow] = np.inf
+                out.append(flow)
+        out.sort()
+        return np.asarray(out, dtype=np.int64)
+
+
+def components(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> tuple[int, np.ndarray]:
+    """Connected components of flows given as incidence entries (``rows`` 0..n_rows-1, every
+    one with an entry; ``cols`` their links): two flows are in one component when a chain of
+    shared links joins them. Returns (count, label per flow); labels are 0..count-1."""
+    if n_rows == 0:
+        return 0, np.zeros(0, dtype=np.int64)
+    links, col = np.unique(cols, return_inverse=True)
+    size = n_rows + links.size
+    graph = sp.csr_matrix(
+        (np.ones(rows.size, dtype=np.int8), (rows, n_rows + col)), shape=(size, size)
+    )
+    count, label = csgraph.connected_components(graph, directed=False)
+    return count, label[:n_rows].astype(np.int64)  # every component holds a flow
+
+
+def _lockstep(
+    rates: Rates, comp, due, running_rate, finish, *, now, batch_rtol, finished, on_progress
+):
+    """Run the started flows to completion, every component of the incidence on its own
+    clock: each round takes the next completion(s) of every component at once and re-solves
+    them together. Components share no link, so their max-min rates are independent and the
+    union of their local re-solves is each one's; a round costs about what one event did,
+    and rounds number about the events of the busiest component, not of the whole run.
+    ``comp`` is each flow's component (:func:`components`). As flows finish, components come
+    apart: they are found again among the running flows whenever ``RESPLIT`` of them have
+    finished since the last time (a part keeps its component's clock). Returns the event
+    times (one per component and round)."""
+    order = np.flatnonzero(np.isfinite(due))
+    order = order[np.argsort(comp[order], kind="stable")]
+    clock = np.full(int(comp.max()) + 1 if comp.size else 0, now)
+    nothing = np.zeros(0, dtype=np.int64)
+    times = []
+    resplit_at = order.size * (1 - RESPLIT)
+    sizes_of = -1
+    while order.size:
+        if order.size <= resplit_at:
+            seg, cols, _ = gather(rates.ptr, rates.idx, rates.val, order)
+            count, part = components(seg, cols, order.size)
+            part_clock = np.empty(count)
+            part_clock[part] = clock[comp[order]]
+            comp[order] = part
+            clock = part_clock
+            order = order[np.argsort(part, kind="stable")]
+            resplit_at = order.size * (1 - RESPLIT)
+        c = comp[order]
+        d = due[order]
+        starts = np.flatnonzero(np.concatenate(([True], c[1:] != c[:-1])))
+        seg_comp = c[starts]
+        nxt = np.minimum.reduceat(d, starts)
+        here = clock[seg_comp]
+        limit = here + (nxt - here) * (1 + batch_rtol)
+        done = d <= np.repeat(limit, np.diff(np.append(starts, order.size)))
+        ending = np.sort(order[done])
+        clock[seg_comp] = nxt
+        finish[ending] = clock[comp[ending]]
+        due[ending] = np.inf
+        times.append(nxt)
+        order = order[~done]
+        if ending.size <= solver.SMALL_CHANGE:
+            changed, new_rate, _ = rates.update(ending, nothing)
+        else:
+            # the components where a running flow lost its certificate: re-solved whole when
+            # small next to the hurt flows (no certificate to check), else locally
+            hurt, touched = rates.finish(ending)
+            changed = nothing
+            if hurt.size:
+                hit = np.zeros(clock.size, dtype=bool)
+                hit[comp[hurt]] = True
+                if order.size != sizes_of:
+                    size = np.bincount(comp[order], minlength=clock.size)
+                    sizes_of = order.size
+                small = hit & (size <= CLOSED_MAX)
+                whole = order[small[comp[order]]]
+                parts = []
+                if whole.size:
+                    parts.append(rates.resolve_closed(np.sort(whole)))
+                rest = hurt[~small[comp[hurt]]]
+                if rest.size:
+                    parts.append(rates.resolve_local(rest, touched))
+                changed = np.concatenate([p[0] for p in parts])
+                new_rate = np.concatenate([p[1] for p in parts])
+        if changed.size:
+            if not (new_rate.min() > 0 and new_rate.max() < np.inf):
+                raise RoutingError("a flow has no capacity (failed link on its path?)")
+            t0 = clock[comp[changed]]
+            due[changed] = t0 + (due[changed] - t0) * (running_rate[changed] / new_rate)
+            running_rate[changed] = new_rate
+        if on_progress is not None:
+            finished += ending.size
+            total = finish.size
+            on_progress(finished, total, f"simulated {finished:,} of {total:,} flows")
+    return np.concatenate(times) if times else np.zeros(0)
+
+
+def _distinct(times: np.ndarray, rtol: float) -> int:
+    """Distinct times, those within ``rtol`` of the first of a run counted once."""
+    times = np.sort(times)
+    count, first = 0, -np.inf
+    for t in times[np.concatenate(([True], times[1:] > times[:-1]))].tolist():
+        if t > first * (1 + rtol) or first == -np.inf:
+            count, first = count + 1, t
+    return count
 
 
 def simulate(
@@ -37,7 +214,10 @@ def simulate(
     The engine runs the sub-flows of :func:`sub_flows` (planes, ``qp_scaling``); a flow
     finishes with its last sub-flow; ``routing`` and ``flowlets``: see :func:`route`. Each
     event re-solves only what it changes (:mod:`planner.analyses.flow.solver`);
-    ``Result.solves`` counts the solves by kind.
+    ``Result.solves`` counts the solves by kind. When every flow starts at once and the
+    routes split the flows into many components (no shared link between them), each
+    component runs on its own clock and the components' events are taken a round at a time
+    (``_lockstep``); ``Result.events`` still counts distinct event times.
     ``on_progress(done, total, message)``, when given, is called after each event with the
     count of finished sub-flows.
 
@@ -58,6 +238,7 @@ def simulate(
     # sending all its bits in one second until its first rate is known.
     running_rate = np.zeros(n)
     due = np.full(n, np.inf)
+    queue = DueHeap(due)
     finish = np.full(n, np.nan)
     first_bott = np.full(n, -1, dtype=np.int64)
     first_rates = np.zeros(n)
@@ -67,6 +248,11 @@ def simulate(
     next_waiting = 0
     finished_count = 0
     events = 0
+    lockstep = (
+        n > LOCKSTEP_MIN_FLOWS
+        and a.nnz <= LOCKSTEP_ROW_LENGTH * n
+        and np.all(sub.start == sub.start[0])
+    )
     now = 0.0
     nothing = np.zeros(0, dtype=np.int64)
     ending = nothing
@@ -93,6 +279,7 @@ def simulate(
                     raise RoutingError("a flow has no capacity (failed link on its path?)")
                 due[changed] = now + (due[changed] - now) * (running_rate[changed] / new_rate)
                 running_rate[changed] = new_rate
+                queue.push(changed)
                 if starting.size:
                     unset = first_bott[changed] < 0
                     first_bott[changed[unset]] = new_bott[unset]
@@ -101,6 +288,24 @@ def simulate(
                     first_solve = False
         if finished_count == n:
             break
+        if lockstep and next_waiting == n:
+            lockstep = False
+            seg, cols, _ = gather(rates.ptr, rates.idx, rates.val, np.arange(n))
+            n_comp, comp = components(seg, cols, n)
+            if n_comp > 1 and np.bincount(comp).max() <= LOCKSTEP_MAX_SHARE * n:
+                times = _lockstep(
+                    rates,
+                    comp,
+                    due,
+                    running_rate,
+                    finish,
+                    now=now,
+                    batch_rtol=batch_rtol,
+                    finished=finished_count,
+                    on_progress=on_progress,
+                )
+                events += _distinct(times, batch_rtol)
+                break
         next_arrival = waiting_start[next_waiting] if next_waiting < n else np.inf
         if rates.running_count == 0:
             if next_arrival == np.inf:
@@ -110,15 +315,14 @@ def simulate(
             ending = nothing
             continue
         events += 1
-        step = due.min() - now
+        step = queue.first() - now
         if now + step > next_arrival:
             step = next_arrival - now
             ending = nothing
         else:
-            ending = np.flatnonzero(due <= now + step * (1 + batch_rtol))
+            ending = queue.pop_until(now + step * (1 + batch_rtol))
         now += step
         finish[ending] = now
-        due[ending] = np.inf
         finished_count += ending.size
         if on_progress is not None:
             on_progress(finished_count, n, f"simulated {finished_count:,} of {n:,} flows")

@@ -25,15 +25,16 @@ def fill(row, col, val, n_rows: int, capacity: np.ndarray, *, rtol: float = 1e-1
     bottleneck = np.full(n_rows, -1, dtype=np.int64)
     resid = np.array(capacity, dtype=np.float64)
     link_min = np.empty(n_cols)
+    row_min = np.empty(n_rows)
     leaving_row = np.zeros(n_rows, dtype=bool)
     while row.size:  # entries of the unfrozen rows only
         load = np.bincount(col, weights=val, minlength=n_cols)
-        share = np.full(n_cols, np.inf)
-        np.divide(np.maximum(resid, 0.0), load, out=share, where=load > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):  # columns without entries
+            share = np.maximum(resid, 0.0) / load
         entry_share = share[col]
-        starts = np.flatnonzero(np.concatenate(([True], row[1:] != row[:-1])))
-        row_min = np.minimum.reduceat(entry_share, starts)
-        entry_min = np.repeat(row_min, np.diff(np.append(starts, row.size)))
+        row_min.fill(np.inf)
+        np.minimum.at(row_min, row, entry_share)
+        entry_min = row_min[row]
         link_min.fill(np.inf)
         np.minimum.at(link_min, col, entry_min)
         hit = np.flatnonzero(entry_share <= link_min[col] * (1 + rtol))

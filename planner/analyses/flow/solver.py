@@ -51,9 +51,10 @@ class Rates:
     optimality certificate of the current rates. A change re-solves only the flows whose
     certificate it breaks (see the module docstring): in plain Python when a few flows change
     (NumPy calls cost more than the work then), with NumPy for more, and all running flows at
-    once when a local re-solve would scan ``LOCAL_FRACTION`` of the incidence. ``solves`` counts the
-    three kinds. The plain-Python path reads list copies of the per-flow state (``_lists``)
-    and keeps its link loads and peaks in dicts; what it changes reaches the arrays at
+    once when a local re-solve would scan ``LOCAL_FRACTION`` of the incidence; the event loop
+    may also re-solve whole components (:meth:`finish`, :meth:`resolve_closed`). ``solves``
+    counts the four kinds. The plain-Python path reads list copies of the per-flow state
+    (``_lists``) and keeps its link loads and peaks in dicts; what it changes reaches the arrays at
     :meth:`sync`, before any NumPy path reads them.
     """
 
@@ -84,7 +85,7 @@ class Rates:
         self._small_peak: dict = {}  # link -> highest load / capacity it saw
         self._capacity = capacity.tolist()
         self._inverse_capacity = self.inverse_capacity.tolist()
-        self.solves = {"full": 0, "local": 0, "small": 0}
+        self.solves = {"full": 0, "local": 0, "small": 0, "component": 0}
 
     # state ----------------------------------------------------------------------------------
     def _set_running(self, flows: np.ndarray, running: bool) -> None:
@@ -177,6 +178,47 @@ class Rates:
         if resolve.size == 0:
             return resolve, np.zeros(0), resolve
         return self._resolve(resolve, touched)
+
+    # whole components ---------------------------------------------------------------------------
+    def finish(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Finish flows ``finished`` without re-solving: their links' loads drop. Returns the
+        running flows that lost their certificate (bottlenecked on one of those links) and
+        those links; :meth:`resolve_closed` or :meth:`resolve_local` then re-solves."""
+        self._set_running(finished, False)
+        self.running_count -= finished.size
+        self.sync()
+        _, cols, _ = gather(self.ptr, self.idx, self.val, finished)
+        touched = unique(cols)
+        seg, flows, vals = gather(self.t_ptr, self.t_idx, self.t_val, touched)
+        self._set_load(
+            touched, np.bincount(seg, weights=vals * self.rate[flows], minlength=touched.size)
+        )
+        hurt = unique(flows[self.running[flows] & (self.bottleneck[flows] == touched[seg])])
+        return hurt, touched
+
+    def resolve_local(self, hurt: np.ndarray, touched: np.ndarray):
+        """Re-solve after :meth:`finish`: ``hurt`` with every other flow held, widened until
+        every certificate holds, as :meth:`update` does. The re-solve starts from every running
+        flow on the hurt flows' links (those the first widening would add), which saves
+        widening rounds when many components re-solve at once."""
+        _, cols, _ = gather(self.ptr, self.idx, self.val, hurt)
+        _, flows, _ = gather(self.t_ptr, self.t_idx, self.t_val, unique(cols))
+        return self._resolve(unique(flows[self.running[flows]]), touched)
+
+    def resolve_closed(self, flows: np.ndarray):
+        """Re-solve running flows ``flows`` from their links' full capacity: exact when they are
+        whole components (no other running flow crosses their links), with no certificate to
+        check. Returns (flows, rates, bottlenecks)."""
+        self.sync()
+        self.solves["component"] += 1
+        seg, cols, vals = gather(self.ptr, self.idx, self.val, flows)
+        links = unique(cols)
+        column = np.searchsorted(links, cols)
+        rate, local = fill(seg, column, vals, flows.size, self.capacity[links])
+        bottleneck = links[local]
+        self._set_rates(flows, rate, bottleneck)
+        self._set_load(links, np.bincount(column, weights=vals * rate[seg], minlength=links.size))
+        return flows, rate, bottleneck
 
     def _work(self, links: np.ndarray) -> int:
         """Incidence entries on ``links`` (every flow that ever crosses them)."""
