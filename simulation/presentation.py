@@ -705,8 +705,4 @@ def job_context(job) -> dict:
         return {"validation": validation_context(job.result, names)}
     if job.kind == "power":
         return {"power": power_context(job.result, names)}
-    if job.kind == "sweep":
-        from simulation.sweep_chart import sweep_context
-
-        return {"sweep": sweep_context(job)}
-    return {}
+    return {}  # a sweep: simulation.sweep_chart

@@ -111,6 +111,8 @@ def job_detail(request, pk):
         "attempts": presentation.attempts_text(job, max_attempts()),
         **presentation.job_context(job),
     }
+    if job.kind == JobKindChoices.SWEEP:
+        context["sweep"] = sweep_context(job)
     return render(request, "simulation/job_detail.html", context)
 
 

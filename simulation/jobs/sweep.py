@@ -35,7 +35,7 @@ _FABRICS_KEPT = 2
 def revision_fabric(revision_id):
     """The fabric of a design revision, unpacked once per process (revisions never change)."""
     from planner.designs.adapters import fabric_unpack
-    from planner.models import DesignRevision
+    from planner.designs.models import DesignRevision
 
     created = DesignRevision.objects.filter(pk=revision_id).values_list("created", flat=True)[0]
     key = (revision_id, created)
