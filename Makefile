@@ -65,6 +65,7 @@ bench: setup
 	$(PY) -m tests.bench_load
 	$(PY) -m tests.bench_outputs
 	$(PY) -m tests.bench_flow
+	$(PY) -m tests.bench_sweep
 	$(PY) -m tests.bench_security
 	$(PY) -m tests.bench_cluster
 	$(PY) -m tests.bench_optics
