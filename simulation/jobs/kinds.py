@@ -189,8 +189,8 @@ def _whole_numbers(values: list, key: str, *, low: int, high: int) -> list[int]:
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
+            or not low <= value <= high  # before int(): NaN and infinity are out of range
             or value != int(value)
-            or not low <= value <= high
         ):
             raise _problem(f"{key}: whole numbers from {low:,} to {high:,} (got {value!r})")
     return sorted({int(v) for v in values})
