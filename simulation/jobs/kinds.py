@@ -450,7 +450,8 @@ def _outcome_sweep(result: dict) -> str:
 
     points = [p for p in result.get("points") or [] if "busbw_gbps" in p]
     varying = [a for a in result.get("varying") or [] if a in AXES]
-    over = f" over {' × '.join(a.replace('_', ' ') for a in varying)}" if varying else ""
+    words = {"fail_links": "failed links", "size_bytes": "message size"}
+    over = f" over {' × '.join(words.get(a, a) for a in varying)}" if varying else ""
     text = (
         f"{count(result.get('points_total') or 0, 'point')} × "
         f"{count(result.get('seeds') or 1, 'seed')}{over}"

@@ -114,7 +114,7 @@ def test_a_sweep_runs_every_point_and_aggregates_by_point(user, revision, sent):
     p50 = {key: point["busbw_gbps"]["p50"] for key, point in by_point.items()}
     assert p50[(0, "spraying")] > p50[(0, "ecmp")]
     assert (job.progress_done, job.progress_total) == (8, 8)
-    assert job.outcome.startswith("4 points × 2 seeds over fail links × routing: busbw p50 ")
+    assert job.outcome.startswith("4 points × 2 seeds over failed links × routing: busbw p50 ")
 
 
 def test_each_run_is_claimed_once_and_only_by_the_running_attempt(user, revision, sent):
