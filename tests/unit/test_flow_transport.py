@@ -368,3 +368,30 @@ def test_on_two_planes_a_flow_counts_once_and_each_plane_has_its_hot_port():
         nic = [p for p in port.tree if not net.is_switch[net.link_from[p.link]]]
         assert len(nic) == 3 and all(p.flows == 1 for p in nic)  # one per sender, this plane
     assert len(hot) == 2
+
+
+@pytest.mark.parametrize("routing", ["spraying", "ib-ar"])
+def test_split_modes_route_one_flow_per_leaf_pair_as_every_flow_would(monkeypatch, routing):
+    # The flows of one (source leaf, target leaf) pair share their switch hops, so routing a
+    # representative (for ib-ar carrying the pair's bytes) and copying it gives the routes
+    # that routing every flow on its own gives.
+    from planner.analyses.flow import incidence
+    from planner.analyses.traffic import all_to_all, permutation
+
+    fabric = toy_fabric(pods=2, servers_per_pod=4, leaves_per_pod=2, spines_per_pod=3, cores=3)
+    base = Network.from_fabric(fabric)
+    compared = 0
+    for seed in range(3):
+        net = base.with_failures(random_links=2, seed=seed) if seed else base
+        rng = np.random.default_rng(seed)
+        ranks = np.arange(net.gpu_count)
+        for pattern in (permutation(ranks, 1, seed=seed), all_to_all(ranks, 1), incast(ranks, 1)):
+            flows = Flows(pattern.src, pattern.dst, rng.lognormal(15, 1, len(pattern)))
+            by_pair = route(net, flows, routing)
+            monkeypatch.setattr(incidence, "SPLIT_BY_LEAVES", ())
+            each = route(net, flows, routing)
+            monkeypatch.undo()
+            assert by_pair.nnz == each.nnz
+            assert abs(by_pair - each).max() < 1e-12
+            compared += 1
+    assert compared == 9

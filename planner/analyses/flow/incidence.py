@@ -20,7 +20,47 @@ from planner.analyses.flow.routing import (
     route_hops,
 )
 
-__all__ = ["route"]
+__all__ = ["SPLIT_BY_LEAVES", "route"]
+
+#: Modes whose switch hops depend on the flow's leaves alone (and, for ``ib-ar``, on the bytes
+#: between them): one flow per (source leaf, target leaf) pair is routed, the others copy it.
+SPLIT_BY_LEAVES = ("spraying", "ib-ar")
+
+
+def _route_by_leaf_pair(net, flows, routing, hop, src_leaf, dst_leaf, rows, cols, vals):
+    """Switch hops of flows ``hop`` under a split mode, routed once per leaf pair.
+
+    ``spraying`` splits equally at every switch, so a flow's hops depend on its two leaves
+    only. ``ib-ar`` levels each switch's ports over groups of flows with the same candidate
+    ports, by the group's bytes; the flows of one leaf pair travel together (same candidates
+    at every switch, same shares), so one representative carrying the pair's bytes splits
+    the same way. Its entries are copied to every flow of the pair."""
+    n = net.node_count
+    pair, first, of_flow = np.unique(
+        src_leaf[hop] * n + dst_leaf[hop], return_index=True, return_inverse=True
+    )
+    reps = hop[first]
+    routed = flows
+    if routing == "ib-ar":
+        size = np.zeros(len(flows))
+        size[reps] = np.bincount(of_flow, weights=flows.size[hop], minlength=pair.size)
+        routed = Flows(flows.src, flows.dst, size, flows.start, flows.qp, flows.plane)
+    r_rows: list[np.ndarray] = []
+    r_cols: list[np.ndarray] = []
+    r_vals: list[np.ndarray] = []
+    route_hops(net, routed, routing, reps, src_leaf, dst_leaf, 0, False, r_rows, r_cols, r_vals)
+    position = np.zeros(len(flows), dtype=np.int64)
+    position[reps] = np.arange(reps.size)
+    e_pair = position[np.concatenate(r_rows)]
+    order = np.argsort(e_pair, kind="stable")
+    e_col, e_val = np.concatenate(r_cols)[order], np.concatenate(r_vals)[order]
+    count = np.bincount(e_pair, minlength=pair.size)
+    start = np.cumsum(count) - count
+    per = count[of_flow]
+    at = np.repeat(start[of_flow] - (np.cumsum(per) - per), per) + np.arange(int(per.sum()))
+    rows.append(np.repeat(hop, per))
+    cols.append(e_col[at])
+    vals.append(e_val[at])
 
 
 def route(
@@ -85,7 +125,9 @@ def route(
     src_leaf[fabric_flows] = net.gpu_leaves[src[fabric_flows], fp]
     dst_leaf[fabric_flows] = net.gpu_leaves[dst[fabric_flows], fp]
     hop = fabric_flows[src_leaf[fabric_flows] != dst_leaf[fabric_flows]]
-    if hop.size:
+    if hop.size and routing in SPLIT_BY_LEAVES:
+        _route_by_leaf_pair(net, flows, routing, hop, src_leaf, dst_leaf, rows, cols, vals)
+    elif hop.size:
         route_hops(
             net,
             flows,
