@@ -22,9 +22,11 @@ The package, one module per concern; each imports only the modules above it here
 ``results``     the :class:`~planner.analyses.flow.results.Result` of a run, its statistics
 ``events``      :func:`simulate`: the event loop
 ``congestion``  :func:`congestion_tree`: hot ports and the links PFC pause would spread to
+``symmetry``    identical planes: run plane 0, copy it to the others
 ==============  ===========================================================================
 """
 
+from planner.analyses.flow import symmetry
 from planner.analyses.flow.congestion import congestion_tree
 from planner.analyses.flow.events import simulate
 from planner.analyses.flow.filling import max_min_rates
@@ -56,4 +58,5 @@ __all__ = [
     "route",
     "simulate",
     "sub_flows",
+    "symmetry",
 ]

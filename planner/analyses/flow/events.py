@@ -20,8 +20,9 @@ from planner.analyses.flow.flows import Flows, sub_flows
 from planner.analyses.flow.incidence import route
 from planner.analyses.flow.network import Network
 from planner.analyses.flow.results import Result, summarize
-from planner.analyses.flow.routing import RoutingError
+from planner.analyses.flow.routing import RoutingError, canonical_routing
 from planner.analyses.flow.solver import Rates, gather
+from planner.analyses.flow.symmetry import PLANE_SYMMETRIC_ROUTINGS, plane_links, twins
 
 __all__ = [
     "CLOSED_MAX",
@@ -208,6 +209,7 @@ def simulate(
     batch_rtol: float = 1e-9,
     hot_spot_count: int = 10,
     on_progress=None,
+    symmetry: bool = True,
 ) -> Result:
     """Run ``flows`` (sizes in bytes) to completion; rates are max-min fair between events.
 
@@ -219,7 +221,9 @@ def simulate(
     component runs on its own clock and the components' events are taken a round at a time
     (``_lockstep``); ``Result.events`` still counts distinct event times.
     ``on_progress(done, total, message)``, when given, is called after each event with the
-    count of finished sub-flows.
+    count of finished sub-flows. With ``symmetry`` (default), identical planes run once
+    (:mod:`planner.analyses.flow.symmetry`): the result is the same, ``Result.symmetry``
+    says so.
 
     Raises
     ------
@@ -229,8 +233,89 @@ def simulate(
         Unknown routing, a plane the GPUs lack, or a start time that is not finite.
     """
     sub, parent = sub_flows(net, flows, qp_scaling)
-    a = route(net, sub, routing, seed=seed, polarization=polarization, flowlets=flowlets)
     cap = np.where(net.alive, net.capacity, 0.0)
+    planes = None
+    if symmetry and net.planes > 1 and canonical_routing(routing) in PLANE_SYMMETRIC_ROUTINGS:
+        planes = plane_links(net)
+    kw = dict(
+        seed=seed,
+        polarization=polarization,
+        flowlets=flowlets,
+        batch_rtol=batch_rtol,
+        on_progress=on_progress,
+    )
+    if planes is None:
+        run = _run(net, sub, routing, cap, **kw)
+        a, peak, note = run.incidence, run.rates.peak, None
+    else:
+        run, a, peak = _run_one_plane(net, sub, routing, cap, planes, qp_scaling, **kw)
+        note = f"{net.planes} identical planes: plane 0 simulated, copied to the others"
+    result = summarize(
+        net,
+        flows,
+        a,
+        peak,
+        run.rates.solves,
+        parent=parent,
+        finish=run.finish,
+        first_rates=run.first_rates,
+        first_bott=run.first_bott,
+        bits=sub.size * 8.0,
+        cap=cap,
+        events=run.events,
+        hot_spot_count=hot_spot_count,
+    )
+    result.sub_flows, result.incidence, result.symmetry = sub, a, note
+    return result
+
+
+def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
+    """:func:`_run` on plane 0's sub-flows (and those inside a server), copied to the other
+    planes: per sub-flow (finish, first rate, first bottleneck), per link (peak), and the
+    incidence (each twin's row, its links moved to its plane). Returns (run, incidence,
+    peak)."""
+    twin = twins(sub.plane, qp_scaling)
+    mine = np.flatnonzero(sub.plane == 0)
+    position = np.zeros(len(sub), dtype=np.int64)
+    position[mine] = np.arange(mine.size)
+    part = Flows(
+        sub.src[mine], sub.dst[mine], sub.size[mine], sub.start[mine], sub.qp[mine], sub.plane[mine]
+    )
+    run = _run(net, part, routing, cap, **kw)
+    of = position[twin]  # each sub-flow's row in the plane-0 run
+    move = np.tile(np.arange(net.link_count), (planes.shape[0], 1))
+    move[:, planes[0]] = planes  # move[p, link of plane 0] = that link in plane p
+    peak = run.rates.peak.copy()
+    for p in range(1, planes.shape[0]):
+        peak[planes[p]] = peak[planes[0]]
+    plane = sub.plane
+    bott = run.first_bott[of]
+    moved = bott >= 0
+    bott[moved] = move[plane[moved], bott[moved]]
+    run.finish, run.first_rates, run.first_bott = run.finish[of], run.first_rates[of], bott
+    small = run.incidence
+    seg, cols, vals = gather(small.indptr, small.indices, small.data, of)
+    full = sp.csr_matrix(
+        (vals, move[plane[seg], cols], np.concatenate(([0], np.cumsum(np.diff(small.indptr)[of])))),
+        shape=(len(sub), net.link_count),
+    )
+    return run, full, peak
+
+
+class _Run:
+    """What one engine run leaves: the solver, per-flow figures, the event count."""
+
+    def __init__(self, rates, incidence, finish, first_rates, first_bott, events):
+        self.rates, self.incidence = rates, incidence
+        self.finish, self.first_rates, self.first_bott = finish, first_rates, first_bott
+        self.events = events
+
+
+def _run(
+    net: Network, sub: Flows, routing, cap, *, seed, polarization, flowlets, batch_rtol, on_progress
+):
+    """Route and run sub-flows ``sub`` to completion (see :func:`simulate`)."""
+    a = route(net, sub, routing, seed=seed, polarization=polarization, flowlets=flowlets)
     n = len(sub)
     rates = Rates(a, cap)
     bits = sub.size * 8.0
@@ -327,18 +412,4 @@ def simulate(
         if on_progress is not None:
             on_progress(finished_count, n, f"simulated {finished_count:,} of {n:,} flows")
     rates.sync()
-    result = summarize(
-        net,
-        flows,
-        rates,
-        parent=parent,
-        finish=finish,
-        first_rates=first_rates,
-        first_bott=first_bott,
-        bits=bits,
-        cap=cap,
-        events=events,
-        hot_spot_count=hot_spot_count,
-    )
-    result.sub_flows, result.incidence = sub, a
-    return result
+    return _Run(rates, a, finish, first_rates, first_bott, events)

@@ -9,7 +9,6 @@ import numpy as np
 
 from planner.analyses.flow.flows import Flows
 from planner.analyses.flow.network import Network
-from planner.analyses.flow.solver import Rates
 
 __all__ = ["Result", "summarize"]
 
@@ -32,6 +31,7 @@ class Result:
     solves: dict = field(default_factory=dict)  # rate solves by kind: full, local, small
     sub_flows: Flows | None = None  # the sub-flows the engine ran (see sub_flows)
     incidence: object | None = None  # their routes: sub-flows x directed links (CSR)
+    symmetry: str | None = None  # how symmetry cut the work (identical planes run once)
 
     def as_dict(self) -> dict:
         return {
@@ -45,7 +45,9 @@ class Result:
 def summarize(
     net: Network,
     flows: Flows,
-    rates: Rates,
+    incidence,
+    peak: np.ndarray,
+    solves: dict,
     *,
     parent: np.ndarray,
     finish: np.ndarray,
@@ -57,7 +59,9 @@ def summarize(
     hot_spot_count: int,
 ) -> Result:
     """The :class:`Result` of a finished run of the sub-flows of ``flows`` (``parent``: each
-    sub-flow's flow; ``finish``, ``first_rates``, ``first_bott`` and ``bits`` per sub-flow)."""
+    sub-flow's flow; ``finish``, ``first_rates``, ``first_bott`` and ``bits`` per sub-flow;
+    ``incidence`` their routes, ``peak`` each link's highest utilisation, ``solves`` the
+    solver's counts)."""
     per_flow = np.full(len(flows), -np.inf)
     np.maximum.at(per_flow, parent, finish)
     rates0 = np.zeros(len(flows))
@@ -65,7 +69,9 @@ def summarize(
     total = float(per_flow.max()) if len(flows) else 0.0
     span = total - float(flows.start.min()) if len(flows) else 0.0
     link_bits = np.bincount(
-        rates.idx, weights=rates.val * np.repeat(bits, np.diff(rates.ptr)), minlength=net.link_count
+        incidence.indices,
+        weights=incidence.data * np.repeat(bits, np.diff(incidence.indptr)),
+        minlength=net.link_count,
     )
     with np.errstate(divide="ignore", invalid="ignore"):
         util = np.where((cap > 0) & (span > 0), link_bits / (cap * span), 0.0)
@@ -85,7 +91,7 @@ def summarize(
         {
             "link": net.link_id(i),
             "utilization": float(util[i]),
-            "peak": float(rates.peak[i]),
+            "peak": float(peak[i]),
             "bottlenecked_flows": np.unique(parent[first_bott == i]).tolist(),
         }
         for i in top
@@ -95,12 +101,12 @@ def summarize(
         per_flow,
         total,
         util,
-        rates.peak,
+        peak,
         hot,
         stats,
         events,
         rates0,
         sub_finish=finish,
         sub_parent=parent,
-        solves=dict(rates.solves),
+        solves=dict(solves),
     )
