@@ -1,7 +1,9 @@
 """Quote API, under a design: ``/api/planner/designs/<design>/quotes/``.
 
 - ``GET`` list, ``POST`` create (needs write access to the design);
-- ``GET``/``PATCH``/``DELETE`` ``<id>/``: one quote's terms (change and delete need write);
+- ``GET``/``PATCH``/``DELETE`` ``<id>/``: one quote's terms (change and delete need write):
+  the customer's name (one line), ``customer_address`` (lines) and ``terms`` (payment,
+  delivery, warranty) print on the customer's copy; a sent quote changes none of them (409);
 - ``GET <id>/priced/``: the priced bill of materials as JSON (lines, category subtotals,
   totals, unpriced parts; amounts as strings with two decimals); a sent quote's as sent;
 - ``GET <id>/pdf/``, ``<id>/xlsx/`` and ``<id>/csv/``: the quote as a file (downloads are
@@ -28,6 +30,7 @@ need the price right too, otherwise 403 saying so; the diff then shows quantitie
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from django.core.validators import RegexValidator
 from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -47,7 +50,14 @@ from inventory.permissions import price_books_pickable_for, user_can_read_price_
 from planner.designs import selectors
 from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
-from planner.quotes.models import QUOTE_PRICE_CONDITIONS, QUOTE_STATUS_LABELS, Quote
+from planner.quotes.models import (
+    CUSTOMER_ADDRESS_MAX_CHARS,
+    CUSTOMER_ADDRESS_MAX_LINES,
+    QUOTE_PRICE_CONDITIONS,
+    QUOTE_STATUS_LABELS,
+    TERMS_MAX_CHARS,
+    Quote,
+)
 from planner.teams.selectors import quote_require_prices, user_can_view_prices
 
 NO_PRICES = OpenApiResponse(description="The user may not see prices")
@@ -189,13 +199,40 @@ class QuoteSerializer(serializers.ModelSerializer):
         }
 
 
+#: A text of one line (the schema documents it as ``pattern``).
+ONE_LINE = RegexValidator(
+    r"^[^\r\n]*$",
+    message="Give the customer's name on one line; the address goes in customer_address.",
+)
+
+
 class QuoteWriteSerializer(PatchNamesAFieldMixin, serializers.Serializer):
     """Terms of a new or changed quote; the service validates the values."""
 
     revision = serializers.IntegerField(
         required=False, help_text="Revision number to price (default: the latest)."
     )
-    customer = serializers.CharField(max_length=200)
+    customer = serializers.CharField(
+        max_length=200,
+        validators=[ONE_LINE],
+        help_text="The customer's name, on one line (any script); the address goes in "
+        "customer_address.",
+    )
+    customer_address = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=CUSTOMER_ADDRESS_MAX_CHARS,
+        help_text="The customer's postal address, lines separated by newlines, as printed under "
+        f"the name on the customer's copy (any script; at most {CUSTOMER_ADDRESS_MAX_LINES} "
+        "lines). Empty: none.",
+    )
+    terms = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=TERMS_MAX_CHARS,
+        help_text="Terms for the customer (payment, delivery, warranty), printed under Terms on "
+        "the customer's copy after the standard lines. Empty: none.",
+    )
     price_book = serializers.SlugRelatedField(slug_field="slug", queryset=PriceBook.objects.all())
 
     def validate_price_book(self, book: PriceBook) -> PriceBook:

@@ -3,15 +3,19 @@
 All are made from one :class:`planner.quotes.services.QuoteDocument` (a sent quote's: its
 snapshot, so a file downloaded later is the one sent). :data:`AUDIENCES` names the versions:
 
-- ``customer``: what the customer is sent. The customer's name and address, the quote number
-  with its version, date, validity and currency; per line only the part, a description, the
-  quantity (spares included), the unit price and the line total; subtotals, the total and the
-  terms. No book price, discount, cost, margin, price book, seller or offer source, no
-  internal notes and no reason a line is unpriced (it reads "not priced").
+- ``customer``: what the customer is sent. The customer's name and address (lines under the
+  name), the quote number with its version, date, validity and currency; per line only the
+  part, a description, the quantity (spares included), the unit price and the line total;
+  subtotals, the total and the terms: what the figures mean and how long they hold, then the
+  quote's own terms (payment, delivery, warranty) when it has some. No book price, discount,
+  cost, margin, price book, seller or offer source, no internal notes and no reason a line is
+  unpriced (it reads "not priced").
 - ``internal``: everything, for the sales team: the above plus the book price, discount, unit
   cost and offer source of each line, category and tier, the cost and margin totals, the
-  price book, the unpriced parts with the reason, the internal notes and the pricing rules.
-  Every page says it is internal.
+  price book, the unpriced parts with the reason, the quote's terms, the internal notes and
+  the pricing rules. Every page says it is internal.
+
+The customer's name, address and terms come from the document (a sent quote's: as sent).
 
 Every PDF page ends with the quote number and version and "Page 2 of 3"; the totals block is
 kept on one page. Text cells of the XLSX and CSV are strings, never formulas: text that begins
@@ -51,6 +55,7 @@ from planner.domain.outputs.quote import (
     minor_unit,
 )
 from planner.presentation import NETWORK_LABELS, money_text
+from planner.quotes.models import address_lines
 
 __all__ = [
     "AUDIENCES",
@@ -58,6 +63,7 @@ __all__ = [
     "CustomerLine",
     "INTERNAL",
     "PdfFonts",
+    "customer_block",
     "TotalRow",
     "pdf_fonts",
     "quote_csv",
@@ -178,15 +184,15 @@ def _length(value: float | None) -> str:
     return "" if value is None else f"{value:g} m"
 
 
-def customer_lines(customer: str) -> tuple[str, list[str]]:
-    """The customer's name (the first line of ``customer``) and address (the lines after it).
+def customer_block(document) -> tuple[str, list[str]]:
+    """The customer's name and the lines of the address (blank ones left out) of ``document``
+    (a sent quote's: as sent)."""
+    return _text(document.customer_name).strip(), address_lines(document.customer_address)
 
-    >>> customer_lines("ACME Labs\\n1 Main Street\\n\\nSpringfield")
-    ('ACME Labs', ['1 Main Street', 'Springfield'])
-    """
-    lines = [line.strip() for line in _text(customer).splitlines()]
-    lines = [line for line in lines if line]
-    return (lines[0] if lines else ""), lines[1:]
+
+def terms_text(document) -> str:
+    """The quote's own terms for the customer (payment, delivery, warranty), "" for none."""
+    return _text(document.terms).strip()
 
 
 def line_description(bom_line, *, with_length: bool = False) -> str:
@@ -279,7 +285,8 @@ class _QuotePDF(FPDF):
 def _texts(document):
     """Every user-typed or catalog text the PDF prints (to pick its fonts)."""
     quote, priced = document.quote, document.priced
-    yield from (_text(quote.customer), _text(document.design_name), _text(quote.notes))
+    yield from (_text(document.customer_name), _text(document.customer_address))
+    yield from (_text(document.terms), _text(document.design_name), _text(quote.notes))
     yield _text(document.price_book_name)
     for line in priced.lines:
         bom_line = line.line
@@ -491,7 +498,7 @@ def _customer_pdf(document) -> bytes:
     pdf.cell(0, 10, f"Quote {quote.label}", new_x="LMARGIN", new_y="NEXT")
     pdf.ln(2)
     top = pdf.get_y()
-    name, address = customer_lines(quote.customer)
+    name, address = customer_block(document)
     pdf.set_font(FONT, size=8)
     pdf.set_text_color(80)
     pdf.cell(100, 5, "Customer", new_x="LMARGIN", new_y="NEXT")
@@ -532,11 +539,24 @@ def _customer_pdf(document) -> bytes:
     pdf.ln(4)
     _totals(pdf, total_rows(priced, audience=CUSTOMER), quote.currency, (70, 50, 70))
     pdf.ln(4)
-    terms = customer_terms(document)
-    pdf.keep_together(6 + _paragraphs_height(pdf, terms))
-    _heading(pdf, "Terms")
-    _paragraphs(pdf, terms)
+    _terms_section(pdf, customer_terms(document), terms_text(document))
     return bytes(pdf.output())
+
+
+def _terms_section(pdf: _QuotePDF, boilerplate: list[str], terms: str) -> None:
+    """The "Terms" heading, ``boilerplate`` (what the figures mean) and then the quote's own
+    ``terms`` as typed, when given. Kept on one page when it fits on one; a longer text
+    continues on the next page (the heading and the boilerplate stay together)."""
+    typed = [terms] if terms else []
+    head = 6 + _paragraphs_height(pdf, boilerplate)
+    whole = head + (2 + _paragraphs_height(pdf, typed) if typed else 0)
+    fits = whole <= pdf.page_break_trigger - pdf.t_margin
+    pdf.keep_together(whole if fits else head)
+    _heading(pdf, "Terms")
+    _paragraphs(pdf, boilerplate)
+    if typed:
+        pdf.ln(2)
+        _paragraphs(pdf, typed)
 
 
 def _internal_pdf(document) -> bytes:
@@ -546,14 +566,16 @@ def _internal_pdf(document) -> bytes:
     pdf.set_font(FONT, "B", 16)
     pdf.cell(0, 9, f"Quote {quote.label} (internal)", new_x="LMARGIN", new_y="NEXT")
     discounts = ", ".join(f"{k} {v} %" for k, v in priced.discounts_pct.items() if v) or "none"
+    name, address = customer_block(document)
     facts = [
-        ("Customer", quote.customer),
+        ("Customer", name),
+        *([("Address", "\n".join(address))] if address else []),
         ("Design", _design_text(document)),
         ("Date", document.priced_on.isoformat()),
         ("Valid until", quote.valid_until.isoformat()),
         ("Currency", quote.currency),
         ("Prices", f"{document.price_book_name} ({quote.price_condition} offers)"),
-        ("Terms", f"margin {priced.margin_pct} %; discounts: {discounts}"),
+        ("Pricing", f"margin {priced.margin_pct} %; discounts: {discounts}"),
         ("Status", priced.status),
     ]
     for label, value in facts:
@@ -596,6 +618,10 @@ def _internal_pdf(document) -> bytes:
                 what = " ".join(bit for bit in (line.line.part, _length(line.line.length_m)) if bit)
                 texts.append(f"{what} x {line.line.quantity:,}: {line.unpriced_reason}")
         _paragraphs(pdf, texts, size=8)
+    if terms_text(document):
+        pdf.ln(2)
+        _heading(pdf, "Terms (printed on the customer's copy)")
+        _paragraphs(pdf, [terms_text(document)])
     if quote.notes:
         pdf.ln(2)
         _heading(pdf, "Notes")
@@ -644,7 +670,7 @@ def _customer_xlsx(document) -> bytes:
     sheet = book.active
     sheet.title = "Quote"
     bold = Font(bold=True)
-    name, address = customer_lines(quote.customer)
+    name, address = customer_block(document)
     header = [("Quote", quote.label), ("Customer", name)]
     header += [("Address" if i == 0 else "", line) for i, line in enumerate(address)]
     header += [
@@ -693,6 +719,11 @@ def _customer_xlsx(document) -> bytes:
     sheet.cell(row=sheet.max_row, column=1).font = bold
     for term in customer_terms(document):
         _append(sheet, [term])
+    typed = terms_text(document)
+    if typed:
+        _append(sheet, [])
+        for line in typed.splitlines():  # one row per line, as typed
+            _append(sheet, [line or None])
     for column, width in {"A": 28, "B": 60, "C": 10, "D": 18, "E": 20}.items():
         sheet.column_dimensions[column].width = width
     sheet.freeze_panes = sheet.cell(row=header_row + 1, column=1)
@@ -708,7 +739,11 @@ def _internal_xlsx(document) -> bytes:
     header = [
         ("Quote", quote.label),
         ("Copy", INTERNAL_MARK),
-        ("Customer", quote.customer),
+        ("Customer", customer_block(document)[0]),
+        *[
+            ("Address" if i == 0 else "", line)
+            for i, line in enumerate(customer_block(document)[1])
+        ],
         ("Design", _design_text(document)),
         ("Date", document.priced_on),
         ("Valid until", quote.valid_until),
@@ -798,6 +833,10 @@ def _internal_xlsx(document) -> bytes:
         sheet.cell(row=sheet.max_row, column=1).font = bold
         for part in priced.unpriced_parts:
             _append(sheet, [part])
+    if terms_text(document):
+        _append(sheet, [])
+        _append(sheet, ["Terms", terms_text(document)])
+        sheet.cell(row=sheet.max_row, column=1).font = bold
     if quote.notes:
         _append(sheet, [])
         _append(sheet, ["Notes", quote.notes])
@@ -838,11 +877,14 @@ def _csv_money(value: Decimal | None, currency: str) -> str:
 
 def quote_csv(document, audience: str = INTERNAL) -> bytes:
     """The quote's lines as CSV (UTF-8), amounts with two decimals and no thousands separator,
-    an unpriced line with empty price cells; then one ``total`` row.
+    an unpriced line with empty price cells; then one ``total`` row, and a ``terms`` row (the
+    quote's terms in its second cell) when the quote has terms.
 
-    The internal copy has :data:`CSV_COLUMNS` (an unpriced line's status ``unpriced:
-    <reason>``; the total row has the sell total in ``extended_price`` and the cost total in
-    ``unit_cost``), the customer's :data:`CUSTOMER_CSV_COLUMNS` (the total in ``line_total``).
+    The first row names the quote, the customer, (customer's copy) the validity, and the
+    address (one cell, its lines as typed). The internal copy has :data:`CSV_COLUMNS` (an
+    unpriced line's status ``unpriced: <reason>``; the total row has the sell total in
+    ``extended_price`` and the cost total in ``unit_cost``), the customer's
+    :data:`CUSTOMER_CSV_COLUMNS` (the total in ``line_total``).
     """
     _check_audience(audience)
     quote, priced = document.quote, document.priced
@@ -852,9 +894,11 @@ def quote_csv(document, audience: str = INTERNAL) -> bytes:
     def row(values):
         writer.writerow([safe_cell(value) if isinstance(value, str) else value for value in values])
 
+    name, address = customer_block(document)
+    terms = terms_text(document)
     if audience == CUSTOMER:
-        name, _ = customer_lines(quote.customer)
-        row([f"Quote {quote.label}", name, f"valid until {quote.valid_until.isoformat()}"])
+        valid = f"valid until {quote.valid_until.isoformat()}"
+        row([f"Quote {quote.label}", name, valid, *(["\n".join(address)] if address else [])])
         writer.writerow(CUSTOMER_CSV_COLUMNS)
         for line in customer_quote_lines(priced):
             row(
@@ -871,9 +915,11 @@ def quote_csv(document, audience: str = INTERNAL) -> bytes:
         writer.writerow(
             ["total", "", "", "", _csv_money(priced.sell_total, quote.currency), quote.currency]
         )
+        if terms:
+            row(["terms", terms])
         return out.getvalue().encode()
 
-    row([f"Quote {quote.label}", quote.customer])
+    row([f"Quote {quote.label}", name, *(["\n".join(address)] if address else [])])
     writer.writerow(CSV_COLUMNS)
     for line in priced.lines:
         bom_line = line.line
@@ -906,6 +952,8 @@ def quote_csv(document, audience: str = INTERNAL) -> bytes:
         _csv_money(priced.sell_total, quote.currency),
     ]
     writer.writerow([*total, priced.status, f"{quote.currency}"])
+    if terms:
+        row(["terms", terms])
     return out.getvalue().encode()
 
 

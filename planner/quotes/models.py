@@ -22,6 +22,22 @@ QUOTE_PRICE_CONDITIONS = [("new", "New"), ("msrp", "List price (MSRP)"), ("used"
 QUOTE_CATEGORIES = BOM_CATEGORIES
 
 
+#: Limits of the customer-facing texts (checked by :meth:`Quote.clean`: a ``TextField``'s
+#: ``max_length`` is not checked by the model itself).
+CUSTOMER_ADDRESS_MAX_CHARS = 1000
+CUSTOMER_ADDRESS_MAX_LINES = 12
+TERMS_MAX_CHARS = 4000
+
+
+def address_lines(text: str) -> list[str]:
+    """The lines of an address as printed: each without surrounding spaces, blank ones left out.
+
+    >>> address_lines("  1 Main Street\\r\\n\\nSpringfield  ")
+    ['1 Main Street', 'Springfield']
+    """
+    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
 #: Days a new quote stays valid unless another date is chosen.
 QUOTE_VALIDITY_DAYS = 30
 
@@ -123,7 +139,22 @@ class Quote(models.Model):
         editable=False,
         help_text="The margin approved; a changed margin needs a new approval.",
     )
-    customer = models.CharField(max_length=200)
+    customer = models.CharField(
+        max_length=200, help_text="The customer's name, on one line (any script)."
+    )
+    customer_address = models.TextField(
+        blank=True,
+        max_length=CUSTOMER_ADDRESS_MAX_CHARS,
+        help_text="The customer's postal address, one line per line as printed (any script; "
+        f"at most {CUSTOMER_ADDRESS_MAX_LINES} lines and {CUSTOMER_ADDRESS_MAX_CHARS:,} "
+        "characters). Printed under the name on the customer's copy.",
+    )
+    terms = models.TextField(
+        blank=True,
+        max_length=TERMS_MAX_CHARS,
+        help_text="Terms for the customer (payment, delivery, warranty), printed on the "
+        f"customer's copy under Terms; at most {TERMS_MAX_CHARS:,} characters. Optional.",
+    )
     price_book = models.ForeignKey(
         "inventory.PriceBook", on_delete=models.PROTECT, related_name="quotes"
     )
@@ -228,6 +259,17 @@ class Quote(models.Model):
             and self.revision.design_id != self.design_id
         ):
             errors["revision"] = "Choose a revision of this quote's design."
+        if isinstance(self.customer, str) and ("\n" in self.customer or "\r" in self.customer):
+            errors["customer"] = (
+                "Give the customer's name on one line; the address goes in customer_address."
+            )
+        problem = _address_problem(self.customer_address)
+        if problem:
+            errors["customer_address"] = problem
+        if isinstance(self.terms, str) and len(self.terms) > TERMS_MAX_CHARS:
+            errors["terms"] = (
+                f"The terms have {len(self.terms):,} characters; at most {TERMS_MAX_CHARS:,}."
+            )
         if not isinstance(self.currency, str) or len(self.currency) != 3:
             errors["currency"] = "Use a three-letter ISO 4217 code, e.g. USD."
         elif not self.currency.isascii() or not self.currency.isupper():
@@ -257,6 +299,18 @@ class QuoteNumberSequence(models.Model):
 
     def __str__(self):
         return f"{self.year}: {self.last}"
+
+
+def _address_problem(text) -> str:
+    """Why ``text`` is not an address within the limits ("" when it is)."""
+    if not isinstance(text, str):
+        return "Give the address as text."
+    if len(text) > CUSTOMER_ADDRESS_MAX_CHARS:
+        return f"The address has {len(text):,} characters; at most {CUSTOMER_ADDRESS_MAX_CHARS:,}."
+    lines = len(address_lines(text))
+    if lines > CUSTOMER_ADDRESS_MAX_LINES:
+        return f"The address has {lines} lines; at most {CUSTOMER_ADDRESS_MAX_LINES}."
+    return ""
 
 
 def _percent_map_problem(values) -> str:

@@ -113,6 +113,7 @@ __all__ = [
 EDITABLE_FIELDS = (
     "revision",
     "customer",
+    "customer_address",
     "price_book",
     "price_condition",
     "currency",
@@ -120,8 +121,11 @@ EDITABLE_FIELDS = (
     "margin_pct",
     "spares_pct",
     "valid_until",
+    "terms",
     "notes",
 )
+#: Long texts whose old and new values the audit log does not copy (it names the field).
+_AUDIT_TEXTS = ("customer_address", "terms", "notes")
 #: Terms that give prices away (the discounts and margin turn the book's prices into the
 #: customer's) and the internal notes: shown only to users with the price right.
 PRICE_TERMS = ("discounts_pct", "margin_pct", "notes")
@@ -178,6 +182,13 @@ def _decimal_text(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def _lines_text(value) -> str:
+    """Typed multi-line text as stored: ``\n`` line ends, no trailing spaces on a line, no
+    blank lines or spaces around the whole."""
+    lines = [line.rstrip() for line in str(value or "").splitlines()]
+    return "\n".join(lines).strip()
+
+
 def _percent_map(values: Mapping | None) -> dict:
     """Drop zero entries so that stored maps stay small and compare equal; Decimals are
     stored as exact text (``"12.5"``), never floats."""
@@ -210,6 +221,8 @@ def quote_create(
     actor,
     customer: str,
     price_book: PriceBook,
+    customer_address: str = "",
+    terms: str = "",
     revision: DesignRevision | None = None,
     currency: str = "",
     price_condition: str = "new",
@@ -236,6 +249,8 @@ def quote_create(
         design=design,
         revision=revision,
         customer=customer.strip(),
+        customer_address=_lines_text(customer_address),
+        terms=_lines_text(terms),
         price_book=price_book,
         price_condition=price_condition,
         currency=(currency or price_book.currency).strip().upper(),
@@ -292,6 +307,9 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
         changes["currency"] = str(changes["currency"] or "").strip().upper()
     if "customer" in changes:
         changes["customer"] = str(changes["customer"] or "").strip()
+    for name in ("customer_address", "terms"):
+        if name in changes:
+            changes[name] = _lines_text(changes[name])
     before = {name: _plain(getattr(locked, name)) for name in changes}
     for name, value in changes.items():
         setattr(locked, name, value)
@@ -314,7 +332,7 @@ def quote_update(*, quote: Quote, actor, **changes) -> Quote:
                 "fields": {
                     name: {"old": before[name], "new": _plain(getattr(locked, name))}
                     for name in changed
-                    if name != "notes"
+                    if name not in _AUDIT_TEXTS
                 },
                 **({"approval": "withdrawn: the margin changed"} if withdrawn else {}),
             },
@@ -555,6 +573,8 @@ def _snapshot(quote: Quote, document: QuoteDocument) -> dict:
         "price_book": {"slug": quote.price_book.slug, "name": quote.price_book.name},
         "price_condition": quote.price_condition,
         "approval": _approval_record(quote),
+        "customer": {"name": quote.customer, "address": quote.customer_address},
+        "terms": quote.terms,
     }
 
 
@@ -650,9 +670,10 @@ def quote_reprice(
 ) -> Quote:
     """Make the next version of a sent (or expired) quote from current prices.
 
-    The new version is a draft with the same number and terms (customer, book, offers,
-    currency, discounts, margin, spares, notes), for ``revision`` (default: the design's
-    latest), valid for as many days as the sent one was; the sent one becomes superseded.
+    The new version is a draft with the same number and terms (customer and address, book,
+    offers, currency, discounts, margin, spares, terms, notes), for ``revision`` (default: the
+    design's latest), valid for as many days as the sent one was; the sent one becomes
+    superseded.
     :func:`quote_version_diff` compares the two.
 
     Raises
@@ -682,6 +703,8 @@ def quote_reprice(
         version=version,
         previous=locked,
         customer=locked.customer,
+        customer_address=locked.customer_address,
+        terms=locked.terms,
         price_book=locked.price_book,
         price_condition=locked.price_condition,
         currency=locked.currency,
@@ -726,8 +749,9 @@ class QuoteDocument:
     """Everything a quote page, download or API answer shows.
 
     ``priced`` is ``None`` when prices are left out (quantities only). ``frozen`` documents
-    are a sent quote's snapshot: the date, design name, revision and book name are the ones
-    it was sent with.
+    are a sent quote's snapshot: the date, design name, revision, book name, customer name
+    and address and terms are the ones it was sent with. Files print ``customer_name``,
+    ``customer_address`` and ``terms`` from here, never from the quote.
     """
 
     quote: Quote
@@ -739,6 +763,9 @@ class QuoteDocument:
     revision_number: int = 0
     price_book_slug: str = ""
     price_book_name: str = ""
+    customer_name: str = ""
+    customer_address: str = ""
+    terms: str = ""
 
     @property
     def with_prices(self) -> bool:
@@ -755,7 +782,9 @@ class QuoteDocument:
             "design": quote.design_id,
             "design_name": self.design_name,
             "revision": self.revision_number,
-            "customer": quote.customer,
+            "customer": self.customer_name,
+            "customer_address": self.customer_address,
+            "terms": self.terms,
             "valid_until": quote.valid_until.isoformat(),
             "currency": quote.currency,
             "price_book": self.price_book_slug,
@@ -828,12 +857,20 @@ def quote_price(quote: Quote, *, with_prices: bool = True) -> QuoteDocument:
         revision_number=quote.revision.number,
         price_book_slug=quote.price_book.slug,
         price_book_name=quote.price_book.name,
+        customer_name=quote.customer,
+        customer_address=quote.customer_address,
+        terms=quote.terms,
     )
 
 
 def _frozen_document(quote: Quote, *, with_prices: bool) -> QuoteDocument:
     snapshot = quote.snapshot
     bom, priced = thaw(snapshot)
+    # Quotes sent before the snapshot kept them: the quote's own (a sent quote never changes).
+    customer = snapshot.get("customer") or {
+        "name": quote.customer,
+        "address": quote.customer_address,
+    }
     return QuoteDocument(
         quote=quote,
         bom=bom,
@@ -844,6 +881,9 @@ def _frozen_document(quote: Quote, *, with_prices: bool) -> QuoteDocument:
         revision_number=snapshot["revision"],
         price_book_slug=snapshot["price_book"]["slug"],
         price_book_name=snapshot["price_book"]["name"],
+        customer_name=customer["name"],
+        customer_address=customer["address"],
+        terms=snapshot.get("terms", quote.terms),
     )
 
 

@@ -33,10 +33,13 @@ from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
 from planner.quotes.files import network_label
 from planner.quotes.models import (
+    CUSTOMER_ADDRESS_MAX_CHARS,
+    CUSTOMER_ADDRESS_MAX_LINES,
     QUOTE_CATEGORIES,
     QUOTE_EXPIRED,
     QUOTE_PRICE_CONDITIONS,
     QUOTE_VALIDITY_DAYS,
+    TERMS_MAX_CHARS,
     Quote,
     QuoteStatusChoices,
 )
@@ -55,9 +58,16 @@ class QuoteForm(forms.Form):
 
     customer = forms.CharField(
         max_length=200,
-        widget=forms.Textarea({"rows": 3}),
-        help_text="The customer's name on the first line, the address on the lines after it "
-        "(printed as typed, in any script, on the customer's copy).",
+        label="Customer name",
+        help_text="On one line, in any script; printed as typed on the customer's copy.",
+    )
+    customer_address = forms.CharField(
+        required=False,
+        max_length=CUSTOMER_ADDRESS_MAX_CHARS,
+        label="Customer address",
+        widget=forms.Textarea({"rows": 4}),
+        help_text="Printed under the name, one line per line as typed (any script; at most "
+        f"{CUSTOMER_ADDRESS_MAX_LINES} lines).",
     )
     revision = forms.TypedChoiceField(coerce=int, help_text="The revision to quote.")
     price_book = forms.ModelChoiceField(queryset=PriceBook.objects.all(), to_field_name="slug")
@@ -77,7 +87,21 @@ class QuoteForm(forms.Form):
         label="Margin %", initial=0, help_text=MARGIN_RULE, **{**PERCENT, "max_value": 99.99}
     )
     valid_until = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
-    notes = forms.CharField(required=False, max_length=4000, widget=forms.Textarea({"rows": 3}))
+    terms = forms.CharField(
+        required=False,
+        max_length=TERMS_MAX_CHARS,
+        label="Terms for the customer",
+        widget=forms.Textarea({"rows": 4}),
+        help_text="Payment, delivery, warranty: printed under Terms on the customer's copy, "
+        "after the standard lines (currency, validity, spares). Optional.",
+    )
+    notes = forms.CharField(
+        required=False,
+        max_length=4000,
+        label="Internal notes",
+        widget=forms.Textarea({"rows": 3}),
+        help_text="For the sales team: never on the customer's copy.",
+    )
 
     def __init__(self, *args, design, may_view_prices: bool = False, user=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -104,11 +128,13 @@ class QuoteForm(forms.Form):
     def spares_fields(self):
         return self.category_fields("spares")
 
-    def terms(self, design) -> dict:
+    def service_kwargs(self, design) -> dict:
         """Cleaned data as keyword arguments of the quote services."""
         data = self.cleaned_data
-        terms = {
+        kwargs = {
             "customer": data["customer"],
+            "customer_address": data["customer_address"],
+            "terms": data["terms"],
             "revision": selectors.revision_get(design, data["revision"]),
             "price_book": data["price_book"],
             "price_condition": data["price_condition"],
@@ -117,10 +143,10 @@ class QuoteForm(forms.Form):
             "spares_pct": self._per_category("spares"),
         }
         if self.with_price_terms:
-            terms["margin_pct"] = data["margin_pct"]
-            terms["notes"] = data["notes"]
-            terms["discounts_pct"] = self._per_category("discount")
-        return terms
+            kwargs["margin_pct"] = data["margin_pct"]
+            kwargs["notes"] = data["notes"]
+            kwargs["discounts_pct"] = self._per_category("discount")
+        return kwargs
 
     def _per_category(self, prefix: str) -> dict:
         values = {}
@@ -161,6 +187,8 @@ class QuoteForm(forms.Form):
             }
         initial = {
             "customer": quote.customer,
+            "customer_address": quote.customer_address,
+            "terms": quote.terms,
             "revision": quote.revision.number,
             "price_book": quote.price_book,
             "price_condition": quote.price_condition,
@@ -200,12 +228,13 @@ def _form_page(request, design, quote: Quote | None):
         initial=QuoteForm.initial_for(quote, design, may_view_prices=may_view_prices),
     )
     if request.method == "POST" and form.is_valid():
+        kwargs = form.service_kwargs(design)
         try:
             if quote is None:
-                saved = quotes.quote_create(design=design, actor=request.user, **form.terms(design))
+                saved = quotes.quote_create(design=design, actor=request.user, **kwargs)
                 messages.success(request, f"Created quote {saved.number}.")
             else:
-                saved = quotes.quote_update(quote=quote, actor=request.user, **form.terms(design))
+                saved = quotes.quote_update(quote=quote, actor=request.user, **kwargs)
                 messages.success(request, f"Saved quote {saved.number}.")
         except ValidationError as exc:
             form.add_model_errors(exc)

@@ -6,7 +6,8 @@ PDF, XLSX and CSV, fetched through the API in the customer's and the internal ve
 read back (PDF text with pypdf) and every figure on them is checked against the API's priced
 answer: each line's quantity, unit price and line total, the subtotals and the totals, and in
 the internal version also the book price, discount, unit cost, cost and margin. The customer's
-version must hold no cost, discount, margin, price book, seller or note.
+version must hold no cost, discount, margin, price book, seller or note. Both print the
+customer's address under the name and the quote's own terms after the standard ones.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ NAME = "Société Générale Müller"
 #: tests/services/test_quote_pdf.py: a second of font subsetting per file).
 ADDRESS = ["Αθηνών 12, 105 58 Αθήνα", "ул. Ленина 5, Новосибирск", "شارع الملك فهد، الرياض"]
 NOTES = "INTERNAL-NOTE-QQ"
+#: The quote's own terms; the bullet line begins with "-", which a spreadsheet would read as a
+#: formula: its XLSX row is written with a "'" before it.
+TERMS = [
+    "Payment: 30 days net from the invoice date.",
+    "Delivery: 6 weeks after the order.",
+    "- Warranty: 3 years, return to base.",
+]
 #: A figure with two decimals and thousands separators, not a percentage.
 MONEY = r"\d{1,3}(?:,\d{3})*\.\d\d"
 _MONEY_TOKEN = re.compile(rf"(?<![\d.,]){MONEY}(?![\d%]| %)")
@@ -62,7 +70,9 @@ def scene(seed_catalog, prices_visible, api_client):
     quote = quote_create(
         design=design,
         actor=user,
-        customer="\n".join([NAME, *ADDRESS]),
+        customer=NAME,
+        customer_address="\n".join(ADDRESS),
+        terms="\n".join(TERMS),
         price_book=book,
         discounts_pct={"switch": 12.5, "transceiver": 7},
         margin_pct=Decimal("18.5"),
@@ -166,6 +176,10 @@ def test_customer_pdf_shows_the_api_figures_and_no_cost(scene):
     assert all(word in text for word in ADDRESS[2].split())  # right-to-left, word by word
     assert f"Valid until {quote.valid_until.isoformat()}" in text
     assert "Terms" in text and "Quantities include spares." in text
+    # The address under the name; the quote's own terms after the standard ones, as typed.
+    assert text.index(NAME) < text.index(ADDRESS[0]) < text.index(ADDRESS[1])
+    assert text.index("Quantities include spares.") < text.index(TERMS[0])
+    assert all(term in text for term in TERMS)
 
     # Each line: quantity, unit price and line total, in order.
     rows = [m.groups() for line in text.splitlines() if (m := _CUSTOMER_ROW.search(line))]
@@ -208,6 +222,7 @@ def test_internal_pdf_shows_every_api_figure(scene):
     assert f'filename="{quote.number}-v2.pdf"' in response["Content-Disposition"]
     text = "\n".join(_pages(response.content))
     assert files.INTERNAL_MARK in text and NOTES in text and "Docbook Prices" in text
+    assert ADDRESS[0] in text and ADDRESS[1] in text and all(term in text for term in TERMS)
 
     rows = [m for line in text.splitlines() if (m := _INTERNAL_ROW.search(line))]
     assert len(rows) == len(api["lines"])
@@ -250,6 +265,11 @@ def test_customer_xlsx_and_csv_have_the_five_columns_and_the_api_figures(scene):
     header = rows.index(("Part", "Description", "Quantity", "Unit price (USD)", "Line total (USD)"))
     labels = {row[0]: row[1] for row in rows[:header] if row[0]}
     assert labels["Customer"] == NAME and labels["Address"] == ADDRESS[0]
+    first = [row[0] for row in rows].index("Address")
+    assert [row[1] for row in rows[first : first + 3]] == ADDRESS
+    cells = [row[0] for row in rows if isinstance(row[0], str)]
+    typed = cells[cells.index("Terms") :]
+    assert typed[-3:] == [TERMS[0], TERMS[1], f"'{TERMS[2]}"]  # neutralised, not a formula
     assert labels["Quote"] == quote.label
     lines = rows[header + 1 : header + 1 + len(expected)]
     for row, line in zip(lines, expected, strict=True):
@@ -271,14 +291,16 @@ def test_customer_xlsx_and_csv_have_the_five_columns_and_the_api_figures(scene):
 
     text = _get(scene, "csv", "customer").content.decode()
     table = list(csv.reader(io.StringIO(text)))
+    assert table[0][1] == NAME and table[0][3] == "\n".join(ADDRESS)
     assert table[1] == list(files.CUSTOMER_CSV_COLUMNS)
-    for row, line in zip(table[2:-1], expected, strict=True):
+    assert table[-1] == ["terms", "\n".join(TERMS)]
+    for row, line in zip(table[2:-2], expected, strict=True):
         assert int(row[2]) == line["quantity"]
         assert (_d(row[4] or None), row[3]) == (
             line["total"],
             f"{line['unit']:.2f}" if line["unit"] else files.NOT_PRICED,
         )
-    assert Decimal(table[-1][4]) == Decimal(api["totals"]["sell"])
+    assert table[-2][0] == "total" and Decimal(table[-2][4]) == Decimal(api["totals"]["sell"])
     assert not {n for c in costs for n in _formats(c) if n in text} and "Seller" not in text
 
 
@@ -290,7 +312,9 @@ def test_audience_is_chosen_by_query_and_recorded(scene, logged_in_client):
     assert refused.status_code == 400 and "audience" in refused.json()
     page = logged_in_client.get(quote.get_absolute_url()).content.decode()
     assert 'data-testid="quote-pdf-customer"' in page and "Internal PDF" in page
-    assert f"{NAME}<br>{ADDRESS[0]}<br>" in page  # the address lines as typed
+    assert f'data-testid="quote-customer">{NAME}<' in page
+    assert f"{ADDRESS[0]}<br>{ADDRESS[1]}<br>" in page  # the address lines as typed
+    assert TERMS[1] in page
     download = logged_in_client.get(f"{quote.get_absolute_url()}xlsx/?audience=customer")
     assert download.status_code == 200
     assert f'filename="{quote.number}-v2-customer.xlsx"' in download["Content-Disposition"]
@@ -354,3 +378,26 @@ def test_amounts_have_the_places_of_the_currency_and_the_source_its_rate():
     assert files._source(line) == (
         "Seller D, 2026-01-02; 100 USD at 1 USD = 0.9 EUR (2026-01-05, ECB)"
     )
+
+
+def test_typed_texts_never_become_spreadsheet_formulas(scene):
+    """The customer's name, address and terms reach XLSX and CSV cells through the one
+    neutralising function (a "'" before text a spreadsheet would read as a formula), in both
+    copies."""
+    document = dataclasses.replace(
+        quote_price(scene["quote"]),
+        customer_name='=HYPERLINK("http://x","Click")',
+        customer_address="@SUM(A1)\n+1 Main Street",
+        terms="=1+1\n-2",
+    )
+    for audience in files.AUDIENCES:
+        sheet = load_workbook(io.BytesIO(files.quote_xlsx(document, audience))).active
+        cells = [v for row in sheet.iter_rows(values_only=True) for v in row if isinstance(v, str)]
+        for typed in ('=HYPERLINK("http://x","Click")', "@SUM(A1)", "+1 Main Street"):
+            assert f"'{typed}" in cells and typed not in cells, (audience, typed)
+        assert any(cell.startswith("'=1+1") for cell in cells), audience
+        assert not [c for c in cells if c[:1] in ("=", "+", "-", "@")], audience
+        table = list(csv.reader(io.StringIO(files.quote_csv(document, audience).decode())))
+        assert table[0][1] == '\'=HYPERLINK("http://x","Click")', audience
+        assert table[0][-1] == "'@SUM(A1)\n+1 Main Street"
+        assert table[-1] == ["terms", "'=1+1\n-2"]

@@ -111,13 +111,19 @@ def _change_price_part_and_design(design, book, user):
 
 
 def test_a_sent_quote_never_changes(design, book, user):
-    sent = _send(_quote(design, book, user), user)
+    address, terms = "1 Main Street\nSpringfield", "Payment 30 days net."
+    sent = _send(_quote(design, book, user, customer_address=address, terms=terms), user)
     assert sent.status == QuoteStatusChoices.SENT and sent.snapshot["revision"] == 1
+    assert sent.snapshot["customer"] == {"name": "ACME Labs", "address": address}
+    assert sent.snapshot["terms"] == terms
     before = _reads(sent, user)
     assert before["api"]["totals"]["sell"] and before["api"]["frozen"] is True
+    assert "Springfield" in before["pdf"] and terms in before["pdf"]
     draft = _quote(design, book, user)  # priced from the book: changes at once
     draft_switch = quote_price(draft).priced.lines
     _change_price_part_and_design(design, book, user)
+    # Even a change of the stored row (no service allows one) leaves the documents as sent.
+    Quote.objects.filter(pk=sent.pk).update(customer_address="Elsewhere", terms="Other terms")
 
     after = _reads(sent, user)
     for key in ("api", "hidden", "pdf", "pdf_bytes", "xlsx", "csv"):
@@ -148,6 +154,8 @@ def test_steps_the_status_does_not_allow_are_refused_naming_it(design, book, use
     for refused in (
         lambda: _send(quote, user),
         lambda: quote_update(quote=quote, actor=user, customer="Other"),
+        lambda: quote_update(quote=quote, actor=user, customer_address="Other street"),
+        lambda: quote_update(quote=quote, actor=user, terms="Payment on order."),
         lambda: quote_delete(quote=quote, actor=user),
     ):
         with pytest.raises(ValidationError, match=f"Quote {quote.number} is sent"):
@@ -161,6 +169,7 @@ def test_steps_the_status_does_not_allow_are_refused_naming_it(design, book, use
         quote_reprice(quote=quote, actor=user, may_view_prices=True)
     quote.refresh_from_db()
     assert quote.customer == "ACME Labs" and quote.status == "accepted"
+    assert (quote.customer_address, quote.terms) == ("", "")
     changes = list(
         AuditEvent.objects.filter(object_ref=quote.number)
         .order_by("pk")

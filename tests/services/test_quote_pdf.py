@@ -35,7 +35,7 @@ NAMES = {
     "arabic": "شركة الاتصالات السعودية",
     "hebrew": "חברת החשמל לישראל",
 }
-#: An address line in each script (the lines after the name in the customer field).
+#: An address line in each script (the quote's customer_address).
 ADDRESSES = {
     "latin": "Straße des 17. Juni 135, Łódź",
     "greek": "Λεωφόρος Κηφισίας 44, Μαρούσι",
@@ -55,9 +55,9 @@ def document(seed_catalog, user):
     return quote_price(quote)
 
 
-def _with_customer(document, customer):
-    document.quote.customer = customer  # in memory only: the PDF reads the quote as given
-    return document
+def _with_customer(document, name, address="", terms=""):
+    """The document with another customer and terms (the PDF prints the document's)."""
+    return dataclasses.replace(document, customer_name=name, customer_address=address, terms=terms)
 
 
 def _reader(content: bytes) -> PdfReader:
@@ -90,7 +90,7 @@ def _squeeze(text: str) -> str:
 def test_customer_names_in_any_script_print_with_embedded_fonts(document, script):
     """The customer's copy prints the name and the address lines as typed."""
     name, address = NAMES[script], ADDRESSES[script]
-    reader = _reader(quote_pdf(_with_customer(document, f"{name}\n{address}"), CUSTOMER))
+    reader = _reader(quote_pdf(_with_customer(document, name, f"{address}\n{address}"), CUSTOMER))
     text = _text(reader)
     assert "?" * 3 not in text
     for typed in (name, address):
@@ -101,6 +101,8 @@ def test_customer_names_in_any_script_print_with_embedded_fonts(document, script
             assert all(word in _squeeze(text) for word in typed.split())
         else:
             assert typed in text
+    if script not in ("arabic", "hebrew", "cjk"):
+        assert text.count(address) == 2  # both address lines, each as typed
     fonts = _fonts(reader)
     assert any("DejaVuSans" in base for base in fonts)
     assert all("/FontFile2" in d or "/FontFile3" in d for d in fonts.values()), "embedded"
@@ -214,3 +216,43 @@ def test_a_cluster_quote_has_a_subtotal_per_network_in_page_pdf_and_xlsx(
     client.force_login(user)
     page = client.get(quote.get_absolute_url()).content.decode()
     assert 'data-testid="quote-networks"' in page and "Out-of-band management" in page
+
+
+def test_address_block_is_under_the_name_and_terms_follow_the_standard_terms(document):
+    """The address lines print under the name, left-aligned with it, in order; the quote's own
+    terms (here in Greek and CJK, which needs the CJK font) print under Terms after the standard
+    lines; the internal copy prints them too."""
+    terms = "Πληρωμή: 30 ημέρες.\n納期: 6週間\nWarranty: 3 years, return to base."
+    address = "Λεωφόρος Κηφισίας 44\n\n  Μαρούσι 151 24  "
+    content = quote_pdf(_with_customer(document, "Αθηναϊκή Τεχνολογία", address, terms), CUSTOMER)
+    reader = _reader(content)
+    spans = {text: (x, y) for text, x, y in _positions(reader.pages[0])}
+    name = spans["Αθηναϊκή Τεχνολογία"]
+    first, second = spans["Λεωφόρος Κηφισίας 44"], spans["Μαρούσι 151 24"]
+    assert abs(first[0] - name[0]) < 0.5 and abs(second[0] - name[0]) < 0.5
+    assert name[1] > first[1] > second[1]  # PDF y grows upwards: each line under the last
+    assert name[1] - second[1] < 35  # two 5 mm lines (14 pt each): the blank one left out
+    text = _text(reader)
+    standard = text.index("Quantities include spares.")
+    assert text.index("Terms") < standard < text.index("Πληρωμή: 30 ημέρες.")
+    assert text.index("Warranty: 3 years, return to base.") > text.index("Πληρωμή")
+    assert "納期:6週間" in _squeeze(text)
+    assert any("NotoSansCJK" in base for base in _fonts(reader))
+
+    internal = _text(_reader(quote_pdf(_with_customer(document, "N", address, terms))))
+    assert "Μαρούσι 151 24" in internal and "Warranty: 3 years, return to base." in internal
+    assert "Pricing" in internal  # the margin and discounts line is not called Terms
+
+
+def test_long_terms_continue_on_the_next_page(document):
+    """Terms longer than a page are printed whole, the heading kept with the standard lines."""
+    terms = "\n".join(f"Clause {n}: delivery and payment as agreed." for n in range(1, 91))
+    pages = [
+        p.extract_text()
+        for p in _reader(quote_pdf(_with_customer(document, "N", "", terms), CUSTOMER)).pages
+    ]
+    text = "\n".join(pages)
+    assert len(pages) >= 3
+    assert all(f"Clause {n}: delivery" in text for n in range(1, 91))
+    heading = next(i for i, page in enumerate(pages) if "\nTerms\n" in f"\n{page}\n")
+    assert "Quantities include spares." in pages[heading]
