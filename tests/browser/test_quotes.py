@@ -33,7 +33,8 @@ def test_create_a_quote_and_download_its_pdf(live_catalog, browser_login, live_s
     page.get_by_test_id("quotes-link").click()
     page.get_by_role("link", name="New quote").click()
     expect(page).to_have_url(re.compile(r"/quotes/new/$"))
-    page.get_by_label("Customer").fill("Initech")
+    page.get_by_label("Customer name").fill("Initech")
+    page.get_by_label("Customer address").fill("1 Main Street\nSpringfield")
     page.get_by_label("Margin %").fill("15")
     page.get_by_role("group", name="Discount % per category").get_by_label("switch").fill("5")
     page.get_by_role("button", name="Create quote").click()
@@ -42,6 +43,7 @@ def test_create_a_quote_and_download_its_pdf(live_catalog, browser_login, live_s
     number = page.get_by_test_id("quote-number").inner_text().removeprefix("Quote ").strip()
     assert re.fullmatch(r"Q-\d{4}-\d{4}", number)
     expect(page.get_by_test_id("quote-customer")).to_have_text("Initech")
+    expect(page.get_by_test_id("quote-address")).to_have_text("1 Main StreetSpringfield")
     expect(page.get_by_test_id("quote-lines")).to_contain_text("QM9700")
     expect(page.get_by_test_id("quote-total")).to_have_text(re.compile(r"^[\d,]+\.\d\d$"))
 
