@@ -178,7 +178,7 @@ class Filler:
         crawled: dict[str, tuple[dict, str]],
         values: dict[str, list] | None = None,
     ):
-        self.objects = objects  # kind (or "kind:converter") -> value (pk, number, uuid)
+        self.objects = objects  # kind (or "kind:converter") -> value(s) (pk, number, uuid)
         self.crawled = crawled  # route -> (kwargs, query) seen on the owner's pages
         self.values = values or {}  # parameter name -> values to try
 
@@ -196,10 +196,11 @@ class Filler:
             kind = route.object_of(name, segment)
             if kind is not None:
                 # A converter-specific value first: a quote by number under <str:number>.
+                # Several objects of one kind (a job of each kind) are tried in turn.
                 value = self.objects.get(f"{kind}:{converter}", self.objects.get(kind))
                 if value is None:
                     return []
-                values[name] = [value]
+                values[name] = list(value) if isinstance(value, list | tuple) else [value]
             elif name in self.values:
                 values[name] = list(self.values[name])
             elif name in seen_kwargs:
