@@ -94,15 +94,22 @@ class DueHeap:
 
 
 def components(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> tuple[int, np.ndarray]:
-    """Connected components of flows given as incidence entries (``rows`` 0..n_rows-1, every
-    one with an entry; ``cols`` their links): two flows are in one component when a chain of
-    shared links joins them. Returns (count, label per flow); labels are 0..count-1."""
+    """Connected components of flows given as incidence entries (``rows`` 0..n_rows-1 in
+    order, every one with an entry; ``cols`` their links): two flows are in one component
+    when a chain of shared links joins them. Returns (count, label per flow); labels are
+    0..count-1."""
     if n_rows == 0:
         return 0, np.zeros(0, dtype=np.int64)
-    links, col = np.unique(cols, return_inverse=True)
+    used = np.zeros(int(cols.max()) + 1, dtype=bool)
+    used[cols] = True
+    links = np.flatnonzero(used)
+    column = np.zeros(used.size, dtype=np.int64)
+    column[links] = n_rows + np.arange(links.size)
     size = n_rows + links.size
+    indptr = np.full(size + 1, rows.size, dtype=np.int64)
+    indptr[: n_rows + 1] = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=n_rows))))
     graph = sp.csr_matrix(
-        (np.ones(rows.size, dtype=np.int8), (rows, n_rows + col)), shape=(size, size)
+        (np.ones(rows.size, dtype=np.int8), column[cols], indptr), shape=(size, size)
     )
     count, label = csgraph.connected_components(graph, directed=False)
     return count, label[:n_rows].astype(np.int64)  # every component holds a flow

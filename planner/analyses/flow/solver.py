@@ -198,12 +198,8 @@ class Rates:
 
     def resolve_local(self, hurt: np.ndarray, touched: np.ndarray):
         """Re-solve after :meth:`finish`: ``hurt`` with every other flow held, widened until
-        every certificate holds, as :meth:`update` does. The re-solve starts from every running
-        flow on the hurt flows' links (those the first widening would add), which saves
-        widening rounds when many components re-solve at once."""
-        _, cols, _ = gather(self.ptr, self.idx, self.val, hurt)
-        _, flows, _ = gather(self.t_ptr, self.t_idx, self.t_val, unique(cols))
-        return self._resolve(unique(flows[self.running[flows]]), touched)
+        every certificate holds, as :meth:`update` does."""
+        return self._resolve(hurt, touched)
 
     def resolve_closed(self, flows: np.ndarray):
         """Re-solve running flows ``flows`` from their links' full capacity: exact when they are
