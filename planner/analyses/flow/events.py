@@ -19,7 +19,7 @@ from planner.analyses.flow import solver
 from planner.analyses.flow.flows import Flows, sub_flows
 from planner.analyses.flow.incidence import route
 from planner.analyses.flow.network import Network
-from planner.analyses.flow.results import Result, summarize
+from planner.analyses.flow.results import Result, link_bits, summarize
 from planner.analyses.flow.routing import RoutingError, canonical_routing
 from planner.analyses.flow.solver import Rates, gather
 from planner.analyses.flow.symmetry import PLANE_SYMMETRIC_ROUTINGS, plane_links, twins
@@ -253,34 +253,38 @@ def simulate(
     )
     if planes is None:
         run = _run(net, sub, routing, cap, **kw)
-        a, peak, note = run.incidence, run.rates.peak, None
+        bits = link_bits(run.incidence, sub.size * 8.0, net.link_count)
+        peak, build, note = run.rates.peak, None, None
     else:
-        run, a, peak = _run_one_plane(net, sub, routing, cap, planes, qp_scaling, **kw)
+        run, bits, peak, build = _run_one_plane(net, sub, routing, cap, planes, qp_scaling, **kw)
         note = f"{net.planes} identical planes: plane 0 simulated, copied to the others"
     result = summarize(
         net,
         flows,
-        a,
+        bits,
         peak,
         run.rates.solves,
         parent=parent,
         finish=run.finish,
         first_rates=run.first_rates,
         first_bott=run.first_bott,
-        bits=sub.size * 8.0,
         cap=cap,
         events=run.events,
         hot_spot_count=hot_spot_count,
     )
-    result.sub_flows, result.incidence, result.symmetry = sub, a, note
+    result.sub_flows, result.symmetry = sub, note
+    if build is None:
+        result.incidence = run.incidence
+    else:
+        result._build_incidence = build
     return result
 
 
 def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
     """:func:`_run` on plane 0's sub-flows (and those inside a server), copied to the other
-    planes: per sub-flow (finish, first rate, first bottleneck), per link (peak), and the
-    incidence (each twin's row, its links moved to its plane). Returns (run, incidence,
-    peak)."""
+    planes: per sub-flow (finish, first rate, first bottleneck) and per link (bits, peak).
+    Returns (run, link bits, peak, a function that builds the whole incidence: each twin's
+    row, its links moved to its plane)."""
     twin = twins(sub.plane, qp_scaling)
     mine = np.flatnonzero(sub.plane == 0)
     position = np.zeros(len(sub), dtype=np.int64)
@@ -293,20 +297,25 @@ def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
     move = np.tile(np.arange(net.link_count), (planes.shape[0], 1))
     move[:, planes[0]] = planes  # move[p, link of plane 0] = that link in plane p
     peak = run.rates.peak.copy()
+    bits = link_bits(run.incidence, part.size * 8.0, net.link_count)
     for p in range(1, planes.shape[0]):
         peak[planes[p]] = peak[planes[0]]
+        bits[planes[p]] = bits[planes[0]]
     plane = sub.plane
     bott = run.first_bott[of]
     moved = bott >= 0
     bott[moved] = move[plane[moved], bott[moved]]
     run.finish, run.first_rates, run.first_bott = run.finish[of], run.first_rates[of], bott
     small = run.incidence
-    seg, cols, vals = gather(small.indptr, small.indices, small.data, of)
-    full = sp.csr_matrix(
-        (vals, move[plane[seg], cols], np.concatenate(([0], np.cumsum(np.diff(small.indptr)[of])))),
-        shape=(len(sub), net.link_count),
-    )
-    return run, full, peak
+
+    def build():
+        seg, cols, vals = gather(small.indptr, small.indices, small.data, of)
+        indptr = np.concatenate(([0], np.cumsum(np.diff(small.indptr)[of])))
+        return sp.csr_matrix(
+            (vals, move[plane[seg], cols], indptr), shape=(len(sub), net.link_count)
+        )
+
+    return run, bits, peak, build
 
 
 class _Run:

@@ -10,7 +10,16 @@ import numpy as np
 from planner.analyses.flow.flows import Flows
 from planner.analyses.flow.network import Network
 
-__all__ = ["Result", "summarize"]
+__all__ = ["Result", "link_bits", "summarize"]
+
+
+def link_bits(incidence, bits: np.ndarray, link_count: int) -> np.ndarray:
+    """Bits that cross each link over a run: every flow's bits times its share of the link."""
+    return np.bincount(
+        incidence.indices,
+        weights=incidence.data * np.repeat(bits, np.diff(incidence.indptr)),
+        minlength=link_count,
+    )
 
 
 @dataclass
@@ -30,8 +39,21 @@ class Result:
     sub_parent: np.ndarray | None = None  # per sub-flow: index of its flow
     solves: dict = field(default_factory=dict)  # rate solves by kind: full, local, small
     sub_flows: Flows | None = None  # the sub-flows the engine ran (see sub_flows)
-    incidence: object | None = None  # their routes: sub-flows x directed links (CSR)
     symmetry: str | None = None  # how symmetry cut the work (identical planes run once)
+    _incidence: object | None = field(default=None, repr=False)
+    _build_incidence: object | None = field(default=None, repr=False)
+
+    @property
+    def incidence(self):
+        """The sub-flows' routes: sub-flows x directed links (CSR). After a run that copied
+        identical planes it is built on first use (every plane's rows)."""
+        if self._incidence is None and self._build_incidence is not None:
+            self._incidence, self._build_incidence = self._build_incidence(), None
+        return self._incidence
+
+    @incidence.setter
+    def incidence(self, value) -> None:
+        self._incidence, self._build_incidence = value, None
 
     def as_dict(self) -> dict:
         return {
@@ -45,7 +67,7 @@ class Result:
 def summarize(
     net: Network,
     flows: Flows,
-    incidence,
+    link_bits: np.ndarray,
     peak: np.ndarray,
     solves: dict,
     *,
@@ -53,26 +75,20 @@ def summarize(
     finish: np.ndarray,
     first_rates: np.ndarray,
     first_bott: np.ndarray,
-    bits: np.ndarray,
     cap: np.ndarray,
     events: int,
     hot_spot_count: int,
 ) -> Result:
     """The :class:`Result` of a finished run of the sub-flows of ``flows`` (``parent``: each
-    sub-flow's flow; ``finish``, ``first_rates``, ``first_bott`` and ``bits`` per sub-flow;
-    ``incidence`` their routes, ``peak`` each link's highest utilisation, ``solves`` the
-    solver's counts)."""
+    sub-flow's flow; ``finish``, ``first_rates`` and ``first_bott`` per sub-flow;
+    ``link_bits`` what crossed each link over the run (:func:`link_bits`), ``peak`` each
+    link's highest utilisation, ``solves`` the solver's counts)."""
     per_flow = np.full(len(flows), -np.inf)
     np.maximum.at(per_flow, parent, finish)
     rates0 = np.zeros(len(flows))
     np.add.at(rates0, parent, first_rates)
     total = float(per_flow.max()) if len(flows) else 0.0
     span = total - float(flows.start.min()) if len(flows) else 0.0
-    link_bits = np.bincount(
-        incidence.indices,
-        weights=incidence.data * np.repeat(bits, np.diff(incidence.indptr)),
-        minlength=net.link_count,
-    )
     with np.errstate(divide="ignore", invalid="ignore"):
         util = np.where((cap > 0) & (span > 0), link_bits / (cap * span), 0.0)
     fct = per_flow - flows.start
