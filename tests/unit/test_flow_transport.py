@@ -395,3 +395,34 @@ def test_split_modes_route_one_flow_per_leaf_pair_as_every_flow_would(monkeypatc
             assert abs(by_pair - each).max() < 1e-12
             compared += 1
     assert compared == 9
+
+
+@pytest.mark.parametrize("routing", ["spraying", "ib-ar"])
+def test_links_carrying_the_same_flows_alike_run_as_one(routing):
+    # A leaf's sprayed uplinks carry the same flows with the same weights: merged into one
+    # constraint they give the same max-min rates, and unmerged the same routes.
+    from planner.analyses.flow import max_min_rates
+    from planner.analyses.flow.incidence import unmerge
+    from planner.analyses.traffic import all_to_all, permutation
+
+    fabric = toy_fabric(pods=2, servers_per_pod=4, leaves_per_pod=2, spines_per_pod=3, cores=3)
+    base = Network.from_fabric(fabric)
+    merged_any = 0
+    for seed in range(3):
+        net = base.with_failures(random_links=2, seed=seed) if seed else base
+        rng = np.random.default_rng(seed)
+        ranks = np.arange(net.gpu_count)
+        cap = np.where(net.alive, net.capacity, 0.0)
+        for pattern in (permutation(ranks, 1, seed=seed), all_to_all(ranks, 1), incast(ranks, 1)):
+            flows = Flows(pattern.src, pattern.dst, rng.lognormal(15, 1, len(pattern)))
+            full = route(net, flows, routing)
+            small, merged = route(net, flows, routing, merge_links=True)
+            if merged is None:
+                assert abs(small - full).max() == 0
+                continue
+            merged_any += 1
+            assert small.nnz < full.nnz
+            assert (merged <= np.arange(merged.size)).all()  # the lowest index represents
+            assert abs(unmerge(small, merged) - full).max() == 0
+            assert np.allclose(max_min_rates(small, cap), max_min_rates(full, cap), rtol=1e-12)
+    assert merged_any == 9

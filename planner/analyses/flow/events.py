@@ -17,7 +17,7 @@ from scipy.sparse import csgraph
 
 from planner.analyses.flow import solver
 from planner.analyses.flow.flows import Flows, sub_flows
-from planner.analyses.flow.incidence import route
+from planner.analyses.flow.incidence import route, unmerge
 from planner.analyses.flow.network import Network
 from planner.analyses.flow.results import Result, link_bits, summarize
 from planner.analyses.flow.routing import RoutingError, canonical_routing
@@ -253,8 +253,7 @@ def simulate(
     )
     if planes is None:
         run = _run(net, sub, routing, cap, **kw)
-        bits = link_bits(run.incidence, sub.size * 8.0, net.link_count)
-        peak, build, note = run.rates.peak, None, None
+        bits, peak, build, note = run.bits, run.peak, run.full_incidence, None
     else:
         run, bits, peak, build = _run_one_plane(net, sub, routing, cap, planes, qp_scaling, **kw)
         note = f"{net.planes} identical planes: plane 0 simulated, copied to the others"
@@ -273,10 +272,7 @@ def simulate(
         hot_spot_count=hot_spot_count,
     )
     result.sub_flows, result.symmetry = sub, note
-    if build is None:
-        result.incidence = run.incidence
-    else:
-        result._build_incidence = build
+    result._build_incidence = build
     return result
 
 
@@ -296,8 +292,7 @@ def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
     of = position[twin]  # each sub-flow's row in the plane-0 run
     move = np.tile(np.arange(net.link_count), (planes.shape[0], 1))
     move[:, planes[0]] = planes  # move[p, link of plane 0] = that link in plane p
-    peak = run.rates.peak.copy()
-    bits = link_bits(run.incidence, part.size * 8.0, net.link_count)
+    peak, bits = run.peak.copy(), run.bits.copy()
     for p in range(1, planes.shape[0]):
         peak[planes[p]] = peak[planes[0]]
         bits[planes[p]] = bits[planes[0]]
@@ -306,9 +301,9 @@ def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
     moved = bott >= 0
     bott[moved] = move[plane[moved], bott[moved]]
     run.finish, run.first_rates, run.first_bott = run.finish[of], run.first_rates[of], bott
-    small = run.incidence
 
     def build():
+        small = run.full_incidence()
         seg, cols, vals = gather(small.indptr, small.indices, small.data, of)
         indptr = np.concatenate(([0], np.cumsum(np.diff(small.indptr)[of])))
         return sp.csr_matrix(
@@ -319,19 +314,36 @@ def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
 
 
 class _Run:
-    """What one engine run leaves: the solver, per-flow figures, the event count."""
+    """What one engine run leaves: the solver, per-flow figures, the event count, and per
+    link (every link, merged ones too) the peak utilisation and the bits that crossed it."""
 
-    def __init__(self, rates, incidence, finish, first_rates, first_bott, events):
-        self.rates, self.incidence = rates, incidence
+    def __init__(self, rates, incidence, merged, finish, first_rates, first_bott, events, bits):
+        self.rates, self.incidence, self.merged = rates, incidence, merged
         self.finish, self.first_rates, self.first_bott = finish, first_rates, first_bott
         self.events = events
+        self.peak, self.bits = rates.peak, bits
+        if merged is not None:
+            self.peak, self.bits = self.peak[merged], bits[merged]
+
+    def full_incidence(self):
+        """The run's routes with merged links as they were (:func:`unmerge`)."""
+        return self.incidence if self.merged is None else unmerge(self.incidence, self.merged)
 
 
 def _run(
     net: Network, sub: Flows, routing, cap, *, seed, polarization, flowlets, batch_rtol, on_progress
 ):
-    """Route and run sub-flows ``sub`` to completion (see :func:`simulate`)."""
-    a = route(net, sub, routing, seed=seed, polarization=polarization, flowlets=flowlets)
+    """Route and run sub-flows ``sub`` to completion (see :func:`simulate`); links that
+    carry the same flows alike run as one (``route(merge_links=True)``)."""
+    a, merged = route(
+        net,
+        sub,
+        routing,
+        seed=seed,
+        polarization=polarization,
+        flowlets=flowlets,
+        merge_links=True,
+    )
     n = len(sub)
     rates = Rates(a, cap)
     bits = sub.size * 8.0
@@ -428,4 +440,5 @@ def _run(
         if on_progress is not None:
             on_progress(finished_count, n, f"simulated {finished_count:,} of {n:,} flows")
     rates.sync()
-    return _Run(rates, a, finish, first_rates, first_bott, events)
+    bits = link_bits(a, sub.size * 8.0, net.link_count)
+    return _Run(rates, a, merged, finish, first_rates, first_bott, events, bits)

@@ -17,18 +17,58 @@ from planner.analyses.flow.routing import (
     FLOWLETS_MAX,
     RoutingError,
     canonical_routing,
+    mix64,
     route_hops,
 )
 
-__all__ = ["SPLIT_BY_LEAVES", "route"]
+__all__ = ["SPLIT_BY_LEAVES", "route", "unmerge"]
 
 #: Modes whose switch hops depend on the flow's leaves alone (and, for ``ib-ar``, on the bytes
 #: between them): one flow per (source leaf, target leaf) pair is routed, the others copy it.
 SPLIT_BY_LEAVES = ("spraying", "ib-ar")
 
 
-def _route_by_leaf_pair(net, flows, routing, hop, src_leaf, dst_leaf, rows, cols, vals):
-    """Switch hops of flows ``hop`` under a split mode, routed once per leaf pair.
+def _identical_links(net, e_pair, e_col, e_val) -> np.ndarray | None:
+    """Links that carry exactly the same leaf pairs with the same weights and have the same
+    capacity (a leaf's sprayed uplinks, say): the link each one is merged into (the group's
+    lowest index; itself when alone), or None when no two are alike. Groups come from two
+    independent 64-bit hashes of each link's (pair, weight) entries and are then checked
+    entry by entry; a link that differs from its group's first stays alone."""
+    order = np.lexsort((e_pair, e_col))
+    col, pair, val = e_col[order], e_pair[order], e_val[order]
+    starts = np.flatnonzero(np.concatenate(([True], col[1:] != col[:-1])))
+    links = col[starts]
+    count = np.diff(np.append(starts, col.size))
+    key = pair.astype(np.uint64) ^ mix64(val.view(np.uint64))
+    h1 = np.add.reduceat(mix64(key), starts)
+    h2 = np.add.reduceat(mix64(key ^ np.uint64(0x5BD1E9955BD1E995)), starts)
+    cap = np.ascontiguousarray(np.where(net.alive, net.capacity, 0.0)[links]).view(np.uint64)
+    keys = np.stack([h1, h2, count.astype(np.uint64), cap])
+    group_order = np.lexsort(keys[::-1])
+    k = keys[:, group_order]
+    new = np.concatenate(([True], (k[:, 1:] != k[:, :-1]).any(axis=0)))
+    if new.all():
+        return None
+    head = np.empty(links.size, dtype=np.int64)  # per link: the first link of its group
+    head[group_order] = group_order[np.maximum.accumulate(np.where(new, np.arange(new.size), 0))]
+    # check entry by entry against the group's first link (same count by construction)
+    first = starts[head]
+    at = np.repeat(first - starts, count) + np.arange(col.size)
+    same = (pair[at] == pair) & (val[at] == val)
+    alike = np.logical_and.reduceat(same, starts)
+    head = np.where(alike, head, np.arange(links.size))
+    # the group's lowest link index represents it (links are sorted, so take the minimum)
+    lowest = np.full(links.size, links.size, dtype=np.int64)
+    np.minimum.at(lowest, head, np.arange(links.size))
+    merged = np.arange(net.link_count)
+    merged[links] = links[lowest[head]]
+    return merged
+
+
+def _route_by_leaf_pair(net, flows, routing, hop, src_leaf, dst_leaf, rows, cols, vals, merge):
+    """Switch hops of flows ``hop`` under a split mode, routed once per leaf pair; with
+    ``merge``, links that every pair crosses alike become one (:func:`_identical_links`).
+    Returns the merge (each link's representative) or None.
 
     ``spraying`` splits equally at every switch, so a flow's hops depend on its two leaves
     only. ``ib-ar`` levels each switch's ports over groups of flows with the same candidate
@@ -53,7 +93,13 @@ def _route_by_leaf_pair(net, flows, routing, hop, src_leaf, dst_leaf, rows, cols
     position[reps] = np.arange(reps.size)
     e_pair = position[np.concatenate(r_rows)]
     order = np.argsort(e_pair, kind="stable")
+    e_pair = e_pair[order]
     e_col, e_val = np.concatenate(r_cols)[order], np.concatenate(r_vals)[order]
+    merged = _identical_links(net, e_pair, e_col, e_val) if merge else None
+    if merged is not None:  # one entry per (pair, merged link): the group's weights are equal
+        e_col = merged[e_col]
+        keep = np.unique(e_pair * net.link_count + e_col, return_index=True)[1]
+        e_pair, e_col, e_val = e_pair[keep], e_col[keep], e_val[keep]
     count = np.bincount(e_pair, minlength=pair.size)
     start = np.cumsum(count) - count
     per = count[of_flow]
@@ -61,6 +107,7 @@ def _route_by_leaf_pair(net, flows, routing, hop, src_leaf, dst_leaf, rows, cols
     rows.append(np.repeat(hop, per))
     cols.append(e_col[at])
     vals.append(e_val[at])
+    return merged
 
 
 def route(
@@ -71,8 +118,16 @@ def route(
     seed: int = 0,
     polarization: bool = False,
     flowlets: int | None = None,
-) -> sp.csr_matrix:
+    merge_links: bool = False,
+):
     """Weighted incidence (flows x directed links, CSR) of ``flows`` under ``routing``.
+
+    With ``merge_links``, returns (incidence, merged): under ``spraying`` and ``ib-ar`` links
+    that carry the same flows with the same weights and have the same capacity (a leaf's
+    sprayed uplinks) keep only their lowest-indexed link's entries, ``merged[link]`` being
+    that link (None when nothing merged). Their max-min constraints are one and the same, so
+    rates are unchanged; loads and the full incidence follow from ``merged``
+    (:func:`unmerge`).
 
     ``routing`` is one of :data:`~planner.analyses.flow.routing.ROUTINGS` or an alias
     (``adaptive`` = ``spraying``); ``flowlets`` is ``flowlet`` routing's flowlets per flow
@@ -125,8 +180,11 @@ def route(
     src_leaf[fabric_flows] = net.gpu_leaves[src[fabric_flows], fp]
     dst_leaf[fabric_flows] = net.gpu_leaves[dst[fabric_flows], fp]
     hop = fabric_flows[src_leaf[fabric_flows] != dst_leaf[fabric_flows]]
+    merged = None
     if hop.size and routing in SPLIT_BY_LEAVES:
-        _route_by_leaf_pair(net, flows, routing, hop, src_leaf, dst_leaf, rows, cols, vals)
+        merged = _route_by_leaf_pair(
+            net, flows, routing, hop, src_leaf, dst_leaf, rows, cols, vals, merge_links
+        )
     elif hop.size:
         route_hops(
             net,
@@ -147,4 +205,17 @@ def route(
         shape=(n_flows, net.link_count),
     ).tocsr()
     matrix.sum_duplicates()
-    return matrix
+    return (matrix, merged) if merge_links else matrix
+
+
+def unmerge(incidence: sp.csr_matrix, merged: np.ndarray) -> sp.csr_matrix:
+    """The full incidence of a merged one (:func:`route` with ``merge_links``): every entry
+    on a representative link repeated on each link merged into it (rows keep their order;
+    within a row, a group's links follow its representative)."""
+    order = np.argsort(merged, kind="stable")
+    size = np.bincount(merged, minlength=merged.size)
+    first = np.cumsum(size) - size
+    per = size[incidence.indices]
+    at = np.repeat(first[incidence.indices] - (np.cumsum(per) - per), per) + np.arange(per.sum())
+    indptr = np.concatenate(([0], np.cumsum(per)))[incidence.indptr]
+    return sp.csr_matrix((np.repeat(incidence.data, per), order[at], indptr), shape=incidence.shape)
