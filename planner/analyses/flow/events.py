@@ -47,7 +47,7 @@ LOCKSTEP_ROW_LENGTH = 8.0
 RESPLIT = 0.25
 #: A round re-solves a component where a running flow lost its certificate whole while it
 #: holds at most this many running flows (no certificate to check); a larger one locally.
-CLOSED_MAX = 32
+CLOSED_MAX = 0
 
 
 class DueHeap:
