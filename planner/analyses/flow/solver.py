@@ -77,6 +77,9 @@ class Rates:
             self.inverse_capacity = np.where(capacity > 0, 1.0 / capacity, 0.0)
         self.peak = np.zeros(a.shape[1])  # highest load / capacity so far
         self._member = np.zeros(n, dtype=bool)
+        self._link_work = np.diff(self.t_ptr)  # entries on each link
+        self._slowest = np.full(a.shape[1], np.inf)  # scratch of resolve_local, kept at inf
+        self._column = np.zeros(a.shape[1], dtype=np.int64)  # scratch: link -> local column
         self._position = np.zeros(n, dtype=np.int64)
         self._rows: dict = {}  # plain-Python rows of the incidence and of its transpose
         self._link_rows: dict = {}
@@ -206,11 +209,12 @@ class Rates:
         check would add them anyway (this halves the widening rounds of 4,096 lognormal
         flows)."""
         seg, cols, _ = gather(self.ptr, self.idx, self.val, hurt)
-        slowest = np.full(self.capacity.size, np.inf)
+        slowest = self._slowest
         np.minimum.at(slowest, cols, self.rate[hurt][seg])
         links = unique(cols)
         l_seg, flows, _ = gather(self.t_ptr, self.t_idx, self.t_val, links)
         faster = self.running[flows] & (self.rate[flows] > slowest[links][l_seg] * (1 + CHECK_RTOL))
+        slowest[links] = np.inf
         return self._resolve(unique(np.concatenate([hurt, flows[faster]])), touched)
 
     def resolve_closed(self, flows: np.ndarray):
@@ -230,7 +234,7 @@ class Rates:
 
     def _work(self, links: np.ndarray) -> int:
         """Incidence entries on ``links`` (every flow that ever crosses them)."""
-        return int((self.t_ptr[links + 1] - self.t_ptr[links]).sum())
+        return int(self._link_work[links].sum())
 
     # plain Python: a few flows --------------------------------------------------------------
     def _row(self, flow: int) -> tuple[list, list]:
@@ -378,7 +382,8 @@ class Rates:
             if self._work(links) > LOCAL_FRACTION * self.idx.size:
                 return self.solve_all()
             self.solves["local"] += 1
-            column = np.searchsorted(own_links, cols)
+            self._column[own_links] = np.arange(own_links.size)
+            column = self._column[cols]
             own = np.bincount(
                 column, weights=vals * self.rate[flows][seg], minlength=own_links.size
             )
