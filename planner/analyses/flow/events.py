@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from planner.analyses.flow import solver
+import planner.analyses.flow.solver as solver
 from planner.analyses.flow.flows import Flows, sub_flows
 from planner.analyses.flow.incidence import route, unmerge
 from planner.analyses.flow.network import Network
