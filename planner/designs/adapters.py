@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import Count, Max, Sum
+from django.db import connection
 
 from inventory.adapters import part_record
 from inventory.models import CATEGORY_MODELS, Price, PriceBook
@@ -101,15 +101,28 @@ def catalog_fingerprint() -> str:
     """A short hash that changes when any catalog part is added, saved or deleted.
 
     Built from each category's row count, id sum and latest ``updated`` time (one aggregate
-    query per category), so results computed from :func:`catalog_facts` can be reused only
-    while the catalog is unchanged. Parts change through services, which save them (a bulk
-    ``QuerySet.update`` would leave ``updated`` alone: the product never does one on parts).
+    query over every category's table), so results computed from :func:`catalog_facts` can be
+    reused only while the catalog is unchanged. Parts change through services, which save them
+    (a bulk ``QuerySet.update`` would leave ``updated`` alone: the product never does one on
+    parts).
     """
-    digest = hashlib.sha256()
+    quote = connection.ops.quote_name
+    selects = []
     for category, model in CATEGORY_MODELS.items():
-        row = model.objects.aggregate(count=Count("pk"), ids=Sum("pk"), latest=Max("updated"))
-        latest = row["latest"].isoformat() if row["latest"] else ""
-        digest.update(f"{category}:{row['count']}:{row['ids'] or 0}:{latest}|".encode())
+        pk = quote(model._meta.pk.column)
+        updated = quote(model._meta.get_field("updated").column)
+        selects.append(
+            f"SELECT '{category}', COUNT({pk}), SUM({pk}), MAX({updated}) "
+            f"FROM {quote(model._meta.db_table)}"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(selects))
+        rows = {row[0]: row[1:] for row in cursor.fetchall()}
+    digest = hashlib.sha256()
+    for category in CATEGORY_MODELS:
+        count, ids, latest = rows[category]
+        latest = latest.isoformat() if hasattr(latest, "isoformat") else (latest or "")
+        digest.update(f"{category}:{count}:{ids or 0}:{latest}|".encode())
     return digest.hexdigest()[:16]
 
 
