@@ -99,26 +99,14 @@ urlpatterns = [
         {"fmt": "csv"},
         name="design-quote-csv",
     ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/send/",
-        quotes.QuoteTransitionView.as_view(step="send"),
-        name="design-quote-send",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/approve/",
-        quotes.QuoteTransitionView.as_view(step="approve"),
-        name="design-quote-approve",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/accept/",
-        quotes.QuoteTransitionView.as_view(step="accept"),
-        name="design-quote-accept",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/decline/",
-        quotes.QuoteTransitionView.as_view(step="decline"),
-        name="design-quote-decline",
-    ),
+    *[
+        path(
+            f"designs/<int:design_pk>/quotes/<int:pk>/{step}/",
+            quotes.QuoteTransitionView.as_view(step=step),
+            name=f"design-quote-{step}",
+        )
+        for step in ("send", "approve", "accept", "decline")
+    ],
     path(
         "designs/<int:design_pk>/quotes/<int:pk>/reprice/",
         quotes.QuoteRepriceView.as_view(),
