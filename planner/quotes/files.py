@@ -664,23 +664,35 @@ def quote_xlsx(document, audience: str = INTERNAL) -> bytes:
     return _internal_xlsx(document)
 
 
+def _customer_rows(document) -> list[tuple[str, str]]:
+    """The customer's name, then each address line (the first labelled), as sheet rows."""
+    name, address = customer_block(document)
+    return [("Customer", name)] + [
+        ("Address" if i == 0 else "", line) for i, line in enumerate(address)
+    ]
+
+
+def _append_labelled(sheet, rows, bold) -> None:
+    """``(label, value)`` rows, each label in bold."""
+    for label, value in rows:
+        _append(sheet, [label, value])
+        sheet.cell(row=sheet.max_row, column=1).font = bold
+
+
 def _customer_xlsx(document) -> bytes:
     quote, priced = document.quote, document.priced
     book = Workbook()
     sheet = book.active
     sheet.title = "Quote"
     bold = Font(bold=True)
-    name, address = customer_block(document)
-    header = [("Quote", quote.label), ("Customer", name)]
-    header += [("Address" if i == 0 else "", line) for i, line in enumerate(address)]
-    header += [
+    header = [
+        ("Quote", quote.label),
+        *_customer_rows(document),
         ("Date", document.priced_on),
         ("Valid until", quote.valid_until),
         ("Currency", quote.currency),
     ]
-    for label, value in header:
-        _append(sheet, [label, value])
-        sheet.cell(row=sheet.max_row, column=1).font = bold
+    _append_labelled(sheet, header, bold)
     _append(sheet, [])
     currency = quote.currency
     _append(
@@ -739,11 +751,7 @@ def _internal_xlsx(document) -> bytes:
     header = [
         ("Quote", quote.label),
         ("Copy", INTERNAL_MARK),
-        ("Customer", customer_block(document)[0]),
-        *[
-            ("Address" if i == 0 else "", line)
-            for i, line in enumerate(customer_block(document)[1])
-        ],
+        *_customer_rows(document),
         ("Design", _design_text(document)),
         ("Date", document.priced_on),
         ("Valid until", quote.valid_until),
@@ -753,9 +761,7 @@ def _internal_xlsx(document) -> bytes:
         ("Status", priced.status),
         ("Rules", f"{DISCOUNT_RULE} {MARGIN_RULE} {ROUNDING_RULE}"),
     ]
-    for label, value in header:
-        _append(sheet, [label, value])
-        sheet.cell(row=sheet.max_row, column=1).font = bold
+    _append_labelled(sheet, header, bold)
     _append(sheet, [])
     columns = [
         "Part",
