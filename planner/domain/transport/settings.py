@@ -142,6 +142,25 @@ _INTENT = {
     "multiplane_mode": _i("none", "one plane per NIC port unless the spec asks"),
 }
 
+#: The vendor figures of a switch profile; one with no published default is blank.
+_VENDOR_FIELDS = (
+    "lossless_priority",
+    "lossless_dscp",
+    "cnp_priority",
+    "cnp_dscp",
+    "trust",
+    "ecn_min_kb",
+    "ecn_max_kb",
+    "mtu_b",
+    "load_balancing",
+)
+
+
+def _profile(**given: Sourced) -> dict[str, Sourced]:
+    """A switch profile: the ``given`` vendor figures, every other one blank, and the intent."""
+    return {**dict.fromkeys(_VENDOR_FIELDS, _BLANK), **given, **_INTENT}
+
+
 ROCE_PROFILE_DEFAULTS: dict[str, dict[str, Sourced]] = {
     "nvidia-spectrum-x": {
         "lossless_priority": _p(3, CUMULUS_ROCE, "PFC on switch priority 3 (RoCE) in lossless"),
@@ -159,54 +178,18 @@ ROCE_PROFILE_DEFAULTS: dict[str, dict[str, Sourced]] = {
         "load_balancing": _p("adaptive", CUMULUS_AR, "adaptive routing on Spectrum-4 from CL 5.6"),
         **_INTENT,
     },
-    "arista": {
-        "lossless_priority": _i(3, f"EOS maps CS3 to traffic-class 3 for RoCEv2 ({ARISTA_AI})"),
-        "lossless_dscp": _s((24,), ARISTA_AI, "by default EOS maps CS3 to TC3 for RoCEv2"),
-        "cnp_priority": _BLANK,
-        "cnp_dscp": _BLANK,
-        "trust": _BLANK,
-        "ecn_min_kb": _BLANK,
-        "ecn_max_kb": _BLANK,
-        "mtu_b": _BLANK,
-        "load_balancing": _i("ecmp", "routed leaf-spine default; no AR/flowlet unless configured"),
-        **_INTENT,
-    },
-    "cisco": {
-        "lossless_priority": _BLANK,
-        "lossless_dscp": _BLANK,
-        "cnp_priority": _BLANK,
-        "cnp_dscp": _BLANK,
-        "trust": _BLANK,
-        "ecn_min_kb": _BLANK,
-        "ecn_max_kb": _BLANK,
-        "mtu_b": _BLANK,
-        "load_balancing": _p("ecmp", CISCO_HYPERFABRIC_LB, "Hyperfabric: ECMP is the default"),
-        **_INTENT,
-    },
-    "juniper": {
-        "lossless_priority": _BLANK,
-        "lossless_dscp": _BLANK,
-        "cnp_priority": _BLANK,
-        "cnp_dscp": _BLANK,
-        "trust": _BLANK,
-        "ecn_min_kb": _BLANK,
-        "ecn_max_kb": _BLANK,
-        "mtu_b": _BLANK,
-        "load_balancing": _i("ecmp", "routed leaf-spine default; no AR/flowlet unless configured"),
-        **_INTENT,
-    },
-    "custom": {
-        "lossless_priority": _BLANK,
-        "lossless_dscp": _BLANK,
-        "cnp_priority": _BLANK,
-        "cnp_dscp": _BLANK,
-        "trust": _BLANK,
-        "ecn_min_kb": _BLANK,
-        "ecn_max_kb": _BLANK,
-        "mtu_b": _BLANK,
-        "load_balancing": _i("ecmp", "routed leaf-spine default"),
-        **_INTENT,
-    },
+    "arista": _profile(
+        lossless_priority=_i(3, f"EOS maps CS3 to traffic-class 3 for RoCEv2 ({ARISTA_AI})"),
+        lossless_dscp=_s((24,), ARISTA_AI, "by default EOS maps CS3 to TC3 for RoCEv2"),
+        load_balancing=_i("ecmp", "routed leaf-spine default; no AR/flowlet unless configured"),
+    ),
+    "cisco": _profile(
+        load_balancing=_p("ecmp", CISCO_HYPERFABRIC_LB, "Hyperfabric: ECMP is the default"),
+    ),
+    "juniper": _profile(
+        load_balancing=_i("ecmp", "routed leaf-spine default; no AR/flowlet unless configured"),
+    ),
+    "custom": _profile(load_balancing=_i("ecmp", "routed leaf-spine default")),
 }
 
 # Host side (NicQos QoS fields) per NIC profile.
