@@ -1,6 +1,11 @@
 """The models of the ``planner`` app, each defined in its concern's package and gathered here
 for Django (app label ``planner``; migrations refer to ``planner.models``)."""
 
+from planner.asbuilt.models import (
+    FieldImport,
+    FieldImportFormatChoices,
+    FieldImportKindChoices,
+)
 from planner.audit.models import AuditActionChoices, AuditEvent
 from planner.designs.models import (
     Design,
@@ -20,6 +25,9 @@ __all__ = [
     "DesignRevision",
     "DesignRevisionKindChoices",
     "DesignSharingChoices",
+    "FieldImport",
+    "FieldImportFormatChoices",
+    "FieldImportKindChoices",
     "Quote",
     "QuoteNumberSequence",
     "RevisionImmutableError",

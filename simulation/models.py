@@ -20,6 +20,8 @@ class JobKindChoices(models.TextChoices):
     POWER = "power", "Power budget"
     SIMULATE = "simulate", "Flow simulation"
     SWEEP = "sweep", "Parameter sweep"
+    SIZE_SWEEP = "size_sweep", "Message-size sweep"
+    WHATIF = "whatif", "What-if failure"
 
 
 #: Statuses after which a job never changes.

@@ -25,9 +25,12 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "psu_count",
         "psu_rating_w",
         "buffer_mb",
+        "latency_ns",
+        "forwarding_mode",
         "cage_groups",
         "lpo_validated",
         "fec_modes",
+        "mtbf_hours",
     ),
     "nic": (
         "host_interface",
@@ -41,6 +44,7 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "limits",
         "lpo_validated",
         "fec_modes",
+        "mtbf_hours",
     ),
     "server": (
         "kind",
@@ -62,6 +66,7 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "psu_rating_w",
         "lpo_validated",
         "fec_modes",
+        "mtbf_hours",
     ),
     "transceiver": (
         "form_factor",
@@ -97,6 +102,8 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "fec",
         "host_serdes_note",
         "rated_with_patch_panels",
+        "latency_ns",
+        "mtbf_hours",
     ),
     "cable": (
         "cable_type",
@@ -118,6 +125,9 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "max_length_m",
         "power_end_a_w",
         "power_end_b_w",
+        "latency_ns",
+        "propagation_ns_per_m",
+        "mtbf_hours",
     ),
     "fiber": (
         "fiber_type",
@@ -130,6 +140,7 @@ SPEC_FIELDS: dict[str, tuple[str, ...]] = {
         "lengths_m",
         "max_length_m",
         "for_pmd",
+        "propagation_ns_per_m",
     ),
     "rack": ("rack_units", "power_kw", "cooling_kw", "cooling", "width_mm", "depth_mm"),
 }

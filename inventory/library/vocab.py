@@ -75,6 +75,7 @@ AIRFLOWS = [
     ("hybrid", "Hybrid"),
 ]
 COOLING = [("air", "Air"), ("liquid", "Liquid"), ("hybrid", "Hybrid")]
+FORWARDING_MODES = [("cut-through", "Cut-through"), ("store-and-forward", "Store-and-forward")]
 SIDES = [("switch", "Switch side"), ("host", "Host (NIC) side"), ("any", "Either side")]
 DSP = [("dsp", "DSP"), ("linear", "Linear (LPO)"), ("lro", "Linear receive (LRO)")]
 #: Where a module's FEC runs. ``host-kp4`` and ``host-rs544`` name the same code, RS(544,514)

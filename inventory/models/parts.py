@@ -223,6 +223,17 @@ class SwitchModel(CatalogPart):
         "lanes_per_port, lane_rate_gbps, modulation, breakouts, breakout_scope, "
         "max_module_power_w}]",
     )
+    latency_ns = _float(
+        verbose_name="port-to-port latency (ns)",
+        help_text="Port-to-port latency as the vendor publishes it (and the forwarding mode it "
+        "was measured in).",
+    )
+    forwarding_mode = _choice(vocab.FORWARDING_MODES)
+    mtbf_hours = _float(
+        verbose_name="MTBF (hours)",
+        help_text="Mean time between failures as published or inferred (with its source and "
+        "grade); the expected-failures estimate reads 8,760 / MTBF failures per part-year.",
+    )
     lpo_validated, fec_modes = _host_facts()
     # Derived from cage_groups, for filtering and sorting.
     port_speed_gbps = _int(editable=False, verbose_name="port speed (Gb/s)")
@@ -264,6 +275,11 @@ class NICModel(CatalogPart):
     aux_power_required = models.BooleanField(null=True, blank=True)
     limits = models.JSONField(
         default=list, blank=True, help_text="[{code, message, ...}] machine-readable limits"
+    )
+    mtbf_hours = _float(
+        verbose_name="MTBF (hours)",
+        help_text="Mean time between failures as published or inferred (with its source and "
+        "grade); the expected-failures estimate reads 8,760 / MTBF failures per part-year.",
     )
     lpo_validated, fec_modes = _host_facts()
     form_factors = models.CharField(max_length=100, blank=True, editable=False)
@@ -314,6 +330,11 @@ class ServerModel(CatalogPart):
     weight_kg = _float()
     psu_count = _int()
     psu_rating_w = _float()
+    mtbf_hours = _float(
+        verbose_name="MTBF (hours)",
+        help_text="Mean time between failures as published or inferred (with its source and "
+        "grade); the expected-failures estimate reads 8,760 / MTBF failures per part-year.",
+    )
     lpo_validated, fec_modes = _host_facts()
     port_speed_gbps = _int(editable=False, verbose_name="compute port speed (Gb/s)")
     compute_port_count = _int(editable=False)
@@ -393,6 +414,15 @@ class Transceiver(CatalogPart):
         verbose_name="host SerDes note",
         help_text="What a linear module needs from the host SerDes (rule 25).",
     )
+    latency_ns = _float(
+        verbose_name="added latency (ns)",
+        help_text="Latency the part's electronics add (PHY, DSP, FEC or retimer), as published.",
+    )
+    mtbf_hours = _float(
+        verbose_name="MTBF (hours)",
+        help_text="Mean time between failures as published or inferred (with its source and "
+        "grade); the expected-failures estimate reads 8,760 / MTBF failures per part-year.",
+    )
     rated_with_patch_panels = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
@@ -427,6 +457,19 @@ class CableAssembly(CatalogPart):
     lane_rate_gbps = _int()
     modulation = _choice(vocab.MODULATIONS)
     protocols = models.JSONField(default=list, blank=True)
+    latency_ns = _float(
+        verbose_name="added latency (ns)",
+        help_text="Latency the part's electronics add (PHY, DSP, FEC or retimer), as published.",
+    )
+    propagation_ns_per_m = _float(
+        verbose_name="propagation delay (ns/m)",
+        help_text="Signal propagation delay per metre of cable, as published.",
+    )
+    mtbf_hours = _float(
+        verbose_name="MTBF (hours)",
+        help_text="Mean time between failures as published or inferred (with its source and "
+        "grade); the expected-failures estimate reads 8,760 / MTBF failures per part-year.",
+    )
     lengths_m = models.JSONField(default=list, blank=True)
     max_length_m = _float()
     power_end_a_w = _float(help_text="Power of the A (head) end.")
@@ -455,6 +498,10 @@ class FiberCable(CatalogPart):
     connector_b = _choice(vocab.CONNECTORS)
     fiber_count = models.PositiveSmallIntegerField(null=True, blank=True)
     polarity = models.CharField(max_length=20, blank=True)
+    propagation_ns_per_m = _float(
+        verbose_name="propagation delay (ns/m)",
+        help_text="Signal propagation delay per metre of cable, as published.",
+    )
     lengths_m = models.JSONField(default=list, blank=True)
     max_length_m = _float()
     for_pmd = models.JSONField(default=list, blank=True)

@@ -20,10 +20,12 @@ The ladder, bottom up (README, "Where things live"):
 7. ``planner.outputs``: bill of materials, cabling plan and exports of a revision.
 8. ``planner.quotes``: priced quotes (read designs and outputs).
 9. ``simulation``: jobs, which run the analyses on designs, their pages and API.
-10. Pages and API views of designs, outputs, quotes and the audit log, the navigation (home,
+10. ``planner.asbuilt``: what the built fabric reports (cabling, counters) checked against a
+    revision and its jobs' results.
+11. Pages and API views of designs, outputs, quotes, as-built imports and the audit log, the navigation (home,
     search) and the catalog hooks' answers. (The designs' API serializers stay with designs:
     the jobs' API reuses their problem shape.)
-11. The project: settings, URLs, Celery app, middleware; the CLI; the admin; the app config
+12. The project: settings, URLs, Celery app, middleware; the CLI; the admin; the app config
     and the model index Django loads.
 """
 
@@ -48,6 +50,7 @@ LADDER: list[tuple[str, ...]] = [
     ("planner.outputs",),
     ("planner.quotes",),
     ("simulation",),
+    ("planner.asbuilt",),
     (
         "planner.designs.views",
         "planner.designs.api.views",
@@ -59,6 +62,8 @@ LADDER: list[tuple[str, ...]] = [
         "planner.quotes.api",
         "planner.audit.views",
         "planner.audit.api",
+        "planner.asbuilt.views",
+        "planner.asbuilt.api",
         "planner.navigation",
         "planner.catalog_hooks",
     ),
