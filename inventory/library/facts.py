@@ -239,6 +239,51 @@ def optics_facts_of(part: Mapping) -> dict:
     }
 
 
+#: The latency facts of a part record (issue 23), as :func:`latency_facts_of` gives them.
+LATENCY_FACT_KEYS = ("latency_ns", "forwarding_mode", "propagation_ns_per_m", "passive")
+
+#: Cable assemblies and fibres with no active parts: they add no latency beyond propagation.
+PASSIVE_CABLE_TYPES = ("dac",)
+
+
+def latency_facts_of(part: Mapping | None) -> dict:
+    """A part record's latency facts (issue 23), unknowns as None.
+
+    ``latency_ns``: a switch's port-to-port latency, or what a transceiver or an active
+    cable adds (its PHY, DSP, FEC), as published; ``forwarding_mode`` (``cut-through`` |
+    ``store-and-forward``, switches); ``propagation_ns_per_m`` (cables and fibres);
+    ``passive``: a fibre or a passive copper cable (DAC), whose added latency is nothing but
+    its propagation, so ``latency_ns`` is 0 for it. An active cable (ACC, AEC, AOC) or a
+    module without a published figure keeps ``latency_ns`` None (unknown, never zero).
+
+    Examples
+    --------
+    >>> latency_facts_of({"category": "cable", "cable_type": "dac", "propagation_ns_per_m": 4.5})
+    {'latency_ns': 0.0, 'forwarding_mode': None, 'propagation_ns_per_m': 4.5, 'passive': True}
+    >>> latency_facts_of({"category": "cable", "cable_type": "aec"})["latency_ns"] is None
+    True
+    >>> switch = latency_facts_of({"category": "switch", "latency_ns": 150,
+    ...                            "forwarding_mode": "cut-through"})
+    >>> switch["latency_ns"], switch["forwarding_mode"], switch["passive"]
+    (150.0, 'cut-through', False)
+    """
+    part = part or {}
+    category = part.get("category")
+    passive = category == "fiber" or (
+        category == "cable" and part.get("cable_type") in PASSIVE_CABLE_TYPES
+    )
+    latency = part.get("latency_ns")
+    if latency is None and passive:
+        latency = 0.0
+    propagation = part.get("propagation_ns_per_m")
+    return {
+        "latency_ns": float(latency) if latency is not None else None,
+        "forwarding_mode": part.get("forwarding_mode") or None,
+        "propagation_ns_per_m": float(propagation) if propagation is not None else None,
+        "passive": passive,
+    }
+
+
 def port_speeds_of(part: Mapping) -> set[int]:
     """Logical port speeds (Gb/s) a transceiver runs: its port speed (or module speed per
     port) and the per-port speed of each breakout it lists.
@@ -400,6 +445,8 @@ __all__ = [
     "cages_of",
     "data_groups",
     "fiber_of",
+    "LATENCY_FACT_KEYS",
+    "latency_facts_of",
     "legs_of",
     "OPTICS_FACT_KEYS",
     "optic_of",

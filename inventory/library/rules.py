@@ -19,6 +19,7 @@ from inventory.library.vocab import (
     FEC,
     FIBER_GRADES,
     FORM_FACTORS,
+    FORWARDING_MODES,
     GRADES,
     MODULATIONS,
     PORT_ROLES,
@@ -257,8 +258,10 @@ def check_switch(v: dict) -> Iterator[Violation]:
             "weight_kg",
             "psu_rating_w",
             "buffer_mb",
+            "latency_ns",
         ],
     )
+    yield from _check_choice(v.get("forwarding_mode"), values(FORWARDING_MODES), "forwarding_mode")
     yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
     yield from _check_groups(v.get("cage_groups"), "cage_groups", cage=True)
 
@@ -311,7 +314,15 @@ def check_transceiver(v: dict) -> Iterator[Violation]:
         )
     yield from check_positive(
         v,
-        ["speed_gbps", "port_speed_gbps", "reach_m", "lane_rate_gbps", "wavelength_nm", "baud_gbd"],
+        [
+            "speed_gbps",
+            "port_speed_gbps",
+            "reach_m",
+            "lane_rate_gbps",
+            "wavelength_nm",
+            "baud_gbd",
+            "latency_ns",
+        ],
     )
     yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
     yield from _check_list_of(v.get("fiber_grades"), values(FIBER_GRADES), "fiber_grades")
@@ -423,7 +434,17 @@ def _check_lengths(v: dict) -> Iterator[Violation]:
 
 
 def check_cable(v: dict) -> Iterator[Violation]:
-    yield from check_positive(v, ["speed_gbps", "leg_speed_gbps", "max_length_m", "lane_rate_gbps"])
+    yield from check_positive(
+        v,
+        [
+            "speed_gbps",
+            "leg_speed_gbps",
+            "max_length_m",
+            "lane_rate_gbps",
+            "latency_ns",
+            "propagation_ns_per_m",
+        ],
+    )
     yield from _check_lengths(v)
     yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
     for name in ("power_end_a_w", "power_end_b_w"):
@@ -458,7 +479,7 @@ def check_cable(v: dict) -> Iterator[Violation]:
 
 
 def check_fiber(v: dict) -> Iterator[Violation]:
-    yield from check_positive(v, ["max_length_m", "fiber_count"])
+    yield from check_positive(v, ["max_length_m", "fiber_count", "propagation_ns_per_m"])
     yield from _check_lengths(v)
     yield from _check_choice(v.get("connector_a"), values(CONNECTORS), "connector_a")
     yield from _check_choice(v.get("connector_b"), values(CONNECTORS), "connector_b")

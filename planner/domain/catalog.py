@@ -9,7 +9,15 @@ A transceiver's record in :attr:`CatalogFacts.parts` carries its optical budget 
 the keys of :data:`inventory.library.facts.OPTICS_FACT_KEYS`: ``phy``, ``channel_il_max_db``
 ({fiber grade: dB}), ``reach_m_by_grade``, ``tx_avg_min_dbm``, ``rx_avg_min_dbm`` (per lane),
 ``fec``, ``linear``, ``host_serdes_note`` and ``rated_with_patch_panels`` (None, ``""`` or 0
-when unknown; see :func:`inventory.library.facts.optics_facts_of`). The reference table of
+when unknown; see :func:`inventory.library.facts.optics_facts_of`).
+
+Latency facts (issue 23)
+------------------------
+Every record carries its spec's ``latency_ns``, ``forwarding_mode`` and
+``propagation_ns_per_m`` (None when unknown); :func:`inventory.library.facts.latency_facts_of`
+reads them (a fibre or passive DAC adds 0 ns beyond propagation) and a switch's
+:class:`DeviceModel` has ``latency_ns`` and ``forwarding_mode``. The analysis is
+:mod:`planner.analyses.latency`. The reference table of
 fiber attenuation, mated-pair and splice losses is :attr:`CatalogFacts.optics`, an
 :class:`inventory.library.optics.OpticsTable` (the seed's ``optics.yaml`` unless given):
 ``facts.optics.attenuation_db_per_km("OM4", "worst")``, ``facts.optics.mated_pair_db(
@@ -21,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inventory.library.facts import data_groups, optics_facts_of
+from inventory.library.facts import data_groups, latency_facts_of, optics_facts_of
 from inventory.library.optics import OpticsTable, seed_optics
 from inventory.library.rules import parse_breakout
 
@@ -102,6 +110,10 @@ class DeviceModel:
     # Published systems per rack (NVIDIA: four DGX B300 per rack), for a layout without a
     # height (its source is in the part's provenance).
     systems_per_rack: int | None = None
+    # A switch's port-to-port latency (ns) and forwarding mode as published (issue 23; None:
+    # unknown); the analysis reads them through inventory.library.facts.latency_facts_of.
+    latency_ns: float | None = None
+    forwarding_mode: str | None = None
 
     @property
     def is_rack_system(self) -> bool:
@@ -206,6 +218,7 @@ def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> De
     trays = spec.get("trays") if isinstance(spec.get("trays"), dict) else {}
     compute_trays = trays.get("compute") if spec.get("kind") == "rack-system" else None
     systems_per_rack = spec.get("systems_per_rack")
+    latency = latency_facts_of({"category": category, **spec})
     return DeviceModel(
         slug=slug,
         category=category,
@@ -220,6 +233,8 @@ def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> De
         protocols=tuple(spec.get("protocols") or ()),
         airflow=spec.get("airflow"),
         name=name,
+        latency_ns=latency["latency_ns"],
+        forwarding_mode=latency["forwarding_mode"],
     )
 
 
