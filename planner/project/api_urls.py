@@ -3,6 +3,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
+from planner.asbuilt.api import counters as asbuilt_counters
 from planner.audit import api as audit
 from planner.designs.api import canvas, optical, transport, views, wizard
 from planner.outputs import api as outputs
@@ -56,6 +57,11 @@ urlpatterns = [
         "designs/<int:design_pk>/revisions/<int:number>/optical-budget/",
         optical.RevisionOpticalBudgetView.as_view(),
         name="design-revision-optical-budget",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/counters/",
+        asbuilt_counters.RevisionCountersView.as_view(),
+        name="design-revision-counters",
     ),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/transport-comparison/",
