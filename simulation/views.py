@@ -11,6 +11,7 @@ from planner.designs.selectors import design_get_for
 from simulation import presentation
 from simulation.models import Job, JobKindChoices
 from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale, max_attempts
+from simulation.size_sweep_chart import size_sweep_context
 from simulation.sweep_chart import sweep_context
 
 DESIGN_KINDS = (
@@ -18,7 +19,14 @@ DESIGN_KINDS = (
     JobKindChoices.POWER,
     JobKindChoices.SIMULATE,
     JobKindChoices.SWEEP,
+    JobKindChoices.SIZE_SWEEP,
 )
+SIZE_SWEEP_FIELDS = {
+    "traffic": str,
+    "gpus": int,
+    "switch_latency_ns": float,
+    "overhead_us": float,
+}
 SIMULATE_FIELDS = {
     "traffic": str,
     "routing": str,
@@ -113,6 +121,8 @@ def job_detail(request, pk):
     }
     if job.kind == JobKindChoices.SWEEP:
         context["sweep"] = sweep_context(job)
+    if job.kind == JobKindChoices.SIZE_SWEEP:
+        context["ss"] = size_sweep_context(job)
     return render(request, "simulation/job_detail.html", context)
 
 
@@ -156,7 +166,9 @@ def job_start_for_design(request, design_pk):
     kind = request.POST.get("kind")
     if kind not in DESIGN_KINDS:
         messages.error(
-            request, "Choose a validation, a power budget, a flow simulation or a sweep."
+            request,
+            "Choose a validation, a power budget, a flow simulation, a sweep or a message-size "
+            "sweep.",
         )
         return redirect(design)
     revision = design.revisions.defer("topology").order_by("-number").first()
@@ -176,8 +188,12 @@ def job_start_for_design(request, design_pk):
         except ValueError as exc:
             messages.error(request, str(exc))
             return redirect(design)
-    if kind == JobKindChoices.SIMULATE:
-        for field, cast in SIMULATE_FIELDS.items():
+    fields = {
+        JobKindChoices.SIMULATE: SIMULATE_FIELDS,
+        JobKindChoices.SIZE_SWEEP: SIZE_SWEEP_FIELDS,
+    }.get(kind)
+    if fields:
+        for field, cast in fields.items():
             value = (request.POST.get(field) or "").strip()
             if not value:
                 continue

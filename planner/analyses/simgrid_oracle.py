@@ -6,9 +6,9 @@ is a star zone with one source host per flow, whose route to the centre is the f
 path, and one sink host reached from the centre by an empty route: every flow keeps its own
 route (two flows between the same GPUs may take different ECMP paths) and the platform grows
 with the flows' route entries only (a full zone keeps a host x host route table: 8.6 GB at
-32,768 hosts). Links have the flows' bandwidths and zero latency, under the pure max-min model:
-``network/model:CM02``, no cross traffic, ``network/bandwidth-factor:1``, a huge
-``TCP-gamma``, and tight solver precisions.
+32,768 hosts). Links have the flows' bandwidths and zero latency (or the ``latencies``
+given), under the pure max-min model: ``network/model:CM02``, no cross traffic,
+``network/bandwidth-factor:1``, a huge ``TCP-gamma``, and tight solver precisions.
 Only single-path (0/1) routes can be expressed; sizes are whole bytes.
 """
 
@@ -42,7 +42,10 @@ if spec["one_core"]:
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 engine = Engine(["oracle"] + spec["config"])
 zone = NetZone.create_star_zone("fabric")
-links = [zone.create_link(f"l{i}", bw).set_latency(0) for i, bw in enumerate(spec["bandwidth"])]
+latency = spec.get("latency") or [0.0] * len(spec["bandwidth"])
+links = [
+    zone.create_link(f"l{i}", bw).set_latency(latency[i]) for i, bw in enumerate(spec["bandwidth"])
+]
 flows = spec["flows"]
 sink = zone.create_host("sink", 1e9)
 zone.add_route(None, sink.netpoint, None, None, [], False)
@@ -82,13 +85,16 @@ def simgrid_finish_times(
     capacities,
     sizes,
     *,
+    latencies=None,
     one_core: bool = True,
     python: str = SYSTEM_PYTHON,
     timeout: float = 600,
 ) -> tuple[np.ndarray, float]:
     """Finish time of each flow (row of a 0/1 incidence; sizes in bytes, capacities in bit/s)
     under SimGrid's max-min solver, and SimGrid's own run time in seconds (``engine.run()``
-    alone, after the platform is built).
+    alone, after the platform is built). ``latencies`` (seconds per link, default 0): SimGrid
+    runs each communication's route latency first, then its transfer; under CM02 a link is
+    then shared in inverse proportion to the flows' latencies (equal shares for equal ones).
 
     SimGrid runs its actors as threads that hand over to one another (the Python bindings
     use thread contexts); with ``one_core`` (default) the process is pinned to one core,
@@ -101,6 +107,9 @@ def simgrid_finish_times(
         raise ValueError("SimGrid takes single-path routes only (0/1 incidence)")
     used, remap = np.unique(a.indices, return_inverse=True)
     bandwidth = (np.asarray(capacities, dtype=float)[used] / 8.0).tolist()  # bytes/s
+    latency = None
+    if latencies is not None:
+        latency = np.asarray(latencies, dtype=float)[used].tolist()  # seconds
     sizes = np.asarray(sizes)
     if not np.all(sizes == np.round(sizes)):
         raise ValueError("SimGrid takes whole bytes")
@@ -110,7 +119,13 @@ def simgrid_finish_times(
         script = Path(tmp) / "runner.py"
         spec.write_text(
             json.dumps(
-                {"config": CONFIG, "bandwidth": bandwidth, "flows": flows, "one_core": one_core}
+                {
+                    "config": CONFIG,
+                    "bandwidth": bandwidth,
+                    "latency": latency,
+                    "flows": flows,
+                    "one_core": one_core,
+                }
             )
         )
         script.write_text(RUNNER)

@@ -288,6 +288,46 @@ def _check_sweep_routing(cleaned: dict) -> None:
         )
 
 
+def _clean_size_sweep(parameters: dict) -> dict:
+    """A message-size sweep: the ring collective (``traffic``), ``routing`` (a mode or an old
+    name; the design's when not given), ``gpus`` (whole servers from the first; every GPU when
+    not given), ``seed`` (ECMP hashing), ``switch_latency_ns`` (every switch's port-to-port
+    latency instead of the catalog's) and ``overhead_us`` (a fixed cost per ring step)."""
+    from planner.analyses.flow import ROUTING_ALIASES, ROUTINGS, canonical_routing
+    from planner.analyses.size_sweep import TRAFFICS
+
+    _only(parameters, {"traffic", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us"})
+    traffic = parameters.get("traffic") or "all-reduce"
+    if traffic not in TRAFFICS:
+        raise _problem(f"traffic: one of {', '.join(TRAFFICS)} (got {traffic!r})")
+    cleaned = {"traffic": traffic}
+    routing = parameters.get("routing")
+    if routing:
+        try:
+            cleaned["routing"] = canonical_routing(routing)
+        except (ValueError, TypeError):
+            names = ", ".join(ROUTINGS + tuple(ROUTING_ALIASES))
+            raise _problem(f"routing: one of {names} (got {routing!r})") from None
+    for key, low, high in (("gpus", 2, 2_000_000), ("seed", 0, 2**31 - 1)):
+        value = _number(parameters, key, low=low, high=high)
+        if value is not None:
+            if value != int(value):
+                raise _problem(f"{key}: a whole number (got {value!r})")
+            cleaned[key] = int(value)
+    cleaned.setdefault("seed", 0)
+    for key, high in (("switch_latency_ns", 1e6), ("overhead_us", 1e4)):
+        value = _number(parameters, key, low=0, high=high)
+        if value is not None:
+            cleaned[key] = float(value)
+    return cleaned
+
+
+def _check_size_sweep(parameters: dict, design_revision) -> None:
+    """Without a ``routing``, the one the revision's transport settings give."""
+    if "routing" not in parameters:
+        parameters["routing"] = design_transport_defaults(design_revision).routing
+
+
 def _switch_links(design_revision) -> int | None:
     """The switch-to-switch links of the revision (what ``fail_links`` picks from), from its
     summary; None when the summary does not say."""
@@ -405,6 +445,25 @@ def _run_simulate(job: Job, on_progress: Progress) -> dict:
     return fabric_simulate(fabric=fabric, on_progress=on_progress, **scenario_of(job.parameters))
 
 
+def _run_size_sweep(job: Job, on_progress: Progress) -> dict:
+    """busbw against message size (:func:`planner.analyses.size_sweep.run_size_sweep`), with
+    the catalog's link and switch latencies."""
+    from planner.analyses.size_sweep import catalog_latency, run_size_sweep
+
+    fabric, facts = _revision_fabric(job, on_progress)
+    link_ns, node_ns, notes = catalog_latency(fabric, facts)
+    keys = ("traffic", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us")
+    params = {key: job.parameters[key] for key in keys if key in job.parameters}
+    return run_size_sweep(
+        fabric,
+        link_ns=link_ns,
+        node_ns=node_ns,
+        notes=notes,
+        on_progress=on_progress,
+        **params,
+    )
+
+
 # --- outcomes (the one line a jobs list shows) ---------------------------------------------------
 
 
@@ -462,6 +521,18 @@ def _outcome_sweep(result: dict) -> str:
     return text
 
 
+def _outcome_size_sweep(result: dict) -> str:
+    points = result.get("points") or []
+    if not points:
+        return "no sizes"
+    last = points[-1]
+    return (
+        f"{result.get('traffic', '?')} on {count(result.get('gpus') or 0, 'GPU')}: busbw "
+        f"{last['busbw_gbytes_s']:,.1f} GB/s at {last['size_bytes'] / 2**30:,.0f} GiB, "
+        f"{points[0]['time_s'] * 1e6:,.1f} us at {points[0]['size_bytes']:,} B"
+    )
+
+
 def _outcome_power(result: dict) -> str:
     text = f"{(result.get('total_w') or 0) / 1000:,.1f} kW"
     over = sum(1 for p in result.get("problems") or [] if p.get("code") == "rack-power-over-limit")
@@ -498,5 +569,13 @@ KINDS: dict[str, JobKind] = {
     ),
     JobKindChoices.SWEEP: JobKind(
         run_sweep, _clean_sweep, _outcome_sweep, True, True, _check_sweep
+    ),
+    JobKindChoices.SIZE_SWEEP: JobKind(
+        _run_size_sweep,
+        _clean_size_sweep,
+        _outcome_size_sweep,
+        True,
+        True,
+        _check_size_sweep,
     ),
 }

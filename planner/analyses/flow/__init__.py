@@ -21,6 +21,7 @@ The package, one module per concern; each imports only the modules above it here
 ``solver``      the running flows' rates, kept exact by local re-solves between events
 ``results``     the :class:`~planner.analyses.flow.results.Result` of a run, its statistics
 ``events``      :func:`simulate`: the event loop
+``alphabeta``   latency: path latency per flow, :func:`simulate` after it, ring schedules
 ``congestion``  :func:`congestion_tree`: hot ports and the links PFC pause would spread to
 ``symmetry``    identical planes: run plane 0, copy it to the others
 ==============  ===========================================================================

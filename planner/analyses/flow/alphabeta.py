@@ -1,0 +1,136 @@
+"""Latency (the alpha of the alpha-beta model) on top of the max-min flow engine.
+
+Three pieces, all taking latencies as plain arrays so they test on their own:
+
+* :func:`path_latency`: a flow's alpha, the sum over its route of each link's latency
+  (propagation, modules, cables) and of the latency of the switch each link enters
+  (port-to-port). A multi-path route (spraying, flowlets) weighs each link by the flow's share
+  of it: the mean path latency.
+* :func:`simulate_latency`: :func:`~planner.analyses.flow.simulate` where each flow first waits
+  its alpha and then sends at max-min fair rates: its bandwidth phase starts at
+  ``start + alpha``, so it finishes at ``start + alpha + transfer``. This is SimGrid's
+  semantics (a communication's latency phase, then its bandwidth phase); with every alpha zero
+  the run is the engine's own, unchanged.
+* :func:`ring_schedule`: a ring collective as NCCL runs it, ``steps`` messages of ``S/n`` per
+  ring edge (all-reduce ``2(n-1)``, all-gather and reduce-scatter ``n-1``). Message ``k`` on edge
+  ``i`` (rank ``i`` to ``i+1``) starts when rank ``i`` has received message ``k-1`` (edge
+  ``i-1``); its transfer waits for edge ``i``'s previous transfer::
+
+      finish[k, i] = max(finish[k-1, i-1] + alpha_i + overhead, finish[k-1, i]) + tau_i
+
+  (the latency phase first, then the transfer, as SimGrid runs a communication; latencies of
+  successive messages on one edge overlap, their transfers queue).
+
+  ``tau_i`` is edge ``i``'s transfer time per message at the rates of the exact max-min run of
+  the pipelined ring (``scenario.make_flows``: one flow per edge of ``steps * S/n``, finishing
+  at ``T_i``; ``tau_i = T_i / steps``). Equal edges give ``steps * (alpha + overhead) + T``:
+  today's max-min time plus the latency of every step; large messages keep the max-min rates,
+  small ones are latency-bound at ``steps * alpha``.
+
+Pure NumPy, no Django.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from planner.analyses.flow.events import simulate
+from planner.analyses.flow.flows import Flows, sub_flows
+from planner.analyses.flow.incidence import route
+from planner.analyses.flow.network import Network
+
+__all__ = ["flow_latency", "link_latency_s", "path_latency", "ring_schedule", "simulate_latency"]
+
+
+def link_latency_s(
+    net: Network,
+    fabric_link_ns: np.ndarray | None = None,
+    node_ns: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per directed link of ``net``, seconds: its fabric link's latency (both directions the
+    same; scale-up links 0) plus the latency of the node the link enters (a switch's
+    port-to-port latency; 0 for servers). ``None`` or NaN entries count as 0."""
+    out = np.zeros(net.link_count)
+    n = net.fabric_links
+    if fabric_link_ns is not None:
+        per = np.nan_to_num(np.asarray(fabric_link_ns, dtype=float)[:n], nan=0.0)
+        out[: 2 * n] += np.repeat(per, 2) * 1e-9
+    if node_ns is not None:
+        nodes = np.nan_to_num(np.asarray(node_ns, dtype=float), nan=0.0)
+        head = net.link_to[: 2 * n]
+        out[: 2 * n] += np.where(net.is_switch[head], nodes[head], 0.0) * 1e-9
+    return out
+
+
+def path_latency(incidence, latency_s: np.ndarray) -> np.ndarray:
+    """Per flow (row of the flow x link incidence), seconds: the sum of its links' latency,
+    weighed by its share of each link (a single path: weights 1)."""
+    return np.asarray(incidence @ np.asarray(latency_s, dtype=float), dtype=float).ravel()
+
+
+def flow_latency(
+    net: Network,
+    flows: Flows,
+    routing: str,
+    latency_s: np.ndarray | None,
+    *,
+    seed: int = 0,
+    qp_scaling: int = 1,
+    polarization: bool = False,
+    flowlets: int | None = None,
+    **_,
+) -> np.ndarray:
+    """Per flow, seconds: its path latency (:func:`path_latency`) under ``routing``; a flow
+    split over planes or queue pairs (:func:`~planner.analyses.flow.sub_flows`) takes the
+    longest of its parts'. Zeros when ``latency_s`` is None or all zero."""
+    alpha = np.zeros(len(flows))
+    if latency_s is None or not np.any(latency_s):
+        return alpha
+    sub, parent = sub_flows(net, flows, qp_scaling)
+    incidence = route(net, sub, routing, seed=seed, polarization=polarization, flowlets=flowlets)
+    np.maximum.at(alpha, parent, path_latency(incidence, latency_s))
+    return alpha
+
+
+def simulate_latency(
+    net: Network,
+    flows: Flows,
+    routing: str = "ecmp",
+    *,
+    latency_s: np.ndarray | None = None,
+    seed: int = 0,
+    **kw,
+):
+    """:func:`~planner.analyses.flow.simulate` with each flow's path latency first (see the
+    module doc): returns (result, alpha per flow). ``latency_s`` per directed link
+    (:func:`link_latency_s`); ``result.finish`` counts from time 0 and includes the latency.
+    A flow split over planes or queue pairs waits the longest of its parts' latencies."""
+    alpha = flow_latency(net, flows, routing, latency_s, seed=seed, **kw)
+    if not np.any(alpha):
+        return simulate(net, flows, routing, seed=seed, **kw), alpha
+    shifted = Flows(flows.src, flows.dst, flows.size, flows.start + alpha, flows.qp, flows.plane)
+    return simulate(net, shifted, routing, seed=seed, **kw), alpha
+
+
+def ring_schedule(
+    transfer_s: np.ndarray,
+    alpha_s: np.ndarray,
+    steps: int,
+    *,
+    overhead_s: float = 0.0,
+) -> float:
+    """Completion time of a ring of ``len(transfer_s)`` edges running ``steps`` messages each
+    (module doc): ``transfer_s[i]`` is edge ``i``'s transfer time per message, ``alpha_s[i]``
+    its path latency, ``overhead_s`` a fixed cost per message (software, protocol). Latencies
+    of successive messages on one edge overlap (a connection keeps several in flight); their
+    transfers do not."""
+    transfer = np.asarray(transfer_s, dtype=float)
+    wait = np.asarray(alpha_s, dtype=float) + overhead_s
+    if transfer.size == 0 or steps <= 0:
+        return 0.0
+    if np.all(transfer == transfer[0]) and np.all(wait == wait[0]):
+        return float(steps * (transfer[0] + wait[0]))
+    finish = wait + transfer
+    for _ in range(steps - 1):
+        finish = np.maximum(np.roll(finish, 1) + wait, finish) + transfer
+    return float(finish.max())
