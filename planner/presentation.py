@@ -361,6 +361,64 @@ def optical_context(summary: dict) -> dict | None:
     }
 
 
+def duration_ns(value) -> str:
+    """A one-way latency with its unit: ``231`` -> ``"231 ns"``, ``12285`` ->
+    ``"12.29 µs"``; ``None`` -> ``"—"``.
+
+    >>> duration_ns(231.0), duration_ns(1665.0), duration_ns(12285.0), duration_ns(None)
+    ('231\xa0ns', '1,665\xa0ns', '12.29\xa0µs', '—')
+    """
+    if value is None:
+        return "—"
+    if abs(value) >= 10_000:
+        return f"{value / 1000:,.2f}\u00a0µs"
+    return f"{value:,.0f}\u00a0ns"
+
+
+def latency_rows(summary: dict) -> dict | None:
+    """The design page's latency table from ``summary["latency"]`` (None: no classes).
+
+    Per path class: ``label``, ``description``, ``hops``, ``metres`` ("14–20 m, typ. 18 m"),
+    ``min``, ``typical``, ``max`` with units (``"≥ 213 ns"`` when a fact is unknown: the
+    known parts only) and ``unknown`` (what the catalog lacks)."""
+    report = summary.get("latency")
+    if not isinstance(report, dict) or not report.get("classes"):
+        return None
+    rows = []
+    for key, entry in report["classes"].items():
+        if not isinstance(entry, dict):
+            continue
+        metres = entry.get("metres") or {}
+        latency = entry.get("latency_ns") or {}
+        floor = "" if entry.get("complete") else "≥\u00a0"
+        span = "—"
+        if metres:
+            low, typ, high = (number(metres.get(k)) for k in ("min", "typical", "max"))
+            span = f"{low}\u00a0m" if low == high else f"{low}–{high}\u00a0m, typ. {typ}\u00a0m"
+        rows.append(
+            {
+                "key": key,
+                "label": entry.get("label", key),
+                "description": entry.get("description", ""),
+                "hops": number(entry.get("hops")),
+                "metres": span,
+                **{
+                    k: (floor + duration_ns(latency[k])) if latency.get(k) is not None else "—"
+                    for k in ("min", "typical", "max")
+                },
+                "complete": bool(entry.get("complete")),
+                "unknown": list(entry.get("unknown") or []),
+            }
+        )
+    return {
+        "rows": rows,
+        "scope": report.get("scope", ""),
+        "typical": report.get("typical", ""),
+        "notes": list(report.get("notes") or []),
+        "incomplete": any(not row["complete"] for row in rows),
+    }
+
+
 def summary_context(summary: dict) -> dict:
     """Everything a summary template shows."""
     return {
@@ -373,6 +431,7 @@ def summary_context(summary: dict) -> dict:
         "networks": network_rows(summary),
         "growth": growth_rows(summary),
         "optical": optical_context(summary),
+        "latency": latency_rows(summary),
         "assumptions": [
             (a.get("field", ""), number(a.get("value")), a.get("source", ""))
             for a in summary.get("assumptions") or []

@@ -384,11 +384,20 @@ def _with_power(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
     """``summary`` with ``power_w``: the fabric's total power budget (servers, switches,
     optics, cables; figures the catalog lacks are not in it), computed once when the
     revision is built so that lists and the wizard read it for free; and with
-    ``optical_budget`` (:func:`_with_optics`)."""
+    ``optical_budget`` (:func:`_with_optics`) and ``latency`` (:func:`_with_latency`)."""
     from planner.analyses.reports import fabric_power
 
     summary = {**summary, "power_w": float(fabric_power(fabric=fabric, facts=facts)["total_w"])}
-    return _with_optics(summary, fabric, facts)
+    return _with_latency(_with_optics(summary, fabric, facts), fabric, facts)
+
+
+def _with_latency(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
+    """``summary`` with ``latency``: GPU-to-GPU one-way latency per path class
+    (:func:`planner.analyses.latency.latency_report`), computed once when the revision is
+    built, for the design page, the API and ``manage.py fabric summary``."""
+    from planner.analyses.latency import latency_report
+
+    return {**summary, "latency": latency_report(fabric, facts)}
 
 
 def _with_optics(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:

@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 from planner.asbuilt.api import counters as asbuilt_counters
 from planner.audit import api as audit
 from planner.designs.api import canvas, optical, transport, views, wizard
+from planner.designs.api import latency as latency_api
 from planner.outputs import api as outputs
 from planner.quotes import api as quotes
 from simulation.api import overlays
@@ -57,6 +58,11 @@ urlpatterns = [
         "designs/<int:design_pk>/revisions/<int:number>/optical-budget/",
         optical.RevisionOpticalBudgetView.as_view(),
         name="design-revision-optical-budget",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/latency/",
+        latency_api.RevisionLatencyView.as_view(),
+        name="design-revision-latency",
     ),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/counters/",
