@@ -29,7 +29,12 @@ def size_label(value) -> str:
 
 
 def gbytes(value) -> str:
-    return "—" if value is None else f"{value:,.2f} GB/s"
+    """``49.99`` -> ``"49.99 GB/s"``; below 0.01 two significant digits (``"0.00016 GB/s"``)."""
+    if value is None:
+        return "—"
+    if 0 < value < 0.01:
+        return f"{value:.2g} GB/s"
+    return f"{value:,.2f} GB/s"
 
 
 def _chart(result: dict) -> dict:
