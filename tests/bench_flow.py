@@ -368,6 +368,8 @@ def bench_ep_all_to_all(facts) -> dict:
 
 
 CHILD_CASES = {"ring_131072": bench_ring_131072, "ep_all_to_all": bench_ep_all_to_all}
+#: ``python -m tests.bench_flow mixed_4096`` runs that case alone (``.var/bench/flow-NAME.json``)
+ONE_CASES = {"mixed_4096": lambda facts: bench_mixed(facts, 4096, two_cores=True)}
 
 
 def _child(name: str) -> dict:
@@ -430,5 +432,12 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--case":
         seed_facts = facts_from_records(read_catalog_folder(ROOT / "inventory/library/seed").parts)
         print(json.dumps(CHILD_CASES[sys.argv[2]](seed_facts)))
+    elif len(sys.argv) == 2 and sys.argv[1] in ONE_CASES:
+        seed_facts = facts_from_records(read_catalog_folder(ROOT / "inventory/library/seed").parts)
+        one = {"machine_load_average_at_start": os.getloadavg()}
+        one |= ONE_CASES[sys.argv[1]](seed_facts)
+        OUT.mkdir(parents=True, exist_ok=True)
+        (OUT / f"flow-{sys.argv[1]}.json").write_text(json.dumps(one, indent=2))
+        print(json.dumps(one, indent=2))
     else:
         print(json.dumps(main(), indent=2))

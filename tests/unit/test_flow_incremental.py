@@ -206,3 +206,29 @@ def test_components_of_an_incidence():
     assert count == 3
     assert label[0] == label[1] != label[2] != label[3] == label[4] == label[5]
     assert label[0] != label[3]
+
+
+def test_padded_rows_match_gather_and_the_engine_runs_without_them(monkeypatch):
+    # Padded.take gives gather's entries; a table far larger than its entries is not built,
+    # and the event loop (lockstep included) then gathers from the CSR with the same result.
+    rng = np.random.default_rng(5)
+    a = sp.random(40, 30, density=0.15, format="csr", random_state=5)
+    rows = rng.permutation(40)[:17]
+    table = solver.Padded.build(a.indptr, a.indices, a.data)
+    want = solver.gather(a.indptr, a.indices, a.data, rows)
+    for got, expected in zip(table.take(rows), want, strict=True):
+        assert np.array_equal(got, expected)
+    one_long = sp.csr_matrix(  # 100 rows, one of 70,000 entries: a 7M-cell table
+        (np.ones(70_099), (np.r_[[0] * 70_000, 1:100], np.r_[0:70_000, 0:99])), shape=(100, 70_000)
+    )
+    assert solver.Padded.build(one_long.indptr, one_long.indices, one_long.data) is None
+    monkeypatch.setattr(events, "LOCKSTEP_MIN_FLOWS", 0)
+    monkeypatch.setattr(events, "LOCKSTEP_MAX_SHARE", 1.0)
+    monkeypatch.setattr(solver, "SMALL_CHANGE", 0)  # NumPy re-solves only
+    net = Network.from_fabric(toy_fabric(pods=4, servers_per_pod=8, leaves_per_pod=4, cores=4))
+    flows = _random_flows(permutation(np.arange(net.gpu_count), 1, seed=2), 2, late=0.0)
+    padded = simulate(net, flows, "ecmp", seed=2)
+    monkeypatch.setattr(solver.Padded, "build", classmethod(lambda cls, *a: None))
+    plain = simulate(net, flows, "ecmp", seed=2)
+    assert np.array_equal(plain.finish, padded.finish)
+    assert padded.solves == plain.solves and padded.solves["local"] > 0

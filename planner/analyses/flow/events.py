@@ -111,7 +111,9 @@ def components(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> tuple[int, np
     graph = sp.csr_matrix(
         (np.ones(rows.size, dtype=np.int8), column[cols], indptr), shape=(size, size)
     )
-    count, label = csgraph.connected_components(graph, directed=False)
+    # edges point from flows to links only: weak components are the undirected ones, found
+    # without the symmetrised copy that ``directed=False`` builds
+    count, label = csgraph.connected_components(graph, directed=True, connection="weak")
     return count, label[:n_rows].astype(np.int64)  # every component holds a flow
 
 
@@ -163,7 +165,7 @@ def _lockstep(
         else:
             # the components where a running flow lost its certificate: re-solved whole when
             # small next to the hurt flows (no certificate to check), else locally
-            hurt, touched = rates.finish(ending)
+            hurt = rates.finish(ending, order)
             changed = nothing
             if hurt.size:
                 hit = np.zeros(clock.size, dtype=bool)
@@ -178,7 +180,7 @@ def _lockstep(
                     parts.append(rates.resolve_closed(np.sort(whole)))
                 rest = hurt[~small[comp[hurt]]]
                 if rest.size:
-                    parts.append(rates.resolve_local(rest, touched))
+                    parts.append(rates.resolve_local(rest))
                 changed = np.concatenate([p[0] for p in parts])
                 new_rate = np.concatenate([p[1] for p in parts])
         if changed.size:
