@@ -55,6 +55,8 @@ def build_fabric(
     fabric.info["transport"] = resolve_transport(spec.transport, fabric, facts).as_dict()
     progress(1)
     assign_layout(fabric, spec, facts)
+    if spec.power:  # the racks' power feeds, for the failure domains (analyses.resilience)
+        fabric.info["power_feeds"] = dict(spec.power)
     progress(2)
     assign_media(fabric, spec, facts, price_of=price_of)
     if spec.structured:

@@ -160,6 +160,9 @@ class DesignSpec:
     # switch, profile defaults); filled in when the fabric is built
     # (planner.domain.transport.resolve) and kept as fabric.info["transport"].
     transport: dict = field(default_factory=dict)
+    # Power feeds of the racks as written ({} = not stated): ``feeds`` and ``by_rack_kind``
+    # (planner.analyses.resilience.domains); kept as fabric.info["power_feeds"].
+    power: dict = field(default_factory=dict)
 
     def cabling_of(self, tier: str) -> TierCabling:
         """The cabling of ``tier`` (point-to-point when the spec does not say)."""
@@ -214,6 +217,8 @@ class DesignSpec:
             doc["networks"] = copy.deepcopy(self.networks)
         if self.transport:  # left out when not given, as in specs written before it
             doc["transport"] = copy.deepcopy(self.transport)
+        if self.power:  # likewise
+            doc["power"] = copy.deepcopy(self.power)
         return doc
 
 
@@ -299,10 +304,23 @@ def _schema_problems(document: dict) -> list[tuple[str, str]]:
             continue
         elif error.validator == "oneOf" and path == "tiers":
             message = f"{error.instance!r}: use 2, 3 or auto"
+        elif path.startswith("power.") and error.validator in ("pattern", "uniqueItems"):
+            message = _feed_message(error)
         else:
             message = error.message
         problems.append((path, message))
     return problems
+
+
+def _feed_message(error) -> str:
+    """A power feed name the schema refuses: a repeated name, or one that is not a short
+    word (``A``, ``B``, ``feed-1``)."""
+    if error.validator == "uniqueItems":
+        return f"a feed is named twice in {error.instance!r}; name each feed once"
+    return (
+        f"{error.instance!r} is not a feed name: 1 to 16 letters, digits, '-' or '_', "
+        "starting with a letter or digit (e.g. A, B)"
+    )
 
 
 def _transport_problems(error) -> list[tuple[str, str]]:
@@ -503,6 +521,7 @@ def parse_spec(document: dict | str) -> DesignSpec:
         optical_margin_min_db=document.get("optical_margin_min_db", 1.0),
         campus=campus,
         transport=_transport_block(document.get("transport")),
+        power=copy.deepcopy(document.get("power") or {}),
     )
 
 
