@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from planner.asbuilt.models import FieldImport
@@ -14,6 +15,7 @@ from planner.audit.models import AuditActionChoices, AuditEvent
 from planner.designs.adapters import fabric_unpack
 from planner.designs.services import design_create
 from planner.domain.outputs.cabling import FabricEnds
+from simulation.models import Job
 from tests.factories import TINY_SPEC
 
 pytestmark = pytest.mark.api
@@ -62,6 +64,17 @@ def test_import_stores_the_overlay_and_the_canvas_reads_it(api_client, design):
     event = AuditEvent.objects.get(action=AuditActionChoices.IMPORT_APPLIED, design=design)
     assert event.object_type == "counter-snapshot"
     assert api_client.get(_url(design)).json()["links"] == body["links"]
+    Job.objects.create(
+        owner=design.owner,
+        kind="simulate",
+        parameters={"design": design.pk, "revision": 1},
+        input_hash="x" * 64,
+        status="succeeded",
+        result={"link_utilization": {"link:0": 0.3}},
+        finished=timezone.now(),
+    )
+    beside = api_client.get(_url(design)).json()
+    assert beside["links"]["link:0"]["simulated_util"] == 0.3 and beside["simulation"]["job"]
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ export const urls = {
   topologyPreview: (id) => `${PLANNER}/designs/${id}/topology/preview/`,
   revisionTopology: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/topology/`,
   opticalBudget: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/optical-budget/`,
+  counters: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/counters/`,
   overlays: (id, revision, from = null) => `${PLANNER}/designs/${id}/revisions/${revision}/overlays/${from ? `?from=${from}` : ""}`,
   linkOptions: ({ a, b, speed_gbps, length_m }) => {
     const params = new URLSearchParams({ a, b });

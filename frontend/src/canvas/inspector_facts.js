@@ -5,6 +5,7 @@
 import { formatBandwidth, formatCount, formatUtilization } from "./format.js";
 import { formatPower } from "./heat.js";
 import { NETWORK_LABELS } from "./layers.js";
+import { measuredFacts } from "./measured.js";
 
 /**
  * The facts worth showing, values as text: unknown ones (null, undefined, "") are left out.
@@ -157,6 +158,7 @@ export function linkFacts(a, b, data) {
     ["B-side part", data.b_part],
     ["Cable", data.cable],
     ["Utilization", formatUtilization(data.utilization)],
+    ...measuredFacts(data.measured),
   ];
 }
 

@@ -6,10 +6,13 @@ import { resolveProblemIds } from "./document.js";
 import { h } from "./dom.js";
 import { POWER_LEVELS, heatColor, heatLegend, rackPower } from "./heat.js";
 import { MARGIN_LEVELS, marginStyles } from "./margin.js";
+import { MEASURED_FLAGS, flaggedText, measuredStyles, snapshotFormat } from "./measured.js";
 import { missingOverlays, overlaySourceLabel } from "./overlays.js";
 
 /** The overlay checkboxes (data-c names). */
-export const OVERLAY_BOXES = ["overlay-problems", "overlay-power", "overlay-util", "overlay-margin"];
+export const OVERLAY_BOXES = ["overlay-problems", "overlay-power", "overlay-util", "overlay-margin", "overlay-measured"];
+/** Flagged links listed by name in the Measured legend (the rest are counted). */
+const FLAGGED_LISTED = 8;
 
 /**
  * The problems list and overlays of a canvas.
@@ -150,13 +153,90 @@ export function createOverlayPanel({ doc, $, api, state, cy, ec, container, setS
     legend.append(h(doc, "div", { class: "legend-block", "data-testid": "margin-legend" }, h(doc, "strong", { text: "Optical margin (worst case)" }), h(doc, "ul", { class: "legend-power" }, ...items), h(doc, "p", { class: "legend-note", text: note })));
   }
 
+  /** The revision's newest counter snapshot (the Measured overlay), loaded once per revision. */
+  async function measuredData() {
+    if (state.designId === null || !state.revision) return null;
+    if (state.measured?.revision === state.revision) return state.measured.data;
+    const answer = await api.get(urls.counters(state.designId, state.revision));
+    if (!answer.ok) {
+      setStatus(`Could not load the counter snapshot: ${answer.data?.detail ?? answer.status}`, "bad");
+      return null;
+    }
+    state.measured = { revision: state.revision, data: answer.data };
+    return answer.data;
+  }
+
+  /** Read a chosen snapshot file and import it against the canvas's revision. */
+  async function importSnapshot(file, report) {
+    if (!file) return;
+    const text = await file.text();
+    setStatus(`Importing ${file.name}…`);
+    const answer = await api.post(urls.counters(state.designId, state.revision), { format: snapshotFormat(file.name), text, file_name: file.name });
+    if (!answer.ok) {
+      const problems = answer.data?.problems ?? [];
+      report.replaceChildren(...(problems.length ? problems.slice(0, 8).map((p) => h(doc, "li", { text: p.message })) : [h(doc, "li", { text: answer.data?.detail ?? `The server answered ${answer.status}.` })]));
+      if (answer.data?.more) report.append(h(doc, "li", { text: `… and ${answer.data.more.toLocaleString("en-US")} more` }));
+      report.hidden = false;
+      setStatus("The snapshot was not imported; nothing was stored.", "bad");
+      return;
+    }
+    state.measured = { revision: state.revision, data: answer.data };
+    setStatus(`Imported ${file.name}.`);
+    applyOverlays();
+  }
+
+  /** Colour the link edges in view by their measured figures and list the flagged links. */
+  async function applyMeasured(legend) {
+    const data = await measuredData();
+    if (!data) return;
+    const block = h(doc, "div", { class: "legend-block", "data-testid": "measured-legend" }, h(doc, "strong", { text: "Measured (counter snapshot)" }));
+    const report = h(doc, "ul", { class: "measured-problems", hidden: true });
+    const picker = h(doc, "input", { type: "file", accept: ".csv,.json,text/csv,application/json", "aria-label": "Counter snapshot file (CSV or JSON)" });
+    picker.addEventListener("change", () => importSnapshot(picker.files?.[0], report));
+    const importer = h(doc, "label", { class: "measured-import", text: `${data.snapshot ? "Import a newer snapshot" : "Import a counter snapshot"} (CSV or JSON) ` }, picker);
+    if (!data.snapshot) {
+      block.append(h(doc, "p", { class: "overlay-missing", text: `No counter snapshot for revision ${state.revision} yet.` }), importer, report);
+      legend.append(block);
+      return;
+    }
+    const edges = cy.edges("[kind = 'link']");
+    const styles = measuredStyles(data, edges.map((e) => e.id()));
+    cy.batch(() => {
+      for (const [id, style] of Object.entries(styles)) {
+        cy.getElementById(id).data({ measured_color: style.color, measured: data.links[id] }).addClass("measured");
+      }
+    });
+    const s = data.snapshot.summary ?? {};
+    const when = new Date(data.snapshot.created).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+    const items = [
+      ...MEASURED_FLAGS.map((f) => h(doc, "li", {}, h(doc, "span", { class: "swatch", style: `background:${f.color}` }), ` ${f.label}`)),
+      h(doc, "li", {}, h(doc, "span", { class: "swatch", style: `background:linear-gradient(to right, ${heatColor(0)}, ${heatColor(0.5)}, ${heatColor(1)})` }), " others: measured utilization, 0 % green to 100 % red"),
+    ];
+    const sim = data.simulation ? "Simulated utilization beside it in each link's details." : "No finished flow simulation of this revision: the details show measured figures only.";
+    const note = `${data.snapshot.file_name || "Snapshot"} (${when}, ${data.snapshot.created_by || "unknown"}): ${(s.ports ?? 0).toLocaleString("en-US")} ports on ${(s.links ?? 0).toLocaleString("en-US")} links, ${Object.keys(styles).length.toLocaleString("en-US")} drawn here; Rx expectation known on ${(s.rx_expected_known ?? 0).toLocaleString("en-US")} link ends. ${sim}`;
+    block.append(h(doc, "ul", { class: "legend-power" }, ...items), h(doc, "p", { class: "legend-note", text: note }));
+    const flagged = data.flagged ?? [];
+    const list = h(doc, "ol", { class: "measured-flagged", "data-testid": "measured-flagged" });
+    for (const item of flagged.slice(0, FLAGGED_LISTED)) {
+      const present = cy.getElementById(item.link).nonempty();
+      const text = flaggedText(item);
+      list.append(h(doc, "li", {}, present ? h(doc, "button", { type: "button", class: "linklike", text, onclick: () => focusElements([item.link]) }) : h(doc, "span", { text })));
+    }
+    block.append(h(doc, "p", { class: "legend-note", text: flagged.length ? `${flagged.length.toLocaleString("en-US")} flagged link${flagged.length === 1 ? "" : "s"}${flagged.length > FLAGGED_LISTED ? `, the worst ${FLAGGED_LISTED} listed` : ""}:` : "No link flagged." }));
+    if (flagged.length) block.append(list);
+    block.append(importer, report);
+    legend.append(block);
+  }
+
   /** Draw the ticked overlays (and their legend) from the revision's job results. */
   async function applyOverlays() {
     const wantProblems = $("overlay-problems").checked;
     const wantPower = $("overlay-power").checked;
     const wantUtil = $("overlay-util").checked;
     const wantMargin = $("overlay-margin").checked;
+    const wantMeasured = $("overlay-measured").checked;
     cy.batch(() => {
+      cy.elements(".measured").removeData("measured").removeClass("measured");
       cy.elements(".margin").removeClass("margin");
       cy.elements(".heat").removeClass("heat");
       cy.elements(".power, .power-device").removeClass("power power-device");
@@ -166,6 +246,7 @@ export function createOverlayPanel({ doc, $, api, state, cy, ec, container, setS
     legend.replaceChildren();
     legend.hidden = true;
     if (wantMargin) await applyMargins(legend);
+    if (wantMeasured) await applyMeasured(legend);
     legend.hidden = !legend.children.length;
     if (!wantProblems && !wantPower && !wantUtil) return;
     const data = await overlayData();

@@ -223,6 +223,7 @@ export function canvasStyle({ large = false } = {}) {
     },
     { selector: "edge.heat", style: { "line-color": "data(heat)", width: 3, opacity: 1 } },
     { selector: "edge.margin", style: { "line-color": "data(margin_color)", width: 3, opacity: 1 } },
+    { selector: "edge.measured", style: { "line-color": "data(measured_color)", width: 3, opacity: 1 } },
     {
       selector: "node.power",
       style: {
@@ -256,7 +257,7 @@ export function canvasStyle({ large = false } = {}) {
     style: { "background-color": color, shape: ROLE_SHAPES[role] },
   }));
   style.splice(1, 0, ...roles);
-  const last = ["node:parent, node[kind = 'group']", "node.cy-expand-collapse-collapsed-node", "edge.heat", "edge.margin", "node.power", "node.power-device", ":selected", "edge:selected", ".found", "node.problem", "edge.problem", ".layer-off"];
+  const last = ["node:parent, node[kind = 'group']", "node.cy-expand-collapse-collapsed-node", "edge.heat", "edge.margin", "edge.measured", "node.power", "node.power-device", ":selected", "edge:selected", ".found", "node.problem", "edge.problem", ".layer-off"];
   for (const selector of last) {
     const index = style.findIndex((rule) => rule.selector === selector);
     style.push(style.splice(index, 1)[0]);
