@@ -12,6 +12,8 @@ message}]}`` (row 1 = the header) and a stale ``base_revision`` 409, with nothin
 
 from __future__ import annotations
 
+import math
+
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -23,10 +25,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from planner.designs import selectors
+from planner.designs.adapters import catalog_facts
 from planner.designs.api.serializers import ConflictSerializer, RevisionSerializer
-from planner.designs.bom import OutputError, revision_bom
+from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_error
 from planner.domain.outputs import CATEGORIES, BomError
+from planner.domain.outputs.telemetry import telemetry_plan
 from planner.outputs import services as outputs
+from planner.outputs.views import revision_utilization
 
 SPARES_PARAMETERS = [
     OpenApiParameter(
@@ -170,7 +175,7 @@ class RevisionExportView(APIView):
         responses={
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/json"): OpenApiTypes.OBJECT,
-            (200, "application/yaml"): OpenApiTypes.BINARY,
+            (200, "application/yaml"): OpenApiTypes.ANY,  # a YAML document (rules, intent)
             (200, "text/plain"): OpenApiTypes.BINARY,
             400: OpenApiTypes.OBJECT,
             404: OpenApiTypes.OBJECT,
@@ -191,12 +196,74 @@ class RevisionExportView(APIView):
                 fmt=fmt,
                 spares_pct=spares_from_query(request.query_params),
                 site=request.query_params.get("site", ""),
+                utilization=(
+                    revision_utilization(design, revision.number)
+                    if fmt in outputs.TELEMETRY_DOWNLOADS
+                    else None
+                ),
             )
         except BomError as exc:
             return _bad_spares(exc)
         except OutputError as exc:
             return _unreadable(exc)
         return _streaming(export)
+
+
+class TelemetryQuerySerializer(serializers.Serializer):
+    interval_s = serializers.FloatField(
+        required=False,
+        min_value=0.1,
+        max_value=86400,
+        help_text="Sample interval of every counter, seconds (default 10)",
+    )
+    pfc_ecn_interval_s = serializers.FloatField(
+        required=False,
+        min_value=0.1,
+        max_value=86400,
+        help_text="Sample interval of the PFC and ECN counters, seconds (default interval_s)",
+    )
+    bytes_per_sample = serializers.FloatField(
+        required=False,
+        min_value=0.1,
+        max_value=1000,
+        help_text="Stored bytes per sample (default 2: Prometheus's 1-2)",
+    )
+
+    def validate(self, attrs):
+        for name, value in attrs.items():
+            if not math.isfinite(value):
+                raise serializers.ValidationError({name: ["Give a finite number."]})
+        return attrs
+
+
+class RevisionTelemetryView(APIView):
+    """A revision's telemetry plan: the counters to collect per switch port and module, with
+    their OpenConfig / SONiC / EOS / NVUE paths or InfiniBand counter names and sources, the
+    expected range of each (receive power from the optical budget, BER by FEC, throughput from
+    the newest flow simulation of the revision), and the collector load (series, samples/s,
+    bytes/day). The files: ``exports/telemetry-prometheus/`` and ``exports/telemetry-gnmic/``."""
+
+    @extend_schema(
+        parameters=[TelemetryQuerySerializer],
+        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT, 422: UNREADABLE},
+    )
+    def get(self, request, design_pk: int, number: int):
+        design, revision = _revision(request, design_pk, number)
+        params = TelemetryQuerySerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        try:
+            fabric = revision_fabric_or_error(revision)
+        except OutputError as exc:
+            return _unreadable(exc)
+        plan = telemetry_plan(
+            fabric,
+            catalog_facts(),
+            name=design.name,
+            revision=revision.number,
+            utilization=revision_utilization(design, revision.number),
+            **params.validated_data,
+        )
+        return Response({"design": design.pk, **plan.as_dict()})
 
 
 class RevisionCablingView(APIView):

@@ -45,6 +45,12 @@ from planner.domain.outputs import (
     p2p_lines,
 )
 from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
+from planner.domain.outputs.telemetry import (
+    TelemetryError,
+    gnmic_chunks,
+    prometheus_rules_chunks,
+    telemetry_plan,
+)
 
 #: Download formats of the web pages and the API (the CLI's ``netbox`` writes both NetBox CSVs).
 DOWNLOAD_FORMATS = {
@@ -61,7 +67,15 @@ DOWNLOAD_FORMATS = {
     "config-sonic": ("day0-sonic-config-db", "json", "Day-0 RoCE configuration, SONiC config_db"),
     "config-eos": ("day0-eos", "txt", "Day-0 RoCE configuration, Arista EOS"),
     "config-opensm": ("day0-opensm", "conf", "Day-0 InfiniBand subnet manager, opensm.conf"),
+    "telemetry-prometheus": (
+        "telemetry-alert-rules",
+        "yaml",
+        "Telemetry: Prometheus alerting rules (YAML)",
+    ),
+    "telemetry-gnmic": ("telemetry-gnmic", "yaml", "Telemetry: gNMIc subscriptions (YAML)"),
 }
+#: The telemetry plan's exports (:mod:`planner.domain.outputs.telemetry`).
+TELEMETRY_DOWNLOADS = ("telemetry-prometheus", "telemetry-gnmic")
 #: The day-0 configuration formats (:mod:`planner.domain.outputs.config`), by download name.
 CONFIG_DOWNLOADS = {f"config-{fmt}": fmt for fmt in CONFIG_FORMATS}
 MAX_CABLING_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -127,8 +141,12 @@ def export_chunks(
     site: str = "",
     makers: Mapping[str, str] | None = None,
     elements=None,
+    utilization=None,
 ) -> Iterator[str]:
     """The body of one download format (:data:`DOWNLOAD_FORMATS`) as text chunks.
+
+    The telemetry exports (:data:`TELEMETRY_DOWNLOADS`) take ``utilization``, a flow
+    simulation's per-tier load (``{tier: {mean, max}}``), when one is known.
 
     A design with networks (``fabric.info["networks"]``) has them in every export
     (:mod:`planner.domain.outputs.exports`); ``elements``, their devices and links when
@@ -145,8 +163,15 @@ def export_chunks(
         A bad spares percentage.
     planner.domain.outputs.config.ConfigError
         A configuration format that cannot describe the design.
+    planner.domain.outputs.telemetry.TelemetryError
+        gNMIc subscriptions of a design without gNMI targets (InfiniBand).
     """
     makers = makers or {}
+    if fmt in TELEMETRY_DOWNLOADS:
+        plan = telemetry_plan(fabric, facts, name=name, revision=revision, utilization=utilization)
+        if fmt == "telemetry-gnmic":
+            return gnmic_chunks(plan)
+        return prometheus_rules_chunks(plan)
     if fmt in CONFIG_DOWNLOADS:
         return config_chunks(CONFIG_DOWNLOADS[fmt], fabric, facts, name=name, revision=revision)
     builders: dict[str, Callable[[], Iterator[str]]] = {
@@ -201,6 +226,7 @@ def revision_export(
     fmt: str,
     spares_pct: Mapping[str, float] | None = None,
     site: str = "",
+    utilization: Mapping[str, Mapping] | None = None,
 ) -> Export:
     """A download of ``revision`` in ``fmt`` (:data:`DOWNLOAD_FORMATS`), recorded in the audit
     log. The fabric is read and the format checked before anything is returned, so a broken
@@ -212,7 +238,8 @@ def revision_export(
         ``unknown-format``, ``topology-unreadable``, ``not-ethernet`` (AVD of a design
         none of whose fabrics runs Ethernet), or a day-0 configuration format that cannot
         describe the design (``not-roce``, ``not-infiniband``, ``not-supported``,
-        ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`).
+        ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`), gNMIc subscriptions
+        of an InfiniBand design (``not-ethernet``).
     planner.domain.outputs.BomError
         A bad spares percentage.
     """
@@ -225,7 +252,12 @@ def revision_export(
     if spares_pct:
         bill_of_materials(fabric, facts, spares_pct=spares_pct)  # refuse bad input up front
     stem, extension, title = DOWNLOAD_FORMATS[fmt]
-    own_rows = ("bom-csv", "cabling-csv", *CONFIG_DOWNLOADS)  # no other networks' elements
+    own_rows = (
+        "bom-csv",
+        "cabling-csv",
+        *CONFIG_DOWNLOADS,
+        *TELEMETRY_DOWNLOADS,
+    )  # no other networks' elements
     elements = network_elements(fabric, facts) if fmt not in own_rows else None
     if fmt == "avd" and (refusal := avd_refusal(fabric, facts, elements)):
         raise OutputError("not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export.")
@@ -242,8 +274,9 @@ def revision_export(
             site=site,
             makers=manufacturer_names() if fmt == "netbox-devices" else None,
             elements=elements,
+            utilization=utilization,
         )
-    except ConfigError as exc:
+    except (ConfigError, TelemetryError) as exc:
         raise OutputError(exc.code, exc.message) from exc
     audit_record(
         actor=user,
@@ -436,6 +469,7 @@ __all__ = [
     "CablingImportRejected",
     "Export",
     "OutputError",
+    "TELEMETRY_DOWNLOADS",
     "design_import_cabling",
     "export_chunks",
     "manufacturer_names",

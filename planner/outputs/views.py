@@ -15,8 +15,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from planner.designs import selectors, services
-from planner.designs.bom import OutputError, revision_bom
+from planner.designs.adapters import catalog_facts
+from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_error
 from planner.domain.outputs import CATEGORIES, BomError
+from planner.domain.outputs.telemetry import OS_TITLES, SOURCES, plan_rows, telemetry_plan
 from planner.outputs import services as outputs
 
 
@@ -68,6 +70,73 @@ def _grouped(bom) -> list[dict]:
     return groups
 
 
+def revision_utilization(design, number: int) -> dict:
+    """The per-tier load (``{tier: {mean, max}}``, 0..1) of the newest succeeded flow
+    simulation of revision ``number``, run by someone who may read the design; ``{}`` when none
+    (the telemetry plan's expected throughput)."""
+    from simulation.models import Job, JobStatusChoices
+    from simulation.overlays import _readers
+
+    jobs = Job.objects.filter(
+        status=JobStatusChoices.SUCCEEDED,
+        parameters__design=design.pk,
+        parameters__revision=int(number),
+        owner_id__in=_readers(design),
+    ).order_by("-finished", "-created")
+    for job in jobs.only("result")[:20]:
+        result = job.result if isinstance(job.result, dict) else {}
+        load = result.get("per_tier_load")
+        if isinstance(load, dict) and load:
+            return {
+                str(tier): {
+                    "mean": row.get("mean_utilization"),
+                    "max": row.get("max_utilization"),
+                }
+                for tier, row in load.items()
+                if isinstance(row, dict)
+            }
+    return {}
+
+
+def _telemetry(design, revision) -> dict | None:
+    """The telemetry plan section of the outputs page (None when the fabric cannot be read)."""
+    try:
+        fabric = revision_fabric_or_error(revision)
+    except OutputError:
+        return None
+    plan = telemetry_plan(
+        fabric,
+        catalog_facts(),
+        name=design.name,
+        revision=revision.number,
+        utilization=revision_utilization(design, revision.number),
+    )
+    rows = plan_rows(plan)
+    for row in rows:
+        row["paths"] = [
+            {
+                "os": os_title,
+                "text": text,
+                "sources": [
+                    {"key": key, "url": SOURCES[key]}
+                    for key in source.split("; ")
+                    if key in SOURCES and SOURCES[key].startswith("https://")
+                ],
+            }
+            for os_title, text, source in row["paths"]
+        ]
+    return {
+        "plan": plan,
+        "rows": rows,
+        "rx": plan.rx[:12],
+        "rx_more": max(0, len(plan.rx) - 12),
+        "gb_per_day": plan.bytes_per_day / 1e9,
+        "storage_source": SOURCES["prometheus-storage"],
+        "kp4_source": SOURCES["kp4-ber"],
+        "os_titles": [(OS_TITLES[k], n) for k, n in sorted(plan.switches_by_os.items())],
+    }
+
+
 def _page(request, design, revision, *, upload_form=None, problems=None, status=200):
     spares_form = SparesForm(request.GET or None)
     spares = spares_form.spares_pct() if spares_form.is_valid() else {}
@@ -81,11 +150,15 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
         "formats": [
             {"fmt": fmt, "title": title}
             for fmt, (_, _, title) in outputs.DOWNLOAD_FORMATS.items()
-            if fmt not in outputs.CONFIG_DOWNLOADS
+            if fmt not in outputs.CONFIG_DOWNLOADS and fmt not in outputs.TELEMETRY_DOWNLOADS
         ],
         "config_formats": [
             {"fmt": fmt, "title": outputs.DOWNLOAD_FORMATS[fmt][2]}
             for fmt in outputs.CONFIG_DOWNLOADS
+        ],
+        "telemetry_formats": [
+            {"fmt": fmt, "title": outputs.DOWNLOAD_FORMATS[fmt][2]}
+            for fmt in outputs.TELEMETRY_DOWNLOADS
         ],
         "upload_form": upload_form,
         "problems": problems or [],
@@ -100,7 +173,7 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
     except BomError as exc:  # the form's limits match clean_spares_pct; kept for safety
         spares_form.add_error(None, str(exc))
         bom = revision_bom(revision)
-    context.update({"bom": bom, "groups": _grouped(bom)})
+    context.update({"bom": bom, "groups": _grouped(bom), "telemetry": _telemetry(design, revision)})
     latest = context["latest"]
     context["is_latest"] = latest is not None and latest.number == revision.number
     if context["upload_form"] is None and context["is_latest"]:
@@ -133,6 +206,11 @@ def revision_download(request, pk, number, fmt):
             fmt=fmt,
             spares_pct=spares,
             site=request.GET.get("site", ""),
+            utilization=(
+                revision_utilization(design, revision.number)
+                if fmt in outputs.TELEMETRY_DOWNLOADS
+                else None
+            ),
         )
     except OutputError as exc:
         context = {"design": design, "revision": revision, "message": exc.message}

@@ -158,3 +158,8 @@ urlpatterns = [
     path("link-options/", canvas.LinkOptionsView.as_view(), name="link-options"),
     *router.urls,
 ]
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/telemetry/",
+        outputs.RevisionTelemetryView.as_view(),
+        name="design-revision-telemetry",
+    ),

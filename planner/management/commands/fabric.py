@@ -164,7 +164,9 @@ class Command(DatabaseCommand):
             "length_rule), "
             "cabling-csv (one row per cable and breakout leg), netbox (NetBox bulk-import "
             "device and cable CSVs), p2p (NVIDIA cable validation point-to-point sheet), avd "
-            "(Arista AVD topology CSV), json (spec, summary, topology and BOM). netbox writes "
+            "(Arista AVD topology CSV), json (spec, summary, topology and BOM), "
+            "telemetry-prometheus (Prometheus alerting rules of the telemetry plan, YAML), "
+            "telemetry-gnmic (gNMIc subscriptions, YAML; not for InfiniBand). netbox writes "
             "two files: with --out FILE, FILE-devices.csv and FILE-cables.csv (a .csv suffix of "
             "FILE is dropped first); on standard output the devices CSV, then the cables CSV, "
             "each after a comment line '# netbox devices' / '# netbox cables'.",
@@ -174,7 +176,12 @@ class Command(DatabaseCommand):
             metavar="SPEC_FILE_OR_DESIGN_ID",
             help="YAML or JSON design spec, or the id of a saved design.",
         )
-        export.add_argument("--format", required=True, choices=EXPORT_FORMATS, dest="fmt")
+        export.add_argument(
+            "--format",
+            required=True,
+            choices=[*EXPORT_FORMATS, "telemetry-prometheus", "telemetry-gnmic"],
+            dest="fmt",
+        )
         export.add_argument("--out", metavar="FILE", help="Write here instead of stdout.")
         export.add_argument(
             "--revision", type=int, help="Revision of a saved design (default: the latest)."
@@ -394,6 +401,19 @@ class Command(DatabaseCommand):
             )
             for name in formats
         ]
+        if fmt.startswith("telemetry-"):
+            from planner.domain.outputs.telemetry import TelemetryError
+
+            try:
+                body = export_chunks(fmt, fabric=fabric, facts=catalog_facts(), **context)
+            except TelemetryError as exc:
+                raise CommandError(exc.message) from exc
+            if options.get("out"):
+                self._write(Path(options["out"]), body)
+            else:
+                for chunk in body:
+                    self.stdout.write(chunk, ending="")
+            return
         out = options.get("out")
         if not out:
             for name, body in zip(formats, bodies, strict=True):
