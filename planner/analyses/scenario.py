@@ -340,40 +340,77 @@ def _directed(fabric: Fabric, net: Network, link: int) -> dict:
     }
 
 
+def _directed_many(fabric: Fabric, net: Network, links: np.ndarray) -> list[dict]:
+    """:func:`_directed` of each of ``links`` (fabric links), the same dicts."""
+    links = np.asarray(links, dtype=np.int64)
+    index = links // 2
+    names = net.node_name
+    return [
+        {
+            "link": f"link:{i}:{'up' if link % 2 == 0 else 'down'}",
+            "fabric_link": f"link:{i}",
+            "from": names[a],
+            "to": names[b],
+            "tier": TIER_NAMES[tier],
+        }
+        for link, i, a, b, tier in zip(
+            links.tolist(),
+            index.tolist(),
+            net.link_from[links].tolist(),
+            net.link_to[links].tolist(),
+            fabric.link_tier[index].tolist(),
+            strict=True,
+        )
+    ]
+
+
+def _counts_in_order(values: np.ndarray, name) -> dict:
+    """``{name(value): count}`` of ``values``, in the order each value first appears."""
+    distinct, first, count = np.unique(values, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return {
+        name(value): int(n)
+        for value, n in zip(distinct[order].tolist(), count[order].tolist(), strict=True)
+    }
+
+
 def congestion_result(
     fabric: Fabric, net: Network, result, *, flow_control: str, reason: str = ""
 ) -> dict:
     """The ``congestion`` part of a result: :func:`~planner.analyses.flow.congestion_tree` of
     the run, each hot port with the links its pause reaches (at most
     :data:`CONGESTION_LINKS` listed, nearest first) and their count by tier and hops."""
+    incidence, merged = result.routes()
     report = congestion_tree(
         net,
-        result.incidence,
+        incidence,
         result.sub_flows,
         flow_control=flow_control,
         parent=result.sub_parent,
         max_ports=CONGESTION_PORTS,
+        merged=merged,
     )
     ports = []
     for hot in report.hot_ports:
-        by_tier: dict[str, int] = {}
-        by_hops: dict[str, int] = {}
-        for paused in hot.tree:
-            tier = TIER_NAMES[int(fabric.link_tier[paused.link // 2])]
-            by_tier[tier] = by_tier.get(tier, 0) + 1
-            by_hops[str(paused.hops)] = by_hops.get(str(paused.hops), 0) + 1
         ports.append(
             {
                 **_directed(fabric, net, hot.link),
                 "offered": hot.offered,
                 "flows": hot.flows,
                 "victim_flows": hot.victims,
-                "tree_links": len(hot.tree),
-                "tree_by_tier": by_tier,
-                "tree_by_hops": by_hops,
+                "tree_links": int(hot.tree_links.size),
+                "tree_by_tier": _counts_in_order(
+                    fabric.link_tier[hot.tree_links // 2], lambda code: TIER_NAMES[code]
+                ),
+                "tree_by_hops": _counts_in_order(hot.tree_hops, str),
                 "tree": [
-                    {**_directed(fabric, net, p.link), "hops": p.hops, "flows": p.flows}
-                    for p in hot.tree[:CONGESTION_LINKS]
+                    {**named, "hops": hops, "flows": flows}
+                    for named, hops, flows in zip(
+                        _directed_many(fabric, net, hot.tree_links[:CONGESTION_LINKS]),
+                        hot.tree_hops[:CONGESTION_LINKS].tolist(),
+                        hot.tree_flows[:CONGESTION_LINKS].tolist(),
+                        strict=True,
+                    )
                 ],
             }
         )

@@ -51,8 +51,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from planner.analyses.flow.flows import Flows
+from planner.analyses.flow.incidence import unmerge
 from planner.analyses.flow.network import Network
-from planner.analyses.flow.solver import unique
+from planner.analyses.flow.routing import mix64
+from planner.analyses.flow.solver import gather, unique
 
 __all__ = [
     "FLOW_CONTROLS",
@@ -70,6 +72,9 @@ FLOW_CONTROLS = ("lossless", "semi-lossless", "lossy", "credit")
 SPREADS = {"lossless": True, "credit": True, "semi-lossless": False, "lossy": False}
 #: A link is oversubscribed when offered more than ``capacity * (1 + OVER_RTOL)``.
 OVER_RTOL = 1e-9
+#: The walk numbers its (class of flows, node) states by class * nodes + node while there
+#: are at most this many, else by their rank among the states in use (a sort).
+STATES_DENSE_MAX = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -82,17 +87,33 @@ class PausedLink:
     flows: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HotPort:
     """A switch egress ``link`` offered ``offered`` times its capacity by ``flows`` flows;
-    ``tree``: every upstream link carrying one of them (nearest first); ``victims``: flows
-    crossing a tree link but not the hot port."""
+    its tree: every upstream link carrying one of them, nearest first (``tree_links``, with
+    their ``tree_hops`` and ``tree_flows``; :attr:`tree` as :class:`PausedLink` s);
+    ``victims``: flows crossing a tree link but not the hot port."""
 
     link: int
     offered: float
     flows: int
-    tree: tuple[PausedLink, ...]
     victims: int
+    tree_links: np.ndarray
+    tree_hops: np.ndarray
+    tree_flows: np.ndarray
+
+    @property
+    def tree(self) -> tuple[PausedLink, ...]:
+        """The tree links one by one (nearest first)."""
+        return tuple(
+            PausedLink(link=link, hops=hops, flows=flows)
+            for link, hops, flows in zip(
+                self.tree_links.tolist(),
+                self.tree_hops.tolist(),
+                self.tree_flows.tolist(),
+                strict=True,
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -110,7 +131,12 @@ class CongestionReport:
         """Directed links paused by the reported hot ports (none unless ``spreads``)."""
         if not self.spreads or not self.hot_ports:
             return np.zeros(0, dtype=np.int64)
-        return np.unique(np.asarray([p.link for h in self.hot_ports for p in h.tree], np.int64))
+        links = np.concatenate([h.tree_links for h in self.hot_ports])
+        if not links.size:
+            return links
+        paused = np.zeros(int(links.max()) + 1, dtype=bool)
+        paused[links] = True
+        return np.flatnonzero(paused)
 
 
 def _nic_links(net: Network, flows: Flows) -> np.ndarray:
@@ -128,7 +154,9 @@ def offered_load(net: Network, incidence, flows: Flows) -> tuple[np.ndarray, np.
     """(demand per flow in bit/s, offered load per directed link in bit/s).
 
     The flows starting at the earliest start time send at their NIC link's line rate, shared
-    equally by those leaving the same NIC link; the others offer nothing."""
+    equally by those leaving the same NIC link; the others offer nothing. With a merged
+    incidence (:func:`~planner.analyses.flow.route` with ``merge_links``) the load is that of
+    each group's representative link; every link of a group carries the same."""
     n = len(flows)
     demand = np.zeros(n)
     if n == 0:
@@ -143,79 +171,201 @@ def offered_load(net: Network, incidence, flows: Flows) -> tuple[np.ndarray, np.
     return demand, np.asarray(a.T @ demand).ravel()
 
 
-def _entries(m: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(row, column) of every stored entry of ``rows`` of CSR ``m``."""
-    rows = np.asarray(rows, dtype=np.int64)
-    length = m.indptr[rows + 1] - m.indptr[rows]
-    low = np.repeat(m.indptr[rows] - (np.cumsum(length) - length), length)
-    return np.repeat(rows, length), m.indices[np.arange(int(length.sum())) + low].astype(np.int64)
+#: Kinds of directed link for the walk: scale-up (no fabric node at its tail), a server's
+#: NIC up-link (the walk ends there), a link leaving a switch (the walk goes on).
+_SCALE_UP, _FROM_SERVER, _FROM_SWITCH = 0, 1, 2
 
 
-def _keyed_entries(net: Network, a: sp.csr_matrix, flows: np.ndarray):
-    """The fabric-link entries of ``flows``' rows, sorted by ``flow * nodes + node the link
-    enters``: (those keys, the links). The flow of an entry is its key // nodes."""
-    e_flow, e_link = _entries(a, flows)
-    fabric = net.link_from[e_link] >= 0
-    e_key = e_flow[fabric] * net.node_count + net.link_to[e_link[fabric]]
-    e_link = e_link[fabric].astype(np.int32)
-    del e_flow, fabric
-    order = np.argsort(e_key)
-    return e_key[order], e_link[order]
+def _link_kind(net: Network) -> np.ndarray:
+    kind = np.full(net.link_count, _SCALE_UP, dtype=np.int8)
+    fabric = np.flatnonzero(net.link_from >= 0)
+    kind[fabric] = np.where(net.is_switch[net.link_from[fabric]], _FROM_SWITCH, _FROM_SERVER)
+    return kind
 
 
-def _tree(
-    net: Network,
-    at: sp.csr_matrix,
-    entries: tuple[np.ndarray, np.ndarray],
-    hot: int,
-    parent: np.ndarray,
-    distinct_parents: bool,
-):
-    """The congestion tree of directed link ``hot`` (see the module docstring); ``entries``
-    (:func:`_keyed_entries`) hold at least the rows of the flows through ``hot``."""
-    n = net.node_count
-    sorted_key, e_link = entries
-    hot_flows = at.indices[at.indptr[hot] : at.indptr[hot + 1]]
-    hot_flows = hot_flows[at.data[at.indptr[hot] : at.indptr[hot + 1]] > 0].astype(np.int64)
-    hops = np.zeros(net.link_count, dtype=np.int64)  # 0: not in the tree
-    frontier = unique(hot_flows * n + net.link_from[hot])
-    level = 0
-    taken = np.zeros(e_link.size, dtype=bool)
-    while frontier.size:
-        level += 1
-        # the entries entering a frontier (flow, node): ranges of the sorted keys
-        low = np.searchsorted(sorted_key, frontier, side="left")
-        length = np.searchsorted(sorted_key, frontier, side="right") - low
-        step = np.repeat(low - (np.cumsum(length) - length), length) + np.arange(length.sum())
-        step = step[~taken[step]]
-        if not step.size:
-            break
-        taken[step] = True
-        links, flows_here = e_link[step].astype(np.int64), sorted_key[step] // n
-        fresh = hops[links] == 0
-        hops[links[fresh]] = level
-        up = net.link_from[links]
-        going = net.is_switch[up]  # a server's NIC link ends the walk
-        frontier = unique(flows_here[going] * n + up[going])
-    tree_links = np.flatnonzero(hops)
-    order = np.lexsort((tree_links, hops[tree_links]))
-    tree_links = tree_links[order]
-    # distinct flows (parents) to the hot port on each tree link; a row's entries are
-    # distinct links, so with one row per flow every entry is one (flow, link)
-    if distinct_parents:
-        per_link = np.bincount(e_link[taken], minlength=net.link_count)
-    else:
+class _Groups:
+    """Merged links (see :func:`~planner.analyses.flow.incidence.unmerge`): the links each
+    representative stands for."""
+
+    def __init__(self, merged: np.ndarray):
+        self.merged = merged
+        self.order = np.argsort(merged, kind="stable")
+        self.size = np.bincount(merged, minlength=merged.size)
+        self.first = np.cumsum(self.size) - self.size
+
+    def members(self, reps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position in ``reps``, link) for every link of each representative in ``reps``."""
+        per = self.size[reps]
+        at = np.repeat(self.first[reps] - (np.cumsum(per) - per), per) + np.arange(int(per.sum()))
+        return np.repeat(np.arange(reps.size), per), self.order[at]
+
+
+def _classes(a: sp.csr_matrix, rows: np.ndarray, switch_col: np.ndarray):
+    """Rows whose links leaving a switch are the same (the same columns of ``a``; sorted
+    indices): their walks from any hot port are the same. Returns (class per row of
+    ``rows``, each class's first row). Grouped by two 64-bit hashes of the columns and then
+    checked column by column; a row that differs from its group's first is a class alone."""
+    seg, col, _ = gather(a.indptr, a.indices, a.data, rows)
+    keep = switch_col[col]
+    seg, col = seg[keep], col[keep].astype(np.int64)
+    count = np.bincount(seg, minlength=rows.size)  # every row crosses a hot port: count >= 1
+    starts = np.cumsum(count) - count
+    key = mix64(col.astype(np.uint64))
+    h1 = np.add.reduceat(mix64(key), starts)
+    h2 = np.add.reduceat(mix64(key ^ np.uint64(0x5BD1E9955BD1E995)), starts)
+    group_order = np.lexsort((count, h2, h1))
+    k1, k2, kc = h1[group_order], h2[group_order], count[group_order]
+    new = np.concatenate(([True], (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1]) | (kc[1:] != kc[:-1])))
+    head = np.empty(rows.size, dtype=np.int64)
+    head[group_order] = group_order[np.maximum.accumulate(np.where(new, np.arange(new.size), 0))]
+    at = np.repeat(starts[head] - starts, count) + np.arange(col.size)
+    alike = np.logical_and.reduceat(col[at] == col, starts)
+    head = np.where(alike, head, np.arange(rows.size))
+    heads, of_row = np.unique(head, return_inverse=True)
+    return of_row.astype(np.int64), heads
+
+
+class _Walk:
+    """The congestion trees of a run's hot ports, walked once per class of flows that leave
+    switches by the same links (:func:`_classes`), on the links as the run kept them
+    (merged: one column per group of links that carry the same flows alike).
+
+    A flow's walk goes back from the hot port's switch along the flow's own links entering
+    each switch reached, so flows with the same switch links walk alike and one walk serves
+    the class. The walk runs on *states* (class, node): a state's entries are the class's
+    links entering the node, all taken at the first level the walk reaches it; a flow's NIC
+    up-link is taken at the level its class reached the leaf the link enters. Levels, links
+    and flow counts are those of a walk of every flow on the full incidence (see
+    ``tests/unit/test_congestion_fast.py``)."""
+
+    def __init__(self, net: Network, a: sp.csr_matrix, groups: _Groups, parent, rows):
+        n = net.node_count
+        self.net, self.a, self.merged, self.parent = net, a, groups.merged, parent
+        kind = _link_kind(net)
+        switch_col = kind == _FROM_SWITCH
+        self.of_row = np.full(a.shape[0], -1, dtype=np.int64)
+        of_row, heads = _classes(a, rows, switch_col)
+        self.of_row[rows] = of_row
+        classes = heads.size
+        # each class's switch links (as representatives), then every link they stand for,
+        # class by class, sorted by the node each enters
+        c_seg, c_col, _ = gather(a.indptr, a.indices, a.data, rows[heads])
+        keep = switch_col[c_col]
+        c_seg, c_col = c_seg[keep], c_col[keep].astype(np.int64)
+        by_rep = sp.csr_matrix(
+            (np.ones(c_col.size, dtype=np.int8), (c_col, c_seg)), shape=(net.link_count, classes)
+        )
+        used = np.flatnonzero(np.diff(by_rep.indptr))
+        _, links = groups.members(used)
+        links = links[np.argsort(net.link_to[links], kind="stable")]
+        per_link = by_rep[groups.merged[links]].tocsc()
+        e_class = np.repeat(np.arange(classes), np.diff(per_link.indptr))
+        self.e_link = links[per_link.indices]
+        # parents: each class's distinct ones; on a representative whose classes share none,
+        # a link's flows are the sum of its classes' counts
         span = int(parent.max()) + 1
-        pairs = unique(e_link[taken].astype(np.int64) * span + parent[sorted_key[taken] // n])
-        per_link = np.bincount(pairs // span, minlength=net.link_count)
-    tree = tuple(
-        PausedLink(link=int(link), hops=int(hops[link]), flows=int(per_link[link]))
-        for link in tree_links
-    )
-    # victims: flows on a tree link that do not go through the hot port
-    crossing = unique(parent[_entries(at, tree_links)[1]])
-    victims = crossing.size - np.isin(crossing, parent[hot_flows]).sum()
-    return hot_flows, tree, int(victims)
+        pairs = unique(of_row * span + parent[rows])
+        self.span, self.c_parent = span, pairs % span
+        weight = np.bincount(pairs // span, minlength=classes)
+        self.p_ptr = np.concatenate(([0], np.cumsum(weight)))
+        r_seg, r_parent, _ = gather(self.p_ptr, self.c_parent, self.c_parent, c_seg)
+        distinct = np.bincount(
+            unique(c_col[r_seg] * span + r_parent) // span, minlength=net.link_count
+        )
+        total = np.bincount(c_col, weights=weight[c_seg], minlength=net.link_count)
+        self.e_class = e_class
+        self.e_apart = (total == distinct)[groups.merged[self.e_link]]
+        self.e_weight = weight[e_class].astype(np.float64)
+        # the rows' NIC up-links: (row, link)
+        n_seg, n_col, _ = gather(a.indptr, a.indices, a.data, rows)
+        nic = kind[n_col] == _FROM_SERVER
+        n_row = rows[n_seg[nic]]
+        at, self.nic_link = groups.members(n_col[nic].astype(np.int64))
+        self.nic_row = n_row[at]
+        # states (class, node) as numbers 0..states-1: the key class * nodes + node itself
+        # while there are few enough, else its rank among the keys in use
+        e_key = e_class * n + net.link_to[self.e_link]
+        up_key = e_class * n + net.link_from[self.e_link]
+        nic_key = self.of_row[self.nic_row] * n + net.link_to[self.nic_link]
+        self.classes, self.n = classes, n
+        if classes * n <= STATES_DENSE_MAX:
+            self.keys = None
+            self.states = classes * n
+            e_state, self.e_up, self.nic_state = e_key, up_key, nic_key
+        else:
+            self.keys = unique(np.concatenate([e_key, up_key, nic_key]))
+            self.states = self.keys.size
+            e_state = np.searchsorted(self.keys, e_key)
+            self.e_up = np.searchsorted(self.keys, up_key)
+            self.nic_state = np.searchsorted(self.keys, nic_key)
+        # entries of each state: a range of the entries (sorted by state)
+        self.ptr = np.concatenate(([0], np.cumsum(np.bincount(e_state, minlength=self.states))))
+        self.scratch = np.empty(self.states, dtype=np.int64)
+
+    def _state(self, keys: np.ndarray) -> np.ndarray:
+        return keys if self.keys is None else np.searchsorted(self.keys, keys)
+
+    def _distinct(self, states: np.ndarray) -> np.ndarray:
+        """``states`` without repeats."""
+        scratch, order = self.scratch, np.arange(states.size)
+        scratch[states] = order  # every state read below was written here
+        return states[scratch[states] == order]
+
+    def tree(self, hot: int, hot_rows: np.ndarray):
+        """(tree links nearest first, their hops, their flows) of hot port ``hot`` crossed
+        by rows ``hot_rows``."""
+        net = self.net
+        hops = np.zeros(net.link_count, dtype=np.int64)  # 0: not in the tree
+        level_of = np.zeros(self.states, dtype=np.int32)  # 0: not reached
+        frontier = self._state(unique(self.of_row[hot_rows]) * self.n + net.link_from[hot])
+        taken = []
+        level = 0
+        while frontier.size:
+            level += 1
+            level_of[frontier] = level
+            low = self.ptr[frontier]
+            length = self.ptr[frontier + 1] - low
+            step = np.repeat(low - (np.cumsum(length) - length), length) + np.arange(length.sum())
+            if not step.size:
+                break
+            taken.append(step)
+            links = self.e_link[step]
+            fresh = hops[links] == 0
+            hops[links[fresh]] = level
+            up = self.e_up[step]
+            frontier = self._distinct(up[level_of[up] == 0])
+        flows = np.zeros(net.link_count, dtype=np.int64)
+        if taken:
+            step = np.concatenate(taken)
+            apart = self.e_apart[step]
+            flows += np.bincount(
+                self.e_link[step[apart]], weights=self.e_weight[step[apart]], minlength=flows.size
+            ).astype(np.int64)
+            if not apart.all():  # a parent in two classes on these links: count it once
+                shared = step[~apart]
+                seg, parents, _ = gather(
+                    self.p_ptr, self.c_parent, self.c_parent, self.e_class[shared]
+                )
+                pairs = unique(self.e_link[shared][seg] * self.span + parents)
+                flows += np.bincount(pairs // self.span, minlength=flows.size)
+        # NIC up-links of the hot rows, taken at the level their class reached the switch
+        # each enters
+        is_hot = np.zeros(self.a.shape[0], dtype=bool)
+        is_hot[hot_rows] = True
+        mine = np.flatnonzero(is_hot[self.nic_row])
+        level_here = level_of[self.nic_state[mine]]
+        mine, level_here = mine[level_here > 0], level_here[level_here > 0]
+        if mine.size:
+            link = self.nic_link[mine]
+            most = int(level_here.max()) + 1
+            first = unique(link * most + level_here)  # by link, lowest level first
+            lowest = first[np.concatenate(([True], first[1:] // most != first[:-1] // most))]
+            hops[lowest // most] = lowest % most
+            pairs = unique(link * self.span + self.parent[self.nic_row[mine]])
+            flows += np.bincount(pairs // self.span, minlength=flows.size)
+        tree_links = np.flatnonzero(hops)
+        tree_links = tree_links[np.lexsort((tree_links, hops[tree_links]))]
+        return tree_links, hops[tree_links], flows[tree_links]
 
 
 def congestion_tree(
@@ -226,6 +376,7 @@ def congestion_tree(
     flow_control: str = "lossless",
     parent: np.ndarray | None = None,
     max_ports: int = 10,
+    merged: np.ndarray | None = None,
 ) -> CongestionReport:
     """Hot ports of a run and the links lossless flow control would pause from each.
 
@@ -235,7 +386,8 @@ def congestion_tree(
         The network the flows ran on.
     incidence
         Their routes, flows x directed links (what :func:`~planner.analyses.flow.route`
-        gives; ``Result.incidence`` of :func:`~planner.analyses.flow.simulate`).
+        gives; ``Result.incidence`` of :func:`~planner.analyses.flow.simulate`), or with
+        ``merged`` the routes as the run kept them (``Result.routes()``).
     flows
         The flows of the incidence's rows (``Result.sub_flows``).
     flow_control
@@ -246,6 +398,11 @@ def congestion_tree(
         count once; default: each row is a flow.
     max_ports
         Hot ports reported with their trees, the most oversubscribed first.
+    merged
+        Per directed link, the link it is merged into when ``incidence`` keeps one column per
+        group of links that carry the same flows alike (:func:`~planner.analyses.flow.route`
+        with ``merge_links``); the report is the one the full incidence
+        (:func:`~planner.analyses.flow.incidence.unmerge`) gives.
 
     Returns
     -------
@@ -260,32 +417,61 @@ def congestion_tree(
     if flow_control not in FLOW_CONTROLS:
         raise ValueError(f"flow_control must be one of {FLOW_CONTROLS}, not {flow_control!r}")
     a = sp.csr_matrix(incidence, dtype=np.float64)
-    a.eliminate_zeros()
+    if not a.has_canonical_format or (a.data == 0).any():
+        a = a.copy()
+        a.sum_duplicates()
+        a.eliminate_zeros()
+    if merged is not None:
+        merged = np.asarray(merged, dtype=np.int64)
+        kind = _link_kind(net)
+        if (kind[merged] != kind).any():  # a group mixing kinds of link: walk them apart
+            a, merged = unmerge(a, merged), None
+    if merged is None:
+        merged = np.arange(net.link_count)
+    groups = _Groups(merged)
     parent = np.arange(a.shape[0]) if parent is None else np.asarray(parent, dtype=np.int64)
     _, offered = offered_load(net, a, flows)
+    offered = offered[merged]
     cap = np.where(net.alive, net.capacity, 0.0)
     fabric = np.arange(2 * net.fabric_links)
     egress = fabric[net.is_switch[net.link_from[fabric]] & (cap[fabric] > 0)]
     over = egress[offered[egress] > cap[egress] * (1 + OVER_RTOL)]
     ratio = offered[over] / cap[over]
     over = over[np.lexsort((over, -ratio))]
-    at = a.T.tocsr()
-    distinct_parents = unique(parent).size == parent.size
     reported = over[:max_ports]
-    through = unique(_entries(at, reported)[1])  # flows through any reported hot port
-    entries = _keyed_entries(net, a, through)
     hot_ports = []
-    for link in reported.tolist():
-        hot_flows, tree, victims = _tree(net, at, entries, link, parent, distinct_parents)
-        hot_ports.append(
-            HotPort(
-                link=int(link),
-                offered=float(offered[link] / cap[link]),
-                flows=int(unique(parent[hot_flows]).size),
-                tree=tree,
-                victims=victims,
+    if reported.size:
+        at = a.T.tocsr()
+        rows_of = {}
+        for link in reported.tolist():
+            rep = int(merged[link])
+            cut = slice(at.indptr[rep], at.indptr[rep + 1])
+            rows_of[link] = at.indices[cut][at.data[cut] > 0].astype(np.int64)
+        through = unique(np.concatenate(list(rows_of.values())))
+        walk = _Walk(net, a, groups, parent, through)
+        crossing = a.copy()
+        crossing.data[:] = 1.0
+        for link in reported.tolist():
+            hot_rows = rows_of[link]
+            tree_links, tree_hops, tree_flows = walk.tree(link, hot_rows)
+            # victims: flows on a tree link that do not go through the hot port
+            on_tree = np.zeros(net.link_count)
+            on_tree[merged[tree_links]] = 1.0
+            hit = np.flatnonzero(crossing @ on_tree)
+            crossing_parents = unique(parent[hit])
+            hot_parents = unique(parent[hot_rows])
+            victims = crossing_parents.size - np.isin(crossing_parents, hot_parents).sum()
+            hot_ports.append(
+                HotPort(
+                    link=int(link),
+                    offered=float(offered[link] / cap[link]),
+                    flows=int(hot_parents.size),
+                    victims=int(victims),
+                    tree_links=tree_links,
+                    tree_hops=tree_hops,
+                    tree_flows=tree_flows,
+                )
             )
-        )
     return CongestionReport(
         flow_control=flow_control,
         spreads=SPREADS[flow_control],

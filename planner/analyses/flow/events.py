@@ -256,8 +256,11 @@ def simulate(
     if planes is None:
         run = _run(net, sub, routing, cap, **kw)
         bits, peak, build, note = run.bits, run.peak, run.full_incidence, None
+        routes = (run.incidence, run.merged)
     else:
-        run, bits, peak, build = _run_one_plane(net, sub, routing, cap, planes, qp_scaling, **kw)
+        run, bits, peak, build, routes = _run_one_plane(
+            net, sub, routing, cap, planes, qp_scaling, **kw
+        )
         note = f"{net.planes} identical planes: plane 0 simulated, copied to the others"
     result = summarize(
         net,
@@ -274,7 +277,7 @@ def simulate(
         hot_spot_count=hot_spot_count,
     )
     result.sub_flows, result.symmetry = sub, note
-    result._build_incidence = build
+    result._build_incidence, result._routes = build, routes
     return result
 
 
@@ -282,7 +285,8 @@ def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
     """:func:`_run` on plane 0's sub-flows (and those inside a server), copied to the other
     planes: per sub-flow (finish, first rate, first bottleneck) and per link (bits, peak).
     Returns (run, link bits, peak, a function that builds the whole incidence: each twin's
-    row, its links moved to its plane)."""
+    row, its links moved to its plane, and one that builds it as the run kept it: merged
+    links as one, see ``Result.routes``)."""
     twin = twins(sub.plane, qp_scaling)
     mine = np.flatnonzero(sub.plane == 0)
     position = np.zeros(len(sub), dtype=np.int64)
@@ -304,15 +308,25 @@ def _run_one_plane(net, sub: Flows, routing, cap, planes, qp_scaling, **kw):
     bott[moved] = move[plane[moved], bott[moved]]
     run.finish, run.first_rates, run.first_bott = run.finish[of], run.first_rates[of], bott
 
-    def build():
-        small = run.full_incidence()
+    def moved(small):
         seg, cols, vals = gather(small.indptr, small.indices, small.data, of)
         indptr = np.concatenate(([0], np.cumsum(np.diff(small.indptr)[of])))
         return sp.csr_matrix(
             (vals, move[plane[seg], cols], indptr), shape=(len(sub), net.link_count)
         )
 
-    return run, bits, peak, build
+    def build():
+        return moved(run.full_incidence())
+
+    def routes():
+        if run.merged is None:
+            return moved(run.incidence), None
+        merged = run.merged.copy()  # each plane's groups: plane 0's, moved to the plane
+        for p in range(1, planes.shape[0]):
+            merged[planes[p]] = move[p, run.merged[planes[0]]]
+        return moved(run.incidence), merged
+
+    return run, bits, peak, build, routes
 
 
 class _Run:

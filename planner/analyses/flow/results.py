@@ -42,6 +42,7 @@ class Result:
     symmetry: str | None = None  # how symmetry cut the work (identical planes run once)
     _incidence: object | None = field(default=None, repr=False)
     _build_incidence: object | None = field(default=None, repr=False)
+    _routes: object | None = field(default=None, repr=False)
 
     @property
     def incidence(self):
@@ -53,7 +54,19 @@ class Result:
 
     @incidence.setter
     def incidence(self, value) -> None:
-        self._incidence, self._build_incidence = value, None
+        self._incidence, self._build_incidence, self._routes = value, None, None
+
+    def routes(self):
+        """(incidence, merged): the sub-flows' routes as the run kept them. Where links carry
+        the same flows alike (a leaf's sprayed uplinks, say) only the lowest-indexed link of
+        each group has a column, ``merged[link]`` being that link, and :attr:`incidence` is
+        its :func:`~planner.analyses.flow.incidence.unmerge`; ``merged`` is None when nothing
+        merged. Far smaller than :attr:`incidence` under spraying and ``ib-ar``."""
+        if self._routes is None:
+            return self.incidence, None
+        if callable(self._routes):
+            self._routes = self._routes()
+        return self._routes
 
     def as_dict(self) -> dict:
         return {
