@@ -40,10 +40,12 @@ UNCABLED_LISTED = 20
 
 
 class CountersRejected(ValueError):
-    """A snapshot that was not imported: ``problems`` as :meth:`CounterProblem.as_dict`."""
+    """A snapshot that was not imported: ``problems`` as :meth:`CounterProblem.as_dict`
+    (``field`` ``text`` where the file as a whole is wrong)."""
 
     def __init__(self, problems: list[dict], more: int = 0):
-        self.problems = problems
+        # a problem of the file as a whole (or a row's shape) is about the request's ``text``
+        self.problems = [{**p, "field": p.get("field") or "text"} for p in problems]
         self.more = more
         first = problems[0]["message"] if problems else "The snapshot was not imported."
         extra = len(problems) - 1 + more
