@@ -284,6 +284,44 @@ def latency_facts_of(part: Mapping | None) -> dict:
     }
 
 
+#: The failure facts of a part record (issue 24), as :func:`failure_facts_of` gives them.
+FAILURE_FACT_KEYS = ("mtbf_hours", "mtbf_grade", "mtbf_source")
+
+
+def failure_facts_of(part: Mapping | None) -> dict:
+    """A part record's failure facts (issue 24): ``mtbf_hours`` as published or inferred
+    (None: unknown, never a guess), with the grade and source of that figure from the
+    record's provenance (``""`` when the record names none).
+
+    A part with an MTBF fails ``24 / mtbf_hours`` times a day on average (constant failure
+    rate); :mod:`planner.analyses.resilience.failures` adds these up per design.
+
+    Examples
+    --------
+    >>> failure_facts_of({"mtbf_hours": 1e6, "provenance": {"mtbf_hours": {
+    ...     "grade": "datasheet", "source": "nv-x"}}, "sources": {"nv-x": {"url": "https://x"}}})
+    {'mtbf_hours': 1000000.0, 'mtbf_grade': 'datasheet', 'mtbf_source': 'https://x'}
+    >>> failure_facts_of({"category": "cable"})
+    {'mtbf_hours': None, 'mtbf_grade': '', 'mtbf_source': ''}
+    """
+    part = part or {}
+    value = part.get("mtbf_hours")
+    try:
+        hours = float(value) if value is not None else None
+    except (TypeError, ValueError):
+        hours = None
+    if hours is not None and not hours > 0:
+        hours = None
+    record = (part.get("provenance") or {}).get("mtbf_hours") or {}
+    source = record.get("source") or ""
+    url = ((part.get("sources") or {}).get(source) or {}).get("url") if source else None
+    return {
+        "mtbf_hours": hours,
+        "mtbf_grade": str(record.get("grade") or "") if hours is not None else "",
+        "mtbf_source": str(url or source) if hours is not None else "",
+    }
+
+
 def port_speeds_of(part: Mapping) -> set[int]:
     """Logical port speeds (Gb/s) a transceiver runs: its port speed (or module speed per
     port) and the per-port speed of each breakout it lists.
@@ -444,6 +482,8 @@ __all__ = [
     "cage_of",
     "cages_of",
     "data_groups",
+    "FAILURE_FACT_KEYS",
+    "failure_facts_of",
     "fiber_of",
     "LATENCY_FACT_KEYS",
     "latency_facts_of",

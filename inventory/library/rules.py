@@ -259,6 +259,7 @@ def check_switch(v: dict) -> Iterator[Violation]:
             "psu_rating_w",
             "buffer_mb",
             "latency_ns",
+            "mtbf_hours",
         ],
     )
     yield from _check_choice(v.get("forwarding_mode"), values(FORWARDING_MODES), "forwarding_mode")
@@ -268,7 +269,7 @@ def check_switch(v: dict) -> Iterator[Violation]:
 
 def check_nic(v: dict) -> Iterator[Violation]:
     yield from check_power(v)
-    yield from check_positive(v, ["max_speed_gbps"])
+    yield from check_positive(v, ["max_speed_gbps", "mtbf_hours"])
     yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
     yield from _check_groups(v.get("ports"), "ports", cage=False)
     for index, port in enumerate(v.get("ports") or []):
@@ -290,7 +291,7 @@ def check_nic(v: dict) -> Iterator[Violation]:
 def check_server(v: dict) -> Iterator[Violation]:
     yield from check_power(v)
     yield from check_positive(
-        v, ["gpus", "rack_units", "systems_per_rack", "weight_kg", "nics_per_gpu"]
+        v, ["gpus", "rack_units", "systems_per_rack", "weight_kg", "nics_per_gpu", "mtbf_hours"]
     )
     yield from _check_groups(v.get("compute_ports"), "compute_ports", cage=True)
     for index, port in enumerate(v.get("other_ports") or []):
@@ -322,6 +323,7 @@ def check_transceiver(v: dict) -> Iterator[Violation]:
             "wavelength_nm",
             "baud_gbd",
             "latency_ns",
+            "mtbf_hours",
         ],
     )
     yield from _check_list_of(v.get("protocols"), values(PROTOCOLS), "protocols")
@@ -443,6 +445,7 @@ def check_cable(v: dict) -> Iterator[Violation]:
             "lane_rate_gbps",
             "latency_ns",
             "propagation_ns_per_m",
+            "mtbf_hours",
         ],
     )
     yield from _check_lengths(v)

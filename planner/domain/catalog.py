@@ -29,7 +29,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inventory.library.facts import data_groups, latency_facts_of, optics_facts_of
+from inventory.library.facts import (
+    data_groups,
+    failure_facts_of,
+    latency_facts_of,
+    optics_facts_of,
+)
 from inventory.library.optics import OpticsTable, seed_optics
 from inventory.library.rules import parse_breakout
 
@@ -114,6 +119,9 @@ class DeviceModel:
     # unknown); the analysis reads them through inventory.library.facts.latency_facts_of.
     latency_ns: float | None = None
     forwarding_mode: str | None = None
+    # Mean time between failures (hours) as published or inferred (issue 24; None: unknown);
+    # its grade and source are in the part's record (inventory.library.facts.failure_facts_of).
+    mtbf_hours: float | None = None
 
     @property
     def is_rack_system(self) -> bool:
@@ -235,6 +243,7 @@ def device_from_spec(slug: str, category: str, spec: dict, name: str = "") -> De
         name=name,
         latency_ns=latency["latency_ns"],
         forwarding_mode=latency["forwarding_mode"],
+        mtbf_hours=failure_facts_of(spec)["mtbf_hours"],
     )
 
 

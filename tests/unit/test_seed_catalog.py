@@ -110,6 +110,19 @@ def test_every_source_is_traceable(seed):
                 assert source["url"].startswith("https://"), (part.slug, key)
 
 
+def test_every_mtbf_has_a_source_and_a_grade(seed):
+    """An MTBF (issue 24) is only seeded with the source it was read from and its grade; none
+    is seeded today (no vendor figure was found: figures-found.md), so the expected-failures
+    estimate takes the Llama 3 field rates, stated as such."""
+    for part in seed.parts:
+        if part.spec.get("mtbf_hours") is None:
+            continue
+        record = provenance_for(part.provenance, "mtbf_hours") or {}
+        assert record.get("grade") in {"datasheet", "secondary", "inferred", "estimate"}, part.slug
+        source = record.get("source") or part.identity.get("source")
+        assert source and (part.sources.get(source) or {}).get("url"), part.slug
+
+
 @pytest.mark.skipif(not REFERENCE.exists(), reason="../shared/reference not beside the checkout")
 def test_no_invented_numbers(seed):
     """Every number graded datasheet or secondary appears in the reference notes or in the
