@@ -125,6 +125,10 @@ RULES: dict[str, RuleInfo] = _rules(
     ("spof-server-single-leaf", "fabric", "warning", "fabric", "all rails on one leaf"),
     ("spof-single-uplink", "fabric", "warning", "fabric", "one upper switch only"),
     ("spof-single-spine", "fabric", "warning", "fabric", "pod or group with one switch"),
+    # failure domains (planner.analyses.validate.spof; issue 24)
+    ("spof-feed", "fabric", "warning", "fabric", "leaf pair on one power feed"),
+    ("spof-dual-homed", "fabric", "warning", "fabric", "all uplinks on one switch"),
+    ("spof-plane-rack", "fabric", "warning", "fabric", "a plane's spines in one rack"),
     ("server-ports-unconnected", "fabric", "error", "fabric", "server ports without links"),
     ("gpus-disconnected", "fabric", "error", "fabric", "GPUs not all reachable"),
     # the cluster's other networks (planner.analyses.validate.networks)

@@ -33,6 +33,7 @@ The package, one module per rule family; each registers its checks in :mod:`.reg
 ``wiring``        dangling links, roles, ports, rails
 ``balance``       oversubscription, ECMP balance, single points of failure
 ``reachability``  servers' ports linked, GPUs connected per plane
+``spof``          single points of failure by domain: power feed, switch, rack
 ``networks``      the cluster's other networks: reach, speeds and cages, leaf pairs, wiring
 ``storage_read``  storage read rate per node against the spec's ask (cluster networks)
 ``transport``     RoCE PFC headroom, priorities, ECN, MTU, AR, multiplane; IB routing
@@ -57,6 +58,7 @@ from planner.analyses.validate import (  # noqa: F401  (each registers its check
     reach,
     reachability,
     speeds,
+    spof,
     storage_read,
     transport,
     wiring,
