@@ -13,6 +13,7 @@ from simulation.models import Job, JobKindChoices
 from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale, max_attempts
 from simulation.size_sweep_chart import size_sweep_context
 from simulation.sweep_chart import sweep_context
+from simulation.whatif_page import whatif_context
 
 DESIGN_KINDS = (
     JobKindChoices.VALIDATE,
@@ -123,6 +124,8 @@ def job_detail(request, pk):
         context["sweep"] = sweep_context(job)
     if job.kind == JobKindChoices.SIZE_SWEEP:
         context["ss"] = size_sweep_context(job)
+    if job.kind == JobKindChoices.WHATIF:
+        context["wi"] = whatif_context(job)
     return render(request, "simulation/job_detail.html", context)
 
 

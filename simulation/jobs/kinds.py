@@ -289,18 +289,26 @@ def _check_sweep_routing(cleaned: dict) -> None:
 
 
 def _clean_size_sweep(parameters: dict) -> dict:
-    """A message-size sweep: the ring collective (``traffic``), ``routing`` (a mode or an old
-    name; the design's when not given), ``gpus`` (whole servers from the first; every GPU when
-    not given), ``seed`` (ECMP hashing), ``switch_latency_ns`` (every switch's port-to-port
-    latency instead of the catalog's) and ``overhead_us`` (a fixed cost per ring step)."""
+    """A message-size sweep: the ring collective (``traffic``), ``rings`` (``rail``: NCCL's
+    ring per NIC, the default; ``flat``: one ring through every GPU's NIC), ``routing`` (a
+    mode or an old name; the design's when not given), ``gpus`` (whole servers from the
+    first; every GPU when not given), ``seed`` (ECMP hashing), ``switch_latency_ns`` (every
+    switch's port-to-port latency instead of the catalog's) and ``overhead_us`` (a fixed cost
+    per ring step)."""
     from planner.analyses.flow import ROUTING_ALIASES, ROUTINGS, canonical_routing
-    from planner.analyses.size_sweep import TRAFFICS
+    from planner.analyses.size_sweep import RINGS, TRAFFICS
 
-    _only(parameters, {"traffic", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us"})
+    _only(
+        parameters,
+        {"traffic", "rings", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us"},
+    )
     traffic = parameters.get("traffic") or "all-reduce"
     if traffic not in TRAFFICS:
         raise _problem(f"traffic: one of {', '.join(TRAFFICS)} (got {traffic!r})")
-    cleaned = {"traffic": traffic}
+    rings = parameters.get("rings") or "rail"
+    if rings not in RINGS:
+        raise _problem(f"rings: one of {', '.join(RINGS)} (got {rings!r})")
+    cleaned = {"traffic": traffic, "rings": rings}
     routing = parameters.get("routing")
     if routing:
         try:
@@ -350,6 +358,93 @@ def _check_sweep(parameters: dict, design_revision) -> None:
             f"fail_links: at most {available:,}, the switch-to-switch links of revision "
             f"{design_revision.number} (got {most:,})"
         )
+
+
+#: Most elements and domains one what-if fails at once.
+MAX_WHATIF_FAILED = 1_000
+
+
+def _failed_list(parameters: dict) -> list[str]:
+    """The what-if's ``failed``: a list of element or domain ids (``node:<name>``,
+    ``link:<i>``, ``rack:<name>``...), repeats dropped, order kept."""
+    failed = parameters.get("failed")
+    if isinstance(failed, str):
+        failed = [failed]
+    if not isinstance(failed, list | tuple) or not failed:
+        raise _problem(
+            'failed: a list of element or domain ids, e.g. ["node:spine-01"] or ["rack:R001-01"]'
+        )
+    if len(failed) > MAX_WHATIF_FAILED:
+        raise _problem(f"failed: at most {MAX_WHATIF_FAILED:,} ids (got {len(failed):,})")
+    out = []
+    for element in failed:
+        if not isinstance(element, str) or ":" not in element or len(element) > 200:
+            raise _problem(
+                f"failed: each an id such as node:<name> or rack:<name> (got {element!r})"
+            )
+        if element not in out:
+            out.append(element)
+    return out
+
+
+def _clean_whatif(parameters: dict) -> dict:
+    """A what-if failure: ``failed`` (ids, checked against the revision by
+    :func:`_check_whatif`), the collective (``traffic``: ring all-reduce or all-to-all),
+    ``size_bytes``, ``routing`` (a mode or an old name; the design's when not given), ``seed``
+    (ECMP hashing) and ``flowlets`` (flowlet routing only)."""
+    from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS, canonical_routing
+    from planner.analyses.resilience.whatif import COLLECTIVES
+
+    _only(parameters, {"failed", "traffic", "size_bytes", "routing", "seed", "flowlets"})
+    cleaned = {"failed": _failed_list(parameters)}
+    traffic = parameters.get("traffic") or "all-reduce"
+    if traffic not in COLLECTIVES:
+        raise _problem(f"traffic: one of {', '.join(COLLECTIVES)} (got {traffic!r})")
+    cleaned["traffic"] = traffic
+    routing = parameters.get("routing")
+    if routing:
+        try:
+            cleaned["routing"] = canonical_routing(routing)
+        except (ValueError, TypeError):
+            names = ", ".join(ROUTINGS + tuple(ROUTING_ALIASES))
+            raise _problem(f"routing: one of {names} (got {routing!r})") from None
+    for key, low, high, default in (("seed", 0, 2**31 - 1, 0), ("flowlets", 1, FLOWLETS_MAX, None)):
+        value = _number(parameters, key, low=low, high=high)
+        if value is not None and value != int(value):
+            raise _problem(f"{key}: a whole number (got {value!r})")
+        if value is not None or default is not None:
+            cleaned[key] = int(value) if value is not None else default
+    size = _number(parameters, "size_bytes", low=1, high=MAX_SIZE_BYTES)
+    cleaned["size_bytes"] = float(size) if size is not None else 1e9
+    if "flowlets" in cleaned and cleaned.get("routing", "flowlet") != "flowlet":
+        raise _problem(f"flowlets: only for flowlet routing (routing is {cleaned['routing']})")
+    return cleaned
+
+
+def _check_whatif(parameters: dict, design_revision) -> None:
+    """Every failed id names an element or domain of the revision; without a ``routing``, the
+    one the revision's transport settings give."""
+    import json
+    import zlib
+
+    from planner.analyses.errors import JobInputError
+    from planner.analyses.resilience.whatif import parse_failed
+    from planner.designs.selectors import revision_fabric
+
+    if "routing" not in parameters:
+        parameters["routing"] = design_transport_defaults(design_revision).routing
+    if "flowlets" in parameters and parameters["routing"] != "flowlet":
+        raise _problem(f"flowlets: only for flowlet routing (routing is {parameters['routing']})")
+    try:
+        fabric = revision_fabric(design_revision) if design_revision.topology else None
+    except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+        fabric = None
+    if fabric is None or not fabric.node_count:
+        raise _problem(f"failed: revision {design_revision.number} has no stored fabric")
+    try:
+        parse_failed(fabric, parameters["failed"])
+    except JobInputError as exc:
+        raise _problem(exc.message) from None
 
 
 def design_transport_defaults(design_revision):
@@ -452,7 +547,7 @@ def _run_size_sweep(job: Job, on_progress: Progress) -> dict:
 
     fabric, facts = _revision_fabric(job, on_progress)
     link_ns, node_ns, notes = catalog_latency(fabric, facts)
-    keys = ("traffic", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us")
+    keys = ("traffic", "rings", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us")
     params = {key: job.parameters[key] for key in keys if key in job.parameters}
     return run_size_sweep(
         fabric,
@@ -462,6 +557,19 @@ def _run_size_sweep(job: Job, on_progress: Progress) -> dict:
         on_progress=on_progress,
         **params,
     )
+
+
+def _run_whatif(job: Job, on_progress: Progress) -> dict:
+    """The failure's blast radius and the collective before and after it
+    (:func:`planner.analyses.resilience.whatif.run_whatif`)."""
+    from planner.analyses.resilience.whatif import run_whatif
+    from planner.designs.adapters import fabric_unpack
+
+    on_progress(0, 1, "loading the fabric")
+    fabric = fabric_unpack(job.design_revision.topology)
+    keys = ("failed", "traffic", "size_bytes", "routing", "seed", "flowlets")
+    params = {key: job.parameters[key] for key in keys if key in job.parameters}
+    return run_whatif(fabric, on_progress=on_progress, **params)
 
 
 # --- outcomes (the one line a jobs list shows) ---------------------------------------------------
@@ -527,10 +635,28 @@ def _outcome_size_sweep(result: dict) -> str:
         return "no sizes"
     last = points[-1]
     return (
-        f"{result.get('traffic', '?')} on {count(result.get('gpus') or 0, 'GPU')}: busbw "
+        f"{result.get('traffic', '?')} on {count(result.get('gpus') or 0, 'GPU')}"
+        f"{', ' + count(result['ring_count'], 'ring') if result.get('ring_count') else ''}: busbw "
         f"{last['busbw_gbytes_s']:,.1f} GB/s at {last['size_bytes'] / 2**30:,.0f} GiB, "
         f"{points[0]['time_s'] * 1e6:,.1f} us at {points[0]['size_bytes']:,} B"
     )
+
+
+def _outcome_whatif(result: dict) -> str:
+    whatif = result.get("whatif") or {}
+    gpus = whatif.get("gpus") or {}
+    failed = whatif.get("failed") or []
+    text = failed[0] if len(failed) == 1 else count(len(failed), "element")
+    text += f": {count(gpus.get('lost') or 0, 'GPU')} lost"
+    before, after = result.get("before") or {}, result.get("after") or {}
+    if before.get("completion_time_s") and after.get("completion_time_s"):
+        text += (
+            f"; {result.get('traffic', '?')} {before['completion_time_s'] * 1e3:,.2f} → "
+            f"{after['completion_time_s'] * 1e3:,.2f} ms"
+        )
+    elif after.get("error"):
+        text += "; no run after the failure"
+    return text
 
 
 def _outcome_power(result: dict) -> str:
@@ -577,5 +703,8 @@ KINDS: dict[str, JobKind] = {
         True,
         True,
         _check_size_sweep,
+    ),
+    JobKindChoices.WHATIF: JobKind(
+        _run_whatif, _clean_whatif, _outcome_whatif, True, True, _check_whatif
     ),
 }
