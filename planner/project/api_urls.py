@@ -7,7 +7,7 @@ from planner.asbuilt.api import counters as asbuilt_counters
 from planner.audit import api as audit
 from planner.designs.api import canvas, optical, transport, views, wizard
 from planner.designs.api import latency as latency_api
-from planner.designs.api import resilience as resilience_api
+from planner.designs.api import whatif as whatif_api
 from planner.outputs import api as outputs
 from planner.quotes import api as quotes
 from simulation.api import overlays
@@ -61,14 +61,14 @@ urlpatterns = [
         name="design-revision-optical-budget",
     ),
     path(
-        "designs/<int:design_pk>/revisions/<int:number>/resilience/",
-        resilience_api.RevisionResilienceView.as_view(),
-        name="design-revision-resilience",
-    ),
-    path(
         "designs/<int:design_pk>/revisions/<int:number>/latency/",
         latency_api.RevisionLatencyView.as_view(),
         name="design-revision-latency",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/what-if/",
+        whatif_api.RevisionWhatIfView.as_view(),
+        name="design-revision-what-if",
     ),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/counters/",
@@ -157,6 +157,11 @@ urlpatterns = [
         name="design-revision-export",
     ),
     path(
+        "designs/<int:design_pk>/revisions/<int:number>/telemetry/",
+        outputs.RevisionTelemetryView.as_view(),
+        name="design-revision-telemetry",
+    ),
+    path(
         "designs/<int:design_pk>/cabling/",
         outputs.DesignCablingImportView.as_view(),
         name="design-cabling-import",
@@ -164,8 +169,3 @@ urlpatterns = [
     path("link-options/", canvas.LinkOptionsView.as_view(), name="link-options"),
     *router.urls,
 ]
-    path(
-        "designs/<int:design_pk>/revisions/<int:number>/telemetry/",
-        outputs.RevisionTelemetryView.as_view(),
-        name="design-revision-telemetry",
-    ),
