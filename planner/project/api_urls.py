@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 from planner.asbuilt.api import counters as asbuilt_counters
 from planner.audit import api as audit
 from planner.designs.api import canvas, optical, transport, views, wizard
+from planner.designs.api import failures as failures_api
 from planner.designs.api import latency as latency_api
 from planner.designs.api import resilience as resilience_api
 from planner.designs.api import whatif as whatif_api
@@ -75,6 +76,11 @@ urlpatterns = [
         "designs/<int:design_pk>/revisions/<int:number>/what-if/",
         whatif_api.RevisionWhatIfView.as_view(),
         name="design-revision-what-if",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/failures/",
+        failures_api.RevisionFailuresView.as_view(),
+        name="design-revision-failures",
     ),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/counters/",
