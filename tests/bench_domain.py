@@ -7,7 +7,9 @@ timed against its target. Results go to ``.var/bench/domain.json``; the exit sta
 a check fails or a target is missed.
 
 Targets (2 cores): build with layout and media <= 6 s, layout alone <= 1 s, canvas views
-(overview, one SU, core) <= 1 s, whole-fabric validation <= 20 s.
+(overview, one SU, core) <= 1 s, whole-fabric validation <= 20 s, graph measurements (switch
+graph, bisection max-flow, leaf edge connectivity, path classes, diameter) <= 10 s, failure
+domains summary <= 10 s.
 """
 
 from __future__ import annotations
@@ -32,7 +34,14 @@ B300_12500 = {
     "switches": {"leaf": "Q3400-RA"},
     "layout": {"servers_per_rack": 4},
 }
-TARGETS = {"build_s": 6.0, "layout_s": 1.0, "canvas_views_s": 1.0, "validate_s": 20.0}
+TARGETS = {
+    "build_s": 6.0,
+    "layout_s": 1.0,
+    "canvas_views_s": 1.0,
+    "validate_s": 20.0,
+    "graph_measures_s": 10.0,
+    "failure_domains_s": 10.0,
+}
 
 
 def _timed(fn):
@@ -44,6 +53,12 @@ def _timed(fn):
 def _check(failures: list[str], ok: bool, what: str) -> None:
     if not ok:
         failures.append(what)
+
+
+def fabric_summary_bisection(fabric) -> float:
+    from planner.domain.summary import summarize
+
+    return summarize(fabric)["bisection_gbps"]
 
 
 def main() -> int:
@@ -125,16 +140,31 @@ def main() -> int:
     _check(failures, max(np.diff(done)) <= math.ceil(total / 10), "progress every tenth")
     _check(failures, len(report.problems) < 20, "problems grouped")
 
+    # Graph measurements and failure domains (tests/unit/test_resilience.py).
+    from planner.analyses.resilience import domain_summary, measure_graph
+
+    graph, graph_s = _timed(lambda: measure_graph(fabric))
+    _check(failures, graph.nonblocking_gbps == 100_000 * 800 / 2, "non-blocking 40 Pb/s")
+    _check(failures, graph.formula_gbps == fabric_summary_bisection(fabric), "formula as summary")
+    _check(failures, graph.measured_gbps <= graph.formula_gbps, "measured within the formula")
+    _check(failures, graph.max_hops_measured == 6, "6 links GPU to GPU at most")
+    domains, domains_s = _timed(lambda: domain_summary(fabric))
+    racks = {k["kind"]: k for k in domains["kinds"]}["rack"]
+    _check(failures, racks["count"] == len(fabric.racks), "a domain per rack")
+
     measured = {
         "build_s": build_s,
         "layout_s": layout_s,
         "canvas_views_s": views_s,
         "validate_s": validate_s,
+        "graph_measures_s": graph_s,
+        "failure_domains_s": domains_s,
     }
     results = {
         "design": B300_12500,
         "links": int(total),
         **measured,
+        "graph": graph.as_dict(),
         "targets": TARGETS,
         "targets_met": {key: measured[key] <= limit for key, limit in TARGETS.items()},
         "checks_failed": failures,

@@ -25,7 +25,7 @@ from inventory.permissions import (
 from inventory.services import SEED_PRICE_BOOK
 from planner import presentation
 from planner.designs import failures as expected_failures
-from planner.designs import figures, selectors, services, transport
+from planner.designs import figures, resilience, selectors, services, transport
 from planner.designs.bom import OutputError, revision_bom_diff
 from planner.designs.filtersets import DESIGN_SORTS, DesignFilterSet
 from planner.designs.forms import (
@@ -170,6 +170,7 @@ def design_detail(request, pk):
         "can_write": selectors.design_can_write(request.user, design),
         "can_manage": selectors.design_can_manage(request.user, design),
         "transport": transport.page_context(request.user, shown),
+        "resilience": resilience.page_context(shown),
     }
     context["failures"] = expected_failures.page_context(request, design, shown)
     return render(request, "planner/design_detail.html", context)

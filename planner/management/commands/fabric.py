@@ -49,6 +49,22 @@ from planner.domain.outputs.config import CONFIG_FORMATS
 from planner.domain.spec import SpecError, load_spec_text
 
 
+def _graph_figures(fabric) -> dict:
+    """The bisection measured by max-flow beside the summary's formula, and the leaves' edge
+    connectivity (:func:`planner.analyses.resilience.measure_graph`)."""
+    from planner.analyses.resilience import measure_graph
+
+    graph = measure_graph(fabric).as_dict()
+    bisection = graph["bisection"]
+    return {
+        "bisection_measured_gbps": bisection["measured_gbps"],
+        "bisection_nonblocking_gbps": bisection["nonblocking_gbps"],
+        "bisection_halves": bisection["halves"],
+        "edge_connectivity": graph["edge_connectivity"],
+        "max_hops_measured": graph["max_hops"]["measured"],
+    }
+
+
 def _problem_lines(problems: list[dict]) -> str:
     return "\n".join(
         f"  {p['field']}: {p['message']}" if p["field"] else f"  {p['message']}" for p in problems
@@ -244,8 +260,8 @@ class Command(DatabaseCommand):
             return
         try:
             if action == "summary" or not options["save"]:
-                _, _, summary = design_build(spec_document=document)
-                self.stdout.write(json.dumps(summary, indent=2))
+                _, fabric, summary = design_build(spec_document=document)
+                self.stdout.write(json.dumps({**summary, **_graph_figures(fabric)}, indent=2))
                 return
             owner = self._owner(options.get("owner"))
             design = design_create(owner=owner, spec_document=document)
