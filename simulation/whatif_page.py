@@ -68,7 +68,7 @@ def whatif_context(job) -> dict | None:
         "leaf_uplink": (
             f"{number(uplink.get('leaves_degraded'))} of {number(uplink.get('leaves'))} leaves "
             f"lost uplink capacity; the worst keeps {_share(uplink.get('min_share'))}"
-            if uplink.get("leaves")
+            if uplink.get("leaves_degraded")
             else ""
         ),
         "down": (

@@ -17,6 +17,7 @@ import { COLLAPSE_OPTIONS, createNavigation } from "./navigation.js";
 import { OVERLAY_BOXES, createOverlayPanel } from "./overlay_panel.js";
 import { createPalette } from "./palette.js";
 import { planeValue } from "./planes.js";
+import { createWhatIf } from "./whatif.js";
 import { eventForResponse, initialSaveState, saveAction, saveReducer } from "./save.js";
 import { canvasStyle } from "./style.js";
 import { createViews } from "./views.js";
@@ -186,6 +187,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   });
   const exporter = createExport(canvas);
   const networkPanel = createNetworkPanel(canvas);
+  const whatif = createWhatIf(canvas);
 
   /** After a view loads: whether it can be edited, and every control that depends on that. */
   function afterViewChange() {
@@ -223,6 +225,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     networkPanel.renderNetworks();
     inspector.renderInspector();
     renderSave();
+    whatif.refresh();
   }
 
   // --- edit commands --------------------------------------------------------------------------
