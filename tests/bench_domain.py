@@ -9,7 +9,7 @@ a check fails or a target is missed.
 Targets (2 cores): build with layout and media <= 6 s, layout alone <= 1 s, canvas views
 (overview, one SU, core) <= 1 s, whole-fabric validation <= 20 s, graph measurements (switch
 graph, bisection max-flow, leaf edge connectivity, path classes, diameter) <= 10 s, failure
-domains summary <= 10 s.
+domains summary <= 10 s, one what-if failure (a spine, a rack, an SU) <= 5 s.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ TARGETS = {
     "validate_s": 20.0,
     "graph_measures_s": 10.0,
     "failure_domains_s": 10.0,
+    "what_if_s": 5.0,
 }
 
 
@@ -151,6 +152,26 @@ def main() -> int:
     domains, domains_s = _timed(lambda: domain_summary(fabric))
     racks = {k["kind"]: k for k in domains["kinds"]}["rack"]
     _check(failures, racks["count"] == len(fabric.racks), "a domain per rack")
+    # What-if failures (tests/unit/test_whatif.py): a spine, a rack, a whole SU.
+    from planner.analyses.resilience.domains import gpus_per_server
+    from planner.analyses.resilience.whatif import what_if
+
+    spine = fabric.node_name[int(fabric.nodes_with_role("spine")[0])]
+    rack = int(fabric.node_rack[fabric.nodes_with_role("server")[0]])
+    in_rack = int((fabric.node_rack[fabric.nodes_with_role("server")] == rack).sum())
+    cases = {
+        "spine": [f"node:{spine}"],
+        "rack": [f"rack:{fabric.racks[rack]['name']}"],
+        "su": ["su:1"],
+    }
+    whatif_s = {}
+    for name, failed in cases.items():
+        found, whatif_s[name] = _timed(lambda failed=failed: what_if(fabric, failed))
+        if name == "rack":
+            lost = in_rack * gpus_per_server(fabric)
+            _check(failures, found.gpus_lost == lost, "rack what-if: its servers x GPUs")
+        if name == "spine":
+            _check(failures, found.gpus_lost == 0, "spine what-if: no GPU cut off")
 
     measured = {
         "build_s": build_s,
@@ -159,12 +180,14 @@ def main() -> int:
         "validate_s": validate_s,
         "graph_measures_s": graph_s,
         "failure_domains_s": domains_s,
+        "what_if_s": max(whatif_s.values()),
     }
     results = {
         "design": B300_12500,
         "links": int(total),
         **measured,
         "graph": graph.as_dict(),
+        "what_if_cases_s": whatif_s,
         "targets": TARGETS,
         "targets_met": {key: measured[key] <= limit for key, limit in TARGETS.items()},
         "checks_failed": failures,
