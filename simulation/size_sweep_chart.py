@@ -77,8 +77,54 @@ def _chart(result: dict) -> dict:
         "line": " ".join(f"{m['x']},{m['y']}" for m in markers),
         "markers": markers,
         "bound_y": _y(bound, top) if bound else None,
-        "bound_label": f"NIC line rate {gbytes(bound)}" if bound else "",
+        "bound_label": (
+            f"{result.get('ring_count') or 1} NICs' line rate {gbytes(bound)}"
+            if (result.get("ring_count") or 1) > 1
+            else f"NIC line rate {gbytes(bound)}"
+        )
+        if bound
+        else "",
     }
+
+
+def _gb_range(values) -> str:
+    """``[368, 384]`` -> ``"368.00–384.00 GB/s"``; one value as :func:`gbytes`."""
+    low, high = values
+    return gbytes(low) if low == high else f"{low:,.2f}–{high:,.2f} GB/s"
+
+
+def _comparisons(published: list[dict]) -> list[dict]:
+    """Per published figure (its system, test, source): its rows, theirs and ours at the same
+    size side by side (``span`` rows for the figure's cells that span them)."""
+    entries = []
+    for entry in published:
+        rows = []
+        for item in entry.get("comparisons") or []:
+            row = {"size": size_label(item["size_bytes"]), "theirs_per_nic": "", "ours_per_nic": ""}
+            if item["what"] == "busbw":
+                row["theirs"] = f"busbw {_gb_range(item['theirs_gbytes_s'])}"
+                row["ours"] = f"busbw {gbytes(item['ours_gbytes_s'])}"
+                if "theirs_per_nic_gbytes_s" in item:
+                    row["theirs_per_nic"] = _gb_range(item["theirs_per_nic_gbytes_s"])
+                    row["ours_per_nic"] = gbytes(item["ours_per_nic_gbytes_s"])
+            else:
+                row["theirs"] = f"time {item['theirs_us']:,.2f} µs"
+                row["ours"] = f"time {item['ours_us']:,.2f} µs"
+            rows.append(row)
+        if not rows:  # a size this sweep did not run: the figure as published
+            rows.append({"size": "", "theirs": entry.get("figure", ""), "ours": "—"})
+        entries.append(
+            {
+                "system": entry.get("system", ""),
+                "test": entry.get("test", ""),
+                "note": entry.get("note", ""),
+                "source": entry.get("source", ""),
+                "grade": entry.get("grade", ""),
+                "rows": rows,
+                "span": len(rows),
+            }
+        )
+    return entries
 
 
 def size_sweep_context(job) -> dict | None:
@@ -102,6 +148,17 @@ def size_sweep_context(job) -> dict | None:
             for p in result["points"]
         ],
         "traffic": result.get("traffic"),
+        "rings": result.get("rings") or "flat",
+        "ring_count": f"{result.get('ring_count') or 1:,}",
+        "gpus_per_server": f"{result.get('gpus_per_server') or 0:,}",
+        "nic": gbytes((result.get("nic_gbps") or 0) / 8),
+        "bound": gbytes(result.get("bound_busbw_gbytes_s")),
+        "scale_up_binds": gbytes(result.get("scale_up_binds_below_gbytes_s"))
+        if result.get("scale_up_binds_below_gbytes_s")
+        else None,
+        "other_rings": f"{max((result.get('ring_count') or 1) - 1, 0):,}",
+        "comparisons": _comparisons(result.get("published") or []),
+        "not_modelled": result.get("not_modelled") or [],
         "routing": result.get("routing"),
         "gpus": f"{result.get('gpus') or 0:,}",
         "servers": f"{result.get('servers') or 0:,}",
@@ -112,6 +169,6 @@ def size_sweep_context(job) -> dict | None:
         ),
         "overhead": f"{latency.get('overhead_us') or 0:,.2f} µs",
         "latency_bound": seconds(latency.get("latency_bound_s")),
+        "smallest": size_label(result["points"][0]["size_bytes"]),
         "notes": latency.get("notes") or [],
-        "published": result.get("published") or [],
     }

@@ -24,6 +24,7 @@ DESIGN_KINDS = (
 )
 SIZE_SWEEP_FIELDS = {
     "traffic": str,
+    "rings": str,
     "gpus": int,
     "switch_latency_ns": float,
     "overhead_us": float,

@@ -39,10 +39,9 @@ from planner.analyses.flow.congestion import FLOW_CONTROLS
 from planner.analyses.traffic import (
     BUSBW_FACTOR,
     all_to_all,
+    collective_rings,
     incast,
     permutation,
-    ring_allgather,
-    ring_allreduce,
 )
 from planner.domain.fabric import TIER_NAMES, Fabric
 
@@ -148,13 +147,9 @@ def make_flows(net: Network, traffic: str, size_bytes: float, *, placement: str,
     ranks = _ranks(net, placement, seed)
     n = ranks.size
     if traffic in RINGS:
-        # Rail by rail, as NCCL orders rings on rail-optimized fabrics: GPU k of every server,
-        # then GPU k+1 of every server; only one ring edge per rail change leaves the rail.
-        ranks = ranks.reshape(-1, net.gpus_per_server).T.ravel()
-    if traffic == "all-reduce":
-        flows = ring_allreduce(ranks, size_bytes)
-    elif traffic in ("all-gather", "reduce-scatter"):
-        flows = ring_allgather(ranks, size_bytes)
+        # one flat ring, rail by rail (GPU k of every server, then GPU k+1): the ring
+        # construction the message-size sweep shares (traffic.collective_rings)
+        flows = collective_rings(net, ranks, traffic, size_bytes, layout="flat").flows
     elif traffic == "all-to-all":
         n = _group(ranks.size)
         flows = all_to_all(ranks, size_bytes, group=n)

@@ -15,6 +15,8 @@ non-blocking fabric the bound of a flat ring is busbw = the per-GPU NIC line rat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from planner.analyses.errors import JobInputError
@@ -78,6 +80,99 @@ def ring_allgather(ranks: np.ndarray, size_bytes: float) -> Flows:
 ring_reduce_scatter = ring_allgather  # same traffic, reduction aside
 
 
+#: How a ring collective's rings are laid over the GPUs (:func:`collective_rings`).
+RING_LAYOUTS = ("rail", "flat")
+#: Bytes each ring edge carries, as a share of the ring's own part of the array.
+EDGE_SHARE = {
+    "all-reduce": lambda n: 2 * (n - 1) / n,
+    "all-gather": lambda n: (n - 1) / n,
+    "reduce-scatter": lambda n: (n - 1) / n,
+}
+#: Ring steps per collective of ``n`` ranks (each step moves ``1/n`` of a ring's part per edge).
+RING_STEPS = {
+    "all-reduce": lambda n: 2 * (n - 1),
+    "all-gather": lambda n: n - 1,
+    "reduce-scatter": lambda n: n - 1,
+}
+
+
+@dataclass(frozen=True)
+class RingPlan:
+    """A ring collective as rings of ranks and the fabric flows they make.
+
+    ``edge_flow`` is ``(rings, n)``: ring ``r``'s edge ``i`` (rank ``order[r, i]`` to rank
+    ``order[r, i+1]``, wrapping) is fabric flow ``edge_flow[r, i]`` of ``flows``, or -1 for a
+    scale-up hop (inside a server, not on the fabric). ``steps`` ring steps per ring;
+    ``factor`` nccl-tests' busbw factor for ``n`` ranks (all of them, every ring)."""
+
+    flows: Flows
+    order: np.ndarray
+    edge_flow: np.ndarray
+    layout: str
+    n: int
+    steps: int
+    factor: float
+
+    @property
+    def rings(self) -> int:
+        return int(self.order.shape[0])
+
+
+def collective_rings(
+    net: Network, ranks: np.ndarray, traffic: str, size_bytes: float, *, layout: str = "flat"
+) -> RingPlan:
+    """The rings of a ring collective over ``ranks`` (whole servers), as NCCL lays them.
+
+    ``flat``: one ring over every rank, rail by rail (GPU k of every server, then GPU k+1);
+    every edge goes through the GPUs' NICs and the fabric, so each NIC carries the whole ring
+    and busbw is bounded by one NIC (what the ``simulate`` job's ring collectives run).
+
+    ``rail``: NCCL on servers of ``g`` GPUs with one NIC each and a scale-up domain: ``g``
+    rings (channels), one per NIC (rail), each over all ``n`` ranks and carrying ``S/g``.
+    Ring ``c`` crosses each server's GPUs over scale-up and leaves it once, from rail ``c``'s
+    NIC to rail ``c``'s NIC of the next server (the same rail: its leaf, no spine on a
+    rail-optimized fabric); only those hops are fabric flows. Every NIC
+    then carries one ring's edge, ``share(n) * S/g``, and busbw approaches ``g`` NICs
+    together. The scale-up hops are not flows (not limiting).
+
+    Each fabric flow carries ``share(n) * S / rings`` (:data:`EDGE_SHARE`: ``2(n-1)/n``
+    all-reduce, ``(n-1)/n`` all-gather and reduce-scatter)."""
+    if layout not in RING_LAYOUTS:
+        raise JobInputError(f"rings: one of {', '.join(RING_LAYOUTS)} (got {layout!r})", "rings")
+    ranks = np.asarray(ranks, dtype=np.int64)
+    n = ranks.size
+    g = net.gpus_per_server
+    by_server = ranks.reshape(-1, g)
+    servers = by_server.shape[0]
+    share = EDGE_SHARE[traffic](n)
+    if layout == "flat":
+        order = by_server.T.reshape(1, -1)
+        flows = Flows(order[0], np.roll(order[0], -1), share * size_bytes)
+        edge_flow = np.arange(n, dtype=np.int64).reshape(1, -1)
+    else:
+        # ring c visits server j's GPUs c, c+1, ..., c-1 over scale-up; its hop to server j+1
+        # leaves on rail c's NIC (the last GPU hands it over scale-up: NCCL's PXN) and lands
+        # on rail c's NIC of server j+1: the fabric flow GPU (j, c) -> GPU (j+1, c)
+        local = (np.arange(g)[:, None] + np.arange(g)[None, :]) % g  # (ring, position)
+        order = by_server[:, local].transpose(1, 0, 2).reshape(g, n)
+        src = by_server.T.ravel()  # ring c, server j -> flow c * servers + j
+        dst = np.roll(by_server, -1, axis=0).T.ravel()
+        keep = src != dst
+        flows = Flows(src[keep], dst[keep], share * size_bytes / g)
+        edge_flow = np.full((g, n), -1, dtype=np.int64)
+        if servers > 1:
+            edge_flow[:, g - 1 :: g] = np.arange(g * servers).reshape(g, servers)
+    return RingPlan(
+        flows=flows,
+        order=order,
+        edge_flow=edge_flow,
+        layout=layout,
+        n=int(n),
+        steps=int(RING_STEPS[traffic](n)),
+        factor=float(BUSBW_FACTOR[traffic](n)),
+    )
+
+
 def rail_rings(net: Network, ranks: np.ndarray, size_bytes: float) -> Flows:
     """One ring per rail (local GPU index) across the job's servers, each all-reducing
     ``size_bytes / G``: the network phase of the hierarchical all-reduce."""
@@ -139,7 +234,12 @@ def incast(ranks: np.ndarray, size_bytes: float, *, target: int | None = None) -
 
 __all__ = [
     "BUSBW_FACTOR",
+    "EDGE_SHARE",
+    "RING_LAYOUTS",
+    "RING_STEPS",
+    "RingPlan",
     "all_to_all",
+    "collective_rings",
     "bus_bandwidth",
     "hierarchical_allreduce",
     "incast",

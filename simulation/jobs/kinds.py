@@ -289,18 +289,26 @@ def _check_sweep_routing(cleaned: dict) -> None:
 
 
 def _clean_size_sweep(parameters: dict) -> dict:
-    """A message-size sweep: the ring collective (``traffic``), ``routing`` (a mode or an old
-    name; the design's when not given), ``gpus`` (whole servers from the first; every GPU when
-    not given), ``seed`` (ECMP hashing), ``switch_latency_ns`` (every switch's port-to-port
-    latency instead of the catalog's) and ``overhead_us`` (a fixed cost per ring step)."""
+    """A message-size sweep: the ring collective (``traffic``), ``rings`` (``rail``: NCCL's
+    ring per NIC, the default; ``flat``: one ring through every GPU's NIC), ``routing`` (a
+    mode or an old name; the design's when not given), ``gpus`` (whole servers from the
+    first; every GPU when not given), ``seed`` (ECMP hashing), ``switch_latency_ns`` (every
+    switch's port-to-port latency instead of the catalog's) and ``overhead_us`` (a fixed cost
+    per ring step)."""
     from planner.analyses.flow import ROUTING_ALIASES, ROUTINGS, canonical_routing
-    from planner.analyses.size_sweep import TRAFFICS
+    from planner.analyses.size_sweep import RINGS, TRAFFICS
 
-    _only(parameters, {"traffic", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us"})
+    _only(
+        parameters,
+        {"traffic", "rings", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us"},
+    )
     traffic = parameters.get("traffic") or "all-reduce"
     if traffic not in TRAFFICS:
         raise _problem(f"traffic: one of {', '.join(TRAFFICS)} (got {traffic!r})")
-    cleaned = {"traffic": traffic}
+    rings = parameters.get("rings") or "rail"
+    if rings not in RINGS:
+        raise _problem(f"rings: one of {', '.join(RINGS)} (got {rings!r})")
+    cleaned = {"traffic": traffic, "rings": rings}
     routing = parameters.get("routing")
     if routing:
         try:
@@ -539,7 +547,7 @@ def _run_size_sweep(job: Job, on_progress: Progress) -> dict:
 
     fabric, facts = _revision_fabric(job, on_progress)
     link_ns, node_ns, notes = catalog_latency(fabric, facts)
-    keys = ("traffic", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us")
+    keys = ("traffic", "rings", "routing", "gpus", "seed", "switch_latency_ns", "overhead_us")
     params = {key: job.parameters[key] for key in keys if key in job.parameters}
     return run_size_sweep(
         fabric,
@@ -627,7 +635,8 @@ def _outcome_size_sweep(result: dict) -> str:
         return "no sizes"
     last = points[-1]
     return (
-        f"{result.get('traffic', '?')} on {count(result.get('gpus') or 0, 'GPU')}: busbw "
+        f"{result.get('traffic', '?')} on {count(result.get('gpus') or 0, 'GPU')}"
+        f"{', ' + count(result['ring_count'], 'ring') if result.get('ring_count') else ''}: busbw "
         f"{last['busbw_gbytes_s']:,.1f} GB/s at {last['size_bytes'] / 2**30:,.0f} GiB, "
         f"{points[0]['time_s'] * 1e6:,.1f} us at {points[0]['size_bytes']:,} B"
     )

@@ -16,14 +16,15 @@ from planner.analyses.flow.alphabeta import (
     link_latency_s,
     path_latency,
     ring_schedule,
+    ring_schedule_sizes,
     simulate_latency,
 )
 from planner.analyses.scenario import make_flows
 from planner.analyses.simgrid_oracle import simgrid_available, simgrid_finish_times
-from planner.analyses.size_sweep import SIZES, run_size_sweep
-from planner.analyses.traffic import permutation
+from planner.analyses.size_sweep import SIZES, compare_published, run_size_sweep
+from planner.analyses.traffic import collective_rings, permutation
 from tests.conftest import service_missing
-from tests.unit.test_flow import dumbbell, rail_2tier
+from tests.unit.test_flow import dumbbell, rail_2tier, toy_fabric
 
 MB = 1_000_000
 
@@ -69,12 +70,12 @@ def test_ring_schedule_is_latency_bound_small_and_max_min_large():
     assert 1.0 <= total <= np.ceil(steps / n) + 1
 
 
-def test_size_sweep_small_sizes_pay_every_step_large_keep_the_max_min_time():
+def test_flat_size_sweep_small_sizes_pay_every_step_large_keep_the_max_min_time():
     fabric = rail_2tier()
     net = Network.from_fabric(fabric)
     link_ns = np.full(fabric.link_count, 50.0)
     node_ns = np.full(fabric.node_count, 600.0)
-    result = run_size_sweep(fabric, routing="ecmp", link_ns=link_ns, node_ns=node_ns)
+    result = run_size_sweep(fabric, rings="flat", routing="ecmp", link_ns=link_ns, node_ns=node_ns)
     points = {p["size_bytes"]: p for p in result["points"]}
     assert list(points) == list(SIZES) and SIZES[0] == 8 and SIZES[-1] == 8 * 2**30
     steps, lat = result["steps"], result["latency"]
@@ -92,8 +93,82 @@ def test_size_sweep_small_sizes_pay_every_step_large_keep_the_max_min_time():
     assert points[SIZES[-1]]["busbw_gbytes_s"] == pytest.approx(bound / 8, rel=1e-3)
     busbw = [p["busbw_gbytes_s"] for p in result["points"]]
     assert busbw == sorted(busbw)  # bandwidth only grows with size on a non-blocking fabric
-    zero = run_size_sweep(fabric, routing="ecmp", sizes=(size,))
+    zero = run_size_sweep(fabric, rings="flat", routing="ecmp", sizes=(size,))
     assert zero["points"][0]["time_s"] == pytest.approx(bandwidth, rel=1e-9)
+
+
+def test_ring_schedule_of_many_sizes_and_rings_matches_one_at_a_time():
+    rng = np.random.default_rng(4)
+    transfer = rng.uniform(0.5, 2.0, (3, 12))
+    alpha = rng.uniform(0.0, 1.0, (3, 12))
+    scales = np.array([1e-6, 1.0, 50.0])
+    many = ring_schedule_sizes(transfer, alpha, 22, scales, overhead_s=0.1)
+    one = [
+        max(
+            ring_schedule(t * s, a, 22, overhead_s=0.1)
+            for t, a in zip(transfer, alpha, strict=True)
+        )
+        for s in scales
+    ]
+    assert many == pytest.approx(one, rel=1e-12)
+    # a ring whose servers are alike runs on one period of its edges: the same times
+    block_t, block_a = np.array([0.0, 0.0, 0.0, 1.0]), np.array([0.0, 0.0, 0.0, 0.7])
+    tiled = ring_schedule_sizes(np.tile(block_t, (4, 5)), np.tile(block_a, (4, 5)), 38, scales)
+    full = [ring_schedule(np.tile(block_t, 5) * s, np.tile(block_a, 5), 38) for s in scales]
+    assert tiled == pytest.approx(full, rel=1e-12)
+
+
+def test_rail_rings_put_one_ring_per_nic_on_its_rail():
+    """NCCL's rings on 3 servers x 4 GPUs: 4 rings over all 12 ranks, each leaving a server
+    once, NIC c to NIC c of the next server; the flat ring is the simulate job's."""
+    net = Network.from_fabric(toy_fabric(servers_per_pod=3, gpus=4, rail=True))
+    plan = collective_rings(net, np.arange(12), "all-reduce", 1.0, layout="rail")
+    assert plan.rings == 4 and plan.n == 12 and plan.steps == 22
+    assert sorted(plan.order[1].tolist()) == list(range(12))  # every rank on every ring
+    assert np.array_equal(net.gpu_local[plan.flows.src], net.gpu_local[plan.flows.dst])
+    assert np.array_equal(
+        net.gpu_server[plan.flows.src] != net.gpu_server[plan.flows.dst], [True] * 12
+    )
+    assert (plan.edge_flow >= 0).sum(axis=1).tolist() == [3] * 4  # one fabric hop per server
+    assert plan.flows.size == pytest.approx(2 * 11 / 12 / 4)  # 2(n-1)/n of S/g per NIC
+    flows, *_ = make_flows(net, "all-reduce", 1.0, placement="contiguous", seed=0)
+    flat = collective_rings(net, np.arange(12), "all-reduce", 1.0).flows
+    assert np.array_equal(flows.src, flat.src) and np.array_equal(flows.dst, flat.dst)
+
+
+def test_rail_size_sweep_reaches_the_servers_nics_together():
+    """2 servers x 8 GPUs, a 400G NIC each, one leaf per rail: 8 rings, large messages at
+    8 x 50 GB/s less the latency, small ones latency-bound."""
+    fabric = toy_fabric(servers_per_pod=2, gpus=8, rail=True, spines_per_pod=2)
+    link_ns, switch_ns = 100.0, 500.0
+    result = run_size_sweep(
+        fabric,
+        routing="ecmp",
+        link_ns=np.full(fabric.link_count, link_ns),
+        node_ns=np.full(fabric.node_count, switch_ns),
+    )
+    assert result["rings"] == "rail" and result["ring_count"] == 8 and result["gpus"] == 16
+    n, g, nic = 16, 8, 400e9 / 8  # ranks, rings, NIC bytes/s
+    alpha = (2 * link_ns + switch_ns) * 1e-9  # GPU -> rail leaf -> GPU
+    size = float(SIZES[-1])
+    wire = 2 * (n - 1) / n * size / (g * nic)  # each NIC's share at line rate
+    busbw = {p["size_bytes"]: p["busbw_gbytes_s"] for p in result["points"]}
+    # latency paid once (pipelined steps) up to once per step: busbw between the two
+    efficiency_low = wire / (wire + 2 * (n - 1) * alpha)
+    efficiency_high = wire / (wire + alpha)
+    assert busbw[SIZES[-1]] * 1e9 <= g * nic * efficiency_high * (1 + 1e-9)
+    assert busbw[SIZES[-1]] * 1e9 >= g * nic * efficiency_low
+    assert busbw[SIZES[-1]] == pytest.approx(400.0, rel=1e-3)
+    assert result["bound_busbw_gbytes_s"] == 400.0
+    small = result["points"][0]
+    assert small["time_s"] >= alpha and busbw[8] < 1e-3 * busbw[SIZES[-1]]  # latency-bound
+    # each ring crosses the fabric twice a traversal: a handful of alphas, not 2(n-1) of them
+    assert small["time_s"] == pytest.approx(4 * alpha, rel=1e-4)
+    assert result["bandwidth_busbw_gbytes_s"] == pytest.approx(400.0, rel=1e-9)
+    flat = run_size_sweep(fabric, rings="flat", routing="ecmp", sizes=(SIZES[-1],))
+    assert flat["points"][0]["busbw_gbytes_s"] == pytest.approx(50.0, rel=1e-9)
+    row = compare_published(result["points"], 8)[0]["comparisons"][0]
+    assert row["ours_gbytes_s"] == busbw[SIZES[-1]] and row["theirs_per_nic_gbytes_s"] == [46, 48]
 
 
 @pytest.fixture(scope="module")

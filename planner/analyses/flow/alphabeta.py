@@ -39,7 +39,14 @@ from planner.analyses.flow.flows import Flows, sub_flows
 from planner.analyses.flow.incidence import route
 from planner.analyses.flow.network import Network
 
-__all__ = ["flow_latency", "link_latency_s", "path_latency", "ring_schedule", "simulate_latency"]
+__all__ = [
+    "flow_latency",
+    "link_latency_s",
+    "path_latency",
+    "ring_schedule",
+    "ring_schedule_sizes",
+    "simulate_latency",
+]
 
 
 def link_latency_s(
@@ -110,6 +117,50 @@ def simulate_latency(
         return simulate(net, flows, routing, seed=seed, **kw), alpha
     shifted = Flows(flows.src, flows.dst, flows.size, flows.start + alpha, flows.qp, flows.plane)
     return simulate(net, shifted, routing, seed=seed, **kw), alpha
+
+
+def _period(transfer: np.ndarray, wait: np.ndarray) -> int:
+    """The shortest period of a ring's edges (both arrays repeat every ``p`` edges)."""
+    size = transfer.shape[-1]
+    for p in range(1, size):
+        if size % p == 0 and all(
+            np.array_equal(a, np.tile(a[..., :p], size // p)) for a in (transfer, wait)
+        ):
+            return p
+    return size
+
+
+def ring_schedule_sizes(
+    transfer_s: np.ndarray,
+    alpha_s: np.ndarray,
+    steps: int,
+    scales,
+    *,
+    overhead_s: float = 0.0,
+) -> np.ndarray:
+    """:func:`ring_schedule` of several rings run side by side (NCCL's channels), for several
+    message sizes at once: completion time per entry of ``scales`` (the slowest ring).
+
+    ``transfer_s`` and ``alpha_s`` are ``(rings, edges)`` (or one ring ``(edges,)``); edge
+    ``i``'s transfer time per message is ``transfer_s[.., i] * scale``. Identical rings are
+    run once and a ring whose edges repeat (every server alike) on one period of them: the
+    schedule of a periodic ring stays periodic, so the times are the same."""
+    transfer = np.atleast_2d(np.asarray(transfer_s, dtype=float))
+    wait = np.atleast_2d(np.asarray(alpha_s, dtype=float)) + overhead_s
+    scales = np.asarray(scales, dtype=float)
+    if transfer.size == 0 or steps <= 0:
+        return np.zeros(scales.size)
+    if np.all(transfer == transfer[:1]) and np.all(wait == wait[:1]):
+        transfer, wait = transfer[:1], wait[:1]
+    p = _period(transfer, wait)
+    transfer, wait = transfer[:, :p], wait[:, :p]
+    tau = scales[:, None, None] * transfer[None]  # (sizes, rings, edges)
+    if np.all(transfer == transfer.flat[0]) and np.all(wait == wait.flat[0]):
+        return steps * (tau[:, 0, 0] + wait.flat[0])
+    finish = wait[None] + tau
+    for _ in range(steps - 1):
+        finish = np.maximum(np.roll(finish, 1, axis=-1) + wait[None], finish) + tau
+    return finish.max(axis=(1, 2))
 
 
 def ring_schedule(
