@@ -3,6 +3,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
+from planner.asbuilt.api import cabling as asbuilt_cabling
 from planner.asbuilt.api import counters as asbuilt_counters
 from planner.audit import api as audit
 from planner.designs.api import canvas, optical, transport, views, wizard
@@ -87,6 +88,26 @@ urlpatterns = [
         "designs/<int:design_pk>/revisions/<int:number>/failures/",
         failures_api.RevisionFailuresView.as_view(),
         name="design-revision-failures",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/as-built/cabling/",
+        asbuilt_cabling.RevisionCablingImportsView.as_view(),
+        name="design-revision-asbuilt-cabling",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/as-built/cabling/<int:pk>/",
+        asbuilt_cabling.RevisionCablingImportView.as_view(),
+        name="design-revision-asbuilt-cabling-detail",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/as-built/cabling/<int:pk>/csv/",
+        asbuilt_cabling.RevisionCablingImportCsvView.as_view(),
+        name="design-revision-asbuilt-cabling-csv",
+    ),
+    path(
+        "designs/<int:design_pk>/revisions/<int:number>/as-built/overlay/",
+        asbuilt_cabling.RevisionAsBuiltOverlayView.as_view(),
+        name="design-revision-asbuilt-overlay",
     ),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/counters/",

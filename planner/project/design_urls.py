@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from planner.asbuilt.views import cabling as asbuilt_views
 from planner.designs import views
 from planner.outputs import views as output_views
 from planner.quotes import views as quote_views
@@ -30,6 +31,16 @@ urlpatterns = [
         "<int:pk>/revisions/<int:number>/outputs/<str:fmt>/",
         output_views.revision_download,
         name="revision-download",
+    ),
+    path(
+        "<int:pk>/revisions/<int:number>/as-built/",
+        asbuilt_views.revision_asbuilt,
+        name="revision-asbuilt",
+    ),
+    path(
+        "<int:pk>/revisions/<int:number>/as-built/<int:import_pk>/csv/",
+        asbuilt_views.revision_asbuilt_csv,
+        name="revision-asbuilt-csv",
     ),
     path("<int:pk>/cabling/import/", output_views.cabling_import, name="cabling-import"),
     path("<int:pk>/quotes/", quote_views.quote_list, name="quote-list"),

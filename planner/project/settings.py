@@ -267,6 +267,7 @@ SPECTACULAR_SETTINGS = {
         "ServerKindEnum": "inventory.library.vocab.SERVER_KINDS",
         "PriceBookKindEnum": "inventory.models.prices.PriceBook.KIND_CHOICES",
         "JobKindEnum": "simulation.models.JobKindChoices",
+        "AsBuiltCablingFormatEnum": "planner.asbuilt.services.CABLING_FORMATS",
         "JobStatusEnum": "simulation.models.JobStatusChoices",
         "DesignRevisionKindEnum": "planner.models.DesignRevisionKindChoices",
         "DesignSharingEnum": "planner.models.DesignSharingChoices",

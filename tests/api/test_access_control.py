@@ -23,6 +23,7 @@ from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 
 from inventory.models import PriceBook
 from inventory.services import SEED_PRICE_BOOK
+from planner.asbuilt.models import FieldImport
 from planner.audit.models import AuditEvent
 from planner.designs.models import Design
 from planner.designs.services import design_create, design_revise
@@ -36,7 +37,7 @@ SECRET = "Zebra-secret-7f3a"
 TINY = {**TINY_SPEC, "name": SECRET}
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 #: Objects team members read (jobs and audit events stay their owner's / team owner's).
-TEAM_READABLE = {"design", "revision", "quote"}
+TEAM_READABLE = {"design", "revision", "quote", "asbuilt"}
 #: Writes a reader may make: starting a job on a design works on a copy of nothing.
 READER_MAY_POST = {"job-start"}
 
@@ -78,12 +79,16 @@ def _design(owner, name, team, sharing):
         )
     )
     quote = _quote(design, owner)
+    asbuilt = FieldImport.objects.create(
+        revision=design.revisions.get(number=1), kind="cabling", source_format="lldp-csv"
+    )
     event = AuditEvent.objects.filter(design=design).order_by("-pk").first()
     objects = {
         "design": design.pk,
         "revision": 1,
         "job": [str(job.pk), str(sweep.pk)],
         "audit": event.pk,
+        "asbuilt": asbuilt.pk,
         "quote": quote.pk if quote else None,
         "quote:str": quote.number if quote else None,
     }

@@ -45,6 +45,8 @@ OBJECT_BY_SEGMENT = {
     "quotes": "quote",
     "quote": "quote",
     "audit": "audit",
+    "cabling": "asbuilt",  # as-built/cabling/<pk>/ (API)
+    "as-built": "asbuilt",  # as-built/<import_pk>/csv/ (page)
 }
 #: Values to try for parameters that are not objects, when no page links to the pattern.
 DEFAULTS = {

@@ -14,6 +14,7 @@ import { createInspector } from "./inspector.js";
 import { createLinkDialog } from "./link_dialog.js";
 import { createNetworkPanel } from "./network_panel.js";
 import { COLLAPSE_OPTIONS, createNavigation } from "./navigation.js";
+import { createAsBuiltOverlay } from "./asbuilt.js";
 import { OVERLAY_BOXES, createOverlayPanel } from "./overlay_panel.js";
 import { createPalette } from "./palette.js";
 import { planeValue } from "./planes.js";
@@ -167,11 +168,15 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   };
   const nav = createNavigation(canvas, { scheduleInspector: () => inspector.scheduleInspector() });
   const overlays = createOverlayPanel(canvas, { focusOn: nav.focusOn });
+  const asbuilt = createAsBuiltOverlay(canvas);
   const views = createViews(canvas, {
     afterViewChange,
     clearProblems: overlays.clearProblems,
-    anyOverlay: overlays.anyOverlay,
-    applyOverlays: overlays.applyOverlays,
+    anyOverlay: () => overlays.anyOverlay() || asbuilt.active(),
+    applyOverlays: () => {
+      if (overlays.anyOverlay()) overlays.applyOverlays();
+      if (asbuilt.active()) asbuilt.apply();
+    },
     openingView: nav.openingView,
     renderFindNames: nav.renderFindNames,
   });
@@ -219,6 +224,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     $("collapse-all").disabled = !groups;
     $("expand-all").disabled = !groups;
     for (const name of OVERLAY_BOXES) $(name).disabled = state.designId === null;
+    $("overlay-asbuilt").disabled = state.designId === null;
     views.renderScopes();
     views.renderPlanes();
     views.renderCrumbs();

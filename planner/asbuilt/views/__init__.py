@@ -1,0 +1,1 @@
+"""Pages of as-built imports: the cabling check of a revision (:mod:`.cabling`)."""
