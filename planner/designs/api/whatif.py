@@ -46,8 +46,8 @@ class RevisionWhatIfView(APIView):
     ``before_gbps`` and ``after_gbps``, ``formula_after_gbps``, ``share_left``) and
     ``blast_radius`` (element ids of the nodes and links down, the servers with GPUs lost,
     leaf-only or degraded, the leaves that lost uplinks; each with its ``count``, at most
-    ``listed_at_most`` ids listed). An id that names nothing in the revision is a 400 naming
-    it (``failed``, ``element_ids``). The collective before and after is a job (kind
+    ``listed_at_most`` ids listed). An id that names nothing in the revision is a 400 whose
+    ``failed`` message names it. The collective before and after is a job (kind
     ``whatif``)."""
 
     @extend_schema(
@@ -75,8 +75,5 @@ class RevisionWhatIfView(APIView):
         try:
             answer = revision_what_if(revision, data.validated_data["failed"])
         except JobInputError as exc:
-            return Response(
-                {exc.field or "failed": [exc.message], "element_ids": list(exc.element_ids)},
-                status=400,
-            )
+            return Response({exc.field or "failed": [exc.message]}, status=400)
         return Response({"design": design.pk, "revision": revision.number, **answer})
