@@ -49,7 +49,9 @@ Racks and rows
       block, among those holding a pod's last leaf (three tiers) or all blocks (two tiers),
       whose cumulative server count is nearest half of all servers (the earlier one on a tie).
       So the longest spine-core (or leaf-spine, two tiers) run is about half the hall's
-      depth (rows) plus its width.
+      depth (rows) plus its width. A tier of two or more switches there takes at least two
+      racks, its switches dealt to them in turn, so that one rack never holds a whole tier
+      or a whole plane's share of it (a rack is a failure domain; ``spof-plane-rack``).
     - Fabric-manager (UFM) nodes go into the network rack of the leaf they connect to, above
       its switches (1 U, noted).
     - Rack ``power_w`` adds servers' ``power_max_w`` and switches' ``power_typical_w`` (optics
@@ -276,12 +278,16 @@ class _Placer:
         return index
 
     def stacked(self, kind: str, nodes: np.ndarray, per_rack: int) -> None:
-        """Fill racks with ``nodes`` in order, ``per_rack`` each, in a fresh row."""
+        """Racks of at most ``per_rack`` of ``nodes``, in a fresh row: at least two racks for
+        two or more nodes, dealt in turn (rack ``j`` of ``k`` takes ``nodes[j::k]``), so that
+        no one rack holds a whole tier, nor a whole plane's share of it when the nodes come
+        plane after plane (``spof-plane-rack``)."""
         self.new_row()
-        for start in range(0, nodes.shape[0], per_rack):
+        racks = _stacked_racks(nodes, per_rack)
+        for j in range(racks):
             if self.position >= self.racks_per_row:
                 self.new_row()
-            self.rack(kind, nodes[start : start + per_rack])
+            self.rack(kind, nodes[j::racks])
 
 
 def _chunks(nodes: np.ndarray, size: int) -> list[np.ndarray]:
@@ -290,6 +296,11 @@ def _chunks(nodes: np.ndarray, size: int) -> list[np.ndarray]:
 
 def _rack_count(nodes: np.ndarray, per_rack: int) -> int:
     return -(-int(nodes.shape[0]) // per_rack)
+
+
+def _stacked_racks(nodes: np.ndarray, per_rack: int) -> int:
+    """Racks :meth:`_Placer.stacked` fills: at least two for two or more nodes."""
+    return max(_rack_count(nodes, per_rack), 2 if nodes.shape[0] >= 2 else 1)
 
 
 def _auto_racks_per_row(
@@ -363,8 +374,8 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
             for server_racks, block_leaves in blocks
         ],
         sum(_rack_count(nodes, spine_cap) for pods in pod_spines.values() for nodes in pods)
-        + _rack_count(middle_spines, spine_cap)
-        + _rack_count(cores, core_cap),
+        + _stacked_racks(middle_spines, spine_cap)
+        + _stacked_racks(cores, core_cap),
         halls=campus.buildings if campus else 1,
     )
     placer = _Placer(fabric, racks_per_row, rack_units, node_height, notes)

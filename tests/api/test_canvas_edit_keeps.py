@@ -75,7 +75,7 @@ def test_canvas_edit_keeps_the_design_and_names_what_no_longer_holds(
     summary = saved.json()["summary"]
     before = design["summary"]
     # Kept: the layout and its racks, the generator parameters that still hold.
-    assert summary["racks"] == before["racks"] == 37
+    assert summary["racks"] == before["racks"] == 38  # 32 server, 4 leaf, 2 spine racks
     assert summary["oversubscription"] == {"leaf": None, "spine": 1.0}  # leaf-lab: no uplinks
     assert summary["servers_per_su"] == 32 and summary["rails"] == 8
     assert summary["scalable_units"] == 4
@@ -85,7 +85,7 @@ def test_canvas_edit_keeps_the_design_and_names_what_no_longer_holds(
 
     bom = api_client.get(f"{url}/revisions/2/bom/").json()
     racks = [line for line in _lines(bom) if line["category"] == "rack"]
-    assert [(r["part"], r["quantity"]) for r in racks] == [("DGX-H100-SuperPOD-rack", 37)]
+    assert [(r["part"], r["quantity"]) for r in racks] == [("DGX-H100-SuperPOD-rack", 38)]
 
     # The diff names every change, never "the same" when the topology differs.
     diff = api_client.get(f"{url}/diff/", {"from": 1, "to": 2}).json()

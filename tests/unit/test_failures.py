@@ -173,13 +173,14 @@ def _spof(fabric, facts):
 
 
 def test_spof_plane_rack_fires_when_every_spine_shares_a_rack(su1, facts):
-    problem = _spof(su1, facts)["spof-plane-rack"]
     spines = np.flatnonzero(su1.node_role == ROLE["spine"])
+    assert np.unique(su1.node_rack[spines]).size >= 2  # the layout spreads them
+    assert "spof-plane-rack" not in _spof(su1, facts)
+    packed = dataclasses.replace(su1, node_rack=su1.node_rack.copy())
+    packed.node_rack[spines] = su1.node_rack[spines[0]]  # every spine in one rack
+    problem = _spof(packed, facts)["spof-plane-rack"]
     assert problem.element_ids == [f"node:{su1.node_name[s]}" for s in spines]
     assert "rack" in problem.suggestion
-    moved = dataclasses.replace(su1, node_rack=su1.node_rack.copy())
-    moved.node_rack[spines[0]] = 0  # one spine in another rack
-    assert "spof-plane-rack" not in _spof(moved, facts)
 
 
 def test_spof_dual_homed_fires_when_both_uplinks_reach_one_switch(su1, facts):
