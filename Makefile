@@ -4,6 +4,10 @@ PYTHON_BIN ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The flow simulation's compiled kernels (numba, cache=True) live in numba's cache next to their
+# sources; the stamp sits there too, so deleting the cache compiles them again.
+FLOW := planner/analyses/flow
+FLOW_KERNELS := $(FLOW)/__pycache__/.kernels-warm
 # Line and branch coverage of the product packages, printed at the end of `make test`.
 COVERAGE ?= --cov=planner --cov=inventory --cov=simulation --cov-branch
 # Three pytest workers (pytest-xdist) on the two cores, each with its own test database and
@@ -20,7 +24,7 @@ run: setup db
 	@$(PY) manage.py ensure_admin
 	@$(PY) manage.py serve
 
-setup: $(STAMP) frontend/dist/.built
+setup: $(STAMP) $(FLOW_KERNELS) frontend/dist/.built
 
 $(VENV)/bin/python:
 	$(PYTHON_BIN) -m venv $(VENV)
@@ -28,6 +32,12 @@ $(VENV)/bin/python:
 $(STAMP): $(VENV)/bin/python requirements.lock
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
+	@touch $@
+
+# Compiled once here (5-6 s of CPU), not in every test, web or worker process; again when the
+# kernels' sources or the installed packages change.
+$(FLOW_KERNELS): $(STAMP) $(FLOW)/filling.py $(FLOW)/solver.py $(FLOW)/warm.py
+	$(PY) -m planner.analyses.flow.warm
 	@touch $@
 
 frontend/node_modules/.package-lock.json: frontend/package-lock.json
@@ -71,11 +81,15 @@ bench: setup
 	$(PY) -m tests.bench_optics
 	$(PY) -m tests.bench_scale
 
-# Re-pin requirements.lock from pyproject.toml's dependencies (needs network).
+# Re-pin requirements.lock from pyproject.toml's dependencies (needs network). The pins already
+# in the lock are kept and only what they do not cover is resolved; UPGRADE=1 re-resolves all.
+# The dependencies are read from pyproject.toml (the repository itself is not a package).
 lock:
 	rm -rf /tmp/fabric-lock && $(PYTHON_BIN) -m venv /tmp/fabric-lock
-	/tmp/fabric-lock/bin/pip install --quiet ".[dev]"
-	/tmp/fabric-lock/bin/pip freeze --exclude fabric-planner > requirements.lock
+	$(PYTHON_BIN) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	print(*p["dependencies"], *p["optional-dependencies"]["dev"], sep="\n")' > /tmp/fabric-lock/direct.txt
+	/tmp/fabric-lock/bin/pip install --quiet -r /tmp/fabric-lock/direct.txt $(if $(UPGRADE),,-c requirements.lock)
+	/tmp/fabric-lock/bin/pip freeze | LC_ALL=C sort -f > requirements.lock
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist staticfiles .pytest_cache .ruff_cache

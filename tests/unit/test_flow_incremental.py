@@ -69,12 +69,11 @@ def _patterns(n: int, seed: int) -> dict[str, Flows]:
     }
 
 
-# The three ways of re-solving: plain Python for small events, NumPy on the affected flows,
-# and all running flows at once. Each setting forces one of them where it can.
+# The two ways of re-solving: the affected flows (compiled), and all running flows at once.
+# Each setting forces one of them where it can.
 PATHS = {
     "default": {},
-    "numpy": {"SMALL_CHANGE": 0},
-    "full": {"SMALL_CHANGE": 0, "LOCAL_FRACTION": 0.0},
+    "full": {"LOCAL_FRACTION": 0.0},
 }
 
 
@@ -85,7 +84,7 @@ def test_local_resolve_matches_full_resolve_at_every_event(monkeypatch, topology
     for name, value in PATHS[path].items():
         monkeypatch.setattr(solver, name, value)
     net = Network.from_fabric(topology())
-    solves = {"full": 0, "local": 0, "small": 0, "component": 0}
+    solves = {"full": 0, "local": 0, "component": 0}
     for seed in (1, 2):
         failed = net.with_failures(random_links=2, seed=seed) if seed == 2 else net
         for name, pattern in _patterns(net.gpu_count, seed).items():
@@ -97,11 +96,9 @@ def test_local_resolve_matches_full_resolve_at_every_event(monkeypatch, topology
             for kind, count in ours.solves.items():
                 solves[kind] += count
     if path == "default":
-        assert solves["small"] > 0
-    elif path == "numpy":
-        assert solves["small"] == 0 and solves["local"] > 0
+        assert solves["local"] > 0
     else:
-        assert solves["small"] == solves["local"] == 0
+        assert solves["local"] == 0
 
 
 def test_equal_flows_finishing_in_rate_order_need_no_resolve():
@@ -110,7 +107,7 @@ def test_equal_flows_finishing_in_rate_order_need_no_resolve():
     net = Network.from_fabric(clos_3tier())
     res = simulate(net, permutation(np.arange(net.gpu_count), MB, seed=4), "ecmp", seed=4)
     assert res.events > 1
-    assert res.solves == {"full": 1, "local": 0, "small": 0, "component": 0}
+    assert res.solves == {"full": 1, "local": 0, "component": 0}
 
 
 def test_utilization_and_peak_follow_the_rates():
@@ -166,15 +163,12 @@ LOCKSTEP_PATHS = {
 }
 
 
-@pytest.mark.parametrize("small", [True, False], ids=["python-small-rounds", "numpy-only"])
 @pytest.mark.parametrize("path", sorted(LOCKSTEP_PATHS))
-def test_lockstep_components_match_full_resolve_at_every_event(monkeypatch, path, small):
+def test_lockstep_components_match_full_resolve_at_every_event(monkeypatch, path):
     monkeypatch.setattr(events, "LOCKSTEP_MIN_FLOWS", 0)
     monkeypatch.setattr(events, "LOCKSTEP_MAX_SHARE", 1.0)
     for name, value in LOCKSTEP_PATHS[path].items():
         monkeypatch.setattr(events, name, value)
-    if not small:
-        monkeypatch.setattr(solver, "SMALL_CHANGE", 0)
     rounds = []
     lockstep = events._lockstep
     monkeypatch.setattr(events, "_lockstep", lambda *a, **k: rounds.append(1) or lockstep(*a, **k))
@@ -208,27 +202,19 @@ def test_components_of_an_incidence():
     assert label[0] != label[3]
 
 
-def test_padded_rows_match_gather_and_the_engine_runs_without_them(monkeypatch):
-    # Padded.take gives gather's entries; a table far larger than its entries is not built,
-    # and the event loop (lockstep included) then gathers from the CSR with the same result.
-    rng = np.random.default_rng(5)
-    a = sp.random(40, 30, density=0.15, format="csr", random_state=5)
-    rows = rng.permutation(40)[:17]
-    table = solver.Padded.build(a.indptr, a.indices, a.data)
-    want = solver.gather(a.indptr, a.indices, a.data, rows)
-    for got, expected in zip(table.take(rows), want, strict=True):
-        assert np.array_equal(got, expected)
-    one_long = sp.csr_matrix(  # 100 rows, one of 70,000 entries: a 7M-cell table
-        (np.ones(70_099), (np.r_[[0] * 70_000, 1:100], np.r_[0:70_000, 0:99])), shape=(100, 70_000)
-    )
-    assert solver.Padded.build(one_long.indptr, one_long.indices, one_long.data) is None
+def test_the_compiled_re_solves_leave_their_scratch_marks_clear(monkeypatch):
+    # The kernels mark flows and links in two scratch arrays kept at -1 between calls; a mark
+    # left behind would make a later event skip a flow. Late starts take the per-event path,
+    # lockstep the per-round one.
+    kept = []
     monkeypatch.setattr(events, "LOCKSTEP_MIN_FLOWS", 0)
     monkeypatch.setattr(events, "LOCKSTEP_MAX_SHARE", 1.0)
-    monkeypatch.setattr(solver, "SMALL_CHANGE", 0)  # NumPy re-solves only
+    monkeypatch.setattr(events, "Rates", lambda *a: kept.append(solver.Rates(*a)) or kept[-1])
     net = Network.from_fabric(toy_fabric(pods=4, servers_per_pod=8, leaves_per_pod=4, cores=4))
-    flows = _random_flows(permutation(np.arange(net.gpu_count), 1, seed=2), 2, late=0.0)
-    padded = simulate(net, flows, "ecmp", seed=2)
-    monkeypatch.setattr(solver.Padded, "build", classmethod(lambda cls, *a: None))
-    plain = simulate(net, flows, "ecmp", seed=2)
-    assert np.array_equal(plain.finish, padded.finish)
-    assert padded.solves == plain.solves and padded.solves["local"] > 0
+    for late in (0.0, 0.5):
+        flows = _random_flows(permutation(np.arange(net.gpu_count), 1, seed=2), 2, late=late)
+        assert simulate(net, flows, "ecmp", seed=2).solves["local"] > 0
+    assert len(kept) == 2
+    for rates in kept:
+        position, column = rates._g[-2:]
+        assert (position == -1).all() and (column == -1).all()

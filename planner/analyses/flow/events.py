@@ -15,7 +15,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-import planner.analyses.flow.solver as solver
 from planner.analyses.flow.flows import Flows, sub_flows
 from planner.analyses.flow.incidence import route, unmerge
 from planner.analyses.flow.network import Network
@@ -160,29 +159,26 @@ def _lockstep(
         due[ending] = np.inf
         times.append(nxt)
         order = order[~done]
-        if ending.size <= solver.SMALL_CHANGE:
-            changed, new_rate, _ = rates.update(ending, nothing)
-        else:
-            # the components where a running flow lost its certificate: re-solved whole when
-            # small next to the hurt flows (no certificate to check), else locally
-            hurt = rates.finish(ending, order)
-            changed = nothing
-            if hurt.size:
-                hit = np.zeros(clock.size, dtype=bool)
-                hit[comp[hurt]] = True
-                if order.size != sizes_of:
-                    size = np.bincount(comp[order], minlength=clock.size)
-                    sizes_of = order.size
-                small = hit & (size <= CLOSED_MAX)
-                whole = order[small[comp[order]]]
-                parts = []
-                if whole.size:
-                    parts.append(rates.resolve_closed(np.sort(whole)))
-                rest = hurt[~small[comp[hurt]]]
-                if rest.size:
-                    parts.append(rates.resolve_local(rest))
-                changed = np.concatenate([p[0] for p in parts])
-                new_rate = np.concatenate([p[1] for p in parts])
+        # the components where a running flow lost its certificate: re-solved whole when
+        # small next to the hurt flows (no certificate to check), else locally
+        hurt = rates.finish(ending, order)
+        changed = nothing
+        if hurt.size:
+            hit = np.zeros(clock.size, dtype=bool)
+            hit[comp[hurt]] = True
+            if order.size != sizes_of:
+                size = np.bincount(comp[order], minlength=clock.size)
+                sizes_of = order.size
+            small = hit & (size <= CLOSED_MAX)
+            whole = order[small[comp[order]]]
+            parts = []
+            if whole.size:
+                parts.append(rates.resolve_closed(np.sort(whole)))
+            rest = hurt[~small[comp[hurt]]]
+            if rest.size:
+                parts.append(rates.resolve_local(rest))
+            changed = np.concatenate([p[0] for p in parts])
+            new_rate = np.concatenate([p[1] for p in parts])
         if changed.size:
             if not (new_rate.min() > 0 and new_rate.max() < np.inf):
                 raise RoutingError("a flow has no capacity (failed link on its path?)")
@@ -455,6 +451,5 @@ def _run(
         finished_count += ending.size
         if on_progress is not None:
             on_progress(finished_count, n, f"simulated {finished_count:,} of {n:,} flows")
-    rates.sync()
     bits = link_bits(a, sub.size * 8.0, net.link_count)
     return _Run(rates, a, merged, finish, first_rates, first_bott, events, bits)
