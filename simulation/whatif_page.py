@@ -84,5 +84,6 @@ def whatif_context(job) -> dict | None:
         ],
         "left_out": number(result.get("left_out") or 0),
         "slowdown": f"{slowdown:,.3f}×" if slowdown else "",
+        "faster_after": bool(slowdown) and slowdown < 1 and result.get("routing") == "ecmp",
         "notes": whatif.get("notes") or [],
     }

@@ -116,3 +116,25 @@ def test_the_job_runs_the_collective_before_and_after(two_spines):
     leaf = two_spines.node_name[int(two_spines.nodes_with_role("leaf")[0])]
     result = run_whatif(two_spines, failed=[f"node:{leaf}"], size_bytes=1e8, routing="spraying")
     assert result["after"]["ranks"] == 96 and result["left_out"] == 96
+
+
+def test_job_page_explains_an_ecmp_run_that_is_faster_after_the_failure():
+    from types import SimpleNamespace
+
+    from simulation.whatif_page import whatif_context
+
+    whatif = {
+        "failed": ["node:spine-1"],
+        "gpus": {"total": 64, "lost": 0, "leaf_only": 0, "degraded": 0, "unaffected": 64},
+        "bisection": {"before_gbps": 1600.0, "after_gbps": 800.0, "share_left": 0.5},
+        "blast_radius": {"nodes_down": {"count": 1}, "links_down": {"count": 8}},
+        "bandwidth_lost": {},
+    }
+
+    def page(routing, slowdown):
+        result = {"whatif": whatif, "routing": routing, "slowdown": slowdown}
+        return whatif_context(SimpleNamespace(result=result))
+
+    assert page("ecmp", 0.67)["faster_after"]
+    assert not page("ecmp", 1.4)["faster_after"]
+    assert not page("spraying", 0.9)["faster_after"]
