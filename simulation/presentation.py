@@ -611,11 +611,19 @@ PARAMETER_LABELS = {
     "fail_links": "Failed links",
     "pue": "PUE",
     "echo": "Echo",
+    "rings": "Rings",
+    "gpus": "GPUs",
+    "switch_latency_ns": "Switch latency",
+    "overhead_us": "Per-step overhead",
 }
 HIDDEN_PARAMETERS = {"design", "revision"}  # shown in the page heading, by name
 #: Parameters that mean nothing for a traffic pattern: storage-read has every node read from
 #: every storage array, so no GPU placement enters it.
 UNUSED_BY_TRAFFIC = {"storage-read": {"placement"}}
+
+
+#: Units of the parameters that carry one.
+_PARAMETER_UNITS = {"switch_latency_ns": "ns", "overhead_us": "µs"}
 
 
 def _parameter_text(key: str, value) -> str:
@@ -625,6 +633,8 @@ def _parameter_text(key: str, value) -> str:
         return routing_label(value)
     if key == "pfc_mode":
         return FLOW_CONTROL_LABELS.get(value, str(value))
+    if key in _PARAMETER_UNITS and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{number(value)} {_PARAMETER_UNITS[key]}"
     if isinstance(value, int | float) and not isinstance(value, bool):
         return number(value)
     return "—" if value in (None, "") else str(value)

@@ -5,7 +5,9 @@ and the published nccl-tests figures it is compared with. Pure formatting, like
 
 from __future__ import annotations
 
-from simulation.presentation import seconds
+import math
+
+from simulation.presentation import routing_label, seconds
 from simulation.sweep_chart import (
     MARGIN_BOTTOM,
     MARGIN_LEFT,
@@ -29,11 +31,17 @@ def size_label(value) -> str:
 
 
 def gbytes(value) -> str:
-    """``49.99`` -> ``"49.99 GB/s"``; below 0.01 two significant digits (``"0.00016 GB/s"``)."""
+    """``49.99`` -> ``"49.99 GB/s"``; below 0.01 two significant digits written out
+    (``"0.00016 GB/s"``, ``"0.000045 GB/s"``, never ``"4.5e-05"``).
+
+    >>> gbytes(4.5e-05), gbytes(0.00016), gbytes(49.994)
+    ('0.000045 GB/s', '0.00016 GB/s', '49.99 GB/s')
+    """
     if value is None:
         return "—"
     if 0 < value < 0.01:
-        return f"{value:.2g} GB/s"
+        decimals = 1 - math.floor(math.log10(value))  # two significant digits
+        return f"{round(value, decimals):.{decimals}f} GB/s"
     return f"{value:,.2f} GB/s"
 
 
@@ -127,6 +135,15 @@ def _comparisons(published: list[dict]) -> list[dict]:
     return entries
 
 
+def _alpha_text(alpha: dict) -> str:
+    """The path latency a ring step pays: ``"0.150 µs"`` when every step pays the same,
+    ``"0.150–0.720 µs, mean 0.300 µs"`` otherwise."""
+    low, high = alpha.get("min", 0), alpha.get("max", 0)
+    if f"{low:,.3f}" == f"{high:,.3f}":
+        return f"{low:,.3f} µs"
+    return f"{low:,.3f}–{high:,.3f} µs, mean {alpha.get('mean', 0):,.3f} µs"
+
+
 def size_sweep_context(job) -> dict | None:
     """What a page shows of a finished size sweep; None while it runs or when it failed."""
     result = job.result if isinstance(job.result, dict) else {}
@@ -159,15 +176,16 @@ def size_sweep_context(job) -> dict | None:
         "other_rings": f"{max((result.get('ring_count') or 1) - 1, 0):,}",
         "comparisons": _comparisons(result.get("published") or []),
         "not_modelled": result.get("not_modelled") or [],
-        "routing": result.get("routing"),
+        "routing": routing_label(result.get("routing")),
         "gpus": f"{result.get('gpus') or 0:,}",
         "servers": f"{result.get('servers') or 0:,}",
         "steps": f"{result.get('steps') or 0:,}",
-        "alpha": (
-            f"{alpha.get('min', 0):,.3f}–{alpha.get('max', 0):,.3f} µs (mean "
-            f"{alpha.get('mean', 0):,.3f} µs)"
+        "alpha": _alpha_text(alpha),
+        "overhead": (
+            f"plus {latency['overhead_us']:,.2f} µs per step"
+            if latency.get("overhead_us")
+            else "with no per-step overhead"
         ),
-        "overhead": f"{latency.get('overhead_us') or 0:,.2f} µs",
         "latency_bound": seconds(latency.get("latency_bound_s")),
         "smallest": size_label(result["points"][0]["size_bytes"]),
         "notes": latency.get("notes") or [],

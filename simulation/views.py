@@ -1,5 +1,7 @@
 """Jobs pages: the list with live progress, a job and its result, and starting jobs."""
 
+import math
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -22,24 +24,71 @@ DESIGN_KINDS = (
     JobKindChoices.SWEEP,
     JobKindChoices.SIZE_SWEEP,
 )
+
+
+def _finite(text: str) -> float:
+    """A number as typed (``1e9``, ``2.5``); infinity and NaN are refused."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
 SIZE_SWEEP_FIELDS = {
     "traffic": str,
     "rings": str,
     "gpus": int,
-    "switch_latency_ns": float,
-    "overhead_us": float,
+    "switch_latency_ns": _finite,
+    "overhead_us": _finite,
 }
 SIMULATE_FIELDS = {
     "traffic": str,
     "routing": str,
     "placement": str,
     "seed": int,
-    "size_bytes": float,
+    "size_bytes": _finite,
     "fail_links": int,
     "seeds": int,
     "flowlets": int,
     "pfc_mode": str,
 }
+#: The design page's names of the job parameters, for its error messages.
+FIELD_LABELS = {
+    "gpus": "GPUs",
+    "switch_latency_ns": "Switch latency (ns)",
+    "overhead_us": "Per-step overhead (µs)",
+    "size_bytes": "Size (bytes)",
+    "fail_links": "Fail links",
+    "seed": "Seed",
+    "seeds": "Seeds",
+    "flowlets": "Flowlets",
+    "pue": "PUE",
+    "traffic": "Traffic",
+    "rings": "Rings",
+    "routing": "Routing",
+    "placement": "Placement",
+    "pfc_mode": "Flow control",
+}
+#: Where the design page keeps a refused job's message until it shows it beside the form.
+JOB_ERROR_SESSION_KEY = "design_job_error"
+
+
+def _labelled(message: str) -> str:
+    """``"gpus: a number …"`` as the form names the field: ``"GPUs: a number …"``."""
+    field, sep, rest = message.partition(":")
+    label = FIELD_LABELS.get(field.strip())
+    text = f"{label}:{rest}" if sep and label else message
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
+def _refuse(request, design, kind: str, message: str):
+    """Back to the design page's Analysis section, the message beside the form of ``kind``."""
+    request.session[JOB_ERROR_SESSION_KEY] = {
+        "design": design.pk,
+        "kind": kind if kind in DESIGN_KINDS else "",
+        "message": _labelled(message),
+    }
+    return redirect(f"{design.get_absolute_url()}#analysis-heading")
 
 
 def _sweep_parameters(post) -> dict:
@@ -169,29 +218,27 @@ def job_start_for_design(request, design_pk):
     design = design_get_for(request.user, design_pk)
     kind = request.POST.get("kind")
     if kind not in DESIGN_KINDS:
-        messages.error(
+        return _refuse(
             request,
+            design,
+            "",
             "Choose a validation, a power budget, a flow simulation, a sweep or a message-size "
             "sweep.",
         )
-        return redirect(design)
     revision = design.revisions.defer("topology").order_by("-number").first()
     if revision is None:
-        messages.error(request, "This design has no revision to work on.")
-        return redirect(design)
+        return _refuse(request, design, kind, "This design has no revision to work on.")
     parameters = {}
     if kind == JobKindChoices.POWER and request.POST.get("pue"):
         try:
-            parameters["pue"] = float(request.POST["pue"])
+            parameters["pue"] = _finite(request.POST["pue"])
         except ValueError:
-            messages.error(request, "PUE is a number such as 1.3.")
-            return redirect(design)
+            return _refuse(request, design, kind, "PUE: a number such as 1.3.")
     if kind == JobKindChoices.SWEEP:
         try:
             parameters = _sweep_parameters(request.POST)
         except ValueError as exc:
-            messages.error(request, str(exc))
-            return redirect(design)
+            return _refuse(request, design, kind, str(exc))
     fields = {
         JobKindChoices.SIMULATE: SIMULATE_FIELDS,
         JobKindChoices.SIZE_SWEEP: SIZE_SWEEP_FIELDS,
@@ -204,18 +251,16 @@ def job_start_for_design(request, design_pk):
             try:
                 parameters[field] = cast(value)
             except ValueError:
-                messages.error(request, f"{field.replace('_', ' ').capitalize()}: a number.")
-                return redirect(design)
+                what = "a whole number" if cast is int else "a number"
+                return _refuse(request, design, kind, f"{field}: {what} (got “{value[:40]}”).")
     try:
         job = job_enqueue(
             owner=request.user, kind=kind, design_revision=revision, parameters=parameters
         )
     except JobError as exc:
-        messages.error(request, str(exc))
-        return redirect(design)
+        return _refuse(request, design, kind, str(exc))
     except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-        return redirect(design)
+        return _refuse(request, design, kind, " ".join(exc.messages))
     if job.reused:
         messages.info(
             request,

@@ -43,7 +43,7 @@ import numpy as np
 from planner.analyses.errors import JobInputError
 from planner.analyses.flow import canonical_routing, simulate
 from planner.analyses.flow.alphabeta import flow_latency, link_latency_s, ring_schedule_sizes
-from planner.analyses.latency import link_latency_ns, switch_latency_ns
+from planner.analyses.latency import link_latency_terms, switch_latency_ns
 from planner.analyses.scenario import build_network, transport_defaults
 from planner.analyses.traffic import RING_LAYOUTS, collective_rings, place_job
 from planner.domain.fabric import ROLE
@@ -140,13 +140,28 @@ NOT_MODELLED = (
 
 def catalog_latency(fabric, facts) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(per fabric link ns, per node ns, notes) from the catalog
-    (:func:`planner.analyses.latency.link_latency_ns` and ``switch_latency_ns``). Unknown
-    figures count as 0 and the notes say how many."""
+    (:func:`planner.analyses.latency.link_latency_terms` and ``switch_latency_ns``). A link
+    counts what is known of it, as the design page's Latency table does: its propagation when
+    a module's or cable's added latency is unknown, and the added latency when the
+    propagation is; what is unknown counts as 0 and the notes say on how many links."""
     notes = []
-    link_ns = np.asarray(link_latency_ns(fabric, facts), dtype=float)
-    unknown = int(np.isnan(link_ns).sum())
+    terms = link_latency_terms(fabric, facts)
+    propagation = np.asarray(terms.propagation_ns, dtype=float)
+    added = np.asarray(terms.added_ns, dtype=float)
+    known = ~np.isnan(propagation), ~np.isnan(added)
+    link_ns = np.where(known[0], propagation, 0.0) + np.where(known[1], added, 0.0)
+    link_ns[~known[0] & ~known[1]] = np.nan
+    total = link_ns.size
+    unknown = int((~known[0] & ~known[1]).sum())
     if unknown:
-        notes.append(f"{unknown:,} of {link_ns.size:,} links of unknown latency counted as 0")
+        notes.append(f"{unknown:,} of {total:,} links of unknown latency counted as 0")
+    partial = int((known[0] ^ known[1]).sum())
+    if partial:
+        notes.append(
+            f"{partial:,} of {total:,} links count only their known part (cable propagation "
+            "without a module's or cable's added latency the catalog lacks, or the reverse): "
+            "a lower bound"
+        )
     node_ns = np.asarray(switch_latency_ns(fabric, facts), dtype=float)
     switches = np.flatnonzero(fabric.node_role >= ROLE["leaf"])
     unknown = int(np.isnan(node_ns[switches]).sum())

@@ -37,13 +37,30 @@ MAX_FAIL_LINKS = 10_000
 # --- parameters ----------------------------------------------------------------------------------
 
 
+def _plain(value) -> str:
+    """A bound or a given value as a person writes it: ``2,000,000``, ``0.5``, ``-1``;
+    ``infinity`` and ``not a number`` for the non-finite; any other value quoted."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"“{str(value)[:40]}”"
+    if math.isnan(value):
+        return "not a number"
+    if math.isinf(value):
+        return "infinity" if value > 0 else "minus infinity"
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.6g}"
+
+
 def _number(parameters: dict, key: str, *, low: float, high: float) -> float | None:
     value = parameters.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
         raise ValidationError(
-            {"parameters": f"{key}: a number from {low:g} to {high:g} (got {value!r})"}
+            {
+                "parameters": f"{key}: a number from {_plain(low)} to {_plain(high)} "
+                f"(got {_plain(value)})"
+            }
         )
     return value
 
@@ -331,9 +348,22 @@ def _clean_size_sweep(parameters: dict) -> dict:
 
 
 def _check_size_sweep(parameters: dict, design_revision) -> None:
-    """Without a ``routing``, the one the revision's transport settings give."""
+    """Without a ``routing``, the one the revision's transport settings give; ``gpus`` whole
+    servers of the revision, at most all of its GPUs (from its summary, when it says)."""
     if "routing" not in parameters:
         parameters["routing"] = design_transport_defaults(design_revision).routing
+    gpus = parameters.get("gpus")
+    summary = design_revision.summary or {}
+    total, servers = summary.get("gpus"), summary.get("servers")
+    if gpus is None or not isinstance(total, int) or not isinstance(servers, int) or not servers:
+        return
+    if gpus > total:
+        raise _problem(
+            f"gpus: at most the {total:,} GPUs of revision {design_revision.number} (got {gpus:,})"
+        )
+    per = total // servers
+    if per and total == per * servers and gpus % per:
+        raise _problem(f"gpus: whole servers of {per} GPUs, a multiple of {per} (got {gpus:,})")
 
 
 def _switch_links(design_revision) -> int | None:
@@ -638,7 +668,7 @@ def _outcome_size_sweep(result: dict) -> str:
         f"{result.get('traffic', '?')} on {count(result.get('gpus') or 0, 'GPU')}"
         f"{', ' + count(result['ring_count'], 'ring') if result.get('ring_count') else ''}: busbw "
         f"{last['busbw_gbytes_s']:,.1f} GB/s at {last['size_bytes'] / 2**30:,.0f} GiB, "
-        f"{points[0]['time_s'] * 1e6:,.1f} us at {points[0]['size_bytes']:,} B"
+        f"{points[0]['time_s'] * 1e6:,.1f} µs at {points[0]['size_bytes']:,} B"
     )
 
 

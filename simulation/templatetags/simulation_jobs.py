@@ -9,6 +9,7 @@ from planner.domain.transport import PFC_MODES
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
 from simulation.sweep_chart import sweep_context
+from simulation.views import JOB_ERROR_SESSION_KEY
 
 register = template.Library()
 
@@ -22,6 +23,11 @@ def design_jobs(context, design, latest=None):
     result links), and the newest sweep's chart."""
     request = context.get("request")
     user = getattr(request, "user", None)
+    job_error = None
+    session = getattr(request, "session", None)
+    stored = session.get(JOB_ERROR_SESSION_KEY) if session is not None else None
+    if stored and stored.get("design") == design.pk:
+        job_error = session.pop(JOB_ERROR_SESSION_KEY)  # shown once, beside its form
     rows = []
     sweep = None
     if user is not None and user.is_authenticated:
@@ -41,6 +47,7 @@ def design_jobs(context, design, latest=None):
             JobKindChoices.POWER,
             JobKindChoices.SIMULATE,
             JobKindChoices.SWEEP,
+            JobKindChoices.SIZE_SWEEP,
         ):
             rows.extend(jobs.filter(kind=kind)[:SHOWN_PER_KIND])
         # The newest sweep drawn as a chart (redrawn while it runs).
@@ -64,6 +71,7 @@ def design_jobs(context, design, latest=None):
         "design": design,
         "latest": latest,
         "jobs": rows,
+        "job_error": job_error,
         "sweep": sweep,
         "swept_traffics": [t for t in TRAFFICS if t not in STORAGE_TRAFFICS],
         "placements": PLACEMENTS,

@@ -61,6 +61,9 @@ def test_a_size_sweep_runs_through_the_jobs_api(
     assert 'data-testid="size-sweep-chart"' in html and "8 GiB" in html and "GB/s" in html
     assert 'data-testid="size-sweep-published"' in html and "NVIDIA/nccl-tests/issues/290" in html
     assert "Not modelled" in html and "NVLink" in html
+    assert "<dt>Switch latency</dt><dd>600 ns</dd>" in html, html.split("job-parameters")[1][:600]
+    assert "e-0" not in html  # tiny bandwidths written out, not 4.5e-05
+    assert "µs (mean" not in html and "plus 1.50 µs per step" in html  # no nested brackets
 
 
 BAD = [
@@ -70,6 +73,8 @@ BAD = [
     ({"overhead_us": -1}, "overhead_us: "),
     ({"routing": "teleport"}, "routing: "),
     ({"sizes": [8]}, "unknown parameter"),
+    ({"gpus": 12}, "gpus: whole servers of 8 GPUs"),  # refused now, not a failed job
+    ({"gpus": 24}, "gpus: at most the 16 GPUs"),
 ]
 
 
@@ -79,4 +84,21 @@ def test_bad_size_sweep_parameters_are_400(api_client, seed_catalog, user, sent)
         response = _start(api_client, design, **parameters)
         assert response.status_code == 400, (parameters, response.content)
         assert response.json()["parameters"][0].startswith(field), parameters
+    assert not Job.objects.exists()
+
+
+def test_design_page_form_names_a_bad_field_beside_it(logged_in_client, seed_catalog, user, sent):
+    design = design_create(owner=user, spec_document=SMALL)
+    url = f"/jobs/designs/{design.pk}/start/"
+    for value, shown in (
+        ("1e309", "Switch latency (ns): a number (got “1e309”)"),
+        ("-1", "Switch latency (ns): a number from 0 to 1,000,000 (got -1)."),
+    ):
+        response = logged_in_client.post(url, {"kind": "size_sweep", "switch_latency_ns": value})
+        assert response.status_code == 302 and response["Location"].endswith("#analysis-heading")
+        html = logged_in_client.get(response["Location"]).content.decode()
+        form = html.split('data-testid="size-sweep-form"')[1]
+        assert 'data-testid="job-error"' in form.split("</form>")[1][:300], html
+        assert shown in form
+        assert 'ul class="messages"' not in html  # not at the top of the page
     assert not Job.objects.exists()

@@ -204,5 +204,5 @@ def test_a_bad_sweep_form_says_what_to_fix(logged_in_client, revision, sent):
         {"kind": "sweep", "routing": ["warp"]},
         follow=True,
     )
-    assert "routing: each one of" in response.content.decode()
+    assert "Routing: each one of" in response.content.decode()
     assert not Job.objects.exists()

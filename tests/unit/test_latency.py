@@ -127,6 +127,18 @@ def test_unknown_is_never_zero(pod, facts):
     assert "switch latency unknown for QM9700 (leaf, spine)" in spine["unknown"]
 
 
+def test_size_sweep_counts_the_known_propagation_as_the_latency_table_does(pod, facts):
+    from planner.analyses.latency import link_latency_terms
+    from planner.analyses.size_sweep import catalog_latency
+
+    link_ns, _, notes = catalog_latency(pod, facts)  # modules unknown, fibres known
+    propagation = link_latency_terms(pod, facts).propagation_ns
+    known = np.isfinite(propagation)
+    assert known.sum() > 0.9 * known.size and (propagation[known] > 0).all()
+    assert np.allclose(link_ns[known], propagation[known])  # not 0 for the whole link
+    assert any("lower bound" in note for note in notes)
+
+
 def test_switch_latency_per_node(pod, facts):
     values = switch_latency_ns(pod, facts)
     switches = pod.node_role >= ROLE["leaf"]
