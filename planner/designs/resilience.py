@@ -53,6 +53,17 @@ def _share(value) -> str:
     return "—" if value is None else f"{float(value) * 100:.1f} %"
 
 
+#: Domain ids that are bare numbers read with their kind on the page ("SU 1", not "1").
+_NUMBERED = {"plane": "plane", "su": "SU", "pod": "pod"}
+
+
+def _domain_name(kind: str, domain_id) -> str:
+    """A domain as the page names it: ``"SU 2"`` for SU ``"2"``; racks, rows, halls, feeds,
+    PDUs and tiers by their own names."""
+    prefix = _NUMBERED.get(kind)
+    return f"{prefix} {domain_id}" if prefix else str(domain_id)
+
+
 def page_context(revision: DesignRevision | None) -> dict | None:
     """What the design page's "Failure domains" and "Graph measurements" sections show."""
     if revision is None:
@@ -100,7 +111,7 @@ def page_context(revision: DesignRevision | None) -> dict | None:
                 "links": presentation.number(largest["links"]),
                 "share": _share(largest["bisection_share"]),
                 "worst": ", ".join(
-                    f"{row['id']} ({_share(row['bisection_share'])})"
+                    f"{_domain_name(kind['kind'], row['id'])} ({_share(row['bisection_share'])})"
                     for row in kind["worst"][:3]
                     if row["bisection_share"] or row["gpus"]
                 ),

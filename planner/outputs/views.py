@@ -173,7 +173,14 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
     except BomError as exc:  # the form's limits match clean_spares_pct; kept for safety
         spares_form.add_error(None, str(exc))
         bom = revision_bom(revision)
-    context.update({"bom": bom, "groups": _grouped(bom), "telemetry": _telemetry(design, revision)})
+    telemetry = _telemetry(design, revision)
+    context.update({"bom": bom, "groups": _grouped(bom), "telemetry": telemetry})
+    if telemetry and not set(telemetry["plan"].ports_by_os) - {"infiniband"}:
+        # InfiniBand switches are no gNMI targets: that download would only refuse.
+        context["telemetry_formats"] = [
+            item for item in context["telemetry_formats"] if item["fmt"] != "telemetry-gnmic"
+        ]
+        context["telemetry_no_gnmi"] = True
     latest = context["latest"]
     context["is_latest"] = latest is not None and latest.number == revision.number
     if context["upload_form"] is None and context["is_latest"]:

@@ -37,6 +37,14 @@ def test_api_and_page_show_measured_bisection_and_domains(api_client, logged_in_
     assert 'data-testid="bisection-measured"' in html and "Tb/s" in html
     assert 'data-testid="below-nonblocking"' in html
     assert 'data-testid="domains-table"' in html and "Power feed" in html
+    assert "The split: servers 1–" in html and "Halves:" not in html  # words, not a bar
+
+
+def test_numbered_domains_read_with_their_kind():
+    from planner.designs.resilience import _domain_name
+
+    assert _domain_name("su", "2") == "SU 2" and _domain_name("plane", 1) == "plane 1"
+    assert _domain_name("rack", "R002-01") == "R002-01" and _domain_name("tier", "leaf") == "leaf"
 
 
 def test_api_hides_other_users_designs(seed_catalog, other_user, api_client):

@@ -38,14 +38,18 @@ def test_telemetry_plan_api_downloads_page_and_cli(client, api_client, seed_cata
     page = client.get(reverse("planner:revision-outputs", args=[design.pk, 1])).content.decode()
     assert 'data-testid="telemetry-counters"' in page and "GB/day" in page
     assert 'data-testid="download-telemetry-prometheus"' in page
+    assert 'data-testid="download-telemetry-gnmic"' in page and "no-gnmic" not in page
 
 
-def test_infiniband_design_gets_rules_but_no_gnmi(api_client, seed_catalog, user):
+def test_infiniband_design_gets_rules_but_no_gnmi(client, api_client, seed_catalog, user):
     design = design_create(owner=user, spec_document=TINY_SPEC)
     base = f"/api/planner/designs/{design.pk}/revisions/1/exports"
     refused = api_client.get(f"{base}/telemetry-gnmic/")
     assert refused.status_code == 422 and refused.json()["code"] == "not-ethernet"
     rules = yaml.safe_load(_body(api_client.get(f"{base}/telemetry-prometheus/")))
     assert [g["name"] for g in rules["groups"]] == ["fabric-infiniband"]
+    client.force_login(user)  # the outputs page offers no download that would only refuse
+    page = client.get(reverse("planner:revision-outputs", args=[design.pk, 1])).content.decode()
+    assert "download-telemetry-gnmic" not in page and 'data-testid="no-gnmic"' in page
     with pytest.raises(CommandError, match="not gNMI targets"):
         call_command("fabric", "export", str(design.pk), "--format", "telemetry-gnmic")
