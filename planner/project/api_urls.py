@@ -10,7 +10,6 @@ from planner.designs.api import canvas, optical, transport, views, wizard
 from planner.designs.api import failures as failures_api
 from planner.designs.api import latency as latency_api
 from planner.designs.api import resilience as resilience_api
-from planner.designs.api import resilience as resilience_api
 from planner.designs.api import whatif as whatif_api
 from planner.outputs import api as outputs
 from planner.quotes import api as quotes
@@ -63,11 +62,6 @@ urlpatterns = [
         "designs/<int:design_pk>/revisions/<int:number>/optical-budget/",
         optical.RevisionOpticalBudgetView.as_view(),
         name="design-revision-optical-budget",
-    ),
-    path(
-        "designs/<int:design_pk>/revisions/<int:number>/resilience/",
-        resilience_api.RevisionResilienceView.as_view(),
-        name="design-revision-resilience",
     ),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/resilience/",

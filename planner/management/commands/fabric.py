@@ -401,6 +401,19 @@ class Command(DatabaseCommand):
         fabric, context = self._source(source, options)
         fmt = options["fmt"]
         formats = ["netbox-devices", "netbox-cables"] if fmt == "netbox" else [fmt]
+        if fmt.startswith("telemetry-"):
+            from planner.domain.outputs.telemetry import TelemetryError
+
+            try:
+                body = export_chunks(fmt, fabric=fabric, facts=catalog_facts(), **context)
+            except TelemetryError as exc:
+                raise CommandError(exc.message) from exc
+            if options.get("out"):
+                self._write(Path(options["out"]), body)
+            else:
+                for chunk in body:
+                    self.stdout.write(chunk, ending="")
+            return
         facts = catalog_facts()
         makers = manufacturer_names() if fmt == "netbox" else {}
         if fmt == "avd" and (refusal := avd_refusal(fabric, facts)):
@@ -417,19 +430,6 @@ class Command(DatabaseCommand):
             )
             for name in formats
         ]
-        if fmt.startswith("telemetry-"):
-            from planner.domain.outputs.telemetry import TelemetryError
-
-            try:
-                body = export_chunks(fmt, fabric=fabric, facts=catalog_facts(), **context)
-            except TelemetryError as exc:
-                raise CommandError(exc.message) from exc
-            if options.get("out"):
-                self._write(Path(options["out"]), body)
-            else:
-                for chunk in body:
-                    self.stdout.write(chunk, ending="")
-            return
         out = options.get("out")
         if not out:
             for name, body in zip(formats, bodies, strict=True):
