@@ -116,8 +116,11 @@ APPROXIMATION = (
     "A job is placed on the first servers in fabric order and depends on its servers, their "
     "NICs, their links' modules and cables, the leaves they reach and, when its servers reach "
     "different leaves, every link and switch above those leaves (an upper bound: adaptive "
-    "routing or ECMP may carry a job past a failed uplink). Failures are taken to come at a "
-    "constant rate (24 / MTBF a day per part)."
+    "routing or ECMP may carry a job past a failed uplink). The servers of one rail-optimized "
+    "SU all reach the same leaves (one per rail), so a job inside one SU depends on no spine: "
+    "this holds when NCCL keeps its traffic on the rails (PXN, NCCL 2.12 and later, first "
+    "moves data over NVLink to the GPU on the destination's rail). Failures are taken to come "
+    "at a constant rate (24 / MTBF a day per part)."
 )
 
 
