@@ -37,6 +37,7 @@ def test_telemetry_plan_api_downloads_page_and_cli(client, api_client, seed_cata
     client.force_login(user)
     page = client.get(reverse("planner:revision-outputs", args=[design.pk, 1])).content.decode()
     assert 'data-testid="telemetry-counters"' in page and "GB/day" in page
+    assert "tx_avg_min_dbm" not in page and "launch power (Tx average, minimum)" in page
     assert 'data-testid="download-telemetry-prometheus"' in page
     assert 'data-testid="download-telemetry-gnmic"' in page and "no-gnmic" not in page
 

@@ -23,9 +23,14 @@ What it does not invent
 -----------------------
 - Module temperature: the catalog gives no operating temperature for any module. The limit is
   the module's own: CMIS modules advertise their alarm and warning thresholds, which OpenConfig
-  exposes as ``thresholds/threshold/state/module-temperature-upper`` (:data:`SOURCES`
-  ``oc-transceiver``); the alert compares the reading with that threshold, not with a number of
-  ours.
+  exposes as ``thresholds/threshold[severity]/state/module-temperature-upper`` (:data:`SOURCES`
+  ``oc-transceiver``); the plan subscribes to them and the alert compares the reading with the
+  WARNING threshold, not with a number of ours. Modules report a WARNING and a CRITICAL
+  threshold (``oc-optics-test``, gNMI-1.13): two series per module per threshold leaf.
+- Receive power: one rule with one constant, the lowest expected worst-case Rx of any link
+  class (a reading under it is under every class's expectation). One rule per class would need
+  to tell a port's class from its series, and the labels gNMIc gives (the target's name, the
+  switch's own transceiver component name) do not carry the design's tier or link kind.
 - Pre-FEC BER: 2.4e-4 for 100G-per-lane PAM4 optics, the RS(544,514) host FEC's limit that the
   DR8 datasheets state (``../shared/reference/catalog-facts.md`` rule 26, Ascent OSFP-800G-DR8-05).
   No limit is given for other FECs or for InfiniBand (none found): those rows say so.
@@ -34,13 +39,25 @@ What it does not invent
 - Bytes per sample: 2, the upper end of Prometheus's "around 1-2 bytes per sample" (storage docs).
 - Alert ``for`` and rate windows (``5m``) are our choice, named as such in the file's header.
 
-Metric names
-------------
-The Prometheus rules use the names gNMIc's Prometheus output gives the subscribed paths (gNMIc
-"Prometheus output", metric naming: prefix, then the path stripped of its keys, every
-non-alphanumeric character an underscore): with ``metric-prefix: fabric``,
-``/interfaces/interface[name=*]/state/counters/in-octets`` becomes
-``fabric_interfaces_interface_state_counters_in_octets`` with the label ``interface_name``.
+Metric names and labels
+-----------------------
+The Prometheus rules use only series the gNMIc subscription file makes, named as gNMIc's
+Prometheus output names them (:data:`SOURCES` ``gnmic-prometheus``, "Metric Naming" and
+"Metric Labels"; ``gnmic-prometheus-code`` and ``gnmic-event`` for the exact rules): the
+metric name is the prefix, then the path stripped of its keys, every run of characters other
+than ``[a-zA-Z0-9_]`` one underscore; the labels are ``source`` (the target),
+``subscription_name`` and one ``<element>_<key>`` label per key of the path. With
+``metric-prefix: fabric``, the path (one line)
+``/components/component[name=*]/transceiver/thresholds/threshold[severity=*]/``
+``state/input-power-lower`` becomes
+``fabric_components_component_transceiver_thresholds_threshold_state_input_power_lower``
+with the labels ``component_name``, ``threshold_severity``, ``source`` and ``subscription_name``.
+A reading and a threshold come from different subscriptions (``subscription_name`` differs), so
+a rule joins them ``on(source, component_name)`` after selecting one severity
+(``threshold_severity``): one threshold per reading, never a many-to-many match. String values
+(``oper-status``) become labels only with ``strings-as-labels: true``, which the file sets.
+SONiC's virtual paths carry no keys: the port is part of the metric name (the JSON value is
+flattened under the path, ``/``-separated: ``gnmic-flattener``).
 InfiniBand rules use the metric names of treydock/infiniband_exporter (perfquery counters).
 
 Nothing here imports Django.
@@ -68,6 +85,9 @@ from planner.domain.physical.budget import compute_budgets
 from planner.domain.transport.resolve import transport_or_default
 
 FORMAT = "fabric-planner/telemetry-plan/1"
+#: The catalog fields the Rx expectation reads, in words (``tx_avg_min_dbm``, ``rx_avg_min_dbm``).
+LAUNCH_POWER = "launch power (Tx average, minimum)"
+SENSITIVITY = "receiver sensitivity (Rx average, minimum)"
 DEFAULT_INTERVAL_S = 10.0
 #: Prometheus storage docs: "On average, Prometheus uses only around 1-2 bytes per sample."
 DEFAULT_BYTES_PER_SAMPLE = 2.0
@@ -101,6 +121,14 @@ SOURCES = {
     "gnmi-specification.md",
     "gnmic-prometheus": "https://github.com/openconfig/gnmic/blob/main/docs/user_guide/outputs/"
     "prometheus_output.md",
+    "gnmic-prometheus-code": "https://github.com/openconfig/gnmic/blob/main/pkg/outputs/"
+    "prometheus_output/prometheus_common.go",
+    "gnmic-event": "https://github.com/openconfig/gnmic/blob/main/pkg/formatters/event.go",
+    "gnmic-flattener": "https://github.com/karimra/go-map-flattener/blob/main/flatten.go",
+    "gnmic-subscriptions": "https://github.com/openconfig/gnmic/blob/main/docs/user_guide/"
+    "subscriptions.md",
+    # test gNMI-1.13 "Optics Telemetry, Instant, threshold, and miscellaneous static info"
+    "oc-optics-test": "https://github.com/openconfig/featureprofiles",
     "cumulus-gnmi": "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/"
     "Monitoring-and-Troubleshooting/gNMI-Streaming",
     "cumulus-counters-mib": "https://docs.nvidia.com/networking-ethernet-software/mibs/"
@@ -126,6 +154,17 @@ SOURCES = {
 _OC_IF = "/interfaces/interface[name=*]/state/counters/"
 _OC_XCVR = "/components/component[name=*]/transceiver/"
 _OC_LANE = _OC_XCVR + "physical-channels/channel[index=*]/state/"
+_OC_THRESHOLD = _OC_XCVR + "thresholds/threshold[severity=*]/state/"
+#: Severities a module reports thresholds for: WARNING and CRITICAL (gNMI-1.13, oc-optics-test).
+THRESHOLD_SEVERITIES = 2
+#: The severity the alerts compare with. OpenConfig's severity is an identityref: a target may
+#: give the key with or without its module prefix, so the matcher allows both (one severity).
+ALERT_SEVERITY = "WARNING"
+_SEVERITY_MATCH = f'threshold_severity=~"(openconfig-alarm-types:)?{ALERT_SEVERITY}"'
+#: The labels gNMIc's Prometheus output gives a transceiver reading and its threshold in common
+#: (``source``: the target; ``component_name``: the path key ``component[name]``); the other
+#: labels differ (``subscription_name``, ``channel_index``, ``threshold_severity``).
+_JOIN = "on(source, component_name)"
 _SONIC_PORT = "COUNTERS/Ethernet*/"
 _SONIC_DOM = "TRANSCEIVER_DOM_SENSOR/Ethernet*/"
 
@@ -163,6 +202,7 @@ class CounterSpec:
     paths: dict[str, Path]
     expected: str = ""
     mode: str = "sample"  # gNMI stream sub-mode: sample or on_change
+    per_instance: int = 1  # series per port / lane / module (thresholds: one per severity)
 
 
 @dataclass(frozen=True)
@@ -180,6 +220,7 @@ class RxExpectation:
     rx_min_dbm: float | None  # tx_min_dbm - loss_worst_db: the design's worst case
     rx_sensitivity_dbm: float | None  # the receiver's rx_avg_min_dbm (catalog)
     margin_db: float | None  # rx_min_dbm - rx_sensitivity_dbm
+    note: str = ""  # what the catalog lacks, in words (empty when nothing is missing)
 
 
 @dataclass
@@ -218,7 +259,8 @@ class TelemetryPlan:
 
     def instances(self, counter: CounterSpec) -> int:
         """How many series ``counter`` makes: ports, module lanes or modules."""
-        return {"port": self.ports, "lane": self.lanes, "module": self.modules}[counter.scope]
+        base = {"port": self.ports, "lane": self.lanes, "module": self.modules}[counter.scope]
+        return base * counter.per_instance
 
     def counter_rate(self, counter: CounterSpec) -> float:
         """Samples per second of one counter over the whole fabric."""
@@ -387,6 +429,25 @@ def _ethernet_counters(priority: int | None) -> list[CounterSpec]:
              "sonic": sonic("temperature", "sonic-xcvrd", _SONIC_DOM, "STATE_DB")},
             expected="below the module's own high-temperature threshold (CMIS; OpenConfig "
             "thresholds/module-temperature-upper): the catalog gives no module temperature",
+        ),
+        CounterSpec(
+            "rx_power_threshold",
+            "Module's own Rx power lower threshold (WARNING and CRITICAL)", "module", "dBm",
+            "gauge", False,
+            {**oc_all(_OC_THRESHOLD + "input-power-lower", "oc-transceiver; oc-optics-test"),
+             "sonic": Path(note="not subscribed: the SONiC rules do not use module thresholds")},
+            expected="the module's own (CMIS); the Rx power alert compares with WARNING",
+            per_instance=THRESHOLD_SEVERITIES,
+        ),
+        CounterSpec(
+            "temperature_threshold",
+            "Module's own temperature upper threshold (WARNING and CRITICAL)", "module", "°C",
+            "gauge", False,
+            {**oc_all(_OC_THRESHOLD + "module-temperature-upper",
+                      "oc-transceiver; oc-optics-test"),
+             "sonic": Path(note="not subscribed: the SONiC rules do not use module thresholds")},
+            expected="the module's own (CMIS); the temperature alert compares with WARNING",
+            per_instance=THRESHOLD_SEVERITIES,
         ),
         CounterSpec(
             "oper_status", "Link state", "port", "state", "gauge", False,
@@ -562,6 +623,13 @@ def rx_expectations(fabric: Fabric, facts: CatalogFacts, budgets=None) -> list[R
             if rx_min is not None and sensitivity is not None
             else None
         )
+        missing = []
+        if tx_min is None:
+            missing.append(f"{LAUNCH_POWER} not in the catalog for {tx}")
+        if sensitivity is None:
+            missing.append(f"{SENSITIVITY} not in the catalog for {rx}")
+        if loss is None:
+            missing.append("no worst-case channel loss for these links")
         out.append(
             RxExpectation(
                 tier=tier,
@@ -574,6 +642,7 @@ def rx_expectations(fabric: Fabric, facts: CatalogFacts, budgets=None) -> list[R
                 rx_min_dbm=rx_min,
                 rx_sensitivity_dbm=sensitivity,
                 margin_db=margin,
+                note="; ".join(missing),
             )
         )
     return out
@@ -636,10 +705,17 @@ def telemetry_plan(
         counters += _infiniband_counters()
     rx = rx_expectations(fabric, facts)
     known = [r.rx_min_dbm for r in rx if r.rx_min_dbm is not None]
-    if rx and not known:
+    unlit = sorted({r.transmitter for r in rx if r.tx_min_dbm is None})
+    if unlit:
+        some = "No expected receive power" if not known else "Expected receive power unknown"
         notes.append(
-            "No expected receive power: the catalog gives no tx_avg_min_dbm for the modules "
-            "of the budgeted links (the alert then uses the module's own lower threshold only)."
+            f"{some} for {'any' if not known else 'some'} link class: {LAUNCH_POWER} not in "
+            f"the catalog for {', '.join(unlit)}"
+            + (
+                " (the Rx alert then uses the module's own lower threshold only)."
+                if not known
+                else " (the design's Rx threshold covers the other classes)."
+            )
         )
     ber = KP4_PRE_FEC_BER if ethernet and _kp4_modules(fabric, facts) else None
     if ber is None and ethernet:
@@ -676,7 +752,8 @@ def telemetry_plan(
 # --- exports ---------------------------------------------------------------------------------
 
 _KEYS = re.compile(r"\[[^\]]*\]")
-_NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
+#: gNMIc's metricNameRegex (gnmic-prometheus-code): a run of these becomes one underscore.
+_NON_ALNUM = re.compile(r"[^a-zA-Z0-9_]+")
 IB_METRICS = {
     "xmit_discards": "infiniband_switch_port_transmit_discards_total",
     "rcv_errors": "infiniband_switch_port_receive_errors_total",
@@ -686,14 +763,29 @@ IB_METRICS = {
 
 
 def gnmic_metric(path: str, prefix: str = METRIC_PREFIX) -> str:
-    """The metric name gNMIc's Prometheus output gives ``path`` (keys stripped, every
-    non-alphanumeric character an underscore, joined to the prefix with one).
+    """The metric name gNMIc's Prometheus output gives ``path`` (keys stripped, each run of
+    characters other than ``[a-zA-Z0-9_]`` one underscore, leading ones dropped, joined to the
+    prefix with one; gnmic-prometheus "Metric Naming").
 
     >>> gnmic_metric("/interfaces/interface[name=*]/state/counters/in-octets")
     'fabric_interfaces_interface_state_counters_in_octets'
     """
-    body = _NON_ALNUM.sub("_", _KEYS.sub("", path).strip("/"))
+    body = _NON_ALNUM.sub("_", _KEYS.sub("", path)).lstrip("_")
     return f"{prefix}_{body}" if prefix else body
+
+
+def gnmic_labels(path: str) -> set[str]:
+    """The labels gNMIc's Prometheus output gives a series of ``path``: ``source``,
+    ``subscription_name`` and ``<element>_<key>`` per key (gnmic-prometheus "Metric Labels").
+
+    >>> sorted(gnmic_labels("/components/component[name=*]/state/temperature/instant"))
+    ['component_name', 'source', 'subscription_name']
+    """
+    labels = {"source", "subscription_name"}
+    for element, keys in re.findall(r"([^/\[]+)((?:\[[^\]]*\])+)", path):
+        for key in re.findall(r"\[([^=\]]+)=", keys):
+            labels.add(_NON_ALNUM.sub("_", f"{element.split(':')[-1]}_{key}"))
+    return labels
 
 
 def _selector(counter: CounterSpec, os_name: str) -> str | None:
@@ -701,21 +793,39 @@ def _selector(counter: CounterSpec, os_name: str) -> str | None:
     if where is None or not where.path or where.path.startswith(("perfquery", "mlxlink")):
         return None
     if where.target == "COUNTERS_DB" and where.path.startswith(_SONIC_PORT):
+        # The virtual path's value is {"Ethernet0": {field: value}, ...}: gNMIc flattens it
+        # under the path, so the port sits in the name (gnmic-flattener, gnmic-prometheus-code).
         field_name = where.path.removeprefix(_SONIC_PORT)
-        return f'{{__name__=~"{METRIC_PREFIX}_COUNTERS_Ethernet[0-9]+_{field_name}"}}'
+        base = gnmic_metric(where.path)
+        return f'{{__name__=~"{base}_Ethernet[0-9]+_{field_name}"}}'
     if where.target:
         return None
     return gnmic_metric(where.path)
 
 
-def _rule(alert, expr, summary, *, severity="warning", **labels) -> dict:
+def _rule(alert, expr, summary, *, severity="warning", description="", **labels) -> dict:
+    annotations = {"summary": summary}
+    if description:
+        annotations["description"] = description
     return {
         "alert": alert,
         "expr": expr,
         "for": ALERT_FOR,
         "labels": {"severity": severity, **labels},
-        "annotations": {"summary": summary},
+        "annotations": annotations,
     }
+
+
+def _rx_classes(plan: TelemetryPlan) -> str:
+    """The per-class expectations behind the single Rx threshold, in words."""
+    known = [r for r in plan.rx if r.rx_min_dbm is not None]
+    parts = [f"{r.tier} {r.transmitter} -> {r.receiver}: {r.rx_min_dbm:g} dBm" for r in known[:8]]
+    more = f"; {len(known) - 8:,} more classes" if len(known) > 8 else ""
+    return (
+        "One conservative threshold for every port: the lowest class's worst case. The series "
+        "do not tell a port's link class (their labels are the target and the switch's "
+        "transceiver name), so no per-class rule. Classes: " + "; ".join(parts) + more + "."
+    )
 
 
 def prometheus_rules(plan: TelemetryPlan) -> dict:
@@ -752,30 +862,27 @@ def prometheus_rules(plan: TelemetryPlan) -> dict:
                 f"Pre-FEC BER over {plan.pre_fec_ber_max:g}, the RS(544,514) limit of "
                 "100G-per-lane PAM4 optics",
             ))  # fmt: skip
-        if (metric := sel("rx_power")) is not None:
+        if (metric := sel("rx_power")) is not None and not metric.startswith("{"):
             if plan.rx_floor_dbm is not None:
                 rules.append(_rule(
                     "FabricRxPowerBelowDesign", f"{metric} < {plan.rx_floor_dbm:g}",
-                    f"Receive power under {plan.rx_floor_dbm:g} dBm, the design's worst-case "
-                    "expectation (Tx min minus the worst link's loss)",
+                    f"Receive power under {plan.rx_floor_dbm:g} dBm, the design's lowest "
+                    "expected worst case of any link class (Tx min minus the worst link's loss)",
+                    description=_rx_classes(plan),
                 ))  # fmt: skip
-            threshold = gnmic_metric(
-                _OC_XCVR + "thresholds/threshold[severity=*]/state/input-power-lower"
-            )
-            if not metric.startswith("{"):
+            if (threshold := sel("rx_power_threshold")) is not None:
                 rules.append(_rule(
                     "FabricRxPowerBelowModuleThreshold",
-                    f"{metric} < on(component_name) group_left {threshold}",
-                    "Receive power under the module's own lower threshold",
+                    f"{metric} < {_JOIN} group_left {threshold}{{{_SEVERITY_MATCH}}}",
+                    f"Receive power under the module's own {ALERT_SEVERITY} lower threshold",
                 ))  # fmt: skip
-        if (metric := sel("temperature")) is not None and not metric.startswith("{"):
-            threshold = gnmic_metric(
-                _OC_XCVR + "thresholds/threshold[severity=*]/state/module-temperature-upper"
-            )
+        temperature = sel("temperature")
+        threshold = sel("temperature_threshold")
+        if temperature and threshold and not temperature.startswith("{"):
             rules.append(_rule(
                 "FabricModuleTemperatureHigh",
-                f"{metric} > on(component_name) group_left {threshold}",
-                "Module temperature over the module's own upper threshold (CMIS)",
+                f"{temperature} > {_JOIN} {threshold}{{{_SEVERITY_MATCH}}}",
+                f"Module temperature over the module's own {ALERT_SEVERITY} threshold (CMIS)",
             ))  # fmt: skip
         if (metric := sel("oper_status")) is not None:
             rules.append(_rule(
@@ -854,6 +961,10 @@ def gnmic_config(plan: TelemetryPlan) -> dict:
             entry["stream-mode"] = "on-change" if mode == "on_change" else "sample"
             if mode == "sample":
                 entry["sample-interval"] = f"{interval:g}s"
+            else:
+                # Re-sent every interval even when unchanged (gnmic-subscriptions), so gNMIc's
+                # Prometheus cache does not expire a link that stays down.
+                entry["heartbeat-interval"] = f"{plan.interval_s:g}s"
             subscriptions[name] = entry
     return {
         "subscriptions": subscriptions,
@@ -864,6 +975,11 @@ def gnmic_config(plan: TelemetryPlan) -> dict:
                 "path": "/metrics",
                 "metric-prefix": METRIC_PREFIX,
                 "append-subscription-name": False,
+                # oper-status is a string: exported (value 1, label oper_status) only with this.
+                "strings-as-labels": True,
+                # gNMIc drops a series not updated for 'expiration' (default 60s): keep each
+                # for three of the longest intervals (a choice), never less than the default.
+                "expiration": f"{max(60.0, 3 * max(plan.interval_s, plan.pfc_ecn_interval_s)):g}s",
             }
         },
     }
