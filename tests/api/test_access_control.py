@@ -38,8 +38,9 @@ TINY = {**TINY_SPEC, "name": SECRET}
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 #: Objects team members read (jobs and audit events stay their owner's / team owner's).
 TEAM_READABLE = {"design", "revision", "quote", "asbuilt"}
-#: Writes a reader may make: starting a job on a design works on a copy of nothing.
-READER_MAY_POST = {"job-start"}
+#: POSTs a reader may make: starting a job on a design works on a copy of nothing, and a
+#: what-if asks what a failure would take and stores nothing.
+READER_MAY_POST = {"job-start", "design-revision-what-if"}
 
 
 @pytest.fixture

@@ -97,3 +97,25 @@ def test_bad_whatif_parameters_are_400(api_client, seed_catalog, user, sent, par
     assert response.status_code == 400, response.content
     assert response.json()["parameters"][0].startswith(field)
     assert not Job.objects.exists()
+
+
+def test_a_team_viewer_may_ask_a_what_if_and_a_stranger_may_not(
+    seed_catalog, user, other_user, django_user_model
+):
+    from rest_framework.test import APIClient
+
+    from planner.teams.models import Team, TeamMembership, TeamRoleChoices
+
+    team = Team.objects.create(name="Ops", slug="ops")
+    TeamMembership.objects.create(team=team, user=user, role=TeamRoleChoices.OWNER)
+    viewer = django_user_model.objects.create_user("vera", password="x")
+    TeamMembership.objects.create(team=team, user=viewer, role=TeamRoleChoices.VIEWER)
+    design = design_create(owner=user, spec_document=SMALL, team=team, sharing="team-read")
+    revisions = design.revisions.count()
+    client = APIClient()
+    client.force_authenticate(viewer)
+    answer = client.post(_url(design), {"failed": ["tier:spine"]}, format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["gpus"]["total"] == 32 and design.revisions.count() == revisions
+    client.force_authenticate(other_user)
+    assert client.post(_url(design), {"failed": ["tier:spine"]}, format="json").status_code == 404
