@@ -23,8 +23,8 @@ The ladder, bottom up (README, "Where things live"):
 10. ``planner.asbuilt``: what the built fabric reports (cabling, counters) checked against a
     revision and its jobs' results.
 11. Pages and API views of designs, outputs, quotes, as-built imports and the audit log, the
-    navigation (home, search) and the catalog hooks' answers. (The designs' API serializers stay with designs:
-    the jobs' API reuses their problem shape.)
+    navigation (home, search) and the catalog hooks' answers. (The designs' API serializers
+    stay with designs: the jobs' API reuses their problem shape.)
 12. The project: settings, URLs, Celery app, middleware; the CLI; the admin; the app config
     and the model index Django loads.
 """
