@@ -74,6 +74,20 @@ def _only(parameters: dict, allowed: set[str]) -> None:
         )
 
 
+def _routing(parameters: dict) -> str | None:
+    """The ``routing`` parameter's canonical name (None when not given)."""
+    from planner.analyses.flow import ROUTING_ALIASES, ROUTINGS, canonical_routing
+
+    routing = parameters.get("routing")
+    if not routing:
+        return None
+    try:
+        return canonical_routing(routing)
+    except (ValueError, TypeError):
+        names = ", ".join(ROUTINGS + tuple(ROUTING_ALIASES))
+        raise _problem(f"routing: one of {names} (got {routing!r})") from None
+
+
 def _clean_diagnostics(parameters: dict) -> dict:
     _only(parameters, {"echo", "hold_s"})
     cleaned = {"echo": str(parameters.get("echo", ""))[:200]}
@@ -97,7 +111,7 @@ def _clean_power(parameters: dict) -> dict:
 def _clean_simulate(parameters: dict) -> dict:
     """Traffic, placement and the numbers; ``routing`` (a mode or an old name, stored as the
     mode) only if given: :func:`_check_simulate` gives the design's when it is not."""
-    from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS, canonical_routing
+    from planner.analyses.flow import FLOWLETS_MAX
     from planner.analyses.scenario import PLACEMENTS, TRAFFICS
     from planner.domain.transport import PFC_MODES
 
@@ -126,15 +140,8 @@ def _clean_simulate(parameters: dict) -> dict:
                 {"parameters": f"{key}: one of {', '.join(choices)} (got {value!r})"}
             )
         cleaned[key] = value
-    routing = parameters.get("routing")
-    if routing:
-        try:
-            cleaned["routing"] = canonical_routing(routing)
-        except (ValueError, TypeError):
-            names = ", ".join(ROUTINGS + tuple(ROUTING_ALIASES))
-            raise ValidationError(
-                {"parameters": f"routing: one of {names} (got {routing!r})"}
-            ) from None
+    if routing := _routing(parameters):
+        cleaned["routing"] = routing
     pfc_mode = parameters.get("pfc_mode")
     if pfc_mode:
         if pfc_mode not in PFC_MODES:
@@ -312,7 +319,6 @@ def _clean_size_sweep(parameters: dict) -> dict:
     first; every GPU when not given), ``seed`` (ECMP hashing), ``switch_latency_ns`` (every
     switch's port-to-port latency instead of the catalog's) and ``overhead_us`` (a fixed cost
     per ring step)."""
-    from planner.analyses.flow import ROUTING_ALIASES, ROUTINGS, canonical_routing
     from planner.analyses.size_sweep import RINGS, TRAFFICS
 
     _only(
@@ -326,13 +332,8 @@ def _clean_size_sweep(parameters: dict) -> dict:
     if rings not in RINGS:
         raise _problem(f"rings: one of {', '.join(RINGS)} (got {rings!r})")
     cleaned = {"traffic": traffic, "rings": rings}
-    routing = parameters.get("routing")
-    if routing:
-        try:
-            cleaned["routing"] = canonical_routing(routing)
-        except (ValueError, TypeError):
-            names = ", ".join(ROUTINGS + tuple(ROUTING_ALIASES))
-            raise _problem(f"routing: one of {names} (got {routing!r})") from None
+    if routing := _routing(parameters):
+        cleaned["routing"] = routing
     for key, low, high in (("gpus", 2, 2_000_000), ("seed", 0, 2**31 - 1)):
         value = _number(parameters, key, low=low, high=high)
         if value is not None:
@@ -422,7 +423,7 @@ def _clean_whatif(parameters: dict) -> dict:
     :func:`_check_whatif`), the collective (``traffic``: ring all-reduce or all-to-all),
     ``size_bytes``, ``routing`` (a mode or an old name; the design's when not given), ``seed``
     (ECMP hashing) and ``flowlets`` (flowlet routing only)."""
-    from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS, canonical_routing
+    from planner.analyses.flow import FLOWLETS_MAX
     from planner.analyses.resilience.whatif import COLLECTIVES
 
     _only(parameters, {"failed", "traffic", "size_bytes", "routing", "seed", "flowlets"})
@@ -431,13 +432,8 @@ def _clean_whatif(parameters: dict) -> dict:
     if traffic not in COLLECTIVES:
         raise _problem(f"traffic: one of {', '.join(COLLECTIVES)} (got {traffic!r})")
     cleaned["traffic"] = traffic
-    routing = parameters.get("routing")
-    if routing:
-        try:
-            cleaned["routing"] = canonical_routing(routing)
-        except (ValueError, TypeError):
-            names = ", ".join(ROUTINGS + tuple(ROUTING_ALIASES))
-            raise _problem(f"routing: one of {names} (got {routing!r})") from None
+    if routing := _routing(parameters):
+        cleaned["routing"] = routing
     for key, low, high, default in (("seed", 0, 2**31 - 1, 0), ("flowlets", 1, FLOWLETS_MAX, None)):
         value = _number(parameters, key, low=low, high=high)
         if value is not None and value != int(value):
