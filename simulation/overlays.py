@@ -156,3 +156,30 @@ def revision_overlays(design: Design, number: int) -> dict:
             finished = job.finished.isoformat() if job.finished else None
             used.append({"id": str(job.id), "kind": job.kind, "finished": finished})
     return {"problems": problems, "racks": racks or [], "links": links or {}, "jobs": used}
+
+
+def revision_utilization(design, number: int) -> dict:
+    """The per-tier load (``{tier: {mean, max}}``, 0..1) of the newest succeeded flow
+    simulation of revision ``number``, run by someone who may read the design; ``{}`` when none
+    (the telemetry plan's expected throughput)."""
+    from simulation.models import Job, JobStatusChoices
+
+    jobs = Job.objects.filter(
+        status=JobStatusChoices.SUCCEEDED,
+        parameters__design=design.pk,
+        parameters__revision=int(number),
+        owner_id__in=_readers(design),
+    ).order_by("-finished", "-created")
+    for job in jobs.only("result")[:20]:
+        result = job.result if isinstance(job.result, dict) else {}
+        load = result.get("per_tier_load")
+        if isinstance(load, dict) and load:
+            return {
+                str(tier): {
+                    "mean": row.get("mean_utilization"),
+                    "max": row.get("max_utilization"),
+                }
+                for tier, row in load.items()
+                if isinstance(row, dict)
+            }
+    return {}

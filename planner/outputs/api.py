@@ -31,7 +31,7 @@ from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_er
 from planner.domain.outputs import CATEGORIES, BomError
 from planner.domain.outputs.telemetry import telemetry_plan
 from planner.outputs import services as outputs
-from planner.outputs.views import revision_utilization
+from simulation.overlays import revision_utilization
 
 SPARES_PARAMETERS = [
     OpenApiParameter(

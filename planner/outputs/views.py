@@ -20,6 +20,7 @@ from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_er
 from planner.domain.outputs import CATEGORIES, BomError
 from planner.domain.outputs.telemetry import OS_TITLES, SOURCES, plan_rows, telemetry_plan
 from planner.outputs import services as outputs
+from simulation.overlays import revision_utilization
 
 
 class SparesForm(forms.Form):
@@ -68,34 +69,6 @@ def _grouped(bom) -> list[dict]:
         group["tiers"][-1]["lines"].append(line)
         group["quantity"] += line.quantity
     return groups
-
-
-def revision_utilization(design, number: int) -> dict:
-    """The per-tier load (``{tier: {mean, max}}``, 0..1) of the newest succeeded flow
-    simulation of revision ``number``, run by someone who may read the design; ``{}`` when none
-    (the telemetry plan's expected throughput)."""
-    from simulation.models import Job, JobStatusChoices
-    from simulation.overlays import _readers
-
-    jobs = Job.objects.filter(
-        status=JobStatusChoices.SUCCEEDED,
-        parameters__design=design.pk,
-        parameters__revision=int(number),
-        owner_id__in=_readers(design),
-    ).order_by("-finished", "-created")
-    for job in jobs.only("result")[:20]:
-        result = job.result if isinstance(job.result, dict) else {}
-        load = result.get("per_tier_load")
-        if isinstance(load, dict) and load:
-            return {
-                str(tier): {
-                    "mean": row.get("mean_utilization"),
-                    "max": row.get("max_utilization"),
-                }
-                for tier, row in load.items()
-                if isinstance(row, dict)
-            }
-    return {}
 
 
 def _telemetry(design, revision) -> dict | None:
