@@ -52,10 +52,17 @@ export function createInspector(canvas, hooks) {
     return dl;
   }
 
+  /** The element shown and the trays the user opened: a render for the same element (the
+   * model's facts arriving, data set in the background) keeps them open. */
+  let shown = { id: null, openTrays: new Set() };
+
   function renderInspector() {
     const panel = $("inspector");
+    const openTrays = new Set([...panel.querySelectorAll("details[data-tray][open]")].map((d) => d.dataset.tray));
     panel.replaceChildren();
     const selected = cy.$(":selected");
+    const id = selected.length === 1 ? selected[0].id() : null;
+    shown = { id, openTrays: id !== null && id === shown.id ? openTrays : new Set() };
     if (selected.empty()) {
       panel.append(h(doc, "p", { class: "empty", text: "Select a device or link to see its properties." }));
       panel.append(
@@ -159,7 +166,9 @@ export function createInspector(canvas, hooks) {
       const body = h(doc, "tbody");
       for (const row of tray.rows) body.append(h(doc, "tr", {}, ...row.map((cell) => h(doc, "td", { text: cell }))));
       table.append(h(doc, "thead", {}, head), body);
-      section.append(h(doc, "details", { "data-tray": String(tray.tray) }, h(doc, "summary", { text: tray.summary }), table));
+      const details = h(doc, "details", { "data-tray": String(tray.tray) }, h(doc, "summary", { text: tray.summary }), table);
+      details.open = shown.openTrays.has(String(tray.tray));
+      section.append(details);
     }
     return section;
   }
