@@ -8,8 +8,15 @@ STAMP := $(VENV)/.installed
 # sources; the stamp sits there too, so deleting the cache compiles them again.
 FLOW := planner/analyses/flow
 FLOW_KERNELS := $(FLOW)/__pycache__/.kernels-warm
-# Line and branch coverage of the product packages, printed at the end of `make test`.
-COVERAGE ?= --cov=planner --cov=inventory --cov=simulation --cov-branch
+# Python may keep compiled bytecode (__pycache__, ignored by git) even where the shell says not to:
+# without it every pytest worker re-parses and rewrites the asserts of all 400 test files (11 s of
+# CPU each) and every Celery worker or manage.py process the tests start compiles the product again.
+unexport PYTHONDONTWRITEBYTECODE
+# Line and branch coverage of the product packages ([tool.coverage] in pyproject.toml), printed at
+# the end of `make test` by coverage itself: pytest-cov's own report analyses every file twice.
+# COVERAGE= runs the tests without it.
+COVERAGE ?= --cov --cov-report=
+COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage report --skip-covered; exit $$status)
 # Three pytest workers (pytest-xdist) on the two cores, each with its own test database and
 # Redis databases: the tests that kill and restart real Celery workers spend most of their
 # time waiting, and go all to one worker, first, one after the other (tests/conftest.py), while
@@ -63,9 +70,9 @@ test: setup lint
 	cd frontend && npm test --silent
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 ifeq ($(strip $(PYTEST_ARGS)),)
-	$(VENV)/bin/pytest $(PARALLEL) $(COVERAGE) --cov-report=term:skip-covered
+	$(VENV)/bin/pytest $(PARALLEL) $(COVERAGE) $(COVERAGE_REPORT)
 else
-	$(VENV)/bin/pytest $(COVERAGE) --cov-report=term:skip-covered $(PYTEST_ARGS)
+	$(VENV)/bin/pytest $(COVERAGE) $(PYTEST_ARGS) $(COVERAGE_REPORT)
 endif
 
 bench: setup

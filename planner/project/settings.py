@@ -358,7 +358,11 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # fpdf2's font subsetting logs every glyph list of every PDF at INFO.
+        "fontTools": {"level": "WARNING"},
+    },
 }
 
 # --- Designs --------------------------------------------------------------------------------
