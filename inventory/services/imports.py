@@ -29,7 +29,6 @@ from inventory.services.common import (
     ImportProblem,
     ImportReport,
     csv_columns,
-    part_get,
     validation_problems,
 )
 
@@ -53,13 +52,25 @@ _TEXT_FIELDS = (models.CharField, models.TextField)
 # --- Parts from records --------------------------------------------------------------------------
 
 
-def _slug_categories() -> dict[str, str]:
-    """Every stored part slug with its category (one query per category)."""
+def _stored_parts() -> dict[str, CatalogPart]:
+    """Every stored part by slug, with its manufacturer (one query per category)."""
     return {
-        slug: category
-        for category, model in CATEGORY_MODELS.items()
-        for slug in model.objects.values_list("slug", flat=True)
+        part.slug: part
+        for model in CATEGORY_MODELS.values()
+        for part in model.objects.select_related("manufacturer")
     }
+
+
+def _parts_by_name() -> dict[str, CatalogPart]:
+    """Every stored part by slug, part number and alias, as :func:`part_get` finds them (a
+    slug first): one query per category instead of several per name looked up."""
+    parts = _stored_parts()
+    by_name: dict[str, CatalogPart] = {}
+    for part in parts.values():
+        for name in (part.part_number, *(part.aliases or [])):
+            if name:
+                by_name.setdefault(name, part)
+    return by_name | parts
 
 
 def _comparable(part: CatalogPart) -> dict:
@@ -78,15 +89,18 @@ def part_upsert(
     *,
     manufacturers: dict[str, Manufacturer],
     report: ImportReport,
-    slug_categories: dict[str, str],
+    stored: dict[str, CatalogPart],
 ) -> list[ImportProblem]:
     """Create or update one part from a record; returns problems instead of raising.
 
-    ``slug_categories`` maps the stored slugs to their category (:func:`_slug_categories`).
+    ``stored`` holds the catalog's parts by slug as the import found them
+    (:func:`_stored_parts`): the record's own row, if any, and every slug taken in another
+    category.
     """
     model = CATEGORY_MODELS[record.category]
     where = f"{record.origin} {record.slug}".strip()
-    owner = slug_categories.get(record.slug)
+    part = stored.get(record.slug)
+    owner = part.CATEGORY if part else None
     if owner and owner != record.category:
         return [
             ImportProblem(
@@ -99,7 +113,6 @@ def part_upsert(
     manufacturer = manufacturers.get(str(manufacturer_key or "").lower())
     if manufacturer is None:
         return [ImportProblem(where, "manufacturer", f"unknown manufacturer {manufacturer_key!r}")]
-    part = model.objects.filter(slug=record.slug).first()
     before = _comparable(part) if part else None
     part = part or model(slug=record.slug)
     blank = model()
@@ -113,28 +126,35 @@ def part_upsert(
         setattr(part, name, value)
     part.manufacturer = manufacturer
     part.sources, part.provenance = record.sources, record.provenance
+    unchanged = before is not None and before == _comparable(part)
     try:
-        part.full_clean()
+        # A row kept as stored keeps the unique rules and the manufacturer it had (the database
+        # holds both): its fields are checked again, those not asked of the database again.
+        if unchanged:
+            part.full_clean(exclude=["manufacturer"], validate_unique=False)
+        else:
+            part.full_clean()
     except ValidationError as exc:
         return validation_problems(where, exc)
-    if before is None:
-        report.created += 1
-    elif before == _comparable(part):
+    if unchanged:
         report.unchanged += 1
         return []
+    if before is None:
+        report.created += 1
     else:
         report.updated += 1
     part.save()
     return []
 
 
-def _check_aliases(records: list[PartRecord]) -> list[ImportProblem]:
+def _check_aliases(
+    records: list[PartRecord], stored: dict[str, CatalogPart]
+) -> list[ImportProblem]:
     """Aliases must not collide with another part's slug or alias."""
     seen: dict[str, str] = {}
     problems = []
     slugs = {r.slug for r in records}
-    existing = {p.slug: p for model in CATEGORY_MODELS.values() for p in model.objects.all()}
-    for slug, part in existing.items():
+    for slug, part in stored.items():
         for alias in part.aliases or []:
             seen.setdefault(alias, slug)
     for record in records:
@@ -204,16 +224,11 @@ def parts_import(
             for m in Manufacturer.objects.all():
                 manufacturers[m.slug.lower()] = m
                 manufacturers[m.name.lower()] = m
-        problems.extend(_check_aliases(records))
-        slug_categories = _slug_categories()
+        stored = _stored_parts()
+        problems.extend(_check_aliases(records, stored))
         for record in records:
             problems.extend(
-                part_upsert(
-                    record,
-                    manufacturers=manufacturers,
-                    report=report,
-                    slug_categories=slug_categories,
-                )
+                part_upsert(record, manufacturers=manufacturers, report=report, stored=stored)
             )
         if problems:
             transaction.set_rollback(True)
@@ -293,10 +308,11 @@ def price_book_import_records(book_data: dict, prices) -> PriceBook:
 def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> int:
     problems: list[ImportProblem] = []
     new_prices = []
+    parts = _parts_by_name()
     for number, row in enumerate(rows, start=2 if origin.endswith(".csv") else 1):
         where = f"{origin} row {number}"
         slug = str(row.get("part") or "").strip()
-        part = part_get(slug) if slug else None
+        part = parts.get(slug) if slug else None
         if part is None:
             problems.append(ImportProblem(where, "part", f"unknown part {slug!r}"))
             continue
