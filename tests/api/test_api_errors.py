@@ -39,6 +39,31 @@ def test_a_nul_character_in_a_looked_up_slug_is_400(api_client, catalog_editor, 
     assert not CATEGORY_MODELS["switch"].objects.filter(slug="nul-switch").exists()
 
 
+@pytest.mark.parametrize("body_format", ["multipart", "form"])
+def test_a_nul_in_a_form_body_is_400_naming_the_field(
+    api_client, catalog_editor, seed_catalog, body_format
+):
+    """Form and multipart bodies are checked like JSON ones: a slug field looked up in the
+    database (the price's book) never reaches PostgreSQL with a NUL in it."""
+    from urllib.parse import urlencode
+
+    from inventory.models import Price
+
+    before = Price.objects.count()
+    data = {"book": "reseller\x00list", "part_category": "switch", "part_slug": "QM9700"}
+    if body_format == "multipart":
+        response = api_client.post("/api/inventory/prices/", {**data, "price": "1"})
+    else:
+        response = api_client.post(
+            "/api/inventory/prices/",
+            urlencode({**data, "price": "1"}),
+            content_type="application/x-www-form-urlencoded",
+        )
+    assert response.status_code == 400, response.content
+    assert "NUL" in response.json()["book"][0]
+    assert Price.objects.count() == before
+
+
 def test_an_api_url_no_route_matches_is_a_json_404(api_client):
     response = api_client.get("/api/planner/designs/-1/revisions/")  # <int:design_pk>
     assert response.status_code == 404
