@@ -9,9 +9,9 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from planner.asbuilt.services import (
@@ -178,7 +178,7 @@ class RevisionCablingImportsView(APIView):
     ``file``): 201 with the report (each finding's kind, both ends by label, rack and RU,
     expected and found), or 400 naming the row, field, device and port with nothing stored."""
 
-    parser_classes = api_settings.DEFAULT_PARSER_CLASSES  # JSON, form and multipart
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     @extend_schema(responses={200: AsBuiltImportSerializer(many=True)})
     def get(self, request, design_pk: int, number: int):
