@@ -335,6 +335,22 @@ def _seed_catalog_for_db_tests(request):
     request.getfixturevalue("seed_catalog")
 
 
+@contextlib.contextmanager
+def module_rows(django_db_blocker):
+    """Rows a module's tests share, for a module-scoped fixture: built once inside an outer
+    transaction that is rolled back when the module is done. Each test's own transaction
+    (pytest-django's) is a savepoint inside it, so what a test writes is still undone after it;
+    the shared Python objects are the fixture's to keep unchanged. The seed catalog is put back
+    first if a transactional test flushed it."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        if _catalog_counts() != _SEED.get("counts"):
+            _SEED["report"] = _seed_catalog_reload()
+        yield
+        transaction.set_rollback(True)
+
+
 def clear_catalog() -> None:
     """Delete every part, manufacturer, price book and price."""
     from inventory.models import CATEGORY_MODELS, Manufacturer, Price, PriceBook

@@ -46,6 +46,7 @@ from planner.quotes.services import quote_create, quote_reprice, quote_send, quo
 from planner.teams.models import Team, TeamMembership
 from simulation.services import job_enqueue, job_execute
 from tests.api import urlwalk
+from tests.conftest import module_rows
 from tests.factories import TINY_SPEC
 
 BOOK_PRICE = Decimal("31337.77")
@@ -62,13 +63,6 @@ LINK = {"a": "DGX-H100", "b": "QM9700"}
 JOBS = (("validate", {}), ("power", {}), ("simulate", {"traffic": "all-reduce"}))
 #: Catalog parameters (inventory pages and API) filled with the parts the design uses.
 CATEGORIES = ["switch", "server", "transceiver", "cable", "fiber"]
-
-
-@pytest.fixture
-def no_broker(monkeypatch):
-    from simulation.tasks import run_job
-
-    monkeypatch.setattr(run_job, "apply_async", lambda *args, **kwargs: None)
 
 
 def _run_jobs(owner, revision) -> list[str]:
@@ -105,11 +99,13 @@ def _money_in(data) -> set[str]:
     return found
 
 
-@pytest.fixture
-def quoted(seed_catalog, django_user_model, user):
+def _quoted(user) -> dict:
     """Sam's design and quote, shared with team Tango; a logged-in client per person."""
-    sam = django_user_model.objects.create_user(username="sam", password="pw-sam-123!")
-    olga = django_user_model.objects.create_user(username="olga", password="pw-olga-123!")
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects
+    sam = users.create_user(username="sam", password="pw-sam-123!")
+    olga = users.create_user(username="olga", password="pw-olga-123!")
     tango = Team.objects.create(name="Tango", slug="tango")
     TeamMembership.objects.create(team=tango, user=sam, role="editor", can_view_prices=True)
     TeamMembership.objects.create(team=tango, user=olga, role="owner")
@@ -150,9 +146,22 @@ def quoted(seed_catalog, django_user_model, user):
     return {"design": design, "quote": quote, "offers": offers, "clients": clients}
 
 
-@pytest.fixture
-def scene(quoted, no_broker):
-    """``quoted`` with each person's jobs, the price figures Sam sees, and URL fillers."""
+@pytest.fixture(scope="module")
+def scene(django_db_blocker):
+    """``quoted`` with each person's jobs, the price figures Sam sees, and URL fillers: built
+    once for the module's tests (its rows shared as :func:`tests.conftest.module_rows` says;
+    the tests only read)."""
+    from django.contrib.auth import get_user_model
+
+    from simulation.tasks import run_job
+
+    with module_rows(django_db_blocker), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(run_job, "apply_async", lambda *args, **kwargs: None)
+        alice = get_user_model().objects.create_user(username="alice", password="pw-alice-123!")
+        yield _scene(_quoted(alice))
+
+
+def _scene(quoted: dict) -> dict:
     design, quote, offers = quoted["design"], quoted["quote"], quoted["offers"]
     sam, olga, user = quoted["clients"]
     clients = {person.username: client for person, client in quoted["clients"].items()}
@@ -186,6 +195,7 @@ def scene(quoted, no_broker):
     return {
         "design": design,
         "quote": quote,
+        "clients": clients,
         "needles": needles,
         "viewers": [
             (clients[user.username], filler(user), filler(user, quote.previous)),
@@ -347,11 +357,11 @@ def test_no_price_reaches_a_user_without_the_price_right(scene):
     assert checked >= 100
 
 
-def test_price_terms_are_kept_and_changed_only_with_the_price_right(quoted):
+def test_price_terms_are_kept_and_changed_only_with_the_price_right(scene):
     """Olga writes the design but has no price right: she changes a quote's customer (API
     and form) and its terms stay; sending a discount, margin or notes is 403."""
-    quote = quoted["quote"]
-    olga = next(c for person, c in quoted["clients"].items() if person.username == "olga")
+    quote = type(scene["quote"]).objects.get(pk=scene["quote"].pk)  # this test's own copy
+    olga = scene["clients"]["olga"]
     url = f"/api/planner/designs/{quote.design_id}/quotes/{quote.pk}/"
     for body in ({"margin_pct": "10"}, {"discounts_pct": {"switch": 1}}, {"notes": "x"}):
         refused = olga.patch(url, body, content_type="application/json")
