@@ -31,6 +31,7 @@ from planner.teams.models import Team, TeamMembership
 from simulation.models import Job
 from simulation.services import job_cancel, job_enqueue
 from tests.api import urlwalk
+from tests.conftest import module_rows
 from tests.factories import TINY_SPEC
 
 SECRET = "Zebra-secret-7f3a"
@@ -41,13 +42,6 @@ TEAM_READABLE = {"design", "revision", "quote", "asbuilt"}
 #: POSTs a reader may make: starting a job on a design works on a copy of nothing, and a
 #: what-if asks what a failure would take and stores nothing.
 READER_MAY_POST = {"job-start", "design-revision-what-if"}
-
-
-@pytest.fixture
-def no_broker(monkeypatch):
-    from simulation.tasks import run_job
-
-    monkeypatch.setattr(run_job, "apply_async", lambda *args, **kwargs: None)
 
 
 def _quote(design, owner):
@@ -96,33 +90,56 @@ def _design(owner, name, team, sharing):
     return design, objects
 
 
+@pytest.fixture(scope="module")
+def world_rows(django_db_blocker):
+    """Mallory's teams and designs, and the viewer Tess: built once for the module's tests
+    (shared as :func:`tests.conftest.module_rows` says; the tests' writes are undone)."""
+    from django.contrib.auth import get_user_model
+
+    from simulation.tasks import run_job
+
+    with module_rows(django_db_blocker), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(run_job, "apply_async", lambda *args, **kwargs: None)
+        users = get_user_model().objects
+        mallory = users.create_user(username="mallory", password="pw-mal-123!")
+        zed = users.create_user(username="zed", password="pw-zed-123!")
+        viewer = users.create_user(username="tess", password="pw-tess-123!")
+        zebra = Team.objects.create(name="Zebra", slug="zebra")
+        tango = Team.objects.create(name="Tango", slug="tango")
+        TeamMembership.objects.create(team=zebra, user=mallory, role="owner")
+        TeamMembership.objects.create(team=zebra, user=zed, role="editor")
+        TeamMembership.objects.create(team=tango, user=mallory, role="owner")
+        TeamMembership.objects.create(team=tango, user=viewer, role="viewer")
+        secret, secret_objects = _design(mallory, SECRET, zebra, "team-edit")
+        read, read_objects = _design(mallory, "Tango read", tango, "team-read")
+        edit, edit_objects = _design(mallory, "Tango edit", tango, "team-edit")
+        crawled = urlwalk.crawl(_logged_in(mallory), [secret.get_absolute_url()])
+        yield {
+            "mallory": mallory,
+            "viewer": viewer,
+            "crawled": crawled,
+            "secret": (secret, urlwalk.Filler(secret_objects, crawled)),
+            "shared": [
+                (read, urlwalk.Filler(read_objects, crawled)),
+                (edit, urlwalk.Filler(edit_objects, crawled)),
+            ],
+        }
+
+
+def _logged_in(person) -> Client:
+    client = Client(raise_request_exception=False)
+    client.force_login(person)
+    return client
+
+
 @pytest.fixture
-def world(seed_catalog, user, django_user_model, no_broker):
-    mallory = django_user_model.objects.create_user(username="mallory", password="pw-mal-123!")
-    zed = django_user_model.objects.create_user(username="zed", password="pw-zed-123!")
-    zebra = Team.objects.create(name="Zebra", slug="zebra")
-    tango = Team.objects.create(name="Tango", slug="tango")
-    TeamMembership.objects.create(team=zebra, user=mallory, role="owner")
-    TeamMembership.objects.create(team=zebra, user=zed, role="editor")
-    TeamMembership.objects.create(team=tango, user=mallory, role="owner")
-    TeamMembership.objects.create(team=tango, user=user, role="viewer")
-    secret, secret_objects = _design(mallory, SECRET, zebra, "team-edit")
-    read, read_objects = _design(mallory, "Tango read", tango, "team-read")
-    edit, edit_objects = _design(mallory, "Tango edit", tango, "team-edit")
-    owner = Client(raise_request_exception=False)
-    owner.force_login(mallory)
-    alice = Client(raise_request_exception=False)
-    alice.force_login(user)
-    crawled = urlwalk.crawl(owner, [secret.get_absolute_url()])
+def world(world_rows, seed_catalog):
+    """The shared world with new logged-in clients for Mallory (``owner``) and the viewer
+    (``alice``): a test that logs out or changes its session leaves the next one alone."""
     return {
-        "owner": owner,
-        "alice": alice,
-        "crawled": crawled,
-        "secret": (secret, urlwalk.Filler(secret_objects, crawled)),
-        "shared": [
-            (read, urlwalk.Filler(read_objects, crawled)),
-            (edit, urlwalk.Filler(edit_objects, crawled)),
-        ],
+        **world_rows,
+        "owner": _logged_in(world_rows["mallory"]),
+        "alice": _logged_in(world_rows["viewer"]),
     }
 
 
@@ -233,7 +250,7 @@ def test_creating_on_other_teams_design_is_refused(world):
         response = alice.post(route.url({}), body, content_type="application/json")
         assert response.status_code not in {200, 201, 202}, (route.route, response.content)
         assert SECRET.encode() not in response.content, route.route
-    assert not Job.objects.filter(owner__username="alice").exists()
+    assert not Job.objects.filter(owner=world["viewer"]).exists()
 
 
 def _forms_that_write(response) -> list[str]:
