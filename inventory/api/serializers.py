@@ -2,6 +2,7 @@
 
 :class:`PatchNamesAFieldMixin` is the API's rule for every partial update (the catalog's and
 the planner's writable serializers use it): a PATCH that names no field it may change is a 400.
+:class:`SlugField` is the API's field for an object named by its slug.
 """
 
 from collections.abc import Mapping
@@ -10,8 +11,26 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
+from inventory.library.documents import text_problem
 from inventory.library.schema import IDENTITY_FIELDS
 from inventory.models import CATEGORY_MODELS, ExchangeRate, Manufacturer, Price, PriceBook
+
+
+class SlugField(serializers.SlugRelatedField):
+    """An object named by its slug; a slug a database cannot store (a NUL character, a lone
+    surrogate) is refused naming the field before it is looked up.
+
+    A JSON body is checked as it is parsed; a form or multipart body reached the lookup, and
+    PostgreSQL's refusal was a 400 that named no field.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(slug_field="slug", **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and (problem := text_problem(data)):
+            raise serializers.ValidationError(f"The slug {problem}.")
+        return super().to_internal_value(data)
 
 
 class NoBlankChoicesMixin:
@@ -128,9 +147,7 @@ class CatalogPartSerializer(ValidatedModelSerializer):
     """Fields common to every part; subclasses add the category's spec fields."""
 
     category = serializers.SerializerMethodField()
-    manufacturer = serializers.SlugRelatedField(
-        slug_field="slug", queryset=Manufacturer.objects.all()
-    )
+    manufacturer = SlugField(queryset=Manufacturer.objects.all())
 
     def get_category(self, obj) -> str:
         return obj.CATEGORY
@@ -178,8 +195,7 @@ SERIALIZERS = {
 
 class PriceBookSerializer(PatchNamesAFieldMixin, NoBlankChoicesMixin, serializers.ModelSerializer):
     price_count = serializers.IntegerField(source="prices.count", read_only=True)
-    team = serializers.SlugRelatedField(
-        slug_field="slug",
+    team = SlugField(
         queryset=PriceBook._meta.get_field("team").related_model.objects.all(),
         allow_null=True,
         required=False,
@@ -203,7 +219,7 @@ class PriceBookSerializer(PatchNamesAFieldMixin, NoBlankChoicesMixin, serializer
 
 
 class PriceSerializer(ValidatedModelSerializer):
-    book = serializers.SlugRelatedField(slug_field="slug", queryset=PriceBook.objects.all())
+    book = SlugField(queryset=PriceBook.objects.all())
 
     def get_fields(self):
         """Offers go only into books the user may read (another book is "does not exist")."""

@@ -19,9 +19,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from planner.designs import selectors
@@ -320,9 +320,7 @@ class DesignCablingImportView(APIView):
     """Upload an edited cabling plan: changed, added and removed rows become the next
     revision (kind ``edited``), checked like any topology edit. All or nothing."""
 
-    parser_classes = [  # the project's form and multipart parsers (storable text only)
-        parser for parser in api_settings.DEFAULT_PARSER_CLASSES if "form" in parser.media_type
-    ]
+    parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(
         request={"multipart/form-data": CablingImportSerializer},

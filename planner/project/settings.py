@@ -228,8 +228,8 @@ REST_FRAMEWORK = {
     # usual.
     "DEFAULT_PARSER_CLASSES": [
         "planner.project.api.parsers.LimitedJSONParser",
-        "planner.project.api.parsers.StorableFormParser",
-        "planner.project.api.parsers.StorableMultiPartParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "planner.project.api.filters.StrictFilterBackend",

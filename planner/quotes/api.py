@@ -44,7 +44,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from inventory.api.serializers import PatchNamesAFieldMixin
+from inventory.api.serializers import PatchNamesAFieldMixin, SlugField
 from inventory.models import PriceBook
 from inventory.permissions import price_books_pickable_for, user_can_read_price_book
 from planner.designs import selectors
@@ -233,7 +233,7 @@ class QuoteWriteSerializer(PatchNamesAFieldMixin, serializers.Serializer):
         help_text="Terms for the customer (payment, delivery, warranty), printed under Terms on "
         "the customer's copy after the standard lines. Empty: none.",
     )
-    price_book = serializers.SlugRelatedField(slug_field="slug", queryset=PriceBook.objects.all())
+    price_book = SlugField(queryset=PriceBook.objects.all())
 
     def validate_price_book(self, book: PriceBook) -> PriceBook:
         """A team's book only for those who may read it (public books for everyone)."""

@@ -85,9 +85,11 @@ def error_names_its_cause(response, case) -> bool:
     keys = set(body) - {"detail"}
     if not keys:
         return False
-    # A nested field is named by its path from a field of the operation: "nodes.4.name".
-    roots = {str(key).split(".")[0].split("[")[0] for key in keys}
-    return roots <= _operation_names(case) | {"non_field_errors"}
+    # A nested field is named by its path from a field of the operation: "nodes.4.name" or
+    # "nodes[4]"; a key the request sent is named as sent, even one such as "[" or "a[b".
+    names = _operation_names(case) | {"non_field_errors"}
+    first_segments = (str(key).split(".")[0] for key in keys)
+    return all(first in names or first.split("[")[0] in names for first in first_segments)
 
 
 def refusal_names_its_reason(response) -> bool:

@@ -43,8 +43,8 @@ def test_a_nul_character_in_a_looked_up_slug_is_400(api_client, catalog_editor, 
 def test_a_nul_in_a_form_body_is_400_naming_the_field(
     api_client, catalog_editor, seed_catalog, body_format
 ):
-    """Form and multipart bodies are checked like JSON ones: a slug field looked up in the
-    database (the price's book) never reaches PostgreSQL with a NUL in it."""
+    """A slug field (the price's book) refuses a NUL naming the field before it is looked up
+    in the database, in form and multipart bodies too (JSON ones are checked as parsed)."""
     from urllib.parse import urlencode
 
     from inventory.models import Price

@@ -6,7 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inventory.api.serializers import PatchNamesAFieldMixin
+from inventory.api.serializers import PatchNamesAFieldMixin, SlugField
 from planner.designs.models import Design, DesignRevision, DesignSharingChoices
 from planner.teams.models import Team
 
@@ -31,9 +31,9 @@ class SpecField(serializers.JSONField):
         return value
 
 
-class TeamSlugField(serializers.SlugRelatedField):
+class TeamSlugField(SlugField):
     def __init__(self, **kwargs):
-        super().__init__(slug_field="slug", queryset=Team.objects.all(), **kwargs)
+        super().__init__(queryset=Team.objects.all(), **kwargs)
 
 
 class ProblemSerializer(serializers.Serializer):
