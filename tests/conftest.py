@@ -580,11 +580,19 @@ def page(chromium, request):
 
 @pytest.fixture
 def browser_login(page, live_server, django_user_model):
-    """Log a fresh user in through the real login form; returns the page."""
-    django_user_model.objects.create_user(username="carol", password="pw-carol-123!")
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("carol")
-    page.get_by_label("Password").fill("pw-carol-123!")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{live_server.url}/")
+    """A fresh user, Carol, logged in and on the home page; returns the page.
+
+    Her session is made on the server and its cookie given to the browser, as a login would
+    leave them (tests/browser/test_shell.py logs in through the real form)."""
+    from django.conf import settings
+    from django.test import Client
+
+    carol = django_user_model.objects.create_user(username="carol", password="pw-carol-123!")
+    client = Client()
+    client.force_login(carol)
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+    )
+    page.goto(f"{live_server.url}/")
     return page

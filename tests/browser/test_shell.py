@@ -5,8 +5,13 @@ import re
 from playwright.sync_api import expect
 
 
-def test_login_and_navigation(browser_login, live_server):
-    page = browser_login
+def test_login_and_navigation(page, live_server, django_user_model):
+    django_user_model.objects.create_user(username="carol", password="pw-carol-123!")
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill("carol")
+    page.get_by_label("Password").fill("pw-carol-123!")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/")
     nav = page.get_by_role("navigation", name="Main")
     for label in ("Catalog", "Designs", "Jobs", "API docs"):
         expect(nav.get_by_role("link", name=label)).to_be_visible()
