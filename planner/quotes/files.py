@@ -23,9 +23,9 @@ with ``=``, ``+``, ``-``, ``@``, tab or CR is written with a ``'`` before it
 (:func:`inventory.library.cells.safe_cell`).
 
 The PDF sets every text in DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew), with Noto Sans
-CJK as the fallback for Chinese, Japanese and Korean, both embedded (subset) in the file, and
-shapes text with HarfBuzz so right-to-left names read right: any customer name and address
-prints as typed (:func:`pdf_fonts`). Unpriced amounts print as "—" (with "unpriced" or "not
+CJK as the fallback for Chinese, Japanese and Korean, both embedded (subset) in the file, and,
+when a text is right-to-left or has combining marks, shapes text with HarfBuzz so that it reads
+right: any customer name and address prints as typed (:func:`pdf_fonts`). Unpriced amounts print as "—" (with "unpriced" or "not
 priced"), never as a zero.
 """
 
@@ -35,6 +35,7 @@ import csv
 import functools
 import importlib.util
 import io
+import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -261,12 +262,14 @@ class _QuotePDF(FPDF):
         self.add_font(FONT, "", fonts.regular)
         self.add_font(FONT, "B", fonts.bold)
         self.add_font(FONT, "I", fonts.italic)
+        beyond_ascii = {char for text in texts for char in text if char > "~"}
         # The CJK collection is large (19 MB): open it only when a text needs it.
-        if any(ord(char) not in fonts.covered for text in texts for char in text if char > "~"):
+        if any(ord(char) not in fonts.covered for char in beyond_ascii):
             self.add_font(CJK_FONT, "", fonts.cjk, collection_font_number=CJK_FACE)
             self.add_font(CJK_FONT, "B", fonts.cjk, collection_font_number=CJK_FACE)
             self.set_fallback_fonts([CJK_FONT], exact_match=False)
-        self.set_text_shaping(True)  # Arabic joining, right-to-left order (HarfBuzz)
+        # HarfBuzz only where a text needs it: it shapes every cell, a quarter of a PDF's time.
+        self.set_text_shaping(any(map(_needs_shaping, beyond_ascii)))
 
     def footer(self):
         self.set_y(-10)
@@ -280,6 +283,20 @@ class _QuotePDF(FPDF):
         """Start a new page unless ``height`` mm still fit on this one."""
         if self.get_y() + height > self.page_break_trigger:
             self.add_page()
+
+
+def _needs_shaping(char: str) -> bool:
+    """Whether ``char`` needs text shaping to print right: right-to-left order and Arabic
+    joining, or a combining mark (Indic and Thai vowels, accents typed apart).
+
+    >>> [_needs_shaping(c) for c in ("é", "Ж", "東", "ب", "א", "\u0301", "ि")]
+    [False, False, False, True, True, True, True]
+    """
+    return unicodedata.bidirectional(char) in {"R", "AL", "AN"} or unicodedata.category(char) in {
+        "Mn",
+        "Mc",
+        "Me",
+    }
 
 
 def _texts(document):
