@@ -86,10 +86,21 @@ def error_names_its_cause(response, case) -> bool:
     if not keys:
         return False
     # A nested field is named by its path from a field of the operation: "nodes.4.name" or
-    # "nodes[4]"; a key the request sent is named as sent, even one such as "[" or "a[b".
+    # "nodes[4]"; a key the request sent is named as sent, even one such as "[" or "a.b".
     names = _operation_names(case) | {"non_field_errors"}
-    first_segments = (str(key).split(".")[0] for key in keys)
-    return all(first in names or first.split("[")[0] in names for first in first_segments)
+    return all(_path_starts_at_one_of(str(key), names) for key in keys)
+
+
+def _path_starts_at_one_of(path: str, names: set[str]) -> bool:
+    """Whether ``path`` is one of ``names`` or a path into one ("name.3.x", "name[3]").
+
+    >>> names = {"nodes", "a.b", "["}
+    >>> [_path_starts_at_one_of(p, names) for p in ("nodes.4.name", "nodes[4]", "a.b.1", "[.1")]
+    [True, True, True, True]
+    >>> [_path_starts_at_one_of(p, names) for p in ("nodesx", "a", "x.nodes")]
+    [False, False, False]
+    """
+    return any(path == name or path.startswith((f"{name}.", f"{name}[")) for name in names if name)
 
 
 def refusal_names_its_reason(response) -> bool:
