@@ -230,6 +230,8 @@ def test_spec_download_yaml_and_json(api_client, seed_catalog):
     assert as_json["Content-Type"].startswith("application/json")
     assert as_json.json()["switches"]["leaf"] == "QM9700"
     assert api_client.get(url).status_code == 200  # YAML by default
+    empty = api_client.get(f"{url}?format=")  # not "not given": a 400 naming it
+    assert empty.status_code == 400 and "format" in yaml.safe_load(empty.content)
     # A downloaded spec builds the same design again.
     again = _create(api_client, spec=as_yaml.content.decode())
     assert again["summary"]["gpus"] == 1016

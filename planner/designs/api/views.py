@@ -272,6 +272,8 @@ class RevisionSpecView(APIView):
         },
     )
     def get(self, request, design_pk: int, number: int):
+        if request.query_params.get("format") == "":  # DRF reads it as "not given"
+            raise serializers.ValidationError({"format": ["Give yaml or json; it is empty."]})
         design = selectors.design_get_for(request.user, design_pk)
         revision = selectors.revision_get(design, number)
         extension = request.accepted_renderer.format
