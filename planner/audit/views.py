@@ -5,8 +5,11 @@ Who reads which events is decided by :func:`planner.audit.log.audit_events_for`.
 
 from __future__ import annotations
 
+import re
+
 import django_filters
 from django import forms
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -17,6 +20,27 @@ from planner.audit.models import AuditActionChoices, AuditEvent
 PAGE_SIZE = 50
 
 
+class WholeNumberField(forms.IntegerField):
+    """A whole number as typed: Django's IntegerField also takes ``1.0`` and ``1.``.
+
+    >>> WholeNumberField().clean("12")
+    12
+    >>> WholeNumberField().clean("1.0")
+    Traceback (most recent call last):
+    ...
+    django.core.exceptions.ValidationError: ['Enter a whole number.']
+    """
+
+    def to_python(self, value):
+        if value not in self.empty_values and not re.fullmatch(r"\s*[-+]?\d+\s*", str(value)):
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
+class WholeNumberFilter(django_filters.NumberFilter):
+    field_class = WholeNumberField
+
+
 class AuditEventFilterSet(django_filters.FilterSet):
     """Filter events by design (name part or id), action, team (name part or slug) and actor
     username. The API takes every one; the page shows the name boxes
@@ -25,7 +49,7 @@ class AuditEventFilterSet(django_filters.FilterSet):
     design_name = django_filters.CharFilter(
         field_name="design_name", lookup_expr="icontains", label="Design name"
     )
-    design = django_filters.NumberFilter(field_name="design_ref", label="Design id")
+    design = WholeNumberFilter(field_name="design_ref", label="Design id")
     action = django_filters.ChoiceFilter(choices=AuditActionChoices.choices)
     team_name = django_filters.CharFilter(
         field_name="team__name", lookup_expr="icontains", label="Team name"

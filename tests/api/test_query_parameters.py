@@ -33,3 +33,34 @@ def test_an_empty_catalog_filter_is_a_400(api_client):
     response = api_client.get("/api/inventory/fibers/", {"reach_min_m": ""})
     assert response.status_code == 400
     assert "reach_min_m" in response.json()
+
+
+@pytest.mark.parametrize(
+    ("url", "params", "name"),
+    [
+        ("/api/planner/audit/", {"design": "1.0"}, "design"),  # an id is a whole number
+        ("/api/planner/audit/", {"design": "1."}, "design"),
+        (
+            "/api/planner/link-options/",
+            {"a": "DGX-H100", "b": "QM9700", "length_m": ""},
+            "length_m",
+        ),
+        (
+            "/api/planner/link-options/",
+            {"a": "DGX-H100", "b": "QM9700", "speed_gbps": ""},
+            "speed_gbps",
+        ),
+    ],
+)
+def test_a_number_parameter_not_as_documented_is_a_400_naming_it(
+    api_client, seed_catalog, url, params, name
+):
+    response = api_client.get(url, params)
+    assert response.status_code == 400, response.content
+    assert name in response.json()
+
+
+def test_whole_number_and_given_numbers_still_work(api_client, seed_catalog):
+    assert api_client.get("/api/planner/audit/", {"design": "12"}).status_code == 200
+    link = {"a": "DGX-H100", "b": "QM9700", "length_m": "3.5", "speed_gbps": "400"}
+    assert api_client.get("/api/planner/link-options/", link).status_code == 200

@@ -185,7 +185,7 @@ class LinkOptionsView(APIView):
             if not params.get(key):
                 errors[key] = ["Give a device model slug."]
         for key, kind in (("speed_gbps", int), ("length_m", float)):
-            if params.get(key) not in (None, ""):
+            if key in params:  # given empty is not "not given": "Give a number."
                 try:
                     numbers[key] = kind(params[key])
                 except ValueError:
