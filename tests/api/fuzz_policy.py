@@ -94,13 +94,14 @@ def error_names_its_cause(response, case) -> bool:
 def _path_starts_at_one_of(path: str, names: set[str]) -> bool:
     """Whether ``path`` is one of ``names`` or a path into one ("name.3.x", "name[3]").
 
-    >>> names = {"nodes", "a.b", "["}
-    >>> [_path_starts_at_one_of(p, names) for p in ("nodes.4.name", "nodes[4]", "a.b.1", "[.1")]
-    [True, True, True, True]
+    >>> names = {"nodes", "a.b", "[", ""}
+    >>> paths = ("nodes.4.name", "nodes[4]", "a.b.1", "[.1", "")
+    >>> [_path_starts_at_one_of(p, names) for p in paths]
+    [True, True, True, True, True]
     >>> [_path_starts_at_one_of(p, names) for p in ("nodesx", "a", "x.nodes")]
     [False, False, False]
     """
-    return any(path == name or path.startswith((f"{name}.", f"{name}[")) for name in names if name)
+    return any(path == name or path.startswith((f"{name}.", f"{name}[")) for name in names)
 
 
 def refusal_names_its_reason(response) -> bool:
