@@ -32,6 +32,7 @@ The ladder, bottom up (README, "Where things live"):
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -101,14 +102,19 @@ def product_modules() -> dict[str, Path]:
 
 def imported_modules(path: Path) -> set[str]:
     """Every module an ``import`` or ``from ... import`` names, at any depth of the file."""
+    return set(_imported_in(path.read_text()))
+
+
+@functools.cache  # by source text: the ladder and the circle tests parse each file once
+def _imported_in(source: str) -> frozenset[str]:
     names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in names if name.split(".")[0] in PACKAGES}
+    return frozenset(name for name in names if name.split(".")[0] in PACKAGES)
 
 
 def climbs() -> list[str]:
