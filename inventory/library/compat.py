@@ -57,6 +57,12 @@ class Cage:
     limits: tuple = ()  # NIC limits: ({"code": "no-single-port-speed", ...},)
     label: str = ""
 
+    def __hash__(self) -> int:
+        """Hashable though ``limits`` holds dicts (by their text), so that every cage's
+        verdicts are memoised (:func:`plug_fits_cage`); equal cages hash alike."""
+        fields = (getattr(self, name) for name in self.__dataclass_fields__ if name != "limits")
+        return hash((*fields, repr(self.limits)))
+
     @property
     def total_gbps(self) -> int | None:
         if self.port_speed_gbps is None:
@@ -141,7 +147,7 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
     """
     try:
         return list(_plug_fits_cage_cached(plug, cage))
-    except TypeError:  # an unhashable fact (a NIC cage's limits are dicts): judge it afresh
+    except TypeError:  # an unhashable fact: judge it afresh
         return _plug_fits_cage(plug, cage)
 
 
