@@ -25,8 +25,8 @@ with ``=``, ``+``, ``-``, ``@``, tab or CR is written with a ``'`` before it
 The PDF sets every text in DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew), with Noto Sans
 CJK as the fallback for Chinese, Japanese and Korean, both embedded (subset) in the file, and,
 when a text is right-to-left or has combining marks, shapes text with HarfBuzz so that it reads
-right: any customer name and address prints as typed (:func:`pdf_fonts`). Unpriced amounts print as "—" (with "unpriced" or "not
-priced"), never as a zero.
+right: any customer name and address prints as typed (:func:`pdf_fonts`). Unpriced amounts
+print as "—" (with "unpriced" or "not priced"), never as a zero.
 """
 
 from __future__ import annotations
