@@ -144,6 +144,13 @@ def plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
     ['rj45-no-module']
     >>> plug_fits_cage(Plug("cable", "RJ45", speed_gbps=1), rj45)
     []
+
+    Facts that cannot be hashed (a list where a tuple belongs) are judged afresh, alike:
+
+    >>> from dataclasses import replace
+    >>> odd = replace(switch, breakouts=([2, 200],))
+    >>> [v.code for v in plug_fits_cage(nic_module, odd)]
+    ['top-mismatch', 'host-part-in-switch', 'port-count-mismatch']
     """
     try:
         return list(_plug_fits_cage_cached(plug, cage))
