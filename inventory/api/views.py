@@ -115,7 +115,7 @@ class CatalogPartViewSet(viewsets.ModelViewSet):
         identifier = self.kwargs[self.lookup_field]
         part = self.get_queryset().filter(slug=identifier).first()
         if part is None:
-            part = services.part_get(identifier, category=self.category)
+            part = services.part_by_number_or_alias(identifier, category=self.category)
         if part is None:
             raise Http404(f"No {self.category} {identifier!r}.")
         self.check_object_permissions(self.request, part)

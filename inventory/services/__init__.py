@@ -22,6 +22,7 @@ from inventory.services.common import (
     ImportProblem,
     ImportReport,
     csv_columns,
+    part_by_number_or_alias,
     part_get,
 )
 from inventory.services.exchange_rates import exchange_rate_delete, exchange_rate_save
@@ -66,6 +67,7 @@ __all__ = [
     "part_archive",
     "part_as_dict",
     "part_delete",
+    "part_by_number_or_alias",
     "part_get",
     "part_save",
     "part_usage",

@@ -31,6 +31,7 @@ __all__ = [
     "audit",
     "csv_columns",
     "field_changes",
+    "part_by_number_or_alias",
     "part_get",
     "plain",
     "plain_values",
@@ -116,14 +117,19 @@ def csv_columns(category: str) -> list[str]:
 # --- Lookup --------------------------------------------------------------------------------------
 
 
-def part_get(identifier: str, *, category: str = "") -> CatalogPart | None:
-    """Find a part by slug, then by part number or alias: in any category, or in ``category``
-    only (two queries instead of up to 16 when nothing matches)."""
-    models_ = [CATEGORY_MODELS[category]] if category else list(CATEGORY_MODELS.values())
-    for model in models_:
+def part_get(identifier: str) -> CatalogPart | None:
+    """Find a part in any category by slug, then by part number or alias."""
+    for model in CATEGORY_MODELS.values():
         part = model.objects.filter(slug=identifier).first()
         if part:
             return part
+    return part_by_number_or_alias(identifier)
+
+
+def part_by_number_or_alias(identifier: str, *, category: str = "") -> CatalogPart | None:
+    """Find a part by part number or alias: in any category, or in ``category`` only (one
+    query instead of eight when nothing matches)."""
+    models_ = [CATEGORY_MODELS[category]] if category else CATEGORY_MODELS.values()
     for model in models_:
         for part in model.objects.filter(
             Q(part_number=identifier) | Q(aliases__icontains=identifier)
