@@ -285,6 +285,11 @@ class _QuotePDF(FPDF):
             self.add_page()
 
 
+#: Unicode bidirectional classes and mark categories that need text shaping.
+_RIGHT_TO_LEFT = frozenset({"R", "AL", "AN"})
+_COMBINING_MARKS = frozenset({"Mn", "Mc", "Me"})
+
+
 def _needs_shaping(char: str) -> bool:
     """Whether ``char`` needs text shaping to print right: right-to-left order and Arabic
     joining, or a combining mark (Indic and Thai vowels, accents typed apart).
@@ -292,11 +297,10 @@ def _needs_shaping(char: str) -> bool:
     >>> [_needs_shaping(c) for c in ("é", "Ж", "東", "ب", "א", "\u0301", "ि")]
     [False, False, False, True, True, True, True]
     """
-    return unicodedata.bidirectional(char) in {"R", "AL", "AN"} or unicodedata.category(char) in {
-        "Mn",
-        "Mc",
-        "Me",
-    }
+    return (
+        unicodedata.bidirectional(char) in _RIGHT_TO_LEFT
+        or unicodedata.category(char) in _COMBINING_MARKS
+    )
 
 
 def _texts(document):
