@@ -184,8 +184,12 @@ export function createLinkDialog(canvas, { modelInfo }) {
   }
 
   let optionsTimer = null;
+  // A changed speed or length makes the offered media stale at once: the link cannot be made
+  // from them while the new ones are looked up.
   function scheduleOptions() {
     clearTimeout(optionsTimer);
+    $("link-ok").disabled = true;
+    $("link-media-status").textContent = "Looking up compatible media…";
     optionsTimer = setTimeout(queryLinkOptions, 300);
   }
   $("link-speed").addEventListener("input", scheduleOptions);
