@@ -33,25 +33,37 @@ class SlugField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
-class NoBlankChoicesMixin:
-    """A choice sent empty is an error naming the field, in every body format.
+class NoEmptyValuesMixin:
+    """A choice or a number sent empty is an error naming the field, in every body format and
+    in a query string.
 
-    In a form or multipart body DRF reads an empty value of a field that has a default as
-    "not given" and stores the default, so ``kind=`` silently became ``reseller``; a JSON body
-    gets "not a valid choice". Both now get the same 400.
+    In a form, multipart body or query string DRF reads an empty value of a field that is not
+    required as "not given" and uses the default, so ``kind=`` silently became ``reseller`` and
+    ``?audience=`` the internal copy; a JSON body gets "not a valid choice". All now get the
+    same 400.
     """
 
+    _EMPTY_MESSAGES = (
+        (
+            serializers.ChoiceField,
+            "Choose one of the listed values; an empty value is not one of them.",
+        ),
+        (
+            (serializers.IntegerField, serializers.FloatField, serializers.DecimalField),
+            "Give a number; the value is empty.",
+        ),
+    )
+
     def to_internal_value(self, data):
-        blank = {
-            name: ["Choose one of the listed values; an empty value is not one of them."]
-            for name, field in self.fields.items()
-            if isinstance(field, serializers.ChoiceField)
-            and not field.read_only
-            and not field.allow_blank
-            and hasattr(data, "get")
-            and name in data
-            and data.get(name) == ""
-        }
+        blank = {}
+        for name, field in self.fields.items():
+            if field.read_only or field.allow_null or getattr(field, "allow_blank", False):
+                continue  # an empty value means null or "" for these
+            if not (hasattr(data, "get") and name in data and data.get(name) == ""):
+                continue
+            for kinds, message in self._EMPTY_MESSAGES:
+                if isinstance(field, kinds):
+                    blank[name] = [message]
         if blank:
             raise serializers.ValidationError(blank)
         return super().to_internal_value(data)
@@ -113,7 +125,7 @@ class PatchNamesAFieldMixin:
 
 
 class ValidatedModelSerializer(
-    PatchNamesAFieldMixin, NoBlankChoicesMixin, serializers.ModelSerializer
+    PatchNamesAFieldMixin, NoEmptyValuesMixin, serializers.ModelSerializer
 ):
     """Run ``Model.full_clean()`` on a copy of the instance, as NetBox does: DRF does not."""
 
@@ -193,7 +205,7 @@ SERIALIZERS = {
 }
 
 
-class PriceBookSerializer(PatchNamesAFieldMixin, NoBlankChoicesMixin, serializers.ModelSerializer):
+class PriceBookSerializer(PatchNamesAFieldMixin, NoEmptyValuesMixin, serializers.ModelSerializer):
     price_count = serializers.IntegerField(source="prices.count", read_only=True)
     team = SlugField(
         queryset=PriceBook._meta.get_field("team").related_model.objects.all(),

@@ -24,6 +24,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inventory.api.serializers import NoEmptyValuesMixin
 from planner.designs import selectors
 from planner.designs.adapters import catalog_facts
 from planner.designs.api.serializers import ConflictSerializer, RevisionSerializer
@@ -209,7 +210,7 @@ class RevisionExportView(APIView):
         return _streaming(export)
 
 
-class TelemetryQuerySerializer(serializers.Serializer):
+class TelemetryQuerySerializer(NoEmptyValuesMixin, serializers.Serializer):
     interval_s = serializers.FloatField(
         required=False,
         min_value=0.1,

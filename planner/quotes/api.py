@@ -44,7 +44,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from inventory.api.serializers import PatchNamesAFieldMixin, SlugField
+from inventory.api.serializers import NoEmptyValuesMixin, PatchNamesAFieldMixin, SlugField
 from inventory.models import PriceBook
 from inventory.permissions import price_books_pickable_for, user_can_read_price_book
 from planner.designs import selectors
@@ -386,7 +386,7 @@ class QuotePricedView(_QuoteAPIView):
         return Response(data)
 
 
-class QuoteFileQuerySerializer(serializers.Serializer):
+class QuoteFileQuerySerializer(NoEmptyValuesMixin, serializers.Serializer):
     audience = serializers.ChoiceField(
         choices=list(quote_files.AUDIENCES.items()),
         default=quote_files.INTERNAL,

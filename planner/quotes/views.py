@@ -572,7 +572,7 @@ def quote_download(request, pk, quote_pk, fmt):
     if fmt not in quotes.EXPORT_FORMATS:
         raise Http404("Use pdf, xlsx or csv.")
     may_view_prices = user_can_read_price_book(request.user, quote.price_book)
-    audience = request.GET.get("audience") or quote_files.INTERNAL
+    audience = request.GET.get("audience", quote_files.INTERNAL)  # given empty: a 400
     if may_view_prices and audience not in quote_files.AUDIENCES:
         return HttpResponseBadRequest(
             f"Unknown audience: use {' or '.join(quote_files.AUDIENCES)}.",

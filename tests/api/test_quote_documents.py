@@ -308,8 +308,11 @@ def test_audience_is_chosen_by_query_and_recorded(scene, logged_in_client):
     quote, api_client = scene["quote"], scene["client"]
     links = api_client.get(scene["base"]).json()["links"]
     assert links["pdf_customer"] == f"{links['pdf']}?audience=customer"
-    refused = api_client.get(f"{scene['base']}pdf/", {"audience": "everyone"})
-    assert refused.status_code == 400 and "audience" in refused.json()
+    for audience in ("everyone", ""):  # given empty is not "not given"
+        refused = api_client.get(f"{scene['base']}pdf/", {"audience": audience})
+        assert refused.status_code == 400 and "audience" in refused.json()
+    page_refused = logged_in_client.get(f"{quote.get_absolute_url()}csv/?audience=")
+    assert page_refused.status_code == 400 and b"Unknown audience" in page_refused.content
     page = logged_in_client.get(quote.get_absolute_url()).content.decode()
     assert 'data-testid="quote-pdf-customer"' in page and "Internal PDF" in page
     assert f'data-testid="quote-customer">{NAME}<' in page
