@@ -88,6 +88,25 @@ def pytest_configure(config):
     config.pluginmanager.register(_CeleryFirst(), "fabric-celery-first")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-cov starts the worker's own measurement
+def pytest_sessionstart(session):
+    """One coverage measurement per pytest-xdist worker, not two.
+
+    A worker parses the same command line as the controller, so pytest-cov (7.1) starts the
+    controller's measurement in it too, as soon as it loads, and then the worker's own at
+    session start, stacked on it. The first one's data is never saved, but whenever the
+    worker's is paused (a ``no_cover`` test) or finished, coverage resumes the first one: the
+    "untraced" walks ran traced, about 1.7 times slower. It is stopped here, before the
+    worker's own starts; what it measured while the conftests loaded, the controller measures
+    too (it imports them the same way)."""
+    if not hasattr(session.config, "workerinput"):
+        return
+    plugin = session.config.pluginmanager.get_plugin("_cov")
+    controller = getattr(plugin, "cov_controller", None)
+    if controller is not None and type(controller).__name__ == "DistMaster":
+        controller.cov.stop()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database with the seed catalog loaded once (committed, so each
