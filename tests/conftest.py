@@ -114,6 +114,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
     (worker processes and the live server's threads may still hold one)."""
     with django_db_blocker.unblock():
         _SEED["report"] = _seed_catalog_load()
+    _SEED["flushes"] = _SEED["checked"] = 0  # committed: trusted until a flush
     yield
     with django_db_blocker.unblock():
         from django.db import connection
@@ -334,34 +335,75 @@ def _seed_catalog_reload():
     return _seed_catalog_load()
 
 
+def _flushes_the_database(item) -> bool:
+    """Whether pytest-django empties the database after this test (a transactional one)."""
+    marker = item.get_closest_marker("django_db")
+    names = getattr(item, "fixturenames", ())
+    transactional = bool(marker and marker.kwargs.get("transaction"))
+    return transactional or "transactional_db" in names or "live_server" in names
+
+
+def _seed_catalog_checked() -> dict:
+    """The seed catalog's import report, after making sure the catalog is there.
+
+    Only the committed catalog is trusted: it is checked outside any transaction after the
+    session's load and after each flush (:func:`pytest_runtest_teardown`), and a plain test's
+    rollback cannot change it, so then no query is needed. Otherwise (inside a test's or a
+    module's transaction) the counts are compared and the catalog put back if a flush emptied
+    it, for this transaction only."""
+    from django.db import connection
+
+    if _SEED.get("checked") == _SEED.get("flushes"):
+        return _SEED["report"]
+    if _catalog_counts() != _SEED.get("counts"):
+        _SEED["report"] = _seed_catalog_reload()
+    if not connection.in_atomic_block:
+        _SEED["checked"] = _SEED.get("flushes")
+    return _SEED["report"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a transactional test's flush, the seed catalog is put back at once, committed.
+
+    Before, the next plain test put it back inside its own transaction, whose rollback took it
+    away again, so every later test of the worker copied the catalog back (about 350 times a
+    run)."""
+    result = yield
+    setup = getattr(item, "report_setup", None)
+    if setup is not None and setup.passed and _flushes_the_database(item):
+        from pytest_django.plugin import blocking_manager_key
+
+        _SEED["flushes"] += 1
+        with item.config.stash[blocking_manager_key].unblock():
+            _seed_catalog_checked()
+    return result
+
+
 @pytest.fixture
 def seed_catalog(db):
     """The seed catalog and its price book (the import report of the session's load).
 
     Loaded once per session by ``django_db_setup`` (~1 s on PostgreSQL, once instead of in
     ~200 tests); each ``db`` test's rollback keeps it. Transactional tests (``transactional_db``,
-    ``live_server``, the Celery worker) flush the database at teardown, and pytest-django runs
-    them after the others: then it is put back here (:func:`_seed_catalog_reload`).
+    ``live_server``, the Celery worker) flush the database at teardown: then it is put back at
+    once, committed (:func:`pytest_runtest_teardown`, :func:`_seed_catalog_reload`).
     """
-    if _catalog_counts() != _SEED.get("counts"):
-        _SEED["report"] = _seed_catalog_reload()
-    return _SEED["report"]
+    return _seed_catalog_checked()
 
 
 @pytest.fixture(autouse=True)
 def _seed_catalog_for_db_tests(request):
     """Every plain ``db`` test sees the seed catalog, whatever ran before it in its process.
 
-    With one process the session's load is always there for them (transactional tests, which
-    flush, run last); with ``pytest -n 2`` a worker may run a transactional test first, so the
-    catalog is checked (a few counts) and loaded again if a flush emptied it. Tests that ask for
-    ``empty_catalog`` or use a transactional database are left alone.
+    A transactional test, which flushes, may have run before it in the same pytest-xdist
+    worker: the catalog was put back after that test, and is checked once more here (a few
+    counts, once per flush). Tests that ask for ``empty_catalog`` or use a transactional
+    database are left alone.
     """
     marker = request.node.get_closest_marker("django_db")
     names = request.fixturenames
-    if marker is None or "empty_catalog" in names or "transactional_db" in names:
-        return
-    if marker.kwargs.get("transaction") or "live_server" in names:
+    if marker is None or "empty_catalog" in names or _flushes_the_database(request.node):
         return
     request.getfixturevalue("seed_catalog")
 
@@ -376,8 +418,7 @@ def module_rows(django_db_blocker):
     from django.db import transaction
 
     with django_db_blocker.unblock(), transaction.atomic():
-        if _catalog_counts() != _SEED.get("counts"):
-            _SEED["report"] = _seed_catalog_reload()
+        _seed_catalog_checked()
         yield
         transaction.set_rollback(True)
 
