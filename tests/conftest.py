@@ -371,7 +371,10 @@ def pytest_runtest_teardown(item, nextitem):
     run)."""
     result = yield
     setup = getattr(item, "report_setup", None)
-    if setup is not None and setup.passed and _flushes_the_database(item):
+    # After the session's last test the test database is gone already (nextitem is None).
+    if nextitem is None or setup is None or not setup.passed:
+        return result
+    if _flushes_the_database(item):
         from pytest_django.plugin import blocking_manager_key
 
         _SEED["flushes"] += 1
