@@ -625,9 +625,20 @@ def chromium():
 SCREENSHOTS = ROOT / "tests" / "browser" / "screenshots"
 
 
-#: ``FABRIC_SCREENSHOTS=all`` keeps a full-page screenshot of every browser test's last page;
-#: by default only a failed test's is taken (a full-page screenshot costs up to a second).
-SCREENSHOT_EVERY_TEST = os.environ.get("FABRIC_SCREENSHOTS", "") == "all"
+#: Screenshots to look at, in tests/browser/screenshots/: ``FABRIC_SCREENSHOTS=1`` keeps the ones
+#: the browser tests name (the pages as a user sees them), ``FABRIC_SCREENSHOTS=all`` also every
+#: test's last page. By default only a failed test's last page is taken: a full-page screenshot
+#: costs Chromium up to a second, about a tenth of the browser tests' time.
+SCREENSHOTS_KEPT = os.environ.get("FABRIC_SCREENSHOTS", "")
+SCREENSHOT_EVERY_TEST = SCREENSHOTS_KEPT == "all"
+
+
+def keep_screenshot(page, name: str, *, full_page: bool = True) -> None:
+    """Save ``page`` as ``tests/browser/screenshots/NAME.png`` when screenshots are asked for
+    (``FABRIC_SCREENSHOTS``)."""
+    if SCREENSHOTS_KEPT:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
 
 
 @pytest.hookimpl(wrapper=True)

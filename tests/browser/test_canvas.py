@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 @pytest.fixture
@@ -166,7 +166,7 @@ def test_draw_a_fabric_by_hand_save_and_reload(live_catalog, browser_login, live
     expect(page).to_have_url(re.compile(r"/designs/\d+/canvas/"))
     expect(page.locator("[data-c='revision']")).to_have_text("revision 1")
     expect(page.locator("[data-canvas]")).to_have_attribute("data-dirty", "false")
-    page.screenshot(path=str(SCREENSHOTS / "canvas_hand_drawn.png"), full_page=True)
+    keep_screenshot(page, "canvas_hand_drawn")
 
     page.reload()
     wait_ready(page)
@@ -242,7 +242,7 @@ def test_incompatible_link_is_refused_with_the_reason(live_catalog, browser_logi
     expect(refusal).to_contain_text("OSFP224")
     expect(dialog).to_contain_text("No compatible media")
     expect(dialog.get_by_role("button", name="Create link")).to_be_disabled()
-    page.screenshot(path=str(SCREENSHOTS / "canvas_link_refused.png"), full_page=True)
+    keep_screenshot(page, "canvas_link_refused")
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_be_hidden()
     assert link_count(page) == 0
@@ -290,7 +290,7 @@ def test_generated_design_scopes_groups_and_export(
     assert cy(page, "cy.nodes(\"[kind = 'aggregate']\").length") >= 4
     labels = cy(page, "cy.edges(\"[kind = 'bundle']\").map((e) => e.data('label'))")
     assert any(re.search(r"\d+ × 400G · [\d.]+ Tb/s", label) for label in labels), labels
-    page.screenshot(path=str(SCREENSHOTS / "canvas_overview.png"), full_page=True)
+    keep_screenshot(page, "canvas_overview")
 
     # Double-click an SU's servers to drill down; the breadcrumb leads back.
     aggregate = cy(page, "cy.nodes(\"[kind = 'aggregate'][scope = 'su:2']\")[0].id()")
@@ -305,7 +305,7 @@ def test_generated_design_scopes_groups_and_export(
     page.get_by_role("button", name="Collapse all").click()
     assert cy(page, "cy.nodes('.cy-expand-collapse-collapsed-node').length") >= 1
     assert len(device_ids(page)) < devices
-    page.screenshot(path=str(SCREENSHOTS / "canvas_collapsed.png"), full_page=True)
+    keep_screenshot(page, "canvas_collapsed")
     page.get_by_role("button", name="Expand all").click()
     assert cy(page, "cy.nodes('.cy-expand-collapse-collapsed-node').length") == 0
     assert len(device_ids(page)) == devices
@@ -317,7 +317,7 @@ def test_generated_design_scopes_groups_and_export(
     assert cy(page, collapsed)
     page.get_by_role("button", name="Expand group").click()
     assert not cy(page, collapsed)
-    page.screenshot(path=str(SCREENSHOTS / "canvas_su.png"), full_page=True)
+    keep_screenshot(page, "canvas_su")
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Export PNG").click()
@@ -358,7 +358,7 @@ def test_save_conflict_keep_mine_or_reload(drawn_design, browser_login, live_ser
     conflict = page.locator("[data-c='conflict']")
     expect(conflict).to_be_visible()
     expect(conflict).to_contain_text("the latest is 2")
-    page.screenshot(path=str(SCREENSHOTS / "canvas_conflict.png"), full_page=True)
+    keep_screenshot(page, "canvas_conflict")
     conflict.get_by_role("button", name="Keep mine (save on top of revision 2)").click()
     expect(page.locator("[data-c='revision']")).to_have_text("revision 3")
     expect(conflict).to_be_hidden()
@@ -430,7 +430,7 @@ def test_overlays_problems_and_utilization(drawn_design, browser_login, live_ser
     cool = cy(page, "cy.getElementById('link:1').data('heat')")
     assert int(hot[1:3], 16) > int(hot[3:5], 16), "95 % is red"
     assert int(cool[3:5], 16) > int(cool[1:3], 16), "10 % is green"
-    page.screenshot(path=str(SCREENSHOTS / "canvas_overlays.png"), full_page=True)
+    keep_screenshot(page, "canvas_overlays")
     page.get_by_role("checkbox", name="Link utilization").uncheck()
     assert cy(page, "cy.edges('.heat').length") == 0
     expect(legend).to_be_hidden()

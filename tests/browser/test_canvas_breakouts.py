@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_canvas import cy, draw_link, link_count, wait_ready
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 # Two servers with single-port 400G OSFP NICs and a leaf with twin-port 800G OSFP cages;
 # the drawing starts with one ordinary link (a drawn design needs one).
@@ -54,7 +54,7 @@ def test_draw_a_breakout_to_two_servers(breakout_design, browser_login, live_ser
     leg_port = dialog.get_by_label("Leg 2 port")
     expect(leg_port.locator("option")).to_have_count(7)  # port 8 is in use
     leg_port.select_option("3")
-    page.screenshot(path=str(SCREENSHOTS / "canvas_breakout_dialog.png"), full_page=True)
+    keep_screenshot(page, "canvas_breakout_dialog")
     dialog.get_by_role("button", name="Create link").click()
     expect(dialog).to_be_hidden()
 
@@ -68,7 +68,7 @@ def test_draw_a_breakout_to_two_servers(breakout_design, browser_login, live_ser
 
     page.get_by_role("button", name="Save").click()
     expect(page.locator("[data-c='revision']")).to_have_text("revision 2")
-    page.screenshot(path=str(SCREENSHOTS / "canvas_breakout_saved.png"), full_page=True)
+    keep_screenshot(page, "canvas_breakout_saved")
 
     answer = page.request.get(
         f"{live_server.url}/api/planner/designs/{design.pk}/revisions/2/cabling/"

@@ -5,7 +5,7 @@ is read-only and says what to use instead (the spec; cabling-plan uploads share 
 from playwright.sync_api import expect
 
 from tests.browser.test_canvas import cy, live_catalog, wait_ready  # noqa: F401
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 def test_a_design_over_the_edit_limit_says_to_change_it_through_its_spec(
@@ -41,4 +41,4 @@ def test_a_design_over_the_edit_limit_says_to_change_it_through_its_spec(
     expect(note).to_contain_text("Edit spec")
     expect(note).not_to_contain_text("Whole fabric")
     assert cy(page, "cy.nodes(\"[kind = 'device']\").length") > 0
-    page.screenshot(path=str(SCREENSHOTS / "canvas_large_read_only.png"), full_page=True)
+    keep_screenshot(page, "canvas_large_read_only")

@@ -6,7 +6,7 @@ import re
 from playwright.sync_api import expect
 
 from tests.browser.test_canvas import add_device, live_catalog, wait_ready  # noqa: F401
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 def test_canvas_names_the_parameters_an_edit_makes_untrue_before_saving(
@@ -31,7 +31,7 @@ def test_canvas_names_the_parameters_an_edit_makes_untrue_before_saving(
     expect(notice).to_contain_text("servers: the spec says 31; the fabric now has 32")
     expect(notice).to_contain_text("has 0 NIC links while the others have 8")
     expect(page.locator("[data-canvas]")).to_have_attribute("data-save-status", "idle")
-    page.screenshot(path=str(SCREENSHOTS / "canvas_stale_parameters.png"), full_page=True)
+    keep_screenshot(page, "canvas_stale_parameters")
     assert design.revisions.count() == 1  # nothing saved before the user agrees
 
     page.get_by_role("button", name="Save anyway").click()

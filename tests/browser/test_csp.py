@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_pages_work_under_the_policy(live_catalog, browser_login, live_server):
     # Swagger UI builds itself from its script URL.
     page.goto(f"{live_server.url}/api/docs/")
     expect(page.locator("#swagger-ui .information-container")).to_be_visible()
-    page.screenshot(path=str(SCREENSHOTS / "api-docs.png"))
+    keep_screenshot(page, "api-docs", full_page=False)
     page.get_by_role("link", name="← Fabric Planner").click()
     expect(page).to_have_url(f"{live_server.url}/")
 

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_designs_list_sorts_filters_and_shows_power_and_cost(
     expect(page.get_by_test_id("design-table").locator("tbody tr").first).to_contain_text(
         "Pod North"
     )
-    page.screenshot(path=str(SCREENSHOTS / "designs-list.png"), full_page=True)
+    keep_screenshot(page, "designs-list")
     page.get_by_label("Team").fill("sales east")
     page.get_by_role("button", name="Apply").click()
     rows = page.get_by_test_id("design-table").locator("tbody tr")
@@ -65,5 +65,4 @@ def test_catalog_speed_takes_units(live_catalog, browser_login, live_server):
     page.get_by_role("button", name="Apply").click()
     expect(page.locator("#parts")).to_contain_text("Q3400-RA")
     expect(page.locator(".errorlist")).to_have_count(0)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "catalog-speed-units.png"), full_page=True)
+    keep_screenshot(page, "catalog-speed-units")

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 @pytest.fixture
@@ -31,8 +31,7 @@ def test_wizard_preset_live_summary_and_save(
     expect(page.get_by_test_id("summary-power")).to_have_text(re.compile(r"^[\d,]+\.\d kW$"))
     expect(page.get_by_test_id("summary-cost")).to_have_count(0)  # no price right, no cost
     expect(panel.locator("[data-summary-jump]")).to_be_hidden()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "design_wizard.png"), full_page=True)
+    keep_screenshot(page, "design_wizard")
 
     # A problem shows next to the field it names, and goes away once fixed.
     servers = page.locator("#id_servers")
@@ -53,7 +52,7 @@ def test_wizard_preset_live_summary_and_save(
     expect(page.get_by_test_id("summary-cost")).to_have_text(
         re.compile(r"^(\$[\d,]+|unpriced \(\d+ parts?\))$")
     )
-    page.screenshot(path=str(SCREENSHOTS / "design_wizard_cost.png"), full_page=True)
+    keep_screenshot(page, "design_wizard_cost")
 
     # The fields as text: the spec the server built from them.
     page.get_by_text("Or write the spec as YAML or JSON").click()
@@ -89,7 +88,7 @@ def test_edit_conflict_then_keep_mine(live_catalog, browser_login, live_server, 
     expect(conflict).to_contain_text("Someone saved revision 2")
     expect(conflict).to_contain_text("servers")
     expect(conflict.get_by_role("link", name="Reload (discard my text)")).to_be_visible()
-    page.screenshot(path=str(SCREENSHOTS / "design_edit_conflict.png"), full_page=True)
+    keep_screenshot(page, "design_edit_conflict")
     conflict.get_by_role("button", name="Keep mine (save on top of revision 2)").click()
     expect(page).to_have_url(re.compile(rf"/designs/{design.pk}/$"))
     expect(page.get_by_test_id("summary-gpus")).to_have_text("248")

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 @pytest.fixture
@@ -24,15 +24,14 @@ def test_home_search_and_help(live_catalog, browser_login, live_server, django_u
     expect(page.get_by_role("link", name="New design").first).to_be_visible()
     expect(page.get_by_test_id("recent-designs")).to_contain_text("Pod North")
     expect(page.get_by_role("heading", name="Getting started")).to_be_visible()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
+    keep_screenshot(page, "home")
 
     box = page.get_by_role("searchbox", name="Search designs, parts and quotes")
     box.fill("qm9700")
     box.press("Enter")
     expect(page).to_have_url(re.compile(r"/search/\?q=qm9700$"))
     expect(page.get_by_test_id("hits-parts")).to_contain_text("QM9700")
-    page.screenshot(path=str(SCREENSHOTS / "search.png"), full_page=True)
+    keep_screenshot(page, "search")
     page.get_by_test_id("hits-parts").get_by_role("link").first.click()
     expect(page).to_have_url(re.compile(r"/catalog/switch/"))
 

@@ -6,7 +6,7 @@ import re
 from playwright.sync_api import expect
 
 from tests.browser.test_canvas import cy, live_catalog, wait_ready  # noqa: F401
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 def _design_with_jobs(owner):
@@ -59,7 +59,7 @@ def test_canvas_offers_the_older_revisions_simulation(
     )
     expect(page.get_by_role("button", name="Back to revision 2")).to_be_visible()
     page.wait_for_function("() => window.fabricCanvas.cy.edges('.heat').length > 0")
-    page.screenshot(path=str(SCREENSHOTS / "canvas_older_revision_overlay.png"), full_page=True)
+    keep_screenshot(page, "canvas_older_revision_overlay")
     page.get_by_role("button", name="Back to revision 2").click()
     expect(notes).to_contain_text("No simulation for revision 2")
     page.wait_for_function("() => window.fabricCanvas.cy.edges('.heat').length === 0")
@@ -93,11 +93,11 @@ def test_job_pages_read_in_names_counts_and_units(
     axis = page.get_by_test_id("fct-y-axis")
     expect(axis).to_contain_text("100 %")
     expect(axis).to_contain_text("Flows finished")
-    page.screenshot(path=str(SCREENSHOTS / "job_simulate_readable.png"), full_page=True)
+    keep_screenshot(page, "job_simulate_readable")
 
     page.goto(f"{live_server.url}/jobs/{jobs['validate'].pk}/")
     expect(page.locator("body")).not_to_contain_text(re.compile(r"link:\d"))
-    page.screenshot(path=str(SCREENSHOTS / "job_validate_readable.png"), full_page=True)
+    keep_screenshot(page, "job_validate_readable")
 
     page.set_viewport_size({"width": 900, "height": 900})
     page.goto(f"{live_server.url}/jobs/{jobs['power'].pk}/")
@@ -111,4 +111,4 @@ def test_job_pages_read_in_names_counts_and_units(
              .map((card) => card.textContent.trim())"""
     )
     assert overflow == []
-    page.screenshot(path=str(SCREENSHOTS / "job_power_readable.png"), full_page=True)
+    keep_screenshot(page, "job_power_readable")

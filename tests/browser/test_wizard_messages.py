@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 @pytest.fixture
@@ -34,8 +34,7 @@ def test_first_load_is_calm_and_the_defaults_fit(live_catalog, browser_login, li
     server = page.locator("#id_server").input_value()
     chosen = leaf.locator("option:checked")
     expect(chosen.locator("xpath=..")).to_have_attribute("label", f"Can connect to {server}")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "wizard_first_load.png"), full_page=True)
+    keep_screenshot(page, "wizard_first_load")
 
     servers.fill("8")
     expect(page.get_by_test_id("summary-servers")).to_have_text("8")
@@ -62,7 +61,7 @@ def test_leaf_list_marks_switches_that_cannot_connect(live_catalog, browser_logi
     expect(page.locator('[data-field="media_server_leaf"] [data-live-problem]')).to_have_count(0)
     summary_text = note.locator("details.more summary").inner_text()
     assert len(summary_text) <= 161
-    page.screenshot(path=str(SCREENSHOTS / "wizard_leaf_marks.png"), full_page=True)
+    keep_screenshot(page, "wizard_leaf_marks")
 
 
 def test_errors_once_summary_greyed_first_error_focused(live_catalog, browser_login, live_server):
@@ -79,7 +78,7 @@ def test_errors_once_summary_greyed_first_error_focused(live_catalog, browser_lo
         "Fix the errors to update the summary."
     )
     expect(panel.locator("[data-summary-jump]")).to_be_visible()
-    page.screenshot(path=str(SCREENSHOTS / "wizard_stale_summary.png"), full_page=True)
+    keep_screenshot(page, "wizard_stale_summary")
 
     # Saved anyway: each error once, next to its field, and the first one focused.
     page.locator("#id_servers").fill("127")
@@ -92,7 +91,7 @@ def test_errors_once_summary_greyed_first_error_focused(live_catalog, browser_lo
     expect(field.locator("[data-live-problem]")).to_have_count(1)
     expect(field.locator(".errorlist")).to_have_count(0)
     expect(field.get_by_text(re.compile("minimum|greater than"))).to_have_count(1)
-    page.screenshot(path=str(SCREENSHOTS / "wizard_error_focused.png"))
+    keep_screenshot(page, "wizard_error_focused", full_page=False)
 
 
 def test_yaml_typo_suggests_and_shows_once(live_catalog, browser_login, live_server):
@@ -110,4 +109,4 @@ def test_yaml_typo_suggests_and_shows_once(live_catalog, browser_login, live_ser
     expect(field).to_contain_text("did you mean 'rail-optimized'?")
     shown = field.locator("[data-live-problem], .errorlist")
     expect(shown.get_by_text(re.compile("rail-optimised"))).to_have_count(1)
-    page.screenshot(path=str(SCREENSHOTS / "wizard_yaml_typo.png"), full_page=True)
+    keep_screenshot(page, "wizard_yaml_typo")

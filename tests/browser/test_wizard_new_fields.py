@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import SCREENSHOTS
+from tests.conftest import keep_screenshot
 
 
 @pytest.fixture
@@ -65,8 +65,7 @@ def test_network_steps_storage_and_oob_on_a_dgx_h100_design(
     expect(storage_row.locator("td").last).to_have_text("16")
     expect(networks.locator("tr", has_text="Out-of-band management")).to_contain_text("SN2201")
     expect(panel).to_have_attribute("data-state", "ok")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "wizard_networks.png"), full_page=True)
+    keep_screenshot(page, "wizard_networks")
 
     # A count that is not a whole number: named beside its field, the summary marked stale.
     ports = page.locator("#id_storage_storage_ports")
@@ -74,7 +73,7 @@ def test_network_steps_storage_and_oob_on_a_dgx_h100_design(
     problem = page.locator('[data-field="storage_storage_ports"] [data-live-problem]')
     expect(problem).to_contain_text("networks.storage.storage_ports")
     expect(panel).to_have_attribute("data-state", "problems")
-    page.screenshot(path=str(SCREENSHOTS / "wizard_networks_problem.png"), full_page=True)
+    keep_screenshot(page, "wizard_networks_problem")
     ports.fill("")
     expect(problem).to_have_count(0)
     expect(panel).to_have_attribute("data-state", "ok")
