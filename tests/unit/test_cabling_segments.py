@@ -20,11 +20,10 @@ from planner.domain.outputs.cabling import (
     CABLING_COLUMNS,
     SEGMENT_COLUMNS,
     SEGMENTS,
-    CablingImportError,
     cabling_csv_lines,
-    cabling_edit,
     csv_lines,
 )
+from planner.domain.outputs.cabling_import import CablingImportError, cabling_edit
 from planner.domain.physical.structured import plan_structured, structured_channels
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec

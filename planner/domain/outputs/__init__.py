@@ -1,7 +1,8 @@
 """What a design produces: bill of materials, cabling plan and exports (pure, no Django).
 
 - :mod:`.bom`: :func:`bill_of_materials` (counting rules shared with the summary);
-- :mod:`.cabling`: the cabling plan (rows, streaming CSV, re-import into an edit document);
+- :mod:`.cabling`: the cabling plan (rows, streaming CSV); :mod:`.cabling_import` reads an
+  edited plan back into an edit document;
 - :mod:`.exports`: BOM CSV, NetBox, NVIDIA P2P, Arista AVD and JSON.
 """
 
@@ -16,14 +17,16 @@ from planner.domain.outputs.bom import (
 )
 from planner.domain.outputs.cabling import (
     CABLING_COLUMNS,
-    CablingEdit,
-    CablingImportError,
-    CablingProblem,
     cabling_csv_lines,
-    cabling_edit,
     cabling_rows,
     csv_lines,
     link_labels,
+)
+from planner.domain.outputs.cabling_import import (
+    CablingEdit,
+    CablingImportError,
+    CablingProblem,
+    cabling_edit,
 )
 from planner.domain.outputs.exports import (
     AVD_COLUMNS,
