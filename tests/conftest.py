@@ -102,9 +102,12 @@ def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):
         return
     plugin = session.config.pluginmanager.get_plugin("_cov")
-    controller = getattr(plugin, "cov_controller", None)
-    if controller is not None and type(controller).__name__ == "DistMaster":
-        controller.cov.stop()
+    if plugin is None:
+        return
+    from pytest_cov.engine import DistMaster
+
+    if isinstance(plugin.cov_controller, DistMaster):
+        plugin.cov_controller.cov.stop()
 
 
 @pytest.fixture(scope="session")
@@ -400,8 +403,8 @@ def _seed_catalog_for_db_tests(request):
     """Every plain ``db`` test sees the seed catalog, whatever ran before it in its process.
 
     A transactional test, which flushes, may have run before it in the same pytest-xdist
-    worker: the catalog was put back after that test, and is checked once more here (a few
-    counts, once per flush). Tests that ask for ``empty_catalog`` or use a transactional
+    worker: the catalog was put back, committed, after that test (:func:`seed_catalog` says
+    when it is counted again). Tests that ask for ``empty_catalog`` or use a transactional
     database are left alone.
     """
     marker = request.node.get_closest_marker("django_db")

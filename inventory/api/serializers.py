@@ -61,9 +61,9 @@ class NoEmptyValuesMixin:
                 continue  # an empty value means null or "" for these
             if not (hasattr(data, "get") and name in data and data.get(name) == ""):
                 continue
-            for kinds, message in self._EMPTY_MESSAGES:
-                if isinstance(field, kinds):
-                    blank[name] = [message]
+            message = next((m for kinds, m in self._EMPTY_MESSAGES if isinstance(field, kinds)), "")
+            if message:
+                blank[name] = [message]
         if blank:
             raise serializers.ValidationError(blank)
         return super().to_internal_value(data)
