@@ -695,7 +695,7 @@ def _fabric_loader(job) -> Callable | None:
 def _network_elements(fabric):
     """The cluster networks' elements of ``fabric`` (None without networks, or when they
     cannot be built)."""
-    if fabric is None or not (fabric.info or {}).get("networks"):
+    if fabric is None or not fabric.settings.networks:
         return None
     try:
         from planner.designs.adapters import catalog_facts

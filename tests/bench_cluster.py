@@ -80,7 +80,7 @@ def bench_cluster(with_networks: bool) -> dict:
         lambda: fabric_unpack(DesignRevision.objects.get(pk=revision.pk).topology)
     )
     assert loaded.link_count == fabric.link_count
-    assert loaded.info.get("networks") == fabric.info.get("networks")
+    assert loaded.settings.networks == fabric.settings.networks
     rows, stream_s = _stream(loaded, facts)
     networks = summary.get("networks") or {}
     return {

@@ -86,7 +86,7 @@ def main() -> int:
     per_rack = np.bincount(fabric.node_rack[servers])
     _check(failures, per_rack.max() == 4, "at most 4 servers per rack")
     _check(failures, fabric.link_length_m.max() < 200, "longest run under 200 m")
-    info = fabric.info["layout"]
+    info = fabric.settings.layout
     _check(
         failures,
         (info["racks_per_row"], info["racks_per_row_auto"]) == (57, True),

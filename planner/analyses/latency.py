@@ -378,7 +378,7 @@ def latency_report(fabric: Fabric, facts: CatalogFacts) -> dict:
             )
             classes["across-buildings"] = entry
     notes = []
-    planes = int(fabric.info.get("planes") or 1)
+    planes = fabric.settings.planes
     if planes > 1:
         notes.append(
             f"{planes} planes: the planes do not meet in this fabric, so a GPU reaches a GPU "

@@ -35,7 +35,7 @@ the fabric's rack carries one, else the layout's catalog rack type's ``power_kw`
 its limit is an error ``rack-power-over-limit``; a rack holding both front-to-rear and
 rear-to-front devices is a warning ``rack-airflow-mixed``. BTU/h = W × 3.412.
 
-The cluster's other networks (``fabric.info["networks"]``, issue 18) sit in racks too, where
+The cluster's other networks (``fabric.settings.networks``, issue 18) sit in racks too, where
 :func:`planner.domain.networks.elements.cluster_elements` places them: their switches
 (``power_typical_w``) and management systems (UFM appliances, management nodes, rack PDUs:
 ``power_max_w``) add to their rack's ``power_w`` and appear as ``network_w`` (and
@@ -358,7 +358,7 @@ def _rack_limit(rack: dict, default_w: float | None) -> float | None:
 
 
 def _layout_rack_limit(fabric: Fabric, facts: CatalogFacts) -> float | None:
-    slug = (fabric.info.get("layout") or {}).get("rack")
+    slug = (fabric.settings.layout or {}).get("rack")
     part = facts.parts.get(slug) if slug else None
     power_kw = (part or {}).get("power_kw")
     return float(power_kw) * 1000 if power_kw else None
@@ -367,7 +367,7 @@ def _layout_rack_limit(fabric: Fabric, facts: CatalogFacts) -> float | None:
 def _network_loads(fabric: Fabric, facts: CatalogFacts) -> tuple[dict[str, dict], list[dict]]:
     """Per rack name, the cluster networks' devices in it (module docstring): watts, unknown
     models, airflow and count; and the management racks (name, row, position), in order."""
-    if not (fabric.info or {}).get("networks"):
+    if not fabric.settings.networks:
         return {}, []
     from planner.domain.networks.elements import cluster_elements
 
@@ -493,12 +493,12 @@ def _racks(fabric, facts, node_w, node_unknown, airflow_of_model, problems):
 
 
 def _network_power(fabric: Fabric, facts: CatalogFacts, ledger: _Ledger) -> dict[str, dict]:
-    """Watts of the cluster's other networks (``fabric.info["networks"]``, issue 18): their
+    """Watts of the cluster's other networks (``fabric.settings.networks``, issue 18): their
     switches (power_typical_w, as the compute switches), modules (power_max_w, else
     power_typical_w) and management systems (power_max_w), per network. A part without a
     figure adds nothing and is listed under ``unknown``."""
     out: dict[str, dict] = {}
-    for name, network in (fabric.info.get("networks") or {}).items():
+    for name, network in (fabric.settings.networks or {}).items():
         watts = {"switches": 0.0, "transceivers": 0.0, "servers": 0.0}
         items = [(g["model"], g["count"], "switches") for g in network.get("switch_groups") or []]
         for counted in network.get("parts") or []:

@@ -12,7 +12,7 @@ fabrics. Link utilization is time-averaged over the run (bytes / (capacity x tim
 direction of each fabric link.
 
 Transport: ``routing`` is one of :data:`~planner.analyses.flow.ROUTINGS` (or an alias); when
-it is not given it follows the design's transport settings (``fabric.info["transport"]``,
+it is not given it follows the design's transport settings (``fabric.settings.transport``,
 :func:`transport_defaults`). ``congestion`` reports the hot ports and the links lossless flow
 control would pause (:mod:`planner.analyses.flow.congestion`), under the design's flow control
 or ``pfc_mode``.
@@ -44,6 +44,7 @@ from planner.analyses.traffic import (
     permutation,
 )
 from planner.domain.fabric import TIER_NAMES, Fabric
+from planner.domain.transport import TransportSettings
 
 TRAFFICS = (
     "all-reduce",
@@ -86,22 +87,19 @@ class TransportDefaults:
     reason: str
 
 
-def transport_defaults(info: dict | None) -> TransportDefaults:
-    """The routing and flow control of a fabric's ``info["transport"]`` settings.
+def transport_defaults(settings: TransportSettings | None) -> TransportDefaults:
+    """The routing and flow control of a fabric's transport settings
+    (``fabric.settings.transport``).
 
     InfiniBand: ``ib-ar`` when adaptive routing is on (opensm's default), else ``rail``
     (static forwarding tables); credit-based flow control. RoCE: ``load_balancing``
     ``adaptive`` / ``spraying`` -> ``spraying``, ``flowlet`` -> ``flowlet``, ``ecmp`` ->
     ``ecmp``; the PFC mode. No settings: :data:`DEFAULT_ROUTING`, :data:`DEFAULT_FLOW_CONTROL`.
     """
-    from planner.domain.transport import transport_from_dict
-
-    data = (info or {}).get("transport")
-    if not data:
+    if settings is None:
         return TransportDefaults(
             DEFAULT_ROUTING, DEFAULT_FLOW_CONTROL, "no transport settings: ECMP, lossless PFC"
         )
-    settings = transport_from_dict(data)
     if settings.transport == "infiniband" and settings.infiniband is not None:
         ar = bool(settings.infiniband.adaptive_routing)
         return TransportDefaults(
@@ -204,7 +202,7 @@ def run_scenario(
     per flow) and ``pfc_mode`` (the flow control the congestion report assumes; ``None``: the
     design's) are the transport's.
     """
-    defaults = transport_defaults(fabric.info)
+    defaults = transport_defaults(fabric.settings.transport)
     routing = canonical_routing(routing or defaults.routing)
     flow_control = pfc_mode or defaults.flow_control
     if flow_control not in FLOW_CONTROLS:

@@ -193,7 +193,7 @@ def run_size_sweep(
     if traffic not in TRAFFICS:
         raise JobInputError(f"traffic: one of {', '.join(TRAFFICS)} (got {traffic!r})", "traffic")
     progress = on_progress or (lambda *a, **k: None)
-    routing = canonical_routing(routing or transport_defaults(fabric.info).routing)
+    routing = canonical_routing(routing or transport_defaults(fabric.settings.transport).routing)
     progress(0, 2, "building the network")
     net = build_network(fabric)
     ranks = place_job(net, int(gpus or net.gpu_count))

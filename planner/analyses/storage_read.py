@@ -52,7 +52,7 @@ def _histogram(values: np.ndarray, edges: np.ndarray) -> dict:
 
 def read_network(fabric) -> str | None:
     """The network a ``storage-read`` runs on (``storage``, else ``converged``), or None."""
-    networks = fabric.info.get("networks") or {}
+    networks = fabric.settings.networks or {}
     return next((name for name in READ_NETWORKS if name in networks), None)
 
 
@@ -209,7 +209,7 @@ def run_storage_read(
     Parameters
     ----------
     fabric : Fabric
-        The design's fabric (its ``info["networks"]`` names the storage network and holds the
+        The design's fabric (its ``settings.networks`` names the storage network and holds the
         analytic figures).
     elements : ClusterElements
         The cluster networks' devices and links
@@ -290,7 +290,7 @@ def run_storage_read(
     )
     limiting = set(tier[np.unique(cols[held])].tolist())
     bottleneck_tiers = [name for name in TIERS if name in limiting]
-    analytic = ((fabric.info.get("networks") or {}).get(network) or {}).get("bandwidth") or {}
+    analytic = ((fabric.settings.networks or {}).get(network) or {}).get("bandwidth") or {}
     expected = analytic.get("all_gbytes_per_node")
     got = float(gbps.min()) / BITS_PER_BYTE
     storage_read = {

@@ -29,7 +29,7 @@ The same collective (:data:`TRAFFIC`, a ring all-reduce ordered rail by rail as 
 :data:`SIZE_BYTES`) runs on each side's fabric under that transport's routings
 (:data:`TRANSPORT_ROUTINGS`): InfiniBand adaptive routing and static d-mod-k forwarding;
 RoCE ECMP (per-flow hash) and packet spraying (Spectrum-X adaptive routing). The design's own
-setting (``fabric.info["transport"]``) is marked. Modes are looked up by name in
+setting (``fabric.settings.transport``) is marked. Modes are looked up by name in
 :data:`planner.analyses.flow.ROUTINGS`; the InfiniBand AR and spraying modes have their own
 names (``ib-ar``, ``spraying``) where the flow engine has them, else the older ``adaptive``
 (packet spraying's equal split, which is also InfiniBand AR's fluid limit on a healthy Clos).
@@ -268,7 +268,7 @@ class Side:
     quantities: dict[str, int] = field(default_factory=dict)  # cost group -> parts
     power: dict | None = None
     flows: tuple[FlowRun, ...] = ()
-    settings: dict | None = None  # the built fabric's info["transport"]
+    settings: dict | None = None  # the built fabric's settings.transport, as a dict
     gpus: int | None = None
     error: str = ""
     notes: tuple[str, ...] = ()
@@ -771,7 +771,8 @@ def _side(
         return Side(
             transport, current, switches, counterparts, nic=nic, error=message, notes=tuple(notes)
         )
-    settings = fabric.info.get("transport")
+    transport_settings = fabric.settings.transport
+    settings = transport_settings.as_dict() if transport_settings else None
     counts = _counts(fabric)
     counterparts = tuple(c for c in counterparts if c.role in counts)
     bom = _compute_bom(fabric, facts)

@@ -31,6 +31,7 @@ from inventory.services import SEED_PRICE_BOOK
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, device_from_spec
 from planner.domain.fabric import Fabric
 from planner.domain.outputs.quote import ExchangeRate, PriceOffer, PriceTable
+from planner.domain.settings import FabricSettings
 
 DEVICE_CATEGORIES = ("switch", "server")
 PACK_LEVEL = 6
@@ -218,8 +219,11 @@ def fabric_unpack(data: bytes | memoryview) -> Fabric:
     return Fabric.from_dict(json.loads(zlib.decompress(bytes(data))))
 
 
-#: Keys at the head of a packed fabric that name catalog parts (``to_dict`` writes them first).
-_HEAD_KEYS = ("models", "parts", "info")
+#: Keys at the head of a packed fabric: the catalog parts it names, its measured facts and its
+#: settings (``to_dict`` writes them first; a fabric stored before the settings were kept
+#: apart has no ``settings``).
+_HEAD_KEYS = ("models", "parts", "info", "settings")
+_OLD_HEAD_KEYS = ("models", "parts", "info")
 _INFLATE_CHUNK = 1 << 16
 
 
@@ -235,6 +239,8 @@ def _parse_head(text: str) -> dict | None:
             key, position = decoder.raw_decode(text, position)
             if text[position] != ":":
                 raise ValueError("not a packed fabric")
+            if key not in _HEAD_KEYS and key != "format" and set(_OLD_HEAD_KEYS) <= set(head):
+                return head  # stored before the settings were kept apart
             value, position = decoder.raw_decode(text, position + 1)
             if text[position] not in ",}":
                 raise ValueError("not a packed fabric")
@@ -268,21 +274,28 @@ def _fabric_head(data: bytes) -> dict:
     return {key: document.get(key) for key in _HEAD_KEYS}
 
 
-def fabric_info(data: bytes | memoryview) -> dict:
-    """A packed fabric's ``info`` (networks, transport, layout ...), read from the head of the
-    stored document only (see :func:`_fabric_head`): cheap for any size of fabric."""
-    return dict(_fabric_head(bytes(data)).get("info") or {})
+def _head_settings(head: dict) -> FabricSettings:
+    if head.get("settings") is not None:
+        return FabricSettings.from_dict(head["settings"])
+    return FabricSettings.from_info(dict(head.get("info") or {}))[0]
 
 
-def fabric_info_from_start(start: bytes | memoryview) -> dict | None:
-    """``info`` from the first bytes of a packed fabric (a database read of only its start);
-    ``None`` when they end before it, or are not the start of a packed fabric."""
+def fabric_settings(data: bytes | memoryview) -> FabricSettings:
+    """A packed fabric's settings (transport, networks, layout ...), read from the head of
+    the stored document only (see :func:`_fabric_head`): cheap for any size of fabric. A
+    fabric stored before they were kept apart has them upgraded from its ``info``."""
+    return _head_settings(_fabric_head(bytes(data)))
+
+
+def fabric_settings_from_start(start: bytes | memoryview) -> FabricSettings | None:
+    """The settings from the first bytes of a packed fabric (a database read of only its
+    start); ``None`` when they end before them, or are not the start of a packed fabric."""
     try:
         raw = zlib.decompressobj().decompress(bytes(start))
         head = _parse_head(raw.decode("utf-8", errors="ignore"))
     except (zlib.error, ValueError):
         return None
-    return None if head is None else dict(head.get("info") or {})
+    return None if head is None else _head_settings(head)
 
 
 def fabric_part_names(data: bytes | memoryview) -> set[str]:
@@ -294,7 +307,7 @@ def fabric_part_names(data: bytes | memoryview) -> set[str]:
     head = _fabric_head(bytes(data))
     names = {str(name) for name in head.get("models") or []}
     names |= {str(name) for name in head.get("parts") or []}
-    rack = ((head.get("info") or {}).get("layout") or {}).get("rack")
+    rack = (_head_settings(head).layout or {}).get("rack")
     if rack:
         names.add(str(rack))
     return names

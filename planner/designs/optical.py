@@ -22,7 +22,7 @@ def revision_optical_budget(revision: DesignRevision) -> dict:
     if not revision.topology:
         return {"threshold_db": DEFAULT_MARGIN_MIN_DB, "summary": None, "links": {}}
     fabric = fabric_unpack(revision.topology)
-    threshold = float(fabric.info.get("optical_margin_min_db", DEFAULT_MARGIN_MIN_DB))
+    threshold = fabric.settings.optical_margin_min_db
     if fabric.link_a_part is None or fabric.link_length_m is None:
         return {"threshold_db": threshold, "summary": None, "links": {}}
     budgets = compute_budgets(fabric, catalog_facts())

@@ -34,9 +34,9 @@ from django.http import Http404
 from planner.designs.adapters import (
     catalog_facts,
     catalog_fingerprint,
-    fabric_info,
-    fabric_info_from_start,
     fabric_part_names,
+    fabric_settings,
+    fabric_settings_from_start,
     fabric_unpack,
     price_of_factory,
 )
@@ -45,6 +45,7 @@ from planner.domain import canvas
 from planner.domain.catalog import spec_part_fields
 from planner.domain.fabric import Fabric
 from planner.domain.networks.elements import ClusterElements, cluster_elements
+from planner.domain.settings import FabricSettings
 from planner.domain.spec import SpecError, parse_spec
 from planner.teams.models import WRITE_ROLES, TeamMembership
 
@@ -150,18 +151,18 @@ def spec_part_names(spec: dict) -> set[str]:
         return {name for name in names if isinstance(name, str) and name}
 
 
-#: Bytes of a stored fabric read for its ``info`` when the revision was loaded without it.
+#: Bytes of a stored fabric read for its settings when the revision was loaded without it.
 FABRIC_HEAD_BYTES = 1 << 16
 
 
-def revision_fabric_info(revision: DesignRevision) -> dict:
-    """The ``info`` of ``revision``'s stored fabric (its networks, transport settings ...).
+def revision_fabric_settings(revision: DesignRevision) -> FabricSettings:
+    """The settings of ``revision``'s stored fabric (its transport, networks, layout ...).
 
     When the revision was loaded without its topology (pages defer it: it can be megabytes),
     only the first :data:`FABRIC_HEAD_BYTES` are read from the database, the whole topology
-    only if its head is longer. ``{}`` for a revision with no stored fabric."""
+    only if its head is longer. Empty settings for a revision with no stored fabric."""
     if "topology" not in revision.get_deferred_fields():
-        return fabric_info(revision.topology) if revision.topology else {}
+        return fabric_settings(revision.topology) if revision.topology else FabricSettings()
     start = (
         DesignRevision.objects.filter(pk=revision.pk)
         .annotate(head=Substr("topology", 1, FABRIC_HEAD_BYTES, output_field=BinaryField()))
@@ -169,12 +170,12 @@ def revision_fabric_info(revision: DesignRevision) -> dict:
         .first()
     )
     if not start:
-        return {}
-    info = fabric_info_from_start(start)
-    if info is None:
+        return FabricSettings()
+    settings = fabric_settings_from_start(start)
+    if settings is None:
         revision.refresh_from_db(fields=["topology"])
-        return fabric_info(revision.topology) if revision.topology else {}
-    return info
+        return fabric_settings(revision.topology) if revision.topology else FabricSettings()
+    return settings
 
 
 def revision_part_names(revision: DesignRevision) -> set[str]:
@@ -293,7 +294,7 @@ def revision_cluster(fabric: Fabric) -> ClusterElements | None:
     Kept beside the last few fabrics while the catalog is unchanged (its switch port facts
     number the ports).
     """
-    if not fabric.info.get("networks"):
+    if not fabric.settings.networks:
         return None
     fingerprint = catalog_fingerprint()
     with _fabrics_lock:

@@ -410,7 +410,7 @@ def _with_optics(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
     budgets = compute_budgets(fabric, facts)
     if not budgets.links.size:
         return summary
-    threshold = fabric.info.get("optical_margin_min_db", 1.0)
+    threshold = fabric.settings.optical_margin_min_db
     report = budget_report(fabric, budgets, margin_min_db=threshold)
     return {**summary, "optical_budget": report}
 

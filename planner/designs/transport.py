@@ -44,7 +44,10 @@ class RevisionTransport:
     """What the page and the API show: the current settings, the comparison (or why not)."""
 
     settings: dict | None  # TransportSettings.as_dict() of the stored fabric
-    settings_origin: str  # "design" (stored with the revision) or "defaults"
+    #: "design" (stored with the revision), "defaults" (a revision saved before transport
+    #: settings were kept) or "profile" (a design with none of its own, e.g. drawn on the
+    #: canvas): the last two show the defaults of its switches' profile
+    settings_origin: str
     comparison: TransportComparison | None
     unavailable: str = ""  # why there is no comparison
     edited: bool = False  # the topology was edited on the canvas: the spec is rebuilt
@@ -61,18 +64,20 @@ class RevisionTransport:
 
 def _key(revision: DesignRevision) -> str:
     created = revision.created.timestamp() if revision.created else 0
-    return f"planner:transport:v1:{revision.pk}:{created}:{catalog_fingerprint()}"
+    return f"planner:transport:v2:{revision.pk}:{created}:{catalog_fingerprint()}"
 
 
 def _settings(fabric, facts) -> tuple[dict | None, str]:
-    from planner.domain.transport.resolve import transport_or_default
+    """The fabric's transport settings and their origin (see :class:`RevisionTransport`)."""
+    from planner.domain.transport.resolve import resolve_transport
 
-    if (fabric.info or {}).get("transport"):
-        return dict(fabric.info["transport"]), "design"
+    if fabric.settings.transport is not None:
+        return fabric.settings.transport.as_dict(), "design"
+    origin = "defaults" if fabric.settings.legacy else "profile"
     try:
-        return transport_or_default(fabric, facts).as_dict(), "defaults"
+        return resolve_transport(None, fabric, facts).as_dict(), origin
     except (SpecError, KeyError, ValueError):
-        return None, "defaults"
+        return None, origin
 
 
 def revision_transport(revision: DesignRevision) -> RevisionTransport:
@@ -87,7 +92,7 @@ def revision_transport(revision: DesignRevision) -> RevisionTransport:
     except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
         fabric = None
     settings, origin = _settings(fabric, facts) if fabric is not None else (None, "defaults")
-    edited = bool(fabric is not None and (fabric.info or {}).get("generated"))
+    edited = bool(fabric is not None and fabric.settings.generated is not None)
     spec = revision.spec if isinstance(revision.spec, dict) else {}
     comparison, unavailable = None, ""
     if not spec:

@@ -59,7 +59,7 @@ class Campus:
         return dict(self.given or {"buildings": self.buildings})
 
     def as_info(self) -> dict:
-        """What the layout keeps in ``fabric.info["campus"]``."""
+        """What the layout keeps in ``fabric.settings.campus``."""
         return {
             "buildings": self.buildings,
             "distances_m": [list(row) for row in self.distances_m],

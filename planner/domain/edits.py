@@ -2,48 +2,46 @@
 makes untrue.
 
 An edit document (:mod:`planner.domain.canvas`) carries nodes, links, parts, lengths, racks
-by name and positions, but not the facts of the build: the rack type and hall layout, the
-generator's parameters (topology, servers per SU, oversubscription, ...), the media notes.
-:func:`keep_from_base` copies those from the base revision's fabric onto the edited one, and
-checks each generator parameter against the edited nodes and links. A parameter that no
-longer holds is reported (a :class:`~inventory.library.rules.Violation` with severity
-``info``, the spec ``field``, the elements at fault and ``params`` ``{"was", "now"}``) and
-the summary shows what the fabric now has (``topology`` becomes ``custom`` when the
-structure no longer holds).
+by name and positions, but not the design's settings (transport, layout, networks, cabling,
+power feeds ...: :class:`~planner.domain.settings.FabricSettings`) nor the facts of the
+build (the generator's parameters: topology, servers per SU, oversubscription, ...; the media
+notes). :func:`keep_from_base` copies the settings over whole and those facts from the base
+revision's fabric onto the edited one, and checks each generator parameter against the edited
+nodes and links. A parameter that no longer holds is reported (a
+:class:`~inventory.library.rules.Violation` with severity ``info``, the spec ``field``, the
+elements at fault and ``params`` ``{"was", "now"}``) and the summary shows what the fabric
+now has (``topology`` becomes ``custom`` when the structure no longer holds).
 
-The parameters are checked against what the generator built (``info["generated"]``, kept
+The parameters are checked against what the generator built (``settings.generated``, kept
 through every later edit), so that an edit which puts things back clears its reports.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
 from inventory.library.rules import Violation
 from planner.domain.fabric import ROLE, TIER, Fabric
 
-#: Facts of a build an edit keeps unless it changes them (``info`` keys).
+#: Facts of a build an edit keeps unless it changes them (``info`` keys; the settings are
+#: kept whole, :func:`keep_from_base`).
 KEPT_INFO = (
     "topology",
     "rails",
     "server_port_speed_gbps",
     "uplink_speed_gbps",
     "native_speed_gbps",
-    "rack_system",
-    "growth",
-    "assumptions",
     "radix",
     "servers_per_su",
     "leaves_per_pod",
     "oversubscription",
-    "layout",
     "layout_notes",
     "media_notes",
-    # structured cabling (issue 19): the spec's cabling block and the parts the plan reads,
-    # so an edited revision keeps its patch panels (planner.domain.physical.structured)
-    "cabling",
+    # structured cabling (issue 19): the parts the plan reads and its counts, so an edited
+    # revision keeps its patch panels (planner.domain.physical.structured)
     "structured",
 )
 #: Rack fields that follow from the nodes in the rack (recomputed by the power job).
@@ -62,8 +60,8 @@ def generated_parameters(fabric: Fabric) -> dict | None:
     True
     """
     info = fabric.info
-    if "generated" in info:
-        return info["generated"]
+    if fabric.settings.generated is not None:
+        return fabric.settings.generated
     if info.get("topology") in (None, "custom"):
         return None
     models: dict[str, list[str]] = {}
@@ -75,7 +73,8 @@ def generated_parameters(fabric: Fabric) -> dict | None:
         "topology": info.get("topology"),
         "servers": int((fabric.node_role == ROLE["server"]).sum()),
         "rails": info.get("rails"),
-        "planes": int(info.get("planes") or 1),
+        "planes": fabric.settings.planes,
+        "trays": int((fabric.settings.rack_system or {}).get("compute_trays") or 1),
         "servers_per_su": info.get("servers_per_su"),
         "reserved_leaf_ports": int(info.get("reserved_leaf_ports") or 0),
         "oversubscription": dict(info.get("oversubscription") or {}),
@@ -84,8 +83,9 @@ def generated_parameters(fabric: Fabric) -> dict | None:
 
 
 def keep_from_base(base: Fabric, edited: Fabric) -> list[Violation]:
-    """Give ``edited`` (built from an edit document) what it kept of ``base``: rack types,
-    hall layout and the facts of the build; return the generator parameters it no longer
+    """Give ``edited`` (built from an edit document) what it kept of ``base``: its settings
+    whole (the planes as the document has them, the layout's rack count as the edit left
+    it), rack types and the facts of the build; return the generator parameters it no longer
     meets (also stored in ``edited.info["stale_parameters"]``, as dicts)."""
     _keep_racks(base, edited)
     measured = dict(edited.info)
@@ -94,13 +94,16 @@ def keep_from_base(base: Fabric, edited: Fabric) -> list[Violation]:
     info["media_warnings"] = sorted(
         set(measured.get("media_warnings") or []) | set(base.info.get("media_warnings") or [])
     )
-    if "layout" in info:
-        info["layout"] = {**info["layout"], "racks": len(edited.racks)}
+    layout = base.settings.layout
+    if layout is not None:
+        layout = {**layout, "racks": len(edited.racks)}
     generated = generated_parameters(base)
     edited.info = info
+    edited.settings = replace(
+        base.settings, layout=layout, planes=edited.settings.planes, generated=generated
+    )
     if generated is None:
         return []
-    info["generated"] = generated
     stale = stale_parameters(edited, generated, base_names=set(base.node_name))
     fields = {v.field for v in stale}
     if fields & {"topology", "rails"}:
@@ -135,7 +138,7 @@ def stale_dict(violation: Violation) -> dict:
 
 def _keep_racks(base: Fabric, edited: Fabric) -> None:
     known = {rack.get("name"): rack for rack in base.racks}
-    units = (base.info.get("layout") or {}).get("rack_units")
+    units = (base.settings.layout or {}).get("rack_units")
     racks = []
     for index, rack in enumerate(edited.racks):
         kept = known.get(rack["name"])
@@ -200,7 +203,7 @@ def stale_parameters(
     _check_nic_links(fabric, generated, servers, out)
     if generated.get("topology") == "rail-optimized":
         _check_sus(fabric, generated, servers, out)
-        _check_rails(fabric, out)
+        _check_rails(fabric, generated, out)
     _check_oversubscription(fabric, generated, out)
     managers = int(
         ((fabric.link_tier == TIER["server-leaf"]) & (role[fabric.link_a] == ROLE["manager"])).sum()
@@ -262,11 +265,21 @@ def nic_link_message(fabric: Fabric, servers: np.ndarray, counts: np.ndarray) ->
     return message, odd
 
 
+def _trays(fabric: Fabric, generated: dict) -> int:
+    """Compute trays per server: those of a rack-scale system (GB300-NVL72: 18), else 1.
+    Parameters kept before they named the trays read the fabric's rack system."""
+    trays = generated.get("trays") or (fabric.settings.rack_system or {}).get("compute_trays")
+    return max(int(trays or 1), 1)
+
+
 def _check_nic_links(fabric: Fabric, generated: dict, servers, out: list[Violation]) -> None:
+    """Every server has ``rails x trays x planes`` NIC links (the generator's ports)."""
     if not servers.size or not generated.get("rails"):
         return
     counts = _nic_counts(fabric, servers)
-    expected = int(generated["rails"]) * int(generated.get("planes") or 1)
+    expected = (
+        int(generated["rails"]) * _trays(fabric, generated) * int(generated.get("planes") or 1)
+    )
     if counts.min() == counts.max() == expected:
         return
     if counts.min() == counts.max():
@@ -317,14 +330,19 @@ def _check_sus(fabric: Fabric, generated: dict, servers, out: list[Violation]) -
     )
 
 
-def _check_rails(fabric: Fabric, out: list[Violation]) -> None:
+def _check_rails(fabric: Fabric, generated: dict, out: list[Violation]) -> None:
     """Rail-optimized: every NIC link of a server goes to a leaf of the server's SU, one leaf
-    per rail and plane."""
+    per rail and plane (of each compute tray, on a rack-scale system: its port
+    ``(tray * rails + rail) * planes + plane``, :mod:`planner.domain.canvas.racks`)."""
     role = fabric.node_role
     nic = np.flatnonzero(role[fabric.link_a] == ROLE["server"])
     a, b = fabric.link_a[nic], fabric.link_b[nic]
     wrong_su = fabric.node_su[b] != fabric.node_su[a]
-    key = np.stack([a, fabric.node_rail[b], fabric.node_plane[b]], axis=1)
+    tray = np.zeros(nic.size, dtype=np.int64)
+    if _trays(fabric, generated) > 1 and generated.get("rails"):
+        per_tray = int(generated["rails"]) * int(generated.get("planes") or 1)
+        tray = fabric.link_a_port[nic].astype(np.int64) // per_tray
+    key = np.stack([a, tray, fabric.node_rail[b], fabric.node_plane[b]], axis=1)
     _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
     doubled = np.zeros(nic.size, dtype=bool)
     doubled[first[counts > 1]] = True

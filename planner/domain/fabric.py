@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from planner.domain.settings import FabricSettings
+
 ROLES = ("server", "manager", "leaf", "spine", "core")
 ROLE = {name: code for code, name in enumerate(ROLES)}
 TIER_NAMES = ("server-leaf", "leaf-spine", "spine-core")
@@ -60,8 +62,10 @@ class Fabric:
     link_tier: np.ndarray = field(default_factory=lambda: _empty(np.int8))
     link_plane: np.ndarray = field(default_factory=lambda: _empty(np.int16))
     link_speed_gbps: np.ndarray = field(default_factory=lambda: _empty(np.int32))
-    # facts about the build, for the summary
+    # facts measured on the nodes and links, for the summary
     info: dict = field(default_factory=dict)
+    # what the design asks for (transport, layout, networks ...; planner.domain.settings)
+    settings: FabricSettings = field(default_factory=FabricSettings)
     # layout (rack index and lowest RU per node; racks described in ``racks``)
     racks: list[dict] = field(default_factory=list)
     node_rack: np.ndarray | None = None
@@ -129,10 +133,10 @@ class Fabric:
     def link_campus(self) -> np.ndarray:
         """Per link: do its two ends stand in different buildings of a campus?
 
-        All false for a one-hall design (no ``info["campus"]``) or before the layout.
+        All false for a one-hall design (no ``settings.campus``) or before the layout.
         """
         out = np.zeros(self.link_count, dtype=bool)
-        campus = self.info.get("campus") or {}
+        campus = self.settings.campus or {}
         if int(campus.get("buildings") or 1) < 2 or self.node_rack is None or not self.racks:
             return out
         building = np.fromiter(
@@ -157,10 +161,11 @@ class Fabric:
     def to_dict(self) -> dict:
         """Plain, JSON-ready columns (lists); :meth:`from_dict` reverses it."""
         data = {
-            "format": 1,
+            "format": 2,
             "models": self.models,
             "parts": self.parts,
             "info": self.info,
+            "settings": self.settings.to_dict(),
             "racks": self.racks,
             "node_name": self.node_name,
         }
@@ -176,11 +181,20 @@ class Fabric:
 
     @classmethod
     def from_dict(cls, data: dict) -> Fabric:
+        """The fabric of :meth:`to_dict`; one stored before its settings were kept apart
+        (format 1: settings as ``info`` keys) gets them upgraded
+        (:meth:`FabricSettings.from_info`)."""
+        info = dict(data.get("info") or {})
+        if "settings" in data:
+            settings = FabricSettings.from_dict(data["settings"])
+        else:
+            settings, info = FabricSettings.from_info(info)
         fabric = cls(
             models=list(data["models"]),
             node_name=list(data["node_name"]),
             parts=list(data.get("parts") or []),
-            info=dict(data.get("info") or {}),
+            info=info,
+            settings=settings,
             racks=list(data.get("racks") or []),
         )
         template = cls()
@@ -276,8 +290,13 @@ class FabricBuilder:
             }
         )
 
-    def build(self, info: dict) -> Fabric:
-        fabric = Fabric(models=self.models, node_name=self.names, info=info)
+    def build(self, info: dict, settings: FabricSettings | None = None) -> Fabric:
+        fabric = Fabric(
+            models=self.models,
+            node_name=self.names,
+            info=info,
+            settings=settings or FabricSettings(),
+        )
         for chunks, columns in (
             (self._node_chunks, Fabric.NODE_COLUMNS[:8]),
             (self._link_chunks, Fabric.LINK_COLUMNS[:7]),

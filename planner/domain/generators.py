@@ -26,6 +26,7 @@ import numpy as np
 from inventory.library.vocab import GPU_SERVER_KINDS
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import Fabric, FabricBuilder, FabricError
+from planner.domain.settings import FabricSettings
 from planner.domain.spec import DesignSpec
 
 Progress = Callable[[int, int], None] | None
@@ -224,7 +225,6 @@ def generate_topology(
         "gpus": connected,
         "gpus_unconnected": servers * gpus_per_server - connected,
         "rails": rails,
-        "planes": spec.planes,
         "speed_gbps": speed,
         "uplink_speed_gbps": up_speed,
         "server_port_speed_gbps": port_speed,
@@ -241,15 +241,19 @@ def generate_topology(
             },
         },
         "radix": {"leaf": switches.r_leaf, "spine": switches.r_spine, "core": switches.r_core},
-        **plan,
+        **{key: value for key, value in plan.items() if key != "growth"},
     }
+    rack_system = None
     if server.is_rack_system:
-        info["rack_system"] = {
+        rack_system = {
             "model": server.slug,
             "compute_trays": trays,
             "gpus_per_tray": gpus_per_server // trays,
             "nics_per_tray": nics,
         }
+    settings = FabricSettings(
+        planes=spec.planes, rack_system=rack_system, growth=plan.get("growth")
+    )
     for plane in range(spec.planes):
         namer = _Namer(spec, plane)
         if spec.topology == "fat-tree":
@@ -260,7 +264,7 @@ def generate_topology(
             )
         if on_progress:
             on_progress(plane + 1, spec.planes)
-    fabric = builder.build(info)
+    fabric = builder.build(info, settings)
     if len(set(fabric.node_name)) != fabric.node_count:
         raise FabricError(
             "node names are not unique; include {index} (and the tier's fields) "

@@ -13,7 +13,7 @@ Racks and rows
       the server (DGX-B300, ...), ``layout.servers_per_rack`` or a rack's ``power_kw`` (with
       the server's power known) decides the count, else the published per-rack figure
       (``systems_per_rack`` in the catalog, e.g. NVIDIA's four DGX B300 per rack), else one
-      per rack; each such choice is listed in ``info["assumptions"]`` with its source or
+      per rack; each such choice is listed in ``settings.assumptions`` with its source or
       "assumed", so counts never wait on a height. A server or switch whose height is
       unknown stacks as 1 U (noted in ``info["layout_notes"]``).
     - Servers fill racks in node order; a rack holds servers of one block only.
@@ -33,7 +33,7 @@ Racks and rows
       is wider). An explicit value is used as given. The limit keeps big halls deeper than
       wide: 12,500 DGX-B300 in 19-rack SUs get 57-rack rows (34 m) and 67 rows (201 m;
       each pod's spine racks take a row of their own when the pod fills its last row).
-      ``info["layout"]`` records ``racks_per_row`` and ``racks_per_row_auto``.
+      ``settings.layout`` records ``racks_per_row`` and ``racks_per_row_auto``.
     - Network racks hold at most ``layout.switches_per_network_rack`` switches, as RU allow
       (usable RU // the tallest switch of the tier), each rack switches of one tier.
     - Three tiers (leaf-spine-core and fat-tree): a pod is the leaves whose uplinks all go to
@@ -65,7 +65,7 @@ Cable runs
       device's lowest unit, rack height = ``rack_units * 0.04445``), plus ``slack_m``.
     - Within a rack: ``|RU_a - RU_b| * 0.04445 + 0.5`` m, no tray, no slack.
     - Lengths are rounded up to 0.1 m.
-    - ``info["layout"]`` keeps the four distances (``rack_width_m``, ``row_pitch_m``,
+    - ``settings.layout`` keeps the four distances (``rack_width_m``, ``row_pitch_m``,
       ``tray_height_m``, ``slack_m``) so that the cluster networks' runs
       (:mod:`planner.domain.networks.lengths`) follow the same rule; a design stored before
       they were kept reads the :class:`~planner.domain.spec.Layout` defaults
@@ -75,6 +75,7 @@ Cable runs
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -89,7 +90,7 @@ IN_RACK_EXTRA_M = 0.5
 AUTO_BLOCK_RACKS = 4  # Clos/fat-tree server racks per block when racks_per_row is automatic
 AUTO_MIN_RACKS_PER_ROW = 10
 MAX_RACKS_PER_ROW = 64  # the schema's maximum for layout.racks_per_row
-#: The spec's layout distances the run rule uses, kept in ``info["layout"]``.
+#: The spec's layout distances the run rule uses, kept in ``settings.layout``.
 DISTANCE_FIELDS = ("rack_width_m", "row_pitch_m", "tray_height_m", "slack_m")
 
 
@@ -434,11 +435,11 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         )
     if campus is not None:
         campus_info["entrance_x_m"] = round(racks_per_row * layout.rack_width_m / 2, 3)
-        fabric.info["campus"] = campus_info
     else:
-        fabric.info.pop("campus", None)
+        campus_info = None
+    fabric.settings = replace(fabric.settings, campus=campus_info)
     fabric.link_length_m = link_lengths(fabric, layout, fabric.link_a, fabric.link_b)
-    fabric.info["layout"] = {
+    layout_settings = {
         "rack": rack_slug,
         "rack_units": rack_units,
         "usable_rack_units": usable,
@@ -450,8 +451,10 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
         # the run rule's distances, for the cluster networks' runs (layout_distances)
         **{name: float(getattr(layout, name)) for name in DISTANCE_FIELDS},
     }
+    fabric.settings = replace(
+        fabric.settings, layout=layout_settings, assumptions=tuple(assumptions)
+    )
     fabric.info["layout_notes"] = sorted(set(notes))
-    fabric.info["assumptions"] = assumptions
 
 
 def _upper_placement(fabric: Fabric, spec: DesignSpec, blocks, spines: np.ndarray):
@@ -559,7 +562,7 @@ def _clean_cuts(fabric: Fabric, blocks, pod_spines) -> np.ndarray:
 
 def _place_campus(fabric, campus, blocks, cuts, placer, place_block, middle, notes) -> dict:
     """Place the blocks building by building and each building's share of the top tier
-    (:mod:`planner.domain.campus`); returns what ``fabric.info["campus"]`` keeps.
+    (:mod:`planner.domain.campus`); returns what ``fabric.settings.campus`` keeps.
 
     ``cuts`` is ``(ends, clean)``: the blocks holding a pod's last leaf (where a building's
     share of the top tier may follow) and those after which a building may end
@@ -695,7 +698,7 @@ def _place_managers(fabric: Fabric, placer: _Placer, usable: int, notes: list[st
 
 
 def layout_distances(info: dict | None) -> Layout:
-    """The run rule's distances kept in ``fabric.info["layout"]`` as a :class:`Layout`.
+    """The run rule's distances kept in ``fabric.settings.layout`` as a :class:`Layout`.
 
     A design stored before they were kept (or a value that is not a number) reads the
     :class:`Layout` default of that field.
@@ -748,7 +751,7 @@ def run_lengths_m(
 def link_lengths(fabric: Fabric, layout: Layout, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cable run in metres between nodes ``a[i]`` and ``b[i]`` (placed), rounded up to 0.1 m.
 
-    On a campus (``fabric.info["campus"]``), a run between two buildings is each end's run
+    On a campus (``fabric.settings.campus``), a run between two buildings is each end's run
     to its hall's fiber entrance (:func:`entrance_runs_m`), plus ``entrance_m`` at each end,
     plus the distance between the buildings (:mod:`planner.domain.campus`).
 
@@ -772,7 +775,7 @@ def link_lengths(fabric: Fabric, layout: Layout, a: np.ndarray, b: np.ndarray) -
         ru_b=fabric.node_ru[b],
         same_rack=same_rack,
     )
-    campus = fabric.info.get("campus") or {}
+    campus = fabric.settings.campus or {}
     cross = building[rack_a] != building[rack_b]
     if campus and cross.any():
         ra, rb = rack_a[cross], rack_b[cross]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import Fabric
@@ -26,12 +27,15 @@ def build_fabric(
 
     A spec with a ``networks`` block also gets its other networks (storage, in-band, OOB,
     converged; :func:`planner.domain.networks.cluster_networks`), sized from the laid-out
-    fabric and stored as ``fabric.info["networks"]``; the links sized without a part get
+    fabric and stored as ``fabric.settings.networks``; the links sized without a part get
     their media by length (:mod:`planner.domain.networks.media`).
 
-    The fabric's transport (the spec's ``transport`` block over the defaults of its switch
-    and NIC profiles; :func:`planner.domain.transport.resolve.resolve_transport`) is stored as
-    ``fabric.info["transport"]``.
+    The design's settings are built here, once, as ``fabric.settings``
+    (:class:`~planner.domain.settings.FabricSettings`): the generator's planes, rack-scale
+    system and growth, the layout, campus and assumptions, the transport (the spec's
+    ``transport`` block over the defaults of its switch and NIC profiles;
+    :func:`planner.domain.transport.resolve.resolve_transport`), the power feeds, the
+    optical margin, the structured cabling and the networks.
 
     ``on_progress(done, total)`` is called after each of the three steps; ``price_of(slug)``
     is a unit price in one currency, or None for an unpriced part.
@@ -52,11 +56,15 @@ def build_fabric(
             on_progress(done, STEPS)
 
     fabric = generate_topology(spec, facts)
-    fabric.info["transport"] = resolve_transport(spec.transport, fabric, facts).as_dict()
+    fabric.settings = replace(
+        fabric.settings,
+        transport=resolve_transport(spec.transport, fabric, facts),
+        # the racks' power feeds, for the failure domains (analyses.resilience)
+        power_feeds=dict(spec.power) if spec.power else None,
+        optical_margin_min_db=float(spec.optical_margin_min_db),
+    )
     progress(1)
     assign_layout(fabric, spec, facts)
-    if spec.power:  # the racks' power feeds, for the failure domains (analyses.resilience)
-        fabric.info["power_feeds"] = dict(spec.power)
     progress(2)
     assign_media(fabric, spec, facts, price_of=price_of)
     if spec.structured:
@@ -66,25 +74,25 @@ def build_fabric(
         from planner.domain.networks.media import choose_network_media, needs_media
 
         cluster = cluster_networks(spec, fabric, facts)
-        fabric.info["networks"] = cluster.as_dict()
+        fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
         if needs_media(cluster):  # media by length: their links' runs are needed
             from planner.domain.networks.elements import cluster_elements
 
             elements = cluster_elements(fabric, facts)
             cluster = choose_network_media(cluster, elements, facts, price_of=price_of)
-            fabric.info["networks"] = cluster.as_dict()
+            fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
     progress(3)
     return fabric
 
 
 def _structured(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None:
-    """A spec that cables some tier through patch panels: keep its ``cabling`` block, what the
-    plan reads of the parts, and the plan's counts in ``fabric.info``
-    (:mod:`planner.domain.physical.structured`)."""
+    """A spec that cables some tier through patch panels: keep its ``cabling`` block in
+    ``fabric.settings``, what the plan reads of the parts and the plan's counts in
+    ``fabric.info["structured"]`` (:mod:`planner.domain.physical.structured`)."""
     from planner.domain.physical.structured import part_summary, plan_structured
 
     cabling = {tier: choice.as_spec() for tier, choice in spec.cabling.items()}
-    fabric.info["cabling"] = cabling
+    fabric.settings = replace(fabric.settings, cabling=cabling)
     fabric.info["structured"] = {"parts": part_summary(fabric, facts)}
     plan = plan_structured(fabric, cabling, facts)
     fabric.info["structured"].update(

@@ -104,14 +104,14 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         "gpus": int(info.get("gpus", 0)),
         "servers": int((roles == ROLE["server"]).sum()),
         "rails": info.get("rails"),
-        "planes": info.get("planes", 1),
+        "planes": fabric.settings.planes,
         "tiers": tier_count,
         "speed_gbps": info.get("speed_gbps"),
         "switches": switches,
         "switches_total": sum(switches.values()),
         "switches_by_model": by_model,
         "links": links,
-        "reserved_leaf_ports": int(info.get("reserved_leaf_ports", 0)) * int(info.get("planes", 1)),
+        "reserved_leaf_ports": int(info.get("reserved_leaf_ports", 0)) * fabric.settings.planes,
         "capacity_gbps": capacity,
         "bisection_gbps": min(present) / 2 if present else 0,
         "oversubscription": dict(info.get("oversubscription") or {}),
@@ -128,13 +128,13 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         "uplink_speed_gbps": info.get("uplink_speed_gbps", info.get("speed_gbps")),
         "links_per_plane": _links_per_plane(fabric),
         "physical_ports": _physical_ports(fabric, capacity),
-        "assumptions": list(info.get("assumptions") or []),
+        "assumptions": list(fabric.settings.assumptions),
     }
     for key in ("rack_system", "growth"):
-        if info.get(key):
-            summary[key] = info[key]
-    if info.get("networks"):
-        summary["networks"] = copy.deepcopy(info["networks"])
+        if getattr(fabric.settings, key):
+            summary[key] = copy.deepcopy(getattr(fabric.settings, key))
+    if fabric.settings.networks:
+        summary["networks"] = copy.deepcopy(fabric.settings.networks)
     if fabric.link_a_part is not None:
         _media_counts(fabric, summary)
     campus = fabric.link_campus()
@@ -150,7 +150,7 @@ def _campus_summary(fabric: Fabric, campus: np.ndarray, summary: dict) -> None:
     ``links_per_plane`` count them under ``campus`` and no longer under the tier they belong
     to in the topology; ``summary["campus"]`` holds the buildings, the run lengths and the
     transceivers and fibers of those links (modules counted per cage, first link wins)."""
-    info = fabric.info.get("campus") or {}
+    info = fabric.settings.campus or {}
     crossing = TIER_NAMES[int(np.bincount(fabric.link_tier[campus]).argmax())]
     summary["links"][crossing] -= int(campus.sum())
     summary["links"][CAMPUS_TIER] = int(campus.sum())

@@ -148,7 +148,7 @@ def export_chunks(
     The telemetry exports (:data:`TELEMETRY_DOWNLOADS`) take ``utilization``, a flow
     simulation's per-tier load (``{tier: {mean, max}}``), when one is known.
 
-    A design with networks (``fabric.info["networks"]``) has them in every export
+    A design with networks (``fabric.settings.networks``) has them in every export
     (:mod:`planner.domain.outputs.exports`); ``elements``, their devices and links when
     already built (:func:`planner.domain.outputs.network_elements`), saves building them
     again.

@@ -476,16 +476,16 @@ def _check_whatif(parameters: dict, design_revision) -> None:
 def design_transport_defaults(design_revision):
     """The routing and flow control the revision's transport settings give
     (:func:`planner.analyses.scenario.transport_defaults`), read from the head of its stored
-    fabric (:func:`planner.designs.selectors.revision_fabric_info`)."""
+    fabric (:func:`planner.designs.selectors.revision_fabric_settings`)."""
     import zlib
 
     from planner.analyses.scenario import transport_defaults
-    from planner.designs.selectors import revision_fabric_info
+    from planner.designs.selectors import revision_fabric_settings
 
     try:
-        return transport_defaults(revision_fabric_info(design_revision))
+        return transport_defaults(revision_fabric_settings(design_revision).transport)
     except (ValueError, KeyError, TypeError, zlib.error):  # unreadable: as with no settings
-        return transport_defaults({})
+        return transport_defaults(None)
 
 
 def _check_simulate(parameters: dict, design_revision) -> None:

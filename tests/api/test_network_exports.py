@@ -66,7 +66,7 @@ def test_p2p_avd_and_json_of_a_cluster(api_client, cluster):
     avd = _rows(api_client.get(_url(cluster, "avd")))
     assert {r["Fabric"] for r in avd} == {"inband", "oob"}
     document = json.loads(_body(api_client.get(_url(cluster, "json"))))
-    assert set(document["topology"]["info"]["networks"]) >= {"storage", "inband", "oob"}
+    assert set(document["topology"]["settings"]["networks"]) >= {"storage", "inband", "oob"}
     names = {d["name"] for d in document["network_elements"]["devices"]}
     assert {"stor-leaf-01", "inb-core-01", "oob-01"} <= names
 

@@ -199,15 +199,16 @@ def test_a_job_without_routing_follows_the_design_transport(logged_in_client, us
 
     from planner.analyses.flow import ROUTING_LABELS
     from planner.analyses.scenario import transport_defaults
-    from planner.designs.adapters import fabric_info
+    from planner.designs.adapters import fabric_settings
     from planner.designs.models import DesignRevision
-    from planner.designs.selectors import revision_fabric_info
+    from planner.designs.selectors import revision_fabric_settings
     from simulation.models import Job
 
-    info = fabric_info(revision.topology)
+    settings = fabric_settings(revision.topology)
     deferred = DesignRevision.objects.defer("topology").get(pk=revision.pk)
-    assert revision_fabric_info(deferred) == info and "topology" in deferred.get_deferred_fields()
-    expected = transport_defaults(info).routing
+    assert revision_fabric_settings(deferred) == settings
+    assert "topology" in deferred.get_deferred_fields()
+    expected = transport_defaults(settings.transport).routing
     page = logged_in_client.get(reverse("planner:design-detail", args=[revision.design_id]))
     assert f"Design's: {ROUTING_LABELS[expected]}</option>" in page.content.decode()
     logged_in_client.post(

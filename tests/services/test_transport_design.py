@@ -29,4 +29,4 @@ def test_transport_reaches_the_stored_fabric(seed_catalog, user):
     design = design_create(owner=user, spec_document={**SPEC, "transport": {"mtu_b": 9216}})
     revision = design.revisions.get(number=1)
     assert revision.spec["transport"] == {"mtu_b": 9216}
-    assert fabric_unpack(revision.topology).info["transport"]["roce"]["mtu_b"] == 9216
+    assert fabric_unpack(revision.topology).settings.transport.roce.mtu_b == 9216

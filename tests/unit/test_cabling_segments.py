@@ -59,7 +59,7 @@ def _rows(text):
 
 
 def test_each_link_through_panels_lists_its_segments(one_su, facts, text):
-    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    plan = plan_structured(one_su, one_su.settings.cabling, facts)
     rows = _rows(text)
     assert next(csv.reader(io.StringIO(text))) == [*CABLING_COLUMNS, *SEGMENT_COLUMNS]
     links = [r for r in rows if not r["segment"]]
@@ -122,7 +122,7 @@ def test_segment_labels_and_lengths_agree_with_the_channels_and_the_bom(one_su, 
     assert max(ends.values()) == 1
     assert len({r["label"] for r in trunks}) == len(trunks)
     # the three runs add up to the channel's fibre (0.1 m: the plan writes what it ordered)
-    channels = structured_channels(one_su, one_su.info["cabling"], facts)
+    channels = structured_channels(one_su, one_su.settings.cabling, facts)
     labels = {r["label"]: i for i, r in enumerate(r for r in rows if not r["segment"])}
     runs: dict[str, float] = {}
     for r in segments:
@@ -142,7 +142,7 @@ def test_segment_labels_and_lengths_agree_with_the_channels_and_the_bom(one_su, 
         for line in fibers
         if line.part.startswith("TRUNK-")
     }
-    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    plan = plan_structured(one_su, one_su.settings.cabling, facts)
     by_trunk = {r["label"].split(".")[0]: (r["cable_part"], float(r["length_m"])) for r in trunks}
     assert len(by_trunk) == len(plan.trunks)
     assert Counter(by_trunk.values()) == trunk_lines

@@ -69,7 +69,7 @@ def test_units_are_shared_out_and_the_top_tier_stands_in_the_core_building(campu
     assert su_building == {0: {0}, 1: {1}}  # an SU never straddles two buildings
     assert set(node_building[fabric.nodes_with_role("spine")]) == {0}  # core_building 1
     assert all(r["name"].startswith(f"B{r['building'] + 1}-R") for r in fabric.racks)
-    info = fabric.info["campus"]
+    info = fabric.settings.campus
     assert info["servers_per_building"] == [64, 64] and info["crossing_tier"] == "leaf-spine"
 
 
@@ -83,7 +83,7 @@ def test_runs_between_buildings_take_the_distance(campus_fabric):
     ends = []
     for node in (fabric.link_a[link], fabric.link_b[link]):
         rack = fabric.racks[fabric.node_rack[node]]
-        x = fabric.info["campus"]["entrance_x_m"]
+        x = fabric.settings.campus["entrance_x_m"]
         ends.append(
             float(
                 entrance_runs_m(
@@ -186,7 +186,7 @@ def test_by_plane_puts_each_planes_top_tier_in_its_own_building(facts):
     building = np.array([r.get("building", 0) for r in fabric.racks])
     spines = fabric.nodes_with_role("spine")
     assert np.array_equal(building[fabric.node_rack[spines]], fabric.node_plane[spines])
-    assert fabric.info["campus"]["top_tier_buildings"] == [1, 2]
+    assert fabric.settings.campus["top_tier_buildings"] == [1, 2]
     # each SU crosses to the other building in one plane only: half the leaf-spine links
     assert fabric.link_campus().sum() == 1024 and (fabric.link_tier == 1).sum() == 2048
 
@@ -224,7 +224,7 @@ def test_a_building_ends_only_where_no_lower_tier_link_crosses(facts):
     fabric = build_fabric(parse_spec(document), facts)
     campus = fabric.link_campus()
     assert campus.any() and set(fabric.link_tier[campus].tolist()) == {2}  # spine-core only
-    info = fabric.info["campus"]
+    info = fabric.settings.campus
     assert info["servers_per_building"] == [1296, 752, 0] and info["core_building"] == 2
     assert any("building(s) 3 hold no servers" in n for n in fabric.info["layout_notes"])
     assert fabric.link_length_m[~campus].max() < 100

@@ -5,6 +5,8 @@ the design's transport as the default, and how jobs and pages name them. Pure: n
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
@@ -21,6 +23,7 @@ from planner.analyses.flow import (
 )
 from planner.analyses.scenario import run_scenario, transport_defaults
 from planner.analyses.traffic import incast
+from planner.domain.transport import transport_from_dict
 from tests.unit.test_flow import toy_fabric
 
 C = 400e9  # every toy link, bit/s
@@ -211,6 +214,10 @@ def _roce(**given) -> dict:
     return {"transport": "roce", "roce": {"pfc_mode": "lossless", **given}}
 
 
+def _with_roce(fabric, **given) -> None:
+    fabric.settings = replace(fabric.settings, transport=transport_from_dict(_roce(**given)))
+
+
 @pytest.mark.parametrize(
     ("transport", "routing", "flow_control"),
     [
@@ -248,13 +255,13 @@ def _roce(**given) -> dict:
     ],
 )
 def test_the_default_routing_follows_the_transport(transport, routing, flow_control):
-    defaults = transport_defaults({"transport": transport} if transport else {})
+    defaults = transport_defaults(transport_from_dict(transport) if transport else None)
     assert (defaults.routing, defaults.flow_control) == (routing, flow_control)
 
 
 def test_a_scenario_takes_the_design_transport_and_reports_the_congestion():
     fabric = toy_fabric(servers_per_pod=4, leaves_per_pod=2, spines_per_pod=2)
-    fabric.info["transport"] = _roce(load_balancing="adaptive", pfc_mode="lossy")
+    _with_roce(fabric, load_balancing="adaptive", pfc_mode="lossy")
     out = run_scenario(fabric, traffic="incast", size_bytes=GB)
     assert out["routing"] == "spraying"
     congestion = out["congestion"]
@@ -318,14 +325,14 @@ def test_a_job_without_routing_gets_the_design_transport():
     from simulation.jobs.kinds import _check_simulate, _clean_simulate
 
     fabric = toy_fabric(servers_per_pod=4, spines_per_pod=2)
-    fabric.info["transport"] = _roce(load_balancing="flowlet")
+    _with_roce(fabric, load_balancing="flowlet")
     parameters = _clean_simulate({"traffic": "permutation"})
     _check_simulate(parameters, _Revision(fabric_pack(fabric)))
     assert parameters["routing"] == "flowlet"
     plain = _clean_simulate({"traffic": "permutation", "seeds": 3})
     _check_simulate(plain, _Revision(fabric_pack(toy_fabric())))  # no transport: ecmp
     assert plain["routing"] == "ecmp"
-    fabric.info["transport"] = _roce(load_balancing="adaptive")
+    _with_roce(fabric, load_balancing="adaptive")
     monte_carlo = _clean_simulate({"traffic": "permutation", "seeds": 3})
     with pytest.raises(ValidationError, match="seeds"):  # spraying has no hash to vary
         _check_simulate(monte_carlo, _Revision(fabric_pack(fabric)))

@@ -174,7 +174,7 @@ def test_every_gpu_reaches_every_other(case):
     graph.add_nodes_from(range(fabric.node_count))
     graph.add_edges_from(zip(fabric.link_a.tolist(), fabric.link_b.tolist(), strict=True))
     servers = fabric.nodes_with_role("server")
-    for plane in range(fabric.info["planes"]):
+    for plane in range(fabric.settings.planes):
         mask = fabric.link_plane == plane
         sub = nx.Graph()
         sub.add_edges_from(
@@ -184,7 +184,7 @@ def test_every_gpu_reaches_every_other(case):
         assert set(servers.tolist()) <= component, f"plane {plane} is split"
     # Each server uses every rail in every plane.
     server_links = Counter(fabric.link_a[fabric.link_tier == TIER["server-leaf"]].tolist())
-    per_server = fabric.info["rails"] * fabric.info["planes"]
+    per_server = fabric.info["rails"] * fabric.settings.planes
     assert all(server_links[int(s)] == per_server for s in servers)
 
 

@@ -46,7 +46,7 @@ def test_servers_per_rack_respected(facts):
     fabric, _ = _laid_out(facts, layout={"servers_per_rack": 4})
     counts = _servers_per_rack(fabric)
     assert counts.max() == 4
-    assert fabric.info["layout"]["servers_per_rack"] == 4
+    assert fabric.settings.layout["servers_per_rack"] == 4
     # 32 servers per SU in 8 racks; the last SU has 31.
     assert sorted(counts[counts > 0].tolist()) == [3] + [4] * 31
     servers = fabric.nodes_with_role("server")
@@ -56,9 +56,9 @@ def test_servers_per_rack_respected(facts):
 
 def test_servers_per_rack_from_ru_and_rack_power(facts):
     fabric, _ = _laid_out(facts)
-    assert fabric.info["layout"]["servers_per_rack"] == 5  # (48 - 2) U // 8 U
+    assert fabric.settings.layout["servers_per_rack"] == 5  # (48 - 2) U // 8 U
     fabric, _ = _laid_out(facts, layout={"rack": "DGX-H100-SuperPOD-rack"})
-    assert fabric.info["layout"]["servers_per_rack"] == 4  # 40.8 kW // 10.2 kW
+    assert fabric.settings.layout["servers_per_rack"] == 4  # 40.8 kW // 10.2 kW
     assert max(r["power_w"] for r in fabric.racks if r["kind"] == "server") == 40800
 
 
@@ -199,7 +199,7 @@ def test_clos_blocks_and_unknown_heights(facts):
     assert (rows[fabric.node_rack[first[leaves]]] == rows[fabric.node_rack[leaves]]).all()
     per_row = np.bincount(rows)
     assert spec.layout.racks_per_row is None  # automatic
-    assert per_row.max() <= fabric.info["layout"]["racks_per_row"]
+    assert per_row.max() <= fabric.settings.layout["racks_per_row"]
 
 
 def test_large_layout_gives_every_link_a_length(facts):
@@ -255,7 +255,7 @@ def test_8000_h100_three_tiers_fit_single_mode_reach(facts, h100_8000):
     # Automatic rows: 2,189 racks in 64-rack rows (eight 8-rack SUs), 37 rows (111 m x 38 m).
     # A pod is 4 SUs (32 racks) and its 2 spine racks along a row: leaf-spine runs reach
     # ~37 m (~20 m in 10-rack rows; ~760 m with every spine after the servers).
-    assert fabric.info["layout"]["racks_per_row"] == 64
+    assert fabric.settings.layout["racks_per_row"] == 64
     assert lengths["leaf-spine"] < 45
     # The cores sit in the middle of the 37 rows: the longest spine-core run is 97.4 m
     # (408 m in 257 rows of 10 racks, 560 m+ for 12,500 DGX-B300).
@@ -352,8 +352,8 @@ def test_unknown_server_height_never_blocks_the_build(facts):
     )
     fabric = generate_topology(spec, bare)
     assign_layout(fabric, spec, bare)
-    assert fabric.info["layout"]["servers_per_rack"] == 1
-    (assumption,) = fabric.info["assumptions"]
+    assert fabric.settings.layout["servers_per_rack"] == 1
+    (assumption,) = fabric.settings.assumptions
     assert assumption["field"] == "layout.servers_per_rack" and assumption["value"] == 1
     assert assumption["source"].startswith("assumed")
     # The catalog's published figure (NVIDIA's B300 XDR RA: four per rack): used, and named
@@ -361,23 +361,23 @@ def test_unknown_server_height_never_blocks_the_build(facts):
     assert model.systems_per_rack == 4
     fabric = generate_topology(spec, facts)
     assign_layout(fabric, spec, facts)
-    assert fabric.info["layout"]["servers_per_rack"] == 4
-    source = fabric.info["assumptions"][0]["source"]
+    assert fabric.settings.layout["servers_per_rack"] == 4
+    source = fabric.settings.assumptions[0]["source"]
     assert source.startswith("published") and "four DGX B300 fit within a single rack" in source
-    assert summarize(fabric)["assumptions"] == fabric.info["assumptions"]
+    assert summarize(fabric)["assumptions"] == list(fabric.settings.assumptions)
     # A rack with power_kw decides it: 56 kW // 14.5 kW, and nothing is assumed.
     spec = parse_spec({**document, "layout": {"rack": "DGX-B300-rack"}})
     assign_layout(fabric, spec, facts)
-    assert fabric.info["layout"]["servers_per_rack"] == 3
-    assert fabric.info["assumptions"] == []
+    assert fabric.settings.layout["servers_per_rack"] == 3
+    assert fabric.settings.assumptions == ()
     # With the catalog's height (10 U): four fit the 46 U usable, nothing is assumed, and
     # the servers stack 10 U apart.
     assert known.devices["DGX-B300"].rack_units == 10
     spec = parse_spec(document)
     fabric = generate_topology(spec, known)
     assign_layout(fabric, spec, known)
-    assert fabric.info["layout"]["servers_per_rack"] == 4
-    assert fabric.info["assumptions"] == []
+    assert fabric.settings.layout["servers_per_rack"] == 4
+    assert fabric.settings.assumptions == ()
     servers = fabric.nodes_with_role("server")
     first = servers[fabric.node_rack[servers] == fabric.node_rack[servers[0]]]
     assert fabric.node_ru[first].tolist() == [1, 11, 21, 31]
@@ -406,7 +406,7 @@ B300_12500 = {
 
 def _hall(fabric, spec):
     """(depth, width) in metres: rows x row pitch, racks per row x rack width."""
-    info = fabric.info["layout"]
+    info = fabric.settings.layout
     return info["rows"] * spec.layout.row_pitch_m, info["racks_per_row"] * spec.layout.rack_width_m
 
 
@@ -425,7 +425,7 @@ def test_12500_b300_with_four_per_rack_builds(facts):
     assert (fabric.link_cable_part >= 0).all()
     assert fabric.link_length_m.max() < 200
     assert servers.size == 12500
-    info = fabric.info["layout"]
+    info = fabric.settings.layout
     assert (info["racks_per_row"], info["racks_per_row_auto"]) == (57, True)
     assert not any("wraps" in note for note in fabric.info["layout_notes"])
     depth, width = _hall(fabric, spec)
@@ -438,7 +438,7 @@ def test_auto_rows_make_a_near_square_hall(facts):
     spec = parse_spec({**H100_8000, "servers": 1000})
     fabric = generate_topology(spec, facts)
     assign_layout(fabric, spec, facts)
-    assert fabric.info["layout"]["racks_per_row"] == 40
+    assert fabric.settings.layout["racks_per_row"] == 40
     depth, width = _hall(fabric, spec)
     assert 0.5 < depth / width < 2
     # Every SU (servers and leaves) sits in one row.
@@ -453,12 +453,12 @@ def test_auto_rows_make_a_near_square_hall(facts):
 def test_auto_rows_limits(facts):
     # A small hall still gets 10-rack rows (rounded up to whole 8-rack SUs: 16).
     fabric, _ = _laid_out(facts, servers=31)
-    assert fabric.info["layout"]["racks_per_row"] == 16
+    assert fabric.settings.layout["racks_per_row"] == 16
     # A block wider than 64 racks (a 72-server SU, one per rack): rows of 64; it wraps (noted).
     spec = parse_spec({**B300_12500, "servers": 144, "layout": {"servers_per_rack": 1}})
     fabric = generate_topology(spec, facts)
     assign_layout(fabric, spec, facts)
-    assert fabric.info["layout"]["racks_per_row"] == 64
+    assert fabric.settings.layout["racks_per_row"] == 64
     assert any("wraps" in note for note in fabric.info["layout_notes"])
 
 
@@ -469,7 +469,7 @@ def test_explicit_racks_per_row_is_honoured(facts):
     assert "racks_per_row" not in parse_spec(H100_8000).as_dict()["layout"]
     fabric = generate_topology(spec, facts)
     assign_layout(fabric, spec, facts)
-    info = fabric.info["layout"]
+    info = fabric.settings.layout
     assert (info["racks_per_row"], info["racks_per_row_auto"], info["rows"]) == (10, False, 257)
     assert np.bincount(_rows(fabric)).max() == 10
     # 257 rows: the cores in the middle, the longest spine-core run about half the hall.

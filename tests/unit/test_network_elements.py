@@ -74,7 +74,7 @@ def rack_scale(facts):
 def check_counts(fabric: Fabric, elements) -> None:
     """The invariants of the interface: links and cables per link group, switches per
     role and model, unique names, every link end a device."""
-    networks = fabric.info["networks"]
+    networks = fabric.settings.networks
     for name, network in networks.items():
         links = elements.links_of(name)
         by_group = defaultdict(list)
@@ -129,7 +129,7 @@ def test_every_port_is_used_once_and_switch_ports_match_the_counts(cluster):
         for device, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
             if port != "mgmt":
                 data[device] += 1
-    for name, network in fabric.info["networks"].items():
+    for name, network in fabric.settings.networks.items():
         for group in network["switch_groups"]:
             devices = [
                 d.name
@@ -168,7 +168,7 @@ def test_storage_transceivers_match_table_8(cluster):
     """RA Table 8: 369 switch-side twin-port transceivers (one per used cage with a fibre),
     254 node-side and 4 UFM-side."""
     fabric, elements = cluster
-    storage = fabric.info["networks"]["storage"]
+    storage = fabric.settings.networks["storage"]
     switch_part = storage["transceivers_by_side"]["switch"]
     (switch_optic,) = switch_part
     cages = set()
@@ -382,7 +382,7 @@ def test_oob_rack_groups_of_4_racks(b200):
         for link in links
         if link.group == "compute fabric switches"
     ]
-    assert len(rest) == fabric.info["networks"]["oob"]["managed_ports"]["compute fabric switches"]
+    assert len(rest) == fabric.settings.networks["oob"]["managed_ports"]["compute fabric switches"]
 
 
 def test_oob_two_switches_in_every_nvl72_rack(facts):

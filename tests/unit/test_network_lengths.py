@@ -66,7 +66,7 @@ def expected_run(fabric, elements, link, layout: Layout) -> float:
 def test_management_racks_take_a_centred_row_after_the_compute_rows(cluster):
     fabric, elements = cluster
     last_row = max(r["row"] for r in fabric.racks)
-    per_row = fabric.info["layout"]["racks_per_row"]
+    per_row = fabric.settings.layout["racks_per_row"]
     places = elements.rack_places
     assert [p.name for p in places] == list(elements.racks) and len(places) == 6  # RA: 6
     assert {p.row for p in places} == {last_row + 1}
@@ -81,7 +81,7 @@ def test_management_racks_take_a_centred_row_after_the_compute_rows(cluster):
 def test_more_management_racks_than_a_row_wrap_centred():
     racks = [{"row": 2, "position": p} for p in range(4)]
     places = management_rack_places(
-        {"layout": {"racks_per_row": 4, "rack_units": 42}}, racks, [f"M{k}" for k in range(6)]
+        {"racks_per_row": 4, "rack_units": 42}, racks, [f"M{k}" for k in range(6)]
     )
     assert [(p.row, p.position) for p in places] == [
         (3, 0),
@@ -105,7 +105,7 @@ def test_in_rack_oob_cat5e_runs_are_short(cluster):
         and devices[link.a_device].rack == devices[link.b_device].rack
     ]
     assert len(in_rack) > 20
-    rack_units = fabric.info["layout"]["rack_units"]
+    rack_units = fabric.settings.layout["rack_units"]
     for link in in_rack:
         a, b = devices[link.a_device], devices[link.b_device]
         ru_a, ru_b = a.ru or 1, b.ru or 1
@@ -172,7 +172,7 @@ def test_every_cat5e_run_of_the_4_su_cluster_is_within_100_m(cluster):
 def test_layout_distances_are_kept_and_old_designs_read_defaults(facts):
     spec = cluster_spec(slack_m=5.0, row_pitch_m=3.5)
     fabric = build_fabric(parse_spec(spec), facts)
-    kept = fabric.info["layout"]
+    kept = fabric.settings.layout
     assert (kept["slack_m"], kept["row_pitch_m"]) == (5.0, 3.5)
     assert layout_distances(kept) == Layout(slack_m=5.0, row_pitch_m=3.5)
     elements = cluster_elements(fabric, facts)
@@ -184,7 +184,7 @@ def test_layout_distances_are_kept_and_old_designs_read_defaults(facts):
     )
     # a design stored before the distances were kept: the Layout defaults
     for name in ("rack_width_m", "row_pitch_m", "tray_height_m", "slack_m"):
-        del fabric.info["layout"][name]
+        del fabric.settings.layout[name]  # the layout block is the design's own dict
     old = cluster_elements(fabric, facts)
     old_link = old.links[elements.links.index(link)]
     assert old_link.run_length_m == pytest.approx(expected_run(fabric, old, old_link, Layout()))

@@ -59,7 +59,7 @@ def built(ported):
 
 
 def _options(fabric, network, group):
-    found = next(g for g in fabric.info["networks"][network]["link_groups"] if g["name"] == group)
+    found = next(g for g in fabric.settings.networks[network]["link_groups"] if g["name"] == group)
     return found, [c for option in found["media_options"] for c in option["candidates"]]
 
 
@@ -83,7 +83,7 @@ def test_every_converged_node_and_spine_link_gets_parts_within_reach(built, port
         first = next(c for c in options if c["reach_m"] >= longest)
         assert {x.cable_part for x in links} == {first["cable"]}
     assert not any(
-        "Parts are not chosen" in c for c in fabric.info["networks"]["converged"]["conventions"]
+        "Parts are not chosen" in c for c in fabric.settings.networks["converged"]["conventions"]
     )
 
 
@@ -101,7 +101,7 @@ def test_short_runs_take_copper_long_runs_optics(built, ported):
         for x in elements.links
     ]
     devices = {d.name: d for d in elements.devices}
-    again = apply_network_media(links, fabric.info["networks"], devices, ported)
+    again = apply_network_media(links, fabric.settings.networks, devices, ported)
     node = [x for x in again if x.network == "converged" and x.group == "node-leaf"]
     short = [x for x in node if x.run_length_m == 1.0]
     long = [x for x in node if x.run_length_m != 1.0]
@@ -114,7 +114,7 @@ def test_short_runs_take_copper_long_runs_optics(built, ported):
 
 def test_oob_keeps_cat5e_and_says_why_its_uplinks_have_no_part(built):
     fabric, elements = built
-    oob = fabric.info["networks"]["oob"]
+    oob = fabric.settings.networks["oob"]
     for group in oob["link_groups"]:
         if group["speed_gbps"] == 1:
             assert group["cable"]["part"].startswith("Cat5e") and "media" not in group
@@ -176,7 +176,7 @@ def test_power_budget_counts_the_chosen_transceivers(built, ported):
 def test_a_node_port_without_a_cage_is_not_chosen_and_said(facts):
     """The seed's DGX-B300 lists no converged port: its links keep no part, saying why."""
     fabric = build_fabric(b300(), facts)
-    converged = fabric.info["networks"]["converged"]
+    converged = fabric.settings.networks["converged"]
     node = next(g for g in converged["link_groups"] if g["name"] == "node-leaf")
     assert node["cable"] is None and "media" not in node
     assert any(
@@ -189,7 +189,7 @@ def test_a_node_port_without_a_cage_is_not_chosen_and_said(facts):
 
 def test_runs_past_every_reach_are_refused_and_said(ported):
     fabric = build_fabric(b300(layout={"racks_per_row": 2, "row_pitch_m": 6.0}), ported)
-    converged = fabric.info["networks"]["converged"]
+    converged = fabric.settings.networks["converged"]
     node = next(g for g in converged["link_groups"] if g["name"] == "node-leaf")
     assert node["cable"] is None and node["media"] == []
     text = next(c for c in converged["conventions"] if c.startswith("converged node-leaf"))
@@ -199,7 +199,7 @@ def test_runs_past_every_reach_are_refused_and_said(ported):
 def test_runs_unknown_everywhere_are_not_guessed(ported):
     """Without management racks the converged switches have no rack, so no run is known."""
     fabric = build_fabric(b300(management_racks=0), ported)
-    converged = fabric.info["networks"]["converged"]
+    converged = fabric.settings.networks["converged"]
     node = next(g for g in converged["link_groups"] if g["name"] == "node-leaf")
     assert node["cable"] is None
     assert any("no run length is known" in c for c in converged["conventions"])

@@ -99,7 +99,7 @@ def test_oob_reproduces_table_8(cluster):
 
 def test_info_is_json_and_the_example_builds_the_same(cluster, facts):
     fabric, networks = cluster
-    assert json.loads(json.dumps(fabric.info["networks"])) == networks
+    assert json.loads(json.dumps(fabric.settings.networks)) == networks
     document = load_spec_text((EXAMPLES / "h100-superpod-4su-cluster.yaml").read_text())
     example = summarize(build_fabric(parse_spec(document), facts))["networks"]
     assert {n: v["cables_total"] for n, v in example.items()} == {
@@ -133,7 +133,7 @@ def test_without_networks_summary_and_bom_are_unchanged(cluster, facts):
     """The compute lines and summary keys of a spec with networks equal those without; a spec
     without networks has no ``networks`` in its info, summary or BOM."""
     plain = build_fabric(parse_spec(four_su()), facts)
-    assert "networks" not in plain.info
+    assert plain.settings.networks is None
     plain_summary = summarize(plain)
     assert "networks" not in plain_summary
     with_networks = summarize(cluster[0])

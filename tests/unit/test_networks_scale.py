@@ -116,7 +116,7 @@ def test_three_tier_elements_match_the_counts_and_use_each_port_once(networks, f
 
     fabric = build_fabric(spec(networks), facts)
     elements = cluster_elements(fabric, facts)
-    for name, plan in fabric.info["networks"].items():
+    for name, plan in fabric.settings.networks.items():
         if name == "management":
             continue
         built = Counter(link.group for link in elements.links_of(name))

@@ -183,7 +183,7 @@ def test_margin_threshold_is_the_designs(pod, facts):
     assert "optical-margin-low" not in validate_fabric(pod, facts).codes()
     strict = parse_spec({**MMF_POD, "optical_margin_min_db": 1.88})
     fabric = build_fabric(strict, facts)
-    assert fabric.info["optical_margin_min_db"] == 1.88
+    assert fabric.settings.optical_margin_min_db == 1.88
     low = validate_fabric(fabric, facts).by_code("optical-margin-low")
     budgets = compute_budgets(fabric, facts)
     expected = int((budgets.margin_db < 1.88).sum())

@@ -60,7 +60,7 @@ from planner.domain.outputs.config.opensm import opensm_chunks
 from planner.domain.outputs.config.sonic import sonic_config
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
-from planner.domain.transport import TransportSettings, pfc_xoff_bytes
+from planner.domain.transport import TransportSettings, pfc_xoff_bytes, transport_from_dict
 from planner.domain.transport.settings import default_infiniband, default_roce
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
@@ -361,11 +361,9 @@ def test_semi_lossless_is_refused_where_the_os_has_no_such_mode(spectrum, facts)
 
 
 def _with_transport(fabric, **roce):
-    info = dict(fabric.info)
-    stored = json.loads(json.dumps(info["transport"]))
+    stored = json.loads(json.dumps(fabric.settings.transport.as_dict()))
     stored["roce"].update(roce)
-    info["transport"] = stored
-    return replace(fabric, info=info)
+    return replace(fabric, settings=replace(fabric.settings, transport=transport_from_dict(stored)))
 
 
 # --- the intent ------------------------------------------------------------------------------

@@ -142,7 +142,7 @@ def test_netbox_cables_of_every_network_with_netbox_types(cluster, facts, elemen
     rows = _dicts(netbox_cable_lines(cluster, facts))
     network_rows = [r for r in rows if r["tags"] != "compute"]
     assert len(network_rows) == len(elements.links)
-    plans = cluster.info["networks"]
+    plans = cluster.settings.networks
     for network in ("storage", "inband", "oob"):
         expected = sum(group["links"] for group in plans[network]["link_groups"])
         assert sum(r["tags"] == network for r in network_rows) == expected
@@ -285,7 +285,7 @@ def test_design_json_holds_the_networks_plan_and_elements(cluster, facts, elemen
             )
         )
     )
-    assert document["topology"]["info"]["networks"].keys() == cluster.info["networks"].keys()
+    assert document["topology"]["settings"]["networks"].keys() == cluster.settings.networks.keys()
     assert len(document["network_elements"]["devices"]) == len(elements.devices)
     assert len(document["network_elements"]["links"]) == len(elements.links)
     first = document["network_elements"]["links"][0]

@@ -8,6 +8,7 @@ max; DGX H100 10.2 kW max.
 """
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -125,11 +126,12 @@ def test_racks_hold_everything_but_the_networks_modules(cluster):
 
 def test_without_networks_the_racks_are_the_compute_ones(cluster, facts):
     fabric, _, report = cluster
-    saved = fabric.info.pop("networks")
+    saved = fabric.settings
+    fabric.settings = replace(saved, networks=None)
     try:
         compute_only = power_budget(fabric, facts).as_dict()
     finally:
-        fabric.info["networks"] = saved
+        fabric.settings = saved
     assert len(compute_only["racks"]) == len(fabric.racks)
     assert not any("network_w" in r for r in compute_only["racks"])
     racks = {r["rack"]: r for r in report["racks"]}

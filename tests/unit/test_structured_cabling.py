@@ -35,7 +35,7 @@ def one_su(facts):
 
 
 def test_counts_on_one_su(one_su, facts):
-    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    plan = plan_structured(one_su, one_su.settings.cabling, facts)
     server_leaf = one_su.link_tier == TIER["server-leaf"]
     # every node-leaf fiber (31 DGX x 8 ports) and leaf-spine fiber (256) goes through panels;
     # the 4 UFM links have no fiber part and stay point to point
@@ -71,11 +71,11 @@ def test_counts_on_one_su(one_su, facts):
 
 
 def test_lengths_follow_the_run_rule(one_su, facts):
-    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    plan = plan_structured(one_su, one_su.settings.cabling, facts)
     link = int(np.flatnonzero(plan.structured)[0])
     node = int(one_su.link_a[link])
     panel = plan.panels[plan.panel_a[link]]
-    layout = layout_distances(one_su.info["layout"])
+    layout = layout_distances(one_su.settings.layout)
     expected = run_lengths_m(
         layout,
         row_a=[0],
@@ -90,7 +90,7 @@ def test_lengths_follow_the_run_rule(one_su, facts):
     )[0]
     assert panel["rack"] == one_su.racks[one_su.node_rack[node]]["name"]
     assert plan.cord_a_m[link] == pytest.approx(expected)
-    channels = structured_channels(one_su, one_su.info["cabling"], facts)
+    channels = structured_channels(one_su, one_su.settings.cabling, facts)
     assert channels.fiber_m[link] == pytest.approx(
         plan.cord_a_m[link] + plan.trunk_m[link] + plan.cord_b_m[link]
     )
@@ -102,13 +102,13 @@ def test_lengths_follow_the_run_rule(one_su, facts):
 def test_point_to_point_is_unchanged(facts):
     doc = yaml.safe_load(EXAMPLE.read_text())
     fabric = build_fabric(parse_spec(doc), facts)
-    assert "cabling" not in fabric.info
+    assert fabric.settings.cabling is None
     channels = structured_channels(fabric, None, facts)
     assert not channels.mated_pairs.any()
 
 
 def test_bom_lines(one_su, facts):
-    plan = plan_structured(one_su, one_su.info["cabling"], facts)
+    plan = plan_structured(one_su, one_su.settings.cabling, facts)
     bom = bill_of_materials(one_su, facts)
     fibers = [line for line in bom.lines if line.category == "fiber"]
     cords = sum(line.quantity for line in fibers if line.part == "MFP7E10-Nxxx")

@@ -2,6 +2,7 @@
 fabric that fails it and one that passes, built from the seed catalog (no database)."""
 
 import copy
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -53,9 +54,12 @@ def problems(fabric, facts, code):
 
 def with_settings(fabric, **roce):
     """The fabric as an edit or an older revision could hold it: settings the spec path would
-    refuse written into ``info["transport"]``."""
+    refuse written into its transport settings."""
     fabric = copy.deepcopy(fabric)
-    fabric.info["transport"]["roce"].update(roce)
+    transport = fabric.settings.transport
+    fabric.settings = replace(
+        fabric.settings, transport=replace(transport, roce=replace(transport.roce, **roce))
+    )
     return fabric
 
 
@@ -262,7 +266,7 @@ def test_routing_engine_must_fit_the_topology(facts):
 
 def test_sharp_only_on_switches_that_run_it(facts, monkeypatch):
     fabric = build(facts, IB)
-    assert fabric.info["transport"]["infiniband"]["sharp"] is True  # Quantum-2
+    assert fabric.settings.transport.infiniband.sharp is True  # Quantum-2
     assert not problems(fabric, facts, "ib-sharp-unsupported")
     monkeypatch.setitem(facts.parts, "QM9700", {**facts.parts["QM9700"], "asic": "Switch-IB"})
     (problem,) = problems(fabric, facts, "ib-sharp-unsupported")

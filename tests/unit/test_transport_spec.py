@@ -5,7 +5,6 @@ import pytest
 
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import SpecError, parse_spec
-from planner.domain.transport import transport_from_dict
 
 ETHERNET = {
     "name": "eth",
@@ -24,13 +23,13 @@ def refused(facts, spec) -> list[tuple[str, str]]:
 
 
 def test_transport_defaults_from_the_leaf_switch_and_its_profile(facts):
-    roce = transport_from_dict(build_fabric(parse_spec(ETHERNET), facts).info["transport"])
+    roce = build_fabric(parse_spec(ETHERNET), facts).settings.transport
     assert roce.transport == "roce" and roce.infiniband is None
     assert roce.roce.profile == "juniper"  # the QFX leaf's manufacturer
     assert roce.sources["roce.profile"].startswith("inferred")
     assert roce.roce.nics["B3140H"].data_priority == 3  # the XE9680's NIC, NVIDIA profile
     assert "docs.nvidia.com" in roce.sources["roce.nics.B3140H.cnp_priority"]
-    ib = transport_from_dict(build_fabric(parse_spec(INFINIBAND), facts).info["transport"])
+    ib = build_fabric(parse_spec(INFINIBAND), facts).settings.transport
     assert ib.transport == "infiniband" and ib.roce is None
     assert (ib.infiniband.routing_engine, ib.infiniband.adaptive_routing) == ("ar_updn", True)
     assert "opensm.conf" in ib.sources["infiniband.adaptive_routing"]
@@ -49,7 +48,7 @@ def test_given_values_win_over_the_profile_and_the_spec_round_trips(facts):
         }
     )
     assert parse_spec(spec.as_dict()) == spec
-    settings = transport_from_dict(build_fabric(spec, facts).info["transport"])
+    settings = build_fabric(spec, facts).settings.transport
     assert (settings.roce.ecn_min_kb, settings.roce.ecn_max_kb) == (150, 3000)
     assert settings.sources["roce.ecn_max_kb"] == "spec"
     assert "Onyx" in settings.sources["roce.ecn_min_kb"]
@@ -91,4 +90,4 @@ def test_input_the_catalog_refuses_names_the_field(facts):
     wrong = dict(refused(facts, {**ETHERNET, "transport": "infiniband"}))
     assert "QFX5240-64OD speaks ethernet" in wrong["transport.type"]
     ok = build_fabric(parse_spec({**ETHERNET, "transport": {"ecn_max_kb": 150_000}}), facts)
-    assert ok.info["transport"]["roce"]["ecn_max_kb"] == 150_000
+    assert ok.settings.transport.roce.ecn_max_kb == 150_000

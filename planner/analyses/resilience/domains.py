@@ -13,7 +13,7 @@ Kinds (:data:`DOMAIN_KINDS`) and their ids
     ``pod``    a pod of a three-tier fabric (``1``...): its leaves and the spines above them
     ``tier``   every switch of one tier (``leaf``, ``spine``, ``core``)
 
-Power feeds come from the spec's ``power`` block (kept as ``fabric.info["power_feeds"]``):
+Power feeds come from the spec's ``power`` block (kept as ``fabric.settings.power_feeds``):
 ``feeds`` for every rack, ``by_rack_kind`` over it for server or network racks. A device
 stands on every feed of its rack: its power supplies are taken to be spread one per feed
 (an assumption: the catalog does not say how many supplies a part has), so a device on A and
@@ -166,7 +166,7 @@ def domain_index(fabric: Fabric, power: dict | None = None) -> DomainIndex:
         racks' feeds; without a layout those kinds have no domains.
     power
         The spec's ``power`` block (``feeds``, ``by_rack_kind``); default: the one the fabric
-        was built with, ``fabric.info["power_feeds"]``; neither: feeds not stated.
+        was built with, ``fabric.settings.power_feeds``; neither: feeds not stated.
 
     Returns
     -------
@@ -189,7 +189,7 @@ def domain_index(fabric: Fabric, power: dict | None = None) -> DomainIndex:
         member_domain[kind] = of_node[keep].astype(np.int32)
 
     racks = fabric.racks
-    block = fabric.info.get("power_feeds") if power is None else power
+    block = fabric.settings.power_feeds if power is None else power
     rack_feeds, stated = _rack_feeds(fabric, block or {})
     feed_rows = np.zeros((0, 3), dtype=np.int32)
     if racks and fabric.node_rack is not None:
@@ -216,7 +216,7 @@ def domain_index(fabric: Fabric, power: dict | None = None) -> DomainIndex:
                     "names no feed for: feeds not stated there"
                 )
     switch_like = role >= ROLE["manager"]
-    planes = int(fabric.info.get("planes") or 1)
+    planes = fabric.settings.planes
     if planes > 1:
         plane_of = np.where(switch_like, fabric.node_plane, -1).astype(np.int32)
         put_single("plane", [str(p + 1) for p in range(planes)], plane_of)

@@ -429,7 +429,7 @@ def run_whatif(
     if traffic not in COLLECTIVES:
         raise JobInputError(f"traffic: one of {', '.join(COLLECTIVES)}", field="traffic")
     progress = on_progress or (lambda *a, **k: None)
-    routing = canonical_routing(routing or transport_defaults(fabric.info).routing)
+    routing = canonical_routing(routing or transport_defaults(fabric.settings.transport).routing)
     if routing == "flowlet" and flowlets is None:
         flowlets = FLOWLETS_DEFAULT
     progress(0, 3, "finding what fails")

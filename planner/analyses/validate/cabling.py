@@ -34,7 +34,7 @@ def _polish(connector: str) -> str:
 def structured_cabling(ctx: Context) -> None:
     """Each patch-panel tier's links: polarity, MPO format and polish (module docstring)."""
     fabric = ctx.fabric
-    cabling = (fabric.info or {}).get("cabling")
+    cabling = fabric.settings.cabling
     if not cabling or fabric.link_a_part is None:
         return
     plan = plan_structured(fabric, cabling, ctx.facts)

@@ -26,8 +26,8 @@ from planner.domain.physical.budget import DEFAULT_MARGIN_MIN_DB, Budgets, compu
 
 
 def margin_min_db(fabric) -> float:
-    """The design's warning threshold (``fabric.info["optical_margin_min_db"]``, default 1)."""
-    value = (fabric.info or {}).get("optical_margin_min_db")
+    """The design's warning threshold (``fabric.settings.optical_margin_min_db``, default 1)."""
+    value = fabric.settings.optical_margin_min_db
     if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
         return float(value)
     return DEFAULT_MARGIN_MIN_DB

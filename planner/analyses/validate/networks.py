@@ -1,6 +1,6 @@
 """The links of the cluster's other networks (storage, converged, in-band, out-of-band; issue 18).
 
-A fabric whose spec has a ``networks`` block (``fabric.info["networks"]``) gets its networks'
+A fabric whose spec has a ``networks`` block (``fabric.settings.networks``) gets its networks'
 concrete devices and links from :func:`planner.domain.networks.elements.cluster_elements`,
 built once per validation; these checks judge them. A fabric without networks costs one dict
 lookup: the 100k-GPU compute fabric validates as before.
@@ -88,7 +88,7 @@ def _elements(ctx: Context):
     """The networks' elements of the fabric (built once per run), or None."""
     if _ELEMENTS not in ctx.memo:
         ctx.memo[_ELEMENTS] = None
-        if (ctx.fabric.info or {}).get("networks"):
+        if ctx.fabric.settings.networks:
             try:
                 from planner.domain.networks.elements import cluster_elements
 
@@ -112,7 +112,7 @@ class _Index:
         self.compute = set(ctx.fabric.node_name)
         self.settings = {
             name: (plan or {}).get("settings") or {}
-            for name, plan in (ctx.fabric.info.get("networks") or {}).items()
+            for name, plan in (ctx.fabric.settings.networks or {}).items()
         }
         categories = {
             slug: model.category for slug, model in ctx.facts.devices.items() if model.category

@@ -39,7 +39,7 @@ def _elements(ctx: Context):
 
 def _feeds_by_rack(ctx: Context) -> dict[str, tuple[str, ...]] | None:
     """Rack name -> its feeds, or None when the spec states no power feeds."""
-    block = (ctx.fabric.info or {}).get("power_feeds") or {}
+    block = ctx.fabric.settings.power_feeds or {}
     if not block:
         return None
     default = tuple(block.get("feeds") or ())
@@ -145,7 +145,7 @@ def plane_upper_tier_one_rack(ctx: Context) -> None:
     fabric = ctx.fabric
     if fabric.node_rack is None or not fabric.racks:
         return
-    planes = int((fabric.info or {}).get("planes") or 1)
+    planes = fabric.settings.planes
     for tier in ("spine", "core"):
         members = np.flatnonzero(fabric.node_role == ROLE[tier])
         if members.size < 2:

@@ -2,7 +2,7 @@
 its spec asks per node (``networks.<name>.read_gbytes_per_node``).
 
 The figures are the domain's (:mod:`planner.domain.networks.bandwidth`), stored with the
-fabric as ``fabric.info["networks"][<name>]["bandwidth"]``; this check turns a shortfall into a
+fabric as ``fabric.settings.networks[<name>]["bandwidth"]``; this check turns a shortfall into a
 problem naming the field, the reading nodes, the devices of the limiting tier (from the
 network's concrete elements, when they can be built) and a fix.
 """
@@ -65,7 +65,7 @@ def _device_ids(ctx: Context, name: str, roles: tuple[str, ...]) -> list[str]:
 @register(stage="fabric", order=300, codes=("storage-read-short",))
 def storage_read(ctx: Context) -> None:
     """Each storage or converged network carries the read rate asked per reading node."""
-    networks = ctx.fabric.info.get("networks") or {}
+    networks = ctx.fabric.settings.networks or {}
     for name in NETWORKS:
         bandwidth = (networks.get(name) or {}).get("bandwidth") or {}
         if bandwidth.get("ok", True) or bandwidth.get("asked_gbytes_per_node") is None:

@@ -1,7 +1,7 @@
 """The fabric's transport (issue 20): RoCE lossless settings and InfiniBand routing, checked
 against the design's parts, speeds and run lengths.
 
-The settings are ``fabric.info["transport"]`` (:mod:`planner.domain.transport`); a fabric built
+The settings are ``fabric.settings.transport`` (:mod:`planner.domain.transport`); a fabric built
 before transports were part of a design gets its defaults
 (:func:`planner.domain.transport.resolve.transport_or_default`). A RoCE check never runs on an
 InfiniBand design and an InfiniBand check never on a RoCE one: rule ``transport``, scopes

@@ -138,7 +138,7 @@ def rails(ctx: Context) -> None:
     fabric = ctx.fabric
     if fabric.info.get("topology") != "rail-optimized":
         return
-    planes = int(fabric.info.get("planes") or 1)
+    planes = fabric.settings.planes
     server = (fabric.node_role[a] == ROLE["server"]) & (fabric.node_role[b] == ROLE["leaf"])
     if not server.any():
         return
@@ -147,7 +147,7 @@ def rails(ctx: Context) -> None:
     # A rack-scale system's port is (tray * rails + rail) * planes + plane.
     rails_per_unit = int(fabric.info.get("rails") or 0) or None
     rail, plane = port // planes, port % planes
-    if rails_per_unit and (fabric.info.get("rack_system") or {}).get("compute_trays"):
+    if rails_per_unit and (fabric.settings.rack_system or {}).get("compute_trays"):
         rail = rail % rails_per_unit
     wrong = (
         (fabric.node_rail[sb] != rail)

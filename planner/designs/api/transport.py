@@ -12,7 +12,8 @@ from planner.designs.transport import revision_transport_for
 
 class RevisionTransportComparisonView(APIView):
     """The revision's transport settings (``settings``: InfiniBand or RoCE, each value with its
-    source; ``settings_origin`` ``design`` or ``defaults`` for a revision saved before them)
+    source; ``settings_origin`` ``design``, ``defaults`` for a revision saved before them, or
+    ``profile`` for a design with none of its own, e.g. drawn on the canvas)
     and ``comparison``: the spec built with InfiniBand and with RoCEv2 switches at the same
     link speeds (which switch replaces which, and why), parts, power in W, the same all-reduce
     simulated under each transport's routing (bus bandwidth in Gb/s), the features with their

@@ -29,6 +29,7 @@ from planner.domain.canvas.views import node_positions
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLES, Fabric
 from planner.domain.media import MediaCatalog
+from planner.domain.settings import FabricSettings
 
 
 def _parse(document, facts: CatalogFacts) -> ParsedEdit:
@@ -102,7 +103,6 @@ def fabric_from_edit(document, facts: CatalogFacts) -> Fabric:
         "tiers": len(switch_tiers),
         "gpus": sum((node.device.gpus or node.device.ports) for node in servers if node.device),
         "servers": len(servers),
-        "planes": planes,
         "speed_gbps": speeds.most_common(1)[0][0] if speeds else None,
         "rails": max(rails) if rails else None,
         "sus": max(sus) if sus else None,
@@ -110,6 +110,7 @@ def fabric_from_edit(document, facts: CatalogFacts) -> Fabric:
         "media_warnings": sorted({p.message for p in out.problems if p.severity == "warning"}),
         "media_notes": [],
     }
+    fabric.settings = FabricSettings(planes=planes)
     return fabric
 
 

@@ -279,10 +279,10 @@ class View:
             "rack": f"Rack {self._bucket(entry)[5:]}",
             "all": "",
         }[kind]
-        if plane >= 0 and int(self.ctx.fabric.info.get("planes") or 1) > 1:
+        if plane >= 0 and self.ctx.fabric.settings.planes > 1:
             bucket_label = f"Plane {plane + 1}" + (f" · {bucket_label}" if bucket_label else "")
         label = f"{count} {PLURAL[role]}"
-        system = self.ctx.fabric.info.get("rack_system")
+        system = self.ctx.fabric.settings.rack_system
         if role == "server" and system and set(models) == {system.get("model")}:
             members = np.flatnonzero(self.disp == index)
             if all(rack_system(self.ctx.fabric, int(m)) for m in members[:1].tolist()):

@@ -1,6 +1,7 @@
 """Rack-scale systems on the canvas (GB200-NVL72, GB300-NVL72): one server node stands for a
 rack of compute trays, whose ports are the trays' NICs, port ``(tray * rails + rail) * planes
-+ plane`` (0-based; ``fabric.info["rack_system"]`` and ``["rails"]``, set by the generator).
++ plane`` (0-based; ``fabric.settings.rack_system`` and ``fabric.info["rails"]``, set by the
+generator).
 
 :func:`rack_system` says whether a node is such a rack; :func:`rack_label` is what the canvas
 calls it; :func:`rack_trays` lists its trays and where each NIC goes.
@@ -14,15 +15,15 @@ from planner.domain.fabric import ROLE, Fabric
 
 
 def rack_system(fabric: Fabric, node: int) -> dict | None:
-    """``fabric.info["rack_system"]`` when ``node`` is one of its racks (a server of that model
+    """``fabric.settings.rack_system`` when ``node`` is one of its racks (a server of that model
     whose ports follow the tray rule), else None."""
-    system = fabric.info.get("rack_system")
+    system = fabric.settings.rack_system
     if not system or int(fabric.node_role[node]) != ROLE["server"]:
         return None
     if fabric.models[int(fabric.node_model[node])] != system.get("model"):
         return None
     trays, rails = int(system.get("compute_trays") or 0), int(fabric.info.get("rails") or 0)
-    planes = int(fabric.info.get("planes") or 1)
+    planes = fabric.settings.planes
     if trays <= 0 or rails <= 0 or int(fabric.node_ports[node]) != trays * rails * planes:
         return None
     return system
@@ -72,7 +73,8 @@ def rack_trays(fabric: Fabric, node: int) -> list[dict] | None:
     >>> b.add_links([s[0]] * 4, [0, 1, 2, 3], [l[0]] * 4, [4, 5, 6, 7], tier="server-leaf", plane=0,
     ...             speed_gbps=800)
     >>> system = {"model": "nvl", "compute_trays": 2, "gpus_per_tray": 4, "nics_per_tray": 2}
-    >>> fabric = b.build({"rails": 2, "planes": 1, "rack_system": system})
+    >>> from planner.domain.settings import FabricSettings
+    >>> fabric = b.build({"rails": 2}, FabricSettings(rack_system=system))
     >>> trays = rack_trays(fabric, 0)
     >>> [(t["tray"], t["gpus"], len(t["nics"])) for t in trays]
     [(1, 4, 2), (2, 4, 2)]
@@ -84,7 +86,7 @@ def rack_trays(fabric: Fabric, node: int) -> list[dict] | None:
         return None
     trays = int(system["compute_trays"])
     rails = int(fabric.info["rails"])
-    planes = int(fabric.info.get("planes") or 1)
+    planes = fabric.settings.planes
     gpus = int(system.get("gpus_per_tray") or 0) or None
     peers: dict[int, tuple[int, int]] = {}
     for ends, own_port, peer_port, other in (

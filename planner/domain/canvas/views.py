@@ -183,7 +183,8 @@ def parse_plane(value, fabric: Fabric) -> int | None:
     Examples
     --------
     >>> from planner.domain.fabric import FabricBuilder
-    >>> fabric = FabricBuilder().build({"planes": 2})
+    >>> from planner.domain.settings import FabricSettings
+    >>> fabric = FabricBuilder().build({}, FabricSettings(planes=2))
     >>> parse_plane("2", fabric), parse_plane("all", fabric), parse_plane(None, fabric)
     (1, None, None)
     >>> parse_plane("3", fabric)
@@ -210,7 +211,7 @@ def parse_plane(value, fabric: Fabric) -> int | None:
 
 def plane_count(fabric: Fabric) -> int:
     """The fabric's planes (1 when it does not say)."""
-    return max(int(fabric.info.get("planes") or 1), 1)
+    return max(fabric.settings.planes, 1)
 
 
 def _plane_fields(fabric: Fabric, plane: int | None) -> dict:

@@ -242,7 +242,6 @@ def assign_media(
     fabric.link_cable_length_m = fabric.link_length_m.copy()
     info = fabric.info
     info["media_warnings"] = []
-    info["optical_margin_min_db"] = spec.optical_margin_min_db
     # Auto closes the optical budget with the connections the design's cabling puts on a run.
     cabling = {tier: choice.as_spec() for tier, choice in spec.cabling.items()}
     budget = BudgetCheck(facts, tables_for(facts), cabling)

@@ -1,7 +1,7 @@
 """The cluster networks as concrete devices and links (issue 18).
 
 :func:`planner.domain.networks.cluster_networks` sizes the storage, converged, in-band and
-out-of-band networks as counts (``fabric.info["networks"]``: switch groups, link groups,
+out-of-band networks as counts (``fabric.settings.networks``: switch groups, link groups,
 parts). :func:`cluster_elements` expands those counts into named devices and port-to-port
 links, deterministically, from the fabric alone, by the generators' own rules:
 
@@ -69,7 +69,7 @@ Run lengths
     The management racks take a row of their own after the layout's last row, centred
     (inferred; :mod:`planner.domain.networks.lengths`, ``ClusterElements.rack_places``), and
     every link whose two ends have a rack gets ``run_length_m`` by the layout's own run rule
-    with the distances kept in ``fabric.info["layout"]`` (:func:`planner.domain.layout.
+    with the distances kept in ``fabric.settings.layout`` (:func:`planner.domain.layout.
     run_lengths_m`); links to endpoints outside the plan (storage arrays, NFS, the
     customer's core) keep None.
 
@@ -944,7 +944,7 @@ def _place_management(b: _Builder, racks: list[str]) -> None:
     order += [d.name for d in b.devices.values() if d.role == "management-node"]
     if not racks or not order:
         return
-    layout = b.fabric.info.get("layout") or {}
+    layout = b.fabric.settings.layout or {}
     rack_units = int(layout.get("rack_units") or 42)
     usable = int(layout.get("usable_rack_units") or rack_units - TOP_OF_RACK_RU)
     position = 0
@@ -1027,7 +1027,7 @@ def cluster_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
     Parameters
     ----------
     fabric : Fabric
-        A built fabric; its ``info["networks"]`` (from
+        A built fabric; its ``settings.networks`` (from
         :func:`planner.domain.networks.cluster_networks`) gives the counts.
     facts : CatalogFacts
         Switch port facts (ports per cage) and device heights.
@@ -1035,11 +1035,11 @@ def cluster_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
     Returns
     -------
     ClusterElements
-        Empty when ``fabric.info`` has no ``"networks"``. Per network and link group, as many
+        Empty when ``fabric.settings`` has no ``networks``. Per network and link group, as many
         links as the group's ``links`` and as many distinct cables (assembly, or one link) as
         its ``cables``; as many switches per role and model as its switch groups.
     """
-    networks = fabric.info.get("networks") or {}
+    networks = fabric.settings.networks or {}
     if not networks:
         return ClusterElements()
     b = _Builder(fabric, facts)
@@ -1071,14 +1071,14 @@ def cluster_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
             d.name for d in b.devices.values() if d.network == "converged" and d.role == "spine"
         ]
         _oob(b, networks["oob"], hosts, shared, pdus, tops)
-        layout = fabric.info.get("layout") or {}
+        layout = fabric.settings.layout or {}
         units = {str(r["name"]): int(r.get("rack_units") or 42) for r in fabric.racks}
         units.update({name: int(layout.get("rack_units") or 42) for name in management_racks})
         _place_oob(b, [str(r["name"]) for r in fabric.racks] + management_racks, units)
 
     order = {name: i for i, name in enumerate(("compute", *ELEMENT_NETWORKS))}
     devices = sorted(b.devices.values(), key=lambda d: order.get(d.network, len(order)))
-    places = management_rack_places(fabric.info, fabric.racks, management_racks)
+    places = management_rack_places(fabric.settings.layout, fabric.racks, management_racks)
     links = with_run_lengths(fabric, b.devices, b.links, places)
     links = apply_network_media(links, networks, b.devices, facts)
     return ClusterElements(

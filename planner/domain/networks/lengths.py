@@ -5,7 +5,7 @@ devices in racks (the compute racks of the layout, and the management racks ``MG
 this module gives the management racks a place in the hall and measures each link by the
 layout's own run rule (:func:`planner.domain.layout.run_lengths_m`: Manhattan distance in the
 overhead tray, the vertical drop at each end, the slack; within a rack the RU difference plus
-0.5 m), with the distances the layout kept in ``fabric.info["layout"]``
+0.5 m), with the distances the layout kept in ``fabric.settings.layout``
 (:func:`planner.domain.layout.layout_distances`; the :class:`~planner.domain.spec.Layout`
 defaults for a design stored before they were kept).
 
@@ -19,7 +19,7 @@ Management racks (inferred placement)
     latest/dgx-superpod-architecture.html; the H100 RA RA-11333-001 V11 Table 7 counts 6
     management racks beside the 32 compute racks). No published floor position, so ours is
     inferred: the management racks take a row of their own right after the layout's last
-    row, centred on the row width (``info["layout"]["racks_per_row"]``), so that the
+    row, centred on the row width (``settings.layout["racks_per_row"]``), so that the
     longest run to a row end is half the row; more management racks than a row holds wrap
     into further rows, each centred. An installer finds them as one "MGMT" row.
 
@@ -59,14 +59,14 @@ class RackPlace:
     rack_units: int
 
 
-def management_rack_places(info: dict | None, racks: list[dict], names) -> tuple[RackPlace, ...]:
+def management_rack_places(layout: dict | None, racks: list[dict], names) -> tuple[RackPlace, ...]:
     """Places of the management racks ``names`` (module docstring): a row of their own after
-    the layout's last row, centred on ``info["layout"]["racks_per_row"]``.
+    the layout's last row, centred on ``layout["racks_per_row"]``.
 
     Parameters
     ----------
-    info : dict
-        ``fabric.info`` (its ``"layout"`` gives racks per row and rack units).
+    layout : dict
+        ``fabric.settings.layout`` (racks per row and rack units).
     racks : list of dict
         The layout's racks (``fabric.racks``), with ``row`` and ``position``.
     names : sequence of str
@@ -76,13 +76,13 @@ def management_rack_places(info: dict | None, racks: list[dict], names) -> tuple
     --------
     >>> racks = [{"row": 0, "position": p} for p in range(10)]
     >>> [(p.row, p.position) for p in management_rack_places(
-    ...     {"layout": {"racks_per_row": 10, "rack_units": 42}}, racks, ["M1", "M2"])]
+    ...     {"racks_per_row": 10, "rack_units": 42}, racks, ["M1", "M2"])]
     [(1, 4), (1, 5)]
     """
     names = list(names)
     if not names:
         return ()
-    layout = (info or {}).get("layout") or {}
+    layout = layout or {}
     rows = [int(r["row"]) for r in racks if r.get("row") is not None]
     positions = [int(r["position"]) for r in racks if r.get("position") is not None]
     first_row = max(rows) + 1 if rows else 0
@@ -104,7 +104,7 @@ def with_run_lengths(fabric, devices: dict, links, management: tuple[RackPlace, 
     Parameters
     ----------
     fabric : Fabric
-        The compute fabric, its racks placed (``fabric.racks``, ``info["layout"]``).
+        The compute fabric, its racks placed (``fabric.racks``, ``settings.layout``).
     devices : dict
         Device name -> :class:`~planner.domain.networks.elements.NetworkDevice` (its
         ``rack`` and ``ru``).
@@ -123,7 +123,7 @@ def with_run_lengths(fabric, devices: dict, links, management: tuple[RackPlace, 
         if r.get("row") is not None and r.get("position") is not None
     }
     places.update({p.name: (p.row, p.position, p.rack_units) for p in management})
-    default_units = int(((fabric.info or {}).get("layout") or {}).get("rack_units") or 48)
+    default_units = int((fabric.settings.layout or {}).get("rack_units") or 48)
     measured: list[int] = []
     ends: list[tuple] = []
     for index, link in enumerate(links):
@@ -138,7 +138,7 @@ def with_run_lengths(fabric, devices: dict, links, management: tuple[RackPlace, 
     table = np.array([end[:4] + end[5:9] for end in ends], dtype=np.float64)
     same = np.array([end[4] == end[9] for end in ends], dtype=bool)
     lengths = run_lengths_m(
-        layout_distances((fabric.info or {}).get("layout")),
+        layout_distances(fabric.settings.layout),
         row_a=table[:, 0],
         position_a=table[:, 1],
         units_a=table[:, 2],

@@ -248,7 +248,7 @@ def apply_network_media(links: list, networks: dict, devices: dict, facts: Catal
     links : list of NetworkLink
         Every network link, run lengths set.
     networks : dict
-        ``fabric.info["networks"]``; link groups with ``media_options`` are applied.
+        ``fabric.settings.networks``; link groups with ``media_options`` are applied.
     devices : dict
         Device name -> NetworkDevice (their models).
     facts : CatalogFacts
@@ -329,7 +329,7 @@ def choose_network_media(
     elements : ClusterElements
         Their devices and links with run lengths
         (:func:`planner.domain.networks.elements.cluster_elements` of the fabric whose
-        ``info["networks"]`` is ``cluster.as_dict()``).
+        ``settings.networks`` is ``cluster.as_dict()``).
     facts : CatalogFacts
     price_of : callable, optional
         Unit price of a slug (None: unpriced), as for the compute fabric's media.

@@ -211,10 +211,10 @@ def bill_of_materials(
 
     _count_devices(fabric, facts, counts, counted_per, notes, canonical)
     plan = None
-    if fabric.link_a_part is not None and (fabric.info or {}).get("cabling"):
+    if fabric.link_a_part is not None and fabric.settings.cabling:
         from planner.domain.physical.structured import plan_structured
 
-        plan = plan_structured(fabric, fabric.info["cabling"], facts)
+        plan = plan_structured(fabric, fabric.settings.cabling, facts)
         if not plan.structured.any():
             plan = None
     if fabric.link_a_part is not None:
@@ -490,7 +490,7 @@ def _panel_smf(fabric, plan, index: int) -> bool:
 def _count_racks(fabric, facts, counts, notes, canonical) -> None:
     if not fabric.racks:
         return
-    slug = (fabric.info.get("layout") or {}).get("rack")
+    slug = (fabric.settings.layout or {}).get("rack")
     if slug and slug in facts.parts:
         counts[("rack", "", canonical(slug), None)] += len(fabric.racks)
     else:
@@ -501,10 +501,10 @@ def _count_racks(fabric, facts, counts, notes, canonical) -> None:
 
 
 def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, tuple[str, str]]:
-    """Lines of the cluster's other networks (``fabric.info["networks"]``); returns
+    """Lines of the cluster's other networks (``fabric.settings.networks``); returns
     ``{part: (part number, description)}`` for parts the catalog lacks."""
     described: dict[str, tuple[str, str]] = {}
-    for tier, network in (fabric.info.get("networks") or {}).items():
+    for tier, network in (fabric.settings.networks or {}).items():
         per: dict[tuple, list[str]] = {}
 
         def add(category, part, count, why, _tier=tier, _per=per):

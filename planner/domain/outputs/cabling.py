@@ -477,9 +477,9 @@ def link_blocks(count: int, block: int = BLOCK_LINKS) -> Iterator[slice]:
 
 def _ports_per_tray(fabric: Fabric) -> int:
     """Ports of one compute tray of the fabric's rack-scale system (0: not one)."""
-    if not (fabric.info.get("rack_system") or {}).get("compute_trays"):
+    if not (fabric.settings.rack_system or {}).get("compute_trays"):
         return 0
-    return int(fabric.info.get("rails") or 0) * int(fabric.info.get("planes") or 1)
+    return int(fabric.info.get("rails") or 0) * fabric.settings.planes
 
 
 def cabling_rows(
@@ -792,7 +792,7 @@ def structured_plan(fabric: Fabric, facts: CatalogFacts | None = None):
     """The structured plan of ``fabric``
     (:func:`planner.domain.physical.structured.plan_structured` of its ``cabling`` block), or
     None when no link goes through patch panels (the plan is then as a point-to-point one)."""
-    cabling = (fabric.info or {}).get("cabling")
+    cabling = fabric.settings.cabling
     if not cabling:
         return None
     from planner.domain.physical.structured import plan_structured
@@ -1069,7 +1069,7 @@ def network_rows(
     """The cabling-plan rows of the cluster's other networks (:data:`CABLING_COLUMNS`
     order), network by network in build order, link by link; nothing without networks."""
     if elements is None:
-        if not (fabric.info or {}).get("networks"):
+        if not fabric.settings.networks:
             return
         from planner.domain.networks.elements import cluster_elements
 

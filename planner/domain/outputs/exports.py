@@ -6,7 +6,7 @@ so a large fabric streams with flat memory.
 
 The cluster's other networks (a spec's ``networks:`` block: storage, converged, in-band,
 out-of-band and the management systems) are in every export once the fabric has them
-(``fabric.info["networks"]``): their devices and links come from
+(``fabric.settings.networks``): their devices and links come from
 :func:`planner.domain.networks.elements.cluster_elements` (one call per export; pass
 ``elements`` to reuse one). A design without networks gets the compute fabric alone,
 byte for byte as before (no extra column).
@@ -49,7 +49,7 @@ byte for byte as before (no extra column).
   switches is left out (:func:`avd_scope` says which and why), and the export is refused
   only when no fabric of the design runs Ethernet.
 - **JSON**: the spec, the summary, the topology (``Fabric.to_dict()`` columns; its ``info``
-  holds the networks' plan, ``info["networks"]``) and the BOM; with networks also
+  holds the networks' plan, ``settings.networks``) and the BOM; with networks also
   ``network_elements``, every network device and link (the
   :class:`~planner.domain.networks.elements.ClusterElements` as lists of dicts).
 """
@@ -185,12 +185,12 @@ def network_elements(fabric: Fabric, facts: CatalogFacts | None, elements=None):
     """The networks' devices and links of ``fabric``, or None when it has no networks.
 
     ``elements`` (a :class:`~planner.domain.networks.elements.ClusterElements`) is returned
-    as is when given; without it they are built from ``fabric.info["networks"]`` and
+    as is when given; without it they are built from ``fabric.settings.networks`` and
     ``facts`` (:func:`~planner.domain.networks.elements.cluster_elements`). An empty set
     (no devices, no links) is None too, so the compute-only outputs stay unchanged.
     """
     if elements is None:
-        if not (fabric.info or {}).get("networks") or facts is None:
+        if not fabric.settings.networks or facts is None:
             return None
         from planner.domain.networks.elements import cluster_elements
 
@@ -811,7 +811,7 @@ def design_json(
 ) -> dict:
     """The whole design as one JSON-ready dict: ``format``, ``name``, ``revision``, ``spec``,
     ``summary``, ``topology`` (``Fabric.to_dict()``; the networks' plan is its
-    ``info["networks"]``) and ``bom``; with networks (``facts`` or ``elements`` given, see
+    ``settings.networks``) and ``bom``; with networks (``facts`` or ``elements`` given, see
     :func:`network_elements`) also ``network_elements``: ``{"devices": [...], "links":
     [...]}``, each device and link as a dict of its fields."""
     document = {

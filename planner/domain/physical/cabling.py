@@ -22,7 +22,7 @@ def channels_for(fabric: Fabric, cabling: dict | None = None, facts=None) -> Cha
     fabric : Fabric
         The fabric.
     cabling : dict, optional
-        The design's ``cabling`` block (default ``fabric.info["cabling"]``, kept by the
+        The design's ``cabling`` block (default ``fabric.settings.cabling``, kept by the
         pipeline). Absent or empty: point to point.
     facts : CatalogFacts, optional
         The catalog (the structured plan reads connectors from it, else from
@@ -33,7 +33,7 @@ def channels_for(fabric: Fabric, cabling: dict | None = None, facts=None) -> Cha
     Channels
     """
     if cabling is None:
-        cabling = (fabric.info or {}).get("cabling")
+        cabling = fabric.settings.cabling
     if cabling:
         channels = structured_channels(fabric, cabling, facts)
     else:
@@ -45,7 +45,7 @@ def _with_entrance_panels(fabric: Fabric, channels: Channels) -> Channels:
     """A campus link (between two buildings, :mod:`planner.domain.campus`) also crosses the
     patch panels at both buildings' fiber entrances: ``entrance_panels`` per building, one
     mated LC pair each (next-wave.md §1.4: each patch panel adds one)."""
-    panels = int(((fabric.info or {}).get("campus") or {}).get("entrance_panels") or 0)
+    panels = int((fabric.settings.campus or {}).get("entrance_panels") or 0)
     if not panels:
         return channels
     crossing = fabric.link_campus()

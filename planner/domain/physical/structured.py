@@ -194,7 +194,7 @@ def plan_structured(fabric: Fabric, cabling: dict | None, facts=None) -> Structu
     tiers = structured_tiers(cabling)
     if not tiers or fabric.node_rack is None or fabric.link_a_part is None or not fabric.racks:
         return plan
-    layout = layout_distances(fabric.info.get("layout"))
+    layout = layout_distances(fabric.settings.layout)
     connectors, per_port, types = _connector_info(fabric, facts)
     stored = (fabric.info.get("structured") or {}).get("parts") or {}
     is_fiber = np.array(

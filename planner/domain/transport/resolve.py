@@ -270,13 +270,10 @@ def _nics(given: dict, fabric, facts, sources, problems) -> dict[str, NicQos]:
 
 
 def transport_or_default(fabric: Fabric, facts: CatalogFacts) -> TransportSettings:
-    """The fabric's settings (``fabric.info["transport"]``), or the defaults for a fabric built
-    before transports were part of a design."""
-    from planner.domain.transport.settings import transport_from_dict
-
-    data = (fabric.info or {}).get("transport")
-    if data:
-        return transport_from_dict(data)
+    """The fabric's settings (``fabric.settings.transport``), or the defaults for a fabric
+    built before transports were part of a design (or drawn on the canvas)."""
+    if fabric.settings.transport is not None:
+        return fabric.settings.transport
     return resolve_transport(None, fabric, facts)
 
 

@@ -1,7 +1,7 @@
 """Transport settings of a design: InfiniBand or RoCEv2, and for RoCE the lossless QoS profile.
 
 A design's spec may carry a top-level ``transport:`` block; the built fabric carries the parsed,
-defaulted settings as ``fabric.info["transport"]`` (:meth:`TransportSettings.as_dict`), read
+defaulted settings as ``fabric.settings.transport`` (:meth:`TransportSettings.as_dict`), read
 back with :func:`transport_from_dict`.
 
 Defaults come from vendor profiles. Every default value carries its source in
@@ -432,7 +432,7 @@ def _nic_from_dict(data: dict) -> NicQos:
 
 
 def transport_from_dict(data: dict) -> TransportSettings:
-    """The settings of :meth:`TransportSettings.as_dict` (e.g. ``fabric.info["transport"]``)."""
+    """The settings of :meth:`TransportSettings.as_dict`."""
     roce = data.get("roce")
     ib = data.get("infiniband")
     return TransportSettings(

@@ -99,11 +99,10 @@ def transport_of(fabric: Fabric, facts: CatalogFacts) -> tuple[TransportSettings
     """The fabric's transport settings, and whether they are defaults rather than the spec's.
 
     A fabric built since designs carry transport settings has them
-    (``fabric.info["transport"]``); a revision built before gets the defaults a spec without
+    (``fabric.settings.transport``); a revision built before gets the defaults a spec without
     a ``transport`` block gets (:func:`planner.domain.transport.resolve.transport_or_default`).
     """
-    stored = (fabric.info or {}).get("transport")
-    return transport_or_default(fabric, facts), not stored
+    return transport_or_default(fabric, facts), fabric.settings.transport is None
 
 
 def missing_fields(settings: TransportSettings) -> list[str]:
