@@ -11,6 +11,7 @@ severity, field}]``, from :func:`planner.domain.canvas.validate_edit`).
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
@@ -425,11 +426,9 @@ def design_preview_topology(*, design: Design, document: dict, base_revision: in
     base = design.revisions.filter(number=base_revision).first()
     if base is None:
         raise DesignError([{"field": "base_revision", "message": f"no revision {base_revision}"}])
+    keep = _base_part_names(design, base_revision)
     fabric, summary = topology_build(
-        document=document,
-        name=design.name,
-        keep=_base_part_names(design, base_revision),
-        base=fabric_unpack(base.topology),
+        document=document, name=design.name, keep=keep, base=_edit_base(base, keep)
     )
     old_summary = {k: v for k, v in base.summary.items() if k != "stale_parameters"}
     new_summary = {k: v for k, v in summary.items() if k != "stale_parameters"}
@@ -438,6 +437,27 @@ def design_preview_topology(*, design: Design, document: dict, base_revision: in
         "stale_parameters": summary.get("stale_parameters", []),
         "changes": diff_summaries(old_summary, new_summary),
     }
+
+
+def _edit_base(revision: DesignRevision, keep: Collection[str]) -> Fabric:
+    """The fabric a canvas edit of ``revision`` starts from. One stored before transport
+    settings were kept (``settings.legacy``, no transport) gets the transport its spec gives,
+    as the pipeline stores it today, so that the edited revision keeps it."""
+    from planner.domain.transport.resolve import resolve_transport
+
+    fabric = fabric_unpack(revision.topology)
+    if fabric.settings.transport is not None or not fabric.settings.legacy or not revision.spec:
+        return fabric
+    try:
+        transport = resolve_transport(
+            parse_spec(revision.spec).transport,
+            fabric,
+            catalog_facts(for_new=True, keep=keep),
+        )
+    except (SpecError, CatalogLookupError, KeyError, ValueError):
+        return fabric  # the spec no longer resolves: the edit keeps what the base had
+    fabric.settings = replace(fabric.settings, transport=transport)
+    return fabric
 
 
 def _warnings(fabric: Fabric) -> list[dict]:
@@ -467,11 +487,9 @@ def design_edit_topology(
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
     base = design.revisions.only("spec", "topology").get(number=base_revision)
+    keep = _base_part_names(design, base_revision)
     fabric, summary = topology_build(
-        document=document,
-        name=design.name,
-        keep=_base_part_names(design, base_revision),
-        base=fabric_unpack(base.topology),
+        document=document, name=design.name, keep=keep, base=_edit_base(base, keep)
     )
     revision = _revision_create(
         design=design,
