@@ -11,7 +11,9 @@ import zlib
 import pytest
 from django.core.cache import cache
 
+from planner.designs.adapters import fabric_part_names, fabric_unpack
 from planner.designs.models import DesignRevision
+from planner.designs.selectors import revision_fabric_settings
 from planner.designs.services import design_create, design_create_drawn
 from planner.designs.transport import revision_transport
 from planner.domain.presets import preset_get
@@ -86,6 +88,16 @@ def test_only_a_genuinely_old_revision_is_said_to_predate_transport_settings(
     old = _revision(design.pk, 1)
     DesignRevision.objects.filter(pk=old.pk).update(topology=_legacy_topology(old.topology))
     cache.clear()  # revisions never change: what the page read of this one is cached
+    stored = _revision(design.pk, 1)
+    deferred = DesignRevision.objects.defer("topology").get(pk=old.pk)
+    head = revision_fabric_settings(deferred)  # read from the head of the stored bytes
+    assert head.legacy and head.transport is None
+    assert (
+        head.layout
+        == fabric_unpack(stored.topology).settings.layout
+        == (fabric_unpack(old.topology).settings.layout)
+    )
+    assert fabric_part_names(stored.topology) == fabric_part_names(old.topology)
     assert revision_transport(_revision(design.pk, 1)).settings_origin == "defaults"
     page = logged_in_client.get(f"/designs/{design.pk}/").content.decode()
     assert OLD_TEXT in page
