@@ -17,6 +17,7 @@ from inventory.models import RackType, ServerModel, SwitchModel
 from inventory.permissions import price_books_for
 from planner.designs.adapters import catalog_facts
 from planner.designs.models import DesignSharingChoices
+from planner.designs.spec_form import spec_form_field
 from planner.designs.wizard import (
     GROW_TO_FIELDS,
     LAYOUT_FIELDS,
@@ -63,7 +64,7 @@ from planner.designs.wizard_transport import (
 )
 from planner.domain.networks.common import SHARED_FIELDS
 from planner.domain.presets import load_presets
-from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES, SpecError, parse_spec, spec_schema
+from planner.domain.spec import SpecError, parse_spec, spec_schema
 from planner.domain.transport.settings import ROUTING_ENGINES
 from planner.presentation import NETWORK_LABELS
 from planner.teams.selectors import teams_for
@@ -283,81 +284,40 @@ class DesignWizardForm(NetworkFieldsForm, TransportFieldsForm):
     """A new design: spec fields (or the spec as YAML/JSON text), the cluster networks' and
     the transport's optional steps, plus team and sharing."""
 
-    name = forms.CharField(max_length=100, initial="New design")
-    description = forms.CharField(
-        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
-    )
-    topology = forms.ChoiceField(choices=[(t, TOPOLOGY_LABELS[t]) for t in TOPOLOGIES])
-    server = forms.ChoiceField(help_text="GPU server model from the catalog.")
-    servers = forms.IntegerField(
-        min_value=1,
-        required=False,
+    # The spec's fields: made from its definition (label, help, range, choices, default).
+    name = spec_form_field("name", initial="New design")
+    description = spec_form_field("description", widget=forms.Textarea(attrs={"rows": 2}))
+    topology = spec_form_field("topology", labels=TOPOLOGY_LABELS)
+    server = spec_form_field("server", catalog=True)
+    # One box for servers and, on a rack-scale system, racks (spec_from_fields).
+    servers = spec_form_field(
+        "servers",
         label="Servers (racks for a rack-scale system)",
         help_text="Racks for a rack-scale system (GB300-NVL72). Fat-tree: leave empty for the "
         "full tree.",
     )
-    rails = forms.IntegerField(
-        min_value=1, required=False, help_text="Default: the server's compute ports."
-    )
-    planes = forms.IntegerField(min_value=1, max_value=8, initial=1)
-    tiers = forms.ChoiceField(
-        choices=[("auto", "Auto (fewest that fit)"), ("2", "2"), ("3", "3")], initial="auto"
-    )
-    servers_per_su = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Servers per SU",
-        help_text="Default: half the leaf radix (non-blocking).",
-    )
-    oversubscription = forms.FloatField(
-        min_value=1, max_value=16, initial=1, help_text="Leaf downlink:uplink, 1 = non-blocking."
-    )
-    k = forms.IntegerField(min_value=4, required=False, label="k (fat-tree radix)")
-    leaf = forms.ChoiceField(label="Leaf switch")
-    spine = forms.ChoiceField(label="Spine switch", required=False)
-    core = forms.ChoiceField(label="Core switch", required=False)
-    reserved_leaf_ports = forms.IntegerField(
-        min_value=0, initial=0, label="Reserved leaf ports", help_text="For UFM, per plane."
-    )
-    spines = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Spines (exact)",
-        help_text="Default: the fewest that wire every leaf evenly",
-    )
-    min_spines = forms.IntegerField(
-        min_value=1,
-        required=False,
-        initial=2,
-        label="Minimum spines",
-        help_text="So no leaf hangs on one spine; 1 allows a single spine",
-    )
-    uplink_speed_gbps = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Uplink speed (Gb/s)",
-        help_text="Leaf–spine and spine–core; default: the server link speed",
-    )
-    grow_to_gpus = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Grow to (GPUs)",
-        help_text="Spines and cores sized for this many GPUs; only today's leaves are built",
-    )
-    media_server_leaf = forms.ChoiceField(label="Media server – leaf", initial="auto")
-    media_leaf_spine = forms.ChoiceField(label="Media leaf – spine", initial="auto")
-    media_spine_core = forms.ChoiceField(label="Media spine – core", initial="auto")
-    price_book = forms.ChoiceField(required=False, help_text="Prices that media 'auto' compares.")
-    servers_per_rack = forms.IntegerField(
-        min_value=1,
-        required=False,
-        help_text="Default: as many as fit the rack (needed when the catalog lacks the height).",
-    )
-    rack = forms.ChoiceField(
-        required=False,
-        label="Rack type",
-        help_text="Its power limit decides servers per rack and flags over-limit racks.",
-    )
+    rails = spec_form_field("rails")
+    planes = spec_form_field("planes")
+    tiers = spec_form_field("tiers", labels={"auto": "Auto (fewest that fit)"})
+    servers_per_su = spec_form_field("servers_per_su")
+    oversubscription = spec_form_field("oversubscription")
+    k = spec_form_field("k")
+    leaf = spec_form_field("switches.leaf", catalog=True)
+    spine = spec_form_field("switches.spine", catalog=True)
+    core = spec_form_field("switches.core", catalog=True)
+    reserved_leaf_ports = spec_form_field("reserved_leaf_ports")
+    spines = spec_form_field("spines")
+    min_spines = spec_form_field("min_spines")
+    uplink_speed_gbps = spec_form_field("uplink_speed_gbps")
+    grow_to_gpus = spec_form_field("grow_to.gpus")
+    media_server_leaf = spec_form_field("media.server-leaf")
+    media_leaf_spine = spec_form_field("media.leaf-spine")
+    media_spine_core = spec_form_field("media.spine-core")
+    price_book = spec_form_field("price_book", catalog=True)
+    servers_per_rack = spec_form_field("layout.servers_per_rack")
+    rack = spec_form_field("layout.rack", catalog=True)
+
+    # The page's own fields.
     source = forms.ChoiceField(
         choices=[("form", "The fields above"), ("text", "The YAML/JSON text")],
         initial="form",
@@ -380,9 +340,6 @@ class DesignWizardForm(NetworkFieldsForm, TransportFieldsForm):
         self.fields["leaf"].choices = _part_choices(SwitchModel)
         self.fields["spine"].choices = _part_choices(SwitchModel, "Same as leaf")
         self.fields["core"].choices = _part_choices(SwitchModel, "Same as spine")
-        media = [(kind, kind) for kind in MEDIA_KINDS]
-        for name in MEDIA_FIELDS.values():
-            self.fields[name].choices = media
         self.fields["price_book"].choices = [("", "Default (seed reseller book)")] + [
             (slug, name) for slug, name in price_books_for(user).values_list("slug", "name")
         ]
