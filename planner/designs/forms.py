@@ -17,7 +17,7 @@ from inventory.models import RackType, ServerModel, SwitchModel
 from inventory.permissions import price_books_for
 from planner.designs.adapters import catalog_facts
 from planner.designs.models import DesignSharingChoices
-from planner.designs.spec_form import spec_form_field
+from planner.designs.spec_form import enum_values, spec_form_field
 from planner.designs.wizard import (
     GROW_TO_FIELDS,
     LAYOUT_FIELDS,
@@ -45,7 +45,6 @@ from planner.designs.wizard_networks import (
     network_field,
     networks_initial,
 )
-from planner.designs.wizard_transport import BOOLEAN_KEYS as TRANSPORT_BOOLEAN_KEYS
 from planner.designs.wizard_transport import (
     CHOICE_LABELS,
     IB_KEYS,
@@ -65,7 +64,7 @@ from planner.designs.wizard_transport import (
 from planner.domain.networks.common import SHARED_FIELDS
 from planner.domain.presets import load_presets
 from planner.domain.spec import SpecError, parse_spec, spec_schema
-from planner.domain.transport.settings import ROUTING_ENGINES
+from planner.domain.specfields import rule_at
 from planner.presentation import NETWORK_LABELS
 from planner.teams.selectors import teams_for
 
@@ -121,10 +120,7 @@ NETWORK_NOTES = {
 
 def _schema_description(*path: str) -> str:
     """The spec schema's description of ``networks.<path>`` (the field's tooltip)."""
-    node = spec_schema()["properties"]["networks"]
-    for key in path:
-        node = node.get("properties", {}).get(key, {})
-    return str(node.get("description", ""))
+    return str(rule_at(spec_schema(), ".".join(("networks", *path))).get("description", ""))
 
 
 def _network_form_fields() -> dict[str, forms.Field]:
@@ -195,76 +191,73 @@ NIC_LABELS = {
     "cnp_dscp": "NIC CNP DSCP",
     "trust": "NIC trust mode",
 }
-#: What a typed number may be, for the browser's hints (the spec rules check it).
-TRANSPORT_NUMBER_HINTS = {
-    "lossless_priority": "0-7",
-    "cnp_priority": "0-7",
-    "data_priority": "0-7",
-    "cnp_dscp": "0-63",
-    "data_dscp": "0-63",
+#: Text of each value of the transport's lists, by key (the value itself where absent).
+TRANSPORT_VALUE_LABELS = {
+    **CHOICE_LABELS,
+    "type": {"roce": "RoCEv2 (Ethernet)", "infiniband": "InfiniBand"},
+    "profile": SWITCH_PROFILE_LABELS,
 }
+NIC_VALUE_LABELS = {**CHOICE_LABELS, "profile": NIC_PROFILE_LABELS}
+YES_NO = {True: ("yes", "Yes"), False: ("no", "No")}
 
 
-def _transport_schema(*path: str) -> str:
-    """The spec schema's description of ``transport.<path>`` (the field's tooltip)."""
-    node = spec_schema()["properties"]["transport"]["oneOf"][1]
-    for key in path:
-        node = node.get("properties", {}).get(key) or node.get("additionalProperties") or {}
-    return str(node.get("description", ""))
+def range_hint(rule: dict) -> str:
+    """What a typed number may be, for the browser's hint (the spec rules check it).
+
+    >>> range_hint({"minimum": 0, "maximum": 7}), range_hint({"minimum": 1})
+    ('0-7', '')
+    """
+    if "minimum" in rule and "maximum" in rule:
+        return f"{rule['minimum']}-{rule['maximum']}"
+    return ""
+
+
+def transport_form_field(label: str, rule: dict, labels: dict) -> forms.Field:
+    """The form field of one transport key from its rule in the spec's definition: a list
+    of its values (yes/no for a boolean), a list of numbers typed as text, or a number typed
+    as text. Numbers are text here, as in the network steps: the spec rules check them and
+    name the spec path. Each list's empty entry and each box's placeholder say what empty
+    means (set per form, from the catalog)."""
+    title = str(rule.get("description", ""))
+    values = enum_values(rule)
+    if rule.get("type") == "boolean":
+        choices = list(YES_NO.values())
+    elif values is not None:
+        choices = [(str(value), labels.get(value, str(value))) for value in values]
+    else:
+        hint = "e.g. 26 or 24-31" if rule.get("type") == "array" else range_hint(rule)
+        attrs = {
+            "inputmode": "text" if rule.get("type") == "array" else "decimal",
+            "title": title + (f" ({hint})" if hint else ""),
+        }
+        return forms.CharField(
+            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=200
+        )
+    field = forms.ChoiceField(required=False, label=label, choices=[("", "Default"), *choices])
+    field.widget.attrs["title"] = title
+    return field
 
 
 def _transport_form_fields() -> dict[str, forms.Field]:
     """The transport step's fields: the transport, the RoCE keys, the server NIC's keys and
-    the InfiniBand keys (:mod:`planner.designs.wizard_transport`). Numbers are text here, as
-    in the network steps: the spec rules check them and name the spec path. Each list's empty
-    entry and each box's placeholder say what empty means (set per form, from the catalog)."""
+    the InfiniBand keys (:mod:`planner.designs.wizard_transport`), each made from its rule in
+    the spec's definition by :func:`transport_form_field`."""
 
-    def choice(label: str, values: dict, title: str) -> forms.ChoiceField:
-        field = forms.ChoiceField(
-            required=False, label=label, choices=[("", "Default"), *values.items()]
-        )
-        field.widget.attrs["title"] = title
-        return field
+    def rule(*path: str) -> dict:
+        return rule_at(spec_schema(), ".".join(("transport", *path)))
 
-    def text(label: str, title: str, hint: str = "") -> forms.CharField:
-        attrs = {"inputmode": "decimal", "title": title + (f" ({hint})" if hint else "")}
-        return forms.CharField(
-            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=200
-        )
+    def labels(key: str) -> dict:
+        return TRANSPORT_VALUE_LABELS.get(key, {})
 
-    fields: dict[str, forms.Field] = {
-        TYPE_FIELD: choice(
-            "Transport",
-            {"roce": "RoCEv2 (Ethernet)", "infiniband": "InfiniBand"},
-            _transport_schema(),
-        )
-    }
-    yes_no = {"yes": "Yes", "no": "No"}
+    fields = {TYPE_FIELD: transport_form_field("Transport", rule("type"), labels("type"))}
+    fields[TYPE_FIELD].widget.attrs["title"] = str(rule().get("description", ""))
     for key in (*ROCE_KEYS, *IB_KEYS):
-        label, title = TRANSPORT_LABELS[key], _transport_schema(key)
-        if key == "profile":
-            field = choice(label, SWITCH_PROFILE_LABELS, title)
-        elif key == "routing_engine":
-            field = choice(label, {engine: engine for engine in ROUTING_ENGINES}, title)
-        elif key in TRANSPORT_BOOLEAN_KEYS:
-            field = choice(label, yes_no, title)
-        elif key in CHOICE_LABELS:
-            field = choice(label, CHOICE_LABELS[key], title)
-        elif key == "lossless_dscp":
-            field = text(label, title, "e.g. 26 or 24-31")
-            field.widget.attrs["inputmode"] = "text"
-        else:
-            field = text(label, title, TRANSPORT_NUMBER_HINTS.get(key, ""))
-        fields[roce_field(key) if key in ROCE_KEYS else ib_field(key)] = field
+        name = roce_field(key) if key in ROCE_KEYS else ib_field(key)
+        fields[name] = transport_form_field(TRANSPORT_LABELS[key], rule(key), labels(key))
     for key in NIC_KEYS:
-        label, title = NIC_LABELS[key], _transport_schema("nics", key)
-        if key == "profile":
-            field = choice(label, NIC_PROFILE_LABELS, title)
-        elif key == "trust":
-            field = choice(label, CHOICE_LABELS["trust"], title)
-        else:
-            field = text(label, title, TRANSPORT_NUMBER_HINTS.get(key, ""))
-        fields[nic_field(key)] = field
+        fields[nic_field(key)] = transport_form_field(
+            NIC_LABELS[key], rule("nics", "*", key), NIC_VALUE_LABELS.get(key, {})
+        )
     return fields
 
 
