@@ -99,4 +99,6 @@ def spec_form_field(
     else:
         raise TypeError(f"{path}: no form field for {rule}")
     options.update(overrides)
-    return kind(**options)
+    field = kind(**options)
+    field.spec_path = path  # the key it shows (tests/services/test_wizard_definition.py)
+    return field
