@@ -87,8 +87,9 @@ class Layout:
     rack: str | None = spec_field(
         None,
         title="Rack type",
-        description="Catalog slug of the rack type (RU and kW). Default: a 48U rack with no "
-        "power limit unless servers_per_rack is set.",
+        description="The rack type, by its catalog name: its height (RU) and power limit (kW) "
+        "decide servers per rack and flag over-limit racks. Default: a 48U rack with no power "
+        "limit unless servers_per_rack is set.",
     )
     rack_units: int = spec_field(48, minimum=10, maximum=60)
     racks_per_row: int | None = spec_field(
@@ -242,7 +243,7 @@ class DesignSpec:
     )
     server: str = spec_field(
         title="Server",
-        description="Catalog slug of the GPU server model, e.g. DGX-H100.",
+        description="The GPU server model, by its catalog name (e.g. DGX-H100).",
     )
     servers: int | None = spec_field(
         None,
@@ -325,19 +326,19 @@ class DesignSpec:
     leaf: str | None = spec_field(
         None,
         title="Leaf switch",
-        description="Catalog slug of the leaf switch model.",
+        description="The leaf switch model, by its catalog name.",
         group="switches",
     )
     spine: str | None = spec_field(
         None,
         title="Spine switch",
-        description="Catalog slug of the spine switch model. Default: the leaf model.",
+        description="The spine switch model. Default: the leaf model.",
         group="switches",
     )
     core: str | None = spec_field(
         None,
         title="Core switch",
-        description="Catalog slug of the core switch model. Default: the spine model.",
+        description="The core switch model. Default: the spine model.",
         group="switches",
     )
     reserved_leaf_ports: int = spec_field(
@@ -366,7 +367,7 @@ class DesignSpec:
     price_book: str | None = spec_field(
         None,
         title="Price book",
-        description="Price book slug used by media 'auto' to compare cost. Default: the seed "
+        description="The price book whose prices media 'auto' compares. Default: the seed "
         "reseller book.",
     )
     layout: Layout = spec_field(default_factory=Layout)

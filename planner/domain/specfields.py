@@ -209,18 +209,24 @@ def word_or_mapping(cls: type, word: str, *, in_mapping: bool, **keywords: Any) 
 
 
 def rule_at(schema: dict, path: str) -> dict:
-    """The rule of the dotted document ``path`` in ``schema`` (``$ref`` followed), or ``{}``.
+    """The rule of the dotted document ``path`` in ``schema``, or ``{}``: ``$ref`` followed,
+    a block written as a word or a mapping (``transport``) read as its mapping, and a key
+    of a mapping with free keys (``transport.nics.<NIC>``) read from ``additionalProperties``.
 
-    >>> schema = {"properties": {"media": {"properties": {"x": {"$ref": "#/$defs/m"}}}},
+    >>> schema = {"properties": {"media": {"properties": {"x": {"$ref": "#/$defs/m"}}},
+    ...     "t": {"oneOf": [{"enum": ["a"]}, {"type": "object", "additionalProperties": {
+    ...         "properties": {"p": {"minimum": 0}}}}]}},
     ...     "$defs": {"m": {"enum": ["auto"]}}}
-    >>> rule_at(schema, "media.x"), rule_at(schema, "nothing.here")
-    ({'enum': ['auto']}, {})
+    >>> rule_at(schema, "media.x"), rule_at(schema, "t.any.p"), rule_at(schema, "no.where")
+    ({'enum': ['auto']}, {'minimum': 0}, {})
     """
     node = schema
     for key in path.split("."):
-        node = node.get("properties", {}).get(key, {})
+        mappings = [branch for branch in node.get("oneOf", ()) if branch.get("type") == "object"]
+        holder = mappings[0] if "properties" not in node and mappings else node
+        free = holder.get("additionalProperties")
+        node = holder.get("properties", {}).get(key) or (free if isinstance(free, dict) else {})
         while "$ref" in node:
-            node = schema["$defs"][node["$ref"].rsplit("/", 1)[1]] | {
-                k: v for k, v in node.items() if k != "$ref"
-            }
+            target = schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
+            node = target | {k: v for k, v in node.items() if k != "$ref"}
     return node
