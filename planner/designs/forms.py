@@ -84,31 +84,6 @@ TOPOLOGY_LABELS = {
 }
 
 
-#: Labels of the network fields by spec key (then by network and key, where it differs).
-NETWORK_KEY_LABELS = {
-    "leaf": "Leaf switch",
-    "spine": "Spine switch",
-    "core": "Core switch",
-    "speed_gbps": "Speed (Gb/s)",
-    "ports_per_node": "Ports per node",
-    "dual_homed": "Dual-homed",
-    "oversubscription": "Oversubscription",
-    "storage_ports": "Storage-array ports",
-    "storage_port_speed_gbps": "Storage port speed (Gb/s)",
-    "storage_leaves": "Storage leaves",
-    "uplinks": "Uplinks to customer core",
-    "pdus_per_rack": "PDUs per compute rack",
-    "switch_multiple": "Switch count multiple",
-    "switches_per_rack": "Switches per compute rack",
-    "management_nodes": "Management nodes",
-    "ufm_appliances": "UFM appliances",
-    "management_racks": "Management racks",
-}
-NETWORK_FIELD_LABELS = {
-    ("oob", "leaf"): "Access switch (1 GbE)",
-    ("oob", "ports_per_node"): "BMC ports per node",
-    ("oob", "uplinks"): "Uplinks per switch",
-}
 #: What each network step says beside its checkbox.
 NETWORK_NOTES = {
     "storage": "InfiniBand or Ethernet leaf-spine for the storage arrays",
@@ -118,44 +93,40 @@ NETWORK_NOTES = {
 }
 
 
-def _schema_description(*path: str) -> str:
-    """The spec schema's description of ``networks.<path>`` (the field's tooltip)."""
-    return str(rule_at(spec_schema(), ".".join(("networks", *path))).get("description", ""))
-
-
 def _network_form_fields() -> dict[str, forms.Field]:
     """The cluster networks' fields: per network its checkbox and the keys the wizard shows
-    (:data:`planner.designs.wizard_networks.NETWORK_KEYS`), then the shared keys. Numbers are
-    text here: the spec rules check them and name the spec path, live and on save alike."""
+    (:data:`planner.designs.wizard_networks.NETWORK_KEYS`), then the shared keys, each
+    labelled and explained by its rule in the spec's definition (``networks.<network>.<key>``).
+    Numbers are text here: the spec rules check them and name the spec path, live and on
+    save alike."""
     fields: dict[str, forms.Field] = {}
 
-    def number(label: str, *path: str) -> forms.CharField:
-        attrs = {"inputmode": "decimal", "title": _schema_description(*path)}
-        return forms.CharField(
-            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=20
-        )
+    def field_of(*path: str) -> forms.Field:
+        rule = rule_at(spec_schema(), ".".join(("networks", *path)))
+        label, key = rule["title"], path[-1]
+        if key in SWITCH_KEYS:
+            field = forms.ChoiceField(required=False, label=label)
+        elif key in BOOLEAN_KEYS:
+            choices = [("", "Default: yes"), ("yes", "Yes"), ("no", "No")]
+            field = forms.ChoiceField(required=False, label=label, choices=choices)
+        else:
+            field = forms.CharField(
+                required=False,
+                label=label,
+                widget=forms.TextInput(attrs={"inputmode": "decimal"}),
+                max_length=20,
+            )
+        field.widget.attrs["title"] = str(rule.get("description", ""))
+        return field
 
     for network, keys in NETWORK_KEYS.items():
         fields[include_field(network)] = forms.BooleanField(
             required=False, label=NETWORK_LABELS.get(network, network)
         )
         for key in keys:
-            label = NETWORK_FIELD_LABELS.get((network, key), NETWORK_KEY_LABELS[key])
-            if key in SWITCH_KEYS:
-                field = forms.ChoiceField(required=False, label=label)
-                field.widget.attrs["title"] = _schema_description(network, key)
-            elif key in BOOLEAN_KEYS:
-                field = forms.ChoiceField(
-                    required=False,
-                    label=label,
-                    choices=[("", "Default: yes"), ("yes", "Yes"), ("no", "No")],
-                )
-                field.widget.attrs["title"] = _schema_description(network, key)
-            else:
-                field = number(label, network, key)
-            fields[network_field(network, key)] = field
+            fields[network_field(network, key)] = field_of(network, key)
     for key in SHARED_FIELDS:
-        fields[key] = number(NETWORK_KEY_LABELS[key], key)
+        fields[key] = field_of(key)
     return fields
 
 
@@ -163,34 +134,6 @@ def _network_form_fields() -> dict[str, forms.Field]:
 NetworkFieldsForm = type("NetworkFieldsForm", (forms.Form,), _network_form_fields())
 
 
-#: Labels of the transport step's fields (RoCE and InfiniBand keys, then the NIC's).
-TRANSPORT_LABELS = {
-    "profile": "Switch QoS profile",
-    "lossless_priority": "Lossless priority",
-    "lossless_dscp": "Lossless DSCP values",
-    "cnp_priority": "CNP priority",
-    "cnp_dscp": "CNP DSCP",
-    "trust": "Switch trust mode",
-    "ecn_min_kb": "ECN min threshold (KB)",
-    "ecn_max_kb": "ECN max threshold (KB)",
-    "pfc_mode": "PFC mode",
-    "mtu_b": "MTU (bytes)",
-    "pfc_watchdog": "PFC watchdog",
-    "load_balancing": "Load balancing",
-    "multiplane_mode": "Multiplane mode",
-    "routing_engine": "Routing engine",
-    "adaptive_routing": "Adaptive routing",
-    "shield": "SHIELD (fast link fault recovery)",
-    "sharp": "SHARP (in-network reductions)",
-}
-NIC_LABELS = {
-    "profile": "NIC QoS profile",
-    "data_priority": "NIC data priority",
-    "data_dscp": "NIC data DSCP",
-    "cnp_priority": "NIC CNP priority",
-    "cnp_dscp": "NIC CNP DSCP",
-    "trust": "NIC trust mode",
-}
 #: Text of each value of the transport's lists, by key (the value itself where absent).
 TRANSPORT_VALUE_LABELS = {
     **CHOICE_LABELS,
@@ -212,13 +155,14 @@ def range_hint(rule: dict) -> str:
     return ""
 
 
-def transport_form_field(label: str, rule: dict, labels: dict) -> forms.Field:
-    """The form field of one transport key from its rule in the spec's definition: a list
+def transport_form_field(rule: dict, labels: dict) -> forms.Field:
+    """The form field of one transport key from its rule in the spec's definition (its
+    title the label, its description the tooltip): a list
     of its values (yes/no for a boolean), a list of numbers typed as text, or a number typed
     as text. Numbers are text here, as in the network steps: the spec rules check them and
     name the spec path. Each list's empty entry and each box's placeholder say what empty
     means (set per form, from the catalog)."""
-    title = str(rule.get("description", ""))
+    label, title = rule["title"], str(rule.get("description", ""))
     values = enum_values(rule)
     if rule.get("type") == "boolean":
         choices = list(YES_NO.values())
@@ -249,14 +193,13 @@ def _transport_form_fields() -> dict[str, forms.Field]:
     def labels(key: str) -> dict:
         return TRANSPORT_VALUE_LABELS.get(key, {})
 
-    fields = {TYPE_FIELD: transport_form_field("Transport", rule("type"), labels("type"))}
-    fields[TYPE_FIELD].widget.attrs["title"] = str(rule().get("description", ""))
+    fields = {TYPE_FIELD: transport_form_field(rule("type"), labels("type"))}
     for key in (*ROCE_KEYS, *IB_KEYS):
         name = roce_field(key) if key in ROCE_KEYS else ib_field(key)
-        fields[name] = transport_form_field(TRANSPORT_LABELS[key], rule(key), labels(key))
+        fields[name] = transport_form_field(rule(key), labels(key))
     for key in NIC_KEYS:
         fields[nic_field(key)] = transport_form_field(
-            NIC_LABELS[key], rule("nics", "*", key), NIC_VALUE_LABELS.get(key, {})
+            rule("nics", "*", key), NIC_VALUE_LABELS.get(key, {})
         )
     return fields
 

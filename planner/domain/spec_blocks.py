@@ -35,8 +35,9 @@ TRANSPORT_RULE = {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "type": {"enum": list(TRANSPORTS)},
+                "type": {"title": "Transport", "enum": list(TRANSPORTS)},
                 "profile": {
+                    "title": "Switch QoS profile",
                     "enum": list(SWITCH_PROFILES),
                     "description": (
                         "RoCE switch profile whose defaults fill the fields not given. Default:"
@@ -44,10 +45,12 @@ TRANSPORT_RULE = {
                     ),
                 },
                 "lossless_priority": {
+                    "title": "Lossless priority",
                     "$ref": "#/$defs/priority",
                     "description": "The PFC (lossless) priority of RoCE data.",
                 },
                 "lossless_dscp": {
+                    "title": "Lossless DSCP values",
                     "type": "array",
                     "minItems": 1,
                     "maxItems": 64,
@@ -56,20 +59,24 @@ TRANSPORT_RULE = {
                     "description": ("DSCP values the switches map to the lossless priority."),
                 },
                 "cnp_priority": {
+                    "title": "CNP priority",
                     "$ref": "#/$defs/priority",
                     "description": "Priority of congestion notification packets (CNP).",
                 },
-                "cnp_dscp": {"$ref": "#/$defs/dscp"},
+                "cnp_dscp": {"title": "CNP DSCP", "$ref": "#/$defs/dscp"},
                 "trust": {
+                    "title": "Switch trust mode",
                     "enum": list(TRUST_MODES),
                     "description": ("What the switch ports classify by: L3 DSCP or L2 PCP."),
                 },
                 "ecn_min_kb": {
+                    "title": "ECN min threshold (KB)",
                     "type": "integer",
                     "minimum": 1,
                     "description": "ECN marking starts at this queue depth (KB).",
                 },
                 "ecn_max_kb": {
+                    "title": "ECN max threshold (KB)",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -78,6 +85,7 @@ TRANSPORT_RULE = {
                     ),
                 },
                 "pfc_mode": {
+                    "title": "PFC mode",
                     "enum": list(PFC_MODES),
                     "description": (
                         "lossless: PFC on the RoCE priority; semi-lossless: pause honoured, not"
@@ -85,6 +93,7 @@ TRANSPORT_RULE = {
                     ),
                 },
                 "mtu_b": {
+                    "title": "MTU (bytes)",
                     "$ref": "#/$defs/mtu",
                     "description": "MTU of every port of the fabric (bytes).",
                 },
@@ -103,9 +112,10 @@ TRANSPORT_RULE = {
                         "host NICs)."
                     ),
                 },
-                "pfc_watchdog": {"type": "boolean"},
-                "load_balancing": {"enum": list(LOAD_BALANCING)},
+                "pfc_watchdog": {"title": "PFC watchdog", "type": "boolean"},
+                "load_balancing": {"title": "Load balancing", "enum": list(LOAD_BALANCING)},
                 "multiplane_mode": {
+                    "title": "Multiplane mode",
                     "enum": list(MULTIPLANE_MODES),
                     "description": (
                         "Spectrum-X multiplane load balancing; hwplb needs ConnectX-8 or "
@@ -123,27 +133,36 @@ TRANSPORT_RULE = {
                         "type": "object",
                         "additionalProperties": False,
                         "properties": {
-                            "profile": {"enum": list(NIC_PROFILES)},
-                            "data_priority": {"$ref": "#/$defs/priority"},
-                            "data_dscp": {"$ref": "#/$defs/dscp"},
-                            "cnp_priority": {"$ref": "#/$defs/priority"},
-                            "cnp_dscp": {"$ref": "#/$defs/dscp"},
-                            "trust": {"enum": list(TRUST_MODES)},
+                            "profile": {"title": "NIC QoS profile", "enum": list(NIC_PROFILES)},
+                            "data_priority": {
+                                "title": "NIC data priority",
+                                "$ref": "#/$defs/priority",
+                            },
+                            "data_dscp": {"title": "NIC data DSCP", "$ref": "#/$defs/dscp"},
+                            "cnp_priority": {
+                                "title": "NIC CNP priority",
+                                "$ref": "#/$defs/priority",
+                            },
+                            "cnp_dscp": {"title": "NIC CNP DSCP", "$ref": "#/$defs/dscp"},
+                            "trust": {"title": "NIC trust mode", "enum": list(TRUST_MODES)},
                         },
                     },
                 },
                 "routing_engine": {
+                    "title": "Routing engine",
                     "enum": list(ROUTING_ENGINES),
                     "description": (
                         "InfiniBand subnet manager routing engine (opensm default ar_updn)."
                     ),
                 },
-                "adaptive_routing": {"type": "boolean"},
+                "adaptive_routing": {"title": "Adaptive routing", "type": "boolean"},
                 "shield": {
+                    "title": "SHIELD (fast link fault recovery)",
                     "type": "boolean",
                     "description": "InfiniBand SHIELD fast link fault recovery.",
                 },
                 "sharp": {
+                    "title": "SHARP (in-network reductions)",
                     "type": "boolean",
                     "description": (
                         "SHARP in-network reductions (Quantum, Quantum-2, Quantum-3 switches). "
@@ -178,6 +197,7 @@ NETWORKS_RULE = {
             "description": ("Storage fabric: node leaves, storage leaves, spines."),
             "properties": {
                 "leaf": {
+                    "title": "Leaf switch",
                     "type": "string",
                     "minLength": 1,
                     "description": (
@@ -186,11 +206,13 @@ NETWORKS_RULE = {
                     ),
                 },
                 "spine": {
+                    "title": "Spine switch",
                     "type": "string",
                     "minLength": 1,
                     "description": ("Catalog slug of the spine switches. Default: the leaf model."),
                 },
                 "speed_gbps": {
+                    "title": "Speed (Gb/s)",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -199,6 +221,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "ports_per_node": {
+                    "title": "Ports per node",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -207,10 +230,12 @@ NETWORKS_RULE = {
                     ),
                 },
                 "dual_homed": {
+                    "title": "Dual-homed",
                     "type": "boolean",
                     "description": ("Each node's ports on different leaves. Default true."),
                 },
                 "oversubscription": {
+                    "title": "Oversubscription",
                     "oneOf": [
                         {"type": "number", "minimum": 1, "maximum": 16},
                         {"type": "string", "pattern": "^[1-9][0-9]*:[1-9][0-9]*$"},
@@ -221,6 +246,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "storage_ports": {
+                    "title": "Storage-array ports",
                     "type": "integer",
                     "minimum": 0,
                     "description": (
@@ -230,6 +256,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "storage_port_speed_gbps": {
+                    "title": "Storage port speed (Gb/s)",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -238,6 +265,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "storage_leaves": {
+                    "title": "Storage leaves",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -303,6 +331,7 @@ NETWORKS_RULE = {
             ),
             "properties": {
                 "leaf": {
+                    "title": "Leaf switch",
                     "type": "string",
                     "minLength": 1,
                     "description": (
@@ -310,16 +339,19 @@ NETWORKS_RULE = {
                     ),
                 },
                 "spine": {
+                    "title": "Spine switch",
                     "type": "string",
                     "minLength": 1,
                     "description": ("Catalog slug of the spine switches. Default: the leaf model."),
                 },
                 "speed_gbps": {
+                    "title": "Speed (Gb/s)",
                     "type": "integer",
                     "minimum": 1,
                     "description": "Link speed. Default: the leaf's port speed.",
                 },
                 "ports_per_node": {
+                    "title": "Ports per node",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -328,10 +360,12 @@ NETWORKS_RULE = {
                     ),
                 },
                 "dual_homed": {
+                    "title": "Dual-homed",
                     "type": "boolean",
                     "description": ("Each node's ports on different leaves. Default true."),
                 },
                 "oversubscription": {
+                    "title": "Oversubscription",
                     "oneOf": [
                         {"type": "number", "minimum": 1, "maximum": 16},
                         {"type": "string", "pattern": "^[1-9][0-9]*:[1-9][0-9]*$"},
@@ -339,6 +373,7 @@ NETWORKS_RULE = {
                     "description": "Node-leaf downlink:uplink ratio. Default 1.",
                 },
                 "storage_ports": {
+                    "title": "Storage-array ports",
                     "type": "integer",
                     "minimum": 0,
                     "description": (
@@ -346,11 +381,13 @@ NETWORKS_RULE = {
                     ),
                 },
                 "storage_port_speed_gbps": {
+                    "title": "Storage port speed (Gb/s)",
                     "type": "integer",
                     "minimum": 1,
                     "description": "Storage-array port speed. Default: speed_gbps.",
                 },
                 "storage_leaves": {
+                    "title": "Storage leaves",
                     "type": "integer",
                     "minimum": 1,
                     "description": ("Leaves for the storage arrays. Default: the fewest that fit."),
@@ -372,6 +409,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "uplinks": {
+                    "title": "Uplinks to customer core",
                     "type": "integer",
                     "minimum": 0,
                     "description": ("Links from the spines to the customer's core. Default 0."),
@@ -404,6 +442,7 @@ NETWORKS_RULE = {
             "description": "In-band management: leaf pairs under a core pair.",
             "properties": {
                 "leaf": {
+                    "title": "Leaf switch",
                     "type": "string",
                     "minLength": 1,
                     "description": (
@@ -412,11 +451,13 @@ NETWORKS_RULE = {
                     ),
                 },
                 "core": {
+                    "title": "Core switch",
                     "type": "string",
                     "minLength": 1,
                     "description": ("Catalog slug of the core switches. Default: the leaf model."),
                 },
                 "speed_gbps": {
+                    "title": "Speed (Gb/s)",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -425,6 +466,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "ports_per_node": {
+                    "title": "Ports per node",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -432,6 +474,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "dual_homed": {
+                    "title": "Dual-homed",
                     "type": "boolean",
                     "description": (
                         "Each node's ports on a leaf pair (MLAG), leaves built in pairs with "
@@ -454,6 +497,7 @@ NETWORKS_RULE = {
                     "description": "Core switches. Default 2 (a pair).",
                 },
                 "uplinks": {
+                    "title": "Uplinks to customer core",
                     "type": "integer",
                     "minimum": 0,
                     "description": (
@@ -487,6 +531,7 @@ NETWORKS_RULE = {
             ),
             "properties": {
                 "leaf": {
+                    "title": "Access switch (1 GbE)",
                     "type": "string",
                     "minLength": 1,
                     "description": (
@@ -495,6 +540,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "ports_per_node": {
+                    "title": "BMC ports per node",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -502,6 +548,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "uplinks": {
+                    "title": "Uplinks per switch",
                     "type": "integer",
                     "minimum": 0,
                     "description": (
@@ -515,6 +562,7 @@ NETWORKS_RULE = {
                     "description": "Uplink speed. Default 100.",
                 },
                 "switch_multiple": {
+                    "title": "Switch count multiple",
                     "type": "integer",
                     "minimum": 1,
                     "description": (
@@ -524,6 +572,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "pdus_per_rack": {
+                    "title": "PDUs per compute rack",
                     "type": "integer",
                     "minimum": 0,
                     "description": (
@@ -563,6 +612,7 @@ NETWORKS_RULE = {
                     ),
                 },
                 "switches_per_rack": {
+                    "title": "Switches per compute rack",
                     "type": ["number", "null"],
                     "exclusiveMinimum": 0,
                     "description": (
@@ -583,6 +633,7 @@ NETWORKS_RULE = {
             },
         },
         "management_nodes": {
+            "title": "Management nodes",
             "type": "integer",
             "minimum": 0,
             "description": (
@@ -590,6 +641,7 @@ NETWORKS_RULE = {
             ),
         },
         "ufm_appliances": {
+            "title": "UFM appliances",
             "type": "integer",
             "minimum": 0,
             "description": (
@@ -598,6 +650,7 @@ NETWORKS_RULE = {
             ),
         },
         "management_racks": {
+            "title": "Management racks",
             "type": "integer",
             "minimum": 0,
             "description": (
