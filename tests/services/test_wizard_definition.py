@@ -129,6 +129,7 @@ def test_each_network_field_is_a_key_of_the_definition_and_allows_its_values():
             rule = rule_at(spec_schema(), f"networks.{network}.{key}")
             assert rule, f"networks.{network}.{key}"
             field = fields[network_field(network, key)]
+            assert field.label == rule["title"], f"networks.{network}.{key}"
             if key in BOOLEAN_KEYS:
                 assert allowed(field) == {"yes", "no"}
             elif key not in SWITCH_KEYS:  # numbers typed as text: the spec rules check them
@@ -146,5 +147,6 @@ def test_each_transport_field_is_a_key_of_the_definition_and_allows_its_values()
     for name, path in pairs:
         rule = rule_at(spec_schema(), path)
         assert rule, path
+        assert fields[name].label == rule["title"], path
         assert_allows_what_the_spec_allows(fields[name], rule, path)
     assert allowed(fields[ib_field("routing_engine")]) >= {"ar_updn", "ftree"}
