@@ -146,8 +146,9 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
     ``values`` maps form field names to what the browser sent (text) or to the form's
     cleaned values; other keys (team, sharing, the spec text...) are ignored. Values at the
     definition's default are left out (one plane, tiers "auto", min_spines 2,
-    oversubscription 1, no reserved ports, media "auto"), and keys of one topology only go with it. Values are not checked here:
-    the spec rules (:func:`planner.designs.services.design_build`) name each problem's field.
+    oversubscription 1, no reserved ports, media "auto"), and keys of one topology only go
+    with it. Values are not checked here: the spec rules
+    (:func:`planner.designs.services.design_build`) name each problem's field.
 
     The cluster networks' steps (a checkbox per network, its fields, the shared fields) make
     the ``networks`` block: :func:`planner.designs.wizard_networks.networks_from_fields`.
