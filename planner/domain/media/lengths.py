@@ -3,12 +3,13 @@
 
 A cable or fiber with listed lengths (``lengths_m``) gets the shortest one that covers its
 longest leg; its orderable part number is the one the catalog lists for that length
-(``length_parts``, :func:`part_number_at`). One with no listed lengths (no source gives the lengths NVIDIA's MFP7E fibers are
-sold in, catalog-facts.md §4) is ordered by our rounding policy, :func:`policy_length_m`: its
-longest leg rounded up to whole metres up to 10 m, to 5 m steps up to 50 m, to 10 m steps
-beyond, so a fabric orders a handful of lengths rather than one per 0.1 m of run. No slack is
-added here: the run already holds the layout's service loop (``layout.slack_m``, 2 m by
-default for every run that leaves its rack; catalog-facts-more.md §7 cites 2-3 m per trunk).
+(``length_parts``, :func:`part_number_at`). One with no listed lengths (a generic cord, a fiber
+whose lengths sold no source gives, such as NVIDIA's MFP7E30) is ordered by our rounding
+policy, :func:`policy_length_m`: its longest leg rounded up to whole metres up to 10 m, to 5 m
+steps up to 50 m, to 10 m steps beyond, so a fabric orders a handful of lengths rather than one
+per 0.1 m of run. No slack is added here: the run already holds the layout's service loop
+(``layout.slack_m``, 2 m by default for every run that leaves its rack;
+catalog-facts-more.md §7 cites 2-3 m per trunk).
 """
 
 from __future__ import annotations
@@ -106,6 +107,24 @@ def order_length_m(record: dict, run_m: float | None) -> float | None:
     if not known:
         return lengths[-1]
     return next((v for v in lengths if v >= float(run_m) - TOLERANCE_M), lengths[-1])
+
+
+def order_lengths_of(record: dict, runs_m) -> np.ndarray:
+    """:func:`order_length_m` of each run of an array; an unknown run (NaN) stays NaN.
+
+    Examples
+    --------
+    >>> order_lengths_of({"lengths_m": [3, 5, 10]}, [0.5, 3.2, 12.0, float("nan")]).tolist()
+    [3.0, 5.0, 10.0, nan]
+    >>> order_lengths_of({}, [6.7, 12.8]).tolist()
+    [7.0, 15.0]
+    """
+    runs = np.asarray(runs_m, dtype=np.float64)
+    lengths = np.array([length for length, _ in sold_lengths(record)], dtype=np.float64)
+    if not lengths.size:
+        return np.asarray(policy_length_m(runs), dtype=np.float64)
+    pick = np.minimum(np.searchsorted(lengths, runs - TOLERANCE_M), lengths.size - 1)
+    return np.where(np.isnan(runs), np.nan, lengths[pick])
 
 
 def part_number_at(record: dict, length_m: float | None) -> str:
