@@ -2,6 +2,18 @@
 
 from django.db import migrations, models
 
+#: Seed rows that became another part's alias (issue 33): RA-11333-001's 980-9I570-00N030 is
+#: the 30 m length of the MFP7E10-Nxxx family, so that a run resolves to the length it needs.
+SUPERSEDED = {"fibercable": ["980-9I570-00N030"]}
+
+
+def archive_superseded(apps, schema_editor):
+    """Archive the superseded rows of a catalog seeded before, so the family's alias wins for
+    new designs (old revisions still read archived parts)."""
+    for model_name, slugs in SUPERSEDED.items():
+        model = apps.get_model("inventory", model_name)
+        model.objects.filter(slug__in=slugs, archived=False).update(archived=True)
+
 
 class Migration(migrations.Migration):
 
@@ -20,4 +32,5 @@ class Migration(migrations.Migration):
             name='length_parts',
             field=models.JSONField(blank=True, default=list, help_text='The orderable part number of each length sold: a list of {length_m, part_number}, one per length of lengths_m.'),
         ),
+        migrations.RunPython(archive_superseded, migrations.RunPython.noop),
     ]
