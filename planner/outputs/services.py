@@ -194,7 +194,7 @@ def export_chunks(
                 spec=spec,
                 summary=summary,
                 fabric=fabric,
-                bom=bill_of_materials(fabric, facts, spares_pct=spares_pct),
+                bom=bill_of_materials(fabric, facts, spares_pct=spares_pct, elements=elements),
                 facts=facts,
                 elements=elements,
             )

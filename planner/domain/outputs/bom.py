@@ -184,7 +184,11 @@ def spares_for(base_quantity: int, pct: float) -> int:
 
 
 def bill_of_materials(
-    fabric: Fabric, facts: CatalogFacts, *, spares_pct: Mapping[str, float] | None = None
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    spares_pct: Mapping[str, float] | None = None,
+    elements=None,
 ) -> BillOfMaterials:
     """Count every part of ``fabric`` (see the module docstring for the rules).
 
@@ -197,6 +201,9 @@ def bill_of_materials(
         Catalog facts: part names, part numbers, manufacturers and categories.
     spares_pct
         Percent of spares per category (missing = 0).
+    elements
+        The cluster networks' devices and links when the caller has them
+        (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
 
     Returns
     -------
@@ -230,7 +237,7 @@ def bill_of_materials(
         _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical)
     _count_racks(fabric, facts, counts, notes, canonical)
     described = _count_networks(fabric, counts, counted_per, notes, canonical)
-    _count_network_cables(fabric, facts, counts, counted_per, canonical)
+    _count_network_cables(fabric, facts, counts, counted_per, canonical, elements)
 
     lines = []
     for (category, tier, part, length_m), base in counts.items():
@@ -565,7 +572,7 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
     return described
 
 
-def _count_network_cables(fabric, facts, counts, counted_per, canonical) -> None:
+def _count_network_cables(fabric, facts, counts, counted_per, canonical, elements) -> None:
     """The networks' cables and fibers, one per cable of their links (a splitter's legs once)
     at the length ordered for it, as the cabling plan lists them; a part the network counts
     as its cable but the catalog files otherwise (a CWDM4 module) keeps its category."""
@@ -574,7 +581,7 @@ def _count_network_cables(fabric, facts, counts, counted_per, canonical) -> None
     from planner.domain.networks.elements import cluster_elements
     from planner.domain.outputs.cabling import network_ordered_lengths_m
 
-    elements = cluster_elements(fabric, facts)
+    elements = elements if elements is not None else cluster_elements(fabric, facts)
     ordered = network_ordered_lengths_m(elements, facts)
     groups: dict[tuple, Counter] = {}
     seen: set[tuple[str, str]] = set()

@@ -519,7 +519,7 @@ def cabling_rows(
         number = numbers.get(key)
         if number is None:
             number = numbers[key] = _part_number(facts, *key)
-        yield (*row[:_PART_NUMBER_AT], number, *row[_PART_NUMBER_AT:])
+        yield row[:_PART_NUMBER_AT] + (number,) + row[_PART_NUMBER_AT:]
 
 
 def _part_number(facts: CatalogFacts, slug: str, length_text: str) -> str:
