@@ -29,3 +29,14 @@ def test_an_archived_part_gives_its_name_to_the_live_family(seed_catalog, archiv
     FiberCable.objects.filter(pk=old.pk).update(archived=archived)
     found = read_catalog_facts().parts["980-9I570-00N030"]
     assert found["slug"] == ("MFP7E10-Nxxx" if archived else "980-9I570-00N030")
+
+
+def test_the_part_page_lists_each_length_sold_with_its_part_number(seed_catalog, logged_in_client):
+    html = logged_in_client.get(FiberCable.objects.get(slug="MFP7E10-Nxxx").get_absolute_url())
+    text = html.content.decode()
+    start = text.index('<tr id="spec-length_parts">')
+    row = text[start : text.index('<tr id="spec-', start + 1)]
+    assert 'class="table nested"' in row and "Part number" in row and "Length (m)" in row
+    for number in ("MFP7E10-N003", "MFP7E10-N010", "980-9I570-00N030"):
+        assert number in row
+    assert "grade-secondary" in row and "grade-inferred" in row  # each length's own grade

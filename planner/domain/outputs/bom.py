@@ -279,8 +279,8 @@ def bill_of_materials(
 
 CABLES = ("cable", "fiber")
 LISTED_TEXT = (
-    "a length the part is sold in (lengths_m): the shortest that covers the run, or the "
-    "longest where an end is outside the layout"
+    "a length the part is sold in: the shortest that covers the run, or the longest where an "
+    "end is outside the layout"
 )
 
 UNSOLD_TEXT = (
