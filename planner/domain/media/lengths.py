@@ -119,12 +119,18 @@ def order_lengths_of(record: dict, runs_m) -> np.ndarray:
     >>> order_lengths_of({}, [6.7, 12.8]).tolist()
     [7.0, 15.0]
     """
+    return _round_up([length for length, _ in sold_lengths(record)], runs_m)
+
+
+def _round_up(lengths, runs_m) -> np.ndarray:
+    """Each run at the shortest of ``lengths`` that covers it (the longest when none does),
+    or by :func:`policy_length_m` when there are no ``lengths``; NaN stays NaN."""
     runs = np.asarray(runs_m, dtype=np.float64)
-    lengths = np.array([length for length, _ in sold_lengths(record)], dtype=np.float64)
-    if not lengths.size:
+    options = np.asarray(sorted(lengths), dtype=np.float64)
+    if not options.size:
         return np.asarray(policy_length_m(runs), dtype=np.float64)
-    pick = np.minimum(np.searchsorted(lengths, runs - TOLERANCE_M), lengths.size - 1)
-    return np.where(np.isnan(runs), np.nan, lengths[pick])
+    pick = np.minimum(np.searchsorted(options, runs - TOLERANCE_M), options.size - 1)
+    return np.where(np.isnan(runs), np.nan, options[pick])
 
 
 def part_number_at(record: dict, length_m: float | None) -> str:
@@ -155,9 +161,5 @@ def order_lengths(fabric: Fabric, links: np.ndarray, keys: np.ndarray, lengths) 
     ids, inverse = np.unique(keys, return_inverse=True)
     run = np.zeros(ids.size)
     np.maximum.at(run, inverse, fabric.link_length_m[links].astype(np.float64))
-    if lengths:
-        options = np.asarray(lengths, dtype=np.float64)
-        pick = options[np.minimum(np.searchsorted(options, run - TOLERANCE_M), options.size - 1)]
-    else:
-        pick = policy_length_m(run)
+    pick = _round_up(lengths or (), run)
     fabric.link_cable_length_m[links] = pick[inverse].astype(np.float32)
