@@ -242,3 +242,17 @@ def test_bom_plan_and_quote_agree_per_part_number(built, facts, name):
     for (_, _, number), count in in_bom.items():
         expected[number] += count  # no spares asked: quantity is the base quantity
     assert in_quote == expected
+
+
+@pytest.mark.parametrize("name", ALL_PRESETS)
+def test_the_bom_names_the_cables_it_has_no_part_number_for(built, facts, name):
+    _, bom, _ = built(name)
+    unnumbered = {
+        line.part for line in bom.lines if line.category in CABLES and not line.part_number
+    }
+    said = [note for note in bom.notes if note.startswith("no orderable part number")]
+    if not unnumbered:
+        assert not said
+        return
+    assert len(said) == 1 and all(part in said[0] for part in unnumbered)
+    assert "MFP7E10-Nxxx" not in said[0]  # sold in listed lengths, every one numbered

@@ -274,6 +274,14 @@ def bill_of_materials(
             -1.0 if line.length_m is None else line.length_m,
         )
     )
+    unnumbered = sorted(
+        {line.part for line in lines if line.category in CABLES and not line.part_number}
+    )
+    if unnumbered:
+        notes.append(
+            f"no orderable part number per length for {', '.join(unnumbered)}: the catalog "
+            "lists no part number for the lengths shown (order them by part and length)"
+        )
     return BillOfMaterials(lines=tuple(lines), spares_pct=pct, notes=tuple(notes))
 
 
