@@ -256,3 +256,20 @@ def test_the_bom_names_the_cables_it_has_no_part_number_for(built, facts, name):
         return
     assert len(said) == 1 and all(part in said[0] for part in unnumbered)
     assert "MFP7E10-Nxxx" not in said[0]  # sold in listed lengths, every one numbered
+
+
+def test_a_network_fibre_the_catalog_lacks_stays_a_fibre_by_its_printed_number(facts):
+    """The storage fabric's RA fibre missing from the catalog: its BOM lines stay fibres, by
+    the printed part number, made to length by the policy (no lengths sold are known)."""
+    from dataclasses import replace
+
+    from tests.unit.test_networks import four_su
+
+    spare = replace(facts, parts={k: v for k, v in facts.parts.items() if k != "980-9I570-00N030"})
+    fabric = build_fabric(parse_spec(four_su(storage={})), spare)
+    lines = [line for line in bill_of_materials(fabric, spare).lines if line.tier == "storage"]
+    printed = [line for line in lines if line.part == "980-9I570-00N030"]
+    assert printed and {line.category for line in printed} == {"fiber"}
+    assert {line.part_number for line in printed} == {"980-9I570-00N030"}
+    assert all(line.length_rule.startswith("no listed lengths") for line in printed)
+    assert sum(line.base_quantity for line in printed) == 254 + 240  # node-leaf, leaf-spine

@@ -591,6 +591,11 @@ def _count_network_cables(fabric, facts, counts, counted_per, canonical, element
 
     elements = elements if elements is not None else cluster_elements(fabric, facts)
     ordered = network_ordered_lengths_m(elements, facts)
+    filed = {  # how each link group files its cable (a part the catalog lacks, too)
+        (tier, group["name"]): (group.get("cable") or {}).get("category")
+        for tier, network in fabric.info["networks"].items()
+        for group in network.get("link_groups") or []
+    }
     groups: dict[tuple, Counter] = {}
     seen: set[tuple[str, str]] = set()
     for index, link in enumerate(elements.links):
@@ -598,7 +603,7 @@ def _count_network_cables(fabric, facts, counts, counted_per, canonical, element
             continue
         seen.add((link.network, link.cable_id))
         record = facts.parts.get(link.cable_part)
-        category = (record or {}).get("category") or "cable"
+        category = (record or {}).get("category") or filed.get((link.network, link.group))
         category = category if category in CATEGORIES else "cable"
         length = _length_key(ordered[index]) if category in CABLES and index in ordered else None
         part = canonical(link.cable_part) if record else link.cable_part
