@@ -10,7 +10,6 @@ import pytest
 import yaml
 
 from planner.domain.fabric import FabricBuilder
-from planner.domain.media import policy_length_m
 from planner.domain.outputs import CATEGORIES, BomError, bill_of_materials, spares_for
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
@@ -172,22 +171,29 @@ def test_spares_use_decimal_arithmetic():
 
 
 def test_superpod_fibers_are_ordered_in_a_handful_of_lengths(superpod, facts):
-    """Issue 15 item 8: not one line per 0.1 m of run. The catalog lists no lengths for the
-    MFP7E10 fibers, so each run is rounded up by the ordering policy (slack is in the run)."""
+    """Issue 15 item 8: not one line per 0.1 m of run. Issue 33 item 5: the MFP7E10 fibers
+    are sold in listed lengths, so each run is rounded up to the next length sold and each
+    line names that length's orderable part number (slack is in the run)."""
     bom = bill_of_materials(superpod, facts)
     fibers = [line for line in bom.lines if line.category == "fiber"]
     lengths = {line.length_m for line in fibers}
     assert len(lengths) <= 6 and len(fibers) <= 8
     assert sum(line.quantity for line in fibers) == 2040  # the published count is kept
+    sold = {
+        float(item["length_m"]): item["part_number"]
+        for item in facts.parts["MFP7E10-Nxxx"]["length_parts"]
+    }
     for line in fibers:
-        assert line.length_m == policy_length_m(line.length_m)  # a length of the policy
-        assert line.length_rule.startswith("no listed lengths in the catalog")
-    # Every fiber is ordered at least as long as its run, at most one policy step longer.
+        assert line.part == "MFP7E10-Nxxx"
+        assert line.part_number == sold[line.length_m]  # the part number of that length
+        assert line.length_rule.startswith("a length the part is sold in")
+    # Every fiber is ordered at least as long as its run, at the next length sold.
     runs = superpod.link_length_m.astype(float)
     ordered = superpod.link_cable_length_m.astype(float)
     fiber = superpod.link_cable >= 0
     assert (ordered[fiber] >= runs[fiber] - 1e-4).all()
-    assert (ordered[fiber] - runs[fiber] < 5.0).all()
+    shorter = np.array([max((v for v in sold if v < o), default=0.0) for o in ordered[fiber]])
+    assert (shorter < runs[fiber] - 1e-4).all()  # no shorter length sold would do
     assert (ordered[fiber] != runs[fiber]).any()
 
 
@@ -198,7 +204,7 @@ def test_parts_sold_in_listed_lengths_are_ordered_at_a_listed_length(gb200, fact
     for line in cables:
         listed = facts.parts[line.part].get("lengths_m")
         assert listed and line.length_m in listed
-        assert line.length_rule.startswith("a listed length")
+        assert line.length_rule.startswith("a length the part is sold in")
     assert all(
         not line.length_rule for line in bom.lines if line.category not in ("cable", "fiber")
     )
@@ -208,4 +214,7 @@ def test_a_revision_saved_with_exact_runs_says_so(superpod, facts):
     fabric = copy.deepcopy(superpod)
     fabric.link_cable_length_m = fabric.link_length_m.copy()  # as saved before the policy
     fibers = [line for line in bill_of_materials(fabric, facts).lines if line.category == "fiber"]
-    assert any(line.length_rule.startswith("the exact run length") for line in fibers)
+    # MFP7E10 is sold in listed lengths (issue 33): a recorded run that is not one of them is
+    # named as such and gets no part number, rather than a part number of another length
+    unsold = [line for line in fibers if line.length_rule.startswith("a length this revision")]
+    assert unsold and all(not line.part_number for line in unsold)

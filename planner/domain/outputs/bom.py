@@ -11,14 +11,19 @@ Counting conventions (reference-architectures.md §1, the same rule as
   once. A module's tier is the tier of the first link through it; on a campus, links
   between two buildings are the ``campus`` tier (:meth:`planner.domain.fabric.Fabric.report_tiers`);
 - cables and fibers: one per assembly at its ordered length; a breakout (1:N) cable or a 1:2
-  splitter fiber counts once for all its legs. The ordered length is a length the part is
-  listed in (``lengths_m``), else the run rounded up by the ordering policy
-  (:func:`planner.domain.media.policy_length_m`); each line's ``length_rule`` says which;
+  splitter fiber counts once for all its legs. The ordered length is the shortest length the
+  part is sold in that covers the run (``lengths_m``), else the run rounded up by the ordering
+  policy (:func:`planner.domain.media.order_length_m`); each line's ``length_rule`` says which,
+  and its ``part_number`` is the orderable part number of that length (``length_parts``,
+  :func:`planner.domain.media.part_number_at`; empty when the catalog lists none);
 - racks: one per rack of the layout, when the layout names a catalog rack;
 - the cluster's other networks (a spec with ``networks``; :mod:`planner.domain.networks`):
   lines whose tier is the network (``storage``, ``converged``, ``inband``, ``oob``), counted
   as that network's conventions say (each line's ``counted_per`` names its link groups); a
-  part the catalog lacks is listed by its reference part number and named in the notes.
+  part the catalog lacks is listed by its reference part number and named in the notes. Their
+  cables and fibers are counted from the networks' links as the cabling plan lists them
+  (:func:`planner.domain.networks.elements.cluster_elements`), one per cable at the length
+  ordered for its run (:func:`planner.domain.outputs.cabling.network_ordered_lengths_m`).
 
 Published counts carry no spares; spares are a percentage per category, rounded up
 (``ceil(base * pct / 100)``), default 0.
@@ -36,16 +41,18 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
-from planner.domain.media import POLICY_TEXT, policy_length_m
+from planner.domain.media import (
+    POLICY_TEXT,
+    order_lengths_of,
+    part_number_at,
+    policy_length_m,
+    sold_lengths,
+)
 from planner.domain.summary import first_link_of_units, ordered_cable_length_m
 
 CATEGORIES = ("server", "switch", "nic", "transceiver", "cable", "fiber", "rack")  # display order
 NETWORK_TIERS = ("storage", "converged", "inband", "oob", "management")
 TIER_ORDER = ("server", "leaf", "spine", "core", *REPORT_TIER_NAMES, "", *NETWORK_TIERS)
-NETWORK_LENGTH_RULE = (
-    "the reference architecture's part (its length in the part number); this network's runs "
-    "are not laid out"
-)
 MAX_SPARES_PCT = 1000.0
 
 COUNTED_PER = {
@@ -177,7 +184,11 @@ def spares_for(base_quantity: int, pct: float) -> int:
 
 
 def bill_of_materials(
-    fabric: Fabric, facts: CatalogFacts, *, spares_pct: Mapping[str, float] | None = None
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    spares_pct: Mapping[str, float] | None = None,
+    elements=None,
 ) -> BillOfMaterials:
     """Count every part of ``fabric`` (see the module docstring for the rules).
 
@@ -190,6 +201,9 @@ def bill_of_materials(
         Catalog facts: part names, part numbers, manufacturers and categories.
     spares_pct
         Percent of spares per category (missing = 0).
+    elements
+        The cluster networks' devices and links when the caller has them
+        (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
 
     Returns
     -------
@@ -223,6 +237,7 @@ def bill_of_materials(
         _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical)
     _count_racks(fabric, facts, counts, notes, canonical)
     described = _count_networks(fabric, counts, counted_per, notes, canonical)
+    _count_network_cables(fabric, facts, counts, counted_per, canonical, elements)
 
     lines = []
     for (category, tier, part, length_m), base in counts.items():
@@ -230,12 +245,14 @@ def bill_of_materials(
         spares = spares_for(base, pct.get(category, 0.0))
         part_number, name = described.get(part, ("", ""))
         rule = length_rule(record, length_m) if category in CABLES else ""
-        if tier in NETWORK_TIERS and category in CABLES:
-            rule = NETWORK_LENGTH_RULE
+        if record and category in CABLES:
+            part_number = part_number_at(record, length_m)
+        else:
+            part_number = str(record.get("part_number") or part_number)
         lines.append(
             BomLine(
                 part=part,
-                part_number=str(record.get("part_number") or part_number),
+                part_number=part_number,
                 name=str(record.get("name") or name),
                 manufacturer=str(record.get("manufacturer") or ""),
                 category=category,
@@ -257,11 +274,27 @@ def bill_of_materials(
             -1.0 if line.length_m is None else line.length_m,
         )
     )
+    unnumbered = sorted(
+        {line.part for line in lines if line.category in CABLES and not line.part_number}
+    )
+    if unnumbered:
+        notes.append(
+            f"no orderable part number per length for {', '.join(unnumbered)}: the catalog "
+            "lists no part number for the lengths shown (order them by part and length)"
+        )
     return BillOfMaterials(lines=tuple(lines), spares_pct=pct, notes=tuple(notes))
 
 
 CABLES = ("cable", "fiber")
-LISTED_TEXT = "a listed length of the part (lengths_m): the shortest that covers the run"
+LISTED_TEXT = (
+    "a length the part is sold in: the shortest that covers the run, or the longest where an "
+    "end is outside the layout"
+)
+
+UNSOLD_TEXT = (
+    "a length this revision recorded that the part is not sold in (no orderable part number): "
+    "its cables were ordered before the catalog listed the lengths sold"
+)
 
 
 def length_rule(record: Mapping, length_m: float | None) -> str:
@@ -269,17 +302,22 @@ def length_rule(record: Mapping, length_m: float | None) -> str:
 
     Examples
     --------
-    >>> length_rule({"lengths_m": [1, 2]}, 2.0).startswith("a listed length")
+    >>> length_rule({"lengths_m": [1, 2]}, 2.0).startswith("a length the part is sold in")
     True
     >>> length_rule({}, 7.0).startswith("no listed lengths")
+    True
+    >>> length_rule({"lengths_m": [1, 2]}, 1.4).startswith("a length this revision recorded")
     True
     >>> length_rule({}, 6.7)
     'the exact run length, as this revision recorded it (not rounded by the ordering policy)'
     """
     if length_m is None:
-        return "length unknown (a link drawn without a run length)"
-    if record.get("lengths_m"):
+        return "length unknown (no run: a link drawn without one, or an end outside the layout)"
+    sold = [length for length, _ in sold_lengths(dict(record))]
+    if any(abs(length - length_m) <= 1e-4 for length in sold):
         return LISTED_TEXT
+    if sold:
+        return UNSOLD_TEXT
     if abs(float(policy_length_m(length_m)) - length_m) <= 1e-4:
         return POLICY_TEXT
     return "the exact run length, as this revision recorded it (not rounded by the ordering policy)"
@@ -375,14 +413,8 @@ def _count_media(fabric, facts, counts, canonical, plan=None) -> None:
 
 
 def _ordered(record: Mapping, run_m: np.ndarray) -> list[float | None]:
-    """Ordered lengths of runs: the shortest listed length that covers it, else the policy."""
-    listed = sorted(float(v) for v in record.get("lengths_m") or () if isinstance(v, int | float))
-    out = []
-    for value in policy_length_m(np.asarray(run_m, dtype=np.float64)).tolist():
-        if listed:
-            value = next((v for v in listed if v >= value - 1e-6), listed[-1])
-        out.append(_length_key(value))
-    return out
+    """Ordered lengths of runs (:func:`planner.domain.media.order_lengths_of`)."""
+    return [_length_key(v) for v in order_lengths_of(dict(record), run_m).tolist()]
 
 
 def _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical) -> None:
@@ -516,13 +548,8 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
             why = f"{group['count']} {group['role']}"
             add("switch", canonical(group["model"]), group["count"], why)
         for group in network.get("link_groups") or []:
-            if group.get("media"):  # chosen by length: a line per cable part
-                for use in group["media"]:
-                    cable = use["cable"]
-                    category = cable.get("category") or "cable"
-                    category = category if category in CATEGORIES else "cable"
-                    part = canonical(cable["part"]) if cable["in_catalog"] else cable["part"]
-                    add(category, part, int(use["cables"]), f"{group['name']} {use['cables']}")
+            # the cables themselves are counted link by link (_count_network_cables)
+            if group.get("media"):  # chosen by length
                 left = int(group.get("cables") or 0) - sum(int(u["cables"]) for u in group["media"])
                 if left > 0:
                     notes.append(
@@ -537,12 +564,8 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
                         f"({group['cable_kind']}): parts not chosen, not listed"
                     )
                 continue
-            part = canonical(cable["part"]) if cable["in_catalog"] else cable["part"]
-            category = cable.get("category") or "cable"
-            category = category if category in CATEGORIES else "cable"
-            add(category, part, group["cables"], f"{group['name']} {group['cables']}")
             if not cable["in_catalog"]:
-                described[part] = (cable["part_number"], cable["description"])
+                described[cable["part"]] = (cable["part_number"], cable["description"])
         for counted in network.get("parts") or []:
             part = canonical(counted["part"]) if counted["in_catalog"] else counted["part"]
             add(counted["category"], part, counted["count"], f"{counted['counted_per']}")
@@ -555,6 +578,42 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
         for part in network.get("parts_not_in_catalog") or []:
             notes.append(f"{tier}: part {part} not in catalog; listed by its reference part number")
     return described
+
+
+def _count_network_cables(fabric, facts, counts, counted_per, canonical, elements) -> None:
+    """The networks' cables and fibers, one per cable of their links (a splitter's legs once)
+    at the length ordered for it, as the cabling plan lists them; a part the network counts
+    as its cable but the catalog files otherwise (a CWDM4 module) keeps its category."""
+    if not (fabric.info or {}).get("networks"):
+        return
+    from planner.domain.networks.elements import cluster_elements
+    from planner.domain.outputs.cabling import network_ordered_lengths_m
+
+    elements = elements if elements is not None else cluster_elements(fabric, facts)
+    ordered = network_ordered_lengths_m(elements, facts)
+    filed = {  # how each link group files its cable (a part the catalog lacks, too)
+        (tier, group["name"]): (group.get("cable") or {}).get("category")
+        for tier, network in fabric.info["networks"].items()
+        for group in network.get("link_groups") or []
+    }
+    groups: dict[tuple, Counter] = {}
+    seen: set[tuple[str, str]] = set()
+    for index, link in enumerate(elements.links):
+        if not link.cable_part or (link.network, link.cable_id) in seen:
+            continue
+        seen.add((link.network, link.cable_id))
+        record = facts.parts.get(link.cable_part)
+        category = (record or {}).get("category") or filed.get((link.network, link.group))
+        category = category if category in CATEGORIES else "cable"
+        length = _length_key(ordered[index]) if category in CABLES and index in ordered else None
+        part = canonical(link.cable_part) if record else link.cable_part
+        key = (category, link.network, part, length)
+        counts[key] += 1
+        groups.setdefault(key, Counter())[link.group] += 1
+    for key, per_group in groups.items():
+        unit = COUNTED_PER[key[0]].split(" (")[0]
+        whys = "; ".join(f"{group} {count}" for group, count in per_group.items())
+        counted_per[key] = f"{unit} ({whys})"
 
 
 __all__ = [
