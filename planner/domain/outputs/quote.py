@@ -24,6 +24,8 @@ Pricing rules
   (a book price in the quote's own currency is used as the book gives it), the unit cost and
   the unit sell price. Extended prices are ``quantity * rounded unit``, never rounded again;
   subtotals and totals are exact sums of the extended prices, so the printed document adds up.
+- **Nothing ordered**: a BOM line of quantity 0 (a rack-scale system's trays when no spares
+  are asked) is not quoted.
 - **Unpriced parts** are listed with their reason and never counted as zero: totals then cover
   the priced lines only and say ``incomplete: N parts unpriced``.
 """
@@ -618,6 +620,8 @@ def price_quote(
     lines: list[PricedLine] = []
     unpriced: dict[PriceKey, None] = {}
     for line in bom.lines:
+        if not line.quantity:  # nothing ordered (a rack-scale system's trays without spares)
+            continue
         key = price_key(line)
         found = prices.get(key)
         choice = found if isinstance(found, PriceChoice) else PriceChoice(found)
