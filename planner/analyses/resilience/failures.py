@@ -573,6 +573,16 @@ def expected_failures(
             "The Llama 3 table counts switches and cables together (35), so spares of "
             "switches, optics and cables are given as one figure, not split by part."
         )
+    unrated = [
+        groups[g]["label"]
+        for g in ("management", "pdu")
+        if g in groups and groups[g]["basis"] == "unknown"
+    ]
+    if unrated:
+        notes.append(
+            f"{' and '.join(unrated)}: no catalog MTBF and no row in the Llama 3 table, so no "
+            "spares are suggested; give their own percentage on the BOM."
+        )
     return {
         "gpus": gpus,
         "groups": list(groups.values()),
