@@ -670,9 +670,9 @@ def _count_racks(fabric, facts, counts, installed, counted_per, described, notes
         counts[key] += count
         installed[key] = 0
         counted_per[key] = (
-            f"{kind} rack of the layout"
-            if kind != "management"
-            else ("management rack (networks.management_racks)")
+            "management rack (networks.management_racks)"
+            if kind == "management"
+            else f"{kind} rack of the layout"
         )
 
 
