@@ -138,6 +138,7 @@ CATEGORY_LABELS = {
     "management": "Management systems",
     "pdu": "Rack PDUs",
     "switch": "Switches",
+    "psu": "Power supplies",
     "nic": "NICs",
     "transceiver": "Transceivers",
     "cable": "Cables",

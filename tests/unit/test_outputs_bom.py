@@ -155,6 +155,33 @@ def test_a_rack_scale_system_is_spared_by_its_trays_never_whole(gb200, facts):
     assert bom.quantity_by_part()["GB200-NVL72"] == systems
 
 
+def test_power_supplies_are_spared_per_model_where_the_catalog_counts_them(facts):
+    """Issue 33: PSUs are field-replaceable; a device model with a catalog ``psu_count``
+    has a spares-only PSU line (devices x PSUs each) at the PSU percentage alone."""
+    fabric = build_fabric(parse_spec(_example("gb300-nvl72-xdr.yaml")), facts)
+    plain = bill_of_materials(fabric, facts, spares_pct={"switch": 50, "server": 50})
+    spared = bill_of_materials(fabric, facts, spares_pct={"psu": 2})
+    devices: Counter = Counter()
+    for line in plain.lines:
+        if line.category in ("server", "switch") and line.part in facts.parts:
+            devices[line.part] += line.base_quantity
+    expected = {
+        f"{part} PSU": count * facts.parts[part]["psu_count"]
+        for part, count in devices.items()
+        if facts.parts[part].get("psu_count")
+    }
+    assert {"GB300-NVL72 PSU", "Q3400-RA PSU"} <= set(expected)
+    for bom, pct in ((plain, 0), (spared, 2)):
+        psus = {line.part: line for line in bom.lines if line.category == "psu"}
+        assert {part: line.installed for part, line in psus.items()} == expected
+        for line in psus.values():
+            assert line.base_quantity == 0
+            assert line.spares == line.quantity == math.ceil(line.installed * pct / 100)
+    rating = facts.parts["GB300-NVL72"]["psu_rating_w"]
+    psu = next(line for line in spared.lines if line.part == "GB300-NVL72 PSU")
+    assert f"({rating:,.0f} W)" in psu.name and "inferred" in psu.counted_per
+
+
 def test_management_systems_and_pdus_take_their_own_percentage(facts):
     """Issue 33: UFM appliances, management nodes and PDUs are not servers; each group takes
     only its own spares percentage."""

@@ -29,9 +29,11 @@ its interruptions / (16,384 GPUs x 54 days); a design's is that times its GPUs. 
 
 Software bugs (54), host maintenance (32), NCCL watchdog timeouts (7) and dependencies (2)
 are not part failures and are left out (95 of the 419). The management systems
-(``management``: fabric-manager appliances, management nodes) and rack PDUs (``pdu``) are
-groups of their own: the table has no row for them, so without a catalog MTBF they have no
-rate and their spares are the percentage the user sets on the BOM (default none). A group
+(``management``: fabric-manager appliances, management nodes), rack PDUs (``pdu``) and
+power supplies (``psu``, where the catalog gives a device's PSU count) are groups of their
+own: the table has no row for them (its 3 power-supply failures are hosts', counted in the
+``server`` group), so without a catalog MTBF they have no rate and their spares are the
+percentage the user sets on the BOM (default none). A group
 with some parts figured and others not sums the figured ones only (a lower bound) and names
 the others.
 
@@ -114,6 +116,7 @@ CATEGORIES = {
     "cable": ("network", "Cables (DAC, ACC, AEC, AOC)"),
     "management": ("management", "Management systems (fabric managers, head nodes)"),
     "pdu": ("pdu", "Rack PDUs"),
+    "psu": ("psu", "Power supplies (PSUs)"),
 }
 GROUP_LABELS = {
     "server": "Servers and compute trays (GPUs, memory, host)",
@@ -121,6 +124,7 @@ GROUP_LABELS = {
     "network": "Switches, optics and cables",
     "management": "Management systems (fabric managers, head nodes)",
     "pdu": "Rack PDUs",
+    "psu": "Power supplies (PSUs)",
 }
 DEFAULT_LEAD_TIME_DAYS = 30.0
 DEFAULT_LEVEL = 0.99
@@ -575,7 +579,7 @@ def expected_failures(
         )
     unrated = [
         groups[g]["label"]
-        for g in ("management", "pdu")
+        for g in ("management", "pdu", "psu")
         if g in groups and groups[g]["basis"] == "unknown"
     ]
     if unrated:

@@ -41,6 +41,10 @@ spares are ``ceil(installed * pct / 100)`` with its category's percentage (defau
 - the cluster's management systems are groups of their own, each with its own percentage:
   fabric-manager (UFM) appliances and management (head) nodes (``management``), rack PDUs
   (``pdu``);
+- power supplies (``psu``): a device whose catalog record gives ``psu_count`` (servers,
+  rack-scale systems' power shelves, switches, appliances) has its PSUs on a line of their
+  own per model and network that orders spares only (count 0, ``installed`` = devices x
+  PSUs each), at their own percentage: spare PSUs beside, not instead of, spare devices;
 - racks: none (a rack is not replaced in the field; :data:`SPARES_CATEGORIES` has no racks).
 """
 
@@ -68,6 +72,7 @@ CATEGORIES = (
     "pdu",
     "switch",
     "nic",
+    "psu",
     "transceiver",
     "cable",
     "fiber",
@@ -82,6 +87,7 @@ CATEGORY_LABELS = {
     "pdu": "Rack PDUs",
     "switch": "Switches and NVLink switch trays",
     "nic": "NICs",
+    "psu": "Power supplies (PSUs)",
     "transceiver": "Transceivers",
     "cable": "Cables",
     "fiber": "Fibers",
@@ -116,6 +122,7 @@ COUNTED_PER = {
     "rack": "rack of the layout",
     "management": "device",
     "pdu": "device",
+    "psu": "power supply",
 }
 
 
@@ -299,6 +306,7 @@ def bill_of_materials(
         _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical)
     _count_racks(fabric, facts, counts, installed, counted_per, described, notes, canonical)
     _count_networks(fabric, facts, counts, counted_per, described, notes, canonical)
+    _count_psus(facts, counts, installed, counted_per, described)
 
     lines = []
     for key, base in counts.items():
@@ -437,6 +445,36 @@ def _count_trays(slug, systems, facts, counts, installed, counted_per, described
         "never whole; the catalog has no tray part (no part number published), so tray lines "
         "carry no part number or price"
     )
+
+
+#: Line categories of devices that may hold power supplies.
+POWERED = ("server", "management", "switch")
+
+
+def _count_psus(facts, counts, installed, counted_per, described) -> None:
+    """The PSUs of every device line whose catalog part gives ``psu_count`` (module
+    docstring): one spares-only line per model and network (tier ``""``: the compute
+    fabric's tiers together; a network's tier: that network)."""
+    devices: Counter = Counter()
+    for (category, tier, part, _), count in counts.items():
+        if category in POWERED and count:
+            devices[(tier if tier in NETWORK_TIERS else "", part)] += count
+    for (tier, part), count in devices.items():
+        record = facts.parts.get(part) or {}
+        per_device = int(record.get("psu_count") or 0)
+        if per_device <= 0:
+            continue
+        key = ("psu", tier, f"{part} PSU", None)
+        counts[key] += 0  # ordered as spares only: the PSUs come inside the devices
+        installed[key] += per_device * count
+        grade = (provenance_for(record.get("provenance") or {}, "psu_count") or {}).get("grade")
+        counted_per[key] = (
+            f"power supply ({per_device} per {part}{f', {grade}' if grade else ''} x "
+            f"{count:,}; spares only: installed in the devices)"
+        )
+        rating = record.get("psu_rating_w")
+        watts = f" ({float(rating):,.0f} W)" if isinstance(rating, int | float) else ""
+        described[key[2]] = ("", f"{record.get('name') or part} power supply{watts}")
 
 
 def _count_nics(server_slug, servers, facts, counts, counted_per, notes, canonical) -> None:
