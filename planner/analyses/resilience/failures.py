@@ -10,7 +10,8 @@ category is the sum over its field-replaceable units, counted as the bill of mat
 what its spares cover (:attr:`planner.domain.outputs.bom.BomLine.installed`: servers and
 switches per device, a rack-scale system by its compute trays and NVLink switch trays, NIC
 cards per server, transceivers per module, cables per assembly, management systems and rack
-PDUs per device; :func:`planner.domain.outputs.bom.bill_of_materials`).
+PDUs per device, power supplies per device as the catalog counts them;
+:func:`planner.domain.outputs.bom.bill_of_materials`).
 
 Where no part of a group has a figure, and only then, the group takes its rate from the one
 published field count at this scale, stated as such (``basis: "llama3"``, grade
@@ -33,9 +34,8 @@ are not part failures and are left out (95 of the 419). The management systems
 power supplies (``psu``, where the catalog gives a device's PSU count) are groups of their
 own: the table has no row for them (its 3 power-supply failures are hosts', counted in the
 ``server`` group), so without a catalog MTBF they have no rate and their spares are the
-percentage the user sets on the BOM (default none). A group
-with some parts figured and others not sums the figured ones only (a lower bound) and names
-the others.
+percentage the user sets on the BOM (default none). A group with some parts figured and
+others not sums the figured ones only (a lower bound) and names the others.
 
 Interruptions of a job
 ----------------------
