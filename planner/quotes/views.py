@@ -526,7 +526,7 @@ def _detail_page(
             for c in document.priced.networks
         ]
     else:
-        rows = [{"line": line, "priced": False} for line in document.bom.lines]
+        rows = [{"line": line, "priced": False} for line in document.bom.ordered_lines()]
         categories = []
         networks = []
     context = {

@@ -62,6 +62,9 @@ def test_a_line_ordering_nothing_is_not_quoted():
         QuoteTerms("USD", {}),
     )
     assert not spared.complete  # ordered spares without a price are unpriced, as any part
+    # nor is it a change between two bills (a revision that gained the tray line)
+    diff = bom_diff(bom(SWITCH), bom(SWITCH, trays))
+    assert not (diff.added or diff.removed or diff.changed)
 
 
 def test_discount_per_category_then_margin_on_sell_price():

@@ -184,6 +184,11 @@ class BillOfMaterials:
     spares_pct: dict[str, float]
     notes: tuple[str, ...] = field(default=())
 
+    def ordered_lines(self) -> tuple[BomLine, ...]:
+        """The lines that order something (quantity above 0): what a quote prices. A
+        rack-scale system's tray lines and PSU lines order nothing without spares."""
+        return tuple(line for line in self.lines if line.quantity)
+
     def quantity_by_part(self) -> dict[str, int]:
         """Total quantity (with spares) per part, all tiers and lengths together."""
         totals: Counter = Counter()
