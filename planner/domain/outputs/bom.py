@@ -439,8 +439,8 @@ def _count_trays(slug, systems, facts, counts, installed, counted_per, described
             "grade"
         )
         counted_per[key] = (
-            f"{what} ({per_system} per {slug}{f', {grade}' if grade else ''}; spares only: "
-            "installed in the systems)"
+            f"{what} ({per_system} per {slug} x {systems:,}{f'; grade {grade}' if grade else ''}"
+            "; spares only: installed in the systems)"
         )
         described[part] = ("", f"{name} {what}")
         listed.append(f"{what}s ({per_system} per system)")
@@ -474,8 +474,8 @@ def _count_psus(facts, counts, installed, counted_per, described) -> None:
         installed[key] += per_device * count
         grade = (provenance_for(record.get("provenance") or {}, "psu_count") or {}).get("grade")
         counted_per[key] = (
-            f"power supply ({per_device} per {part}{f', {grade}' if grade else ''} x "
-            f"{count:,}; spares only: installed in the devices)"
+            f"power supply ({per_device} per {part} x {count:,}"
+            f"{f'; grade {grade}' if grade else ''}; spares only: installed in the devices)"
         )
         rating = record.get("psu_rating_w")
         watts = f" ({float(rating):,.0f} W)" if isinstance(rating, int | float) else ""
