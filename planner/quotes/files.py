@@ -135,7 +135,10 @@ INTERNAL_MARK = "Internal: costs, discounts and sources. Not for the customer."
 #: Subtotal labels of the customer's copy (the internal one shows the category names).
 CATEGORY_LABELS = {
     "server": "Servers",
+    "management": "Management systems",
+    "pdu": "Rack PDUs",
     "switch": "Switches",
+    "psu": "Power supplies",
     "nic": "NICs",
     "transceiver": "Transceivers",
     "cable": "Cables",
