@@ -5,8 +5,8 @@ Every as-built import (cabling: LLDP tables, ``ibnetdiscover``, NetBox cable exp
 counters: per-port telemetry rows) names ports as the running switches and hosts name them.
 :class:`FabricNames` reads those names back into the design's own numbering, the numbering the
 cabling plan, the NetBox and P2P exports and the day-0 configurations write
-(:func:`planner.domain.outputs.cabling.port_position`, :class:`planner.domain.outputs.config.
-intent.PortLayout`), so a port is the same port in every file.
+(:mod:`planner.domain.names`: :func:`~planner.domain.names.port_position`,
+:class:`~planner.domain.names.PortLayout`), so a port is the same port in every file.
 
 Devices
 -------
@@ -74,8 +74,8 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
-from planner.domain.outputs.cabling import FabricEnds, port_position
-from planner.domain.outputs.config.intent import PortLayout, layout_of
+from planner.domain.names import PortLayout, layout_of, port_position
+from planner.domain.outputs.cabling import FabricEnds
 
 __all__ = ["AsBuiltNameError", "End", "FabricNames", "OS_FORMS"]
 

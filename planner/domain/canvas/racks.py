@@ -11,21 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from planner.domain.fabric import ROLE, Fabric
-
-
-def rack_system(fabric: Fabric, node: int) -> dict | None:
-    """``fabric.info["rack_system"]`` when ``node`` is one of its racks (a server of that model
-    whose ports follow the tray rule), else None."""
-    system = fabric.info.get("rack_system")
-    if not system or int(fabric.node_role[node]) != ROLE["server"]:
-        return None
-    if fabric.models[int(fabric.node_model[node])] != system.get("model"):
-        return None
-    trays, rails = int(system.get("compute_trays") or 0), int(fabric.info.get("rails") or 0)
-    planes = int(fabric.info.get("planes") or 1)
-    if trays <= 0 or rails <= 0 or int(fabric.node_ports[node]) != trays * rails * planes:
-        return None
-    return system
+from planner.domain.names import rack_system
 
 
 def rack_number(fabric: Fabric, node: int) -> int:

@@ -21,9 +21,10 @@ carry no RoCE settings in the spec.
 
 Interface names
 ---------------
-Derived from the cabling plan's port position (:func:`planner.domain.outputs.cabling.
-port_position`: cage from 1, index in the cage from 0) and the switch's catalog cage group
-(ports per cage, lanes per port), so that a port is the same port in every output:
+Named by :class:`planner.domain.names.PortLayout` from the port position
+(:func:`planner.domain.names.port_position`: cage from 1, index in the cage from 0) and the
+switch's catalog cage group (ports per cage, lanes per port), so that a port is the same port
+in every output:
 
 - NVIDIA Cumulus (NVUE): ``swp<cage>``, a broken-out port ``swp<cage>s<index>`` (``swp1s0``,
   ``swp1s1`` for a 2x breakout; Cumulus "Switch Port Attributes", breakout ports,
@@ -60,7 +61,8 @@ import yaml
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
-from planner.domain.outputs.cabling import FabricEnds, link_labels, port_position
+from planner.domain.names import PortLayout, layout_of, port_position
+from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
 from planner.domain.summary import ordered_cable_length_m
 from planner.domain.transport import TransportSettings, pfc_xoff_bytes
@@ -122,86 +124,6 @@ def missing_fields(settings: TransportSettings) -> list[str]:
         if value is None or value == ():
             out.append(f"roce.{name}")
     return out
-
-
-# --- interface names ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PortLayout:
-    """How a switch's cages carry its logical ports (see the module docstring).
-
-    ``per_cage``: logical ports per cage in this fabric (the cabling plan's split);
-    ``native_per_cage``: ports per cage in the catalog; ``lanes_per_cage``: electrical lanes
-    of a cage (None when the catalog lacks ``lanes_per_port``).
-
-    Examples
-    --------
-    >>> split = PortLayout(per_cage=2, native_per_cage=1, lanes_per_cage=8)
-    >>> split.names(3, 1)
-    {'nvue': 'swp3s1', 'sonic': 'Ethernet20', 'eos': 'Ethernet3/5'}
-    >>> PortLayout(1, 1, 8).names(1, 0)
-    {'nvue': 'swp1', 'sonic': 'Ethernet0', 'eos': 'Ethernet1/1'}
-    >>> PortLayout(2, 2, None).names(1, 1)
-    {}
-    """
-
-    per_cage: int
-    native_per_cage: int = 1
-    lanes_per_cage: int | None = None
-
-    @property
-    def legs(self) -> int:
-        """Logical ports per native port (1 = not broken out)."""
-        if self.per_cage % max(1, self.native_per_cage):
-            return 1
-        return max(1, self.per_cage // max(1, self.native_per_cage))
-
-    @property
-    def lanes_per_port(self) -> int | None:
-        """Lanes of one logical port (None when not known or not a whole number)."""
-        lanes = self.lanes_per_cage
-        if not lanes or lanes % self.per_cage:
-            return None
-        return lanes // self.per_cage
-
-    def nvue(self, cage: int, index: int) -> str | None:
-        if self.native_per_cage != 1:
-            return None
-        return f"swp{cage}" if self.per_cage == 1 else f"swp{cage}s{index}"
-
-    def sonic(self, cage: int, index: int) -> str | None:
-        lanes = self.lanes_per_port
-        if lanes is None:
-            return None
-        return f"Ethernet{(cage - 1) * self.lanes_per_cage + index * lanes}"
-
-    def eos(self, cage: int, index: int) -> str | None:
-        lanes = self.lanes_per_port
-        if lanes is None:
-            return None
-        if self.lanes_per_cage == 1:
-            return f"Ethernet{cage}"
-        return f"Ethernet{cage}/{index * lanes + 1}"
-
-    def names(self, cage: int, index: int) -> dict[str, str]:
-        """The vendor names of the port (only those known)."""
-        found = {"nvue": self.nvue(cage, index), "sonic": self.sonic(cage, index)}
-        found["eos"] = self.eos(cage, index)
-        return {os_: name for os_, name in found.items() if name}
-
-
-def layout_of(facts: CatalogFacts, model: str, per_cage: int) -> PortLayout:
-    """The :class:`PortLayout` of a switch model split ``per_cage`` ways (its one cage group;
-    a model with several groups, or none, has no known lanes)."""
-    device = facts.devices.get(model)
-    groups = device.port_groups if device is not None else ()
-    if len(groups) != 1:
-        return PortLayout(per_cage=max(1, per_cage))
-    group = groups[0]
-    native = max(1, int(group.ports_per_cage or 1))
-    lanes = group.lanes_per_port * native if group.lanes_per_port else None
-    return PortLayout(per_cage=max(1, per_cage), native_per_cage=native, lanes_per_cage=lanes)
 
 
 # --- the intent -----------------------------------------------------------------------------

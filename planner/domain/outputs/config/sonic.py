@@ -26,8 +26,8 @@ https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/
   A platform on the traditional model takes only 5, 40 or 300 m and a named profile instead.
 
 SONiC has no semi-lossless mode (PFC on a priority both sends and honours pause frames), so a
-semi-lossless design is refused. Interface names follow :class:`~planner.domain.outputs.
-config.intent.PortLayout`. The file is one JSON object, one line per switch: switch name ->
+semi-lossless design is refused. Interface names follow :class:`~planner.domain.names.
+PortLayout`. The file is one JSON object, one line per switch: switch name ->
 that switch's fragment (compact: a 100,000-GPU fabric has thousands of switches);
 ``jq '."leaf-01"' file > leaf-01.json`` extracts one, which ``sudo config load leaf-01.json``
 (or ``sonic-cfggen -j leaf-01.json --write-to-db``) merges into the running configuration.
