@@ -46,12 +46,16 @@ from planner.domain.fabric import ROLE, Fabric
 __all__ = [
     "ARROW",
     "Names",
+    "end_name",
+    "end_text",
+    "link_name",
     "PortLayout",
     "PortScheme",
     "layout_of",
     "port_name",
     "port_position",
     "rack_system",
+    "scheme_of",
 ]
 
 #: Between the two ends of a link in user text.
@@ -255,6 +259,33 @@ def layout_of(facts: CatalogFacts, model: str, per_cage: int) -> PortLayout:
 # --- one fabric --------------------------------------------------------------------------------
 
 
+def scheme_of(fabric: Fabric, node: int) -> PortScheme:
+    """How ``node``'s ports are named (:class:`PortScheme`)."""
+    per_cage = max(1, int(fabric.node_ports_per_cage[node]))
+    if rack_system(fabric, node) is None:
+        return PortScheme(per_cage)
+    planes = int(fabric.info.get("planes") or 1)
+    return PortScheme(per_cage, int(fabric.info["rails"]) * planes, planes)
+
+
+def end_text(device: str, port: str) -> str:
+    """A device and one of its ports in user text: ``leaf-1 3/2``, ``gpu00001 tray 2 NIC 1``;
+    a bare number reads ``leaf-1 port 17`` (never ``leaf-1 17``)."""
+    return f"{device} port {port}" if port.isdigit() else f"{device} {port}"
+
+
+def end_name(fabric: Fabric, node: int, port: int) -> str:
+    """:meth:`Names.end` for one end (no per-fabric tables: for a message or two)."""
+    return end_text(fabric.node_name[node], scheme_of(fabric, node).name(port))
+
+
+def link_name(fabric: Fabric, link: int) -> str:
+    """:meth:`Names.link` for one link (no per-fabric tables: for a message or two)."""
+    a = end_name(fabric, int(fabric.link_a[link]), int(fabric.link_a_port[link]))
+    b = end_name(fabric, int(fabric.link_b[link]), int(fabric.link_b_port[link]))
+    return f"{a} {ARROW} {b}"
+
+
 class Names:
     """The names of one fabric's devices, racks, ports and links (module docstring).
 
@@ -276,18 +307,23 @@ class Names:
     def __init__(self, fabric: Fabric, facts: CatalogFacts | None = None):
         self.fabric = fabric
         self.facts = facts
-        system = fabric.info.get("rack_system") or {}
-        planes = int(fabric.info.get("planes") or 1)
-        tray_ports = int(fabric.info.get("rails") or 0) * planes
-        schemes: dict[tuple[int, int], PortScheme] = {}
+        system = fabric.info.get("rack_system")
+        servers = fabric.node_role == ROLE["server"]
+        # one scheme per (role is server, model, ports per cage): shared, hashed once
+        keys = zip(
+            servers.tolist(),
+            fabric.node_model.tolist(),
+            fabric.node_ports_per_cage.tolist(),
+            strict=True,
+        )
+        found: dict[tuple, PortScheme] = {}
         self.schemes: list[PortScheme] = []
-        per_cage = fabric.node_ports_per_cage.tolist()
-        for node in range(fabric.node_count):
-            tray = tray_ports if system and rack_system(fabric, node) is not None else 0
-            key = (max(1, int(per_cage[node])), tray)
-            scheme = schemes.get(key)
+        for node, key in enumerate(keys):
+            scheme = found.get(key)
             if scheme is None:
-                scheme = schemes[key] = PortScheme(key[0], tray, planes if tray else 1)
+                scheme = scheme_of(fabric, node)
+                if not system or not key[0]:
+                    found[key] = scheme
             self.schemes.append(scheme)
         self._index: dict[str, int] | None = None
         self._layouts: dict[tuple[str, int], PortLayout] = {}
@@ -324,8 +360,8 @@ class Names:
             raise ValueError(f"not a port of {self.device(node)}: {error}") from None
 
     def end(self, node: int, port: int) -> str:
-        """``leaf-su001-r1 3/2``: a device and one of its ports."""
-        return f"{self.device(node)} {self.port(node, port)}"
+        """``leaf-su001-r1 3/2``: a device and one of its ports (:func:`end_text`)."""
+        return end_text(self.device(node), self.port(node, port))
 
     def link(self, link: int) -> str:
         """``gpu00001 1/1 → leaf-su001-r1 3/2``: a link by its two ends (A end first)."""

@@ -222,7 +222,7 @@ def test_network_problems_read_as_device_ports_on_the_page(cluster, facts, built
     )
     link = built.links[min(bmc)]
     assert problem["elements"][0] == (
-        f"{link.a_device} port bmc → {link.b_device} port {link.b_port} (oob)"
+        f"{link.a_device} bmc → {link.b_device} port {link.b_port} (oob)"
     )
     assert problem["more_elements"] == f"+{len(bmc) - 30} network links more"
     assert ElementNames(cluster)("netlink:3") == "network link 4"
