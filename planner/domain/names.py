@@ -54,6 +54,7 @@ __all__ = [
     "layout_of",
     "port_name",
     "port_position",
+    "rack_name",
     "rack_system",
     "scheme_of",
 ]
@@ -107,6 +108,11 @@ class PortScheme:
     per_cage: int = 1
     tray_ports: int = 0
     planes: int = 1
+
+    def as_dict(self) -> dict:
+        """The scheme for the canvas, which names the ports a user picks with it
+        (``frontend/src/canvas/format.js`` ``portName``, the same rules)."""
+        return {"per_cage": self.per_cage, "tray_ports": self.tray_ports, "planes": self.planes}
 
     def name(self, port: int) -> str:
         if self.tray_ports:
@@ -259,6 +265,15 @@ def layout_of(facts: CatalogFacts, model: str, per_cage: int) -> PortLayout:
 # --- one fabric --------------------------------------------------------------------------------
 
 
+def rack_name(fabric: Fabric, node: int) -> str:
+    """The rack ``node`` stands in, by its layout name (``R001-01``); ``""`` before the
+    layout places it."""
+    if fabric.node_rack is None or not fabric.racks:
+        return ""
+    index = int(fabric.node_rack[node])
+    return str(fabric.racks[index].get("name", "")) if 0 <= index < len(fabric.racks) else ""
+
+
 def scheme_of(fabric: Fabric, node: int) -> PortScheme:
     """How ``node``'s ports are named (:class:`PortScheme`)."""
     per_cage = max(1, int(fabric.node_ports_per_cage[node]))
@@ -340,12 +355,7 @@ class Names:
         return self._index.get(name)
 
     def rack(self, node: int) -> str:
-        """The rack ``node`` stands in (``R001-01``), ``""`` before the layout."""
-        fabric = self.fabric
-        if fabric.node_rack is None or not fabric.racks:
-            return ""
-        index = int(fabric.node_rack[node])
-        return str(fabric.racks[index].get("name", "")) if 0 <= index < len(fabric.racks) else ""
+        return rack_name(self.fabric, node)
 
     # ports and links
 
