@@ -107,7 +107,7 @@ def test_aoc_dac_and_fibre_reach_come_from_the_catalog(cluster, facts, built, mo
         lambda i, link: replace(link, run_length_m=lengths[i]) if i in lengths else None,
     )
     report = _validate(cluster, facts, monkeypatch, elements)
-    over = {p.example.split(" ->")[0]: p for p in report.by_code("network-reach-exceeded")}
+    over = {p.example.split(" →")[0]: p for p in report.by_code("network-reach-exceeded")}
     assert _ids(report, "network-reach-exceeded") == {f"netlink:{i}" for i in lengths}
     messages = " ".join(p.message for p in over.values())
     assert "100 m reach of MFS1S00-HxxxV" in messages
