@@ -240,7 +240,7 @@ def test_sonic_fragment_uses_config_db_tables_and_template_keys():
         "admin_status": "up",
         "speed": "400000",
         "mtu": "9100",
-        "description": "gpu01 1",
+        "description": "gpu01 port 1",
     }
     assert set(config["PORT"]) == {"Ethernet0", "Ethernet4"}  # "2x100G port breakout" names
     assert config["BREAKOUT_CFG"] == {"Ethernet0": {"brkout_mode": "2x400G"}}
@@ -303,7 +303,7 @@ def test_eos_lines_have_avds_form():
 def test_eos_file_for_an_arista_design(arista, facts):
     text = _text("eos", arista, facts)
     assert text.count("\n! ---- switch ") == int((arista.node_role >= 2).sum())
-    assert "interface Ethernet1/5\n   description gpu00002 1\n" in text
+    assert "interface Ethernet1/5\n   description gpu00002 port 1\n" in text
     # Arista's profile publishes no CNP or ECN default: left out, and said so
     assert "! Note: Not set, so not configured: roce.cnp_priority, roce.cnp_dscp" in text
     assert "random-detect" not in text

@@ -95,7 +95,7 @@ def _interface_lines(switch: SwitchIntent) -> Iterator[str]:
         if not name:
             continue
         yield f"interface {name}"
-        yield f"   description {safe_text(f'{interface.peer} {interface.peer_port}')}"
+        yield f"   description {safe_text(interface.peer_end)}"
         if switch.mtu_b:
             yield f"   mtu {switch.mtu_b}"
         if switch.layout.legs > 1:

@@ -61,7 +61,7 @@ import yaml
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
-from planner.domain.names import PortLayout, layout_of, port_position
+from planner.domain.names import PortLayout, end_text, layout_of, port_position
 from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
 from planner.domain.summary import ordered_cable_length_m
@@ -146,6 +146,11 @@ class InterfaceIntent:
     lossless: bool
     pfc_xoff_b: int | None
     adaptive_routing: bool
+
+    @property
+    def peer_end(self) -> str:
+        """The peer and its port as every page names them (``gpu00001 1/1``): descriptions."""
+        return end_text(self.peer, self.peer_port)
 
     def as_dict(self) -> dict:
         return {

@@ -115,7 +115,7 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
         port = {"admin_status": "up", "speed": str(interface.speed_gbps * 1000)}
         if switch.mtu_b:
             port["mtu"] = str(switch.mtu_b)
-        port["description"] = safe_text(f"{interface.peer} {interface.peer_port}")
+        port["description"] = safe_text(interface.peer_end)
         ports[name] = port
         if layout.legs > 1 and layout.native_per_cage == 1:
             first = f"Ethernet{(interface.cage - 1) * layout.lanes_per_cage}"
