@@ -363,11 +363,18 @@ class Names:
         return self.schemes[node].name(port)
 
     def parse(self, node: int, text: str) -> int:
-        """:meth:`PortScheme.parse` on ``node``'s scheme (the message names the device)."""
+        """:meth:`PortScheme.parse` on ``node``'s scheme, within the node's ports (the message
+        names the device)."""
         try:
-            return self.schemes[node].parse(text)
+            port = self.schemes[node].parse(text)
         except ValueError as error:
             raise ValueError(f"not a port of {self.device(node)}: {error}") from None
+        ports = int(self.fabric.node_ports[node])
+        if 0 < ports <= port:
+            raise ValueError(
+                f"not a port of {self.device(node)}: {text.strip()!r} is past its {ports:,} ports"
+            )
+        return port
 
     def end(self, node: int, port: int) -> str:
         """``leaf-su001-r1 3/2``: a device and one of its ports (:func:`end_text`)."""
