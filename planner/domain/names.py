@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass
 
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import ROLE, Fabric
+from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
 
 __all__ = [
     "ARROW",
@@ -62,6 +62,7 @@ __all__ = [
 #: Between the two ends of a link in user text.
 ARROW = "→"
 
+_SWITCH_CODES = frozenset(ROLE[r] for r in SWITCH_ROLES)
 _TRAY = re.compile(r"^tray\s*(\d+)\s+nic\s*(\d+)(?:\s+plane\s*(\d+))?$", re.IGNORECASE)
 
 
@@ -390,9 +391,9 @@ class Names:
     def interfaces(self, node: int, port: int) -> dict[str, str]:
         """The switch OS interface names of a port (``{"nvue": "swp3s1", ...}``), those known:
         none without catalog facts or on a server."""
-        if self.facts is None or self.schemes[node].tray_ports:
-            return {}
         fabric = self.fabric
+        if self.facts is None or int(fabric.node_role[node]) not in _SWITCH_CODES:
+            return {}
         model = fabric.models[int(fabric.node_model[node])]
         per_cage = self.schemes[node].per_cage
         layout = self._layouts.get((model, per_cage))
