@@ -368,7 +368,8 @@ def _classify(names: FabricNames, labels, cable: _Found, matched: set[int], expl
         links = [link] if link is not None and link not in matched else []
         explained.update(links)
         device, port = cable.foreign
-        b_dict = {"device": device, "port": port, "role": "", "label": "", "rack": "", "ru": ""}
+        b_dict = {"device": device, "port": port, "end": end_text(device, str(port))}
+        b_dict.update(role="", label="", rack="", ru="")
         expected = (
             "; ".join(
                 f"{_ends_text(a_end, names.end(*_other_end(names, i, *cable.a)))}" for i in links

@@ -57,7 +57,8 @@ Links
 -----
 :meth:`FabricNames.link_at` gives the design link on a (node, port), or None;
 :meth:`FabricNames.end` describes an end for reports (design label end ``R001-05.U03.P1.1``,
-device, port, role, rack, RU, rail and plane of the node, each as the cabling plan writes it).
+device, port, role, rack, RU, rail and plane of the node, each as the cabling plan writes it;
+``end``, the device and port as every page writes them, :func:`planner.domain.names.end_text`).
 The link's own rail and plane are those of its leaf end (a server's port carries the rail of
 the leaf it is cabled to): :meth:`FabricNames.link_rail`, :meth:`FabricNames.link_plane`.
 
@@ -74,7 +75,7 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
-from planner.domain.names import PortLayout, layout_of, port_position
+from planner.domain.names import PortLayout, end_text, layout_of, port_position
 from planner.domain.outputs.cabling import FabricEnds
 
 __all__ = ["AsBuiltNameError", "End", "FabricNames", "OS_FORMS"]
@@ -120,6 +121,7 @@ class End:
         return {
             "device": self.device,
             "port": self.port_name,
+            "end": end_text(self.device, self.port_name),
             "role": self.role,
             "label": self.label,
             "rack": self.rack,
