@@ -269,7 +269,8 @@ def check_cages(out: ParsedEdit, facts: CatalogFacts) -> None:
         ids = sorted({f"link:{i}" for links in by_part.values() for i in links})
         out.add(
             "cage-mixed-plugs",
-            f"The cage of {name} port {first_port + 1} holds one module or cable head, but its "
+            f"{name} cage {first_port // max(1, int(fabric.node_ports_per_cage[node])) + 1} "
+            "holds one module or cable head, but its "
             f"links name {', '.join(sorted(by_part))}.",
             (node_id(name), *ids),
         )
