@@ -249,6 +249,26 @@ class PortLayout:
         found["eos"] = self.eos(cage, index)
         return {os_: name for os_, name in found.items() if name}
 
+    def names_on(
+        self, cage: int, index: int, *, protocols: tuple | frozenset, manufacturer: str
+    ) -> dict[str, str]:
+        """:meth:`names` of the operating systems the switch runs: none on a switch that is
+        not Ethernet (InfiniBand), NVUE (Cumulus) only on NVIDIA's, EOS only on Arista's.
+
+        >>> PortLayout(2, 1, 8).names_on(3, 1, protocols=("ethernet",), manufacturer="nvidia")
+        {'nvue': 'swp3s1', 'sonic': 'Ethernet20'}
+        >>> PortLayout(2, 1, 8).names_on(3, 1, protocols=("infiniband",), manufacturer="nvidia")
+        {}
+        """
+        if "ethernet" not in protocols:
+            return {}
+        found = self.names(cage, index)
+        if manufacturer != "nvidia":
+            found.pop("nvue", None)
+        if manufacturer != "arista":
+            found.pop("eos", None)
+        return found
+
 
 def layout_of(facts: CatalogFacts, model: str, per_cage: int) -> PortLayout:
     """The :class:`PortLayout` of a switch model split ``per_cage`` ways (its one cage group;
@@ -389,8 +409,9 @@ class Names:
         return f"{a} {ARROW} {b}"
 
     def interfaces(self, node: int, port: int) -> dict[str, str]:
-        """The switch OS interface names of a port (``{"nvue": "swp3s1", ...}``), those known:
-        none without catalog facts or on a server."""
+        """The interface names of a switch port under the operating systems the switch runs
+        (``{"nvue": "swp3s1", "sonic": "Ethernet20"}``; :meth:`PortLayout.names_on`), those
+        known: none without catalog facts, on a server or on an InfiniBand switch."""
         fabric = self.fabric
         if self.facts is None or int(fabric.node_role[node]) not in _SWITCH_CODES:
             return {}
@@ -399,7 +420,13 @@ class Names:
         layout = self._layouts.get((model, per_cage))
         if layout is None:
             layout = self._layouts[(model, per_cage)] = layout_of(self.facts, model, per_cage)
-        return layout.names(*port_position(per_cage, port))
+        device = self.facts.devices.get(model)
+        manufacturer = str((self.facts.parts.get(model) or {}).get("manufacturer") or "")
+        return layout.names_on(
+            *port_position(per_cage, port),
+            protocols=tuple(device.protocols) if device is not None else (),
+            manufacturer=manufacturer,
+        )
 
     def element(self, element_id: str) -> str:
         """An element id (``node:<name>``, ``link:<i>``) in words: the device's name, the

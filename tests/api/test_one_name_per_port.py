@@ -117,10 +117,19 @@ def test_every_output_names_a_port_as_the_naming_function_does(api_client, built
     if preset == "b300-spectrum-x-twin-plane":  # Ethernet: the OS names are known
         b, bp = int(fabric.link_b[0]), int(fabric.link_b_port[0])
         os_names = names.interfaces(b, bp)
-        assert set(os_names) >= {"sonic", "eos"}
+        assert set(os_names) == {"nvue", "sonic"}  # NVIDIA Spectrum: Cumulus and SONiC
+        peer = end_text(*expected[0][:2])
         sonic = _body(api_client.get(_api(design, "exports/config-sonic/")))
         ports = json.loads(sonic)[expected[0][2]]["PORT"]
-        assert ports[os_names["sonic"]]["description"] == end_text(*expected[0][:2])
+        assert ports[os_names["sonic"]]["description"] == peer
+        nvue = _body(api_client.get(_api(design, "exports/config-nvue/")))
+        switch = nvue[nvue.index(f"# ---- switch {expected[0][2]} (") :]
+        line = next(
+            x
+            for x in switch.splitlines()
+            if x.startswith(f"nv set interface {os_names['nvue']} description")
+        )
+        assert peer in line
         # and an as-built file's vendor name reads back to the same port
         assert FabricNames(fabric, catalog_facts()).port(b, os_names["sonic"], os="sonic") == bp
 

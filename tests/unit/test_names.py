@@ -88,10 +88,13 @@ def test_switch_os_names_where_the_catalog_gives_the_lanes(facts):
     found = names.interfaces(spine, port)
     cage, lane = port // 2 + 1, port % 2
     assert found["nvue"] == f"swp{cage}s{lane}"  # SN5600: 800G cages split in two
-    assert found["sonic"].startswith("Ethernet") and found["eos"].startswith(f"Ethernet{cage}/")
+    assert found["sonic"].startswith("Ethernet") and "eos" not in found  # EOS: Arista only
     assert Names(fabric).interfaces(spine, port) == {}  # no catalog: no guess
     server = int(fabric.link_a[0])
     assert names.interfaces(server, 0) == {}  # a server's NIC has no switch OS name
+    infiniband = _preset(facts, "gb300-nvl72-xdr")  # Quantum-X800: no Ethernet OS names
+    leaf = int(infiniband.link_b[0])
+    assert Names(infiniband, facts).interfaces(leaf, int(infiniband.link_b_port[0])) == {}
 
 
 def test_element_ids_read_as_names():

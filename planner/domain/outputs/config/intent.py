@@ -43,6 +43,10 @@ in every output:
   https://www.arista.com/en/um-eos/eos-layer-1-profiles), ``Ethernet<cage>`` on a one-lane
   port. Not named when the lanes are not known.
 
+Only the names of the operating systems the switch runs are given
+(:meth:`~planner.domain.names.PortLayout.names_on`): none on an InfiniBand switch, NVUE only
+on an NVIDIA switch, EOS only on an Arista one (the renderers refuse the others the same way).
+
 Streaming
 ---------
 :func:`switch_intents` yields one switch at a time from one sorted index of the link ends, so
@@ -274,6 +278,8 @@ def switch_intents(
             layout = layouts[(model, per_cage)] = layout_of(facts, model, per_cage)
         record = facts.parts.get(model) or {}
         device = facts.devices.get(model)
+        manufacturer = str(record.get("manufacturer") or "")
+        protocols = tuple(device.protocols) if device is not None else ()
         mtu = roce.mtu_of(role) if roce else None
         lo = int(np.searchsorted(sorted_nodes, n, "left"))
         hi = int(np.searchsorted(sorted_nodes, n, "right"))
@@ -294,7 +300,9 @@ def switch_intents(
                     port=ends.port_name(n, p),
                     cage=cage,
                     index=index,
-                    names=layout.names(cage, index),
+                    names=layout.names_on(
+                        cage, index, protocols=protocols, manufacturer=manufacturer
+                    ),
                     speed_gbps=speed,
                     peer=safe_text(ends.names[q]),
                     peer_port=ends.port_name(q, qp),
@@ -310,8 +318,8 @@ def switch_intents(
             name=safe_text(ends.names[n]),
             role=role,
             model=safe_text(model),
-            manufacturer=str(record.get("manufacturer") or ""),
-            protocols=tuple(device.protocols) if device is not None else (),
+            manufacturer=manufacturer,
+            protocols=protocols,
             layout=layout,
             mtu_b=mtu,
             interfaces=tuple(interfaces),
