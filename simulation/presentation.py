@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from planner.domain.outputs.cabling import port_name
+from planner.domain.names import ARROW, end_name, end_text
 from planner.presentation import NETWORK_LABELS, TIER_LABELS, number, severity_counts
 from planner.presentation import count as count_of
 
@@ -67,25 +67,23 @@ class ElementNames:
         return self._elements
 
     def network_link(self, index: int) -> str:
-        """``"gpu00001 port bmc → oob-01 port 1 (oob)"``."""
+        """``"gpu00001 bmc → oob-01 port 1 (oob)"`` (ends by :func:`planner.domain.names.
+        end_text`)."""
         elements = self.elements
         links = getattr(elements, "links", ())
         if not 0 <= index < len(links):
             return f"network link {index + 1}"
         link = links[index]
-        return (
-            f"{link.a_device} port {link.a_port} → {link.b_device} port {link.b_port} "
-            f"({link.network})"
-        )
+        a, b = end_text(link.a_device, str(link.a_port)), end_text(link.b_device, str(link.b_port))
+        return f"{a} {ARROW} {b} ({link.network})"
 
     def end(self, node: int, port: int) -> str:
-        fabric = self.fabric
-        per_cage = int(fabric.node_ports_per_cage[node]) if len(fabric.node_ports_per_cage) else 1
-        return f"{fabric.node_name[node]} port {port_name(per_cage, int(port))}"
+        """``"leaf-su1-03 3/2"``: :func:`planner.domain.names.end_name`."""
+        return end_name(self.fabric, node, int(port))
 
     def link(self, index: int, first: str | None = None) -> str:
-        """``"leaf-su1-03 port 17 → spine-02 port 5"``; ``first`` (a device name) picks the
-        end written first."""
+        """``"leaf-su1-03 17/1 → spine-02 5/1"``; ``first`` (a device name) picks the end
+        written first."""
         fabric = self.fabric
         if fabric is None or not 0 <= index < len(fabric.link_a):
             return f"link {index + 1}"
@@ -93,7 +91,7 @@ class ElementNames:
         ends = [(a, int(fabric.link_a_port[index])), (b, int(fabric.link_b_port[index]))]
         if first is not None and fabric.node_name[b] == first and fabric.node_name[a] != first:
             ends.reverse()
-        return " → ".join(self.end(node, port) for node, port in ends)
+        return f" {ARROW} ".join(self.end(node, port) for node, port in ends)
 
     def __call__(self, element_id: str) -> str:
         kind, _, rest = str(element_id).partition(":")
