@@ -7,7 +7,11 @@ routes are fixed for the run, chosen once from the whole run's flows:
 
 ``rail``
     Static destination routing (InfiniBand linear forwarding tables without adaptive
-    routing, d-mod-k): at every switch the next hop is ``dst_server mod #next-hops``.
+    routing, d-mod-k): at every switch the next hop is ``d mod #next-hops``, ``d`` the
+    destination NIC link's index (:attr:`Network.gpu_dest`: NIC links numbered leaf by leaf,
+    as the subnet manager routes each destination port on its own). The destination is the
+    NIC port, not its server: on a rack-scale system (GB300 NVL72, 72 NICs in one "server")
+    a server's ordinal would send every flow to one rack down the same port.
 ``ecmp``
     Per-flow hash: per-switch splitmix64 of the flow's 5-tuple (the RoCE entropy is the queue
     pair number, ``qp``); ``polarization=True`` uses the same hash at every switch. One path
@@ -124,12 +128,15 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return z ^ (z >> _U64(31))
 
 
-def switch_links(net: Network) -> tuple[np.ndarray, np.ndarray]:
-    """Alive switch-to-switch links sorted by source node (then index), and their CSR pointer
-    by source node."""
+def switch_links(net: Network, *, by_neighbour: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Alive switch-to-switch links sorted by source node (then index; with ``by_neighbour``,
+    then by the switch they lead to, then index), and their CSR pointer by source node."""
     fab = np.arange(2 * net.fabric_links)
     keep = fab[net.alive[fab] & net.is_switch[net.link_from[fab]] & net.is_switch[net.link_to[fab]]]
-    keep = keep[np.argsort(net.link_from[keep], kind="stable")]
+    if by_neighbour:
+        keep = keep[np.lexsort((keep, net.link_to[keep], net.link_from[keep]))]
+    else:
+        keep = keep[np.argsort(net.link_from[keep], kind="stable")]
     out_ptr = np.zeros(net.node_count + 1, dtype=np.int64)
     np.cumsum(np.bincount(net.link_from[keep], minlength=net.node_count), out=out_ptr[1:])
     return keep, out_ptr
@@ -196,7 +203,7 @@ def route_hops(
     """Switch-to-switch part of the routes of flows ``hop`` (leaf to leaf), appended to
     ``rows``/``cols``/``vals``; ``routing`` is one of :data:`ROUTINGS` (see the module doc)."""
     n = net.node_count
-    keep, out_ptr = switch_links(net)
+    keep, out_ptr = switch_links(net, by_neighbour=routing == "rail")
     targets, target_row = np.unique(dst_leaf[hop], return_inverse=True)
     target_class, hops = class_hops(net, keep, targets)
     flow_class = np.zeros(len(flows), dtype=np.int64)
@@ -237,6 +244,8 @@ def route_hops(
                 e_key = np.where(
                     j == 0, key[e_flow], mix64(key[e_flow] ^ (j * _U64(0x9E3779B97F4A7C15)))
                 )
+    if routing == "rail":
+        dmodk = _DModK(net, flows, hop, hops[flow_class[hop], src_leaf[hop]])
     if routing == "ib-ar":
         port_load = np.zeros(net.link_count)  # bytes sent to each port so far
         size = np.asarray(flows.size, dtype=np.float64)
@@ -306,7 +315,7 @@ def route_hops(
             k_new = None
         else:
             if routing == "rail":
-                h = net.gpu_ordinal[flows.dst[e_flow]].astype(np.int64)
+                h = dmodk.next_hop(e_flow, count)
             else:
                 with np.errstate(over="ignore"):
                     h = mix64(e_key ^ switch_seed[e_node])
@@ -326,6 +335,38 @@ def route_hops(
             w = np.bincount(inverse, weights=w)
             f_new, nxt = merged // n, merged % n
         e_flow, e_node, e_w, e_key = f_new, nxt, w, k_new
+
+
+class _DModK:
+    """The next hops of ``rail`` (d-mod-k) for the flows ``hop``, one switch at a time.
+
+    Candidates are listed by next switch, then link (:func:`switch_links` ``by_neighbour``),
+    so ``h // parallel links`` picks the switch and ``h % parallel links`` the link. A flow of
+    ``L`` switch hops goes up ``L // 2`` hops, then down. Up hop ``i`` takes
+    ``h = (d // W_i) mod #candidates``, ``W_0 = 1``, ``W_(i+1) = W_i * #candidates``: each tier
+    reads its own digit of the destination index ``d``, as d-mod-k does (E. Zahavi, "D-Mod-K
+    Routing Providing Non-Blocking Traffic for Shift Permutations on Real Life Fat Trees",
+    2010: the up port at level ``l`` is ``floor(d / (w_1...w_l)) mod w_(l+1)``; secondary), so
+    a spine does not repeat its leaf's choice. Down hops take ``d mod #candidates``: the
+    destinations of one leaf that one spine brings down (consecutive ``d``) take distinct
+    parallel links. On a symmetric Clos every switch sends a destination one way, whatever
+    the source: a forwarding table."""
+
+    def __init__(self, net: Network, flows, hop: np.ndarray, path_hops: np.ndarray):
+        self.d = np.zeros(len(flows), dtype=np.int64)
+        self.d[hop] = net.gpu_dest[flows.dst[hop], flows.plane[hop]]
+        self.ups = np.zeros(len(flows), dtype=np.int64)
+        self.ups[hop] = np.asarray(path_hops, dtype=np.int64) // 2
+        self.taken = np.zeros(len(flows), dtype=np.int64)
+        self.divisor = np.ones(len(flows), dtype=np.int64)  # W_i of each flow's next up hop
+
+    def next_hop(self, flow: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """Index into each flow's candidates (``count`` of them) at its current switch."""
+        up = self.taken[flow] < self.ups[flow]
+        w = np.where(up, self.divisor[flow], 1)
+        self.divisor[flow[up]] *= count[up]
+        self.taken[flow] += 1
+        return (self.d[flow] // w) % count
 
 
 def _load_levelled(net, table, start, count, node, demand, port_load):
