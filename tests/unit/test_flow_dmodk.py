@@ -53,7 +53,8 @@ def test_each_tier_reads_its_own_digit_of_the_destination():
     The shift 0..3 -> 4..7 by hand: leaf 0 sends d = 4, 5 up to spines 0, 1 (d mod 2); leaf 1
     sends d = 6, 7 to spines 0, 1. Spine 0 then holds d = 4 and 6: its digit (d // 2) mod 2 =
     0, 1 sends them to different cores (d mod 2 would send both to core 0, at C / 2). Down,
-    d mod 2 at each core and one link per spine-leaf pair: one flow per link everywhere."""
+    each core takes the spine d mod 2 (the one the destination's leaf would go up to), and
+    one link per spine-leaf pair: one flow per link everywhere."""
     fabric = toy_fabric(pods=2, servers_per_pod=4, leaves_per_pod=2, spines_per_pod=2, cores=2)
     net = Network.from_fabric(fabric)
     flows = Flows(np.arange(4), np.arange(4, 8), GB)
@@ -62,6 +63,26 @@ def test_each_tier_reads_its_own_digit_of_the_destination():
     per_link = _flows_per_link(net, a)[_switch_links(net)]
     assert per_link.max() == 1
     assert simulate(net, flows, "rail").first_rates == pytest.approx([C] * 4, rel=1e-12)
+
+
+def test_the_way_down_mirrors_the_way_up_over_parallel_links():
+    """2 pods x 2 leaves x 2 one-GPU servers; each leaf has 2 links to its pod's one spine,
+    each spine 2 links to the one core. Leaf slots: d = 4 on leaf 2, d = 6 on leaf 3; flows
+    0 -> 4 and 2 -> 6. Up: each leaf takes link d mod 2 = 0 (W_1 = 2); spine 0 takes core link
+    (d // 2) mod 2 = 0 and 1. Down, the core takes the parallel link of that same digit to
+    spine 1, 0 and 1: one flow per link, both at C. ``d mod 2`` at the core would put both on
+    link 0 (C / 2 each)."""
+    fabric = toy_fabric(
+        pods=2, servers_per_pod=4, leaves_per_pod=2, spines_per_pod=1, uplinks=2, cores=1,
+        core_links=2,
+    )  # fmt: skip
+    net = Network.from_fabric(fabric)
+    flows = Flows([0, 2], [4, 6], GB)
+    assert net.gpu_dest[[4, 6], 0].tolist() == [4, 6]
+    a = route(net, flows, "rail")
+    per_link = _flows_per_link(net, a)[_switch_links(net)]
+    assert per_link.max() == 1 and per_link.sum() == 8  # 2 flows x 4 switch hops
+    assert simulate(net, flows, "rail").first_rates == pytest.approx([C, C], rel=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -315,7 +315,7 @@ def route_hops(
             k_new = None
         else:
             if routing == "rail":
-                h = dmodk.next_hop(e_flow, count)
+                h = dmodk.next_hop(e_flow, start, count, net.link_to[table])
             else:
                 with np.errstate(over="ignore"):
                     h = mix64(e_key ^ switch_seed[e_node])
@@ -340,33 +340,55 @@ def route_hops(
 class _DModK:
     """The next hops of ``rail`` (d-mod-k) for the flows ``hop``, one switch at a time.
 
-    Candidates are listed by next switch, then link (:func:`switch_links` ``by_neighbour``),
-    so ``h // parallel links`` picks the switch and ``h % parallel links`` the link. A flow of
-    ``L`` switch hops goes up ``L // 2`` hops, then down. Up hop ``i`` takes
-    ``h = (d // W_i) mod #candidates``, ``W_0 = 1``, ``W_(i+1) = W_i * #candidates``: each tier
-    reads its own digit of the destination index ``d``, as d-mod-k does (E. Zahavi, "D-Mod-K
-    Routing Providing Non-Blocking Traffic for Shift Permutations on Real Life Fat Trees",
-    2010: the up port at level ``l`` is ``floor(d / (w_1...w_l)) mod w_(l+1)``; secondary), so
-    a spine does not repeat its leaf's choice. Down hops take ``d mod #candidates``: the
-    destinations of one leaf that one spine brings down (consecutive ``d``) take distinct
-    parallel links. On a symmetric Clos every switch sends a destination one way, whatever
-    the source: a forwarding table."""
+    Candidates are listed by next switch, then link (:func:`switch_links` ``by_neighbour``):
+    ``S`` switches with ``c`` parallel links each, index ``switch * c + link``. A flow of ``L``
+    switch hops goes up ``L // 2`` hops, then down. Up hop ``i`` takes index
+    ``(d // W_i) mod (S * c)``, ``W_0 = 1``, ``W_(i+1) = W_i * S * c``: each tier reads its own
+    digit of the destination index ``d``, as d-mod-k does (E. Zahavi, "D-Mod-K Routing
+    Providing Non-Blocking Traffic for Shift Permutations on Real Life Fat Trees", 2010: the
+    up port at level ``l`` is ``floor(d / (w_1...w_l)) mod w_(l+1)``; secondary), so a spine
+    does not repeat its leaf's choice. The way down mirrors the way up from the destination's
+    leaf: down hop ``L - 1 - m`` takes parallel link ``(d // W_m) mod c``, as up hop ``m``
+    did, and switch ``(d // (W_(m-1) * c_(m-1))) mod S``, the switch up hop ``m - 1`` picks.
+    So the destinations one switch brings down to a leaf take distinct links, and on a
+    symmetric Clos every switch sends a destination one way whatever the source (a
+    forwarding table). Candidates not ``S`` switches x ``c`` links (a failed link) take
+    index ``digit mod count``."""
 
     def __init__(self, net: Network, flows, hop: np.ndarray, path_hops: np.ndarray):
         self.d = np.zeros(len(flows), dtype=np.int64)
         self.d[hop] = net.gpu_dest[flows.dst[hop], flows.plane[hop]]
-        self.ups = np.zeros(len(flows), dtype=np.int64)
-        self.ups[hop] = np.asarray(path_hops, dtype=np.int64) // 2
+        self.length = np.zeros(len(flows), dtype=np.int64)
+        self.length[hop] = np.asarray(path_hops, dtype=np.int64)
         self.taken = np.zeros(len(flows), dtype=np.int64)
-        self.divisor = np.ones(len(flows), dtype=np.int64)  # W_i of each flow's next up hop
+        ups = int(self.length.max(initial=0)) // 2
+        self.w = np.ones((len(flows), ups + 1), dtype=np.int64)  # W_i per flow
+        self.c = np.ones((len(flows), ups + 1), dtype=np.int64)  # parallel links of up hop i
 
-    def next_hop(self, flow: np.ndarray, count: np.ndarray) -> np.ndarray:
-        """Index into each flow's candidates (``count`` of them) at its current switch."""
-        up = self.taken[flow] < self.ups[flow]
-        w = np.where(up, self.divisor[flow], 1)
-        self.divisor[flow[up]] *= count[up]
+    def next_hop(self, flow, start, count, table_to) -> np.ndarray:
+        """Index into each flow's candidates (``table_to[start : start + count]``, the switch
+        each leads to) at its current switch."""
+        step, length = self.taken[flow], self.length[flow]
         self.taken[flow] += 1
-        return (self.d[flow] // w) % count
+        # parallel links c: the run of candidates to the first one's switch; S = count / c
+        run_start = np.append(np.flatnonzero(table_to[1:] != table_to[:-1]) + 1, table_to.size)
+        run_end = run_start[np.searchsorted(run_start, start, side="right")]
+        c = np.minimum(run_end - start, count)
+        regular = count % c == 0
+        c = np.where(regular, c, 1)
+        switches = count // c
+        d = self.d[flow]
+        up = step < length // 2
+        mirror = np.clip(np.where(up, step, length - 1 - step), 0, self.w.shape[1] - 1)
+        w = self.w[flow, mirror]
+        below = np.maximum(mirror - 1, 0)
+        switch_w = np.where(mirror > 0, self.w[flow, below] * self.c[flow, below], 1)
+        down = np.where(regular, (d // switch_w) % switches * c + (d // w) % c, (d // w) % count)
+        h = np.where(up, (d // w) % count, down)
+        fu, su = flow[up], step[up]
+        self.w[fu, su + 1] = w[up] * count[up]
+        self.c[fu, su] = c[up]
+        return h
 
 
 def _load_levelled(net, table, start, count, node, demand, port_load):
