@@ -173,3 +173,20 @@ def test_gb300_all_to_all_takes_one_link_per_destination_down(gb300):
     assert all(len(d) == 1 for d in destinations.values())
     result = run_scenario(gb300, traffic="all-to-all", routing="rail", summary_only=True)
     assert result["efficiency"] == pytest.approx(1.0, rel=1e-9)
+
+
+def test_each_plane_numbers_its_destinations_alike(facts):
+    """B300 twin-plane: 512 GPUs, a NIC link on each of 2 planes, 8 leaves per plane with 64
+    NIC links each. A plane is a fabric of its own, so each numbers its 512 NICs 0..511, leaf
+    by leaf (64 numbers a leaf), and the two planes route alike (what lets the simulation
+    run plane 0 and copy it to plane 1)."""
+    spec = parse_spec(preset_get("b300-spectrum-x-twin-plane").spec)
+    net = build_network(build_fabric(spec, facts))
+    assert net.gpu_dest.shape == (512, 2)
+    for plane in range(2):
+        leaves = net.gpu_leaves[:, plane]
+        assert np.unique(leaves).size == 8 and (np.bincount(leaves)[leaves] == 64).all()
+        assert sorted(net.gpu_dest[:, plane].tolist()) == list(range(512))
+        pairs = np.unique(np.stack([leaves, net.gpu_dest[:, plane] // 64]), axis=1)
+        assert pairs.shape[1] == 8  # one leaf, one block of 64 numbers
+    assert (net.gpu_dest[:, 0] == net.gpu_dest[:, 1]).all()
