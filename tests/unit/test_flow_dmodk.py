@@ -190,3 +190,30 @@ def test_each_plane_numbers_its_destinations_alike(facts):
         pairs = np.unique(np.stack([leaves, net.gpu_dest[:, plane] // 64]), axis=1)
         assert pairs.shape[1] == 8  # one leaf, one block of 64 numbers
     assert (net.gpu_dest[:, 0] == net.gpu_dest[:, 1]).all()
+
+
+def test_gb300_ecmp_job_page_says_which_link_is_shared_and_what_to_pick(gb300):
+    """ECMP on the same ring: a hash puts each flow on one of a leaf's 72 uplinks and one of
+    the 72 links into the target leaf, so some links draw several of the 18 flows. Counted
+    from the routes: the busiest switch link carries M flows, the ring runs at 800 / M Gb/s,
+    and the job page names that link, M, and the routings that split flows instead."""
+    from simulation.presentation import ElementNames, simulation_context
+
+    net = build_network(gb300)
+    flows, *_ = make_flows(net, "all-reduce", GB, placement="contiguous", seed=0)
+    per_link = _flows_per_link(net, route(net, flows, "ecmp", seed=0))[_switch_links(net)]
+    busiest = int(per_link.max())
+    assert busiest > 1
+    result = run_scenario(gb300, traffic="all-reduce", routing="ecmp", seed=0)
+    assert result["busbw_gbps"] == pytest.approx(800 / busiest, rel=1e-9)
+    limit = result["limit"]
+    assert limit["flows"] == busiest and limit["tier"] == "leaf-spine"
+    assert limit["capacity_gbps"] == 800 and limit["flow_gbps"] == pytest.approx(800 / busiest)
+    text = simulation_context(result, ElementNames(gb300))["limit"]
+    assert text.startswith("Below the bound because of leaf-") and "spine-" in text
+    assert f": {busiest} flows share its 800 Gb/s ({800 / busiest:,.1f} Gb/s each" in text
+    assert "Packet spraying" in text and "InfiniBand adaptive routing" in text
+    assert "link:" not in text
+    rail = run_scenario(gb300, traffic="all-reduce", routing="rail")
+    assert "limit" not in rail
+    assert simulation_context(rail, ElementNames(gb300))["limit"] == ""
