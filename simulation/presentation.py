@@ -399,6 +399,57 @@ def routing_label(name) -> str:
     return ROUTING_LABELS.get(name, "—" if name in (None, "") else str(name))
 
 
+#: Why a run below the bound falls short, and what to try, by routing mode.
+LIMIT_ADVICE = {
+    "ecmp": (
+        "ECMP hashes each flow onto one path, so flows collide by chance: another seed moves "
+        "the collisions (Monte Carlo seeds give their spread). Packet spraying (RoCE) or "
+        "InfiniBand adaptive routing split every flow over all equal-cost links."
+    ),
+    "flowlet": (
+        "Flowlets are hashed like ECMP flows, so they collide by chance: more flowlets per "
+        "flow, packet spraying (RoCE) or InfiniBand adaptive routing spread the load."
+    ),
+    "rail": (
+        "Static routing (d-mod-k) sends all traffic for one destination NIC along one fixed "
+        "path, so destinations that share a link share its bandwidth: InfiniBand adaptive "
+        "routing (or packet spraying on RoCE) spreads the load."
+    ),
+    "spraying": (
+        "Every flow is already split over all equal-cost links: the fabric lacks capacity "
+        "on this path (oversubscription or failed links)."
+    ),
+}
+LIMIT_ADVICE["ib-ar"] = LIMIT_ADVICE["spraying"]
+#: When the limiting link is a NIC link, routing is not the cause.
+LIMIT_AT_NIC = "It is a NIC link: the traffic asks more of one NIC than its line rate."
+
+
+def limit_text(result: dict, names: ElementNames) -> str:
+    """Why a run falls short of its bound, in words: the link holding back the last flow to
+    finish, how many flows share it, and what to try (:data:`LIMIT_ADVICE`); ``""`` when
+    the result names no such link."""
+    from planner.analyses.flow import ROUTING_ALIASES
+
+    limit = result.get("limit")
+    if not limit:
+        return ""
+    flows = float(limit.get("flows") or 0)
+    capacity = float(limit.get("capacity_gbps") or 0)
+    shared = f"{flows:,.0f}" if flows == round(flows) else f"{flows:,.2f}"
+    each = f"{capacity / flows:,.1f} Gb/s each on an equal split" if flows else ""
+    text = (
+        f"Below the bound because of {_hot_spot_name(limit, names)}: {shared} flows share "
+        f"its {capacity:,.0f} Gb/s ({each}); the last flow to finish starts at "
+        f"{float(limit.get('flow_gbps') or 0):,.1f} Gb/s."
+    )
+    if limit.get("tier") == "server-leaf":
+        return f"{text} {LIMIT_AT_NIC}"
+    routing = ROUTING_ALIASES.get(result.get("routing"), result.get("routing"))
+    advice = LIMIT_ADVICE.get(routing, "")
+    return f"{text} {advice}".strip()
+
+
 FLOW_CONTROL_LABELS = {
     "lossless": "lossless (PFC)",
     "semi-lossless": "semi-lossless (switches obey pause, never send it)",
@@ -592,6 +643,7 @@ def simulation_context(result: dict | None, names: ElementNames | None = None) -
         "ranks": count_of(result.get("ranks"), "node" if read else "GPU"),
         "storage_read": read,
         "routing_label": routing_label(result.get("routing")),
+        "limit": limit_text(result, names),
         "flowlets": result.get("flowlets"),
         "congestion": congestion_context(result, names),
     }
