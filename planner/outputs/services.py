@@ -194,7 +194,7 @@ def export_chunks(
                 spec=spec,
                 summary=summary,
                 fabric=fabric,
-                bom=bill_of_materials(fabric, facts, spares_pct=spares_pct),
+                bom=bill_of_materials(fabric, facts, spares_pct=spares_pct, elements=elements),
                 facts=facts,
                 elements=elements,
             )
@@ -348,7 +348,8 @@ def _row_problems(edit: CablingEdit, problems: list[dict]) -> list[dict]:
 
         message = _LINK_ID.sub(name_row, problem["message"])
         row = rows[0] if rows else 0
-        where = f"row {row}" + (f", {column}" if column else "") if row else ""
+        named = f"row {row}" if len(rows) < 2 else "rows " + ", ".join(str(r) for r in rows)
+        where = named + (f", {column}" if column else "") if row else ""
         if where and not message.startswith(f"row {row}"):
             message = f"{where}: {message}"
         out.append(
@@ -413,7 +414,7 @@ def design_import_cabling(
             [_file_problem("too-large", f"Cabling import edits the topology, and {exc}")]
         ) from exc
     try:
-        edit = cabling_edit(fabric, text, document)
+        edit = cabling_edit(fabric, text, document, catalog_facts())
     except CablingImportError as exc:
         raise CablingImportRejected(
             [{**p.as_dict(), "field": p.column} for p in exc.problems]

@@ -204,7 +204,7 @@ class Session:
         compute[index % len(compute)][header.index("run_length_m")] = f"{run_m:g}"
         text = io.StringIO()
         csv.writer(text).writerows([header, *rows])
-        edit = cabling_edit(self.current, text.getvalue(), edit_document(self.current))
+        edit = cabling_edit(self.current, text.getvalue(), edit_document(self.current), self.facts)
         assert edit.change_count <= 1
         self.from_document(edit.document)
 

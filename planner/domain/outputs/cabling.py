@@ -11,7 +11,7 @@ Fabric-manager (UFM) links have no cable part in the fabric: their cables are no
 fabric's fibers, as NVIDIA's SuperPOD BOM lists them apart (RA-11333-001 Table 8: 2 "NDR 200G
 cables, UFM -> leaf" for the 4 SU fabric's 4 UFM links). Their rows still say what to pull:
 ``cable_type`` fiber, ``media`` and ``connector`` of the switch-end module, ``length_m`` the run
-rounded up by the ordering policy (:func:`planner.domain.media.policy_length_m`), and
+rounded up to a length the cable is sold in (:func:`planner.domain.media.order_length_m`), and
 ``cable_part`` the UFM-to-leaf cable (:data:`UFM_LEAF_CABLE`) when the catalog has it with the
 module's fiber type and the leaf runs InfiniBand, and then ``a_transceiver`` its UFM-side
 transceiver (:data:`UFM_SIDE_TRANSCEIVER`; RA-11333-001 Table 8 prints both). The BOM counts
@@ -33,17 +33,22 @@ networks. A splitter's legs share an ``assembly`` named by its switch cage. ``ru
 is the run by the layout's rule (:mod:`planner.domain.networks.lengths`: the management racks
 ``MGMT-01``... in a row of their own after the layout's rows, their ``*_row`` written like the
 layout's) and ``length_m`` the length ordered (:func:`network_ordered_lengths_m`: a splitter
-at its longest leg, a length the catalog lists for the part, else the ordering policy); both
-are empty for a link to an endpoint outside the plan (storage arrays, NFS storage, the
-customer's core). ``cord_colour`` is the patch-cord / jacket colour of the row's network
-(:data:`CORD_COLOURS`, a configurable default: no published convention was found).
+at its longest leg, the shortest length the part is sold in that covers it, else the ordering
+policy). ``run_length_m`` is empty for a link to an endpoint outside the plan (storage arrays,
+NFS storage, the customer's core); its ``length_m`` is then the longest length the part is
+sold in (empty when the catalog lists none). ``cord_colour`` is the patch-cord / jacket colour
+of the row's network (:data:`CORD_COLOURS`, a configurable default: no published convention
+was found).
 
 Columns (:data:`CABLING_COLUMNS`): ``label``, ``network``, ``assembly``, ``leg``, ``tier``,
 ``plane``, ``rail``, ``speed_gbps``; for the A end (the lower tier) and the B end:
 ``*_row``, ``*_rack``, ``*_ru``, ``*_device``, ``*_role``, ``*_port``, ``*_transceiver``;
-then ``cable_part``, ``cable_type`` (dac, acc, aec, aoc, fiber; cat5e on an OOB row),
-``media`` (copper, optical, mmf, smf), ``connector``, ``fiber_type``, ``length_m`` (the length
-ordered), ``run_length_m`` and ``cord_colour``.
+then ``cable_part``, ``part_number`` (the orderable part number of that part at ``length_m``:
+the one the catalog lists for the length sold, :func:`planner.domain.media.part_number_at`;
+empty when the catalog lists none, e.g. a generic cord or a trunk made to length),
+``cable_type`` (dac, acc, aec, aoc, fiber; cat5e on an OOB row), ``media`` (copper, optical,
+mmf, smf), ``connector``, ``fiber_type``, ``length_m`` (the length ordered), ``run_length_m``
+and ``cord_colour``.
 ``a_tray`` is the compute tray (1-based) of a rack-scale system's port (a GB200-NVL72 rack's
 port ``(tray * rails + rail) * planes + plane``), empty for any other device.
 On a campus (:mod:`planner.domain.campus`) a compute link between two buildings has tier
@@ -60,8 +65,9 @@ twin-port module by that port's first logical port, ``R003-14.U40.P12.3 1:2``, a
 holds two of them) and ``leg`` numbers its legs (1..N, in A-end order); both are empty for a
 one-link cable.
 
-Ports are written ``<cage>`` for single-port cages and ``<cage>/<logical port>`` otherwise
-(1-based, as NVIDIA's cabling sheets write split ports: ``1/2``).
+Ports are written as :mod:`planner.domain.names` names them: ``<cage>`` for single-port cages,
+``<cage>/<logical port>`` otherwise (1-based, as NVIDIA's cabling sheets write split ports:
+``1/2``), ``tray <t> NIC <n>`` on a rack-scale system (its label keeps the port number).
 
 Structured cabling
 ------------------
@@ -115,11 +121,13 @@ import numpy as np
 from inventory.library.cells import line_may_be_unsafe, safe_cell
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, TIER_NAMES, Fabric
-from planner.domain.media import policy_length_m
-from planner.domain.media.lengths import TOLERANCE_M
+from planner.domain.media import order_length_m, order_lengths_of, part_number_at, policy_length_m
+from planner.domain.names import Names, port_position
 from planner.domain.summary import ordered_cable_length_m
 
-CABLING_COLUMNS = (
+#: The columns the row builders write; :data:`CABLING_COLUMNS` inserts ``part_number`` after
+#: ``cable_part`` (:func:`cabling_rows`).
+_BUILT_COLUMNS = (
     "label",
     "network",
     "assembly",
@@ -151,6 +159,12 @@ CABLING_COLUMNS = (
     "length_m",
     "run_length_m",
     "cord_colour",
+)
+_PART_NUMBER_AT = _BUILT_COLUMNS.index("cable_part") + 1
+CABLING_COLUMNS = (
+    *_BUILT_COLUMNS[:_PART_NUMBER_AT],
+    "part_number",
+    *_BUILT_COLUMNS[_PART_NUMBER_AT:],
 )
 COPPER_TYPES = {"dac", "acc", "aec"}
 #: The cable from the fabric manager (UFM appliance) to a leaf: NVIDIA DGX SuperPOD H100
@@ -244,42 +258,17 @@ def csv_lines(columns: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]
 # --- ends ---------------------------------------------------------------------------------------
 
 
-def port_position(per_cage: int, port: int) -> tuple[int, int]:
-    """Where a 0-based logical port is: ``(cage, index)``, the cage counted from 1 and the
-    index of the port in its cage from 0. Every output that names a port derives the name
-    from this one function: the cabling plan, NetBox and P2P (:func:`port_name`) and the
-    vendor interface names of the day-0 configuration (``swp3s1``, ``Ethernet20``,
-    ``Ethernet3/5``: :mod:`planner.domain.outputs.config`).
-
-    >>> port_position(1, 16), port_position(2, 5)
-    ((17, 0), (3, 1))
-    """
-    per_cage = max(1, int(per_cage))
-    return port // per_cage + 1, port % per_cage
-
-
-def port_name(per_cage: int, port: int) -> str:
-    """A 0-based logical port as labels write it: ``"17"``, or ``"<cage>/<port in cage>"``.
-
-    >>> port_name(1, 16), port_name(2, 5)
-    ('17', '3/2')
-    """
-    per_cage = max(1, int(per_cage))
-    if per_cage == 1:
-        return str(port + 1)  # port_position(1, port) is (port + 1, 0)
-    cage, index = port_position(per_cage, port)
-    return f"{cage}/{index + 1}"
-
-
 class FabricEnds:
     """Per-node strings every cabling-like output needs, computed once per fabric.
 
-    ``port_name(node, port)`` writes a 0-based logical port as ``<cage>`` or
-    ``<cage>/<port in cage>``; ``location[node]`` is the label prefix of a node.
+    ``port_name(node, port)`` names a 0-based logical port (:mod:`planner.domain.names`:
+    ``17``, ``3/2``, ``tray 2 NIC 1``); ``location[node]`` is the label prefix of a node.
     """
 
     def __init__(self, fabric: Fabric):
         self.fabric = fabric
+        self.naming = Names(fabric)
+        self.schemes = self.naming.schemes
         count = fabric.node_count
         self.names = fabric.node_name
         self.roles = [ROLES[int(r)] for r in fabric.node_role.tolist()]
@@ -314,13 +303,13 @@ class FabricEnds:
         ]
 
     def port_name(self, node: int, port: int) -> str:
-        return port_name(self.per_cage[node], port)
+        return self.schemes[node].name(port)
 
     def cage_name(self, node: int, port: int) -> str:
         return str(port_position(self.per_cage[node], port)[0])
 
     def end_label(self, node: int, port: int) -> str:
-        return f"{self.location[node]}.P{self.port_name(node, port).replace('/', '.')}"
+        return f"{self.location[node]}.P{self.schemes[node].label(port)}"
 
     def parse_port(self, node: int, text: str) -> int:
         """The 0-based logical port written as :meth:`port_name` writes it.
@@ -330,27 +319,7 @@ class FabricEnds:
         ValueError
             Not in that form, or not a port of the node (the message says which form).
         """
-        per_cage = self.per_cage[node]
-        text = text.strip()
-        try:
-            if per_cage == 1:
-                port = int(text) - 1
-                if port < 0:
-                    raise ValueError
-                return port
-            cage, _, sub = text.partition("/")
-            cage_number, sub_number = int(cage), int(sub)
-        except ValueError:
-            form = "a port number" if per_cage == 1 else f"<cage>/<1..{per_cage}>, e.g. 3/1"
-            raise ValueError(
-                f"{text!r} is not a port of {self.names[node]}: write {form}"
-            ) from None
-        if cage_number < 1 or not 1 <= sub_number <= per_cage:
-            raise ValueError(
-                f"{text!r} is not a port of {self.names[node]}: cages count from 1 and each "
-                f"holds ports 1..{per_cage}"
-            )
-        return (cage_number - 1) * per_cage + sub_number - 1
+        return self.naming.parse(node, text)
 
 
 def link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> list[str]:
@@ -453,15 +422,21 @@ def _manager_cable(facts: CatalogFacts, module: _PartText, leaf_model: str) -> _
     return text
 
 
-def manager_ordered_lengths_m(fabric: Fabric) -> np.ndarray | None:
-    """Per link, the ordered length a fabric-manager row shows (the run rounded up by the
-    ordering policy; NaN for other links and unknown runs)."""
+def manager_ordered_lengths_m(
+    fabric: Fabric, facts: CatalogFacts | None = None
+) -> np.ndarray | None:
+    """Per link, the ordered length a fabric-manager row shows: the run rounded up to a length
+    :data:`UFM_LEAF_CABLE` is sold in (:func:`planner.domain.media.order_length_m`; without
+    ``facts``, or when the catalog lists none, the ordering policy); NaN for other links and
+    unknown runs."""
     if fabric.link_length_m is None:
         return None
-    manager = fabric.node_role[fabric.link_a] == ROLE["manager"]
+    record = (facts.parts.get(UFM_LEAF_CABLE) if facts is not None else None) or {}
     out = np.full(fabric.link_count, np.nan)
-    if manager.any():
-        out[manager] = policy_length_m(fabric.link_length_m[manager].astype(np.float64))
+    for link in np.flatnonzero(fabric.node_role[fabric.link_a] == ROLE["manager"]).tolist():
+        run = float(fabric.link_length_m[link])
+        if math.isfinite(run):
+            out[link] = order_length_m(record, run)
     return out
 
 
@@ -490,7 +465,37 @@ def cabling_rows(
     cord_colours: dict[str, str] | None = None,
     plan=False,
 ) -> Iterator[tuple]:
-    """The rows of the cabling plan (tuples in :data:`CABLING_COLUMNS` order), link by link:
+    """The rows of the cabling plan: those of :func:`_built_rows` with ``part_number``, the
+    orderable part number of the row's cable part at its ordered length
+    (:func:`planner.domain.media.part_number_at`), after ``cable_part``."""
+    slug_at, length_at = _COLUMN["cable_part"], _COLUMN["length_m"]
+    numbers: dict[tuple[str, str], str] = {}
+    built = _built_rows(fabric, facts, elements=elements, cord_colours=cord_colours, plan=plan)
+    for row in built:
+        key = (row[slug_at], row[length_at])
+        number = numbers.get(key)
+        if number is None:
+            number = numbers[key] = _part_number(facts, *key)
+        yield row[:_PART_NUMBER_AT] + (number,) + row[_PART_NUMBER_AT:]
+
+
+def _part_number(facts: CatalogFacts, slug: str, length_text: str) -> str:
+    """The orderable part number of catalog part ``slug`` at the length a row prints."""
+    record = facts.parts.get(slug) if slug else None
+    if not record:
+        return ""
+    return part_number_at(record, float(length_text) if length_text else None)
+
+
+def _built_rows(
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    elements=None,
+    cord_colours: dict[str, str] | None = None,
+    plan=False,
+) -> Iterator[tuple]:
+    """The rows of the cabling plan (tuples in ``_BUILT_COLUMNS`` order), link by link:
     the compute fabric's, then every other network's (module docstring, "Networks").
     A structured design's rows add :data:`SEGMENT_COLUMNS`, and each link through patch
     panels is followed by its segment rows (module docstring, "Structured cabling");
@@ -526,7 +531,7 @@ def cabling_rows(
     has_media = fabric.link_a_part is not None
     ordered_all = ordered_cable_length_m(fabric)
     run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
-    manager_ordered = manager_ordered_lengths_m(fabric)
+    manager_ordered = manager_ordered_lengths_m(fabric, facts)
     manager_role = ROLES[ROLE["manager"]]
     empty = _PartText()
     segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
@@ -597,7 +602,7 @@ def cabling_rows(
                 if cable.cable_type == "fiber" and per_module > 1 and per_cage % per_module == 0:
                     # a splitter fiber's head is one port of a multi-port module: name it
                     per_head = per_cage // per_module
-                    head = ends.port_name(node, port // per_head * per_head).replace("/", ".")
+                    head = ends.schemes[node].label(port // per_head * per_head)
                 assembly = f"{ends.location[node]}.P{head} 1:{legs}"
                 leg_number = str(leg)
             topology_tier = TIER_NAMES[tier[i]]
@@ -612,8 +617,7 @@ def cabling_rows(
             a_port_name = ends.port_name(a, a_port[i])
             b_port_name = ends.port_name(b, b_port[i])
             row = (
-                f"{ends.location[a]}.P{a_port_name.replace('/', '.')}/"
-                f"{ends.location[b]}.P{b_port_name.replace('/', '.')}",
+                f"{ends.end_label(a, a_port[i])}/{ends.end_label(b, b_port[i])}",
                 "compute",
                 assembly,
                 leg_number,
@@ -662,19 +666,19 @@ def cabling_rows(
 
 
 class _Texts:
-    """Memoised texts of a cabling plan's common values: port names (``17``, ``3/2``) and
-    their label form (``3.2``) per (ports per cage, port), and lengths (:func:`measure_text`)."""
+    """Memoised texts of a cabling plan's common values: port names (``17``, ``3/2``,
+    ``tray 2 NIC 1``) and their label form (``3.2``) per (naming scheme, port), and lengths
+    (:func:`measure_text`)."""
 
     def __init__(self):
-        self.ports: dict[int, tuple[str, str]] = {}
+        self.ports: dict[tuple, tuple[str, str]] = {}
         self.numbers: dict[float, str] = {}
 
-    def port(self, per_cage: int, port: int) -> tuple[str, str]:
-        key = per_cage << 24 | port
+    def port(self, scheme, port: int) -> tuple[str, str]:
+        key = (scheme, port)
         found = self.ports.get(key)
         if found is None:
-            name = port_name(per_cage, port)
-            found = self.ports[key] = (name, name.replace("/", "."))
+            found = self.ports[key] = (scheme.name(port), scheme.label(port))
         return found
 
     def number(self, value: float) -> str:
@@ -693,9 +697,9 @@ def _plain_rows(ends: FabricEnds, parts, links, columns, context) -> list[tuple]
     a_col, a_port, b_col, b_port, a_part, b_part, cable_part = links
     tier, shown, plane, speed, ordered, run = columns
     rail, ports_per_tray, compute_colour, texts = context
-    per_cage, location = ends.per_cage, ends.location
-    a_names = [texts.port(per_cage[a], p) for a, p in zip(a_col, a_port, strict=True)]
-    b_names = [texts.port(per_cage[b], p) for b, p in zip(b_col, b_port, strict=True)]
+    schemes, location = ends.schemes, ends.location
+    a_names = [texts.port(schemes[a], p) for a, p in zip(a_col, a_port, strict=True)]
+    b_names = [texts.port(schemes[b], p) for b, p in zip(b_col, b_port, strict=True)]
     labels = [
         f"{location[a]}.P{an[1]}/{location[b]}.P{bn[1]}"
         for a, b, an, bn in zip(a_col, b_col, a_names, b_names, strict=True)
@@ -785,7 +789,7 @@ SEGMENT_COLUMNS = ("segment", "segment_of")
 SEGMENTS = ("cord-a", "trunk", "cord-b")
 PANEL_ROLE = "patch-panel"
 _NO_SEGMENT = ("", "")
-_COLUMN = {name: index for index, name in enumerate(CABLING_COLUMNS)}
+_COLUMN = {name: index for index, name in enumerate(_BUILT_COLUMNS)}
 
 
 def structured_plan(fabric: Fabric, facts: CatalogFacts | None = None):
@@ -866,23 +870,11 @@ class StructuredSegments:
         for side in ("a", "b"):
             run = getattr(plan, f"cord_{side}_m")[links].astype(np.float64)
             ordered = np.full(fabric.link_count, np.nan)
-            values = policy_length_m(run)
-            for part in np.unique(cords).tolist():
+            values = np.full(run.size, np.nan)
+            for part in np.unique(cords).tolist():  # as the BOM orders them
                 record = (facts.parts.get(fabric.parts[part]) if facts is not None else None) or {}
-                listed = sorted(
-                    float(v)
-                    for v in record.get("lengths_m") or ()
-                    if isinstance(v, int | float) and not isinstance(v, bool)
-                )
-                if listed:  # the shortest listed length that covers it, as the BOM orders
-                    mine = cords == part
-                    options = np.asarray(listed)
-                    pick = np.searchsorted(options, values[mine] - 1e-6)
-                    values[mine] = np.where(
-                        np.isnan(values[mine]),
-                        np.nan,
-                        options[np.minimum(pick, options.size - 1)],
-                    )
+                mine = cords == part
+                values[mine] = order_lengths_of(record, run[mine])
             ordered[links] = values
             self.cord_ordered[side] = ordered
 
@@ -1030,31 +1022,28 @@ def _network_cable(link, facts: CatalogFacts) -> _PartText:
 
 
 def network_ordered_lengths_m(elements, facts: CatalogFacts | None) -> dict[int, float]:
-    """Per link index of ``elements.links`` with a known run: the length ordered for its
-    cable (an assembly's longest leg, at the shortest listed length of the part that covers
-    it, else the run rounded up by the ordering policy, as for the compute fabric)."""
+    """Per link index of ``elements.links``: the length ordered for its cable, an assembly's
+    longest leg rounded up to the shortest length the part is sold in that covers it, else by
+    the ordering policy, as for the compute fabric (:func:`planner.domain.media.order_length_m`).
+    A cable with no leg's run known (an end outside the plan) gets the longest length the part
+    is sold in; none when the catalog lists no length for it."""
     longest: dict[tuple, float] = {}
     keys: dict[int, tuple] = {}
     for index, link in enumerate(elements.links):
-        if link.run_length_m is None or not math.isfinite(float(link.run_length_m)):
-            continue
         key = (link.network, link.assembly) if link.assembly else ("", index)
         keys[index] = key
-        longest[key] = max(longest.get(key, 0.0), float(link.run_length_m))
+        run = link.run_length_m
+        if run is not None and math.isfinite(float(run)):
+            longest[key] = max(longest.get(key, 0.0), float(run))
     out: dict[int, float] = {}
     for index, key in keys.items():
         link = elements.links[index]
-        record = (facts.parts.get(link.cable_part) if facts and link.cable_part else None) or {}
-        listed = sorted(
-            float(v)
-            for v in record.get("lengths_m") or ()
-            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-        )
-        run = longest[key]
-        if listed:
-            out[index] = next((v for v in listed if v >= run - TOLERANCE_M), listed[-1])
-        else:
-            out[index] = float(policy_length_m(run))
+        if not link.cable_part:
+            continue
+        record = (facts.parts.get(link.cable_part) if facts else None) or {}
+        length = order_length_m(record, longest.get(key))
+        if length is not None:
+            out[index] = length
     return out
 
 
