@@ -406,10 +406,10 @@ class DesignSpec:
     campus: Campus | None = spec_field(None, rule=CAMPUS_RULE)
     # The transport block as written ({} = not given: infiniband or roce from the leaf
     # switch, profile defaults); filled in when the fabric is built
-    # (planner.domain.transport.resolve) and kept as fabric.info["transport"].
+    # (planner.domain.transport.resolve) and kept as fabric.settings.transport.
     transport: dict = spec_field(default_factory=dict, rule=TRANSPORT_RULE)
     # Power feeds of the racks as written ({} = not stated): ``feeds`` and ``by_rack_kind``
-    # (planner.analyses.resilience.domains); kept as fabric.info["power_feeds"].
+    # (planner.analyses.resilience.domains); kept as fabric.settings.power_feeds.
     power: dict = spec_field(default_factory=dict, rule=POWER_RULE)
 
     def cabling_of(self, tier: str) -> TierCabling:
