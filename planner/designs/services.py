@@ -458,7 +458,7 @@ def design_preview_topology(*, design: Design, document: dict, base_revision: in
     return {
         "problems": [{"code": "unverified", **w} for w in _warnings(fabric)],
         "stale_parameters": summary.get("stale_parameters", []),
-        "changes": diff_summaries(old_summary, new_summary),
+        "changes": presentation.diff_texts(diff_summaries(old_summary, new_summary)),
     }
 
 

@@ -65,7 +65,12 @@ def test_canvas_edit_keeps_the_design_and_names_what_no_longer_holds(
     assert "server gpu00128 has 1 NIC link while the others have 8" in stale["rails"]["message"]
     assert "node:gpu00128" in stale["rails"]["element_ids"]
     assert "gpu00128 belongs to no SU" in stale["servers_per_su"]["message"]
-    assert preview.json()["changes"]["servers"] == {"old": 127, "new": 128, "delta": 1}
+    assert preview.json()["changes"]["servers"] == {
+        "old": 127,
+        "new": 128,
+        "delta": 1,
+        "text": "Servers: 127 → 128 (+1)",  # issue 33 item 7: in words
+    }
     assert DesignRevisionCount(design) == 1  # nothing saved
 
     saved = api_client.put(
