@@ -208,6 +208,10 @@ def network_rows(summary: dict) -> list[dict]:
                 switches.append((role.replace("-", " ").capitalize(), model, number(n)))
         parts = [("Cable", part, number(n)) for part, n in (network.get("cables") or {}).items()]
         parts += [
+            ("Cable, part not chosen", kind, number(n))
+            for kind, n in (network.get("cables_not_chosen") or {}).items()
+        ]
+        parts += [
             ("Module", part, number(n)) for part, n in (network.get("transceivers") or {}).items()
         ]
         parts += [
