@@ -507,6 +507,8 @@ UNIT_SUFFIXES = {
     "_pct": "%",
     "_ns": "ns",
     "_db": "dB",
+    "_kb": "KB",
+    "_b": "bytes",
 }
 
 

@@ -79,3 +79,19 @@ def test_diff_page_has_no_repr_and_no_doubled_label(logged_in_client, edited):
     assert REPR.search(main) is None, REPR.search(main)
     assert re.search(r"\b25(\.0)? m\b", main) and "25.0 m" not in main
     assert "Optical budget › Margin min" in main and " dB" in main
+
+
+def test_a_spec_change_reads_as_the_setting_and_both_values(api_client, seed_catalog):
+    spec = {**preset_get("gb300-nvl72-xdr").spec, "transport": {"adaptive_routing": True}}
+    design = api_client.post(f"{BASE}/designs/", {"spec": spec}, format="json").json()
+    url = f"{BASE}/designs/{design['id']}"
+    static = {**spec, "transport": {"adaptive_routing": False, "mtu_b": 2048}}
+    saved = api_client.post(
+        f"{url}/revisions/", {"spec": static, "base_revision": 1}, format="json"
+    )
+    assert saved.status_code == 201, saved.content
+    body = api_client.get(f"{url}/diff/?from=1&to=2").json()
+    texts = {path: change["text"] for path, change in body["spec"].items()}
+    assert texts["transport.adaptive_routing"] == "Transport › Adaptive routing: yes → no"
+    assert texts["transport.mtu_b"] == "Transport › Mtu: not set → 2,048 bytes"
+    assert body["fabric"] is None or not body["fabric"]["counts"]["links"]["changed"]
