@@ -214,6 +214,27 @@ def test_every_output_gives_the_same_numbers(slug, seed_catalog, user):
     )
     power_roles = ledger["power"]["by_role"]
     _compare(
+        "GPU servers (systems)",
+        {
+            "summary": Counter(total=int(summary.get("servers") or 0)),
+            "BOM": Counter(
+                total=sum(
+                    int(row["base_quantity"])
+                    for row in ledger["bom"]
+                    if row["category"] == "server" and row["tier"] != "management"
+                )
+            ),
+            "NetBox devices": Counter(
+                total=sum(
+                    row["role"] == "server" and "compute" in _tags(row)
+                    for row in ledger["netbox_devices"]
+                )
+            ),
+            "power report": Counter(total=int((power_roles.get("server") or {}).get("count", 0))),
+        },
+        problems,
+    )
+    _compare(
         "compute fabric switches",
         {
             "summary": Counter({r: n for r, n in (summary.get("switches") or {}).items() if n}),
