@@ -234,9 +234,9 @@ def diff_fabrics(
     }
     total = 0
 
-    def add(record: dict, kind: str) -> None:
+    def add_device(record: dict) -> None:
         nonlocal total
-        counts[kind][record["change"]] += 1
+        counts["devices"][record["change"]] += 1
         total += 1
         if len(changes) < limit:
             changes.append(record)
@@ -248,13 +248,13 @@ def diff_fabrics(
         if name not in new_index:
             was = before.node(old_index[name])
             text = f"{name} removed (was {was['role']} {was['model']})"
-            add(_record("device", "removed", name, {}, text), "devices")
+            add_device(_record("device", "removed", name, {}, text))
     for name in new.node_name:
         now = after.node(new_index[name])
         if name not in old_index:
             where = f" in rack {now['rack']}" if now["rack"] else ""
             text = f"{name} added: {now['role']} {now['model']}{where}"
-            add(_record("device", "added", name, {}, text), "devices")
+            add_device(_record("device", "added", name, {}, text))
             continue
         was = before.node(old_index[name])
         if was["position"] is None or now["position"] is None:
@@ -264,10 +264,8 @@ def diff_fabrics(
             words = [
                 _change_text(NODE_FIELDS[k], None, v["old"], v["new"]) for k, v in fields.items()
             ]
-            add(
-                _record("device", "changed", name, fields, f"{name}: " + "; ".join(words)),
-                "devices",
-            )
+            text = f"{name}: " + "; ".join(words)
+            add_device(_record("device", "changed", name, fields, text))
 
     # Links, by their two ends.
     span = (
@@ -287,12 +285,20 @@ def diff_fabrics(
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         keys.append((lo * (len(names) * span) + hi, a <= b))
     (old_keys, old_a_low), (new_keys, new_a_low) = keys
-    for link in np.flatnonzero(~np.isin(old_keys, new_keys)).tolist():
+
+    def room(found: np.ndarray, change: str) -> list[int]:
+        """Count ``found`` links; the first of them that still fit the list."""
+        nonlocal total
+        counts["links"][change] += int(found.size)
+        total += int(found.size)
+        return found[: max(0, limit - len(changes))].tolist()
+
+    for link in room(np.flatnonzero(~np.isin(old_keys, new_keys)), "removed"):
         text = f"link {before.link_name(link)} removed (was {_link_summary(before, link)})"
-        add(_record("link", "removed", before.link_name(link), {}, text), "links")
-    for link in np.flatnonzero(~np.isin(new_keys, old_keys)).tolist():
+        changes.append(_record("link", "removed", before.link_name(link), {}, text))
+    for link in room(np.flatnonzero(~np.isin(new_keys, old_keys)), "added"):
         text = f"link {after.link_name(link)} added: {_link_summary(after, link)}"
-        add(_record("link", "added", after.link_name(link), {}, text), "links")
+        changes.append(_record("link", "added", after.link_name(link), {}, text))
     _, old_at, new_at = np.intersect1d(old_keys, new_keys, return_indices=True)
     flip = old_a_low[old_at] != new_a_low[new_at]
     differs = {}
@@ -303,7 +309,7 @@ def diff_fabrics(
             was = np.where(flip, other, was)
         differs[key] = (was, _differs(was, after.values[key][new_at]))
     changed = np.flatnonzero(np.any([d for _, d in differs.values()], axis=0))
-    for i in changed.tolist():
+    for i in room(changed, "changed"):
         link = int(new_at[i])
         name = after.link_name(link)
         fields, words = {}, []
@@ -318,7 +324,8 @@ def diff_fabrics(
                 b=after.end(after.b[link], after.b_port[link]),
             )
             words.append(_change_text(label, unit, change["old"], change["new"]))
-        add(_record("link", "changed", name, fields, f"link {name}: " + "; ".join(words)), "links")
+        text = f"link {name}: " + "; ".join(words)
+        changes.append(_record("link", "changed", name, fields, text))
     return {"counts": counts, "changes": changes, "more": total - len(changes)}
 
 
