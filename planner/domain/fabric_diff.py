@@ -118,14 +118,9 @@ class _Side:
     def end(self, node: int, port: int) -> str:
         return end_name(self.fabric.node_name[node], int(self.per_cage[node]), int(port))
 
-    def link_name(self, link: int, flip: bool = False) -> str:
-        ends = [
-            self.end(self.a[link], self.a_port[link]),
-            self.end(self.b[link], self.b_port[link]),
-        ]
-        if flip:
-            ends.reverse()
-        return " → ".join(ends)
+    def link_name(self, link: int) -> str:
+        a, b = self.end(self.a[link], self.a_port[link]), self.end(self.b[link], self.b_port[link])
+        return f"{a} → {b}"
 
     def node(self, node: int) -> dict:
         """A device's compared values (``None`` where the fabric does not say)."""
