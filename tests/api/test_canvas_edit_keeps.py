@@ -118,6 +118,11 @@ def test_an_edit_that_breaks_nothing_keeps_every_parameter(api_client, design):
         assert summary[key] == design["summary"][key], key
     diff = api_client.get(f"{url}/diff/", {"from": 1, "to": 2}).json()
     assert diff["summary"] == {} and diff["topology_changed"] is True
+    # ... and the move itself, in words (issue 33 item 7)
+    (moved,) = diff["fabric"]["changes"]
+    name, y = document["nodes"][0]["name"], document["nodes"][0]["y"]
+    assert moved["text"].startswith(f"{name}: position on the canvas (")
+    assert moved["text"].endswith(f" → (-500, {y:,g})")
 
 
 def DesignRevisionCount(design) -> int:  # noqa: N802 - reads like the count it asserts
