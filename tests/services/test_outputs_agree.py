@@ -75,7 +75,7 @@ def _ledger(slug: str, user) -> dict:
     quote_rows = _csv(quote_csv(quote_price(quote)).decode("utf-8"), skip=1)
     overview = selectors.revision_canvas(revision, view="overview")
     facts = catalog_facts()
-    design.latest_id, design.latest_summary = revision.pk, revision.summary
+    listed = selectors.design_list_for(user).get(pk=design.pk)  # as the designs list reads it
     ledger = {
         "summary": dict(revision.summary),
         "bom": _download(user, design, revision, "bom-csv"),
@@ -87,7 +87,7 @@ def _ledger(slug: str, user) -> dict:
         "quote_total": next(row for row in quote_rows if row["part"] == "total"),
         "canvas": {n["id"]: n for n in overview["networks"]},
         "power": fabric_power(fabric=selectors.revision_fabric(revision), facts=facts),
-        "figures": design_figures([design], book=book)[design.pk],
+        "figures": design_figures([listed], book=book)[design.pk],
         "switch_models": {s for s, d in facts.devices.items() if d.category == "switch"},
     }
     _LEDGERS[slug] = ledger
