@@ -56,6 +56,7 @@ STRUCTURED = {
     "limits",
     "trays",
     "reach_by_grade",
+    "length_parts",
     "channel_il_max_db",
     "sources",
     "provenance",

@@ -433,6 +433,36 @@ def _check_lengths(v: dict) -> Iterator[Violation]:
             f"A listed length ({max(lengths)} m) is above max_length_m ({top} m).",
             "lengths_m",
         )
+    yield from _check_length_parts(v, lengths)
+
+
+def _metres(values) -> str:
+    return ", ".join(f"{float(x):g} m" for x in sorted(values)) or "none"
+
+
+def _check_length_parts(v: dict, lengths: list) -> Iterator[Violation]:
+    """``length_parts``: one ``{length_m, part_number}`` per listed length, no other."""
+    items = v.get("length_parts") or []
+    if not items:
+        return
+    sold = []
+    for index, item in enumerate(items, start=1):
+        length, number = item.get("length_m"), str(item.get("part_number") or "").strip()
+        if not (_number(length) and length > 0) or not number:
+            yield Violation(
+                "length-parts-invalid",
+                f"length_parts item {index} needs a length_m > 0 and a part_number.",
+                "length_parts",
+            )
+            return
+        sold.append(float(length))
+    if len(set(sold)) != len(sold) or sorted(sold) != sorted(float(x) for x in lengths):
+        yield Violation(
+            "length-parts-mismatch",
+            "length_parts must give one part number for each length of lengths_m "
+            f"(lengths_m: {_metres(lengths)}; length_parts: {_metres(sold)}).",
+            "length_parts",
+        )
 
 
 def check_cable(v: dict) -> Iterator[Violation]:
@@ -521,6 +551,7 @@ FIELD_SHAPES: dict[str, tuple[type, type | tuple[type, ...]]] = {
     "for_pmd": (list, str),
     "fec_modes": (list, str),
     "lengths_m": (list, (int, float)),
+    "length_parts": (list, dict),
     "cage_groups": (list, dict),
     "ports": (list, dict),
     "compute_ports": (list, dict),

@@ -471,6 +471,12 @@ class CableAssembly(CatalogPart):
         "grade); the expected-failures estimate reads 8,760 / MTBF failures per part-year.",
     )
     lengths_m = models.JSONField(default=list, blank=True)
+    length_parts = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The orderable part number of each length sold: a list of "
+        "{length_m, part_number}, one per length of lengths_m.",
+    )
     max_length_m = _float()
     power_end_a_w = _float(help_text="Power of the A (head) end.")
     power_end_b_w = _float(help_text="Power of each B (leg) end.")
@@ -503,6 +509,12 @@ class FiberCable(CatalogPart):
         help_text="Signal propagation delay per metre of cable, as published.",
     )
     lengths_m = models.JSONField(default=list, blank=True)
+    length_parts = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The orderable part number of each length sold: a list of "
+        "{length_m, part_number}, one per length of lengths_m.",
+    )
     max_length_m = _float()
     for_pmd = models.JSONField(default=list, blank=True)
 

@@ -66,7 +66,9 @@ def catalog_facts(*, for_new: bool = False, keep: Collection[str] = ()) -> Catal
 def read_catalog_facts(*, for_new: bool = False, keep: Collection[str] = ()) -> CatalogFacts:
     """Device models (switches and servers) and raw part records of the whole catalog.
 
-    Parts are keyed by slug and by each alias (a slug wins over another part's alias). Each
+    Parts are keyed by slug and by each alias (a slug wins over another part's alias, unless
+    the slug's part is archived and the alias's is not: a part superseded by a family that
+    took its name as an alias, such as 980-9I570-00N030 by MFP7E10-Nxxx). Each
     record holds the spec values plus the part's ``provenance`` ({field path: {source, grade,
     ...}}) and ``sources``, so that engines can grade every figure they use.
 
@@ -77,6 +79,7 @@ def read_catalog_facts(*, for_new: bool = False, keep: Collection[str] = ()) -> 
     """
     facts = CatalogFacts()
     aliases: list[tuple[str, str]] = []
+    archived: set[str] = set()
     kept = set(keep)
     for category, model in CATEGORY_MODELS.items():
         for part in model.objects.select_related("manufacturer").order_by("slug"):
@@ -87,10 +90,14 @@ def read_catalog_facts(*, for_new: bool = False, keep: Collection[str] = ()) -> 
                     continue
             record = part_record(part)
             facts.parts[part.slug] = record
+            if part.archived:
+                archived.add(part.slug)
             if category in DEVICE_CATEGORIES:
                 facts.devices[part.slug] = device_from_spec(part.slug, category, record, part.name)
             aliases.extend((alias, part.slug) for alias in part.aliases or [])
     for alias, slug in aliases:
+        if alias in archived and slug not in archived:
+            facts.parts[alias] = facts.parts[slug]  # the live part that took its name
         facts.parts.setdefault(alias, facts.parts[slug])
         if slug in facts.devices:
             facts.devices.setdefault(alias, facts.devices[slug])

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from planner import presentation
 from planner.analyses.resilience.failures import (
+    CATEGORIES,
     DEFAULT_LEAD_TIME_DAYS,
     DEFAULT_LEVEL,
     LLAMA3,
@@ -211,7 +212,9 @@ def page_context(request, design, revision: DesignRevision | None) -> dict | Non
             f"(mean {spares['network']['mean']:,.2f} failures in the lead time)"
         ),
         "bom_url": bom_url,
-        "bom_pct": ", ".join(f"{k} {v:,.2f} %" for k, v in spares["bom_pct"].items()),
+        "bom_pct": ", ".join(
+            f"{CATEGORIES[k][1]} {v:,.2f} %" for k, v in spares["bom_pct"].items()
+        ),
         "notes": data["notes"],
         "source": {"title": LLAMA3["title"], "url": LLAMA3["source"]},
     }

@@ -17,6 +17,7 @@ from inventory.models import RackType, ServerModel, SwitchModel
 from inventory.permissions import price_books_for
 from planner.designs.adapters import catalog_facts
 from planner.designs.models import DesignSharingChoices
+from planner.designs.spec_form import enum_values, spec_form_field
 from planner.designs.wizard import (
     GROW_TO_FIELDS,
     LAYOUT_FIELDS,
@@ -44,7 +45,6 @@ from planner.designs.wizard_networks import (
     network_field,
     networks_initial,
 )
-from planner.designs.wizard_transport import BOOLEAN_KEYS as TRANSPORT_BOOLEAN_KEYS
 from planner.designs.wizard_transport import (
     CHOICE_LABELS,
     IB_KEYS,
@@ -63,8 +63,8 @@ from planner.designs.wizard_transport import (
 )
 from planner.domain.networks.common import SHARED_FIELDS
 from planner.domain.presets import load_presets
-from planner.domain.spec import MEDIA_KINDS, TOPOLOGIES, SpecError, parse_spec, spec_schema
-from planner.domain.transport.settings import ROUTING_ENGINES
+from planner.domain.spec import SpecError, parse_spec, spec_schema
+from planner.domain.specfields import rule_at
 from planner.presentation import NETWORK_LABELS
 from planner.teams.selectors import teams_for
 
@@ -84,31 +84,6 @@ TOPOLOGY_LABELS = {
 }
 
 
-#: Labels of the network fields by spec key (then by network and key, where it differs).
-NETWORK_KEY_LABELS = {
-    "leaf": "Leaf switch",
-    "spine": "Spine switch",
-    "core": "Core switch",
-    "speed_gbps": "Speed (Gb/s)",
-    "ports_per_node": "Ports per node",
-    "dual_homed": "Dual-homed",
-    "oversubscription": "Oversubscription",
-    "storage_ports": "Storage-array ports",
-    "storage_port_speed_gbps": "Storage port speed (Gb/s)",
-    "storage_leaves": "Storage leaves",
-    "uplinks": "Uplinks to customer core",
-    "pdus_per_rack": "PDUs per compute rack",
-    "switch_multiple": "Switch count multiple",
-    "switches_per_rack": "Switches per compute rack",
-    "management_nodes": "Management nodes",
-    "ufm_appliances": "UFM appliances",
-    "management_racks": "Management racks",
-}
-NETWORK_FIELD_LABELS = {
-    ("oob", "leaf"): "Access switch (1 GbE)",
-    ("oob", "ports_per_node"): "BMC ports per node",
-    ("oob", "uplinks"): "Uplinks per switch",
-}
 #: What each network step says beside its checkbox.
 NETWORK_NOTES = {
     "storage": "InfiniBand or Ethernet leaf-spine for the storage arrays",
@@ -118,47 +93,40 @@ NETWORK_NOTES = {
 }
 
 
-def _schema_description(*path: str) -> str:
-    """The spec schema's description of ``networks.<path>`` (the field's tooltip)."""
-    node = spec_schema()["properties"]["networks"]
-    for key in path:
-        node = node.get("properties", {}).get(key, {})
-    return str(node.get("description", ""))
-
-
 def _network_form_fields() -> dict[str, forms.Field]:
     """The cluster networks' fields: per network its checkbox and the keys the wizard shows
-    (:data:`planner.designs.wizard_networks.NETWORK_KEYS`), then the shared keys. Numbers are
-    text here: the spec rules check them and name the spec path, live and on save alike."""
+    (:data:`planner.designs.wizard_networks.NETWORK_KEYS`), then the shared keys, each
+    labelled and explained by its rule in the spec's definition (``networks.<network>.<key>``).
+    Numbers are text here: the spec rules check them and name the spec path, live and on
+    save alike."""
     fields: dict[str, forms.Field] = {}
 
-    def number(label: str, *path: str) -> forms.CharField:
-        attrs = {"inputmode": "decimal", "title": _schema_description(*path)}
-        return forms.CharField(
-            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=20
-        )
+    def field_of(*path: str) -> forms.Field:
+        rule = rule_at(spec_schema(), ".".join(("networks", *path)))
+        label, key = rule["title"], path[-1]
+        if key in SWITCH_KEYS:
+            field = forms.ChoiceField(required=False, label=label)
+        elif key in BOOLEAN_KEYS:
+            choices = [("", "Default: yes"), ("yes", "Yes"), ("no", "No")]
+            field = forms.ChoiceField(required=False, label=label, choices=choices)
+        else:
+            field = forms.CharField(
+                required=False,
+                label=label,
+                widget=forms.TextInput(attrs={"inputmode": "decimal"}),
+                max_length=20,
+            )
+        field.widget.attrs["title"] = str(rule.get("description", ""))
+        return field
 
     for network, keys in NETWORK_KEYS.items():
         fields[include_field(network)] = forms.BooleanField(
             required=False, label=NETWORK_LABELS.get(network, network)
         )
         for key in keys:
-            label = NETWORK_FIELD_LABELS.get((network, key), NETWORK_KEY_LABELS[key])
-            if key in SWITCH_KEYS:
-                field = forms.ChoiceField(required=False, label=label)
-                field.widget.attrs["title"] = _schema_description(network, key)
-            elif key in BOOLEAN_KEYS:
-                field = forms.ChoiceField(
-                    required=False,
-                    label=label,
-                    choices=[("", "Default: yes"), ("yes", "Yes"), ("no", "No")],
-                )
-                field.widget.attrs["title"] = _schema_description(network, key)
-            else:
-                field = number(label, network, key)
-            fields[network_field(network, key)] = field
+            fields[network_field(network, key)] = field_of(network, key)
     for key in SHARED_FIELDS:
-        fields[key] = number(NETWORK_KEY_LABELS[key], key)
+        fields[key] = field_of(key)
     return fields
 
 
@@ -166,104 +134,73 @@ def _network_form_fields() -> dict[str, forms.Field]:
 NetworkFieldsForm = type("NetworkFieldsForm", (forms.Form,), _network_form_fields())
 
 
-#: Labels of the transport step's fields (RoCE and InfiniBand keys, then the NIC's).
-TRANSPORT_LABELS = {
-    "profile": "Switch QoS profile",
-    "lossless_priority": "Lossless priority",
-    "lossless_dscp": "Lossless DSCP values",
-    "cnp_priority": "CNP priority",
-    "cnp_dscp": "CNP DSCP",
-    "trust": "Switch trust mode",
-    "ecn_min_kb": "ECN min threshold (KB)",
-    "ecn_max_kb": "ECN max threshold (KB)",
-    "pfc_mode": "PFC mode",
-    "mtu_b": "MTU (bytes)",
-    "pfc_watchdog": "PFC watchdog",
-    "load_balancing": "Load balancing",
-    "multiplane_mode": "Multiplane mode",
-    "routing_engine": "Routing engine",
-    "adaptive_routing": "Adaptive routing",
-    "shield": "SHIELD (fast link fault recovery)",
-    "sharp": "SHARP (in-network reductions)",
+#: Text of each value of the transport's lists, by key (the value itself where absent).
+TRANSPORT_VALUE_LABELS = {
+    **CHOICE_LABELS,
+    "type": {"roce": "RoCEv2 (Ethernet)", "infiniband": "InfiniBand"},
+    "profile": SWITCH_PROFILE_LABELS,
 }
-NIC_LABELS = {
-    "profile": "NIC QoS profile",
-    "data_priority": "NIC data priority",
-    "data_dscp": "NIC data DSCP",
-    "cnp_priority": "NIC CNP priority",
-    "cnp_dscp": "NIC CNP DSCP",
-    "trust": "NIC trust mode",
-}
-#: What a typed number may be, for the browser's hints (the spec rules check it).
-TRANSPORT_NUMBER_HINTS = {
-    "lossless_priority": "0-7",
-    "cnp_priority": "0-7",
-    "data_priority": "0-7",
-    "cnp_dscp": "0-63",
-    "data_dscp": "0-63",
-}
+NIC_VALUE_LABELS = {**CHOICE_LABELS, "profile": NIC_PROFILE_LABELS}
+YES_NO = {True: ("yes", "Yes"), False: ("no", "No")}
 
 
-def _transport_schema(*path: str) -> str:
-    """The spec schema's description of ``transport.<path>`` (the field's tooltip)."""
-    node = spec_schema()["properties"]["transport"]["oneOf"][1]
-    for key in path:
-        node = node.get("properties", {}).get(key) or node.get("additionalProperties") or {}
-    return str(node.get("description", ""))
+def range_hint(rule: dict) -> str:
+    """What a typed number may be, for the browser's hint (the spec rules check it).
+
+    >>> range_hint({"minimum": 0, "maximum": 7}), range_hint({"minimum": 1})
+    ('0-7', '')
+    """
+    if "minimum" in rule and "maximum" in rule:
+        return f"{rule['minimum']}-{rule['maximum']}"
+    return ""
+
+
+def transport_form_field(rule: dict, labels: dict) -> forms.Field:
+    """The form field of one transport key from its rule in the spec's definition (its
+    title the label, its description the tooltip): a list
+    of its values (yes/no for a boolean), a list of numbers typed as text, or a number typed
+    as text. Numbers are text here, as in the network steps: the spec rules check them and
+    name the spec path. Each list's empty entry and each box's placeholder say what empty
+    means (set per form, from the catalog)."""
+    label, title = rule["title"], str(rule.get("description", ""))
+    values = enum_values(rule)
+    if rule.get("type") == "boolean":
+        choices = list(YES_NO.values())
+    elif values is not None:
+        choices = [(str(value), labels.get(value, str(value))) for value in values]
+    else:
+        hint = "e.g. 26 or 24-31" if rule.get("type") == "array" else range_hint(rule)
+        attrs = {
+            "inputmode": "text" if rule.get("type") == "array" else "decimal",
+            "title": title + (f" ({hint})" if hint else ""),
+        }
+        return forms.CharField(
+            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=200
+        )
+    field = forms.ChoiceField(required=False, label=label, choices=[("", "Default"), *choices])
+    field.widget.attrs["title"] = title
+    return field
 
 
 def _transport_form_fields() -> dict[str, forms.Field]:
     """The transport step's fields: the transport, the RoCE keys, the server NIC's keys and
-    the InfiniBand keys (:mod:`planner.designs.wizard_transport`). Numbers are text here, as
-    in the network steps: the spec rules check them and name the spec path. Each list's empty
-    entry and each box's placeholder say what empty means (set per form, from the catalog)."""
+    the InfiniBand keys (:mod:`planner.designs.wizard_transport`), each made from its rule in
+    the spec's definition by :func:`transport_form_field`."""
 
-    def choice(label: str, values: dict, title: str) -> forms.ChoiceField:
-        field = forms.ChoiceField(
-            required=False, label=label, choices=[("", "Default"), *values.items()]
-        )
-        field.widget.attrs["title"] = title
-        return field
+    def rule(*path: str) -> dict:
+        return rule_at(spec_schema(), ".".join(("transport", *path)))
 
-    def text(label: str, title: str, hint: str = "") -> forms.CharField:
-        attrs = {"inputmode": "decimal", "title": title + (f" ({hint})" if hint else "")}
-        return forms.CharField(
-            required=False, label=label, widget=forms.TextInput(attrs=attrs), max_length=200
-        )
+    def labels(key: str) -> dict:
+        return TRANSPORT_VALUE_LABELS.get(key, {})
 
-    fields: dict[str, forms.Field] = {
-        TYPE_FIELD: choice(
-            "Transport",
-            {"roce": "RoCEv2 (Ethernet)", "infiniband": "InfiniBand"},
-            _transport_schema(),
-        )
-    }
-    yes_no = {"yes": "Yes", "no": "No"}
+    fields = {TYPE_FIELD: transport_form_field(rule("type"), labels("type"))}
     for key in (*ROCE_KEYS, *IB_KEYS):
-        label, title = TRANSPORT_LABELS[key], _transport_schema(key)
-        if key == "profile":
-            field = choice(label, SWITCH_PROFILE_LABELS, title)
-        elif key == "routing_engine":
-            field = choice(label, {engine: engine for engine in ROUTING_ENGINES}, title)
-        elif key in TRANSPORT_BOOLEAN_KEYS:
-            field = choice(label, yes_no, title)
-        elif key in CHOICE_LABELS:
-            field = choice(label, CHOICE_LABELS[key], title)
-        elif key == "lossless_dscp":
-            field = text(label, title, "e.g. 26 or 24-31")
-            field.widget.attrs["inputmode"] = "text"
-        else:
-            field = text(label, title, TRANSPORT_NUMBER_HINTS.get(key, ""))
-        fields[roce_field(key) if key in ROCE_KEYS else ib_field(key)] = field
+        name = roce_field(key) if key in ROCE_KEYS else ib_field(key)
+        fields[name] = transport_form_field(rule(key), labels(key))
     for key in NIC_KEYS:
-        label, title = NIC_LABELS[key], _transport_schema("nics", key)
-        if key == "profile":
-            field = choice(label, NIC_PROFILE_LABELS, title)
-        elif key == "trust":
-            field = choice(label, CHOICE_LABELS["trust"], title)
-        else:
-            field = text(label, title, TRANSPORT_NUMBER_HINTS.get(key, ""))
-        fields[nic_field(key)] = field
+        fields[nic_field(key)] = transport_form_field(
+            rule("nics", "*", key), NIC_VALUE_LABELS.get(key, {})
+        )
     return fields
 
 
@@ -283,81 +220,40 @@ class DesignWizardForm(NetworkFieldsForm, TransportFieldsForm):
     """A new design: spec fields (or the spec as YAML/JSON text), the cluster networks' and
     the transport's optional steps, plus team and sharing."""
 
-    name = forms.CharField(max_length=100, initial="New design")
-    description = forms.CharField(
-        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
-    )
-    topology = forms.ChoiceField(choices=[(t, TOPOLOGY_LABELS[t]) for t in TOPOLOGIES])
-    server = forms.ChoiceField(help_text="GPU server model from the catalog.")
-    servers = forms.IntegerField(
-        min_value=1,
-        required=False,
+    # The spec's fields: made from its definition (label, help, range, choices, default).
+    name = spec_form_field("name", initial="New design")
+    description = spec_form_field("description", widget=forms.Textarea(attrs={"rows": 2}))
+    topology = spec_form_field("topology", labels=TOPOLOGY_LABELS)
+    server = spec_form_field("server", catalog=True)
+    # One box for servers and, on a rack-scale system, racks (spec_from_fields).
+    servers = spec_form_field(
+        "servers",
         label="Servers (racks for a rack-scale system)",
         help_text="Racks for a rack-scale system (GB300-NVL72). Fat-tree: leave empty for the "
         "full tree.",
     )
-    rails = forms.IntegerField(
-        min_value=1, required=False, help_text="Default: the server's compute ports."
-    )
-    planes = forms.IntegerField(min_value=1, max_value=8, initial=1)
-    tiers = forms.ChoiceField(
-        choices=[("auto", "Auto (fewest that fit)"), ("2", "2"), ("3", "3")], initial="auto"
-    )
-    servers_per_su = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Servers per SU",
-        help_text="Default: half the leaf radix (non-blocking).",
-    )
-    oversubscription = forms.FloatField(
-        min_value=1, max_value=16, initial=1, help_text="Leaf downlink:uplink, 1 = non-blocking."
-    )
-    k = forms.IntegerField(min_value=4, required=False, label="k (fat-tree radix)")
-    leaf = forms.ChoiceField(label="Leaf switch")
-    spine = forms.ChoiceField(label="Spine switch", required=False)
-    core = forms.ChoiceField(label="Core switch", required=False)
-    reserved_leaf_ports = forms.IntegerField(
-        min_value=0, initial=0, label="Reserved leaf ports", help_text="For UFM, per plane."
-    )
-    spines = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Spines (exact)",
-        help_text="Default: the fewest that wire every leaf evenly",
-    )
-    min_spines = forms.IntegerField(
-        min_value=1,
-        required=False,
-        initial=2,
-        label="Minimum spines",
-        help_text="So no leaf hangs on one spine; 1 allows a single spine",
-    )
-    uplink_speed_gbps = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Uplink speed (Gb/s)",
-        help_text="Leaf–spine and spine–core; default: the server link speed",
-    )
-    grow_to_gpus = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Grow to (GPUs)",
-        help_text="Spines and cores sized for this many GPUs; only today's leaves are built",
-    )
-    media_server_leaf = forms.ChoiceField(label="Media server – leaf", initial="auto")
-    media_leaf_spine = forms.ChoiceField(label="Media leaf – spine", initial="auto")
-    media_spine_core = forms.ChoiceField(label="Media spine – core", initial="auto")
-    price_book = forms.ChoiceField(required=False, help_text="Prices that media 'auto' compares.")
-    servers_per_rack = forms.IntegerField(
-        min_value=1,
-        required=False,
-        help_text="Default: as many as fit the rack (needed when the catalog lacks the height).",
-    )
-    rack = forms.ChoiceField(
-        required=False,
-        label="Rack type",
-        help_text="Its power limit decides servers per rack and flags over-limit racks.",
-    )
+    rails = spec_form_field("rails")
+    planes = spec_form_field("planes")
+    tiers = spec_form_field("tiers", labels={"auto": "Auto (fewest that fit)"})
+    servers_per_su = spec_form_field("servers_per_su")
+    oversubscription = spec_form_field("oversubscription")
+    k = spec_form_field("k")
+    leaf = spec_form_field("switches.leaf", catalog=True)
+    spine = spec_form_field("switches.spine", catalog=True)
+    core = spec_form_field("switches.core", catalog=True)
+    reserved_leaf_ports = spec_form_field("reserved_leaf_ports")
+    spines = spec_form_field("spines")
+    min_spines = spec_form_field("min_spines")
+    uplink_speed_gbps = spec_form_field("uplink_speed_gbps")
+    grow_to_gpus = spec_form_field("grow_to.gpus")
+    media_server_leaf = spec_form_field("media.server-leaf")
+    media_leaf_spine = spec_form_field("media.leaf-spine")
+    media_spine_core = spec_form_field("media.spine-core")
+    price_book = spec_form_field("price_book", catalog=True)
+    servers_per_rack = spec_form_field("layout.servers_per_rack")
+    rack = spec_form_field("layout.rack", catalog=True)
+
+    # The page's own fields.
     source = forms.ChoiceField(
         choices=[("form", "The fields above"), ("text", "The YAML/JSON text")],
         initial="form",
@@ -380,9 +276,6 @@ class DesignWizardForm(NetworkFieldsForm, TransportFieldsForm):
         self.fields["leaf"].choices = _part_choices(SwitchModel)
         self.fields["spine"].choices = _part_choices(SwitchModel, "Same as leaf")
         self.fields["core"].choices = _part_choices(SwitchModel, "Same as spine")
-        media = [(kind, kind) for kind in MEDIA_KINDS]
-        for name in MEDIA_FIELDS.values():
-            self.fields[name].choices = media
         self.fields["price_book"].choices = [("", "Default (seed reseller book)")] + [
             (slug, name) for slug, name in price_books_for(user).values_list("slug", "name")
         ]

@@ -27,7 +27,8 @@ from planner.designs.wizard_transport import (
     transport_from_fields,
 )
 from planner.domain import canvas
-from planner.domain.spec import TIERS
+from planner.domain.spec import TIERS, spec_schema
+from planner.domain.specfields import rule_at
 from planner.domain.transport.resolve import nic_of_server
 
 #: Spec media tier -> form field name.
@@ -56,8 +57,6 @@ PLAIN_FIELDS = (
 GROW_TO_FIELDS = {"gpus": "grow_to_gpus"}
 #: Spec keys shown in another field: a rack-scale system's ``racks`` in ``servers``.
 SHOWN_IN = {"racks": "servers"}
-#: Defaults the mapping leaves out of the spec (a field at its default adds nothing).
-MIN_SPINES_DEFAULT = 2
 #: Layout keys the wizard shows (``layout.<key>``, same field name).
 LAYOUT_FIELDS = ("servers_per_rack", "rack")
 #: Fields that hold a number (typed as text in the browser).
@@ -145,10 +144,11 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
     """The spec document the wizard's fields describe: the one mapping from form to spec.
 
     ``values`` maps form field names to what the browser sent (text) or to the form's
-    cleaned values; other keys (team, sharing, the spec text...) are ignored. Defaults are
-    left out (one plane, tiers "auto", min_spines 2, oversubscription 1, no reserved ports,
-    media "auto"), and keys of one topology only go with it. Values are not checked here:
-    the spec rules (:func:`planner.designs.services.design_build`) name each problem's field.
+    cleaned values; other keys (team, sharing, the spec text...) are ignored. Values at the
+    definition's default are left out (one plane, tiers "auto", min_spines 2,
+    oversubscription 1, no reserved ports, media "auto"), and keys of one topology only go
+    with it. Values are not checked here: the spec rules
+    (:func:`planner.designs.services.design_build`) name each problem's field.
 
     The cluster networks' steps (a checkbox per network, its fields, the shared fields) make
     the ``networks`` block: :func:`planner.designs.wizard_networks.networks_from_fields`.
@@ -200,26 +200,22 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
         )
         if rack_scale:
             doc["racks"] = doc.pop("servers")
-    if v.get("planes") not in (None, 1):
-        doc["planes"] = v["planes"]
-    if v.get("tiers") not in (None, "auto"):
-        doc["tiers"] = v["tiers"]
+    doc.update({key: v[key] for key in ("planes", "tiers") if not _at_default(key, v.get(key))})
     if topology != "fat-tree":
         for key in ("spines", "uplink_speed_gbps"):
             if v.get(key) is not None:
                 doc[key] = v[key]
-        if v.get("min_spines") not in (None, MIN_SPINES_DEFAULT):
+        if not _at_default("min_spines", v.get("min_spines")):
             doc["min_spines"] = v["min_spines"]
         grow_to = {key: v[name] for key, name in GROW_TO_FIELDS.items() if v.get(name) is not None}
         if grow_to:
             doc["grow_to"] = grow_to
-        if v.get("oversubscription") not in (None, 1):
-            doc["oversubscription"] = v["oversubscription"]
-        if v.get("reserved_leaf_ports") not in (None, 0):
-            doc["reserved_leaf_ports"] = v["reserved_leaf_ports"]
+        for key in ("oversubscription", "reserved_leaf_ports"):
+            if not _at_default(key, v.get(key)):
+                doc[key] = v[key]
     doc["switches"] = {role: v[role] for role in SWITCH_FIELDS if v.get(role) is not None}
     media = {tier: v.get(name) for tier, name in MEDIA_FIELDS.items()}
-    media = {tier: kind for tier, kind in media.items() if kind not in (None, "auto")}
+    media = {tier: kind for tier, kind in media.items() if not _at_default(f"media.{tier}", kind)}
     if media:
         doc["media"] = media
     if v.get("price_book") is not None:
@@ -239,6 +235,16 @@ def spec_from_fields(values: Mapping, *, rack_systems: Container[str] | None = N
     if transport:
         doc["transport"] = transport
     return doc
+
+
+def _at_default(path: str, value) -> bool:
+    """Whether a field's ``value`` adds nothing to the spec: empty, or the spec key's default
+    in its definition (one plane, tiers ``auto``, media ``auto``...).
+
+    >>> _at_default("planes", 1), _at_default("planes", None), _at_default("planes", 2)
+    (True, True, False)
+    """
+    return value is None or value == rule_at(spec_schema(), path).get("default")
 
 
 def form_field_for(spec_field: str) -> str | None:

@@ -27,6 +27,8 @@ from planner.domain.networks.common import (
     SHARED_FIELDS,
     family_defaults,
 )
+from planner.domain.spec import spec_schema
+from planner.domain.specfields import rule_at
 
 #: The networks the wizard shows, in the page's order, and the spec keys of each it shows.
 NETWORK_KEYS: dict[str, tuple[str, ...]] = {
@@ -65,8 +67,13 @@ NETWORK_KEYS: dict[str, tuple[str, ...]] = {
 }
 #: Keys that name a catalog switch (a list of the catalog's switches).
 SWITCH_KEYS = frozenset({"leaf", "spine", "core"})
-#: Keys that are yes/no (a list: default, yes, no).
-BOOLEAN_KEYS = frozenset({"dual_homed"})
+#: Keys that are yes/no (a list: default, yes, no): booleans in the spec's definition.
+BOOLEAN_KEYS = frozenset(
+    key
+    for network, keys in NETWORK_KEYS.items()
+    for key in keys
+    if rule_at(spec_schema(), f"networks.{network}.{key}").get("type") == "boolean"
+)
 #: Form text of a boolean key's value.
 BOOLEAN_TEXT = {True: "yes", False: "no"}
 #: What an absent key means when the planner derives it rather than taking a fixed value.

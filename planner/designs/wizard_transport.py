@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from planner.domain.spec import spec_schema
+from planner.domain.specfields import rule_at
 from planner.domain.transport.block import IB_FIELDS, NIC_FIELDS, normalize
 from planner.domain.transport.resolve import SHARP_ASICS, SHARP_SOURCE, nic_of_server
 from planner.domain.transport.settings import (
@@ -60,14 +62,27 @@ ROCE_KEYS = (
 NIC_KEYS = NIC_FIELDS
 #: The InfiniBand keys.
 IB_KEYS = IB_FIELDS
+
+
+def _keys_of(*kinds: str) -> frozenset[str]:
+    """The transport keys (of the block and of a NIC's) whose rule in the spec's definition
+    is of one of ``kinds``: ``boolean``, ``array``, or ``enum`` (a list of values)."""
+    keys = set()
+    for path, names in (("transport", (*ROCE_KEYS, *IB_KEYS)), ("transport.nics.*", NIC_KEYS)):
+        for key in names:
+            rule = rule_at(spec_schema(), f"{path}.{key}")
+            kind = "enum" if "enum" in rule else rule.get("type")
+            if kind in kinds:
+                keys.add(key)
+    return frozenset(keys)
+
+
 #: Keys that are yes/no (a list: default, yes, no).
-BOOLEAN_KEYS = frozenset({"pfc_watchdog", "adaptive_routing", "shield", "sharp"})
+BOOLEAN_KEYS = _keys_of("boolean")
 #: Keys that hold a list of numbers, typed as "24, 26" or "24-31".
-LIST_KEYS = frozenset({"lossless_dscp"})
+LIST_KEYS = _keys_of("array")
 #: Keys that are one of a list (the rest of the keys hold a number).
-CHOICE_KEYS = frozenset(
-    {"profile", "trust", "pfc_mode", "load_balancing", "multiplane_mode", "routing_engine"}
-)
+CHOICE_KEYS = _keys_of("enum")
 BOOLEAN_TEXT = {True: "yes", False: "no"}
 TRANSPORT_NAMES = {"roce": "RoCEv2", "infiniband": "InfiniBand"}
 

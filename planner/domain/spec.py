@@ -1,8 +1,17 @@
-"""The design spec ("design as code"): parse, check and default a YAML/JSON document.
+"""The design spec ("design as code"): its definition, and how a YAML/JSON document is parsed,
+checked and defaulted.
 
-Structure and types are checked against ``design-spec.schema.json`` (the same schema the
-docs and editors use); meaning (fat-tree needs ``k``, tiers 2 or 3, ...) is checked here.
-Every problem names its field, e.g. ``switches.leaf`` or ``layout.rack_units``.
+The dataclasses below are the spec's one definition: each field is declared with
+:func:`planner.domain.specfields.spec_field` (its default, title with unit, description,
+range or enum), and :func:`spec_schema` generates the JSON Schema from them (the blocks kept
+as written, ``transport``, ``networks``, ``power`` and ``campus``, take their rules from
+:mod:`planner.domain.spec_blocks`). The wizard's fields are made from the same schema
+(:mod:`planner.designs.forms`), and ``design-spec.schema.json`` beside this module is that
+schema written out for editors and the docs (:func:`schema_text`; ``make spec-schema``).
+
+Structure and types are checked against the schema; meaning (fat-tree needs ``k``, tiers 2
+or 3, ...) is checked here. Every problem names its field, e.g. ``switches.leaf`` or
+``layout.rack_units``.
 """
 
 from __future__ import annotations
@@ -11,7 +20,7 @@ import copy
 import difflib
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, fields
 from functools import cache
 from pathlib import Path
 
@@ -19,12 +28,25 @@ import yaml
 
 from inventory.library.documents import DocumentError, load_json, load_yaml
 from planner.domain.campus import Campus, parse_campus
+from planner.domain.spec_blocks import (
+    BLOCK_DEFS,
+    CAMPUS_RULE,
+    NETWORKS_RULE,
+    POWER_RULE,
+    TRANSPORT_RULE,
+)
+from planner.domain.specfields import object_rule, spec_field, word_or_mapping
 from planner.domain.transport.block import check_transport
 
 SCHEMA_PATH = Path(__file__).with_name("design-spec.schema.json")
 TOPOLOGIES = ("rail-optimized", "clos", "fat-tree")
 TIERS = ("server-leaf", "leaf-spine", "spine-core")
 MEDIA_KINDS = ("auto", "DAC", "ACC", "AEC", "AOC", "MMF", "SMF")
+CABLING_KINDS = ("point-to-point", "patch-panel")
+#: Fibers per MPO connector of a trunk: MPO-12 and MPO-16 (TIA-604-5 / IEC 61754-7 formats).
+MPO_FIBERS = {"mpo12": 12, "mpo16": 16}
+#: A tier's ends as the page names them ("server – leaf").
+TIER_ENDS = {tier: tier.replace("-", " – ") for tier in TIERS}
 
 
 class SpecError(ValueError):
@@ -35,20 +57,14 @@ class SpecError(ValueError):
         super().__init__("; ".join(f"{f}: {m}" if f else m for f, m in problems))
 
 
-@cache
-def spec_schema() -> dict:
-    """The JSON Schema of a design spec."""
-    return json.loads(SCHEMA_PATH.read_text())
-
-
 @dataclass(frozen=True)
 class MediaChoice:
-    """How to build the links of one tier: a media kind, or explicit parts."""
+    """How to build the links of one tier: a media kind, or explicit parts (``kind`` parts)."""
 
-    kind: str = "auto"  # auto | DAC | ACC | AEC | AOC | MMF | SMF | parts
-    a: str | None = None
-    b: str | None = None
-    cable: str | None = None
+    kind: str = spec_field("auto", enum=MEDIA_KINDS)
+    a: str | None = spec_field(None)
+    b: str | None = spec_field(None)
+    cable: str | None = spec_field(None)
 
     def as_spec(self):
         if self.kind != "parts":
@@ -62,20 +78,42 @@ class MediaChoice:
 
 @dataclass(frozen=True)
 class Layout:
-    servers_per_rack: int | None = None
-    rack: str | None = None
-    rack_units: int = 48
-    racks_per_row: int | None = None
-    rack_width_m: float = 0.6
-    row_pitch_m: float = 3.0
-    tray_height_m: float = 0.6
-    slack_m: float = 2.0
-    switches_per_network_rack: int = 16
-
-
-CABLING_KINDS = ("point-to-point", "patch-panel")
-#: Fibers per MPO connector of a trunk: MPO-12 and MPO-16 (TIA-604-5 / IEC 61754-7 formats).
-MPO_FIBERS = {"mpo12": 12, "mpo16": 16}
+    servers_per_rack: int | None = spec_field(
+        None,
+        title="Servers per rack",
+        description="Default: as many as fit the rack's RU and power.",
+        minimum=1,
+    )
+    rack: str | None = spec_field(
+        None,
+        title="Rack type",
+        description="The rack type, by its catalog name: its height (RU) and power limit (kW) "
+        "decide servers per rack and flag over-limit racks. Default: a 48U rack with no power "
+        "limit unless servers_per_rack is set.",
+    )
+    rack_units: int = spec_field(48, minimum=10, maximum=60)
+    racks_per_row: int | None = spec_field(
+        None,
+        description="Default: auto — a near-square hall (ceil(sqrt(racks * row_pitch_m / "
+        "rack_width_m)), at least 10, rounded up to whole SU/blocks, at most 64).",
+        minimum=2,
+        maximum=64,
+    )
+    rack_width_m: float = spec_field(0.6, exclusiveMinimum=0)
+    row_pitch_m: float = spec_field(
+        3.0,
+        description="Distance between the fronts of two rows (rack depth + aisle).",
+        exclusiveMinimum=0,
+    )
+    tray_height_m: float = spec_field(
+        0.6, description="Cable tray height above the rack top.", minimum=0
+    )
+    slack_m: float = spec_field(
+        2.0,
+        description="Service loop added to every cable run that leaves the rack.",
+        minimum=0,
+    )
+    switches_per_network_rack: int = spec_field(16, minimum=1)
 
 
 @dataclass(frozen=True)
@@ -91,13 +129,43 @@ class TierCabling:
     are our choice (inferred), documented in the structured module.
     """
 
-    type: str = "point-to-point"
-    panels: str = "in-rack"  # in-rack | end-of-row
-    trunk_fibers: int | str = "auto"  # auto | 12 | 16 | 24 | 32 | 144
-    lc_termination: str = "cassette"  # cassette | harness
-    polarity: str = "type-b"  # type-a | type-b | type-c
-    mpo: str = "mpo12"  # mpo12 | mpo16
-    polish: str = "apc"  # apc | upc
+    type: str = spec_field("point-to-point", enum=CABLING_KINDS)
+    panels: str = spec_field(
+        "in-rack",
+        description="in-rack: panels in the top free units of each rack holding a link end; "
+        "end-of-row: a panel rack at the end of each row.",
+        enum=("in-rack", "end-of-row"),
+    )
+    trunk_fibers: int | str = spec_field(
+        "auto",
+        description="Fibers per MPO trunk. auto: 144-fiber trunks (12 x MPO-12) or 32-fiber "
+        "(2 x MPO-16) for the bulk of a panel pair, the smallest that carries the rest.",
+        rule={"oneOf": [{"const": "auto"}, {"enum": [12, 16, 24, 32, 144]}]},
+    )
+    lc_termination: str = spec_field(
+        "cassette",
+        description="Duplex-LC optics: an MPO-to-LC cassette in the panel (2 mated pairs per "
+        "panel), or a breakout harness from the panel's MPO adapter (1).",
+        enum=("cassette", "harness"),
+    )
+    polarity: str = spec_field(
+        "type-b",
+        description="Trunk polarity (TIA-568). Default type-b, NVIDIA's structured cabling "
+        "requirements for MPO.",
+        enum=("type-a", "type-b", "type-c"),
+    )
+    mpo: str = spec_field(
+        "mpo12",
+        description="Trunk MPO format: MPO-12 (4-lane SR4/DR4, 8 of 12 fibers) or MPO-16 "
+        "(8-lane SR8/DR8).",
+        enum=tuple(MPO_FIBERS),
+    )
+    polish: str = spec_field(
+        "apc",
+        description="MPO end-face polish. Default apc, NVIDIA's requirement for MPO multimode "
+        "and single-mode.",
+        enum=("apc", "upc"),
+    )
 
     @property
     def structured(self) -> bool:
@@ -111,58 +179,238 @@ class TierCabling:
 
 @dataclass(frozen=True)
 class Naming:
-    server: str = "gpu{index:05d}"
-    leaf: str = "leaf-su{su:03d}-r{rail}"
-    spine: str = "spine-{group:03d}-{index:03d}"
-    core: str = "core-{group:03d}-{index:03d}"
+    server: str = spec_field("gpu{index:05d}")
+    leaf: str = spec_field("leaf-su{su:03d}-r{rail}")
+    spine: str = spec_field("spine-{group:03d}-{index:03d}")
+    core: str = spec_field("core-{group:03d}-{index:03d}")
+
+
+def _per_tier(definition: str, title: str, default: str, description: str) -> dict:
+    """The rule of a mapping from tier to a value of ``$defs/<definition>`` (a tier not given
+    takes ``default``)."""
+    return {
+        "additionalProperties": False,
+        "properties": {
+            tier: {
+                "$ref": f"#/$defs/{definition}",
+                "title": f"{title} {TIER_ENDS[tier]}",
+                "default": default,
+            }
+            for tier in TIERS
+        },
+        "description": description,
+    }
+
+
+_COUNT = {"type": "integer", "minimum": 1}
+GROW_TO_RULE = {
+    "type": "object",
+    "additionalProperties": False,
+    "minProperties": 1,
+    "maxProperties": 1,
+    "properties": {
+        "gpus": {
+            "title": "Grow to (GPUs)",
+            **_COUNT,
+            "description": "Spines and cores sized for this many GPUs; only today's leaves "
+            "are built.",
+        },
+        "servers": _COUNT,
+        "racks": _COUNT,
+    },
+    "description": "The final build, as one of gpus, servers or racks: spines and cores, and "
+    "the ports they keep free, are sized for it, while only today's leaves and servers are "
+    "built.",
+}
 
 
 @dataclass(frozen=True)
 class DesignSpec:
-    """A parsed, defaulted design spec. See ``design-spec.schema.json`` for each field."""
+    """A parsed, defaulted design spec: the spec's definition (see the module docstring).
 
-    name: str
-    topology: str
-    server: str
-    servers: int | None = None
-    racks: int | None = None
-    gpus: int | None = None
-    rails: int | None = None
-    planes: int = 1
-    tiers: int | str = "auto"
-    spines: int | None = None
-    min_spines: int = 2
-    uplink_speed_gbps: int | None = None
-    grow_to: dict[str, int] = field(default_factory=dict)
-    servers_per_su: int | None = None
-    oversubscription: float = 1
-    leaf: str | None = None
-    spine: str | None = None
-    core: str | None = None
-    reserved_leaf_ports: int = 0
-    k: int | None = None
-    media: dict[str, MediaChoice] = field(default_factory=dict)
-    price_book: str | None = None
-    layout: Layout = field(default_factory=Layout)
-    naming: Naming = field(default_factory=Naming)
-    description: str = ""
+    Each field is a key of the document, but ``leaf``, ``spine`` and ``core``, which the
+    document gives under ``switches``. Blocks kept as written (``networks``, ``transport``,
+    ``power``) are filled in when the fabric is built.
+    """
+
+    name: str = spec_field(title="Name", description="Design name.", minLength=1, maxLength=100)
+    topology: str = spec_field(
+        title="Topology",
+        description="rail-optimized: each SU has one leaf per rail taking that NIC port of "
+        "every server in the SU (NVIDIA SuperPOD). clos: leaf-spine(-core) with servers' ports "
+        "on consecutive leaf ports. fat-tree: k-ary fat-tree (Al-Fares 2008).",
+        enum=TOPOLOGIES,
+    )
+    server: str = spec_field(
+        title="Server",
+        description="The GPU server model, by its catalog name (e.g. DGX-H100).",
+    )
+    servers: int | None = spec_field(
+        None,
+        title="Servers",
+        description="Server count. fat-tree: may be omitted for the full tree.",
+        minimum=1,
+    )
+    racks: int | None = spec_field(
+        None,
+        title="Racks",
+        description="Rack-scale systems only (GB200-NVL72, GB300-NVL72): the number of racks, "
+        "i.e. systems; the same as servers for such a system.",
+        minimum=1,
+    )
+    gpus: int | None = spec_field(
+        None,
+        title="GPUs",
+        description="GPU count, instead of servers or racks: servers = GPUs / GPUs per server "
+        "(or per rack-scale system), rounded up.",
+        minimum=1,
+    )
+    rails: int | None = spec_field(
+        None,
+        title="Rails",
+        description="Compute NIC ports per server used by this fabric. Default: the server "
+        "model's compute ports.",
+        minimum=1,
+    )
+    planes: int = spec_field(
+        1,
+        title="Planes",
+        description="Each NIC port is split into this many independent planes of lower speed; "
+        "each plane is its own fabric.",
+        minimum=1,
+        maximum=8,
+    )
+    tiers: int | str = spec_field(
+        "auto",
+        title="Tiers",
+        description="Switch tiers; auto = the fewest that fit.",
+        rule={"oneOf": [{"enum": [2, 3]}, {"const": "auto"}]},
+    )
+    spines: int | None = spec_field(
+        None,
+        title="Spines (exact)",
+        description="Exact spine switches per plane (two tiers) or per pod (three tiers). "
+        "Default: the fewest that wire every leaf evenly, and at least min_spines.",
+        minimum=1,
+    )
+    min_spines: int = spec_field(
+        2,
+        title="Minimum spines",
+        description="Fewest spines the automatic choice may pick, so that no leaf hangs on a "
+        "single uplink switch; 1 allows a single spine.",
+        minimum=1,
+    )
+    uplink_speed_gbps: int | None = spec_field(
+        None,
+        title="Uplink speed (Gb/s)",
+        description="Speed of switch-to-switch links (leaf-spine, spine-core), e.g. 800 on a "
+        "two-plane fabric whose leaves split 800G ports 2 x 400G toward the servers. Default: "
+        "the server link (plane) speed.",
+        minimum=1,
+    )
+    grow_to: dict[str, int] = spec_field(default_factory=dict, rule=GROW_TO_RULE)
+    servers_per_su: int | None = spec_field(
+        None,
+        title="Servers per SU",
+        description="Servers per scalable unit (rail-optimized). Default: half the leaf radix "
+        "(non-blocking).",
+        minimum=1,
+    )
+    oversubscription: float = spec_field(
+        1,
+        title="Oversubscription",
+        description="Leaf downlink:uplink ratio (1 = non-blocking).",
+        minimum=1,
+        maximum=16,
+    )
+    leaf: str | None = spec_field(
+        None,
+        title="Leaf switch",
+        description="The leaf switch model, by its catalog name.",
+        group="switches",
+    )
+    spine: str | None = spec_field(
+        None,
+        title="Spine switch",
+        description="The spine switch model. Default: the leaf model.",
+        group="switches",
+    )
+    core: str | None = spec_field(
+        None,
+        title="Core switch",
+        description="The core switch model. Default: the spine model.",
+        group="switches",
+    )
+    reserved_leaf_ports: int = spec_field(
+        0,
+        title="Reserved leaf ports",
+        description="Leaf ports kept free for fabric managers (UFM), per plane. They take free "
+        "server ports of the last SU.",
+        minimum=0,
+    )
+    k: int | None = spec_field(
+        None,
+        title="k (fat-tree radix)",
+        description="Fat-tree radix (fat-tree only).",
+        minimum=4,
+        multipleOf=2,
+    )
+    media: dict[str, MediaChoice] = spec_field(
+        default_factory=dict,
+        rule=_per_tier(
+            "media",
+            "Media",
+            MediaChoice().kind,
+            "Per tier. auto = cheapest in the price book, then lowest power (see README).",
+        ),
+    )
+    price_book: str | None = spec_field(
+        None,
+        title="Price book",
+        description="The price book whose prices media 'auto' compares. Default: the seed "
+        "reseller book.",
+    )
+    layout: Layout = spec_field(default_factory=Layout)
+    naming: Naming = spec_field(
+        default_factory=Naming,
+        description="Python format strings; {plane} is prefixed automatically when planes > 1.",
+    )
+    description: str = spec_field("", title="Description", maxLength=2000)
     # The cluster's other networks as written (storage, inband, oob, converged, ...);
     # defaults are filled in when they are built (planner.domain.networks). Empty: none.
-    networks: dict = field(default_factory=dict)
+    networks: dict = spec_field(default_factory=dict, rule=NETWORKS_RULE)
     # Per tier, as written (absent: point-to-point); see TierCabling.
-    cabling: dict[str, TierCabling] = field(default_factory=dict)
+    cabling: dict[str, TierCabling] = spec_field(
+        default_factory=dict,
+        rule=_per_tier(
+            "cabling",
+            "Cabling",
+            TierCabling().type,
+            "Per tier: point-to-point (the default: one cable or fiber per link) or "
+            "patch-panel (structured cabling: a patch cord at each end, patch panels, MPO "
+            "trunks between them; planner/domain/physical/structured.py).",
+        ),
+    )
     # Optical budget: a link whose worst-case margin is under this many dB is warned about
     # (planner.domain.physical.budget; issue 19 default 1 dB).
-    optical_margin_min_db: float = 1.0
+    optical_margin_min_db: float = spec_field(
+        1.0,
+        title="Optical margin (dB)",
+        description="Optical loss budget: validation warns about a link whose worst-case "
+        "margin (channel insertion-loss limit minus computed loss) is under this many dB "
+        "(default 1 dB).",
+        minimum=0,
+        maximum=20,
+    )
     # Several halls or buildings (planner.domain.campus); None: one hall.
-    campus: Campus | None = None
+    campus: Campus | None = spec_field(None, rule=CAMPUS_RULE)
     # The transport block as written ({} = not given: infiniband or roce from the leaf
     # switch, profile defaults); filled in when the fabric is built
     # (planner.domain.transport.resolve) and kept as fabric.info["transport"].
-    transport: dict = field(default_factory=dict)
+    transport: dict = spec_field(default_factory=dict, rule=TRANSPORT_RULE)
     # Power feeds of the racks as written ({} = not stated): ``feeds`` and ``by_rack_kind``
     # (planner.analyses.resilience.domains); kept as fabric.info["power_feeds"].
-    power: dict = field(default_factory=dict)
+    power: dict = spec_field(default_factory=dict, rule=POWER_RULE)
 
     def cabling_of(self, tier: str) -> TierCabling:
         """The cabling of ``tier`` (point-to-point when the spec does not say)."""
@@ -220,6 +468,69 @@ class DesignSpec:
         if self.power:  # likewise
             doc["power"] = copy.deepcopy(self.power)
         return doc
+
+
+#: The schema's own keys, before the generated ones.
+_SCHEMA_HEAD = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://fabric-planner.example/schemas/design-spec.json",
+    "title": "Fabric Planner design spec",
+    "description": "A fabric stated as intent: topology, server and switch models, counts, "
+    "media and layout. Catalog parts are named by slug. Omitted values take the documented "
+    "defaults.",
+}
+
+
+@cache
+def spec_schema() -> dict:
+    """The JSON Schema of a design spec, generated from :class:`DesignSpec` and its nested
+    dataclasses (:func:`planner.domain.specfields.object_rule`). Do not change the result:
+    it is cached and shared."""
+    groups = {
+        "switches": {
+            "required": ["leaf"],
+            "description": "Catalog slugs per tier; spine and core default to the leaf model.",
+        }
+    }
+    return {
+        **_SCHEMA_HEAD,
+        **object_rule(DesignSpec, groups=groups),
+        "$defs": {
+            **BLOCK_DEFS,
+            "cabling": word_or_mapping(TierCabling, "type", in_mapping=True),
+            "media": word_or_mapping(
+                MediaChoice,
+                "kind",
+                in_mapping=False,
+                minProperties=1,
+                description="Explicit parts: a = module at the lower-tier end, b = upper-tier "
+                "end, cable = cable or fiber; any may be omitted.",
+            ),
+        },
+    }
+
+
+def schema_text() -> str:
+    """The schema as ``design-spec.schema.json`` holds it (a test keeps the file equal): JSON
+    indented by two, a value on one line where it fits in 100 characters."""
+    return _json_lines(spec_schema(), 0) + "\n"
+
+
+def _json_lines(value, indent: int, used: int = 0) -> str:
+    """``value`` as JSON on a line indented by ``indent`` whose first ``used`` characters are
+    taken (by its key): on one line where the line fits in 100 characters."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if indent + used + len(flat) <= 100 or not isinstance(value, dict | list) or not value:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        items = []
+        for key, item in value.items():
+            head = f"{json.dumps(key, ensure_ascii=False)}: "
+            items.append(pad + head + _json_lines(item, indent + 2, len(head)))
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + _json_lines(item, indent + 2) for item in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
 def load_spec_text(text: str, *, name: str = "spec") -> dict:
@@ -490,39 +801,31 @@ def parse_spec(document: dict | str) -> DesignSpec:
             )
         )
     leaf = switches.get("leaf")
+    given = {key: document[key] for key in _TAKEN_AS_GIVEN if key in document}
     return DesignSpec(
-        name=document["name"],
-        topology=topology,
-        server=document["server"],
-        servers=document.get("servers"),
-        racks=document.get("racks"),
-        gpus=document.get("gpus"),
-        rails=document.get("rails"),
-        planes=document.get("planes", 1),
-        tiers=document.get("tiers", "auto"),
-        spines=document.get("spines"),
-        min_spines=document.get("min_spines", 2),
-        uplink_speed_gbps=document.get("uplink_speed_gbps"),
+        **given,  # the rest take the definition's defaults
         grow_to=dict(document.get("grow_to") or {}),
-        servers_per_su=document.get("servers_per_su"),
-        oversubscription=document.get("oversubscription", 1),
         leaf=leaf,
         spine=switches.get("spine") or leaf,
         core=switches.get("core") or switches.get("spine") or leaf,
-        reserved_leaf_ports=document.get("reserved_leaf_ports", 0),
-        k=document.get("k"),
         media=media,
-        price_book=document.get("price_book"),
         layout=Layout(**(document.get("layout") or {})),
         naming=Naming(**(document.get("naming") or {})),
-        description=document.get("description", ""),
         networks=copy.deepcopy(document.get("networks") or {}),
         cabling=cabling,
-        optical_margin_min_db=document.get("optical_margin_min_db", 1.0),
         campus=campus,
         transport=_transport_block(document.get("transport")),
         power=copy.deepcopy(document.get("power") or {}),
     )
+
+
+#: Fields of :class:`DesignSpec` that :func:`parse_spec` builds into their own types.
+_BUILT = frozenset(
+    ("grow_to", "leaf", "spine", "core", "media", "layout", "naming", "networks", "cabling")
+    + ("campus", "transport", "power")
+)
+#: The other fields: read from the document's key of the same name as given.
+_TAKEN_AS_GIVEN = tuple(item.name for item in fields(DesignSpec) if item.name not in _BUILT)
 
 
 def _transport_block(block) -> dict:

@@ -29,7 +29,7 @@ from planner.designs import selectors
 from planner.designs.adapters import catalog_facts
 from planner.designs.api.serializers import ConflictSerializer, RevisionSerializer
 from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_error
-from planner.domain.outputs import CATEGORIES, BomError
+from planner.domain.outputs import CATEGORIES, SPARES_CATEGORIES, BomError
 from planner.domain.outputs.telemetry import telemetry_plan
 from planner.outputs import services as outputs
 from simulation.overlays import revision_utilization
@@ -40,7 +40,7 @@ SPARES_PARAMETERS = [
         {"type": "number", "minimum": 0, "maximum": 1000},
         description=f"Spares for {category} lines, percent (0 to 1,000)",
     )
-    for category in CATEGORIES
+    for category in SPARES_CATEGORIES
 ]
 UNREADABLE = OpenApiResponse(
     OpenApiTypes.OBJECT, description="{code, detail}: the stored topology cannot be read"
@@ -120,6 +120,10 @@ class BomLineSerializer(serializers.Serializer):
     counted_per = serializers.CharField()
     length_rule = serializers.CharField(
         help_text="cables and fibers: how the ordered length was chosen (listed or policy)"
+    )
+    installed = serializers.IntegerField(
+        help_text="field-replaceable units in service that the spares cover (0: never spared, "
+        "e.g. a rack-scale system, spared by its trays, or a rack)"
     )
 
 

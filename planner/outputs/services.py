@@ -194,7 +194,7 @@ def export_chunks(
                 spec=spec,
                 summary=summary,
                 fabric=fabric,
-                bom=bill_of_materials(fabric, facts, spares_pct=spares_pct),
+                bom=bill_of_materials(fabric, facts, spares_pct=spares_pct, elements=elements),
                 facts=facts,
                 elements=elements,
             )
@@ -413,7 +413,7 @@ def design_import_cabling(
             [_file_problem("too-large", f"Cabling import edits the topology, and {exc}")]
         ) from exc
     try:
-        edit = cabling_edit(fabric, text, document)
+        edit = cabling_edit(fabric, text, document, catalog_facts())
     except CablingImportError as exc:
         raise CablingImportRejected(
             [{**p.as_dict(), "field": p.column} for p in exc.problems]

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from planner.designs import selectors, services
 from planner.designs.adapters import catalog_facts
 from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_error
-from planner.domain.outputs import CATEGORIES, BomError
+from planner.domain.outputs import CATEGORY_LABELS, SPARES_CATEGORIES, BomError
 from planner.domain.outputs.telemetry import OS_TITLES, SOURCES, plan_rows, telemetry_plan
 from planner.outputs import services as outputs
 from simulation.overlays import revision_utilization
@@ -28,9 +28,9 @@ class SparesForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for category in CATEGORIES:
+        for category in SPARES_CATEGORIES:
             self.fields[f"spares_{category}"] = forms.DecimalField(
-                label="NIC" if category == "nic" else category.capitalize(),
+                label=CATEGORY_LABELS[category],
                 required=False,
                 min_value=0,
                 max_value=1000,
@@ -62,7 +62,14 @@ def _grouped(bom) -> list[dict]:
     groups: list[dict] = []
     for line in bom.lines:
         if not groups or groups[-1]["category"] != line.category:
-            groups.append({"category": line.category, "tiers": [], "quantity": 0})
+            groups.append(
+                {
+                    "category": line.category,
+                    "label": CATEGORY_LABELS[line.category],
+                    "tiers": [],
+                    "quantity": 0,
+                }
+            )
         group = groups[-1]
         if not group["tiers"] or group["tiers"][-1]["tier"] != line.tier:
             group["tiers"].append({"tier": line.tier, "lines": []})

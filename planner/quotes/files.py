@@ -135,7 +135,10 @@ INTERNAL_MARK = "Internal: costs, discounts and sources. Not for the customer."
 #: Subtotal labels of the customer's copy (the internal one shows the category names).
 CATEGORY_LABELS = {
     "server": "Servers",
+    "management": "Management systems",
+    "pdu": "Rack PDUs",
     "switch": "Switches",
+    "psu": "Power supplies",
     "nic": "NICs",
     "transceiver": "Transceivers",
     "cable": "Cables",
@@ -196,11 +199,13 @@ def terms_text(document) -> str:
     return _text(document.terms).strip()
 
 
-def line_description(bom_line, *, with_length: bool = False) -> str:
-    """A line's name (or maker), its part number when it differs from the part, and, when
-    asked, its ordered length: ``"NVIDIA 400G cable (MCP4Y10-N003), 3 m"``."""
+def line_description(bom_line, *, with_length: bool = False, shown: str | None = None) -> str:
+    """A line's name (or maker), its part number when it differs from the part ``shown`` next
+    to it (the catalog part by default), and, when asked, its ordered length:
+    ``"NVIDIA 400G cable (MCP4Y10-N003), 3 m"``."""
     description = bom_line.name or bom_line.manufacturer
-    if bom_line.part_number and bom_line.part_number != bom_line.part:
+    shown = bom_line.part if shown is None else shown
+    if bom_line.part_number and bom_line.part_number != shown:
         description = f"{description} ({bom_line.part_number})"
     if with_length and bom_line.length_m is not None:
         description = f"{description}, {_length(bom_line.length_m)}"
@@ -209,8 +214,9 @@ def line_description(bom_line, *, with_length: bool = False) -> str:
 
 @dataclass(frozen=True)
 class CustomerLine:
-    """A line of the customer's copy: one orderable item (a part at one length), its tiers
-    added together. ``unit_sell`` and ``extended_sell`` are ``None`` when it has no price."""
+    """A line of the customer's copy: one orderable item (a part at one length, ``part`` its
+    orderable part number when the catalog has one), its tiers added together. ``unit_sell``
+    and ``extended_sell`` are ``None`` when it has no price."""
 
     part: str
     description: str
@@ -231,8 +237,10 @@ def customer_quote_lines(priced) -> list[CustomerLine]:
         bom_line = line.line
         key = (bom_line.part, bom_line.length_m, line.unit_sell)
         if key not in merged:
-            description = line_description(bom_line, with_length=True)
-            merged[key] = [bom_line.part, description, 0, line.unit_sell, None]
+            # the part number to order (a cable's is that of its length), else the part
+            part = bom_line.part_number or bom_line.part
+            description = line_description(bom_line, with_length=True, shown=part)
+            merged[key] = [part, description, 0, line.unit_sell, None]
         item = merged[key]
         item[2] += bom_line.quantity
         if line.extended_sell is not None:

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from planner.designs.models import Design, DesignRevision
 from planner.domain.outputs.bom import CATEGORIES as BOM_CATEGORIES
+from planner.domain.outputs.bom import SPARES_CATEGORIES
 
 #: Price offer conditions a quote may be priced from (see ``inventory.models.prices``).
 QUOTE_PRICE_CONDITIONS = [("new", "New"), ("msrp", "List price (MSRP)"), ("used", "Used")]
@@ -20,6 +21,8 @@ QUOTE_PRICE_CONDITIONS = [("new", "New"), ("msrp", "List price (MSRP)"), ("used"
 
 #: Categories a quote's discounts and spares are given per (the bill of materials' categories).
 QUOTE_CATEGORIES = BOM_CATEGORIES
+#: Categories a quote's spares are given per (racks are never spared).
+QUOTE_SPARES_CATEGORIES = SPARES_CATEGORIES
 
 
 #: Limits of the customer-facing texts (checked by :meth:`Quote.clean`: a ``TextField``'s
@@ -277,7 +280,8 @@ class Quote(models.Model):
         if self.margin_pct is not None and not 0 <= self.margin_pct < 100:
             errors["margin_pct"] = "The margin is a percent of the sell price: 0 up to (not) 100."
         for field in ("discounts_pct", "spares_pct"):
-            problem = _percent_map_problem(getattr(self, field))
+            categories = QUOTE_SPARES_CATEGORIES if field == "spares_pct" else QUOTE_CATEGORIES
+            problem = _percent_map_problem(getattr(self, field), categories)
             if problem:
                 errors[field] = problem
         if self.valid_until is not None:
@@ -313,13 +317,14 @@ def _address_problem(text) -> str:
     return ""
 
 
-def _percent_map_problem(values) -> str:
-    """Why ``values`` is not a {category: percent 0..100} mapping ("" when it is)."""
+def _percent_map_problem(values, categories) -> str:
+    """Why ``values`` is not a {category: percent 0..100} mapping of ``categories`` ("" when
+    it is)."""
     if not isinstance(values, dict):
         return 'Give a mapping of category to percent, e.g. {"switch": 10}.'
     for category, value in values.items():
-        if category not in QUOTE_CATEGORIES:
-            return f"Unknown category {category!r}; use one of {', '.join(QUOTE_CATEGORIES)}."
+        if category not in categories:
+            return f"Unknown category {category!r}; use one of {', '.join(categories)}."
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             return f"{category}: give a number of percent."
         try:

@@ -811,7 +811,7 @@ class QuoteDocument:
                     "spares": line.spares,
                     "quantity": line.quantity,
                 }
-                for line in self.bom.lines
+                for line in self.bom.ordered_lines()
             ]
         return result
 

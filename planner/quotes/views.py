@@ -28,6 +28,7 @@ from inventory.permissions import (
 from inventory.services import SEED_PRICE_BOOK
 from planner import presentation
 from planner.designs import selectors
+from planner.domain.outputs.bom import CATEGORY_LABELS
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
 from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
@@ -38,6 +39,7 @@ from planner.quotes.models import (
     QUOTE_CATEGORIES,
     QUOTE_EXPIRED,
     QUOTE_PRICE_CONDITIONS,
+    QUOTE_SPARES_CATEGORIES,
     QUOTE_VALIDITY_DAYS,
     TERMS_MAX_CHARS,
     Quote,
@@ -112,15 +114,20 @@ class QuoteForm(forms.Form):
         numbers = list(design.revisions.order_by("-number").values_list("number", flat=True))
         self.fields["revision"].choices = [(n, f"Revision {n}") for n in numbers]
         for prefix in ("discount", "spares") if may_view_prices else ("spares",):
-            for category in QUOTE_CATEGORIES:
+            for category in self.categories(prefix):
                 self.fields[f"{prefix}_{category}"] = forms.DecimalField(
-                    label="NIC" if category == "nic" else category.capitalize(),
+                    label=CATEGORY_LABELS[category],
                     required=False,
                     **PERCENT,
                 )
 
+    @staticmethod
+    def categories(prefix: str) -> tuple[str, ...]:
+        """The categories of the ``prefix`` fields (racks take no spares)."""
+        return QUOTE_SPARES_CATEGORIES if prefix == "spares" else QUOTE_CATEGORIES
+
     def category_fields(self, prefix: str):
-        return [self[f"{prefix}_{category}"] for category in QUOTE_CATEGORIES]
+        return [self[f"{prefix}_{category}"] for category in self.categories(prefix)]
 
     def discount_fields(self):
         return self.category_fields("discount") if self.with_price_terms else []
@@ -150,7 +157,7 @@ class QuoteForm(forms.Form):
 
     def _per_category(self, prefix: str) -> dict:
         values = {}
-        for category in QUOTE_CATEGORIES:
+        for category in self.categories(prefix):
             value = self.cleaned_data.get(f"{prefix}_{category}")
             if value:
                 values[category] = value  # a Decimal, stored as exact text
@@ -519,7 +526,7 @@ def _detail_page(
             for c in document.priced.networks
         ]
     else:
-        rows = [{"line": line, "priced": False} for line in document.bom.lines]
+        rows = [{"line": line, "priced": False} for line in document.bom.ordered_lines()]
         categories = []
         networks = []
     context = {

@@ -90,7 +90,11 @@ def test_canvas_edit_keeps_the_design_and_names_what_no_longer_holds(
 
     bom = api_client.get(f"{url}/revisions/2/bom/").json()
     racks = [line for line in _lines(bom) if line["category"] == "rack"]
-    assert [(r["part"], r["quantity"]) for r in racks] == [("DGX-H100-SuperPOD-rack", 38)]
+    # a line per kind of rack (issue 33: the 6 switch racks were ordered as compute racks)
+    assert [(r["tier"], r["part"], r["quantity"]) for r in racks] == [
+        ("compute", "DGX-H100-SuperPOD-rack", 32),
+        ("network", "network rack", 6),
+    ]
 
     # The diff names every change, never "the same" when the topology differs.
     diff = api_client.get(f"{url}/diff/", {"from": 1, "to": 2}).json()

@@ -50,6 +50,7 @@ def test_page_shows_failures_and_the_bom_option(logged_in_client, design):
     assert 'data-testid="failures-table"' in html and "Llama 3 field rate" in html
     assert "A job spanning <strong>16 GPUs</strong>" in html
     assert f"/designs/{design.pk}/revisions/1/outputs/?spares_server=" in html
+    assert "(Servers and compute trays (GPUs, memory, host) " in html  # a label, not a key
     bad = logged_in_client.get(f"/designs/{design.pk}/?job_gpus=0").content.decode()
     assert 'data-testid="failures-error"' in bad and "Job GPUs: at least 1 GPU" in bad
 

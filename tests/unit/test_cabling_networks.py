@@ -95,12 +95,17 @@ def test_every_row_has_its_network_colour(cluster, facts):
     assert colours["storage"] == CORD_COLOURS["storage"]
 
 
-def test_network_rows_name_parts_and_splitter_legs(cluster):
+def test_network_rows_name_parts_and_splitter_legs(cluster, facts):
     _, rows = cluster
     storage = [row for row in rows if row["network"] == "storage"]
     node = [row for row in storage if row["tier"] == "node-leaf"]
     assert {row["a_transceiver"] for row in node} == {"MMA1Z00-NS400"}  # node-side optic
-    assert {row["cable_part"] for row in node} == {"980-9I570-00N030"}
+    # the RA's 980-9I570-00N030 is the 30 m one of the MFP7E10 family (its alias): each run
+    # gets the family's part number of the length it needs (issue 33)
+    assert {row["cable_part"] for row in node} == {"MFP7E10-Nxxx"}
+    sold = {i["part_number"]: i["length_m"] for i in facts.parts["MFP7E10-Nxxx"]["length_parts"]}
+    for row in node:
+        assert sold[row["part_number"]] == float(row["length_m"]) >= float(row["run_length_m"])
     assert {row["cable_type"] for row in node} == {"fiber"}
     legs = defaultdict(list)
     for row in storage:
@@ -116,9 +121,11 @@ def test_network_rows_name_parts_and_splitter_legs(cluster):
     # the run by the layout's rule, ordered by the policy (the Cat5e cord lists no lengths)
     run = float(bmc["run_length_m"])
     assert float(bmc["length_m"]) == float(policy_length_m(run)) >= run
-    # a storage-array port is outside the plan: no run, no ordered length
+    # a storage-array port is outside the plan: no run; the cable is ordered at the longest
+    # length it is sold in, the 30 m one RA-11333-001 Table 8 prints (980-9I117-00H030)
     arrays = [row for row in storage if row["tier"] == "storage-leaf"]
-    assert arrays and all(row["length_m"] == row["run_length_m"] == "" for row in arrays)
+    assert arrays and all(row["run_length_m"] == "" for row in arrays)
+    assert {(row["length_m"], row["part_number"]) for row in arrays} == {("30", "980-9I117-00H030")}
 
 
 def test_the_plan_matches_the_elements(cluster, facts):
@@ -167,10 +174,10 @@ def test_plan_cables_per_network_equal_the_bom(cluster, facts):
                 assert row["a_transceiver"] in modules, row
 
 
-def test_reimport_keeps_network_rows_out_of_the_edit(cluster):
+def test_reimport_keeps_network_rows_out_of_the_edit(cluster, facts):
     fabric, rows = cluster
     document = edit_document(fabric)
-    edit = cabling_edit(fabric, _write(rows), document)
+    edit = cabling_edit(fabric, _write(rows), document, facts)
     assert edit.change_count == 0
     assert len(edit.network_rows) == len(rows) - fabric.link_count
     assert edit.network_rows[0] == fabric.link_count + 2  # header is row 1
@@ -178,13 +185,13 @@ def test_reimport_keeps_network_rows_out_of_the_edit(cluster):
     edited = [dict(row) for row in rows]
     edited[fabric.link_count]["b_port"] = "9/9"
     edited[fabric.link_count]["a_device"] = "no-such-device"
-    assert cabling_edit(fabric, _write(edited), document).change_count == 0
+    assert cabling_edit(fabric, _write(edited), document, facts).change_count == 0
     compute_only = rows[: fabric.link_count]
-    assert cabling_edit(fabric, _write(compute_only), document).change_count == 0
+    assert cabling_edit(fabric, _write(compute_only), document, facts).change_count == 0
     # a compute row's edit still goes through beside the network rows
     edited = [dict(row) for row in rows]
     edited[0]["cable_part"] = ""
-    edit = cabling_edit(fabric, _write(edited), document)
+    edit = cabling_edit(fabric, _write(edited), document, facts)
     assert edit.changed == [rows[0]["label"]]
 
 
@@ -204,14 +211,14 @@ def test_ufm_rows_name_cable_and_transceiver(facts):
         assert row["b_transceiver"]  # the leaf's module, as before
     assert {row["network"] for row in rows} == {"compute"}  # no networks block
     document = edit_document(fabric)
-    assert cabling_edit(fabric, _write(rows), document).change_count == 0
+    assert cabling_edit(fabric, _write(rows), document, facts).change_count == 0
     older = [dict(row, a_transceiver="") if row["a_role"] == "manager" else row for row in rows]
-    assert cabling_edit(fabric, _write(older), document).change_count == 0
+    assert cabling_edit(fabric, _write(older), document, facts).change_count == 0
     # a plan written before the network column reads back as before
     legacy = [{k: v for k, v in row.items() if k not in ("network", "cord_colour")} for row in rows]
     columns = [c for c in CABLING_COLUMNS if c not in ("network", "cord_colour")]
     text = "".join(csv_lines(columns, ([r[c] for c in columns] for r in legacy)))
-    assert cabling_edit(fabric, text, document).change_count == 0
+    assert cabling_edit(fabric, text, document, facts).change_count == 0
 
 
 def test_rack_scale_tray_ports(facts):

@@ -148,18 +148,18 @@ def test_segment_labels_and_lengths_agree_with_the_channels_and_the_bom(one_su, 
     assert Counter(by_trunk.values()) == trunk_lines
 
 
-def test_an_unchanged_structured_plan_reimports_as_no_change(one_su, text):
-    edit = cabling_edit(one_su, text, edit_document(one_su))
+def test_an_unchanged_structured_plan_reimports_as_no_change(one_su, text, facts):
+    edit = cabling_edit(one_su, text, edit_document(one_su), facts)
     assert edit.change_count == 0
     assert len(edit.segment_rows) == 3 * 504
     # leaving the segment rows out removes nothing
     rows = [r for r in _rows(text) if not r["segment"]]
     body = "".join(csv_lines(CABLING_COLUMNS, ([r[c] for c in CABLING_COLUMNS] for r in rows)))
-    assert cabling_edit(one_su, body, edit_document(one_su)).change_count == 0
+    assert cabling_edit(one_su, body, edit_document(one_su), facts).change_count == 0
     # a changed link row is still an edit
     rows[0]["run_length_m"] = "42"
     body = "".join(csv_lines(CABLING_COLUMNS, ([r[c] for c in CABLING_COLUMNS] for r in rows)))
-    assert cabling_edit(one_su, body, edit_document(one_su)).changed == [rows[0]["label"]]
+    assert cabling_edit(one_su, body, edit_document(one_su), facts).changed == [rows[0]["label"]]
 
 
 @pytest.mark.parametrize(
@@ -171,7 +171,7 @@ def test_an_unchanged_structured_plan_reimports_as_no_change(one_su, text):
         ("segment", "splice", "bad-segment"),
     ],
 )
-def test_an_edited_segment_row_is_refused_naming_the_cell(one_su, text, column, value, code):
+def test_an_edited_segment_row_is_refused_naming_the_cell(one_su, text, column, value, code, facts):
     rows = _rows(text)
     where = next(
         i for i, r in enumerate(rows) if r["segment"] == "cord-a" and r["tier"] == "leaf-spine"
@@ -180,7 +180,7 @@ def test_an_edited_segment_row_is_refused_naming_the_cell(one_su, text, column, 
     columns = [*CABLING_COLUMNS, *SEGMENT_COLUMNS]
     body = "".join(csv_lines(columns, ([r[c] for c in columns] for r in rows)))
     with pytest.raises(CablingImportError) as caught:
-        cabling_edit(one_su, body, edit_document(one_su))
+        cabling_edit(one_su, body, edit_document(one_su), facts)
     (problem,) = caught.value.problems
     assert (problem.row, problem.column, problem.code) == (where + 2, column, code)
     if code == "segment-changed":
@@ -201,6 +201,6 @@ def test_point_to_point_keeps_todays_plan(facts, text):
     lines = [{**r, "segment": "", "segment_of": ""} for r in _rows(plain_text)] + [segment]
     body = "".join(csv_lines(columns, ([r[c] for c in columns] for r in lines)))
     with pytest.raises(CablingImportError) as caught:
-        cabling_edit(plain, body, edit_document(plain))
+        cabling_edit(plain, body, edit_document(plain), facts)
     assert [p.code for p in caught.value.problems] == ["not-structured"]
     assert np.all(plan_structured(plain, None, facts).structured == False)  # noqa: E712

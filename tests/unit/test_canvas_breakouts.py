@@ -83,7 +83,7 @@ def test_a_1_to_2_breakout_to_two_servers(facts):
 
     # Re-import of the plan as written keeps the assembly: nothing changes, same cable.
     text = "".join(cabling_csv_lines(fabric, facts))
-    edit = cabling_edit(fabric, text, document)
+    edit = cabling_edit(fabric, text, document, facts)
     assert (edit.changed, edit.added_rows, edit.removed) == ([], [], [])
     again = fabric_from_edit(edit.document, facts)
     assert len(set(again.link_cable.tolist())) == 1
@@ -147,7 +147,7 @@ def _rows(fabric, facts) -> list[dict]:
 
 def _reimports_unchanged(fabric, facts, document) -> None:
     text = "".join(cabling_csv_lines(fabric, facts))
-    edit = cabling_edit(fabric, text, document)
+    edit = cabling_edit(fabric, text, document, facts)
     assert (edit.changed, edit.added_rows, edit.removed) == ([], [], [])
     assert "".join(cabling_csv_lines(fabric_from_edit(edit.document, facts), facts)) == text
 

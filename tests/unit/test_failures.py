@@ -20,7 +20,7 @@ from planner.analyses.resilience.failures import (
 )
 from planner.analyses.validate import validate_fabric
 from planner.domain.fabric import ROLE
-from planner.domain.outputs.bom import spares_for
+from planner.domain.outputs.bom import bill_of_materials, spares_for
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 
@@ -144,6 +144,54 @@ def test_llama3_rates_where_the_catalog_has_no_mtbf(su1, facts):
     assert report["spares"]["network"]["spares"] == poisson_spares(35 * gpus / GPU_DAYS * 30, 0.99)
     without = expected_failures(su1, facts, fallback=False)
     assert without["total_per_day"] is None and without["job"]["per_day"] is None
+
+
+def _spares_bom(fabric, facts):
+    """The failure estimate's spares rows and the BOM it opens ("Open the BOM with spares")."""
+    report = expected_failures(fabric, facts)
+    rows = {row["category"]: row for row in report["spares"]["rows"]}
+    return rows, bill_of_materials(fabric, facts, spares_pct=report["spares"]["bom_pct"])
+
+
+def test_a_rack_scale_design_spares_compute_trays_not_racks(facts):
+    """Issue 33: GB300 NVL72 spares were 12 whole racks for 8 installed (150 %). The server
+    group's Llama 3 failures are now spared as compute trays, of which there are 18 per rack."""
+    fabric = build_fabric(parse_spec(_example("gb300-nvl72-xdr")), facts)
+    systems = int((fabric.node_role == ROLE["server"]).sum())
+    trays = systems * facts.parts["GB300-NVL72"]["trays"]["compute"]
+    rows, bom = _spares_bom(fabric, facts)
+    server = rows["server"]
+    expected = poisson_spares(282 * fabric.info["gpus"] / GPU_DAYS * 30, 0.99)
+    assert server["installed"] == trays and server["spares"] == expected
+    assert 0 < server["spares"] <= server["installed"]
+    by_part = {line.part: line for line in bom.lines}
+    assert by_part["GB300-NVL72"].quantity == systems  # no whole rack-scale system spared
+    assert by_part["GB300-NVL72 compute tray"].spares == server["spares"]
+    assert all(line.spares == 0 for line in bom.lines if line.category == "rack")
+
+
+def test_pdus_and_management_systems_are_not_servers(facts):
+    """Issue 33: on the H100 4 SU cluster the servers' row counted 108 PDUs, 4 UFM appliances
+    and 4 management nodes as servers (243). Each is now a group of its own, with no Llama 3
+    rate (the table has no row for them): their spares are the user's percentage."""
+    fabric = build_fabric(parse_spec(_example("h100-superpod-4su-cluster")), facts)
+    rows, bom = _spares_bom(fabric, facts)
+    report = expected_failures(fabric, facts)
+    assert rows["server"]["installed"] == int((fabric.node_role == ROLE["server"]).sum())
+    management = fabric.info["networks"]["management"]["settings"]
+    assert rows["pdu"]["installed"] == (
+        management["compute_racks"] * management["pdus_per_rack"]
+        + management["management_racks"] * management["pdus_per_management_rack"]
+    )
+    assert rows["management"]["installed"] == (
+        management["ufm_appliances"] + management["management_nodes"]
+    )
+    for group in ("pdu", "management"):
+        assert rows[group]["basis"] == "unknown" and rows[group]["spares"] is None
+    assert any("Rack PDUs" in note and "own percentage" in note for note in report["notes"])
+    spared = [line for line in bom.lines if line.spares]
+    assert spared and {line.category for line in spared} == {"server"}
+    assert all(line.spares <= line.installed for line in bom.lines)
 
 
 @pytest.mark.parametrize(

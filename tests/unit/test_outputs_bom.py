@@ -3,15 +3,18 @@ summary, breakouts, NICs, racks and spares."""
 
 import copy
 import math
+from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import yaml
 
-from planner.domain.fabric import FabricBuilder
-from planner.domain.media import policy_length_m
+from inventory.library.provenance import provenance_for
+from planner.domain.fabric import ROLE, FabricBuilder
 from planner.domain.outputs import CATEGORIES, BomError, bill_of_materials, spares_for
+from planner.domain.outputs.bom import racks_by_kind
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from planner.domain.summary import summarize
@@ -91,15 +94,112 @@ def test_every_line_states_its_counting_rule_and_lines_are_sorted(superpod, fact
     assert named.manufacturer == "nvidia" and named.name
 
 
-def test_layout_rack_is_a_line_when_the_layout_names_a_catalog_rack(superpod, gb200, facts):
-    bom = bill_of_materials(superpod, facts)
+def test_racks_are_a_line_per_kind_and_never_spared(superpod, gb200, facts):
+    """Issue 33: the layout's compute racks are its catalog rack, its switch racks a network
+    rack line of their own (they were all ordered as compute racks); racks take no spares."""
+    bom = bill_of_materials(superpod, facts, spares_pct={"server": 50, "switch": 50})
     racks = [line for line in bom.lines if line.category == "rack"]
-    assert [(r.part, r.quantity) for r in racks] == [
-        ("DGX-H100-SuperPOD-rack", len(superpod.racks))
+    kinds = Counter(rack["kind"] for rack in superpod.racks)
+    assert kinds["server"] and kinds["network"]
+    assert [(r.tier, r.part, r.base_quantity) for r in racks] == [
+        ("compute", "DGX-H100-SuperPOD-rack", kinds["server"]),
+        ("network", "network rack", kinds["network"]),
     ]
-    unnamed = bill_of_materials(gb200, facts)
-    assert not [line for line in unnamed.lines if line.category == "rack"]
-    assert any("layout.rack" in note for note in unnamed.notes)
+    assert sum(r.quantity for r in racks) == len(superpod.racks)
+    assert all(r.spares == 0 and r.installed == 0 for r in racks)
+    assert racks[1].name.startswith("network rack") and not racks[1].part_number
+    # a rack-scale system's compute racks are the systems: no rack line of their own
+    rack_scale = bill_of_materials(gb200, facts)
+    lines = [line for line in rack_scale.lines if line.category == "rack"]
+    network_racks = sum(1 for rack in gb200.racks if rack["kind"] == "network")
+    assert [(r.tier, r.base_quantity) for r in lines] == [("network", network_racks)]
+    compute_racks = sum(1 for rack in gb200.racks if rack["kind"] == "server")
+    assert any(f"{compute_racks:,} compute rack" in note for note in rack_scale.notes)
+
+
+def test_racks_by_kind_reads_the_layout_and_the_management_racks():
+    fabric = SimpleNamespace(
+        racks=[{"kind": "server"}] * 3 + [{"kind": "network"}],
+        info={"networks": {"oob": {"endpoints": {"management racks": 2}}}},
+    )
+    assert racks_by_kind(fabric) == {"compute": 3, "network": 1, "management": 2}
+    fabric.info = {}
+    assert racks_by_kind(fabric)["management"] == 0
+
+
+def test_a_rack_scale_system_is_spared_by_its_trays_never_whole(gb200, facts):
+    """Issue 33: spares of a GB200 NVL72 are compute trays (at the servers' percentage) and
+    NVLink switch trays (at the switches'), from the catalog's trays per system; the tray
+    lines order spares only."""
+    trays = facts.parts["GB200-NVL72"]["trays"]
+    systems = int((gb200.node_role == ROLE["server"]).sum())
+    bom = bill_of_materials(gb200, facts, spares_pct={"server": 10, "switch": 5})
+    by_part = {line.part: line for line in bom.lines}
+    system = by_part["GB200-NVL72"]
+    assert (system.base_quantity, system.installed, system.spares) == (systems, 0, 0)
+    compute = by_part["GB200-NVL72 compute tray"]
+    switch = by_part["GB200-NVL72 NVLink switch tray"]
+    assert (compute.category, switch.category) == ("server", "switch")
+    assert compute.installed == systems * trays["compute"]
+    assert switch.installed == systems * trays["switch"]
+    assert compute.spares == math.ceil(compute.installed * 10 / 100)
+    assert switch.spares == math.ceil(switch.installed * 5 / 100)
+    for line in (compute, switch):
+        assert line.base_quantity == 0 and line.quantity == line.spares
+        assert 0 < line.spares <= line.installed
+        assert not line.part_number and line.name.startswith(facts.parts["GB200-NVL72"]["name"])
+    provenance = facts.parts["GB200-NVL72"]["provenance"]
+    for line, field in ((compute, "trays.compute"), (switch, "trays.switch")):
+        assert provenance_for(provenance, field)["grade"] in line.counted_per
+    assert bom.quantity_by_part()["GB200-NVL72"] == systems
+
+
+def test_power_supplies_are_spared_per_model_where_the_catalog_counts_them(facts):
+    """Issue 33: PSUs are field-replaceable; a device model with a catalog ``psu_count``
+    has a spares-only PSU line (devices x PSUs each) at the PSU percentage alone."""
+    fabric = build_fabric(parse_spec(_example("gb300-nvl72-xdr.yaml")), facts)
+    plain = bill_of_materials(fabric, facts, spares_pct={"switch": 50, "server": 50})
+    spared = bill_of_materials(fabric, facts, spares_pct={"psu": 2})
+    devices: Counter = Counter()
+    for line in plain.lines:
+        if line.category in ("server", "switch") and line.part in facts.parts:
+            devices[line.part] += line.base_quantity
+    expected = {
+        f"{part} PSU": count * facts.parts[part]["psu_count"]
+        for part, count in devices.items()
+        if facts.parts[part].get("psu_count")
+    }
+    assert {"GB300-NVL72 PSU", "Q3400-RA PSU"} <= set(expected)
+    for bom, pct in ((plain, 0), (spared, 2)):
+        psus = {line.part: line for line in bom.lines if line.category == "psu"}
+        assert {part: line.installed for part, line in psus.items()} == expected
+        for line in psus.values():
+            assert line.base_quantity == 0
+            assert line.spares == line.quantity == math.ceil(line.installed * pct / 100)
+    rating = facts.parts["GB300-NVL72"]["psu_rating_w"]
+    psu = next(line for line in spared.lines if line.part == "GB300-NVL72 PSU")
+    assert f"({rating:,.0f} W)" in psu.name and "inferred" in psu.counted_per
+
+
+def test_management_systems_and_pdus_take_their_own_percentage(facts):
+    """Issue 33: UFM appliances, management nodes and PDUs are not servers; each group takes
+    only its own spares percentage."""
+    spec = {**_example("h100-superpod-4su-cluster.yaml")}
+    fabric = build_fabric(parse_spec(spec), facts)
+    bom = bill_of_materials(fabric, facts, spares_pct={"pdu": 10, "server": 1})
+    by_category: dict[str, list] = {}
+    for line in bom.lines:
+        by_category.setdefault(line.category, []).append(line)
+    servers = int((fabric.node_role == ROLE["server"]).sum())
+    assert sum(line.base_quantity for line in by_category["server"]) == servers
+    pdus, management = by_category["pdu"], by_category["management"]
+    assert all(line.spares == math.ceil(line.base_quantity * 10 / 100) for line in pdus)
+    assert all(line.spares == 0 for line in management)
+    assert all(facts.parts[line.part]["kind"] == "pdu" for line in pdus)
+    assert {facts.parts[line.part]["kind"] for line in management} == {
+        "appliance",
+        "management",
+    }
 
 
 def test_a_breakout_cable_counts_once_for_its_legs(gb200, facts):
@@ -157,6 +257,7 @@ def test_spares_are_a_rounded_up_percentage_per_category(superpod, facts):
         ({"cable": -1}, "spares_pct.cable"),
         ({"cable": "lots"}, "spares_pct.cable"),
         ({"fiber": 5000}, "spares_pct.fiber"),
+        ({"rack": 1}, "spares_pct.rack"),
     ],
 )
 def test_bad_spares_are_refused_naming_the_category(superpod, facts, spares, field):
@@ -172,22 +273,29 @@ def test_spares_use_decimal_arithmetic():
 
 
 def test_superpod_fibers_are_ordered_in_a_handful_of_lengths(superpod, facts):
-    """Issue 15 item 8: not one line per 0.1 m of run. The catalog lists no lengths for the
-    MFP7E10 fibers, so each run is rounded up by the ordering policy (slack is in the run)."""
+    """Issue 15 item 8: not one line per 0.1 m of run. Issue 33 item 5: the MFP7E10 fibers
+    are sold in listed lengths, so each run is rounded up to the next length sold and each
+    line names that length's orderable part number (slack is in the run)."""
     bom = bill_of_materials(superpod, facts)
     fibers = [line for line in bom.lines if line.category == "fiber"]
     lengths = {line.length_m for line in fibers}
     assert len(lengths) <= 6 and len(fibers) <= 8
     assert sum(line.quantity for line in fibers) == 2040  # the published count is kept
+    sold = {
+        float(item["length_m"]): item["part_number"]
+        for item in facts.parts["MFP7E10-Nxxx"]["length_parts"]
+    }
     for line in fibers:
-        assert line.length_m == policy_length_m(line.length_m)  # a length of the policy
-        assert line.length_rule.startswith("no listed lengths in the catalog")
-    # Every fiber is ordered at least as long as its run, at most one policy step longer.
+        assert line.part == "MFP7E10-Nxxx"
+        assert line.part_number == sold[line.length_m]  # the part number of that length
+        assert line.length_rule.startswith("a length the part is sold in")
+    # Every fiber is ordered at least as long as its run, at the next length sold.
     runs = superpod.link_length_m.astype(float)
     ordered = superpod.link_cable_length_m.astype(float)
     fiber = superpod.link_cable >= 0
     assert (ordered[fiber] >= runs[fiber] - 1e-4).all()
-    assert (ordered[fiber] - runs[fiber] < 5.0).all()
+    shorter = np.array([max((v for v in sold if v < o), default=0.0) for o in ordered[fiber]])
+    assert (shorter < runs[fiber] - 1e-4).all()  # no shorter length sold would do
     assert (ordered[fiber] != runs[fiber]).any()
 
 
@@ -198,7 +306,7 @@ def test_parts_sold_in_listed_lengths_are_ordered_at_a_listed_length(gb200, fact
     for line in cables:
         listed = facts.parts[line.part].get("lengths_m")
         assert listed and line.length_m in listed
-        assert line.length_rule.startswith("a listed length")
+        assert line.length_rule.startswith("a length the part is sold in")
     assert all(
         not line.length_rule for line in bom.lines if line.category not in ("cable", "fiber")
     )
@@ -208,4 +316,7 @@ def test_a_revision_saved_with_exact_runs_says_so(superpod, facts):
     fabric = copy.deepcopy(superpod)
     fabric.link_cable_length_m = fabric.link_length_m.copy()  # as saved before the policy
     fibers = [line for line in bill_of_materials(fabric, facts).lines if line.category == "fiber"]
-    assert any(line.length_rule.startswith("the exact run length") for line in fibers)
+    # MFP7E10 is sold in listed lengths (issue 33): a recorded run that is not one of them is
+    # named as such and gets no part number, rather than a part number of another length
+    unsold = [line for line in fibers if line.length_rule.startswith("a length this revision")]
+    assert unsold and all(not line.part_number for line in unsold)

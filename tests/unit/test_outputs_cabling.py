@@ -12,7 +12,7 @@ import yaml
 
 from planner.domain.canvas import edit_document, fabric_from_edit, validate_edit
 from planner.domain.fabric import ROLE, Fabric
-from planner.domain.media import policy_length_m
+from planner.domain.media import order_length_m
 from planner.domain.outputs import (
     CABLING_COLUMNS,
     CablingImportError,
@@ -120,7 +120,7 @@ def test_csv_line_quotes_what_needs_quoting():
 
 def test_an_unchanged_plan_changes_nothing(one_su, facts):
     document = edit_document(one_su)
-    edit = cabling_edit(one_su, _write(_rows(one_su, facts)), document)
+    edit = cabling_edit(one_su, _write(_rows(one_su, facts)), document, facts)
     assert edit.change_count == 0
     assert edit.document["links"] == document["links"]
 
@@ -129,7 +129,7 @@ def test_an_edited_run_length_reaches_the_fabric(one_su, facts):
     rows = _rows(one_su, facts)
     document = edit_document(one_su)
     rows[0]["run_length_m"] = "11.5"
-    edit = cabling_edit(one_su, _write(rows), document)
+    edit = cabling_edit(one_su, _write(rows), document, facts)
     assert edit.changed == [rows[0]["label"]]
     assert edit.document["links"][0]["length_m"] == 11.5
     fabric = fabric_from_edit(edit.document, facts)
@@ -141,7 +141,7 @@ def test_edited_parts_reach_the_edit_document(one_su, facts):
     rows = _rows(one_su, facts)
     rows[2]["b_transceiver"] = "MMA4Z00-NS-T"
     rows[2]["cable_part"] = ""
-    edit = cabling_edit(one_su, _write(rows), edit_document(one_su))
+    edit = cabling_edit(one_su, _write(rows), edit_document(one_su), facts)
     link = edit.document["links"][2]
     assert (link["b_part"], link["cable"]) == ("MMA4Z00-NS-T", None)
     assert edit.changed == [rows[2]["label"]]
@@ -153,7 +153,7 @@ def test_swapping_two_ports_changes_both_links(one_su, facts):
     leaf = rows[0]["b_device"]
     other = next(i for i, r in enumerate(rows) if i and r["b_device"] == leaf)
     rows[0]["b_port"], rows[other]["b_port"] = rows[other]["b_port"], rows[0]["b_port"]
-    edit = cabling_edit(one_su, _write(rows), document)
+    edit = cabling_edit(one_su, _write(rows), document, facts)
     assert sorted(edit.changed) == sorted([rows[0]["label"], rows[other]["label"]])
     links = edit.document["links"]
     before = document["links"]
@@ -170,7 +170,7 @@ def test_rows_can_be_added_and_removed(one_su, facts):
     removed = rows.pop(3)
     added = dict(removed, label="", assembly="", leg="")
     rows.append(added)
-    edit = cabling_edit(one_su, _write(rows), document)
+    edit = cabling_edit(one_su, _write(rows), document, facts)
     assert edit.removed == [removed["label"]]
     assert edit.added_rows == [len(rows) + 1]
     assert len(edit.document["links"]) == len(document["links"])
@@ -194,7 +194,7 @@ def test_bad_cells_are_reported_by_row_and_column(one_su, facts, column, value, 
     rows = _rows(one_su, facts)
     rows[4][column] = value
     with pytest.raises(CablingImportError) as caught:
-        cabling_edit(one_su, _write(rows), edit_document(one_su))
+        cabling_edit(one_su, _write(rows), edit_document(one_su), facts)
     problems = caught.value.problems
     assert [(p.row, p.column, p.code) for p in problems] == [(6, column, code)]
     assert problems[0].message.startswith(f"row 6, {column}: ")
@@ -204,20 +204,20 @@ def test_a_repeated_label_and_a_missing_column_are_refused(one_su, facts):
     rows = _rows(one_su, facts)
     rows.append(dict(rows[0]))
     with pytest.raises(CablingImportError) as caught:
-        cabling_edit(one_su, _write(rows), edit_document(one_su))
+        cabling_edit(one_su, _write(rows), edit_document(one_su), facts)
     assert [(p.row, p.code) for p in caught.value.problems] == [(len(rows) + 1, "duplicate-label")]
     lines = _write(rows).splitlines()
     header = lines[0].replace("a_port,", "")
     with pytest.raises(CablingImportError) as caught:
-        cabling_edit(one_su, "\n".join([header, *lines[1:3]]), edit_document(one_su))
+        cabling_edit(one_su, "\n".join([header, *lines[1:3]]), edit_document(one_su), facts)
     assert [(p.row, p.column, p.code) for p in caught.value.problems] == [
         (1, "a_port", "missing-column")
     ]
 
 
-def test_an_empty_file_is_refused(one_su):
+def test_an_empty_file_is_refused(one_su, facts):
     with pytest.raises(CablingImportError) as caught:
-        cabling_edit(one_su, "", edit_document(one_su))
+        cabling_edit(one_su, "", edit_document(one_su), facts)
     assert caught.value.problems[0].code == "empty"
 
 
@@ -247,7 +247,7 @@ def test_a_hostile_node_name_is_neutralised_and_reads_back_unchanged(hostile, fa
     assert "'-gpu00001" in {r["a_device"] for r in rows}
     assert not [c for r in rows for c in r.values() if c[:1] in ("=", "+", "-", "@")]
     document = edit_document(hostile)
-    assert cabling_edit(hostile, text, document).change_count == 0
+    assert cabling_edit(hostile, text, document, facts).change_count == 0
     # an edit that moves a cable to another hostile-named device reads the name without its '
     target = next(r for r in rows if r["a_device"] != "'-gpu00001")["a_device"]
     rows[0]["a_device"] = target
@@ -255,7 +255,7 @@ def test_a_hostile_node_name_is_neutralised_and_reads_back_unchanged(hostile, fa
     writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\r\n")
     writer.writeheader()
     writer.writerows(rows)
-    edit = cabling_edit(hostile, out.getvalue(), document)
+    edit = cabling_edit(hostile, out.getvalue(), document, facts)
     assert edit.changed == [rows[0]["label"]]
     assert edit.document["links"][0]["a"] == target[1:]
 
@@ -287,7 +287,9 @@ def test_no_row_of_the_4su_plan_has_an_empty_cable(four_su, facts):
         assert (row["cable_type"], row["media"], row["connector"]) == ("fiber", "mmf", "mpo12-apc")
         assert row["b_role"] == "leaf" and row["b_transceiver"] == "MMA4Z00-NS"
         run = float(row["run_length_m"])
-        assert float(row["length_m"]) == float(policy_length_m(run)) >= run
+        # issue 33: at the length the cable is sold in (its one length, 30 m), with its number
+        assert float(row["length_m"]) == order_length_m(facts.parts[UFM_LEAF_CABLE], run) >= run
+        assert row["part_number"] == UFM_LEAF_CABLE
 
 
 def test_manager_rows_leave_the_fabric_media_and_the_bom_alone(four_su, facts):
@@ -300,14 +302,14 @@ def test_manager_rows_leave_the_fabric_media_and_the_bom_alone(four_su, facts):
 def test_an_unchanged_4su_plan_changes_nothing(four_su, facts):
     rows = _rows(four_su, facts)
     document = edit_document(four_su)
-    edit = cabling_edit(four_su, _write(rows), document)
+    edit = cabling_edit(four_su, _write(rows), document, facts)
     assert edit.change_count == 0
     assert edit.document["links"] == document["links"]
     # a plan written before the manager rows were filled in reads the same
     for row in rows:
         if row["a_role"] == "manager":
             row.update(cable_part="", cable_type="", media="", connector="", length_m="")
-    assert cabling_edit(four_su, _write(rows), document).change_count == 0
+    assert cabling_edit(four_su, _write(rows), document, facts).change_count == 0
 
 
 def test_editing_around_the_manager_rows_still_works(four_su, facts):
@@ -316,7 +318,7 @@ def test_editing_around_the_manager_rows_still_works(four_su, facts):
     manager = next(i for i, row in enumerate(rows) if row["a_role"] == "manager")
     rows[0]["run_length_m"] = "11.5"
     rows[manager]["run_length_m"] = "3.5"
-    edit = cabling_edit(four_su, _write(rows), document)
+    edit = cabling_edit(four_su, _write(rows), document, facts)
     assert edit.changed == [rows[0]["label"], rows[manager]["label"]]
     assert edit.document["links"][0]["length_m"] == 11.5
     assert edit.document["links"][manager]["length_m"] == 3.5

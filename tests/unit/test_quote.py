@@ -47,6 +47,26 @@ OPTIC = line("OPT", "transceiver", 10, spares=2)
 CABLE = line("AOC", "cable", 3, length_m=5.0, tier="leaf-spine")
 
 
+def test_a_line_ordering_nothing_is_not_quoted():
+    """Issue 33: a rack-scale system's tray line without spares orders nothing (count 0);
+    it is neither priced nor reported unpriced."""
+    trays = line("TRAY", "server", 0)
+    quote = price_quote(
+        bom(SWITCH, trays), {("SW", None): usd("SW", "1000")}, QuoteTerms("USD", {})
+    )
+    assert [p.line.part for p in quote.lines] == ["SW"]
+    assert quote.complete
+    spared = price_quote(
+        bom(SWITCH, line("TRAY", "server", 2, spares=2)),
+        {("SW", None): usd("SW", "1000")},
+        QuoteTerms("USD", {}),
+    )
+    assert not spared.complete  # ordered spares without a price are unpriced, as any part
+    # nor is it a change between two bills (a revision that gained the tray line)
+    diff = bom_diff(bom(SWITCH), bom(SWITCH, trays))
+    assert not (diff.added or diff.removed or diff.changed)
+
+
 def test_discount_per_category_then_margin_on_sell_price():
     quote = price_quote(
         bom(SWITCH, OPTIC),

@@ -6,8 +6,11 @@ Rates
 A part with a catalog ``mtbf_hours`` (:func:`inventory.library.facts.failure_facts_of`) fails
 ``24 / mtbf_hours`` times a day on average (a constant failure rate: the flat part of the
 bathtub curve; infant mortality and wear-out are not modelled). A design's figure for a
-category is the sum over its parts, counted as the bill of materials counts them (servers
-and switches per device, NIC cards per server, transceivers per module, cables per assembly;
+category is the sum over its field-replaceable units, counted as the bill of materials counts
+what its spares cover (:attr:`planner.domain.outputs.bom.BomLine.installed`: servers and
+switches per device, a rack-scale system by its compute trays and NVLink switch trays, NIC
+cards per server, transceivers per module, cables per assembly, management systems and rack
+PDUs per device, power supplies per device as the catalog counts them;
 :func:`planner.domain.outputs.bom.bill_of_materials`).
 
 Where no part of a group has a figure, and only then, the group takes its rate from the one
@@ -18,13 +21,20 @@ its interruptions / (16,384 GPUs x 54 days); a design's is that times its GPUs. 
 
 - ``server``: the GPU rows (faulty GPU 148, HBM3 72, SRAM 19, GPU system processor 17,
   silent data corruption 6, thermal interface and sensor 6) and the host rows (SSD, power
-  supply, chassis, IO expansion board, CPU, system memory: 14): 282;
+  supply, chassis, IO expansion board, CPU, system memory: 14): 282. Every one of them is
+  replaced with the compute node that holds it: a server, or a rack-scale system's compute
+  tray (GPUs, Grace CPUs, memory and drives on one tray), so the spares are of those;
 - ``nic``: NIC, 7;
 - ``network``: network switch and cable, 35 (switches, transceivers and cables together: the
   table does not split them, so neither does this module).
 
 Software bugs (54), host maintenance (32), NCCL watchdog timeouts (7) and dependencies (2)
-are not part failures and are left out (95 of the 419). A group with some parts figured and
+are not part failures and are left out (95 of the 419). The management systems
+(``management``: fabric-manager appliances, management nodes), rack PDUs (``pdu``) and
+power supplies (``psu``, where the catalog gives a device's PSU count) are groups of their
+own: the table has no row for them (its 3 power-supply failures are hosts', counted in the
+``server`` group), so without a catalog MTBF they have no rate and their spares are the
+percentage the user sets on the BOM (default none). A group with some parts figured and
 others not sums the figured ones only (a lower bound) and names the others.
 
 Interruptions of a job
@@ -99,16 +109,22 @@ LLAMA3 = {
 
 #: Part categories in display order, their group (for the Llama 3 rate) and label.
 CATEGORIES = {
-    "server": ("server", "Servers (GPUs, memory, host)"),
+    "server": ("server", "Servers and compute trays (GPUs, memory, host)"),
     "nic": ("nic", "NICs"),
-    "switch": ("network", "Switches"),
+    "switch": ("network", "Switches and NVLink switch trays"),
     "transceiver": ("network", "Optics (transceivers)"),
     "cable": ("network", "Cables (DAC, ACC, AEC, AOC)"),
+    "management": ("management", "Management systems (fabric managers, head nodes)"),
+    "pdu": ("pdu", "Rack PDUs"),
+    "psu": ("psu", "Power supplies (PSUs)"),
 }
 GROUP_LABELS = {
-    "server": "Servers (GPUs, memory, host)",
+    "server": "Servers and compute trays (GPUs, memory, host)",
     "nic": "NICs",
     "network": "Switches, optics and cables",
+    "management": "Management systems (fabric managers, head nodes)",
+    "pdu": "Rack PDUs",
+    "psu": "Power supplies (PSUs)",
 }
 DEFAULT_LEAD_TIME_DAYS = 30.0
 DEFAULT_LEVEL = 0.99
@@ -207,15 +223,15 @@ class PartRate:
 
 
 def design_parts(fabric: Fabric, facts: CatalogFacts) -> list[PartRate]:
-    """Every part of the categories of :data:`CATEGORIES` with its count (BOM base
-    quantities, all tiers and networks together) and MTBF."""
+    """Every field-replaceable unit of the categories of :data:`CATEGORIES` with its count
+    (the BOM's installed units, all tiers and networks together) and MTBF."""
     from planner.domain.outputs.bom import bill_of_materials
 
     counts: dict[tuple[str, str], int] = {}
     for line in bill_of_materials(fabric, facts).lines:
-        if line.category in CATEGORIES:
+        if line.category in CATEGORIES and line.installed:
             key = (line.category, line.part)
-            counts[key] = counts.get(key, 0) + int(line.base_quantity)
+            counts[key] = counts.get(key, 0) + int(line.installed)
     out = []
     for (category, part), count in counts.items():
         known = failure_facts_of(facts.parts.get(part))
@@ -302,7 +318,7 @@ def _group_rates(
             entry["basis"] = "parts"
             entry["per_day"] = sum(r["per_day"] or 0.0 for r in rows)
             entry["complete"] = not entry["unknown"]
-        elif fallback and gpus:
+        elif fallback and gpus and entry["group"] in llama3_counts():
             entry["basis"] = "llama3"
             entry["per_day"] = llama3_rate_per_gpu_day(entry["group"]) * gpus
             entry["complete"] = True
@@ -461,7 +477,7 @@ def job_interruptions(
         entry["parts"] = max(entry["parts"], 0)
         if entry["figured"]:
             basis, rate = "parts", entry["known"]
-        elif fallback:
+        elif fallback and group in llama3_counts():
             basis, rate = "llama3", llama3_rate_per_gpu_day(group) * gpus
         else:
             basis, rate = "unknown", None
@@ -560,6 +576,16 @@ def expected_failures(
         notes.append(
             "The Llama 3 table counts switches and cables together (35), so spares of "
             "switches, optics and cables are given as one figure, not split by part."
+        )
+    unrated = [
+        groups[g]["label"]
+        for g in ("management", "pdu", "psu")
+        if g in groups and groups[g]["basis"] == "unknown"
+    ]
+    if unrated:
+        notes.append(
+            f"{' and '.join(unrated)}: no catalog MTBF and no row in the Llama 3 table, so no "
+            "spares are suggested; give their own percentage on the BOM."
         )
     return {
         "gpus": gpus,

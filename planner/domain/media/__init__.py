@@ -11,7 +11,8 @@ reaches, then the lowest power.
 Modules (each imports only those listed before it):
 
 - :mod:`.lengths`: ordered lengths, listed or by our rounding policy (:func:`policy_length_m`,
-  :func:`order_lengths`);
+  :func:`order_lengths`), and the orderable part number of each length sold
+  (:func:`sold_lengths`, :func:`order_length_m`, :func:`part_number_at`);
 - :mod:`.catalog`: the catalog's media parts and prices (:class:`MediaCatalog`);
 - :mod:`.groups`: link groups, their ends and cage keys (:class:`LinkGroup`);
 - :mod:`.candidates`: optics and cable candidates per group, and why there are none;
@@ -31,7 +32,16 @@ from planner.domain.media.candidates import (
 from planner.domain.media.catalog import MediaCatalog, PriceOf
 from planner.domain.media.choice import rank_candidates
 from planner.domain.media.groups import LinkGroup
-from planner.domain.media.lengths import POLICY_TEXT, TOLERANCE_M, order_lengths, policy_length_m
+from planner.domain.media.lengths import (
+    POLICY_TEXT,
+    TOLERANCE_M,
+    order_length_m,
+    order_lengths,
+    order_lengths_of,
+    part_number_at,
+    policy_length_m,
+    sold_lengths,
+)
 
 __all__ = [
     "POLICY_TEXT",
@@ -47,7 +57,11 @@ __all__ = [
     "end_reason",
     "module_options",
     "optic_candidates",
+    "order_length_m",
     "order_lengths",
+    "order_lengths_of",
+    "part_number_at",
     "policy_length_m",
     "rank_candidates",
+    "sold_lengths",
 ]

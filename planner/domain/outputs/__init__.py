@@ -8,6 +8,8 @@
 
 from planner.domain.outputs.bom import (
     CATEGORIES,
+    CATEGORY_LABELS,
+    SPARES_CATEGORIES,
     BillOfMaterials,
     BomError,
     BomLine,
@@ -55,10 +57,12 @@ __all__ = [
     "BOM_COLUMNS",
     "CABLING_COLUMNS",
     "CATEGORIES",
+    "CATEGORY_LABELS",
     "EXPORT_FORMATS",
     "NETBOX_CABLE_COLUMNS",
     "NETBOX_DEVICE_COLUMNS",
     "P2P_COLUMNS",
+    "SPARES_CATEGORIES",
     "BillOfMaterials",
     "BomError",
     "BomLine",

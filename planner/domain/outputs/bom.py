@@ -11,17 +11,46 @@ Counting conventions (reference-architectures.md §1, the same rule as
   once. A module's tier is the tier of the first link through it; on a campus, links
   between two buildings are the ``campus`` tier (:meth:`planner.domain.fabric.Fabric.report_tiers`);
 - cables and fibers: one per assembly at its ordered length; a breakout (1:N) cable or a 1:2
-  splitter fiber counts once for all its legs. The ordered length is a length the part is
-  listed in (``lengths_m``), else the run rounded up by the ordering policy
-  (:func:`planner.domain.media.policy_length_m`); each line's ``length_rule`` says which;
-- racks: one per rack of the layout, when the layout names a catalog rack;
+  splitter fiber counts once for all its legs. The ordered length is the shortest length the
+  part is sold in that covers the run (``lengths_m``), else the run rounded up by the ordering
+  policy (:func:`planner.domain.media.order_length_m`); each line's ``length_rule`` says which,
+  and its ``part_number`` is the orderable part number of that length (``length_parts``,
+  :func:`planner.domain.media.part_number_at`; empty when the catalog lists none);
+- racks: one line per kind of rack (:func:`racks_by_kind`): compute racks (the layout's racks
+  of servers), network racks (the layout's racks of compute-fabric switches) and management
+  racks (the cluster networks' ``MGMT-nn``). Compute racks are the layout's catalog rack
+  (``layout.rack``); a rack-scale system's compute racks are the systems themselves (no line
+  of their own, said in the notes); a kind without a catalog rack is listed by its
+  description, without part number;
 - the cluster's other networks (a spec with ``networks``; :mod:`planner.domain.networks`):
   lines whose tier is the network (``storage``, ``converged``, ``inband``, ``oob``), counted
   as that network's conventions say (each line's ``counted_per`` names its link groups); a
-  part the catalog lacks is listed by its reference part number and named in the notes.
+  part the catalog lacks is listed by its reference part number and named in the notes. Their
+  cables and fibers are counted from the networks' links as the cabling plan lists them
+  (:func:`planner.domain.networks.elements.cluster_elements`), one per cable at the length
+  ordered for its run (:func:`planner.domain.outputs.cabling.network_ordered_lengths_m`).
 
-Published counts carry no spares; spares are a percentage per category, rounded up
-(``ceil(base * pct / 100)``), default 0.
+Spares
+------
+Published counts carry no spares. Spares are figured per field-replaceable unit (FRU): a line's
+spares are ``ceil(installed * pct / 100)`` with its category's percentage (default 0), where
+``installed`` is the FRUs in service that the line stands for (:attr:`BomLine.installed`):
+
+- servers, switches, NICs, modules, cables and fibers: the line's own count;
+- a rack-scale system (catalog ``kind: rack-system``): none, the system is never spared
+  whole. Its FRUs are its compute trays (category ``server``: a compute node, as a server)
+  and its NVLink switch trays (category ``switch``), per the catalog's ``trays.compute`` and
+  ``trays.switch``, each a line of its own that orders spares only (count 0, ``installed`` =
+  systems x trays per system). The catalog has no tray part (no part number published), so
+  these lines carry none and name the system's tray;
+- the cluster's management systems are groups of their own, each with its own percentage:
+  fabric-manager (UFM) appliances and management (head) nodes (``management``), rack PDUs
+  (``pdu``);
+- power supplies (``psu``): a device whose catalog record gives ``psu_count`` (servers,
+  rack-scale systems' power shelves, switches, appliances) has its PSUs on a line of their
+  own per model and network that orders spares only (count 0, ``installed`` = devices x
+  PSUs each), at their own percentage: spare PSUs beside, not instead of, spare devices;
+- racks: none (a rack is not replaced in the field; :data:`SPARES_CATEGORIES` has no racks).
 """
 
 from __future__ import annotations
@@ -34,18 +63,60 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
+from inventory.library.provenance import provenance_for
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
-from planner.domain.media import POLICY_TEXT, policy_length_m
+from planner.domain.media import (
+    POLICY_TEXT,
+    order_lengths_of,
+    part_number_at,
+    policy_length_m,
+    sold_lengths,
+)
+from planner.domain.networks.management import RA_PARTS
 from planner.domain.summary import first_link_of_units, ordered_cable_length_m
 
-CATEGORIES = ("server", "switch", "nic", "transceiver", "cable", "fiber", "rack")  # display order
+#: Line categories, in display order.
+CATEGORIES = (
+    "server",
+    "management",
+    "pdu",
+    "switch",
+    "nic",
+    "psu",
+    "transceiver",
+    "cable",
+    "fiber",
+    "rack",
+)
+#: Categories that take a spares percentage (racks are not replaced in the field).
+SPARES_CATEGORIES = tuple(c for c in CATEGORIES if c != "rack")
+#: What each category holds, for headings and form labels.
+CATEGORY_LABELS = {
+    "server": "Servers and compute trays",
+    "management": "Management systems (fabric managers, head nodes)",
+    "pdu": "Rack PDUs",
+    "switch": "Switches and NVLink switch trays",
+    "nic": "NICs",
+    "psu": "Power supplies (PSUs)",
+    "transceiver": "Transceivers",
+    "cable": "Cables",
+    "fiber": "Fibers",
+    "rack": "Racks",
+}
+#: Kinds of rack, in display order: the layout's rack ``kind`` they come from, and what a
+#: kind without a catalog rack is listed as.
+RACK_KINDS = {
+    "compute": ("server", "compute rack (servers); the layout names no catalog rack"),
+    "network": ("network", "network rack (compute-fabric switches); cabinet not chosen"),
+    "management": (
+        None,
+        "management rack (other networks' switches, fabric managers, head nodes); "
+        "cabinet not chosen",
+    ),
+}
 NETWORK_TIERS = ("storage", "converged", "inband", "oob", "management")
 TIER_ORDER = ("server", "leaf", "spine", "core", *REPORT_TIER_NAMES, "", *NETWORK_TIERS)
-NETWORK_LENGTH_RULE = (
-    "the reference architecture's part (its length in the part number); this network's runs "
-    "are not laid out"
-)
 MAX_SPARES_PCT = 1000.0
 
 COUNTED_PER = {
@@ -56,6 +127,9 @@ COUNTED_PER = {
     "cable": "cable assembly (a breakout counts once for all legs)",
     "fiber": "fiber (a splitter counts once for both legs)",
     "rack": "rack of the layout",
+    "management": "device",
+    "pdu": "device",
+    "psu": "power supply",
 }
 
 
@@ -83,6 +157,13 @@ class BomLine:
     quantity: int
     counted_per: str
     length_rule: str = ""  # how the ordered length was chosen (cables and fibers)
+    #: Field-replaceable units in service that the spares cover (module docstring); not
+    #: given: ``base_quantity``.
+    installed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.installed is None:
+            object.__setattr__(self, "installed", self.base_quantity)
 
     def to_dict(self) -> dict:
         return {
@@ -98,6 +179,7 @@ class BomLine:
             "quantity": self.quantity,
             "counted_per": self.counted_per,
             "length_rule": self.length_rule,
+            "installed": self.installed,
         }
 
 
@@ -108,6 +190,11 @@ class BillOfMaterials:
     lines: tuple[BomLine, ...]
     spares_pct: dict[str, float]
     notes: tuple[str, ...] = field(default=())
+
+    def ordered_lines(self) -> tuple[BomLine, ...]:
+        """The lines that order something (quantity above 0): what a quote prices. A
+        rack-scale system's tray lines and PSU lines order nothing without spares."""
+        return tuple(line for line in self.lines if line.quantity)
 
     def quantity_by_part(self) -> dict[str, int]:
         """Total quantity (with spares) per part, all tiers and lengths together."""
@@ -138,15 +225,21 @@ def clean_spares_pct(spares_pct: Mapping[str, float] | None) -> dict[str, float]
     Raises
     ------
     BomError
-        A category that is not in :data:`CATEGORIES`, or a value that is not a number in range;
-        ``field`` is ``spares_pct.<category>``.
+        A category that is not in :data:`SPARES_CATEGORIES` (racks are never spared), or a
+        value that is not a number in range; ``field`` is ``spares_pct.<category>``.
     """
     cleaned: dict[str, float] = {}
     for category, value in (spares_pct or {}).items():
         where = f"spares_pct.{category}"
-        if category not in CATEGORIES:
+        if category == "rack":
             raise BomError(
-                f"{where}: unknown category; use one of {', '.join(CATEGORIES)}", field=where
+                f"{where}: racks are not replaced in the field, so they take no spares",
+                field=where,
+            )
+        if category not in SPARES_CATEGORIES:
+            raise BomError(
+                f"{where}: unknown category; use one of {', '.join(SPARES_CATEGORIES)}",
+                field=where,
             )
         try:
             number = float(value)
@@ -177,7 +270,11 @@ def spares_for(base_quantity: int, pct: float) -> int:
 
 
 def bill_of_materials(
-    fabric: Fabric, facts: CatalogFacts, *, spares_pct: Mapping[str, float] | None = None
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    spares_pct: Mapping[str, float] | None = None,
+    elements=None,
 ) -> BillOfMaterials:
     """Count every part of ``fabric`` (see the module docstring for the rules).
 
@@ -190,6 +287,9 @@ def bill_of_materials(
         Catalog facts: part names, part numbers, manufacturers and categories.
     spares_pct
         Percent of spares per category (missing = 0).
+    elements
+        The cluster networks' devices and links when the caller has them
+        (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
 
     Returns
     -------
@@ -202,14 +302,16 @@ def bill_of_materials(
     """
     pct = clean_spares_pct(spares_pct)
     counts: Counter = Counter()  # (category, tier, part, length_m) -> base quantity
+    installed: Counter = Counter()  # the same keys -> FRUs in service, where not the count
     counted_per: dict[tuple, str] = {}
+    described: dict[str, tuple[str, str]] = {}  # part not in the catalog -> (number, name)
     notes: list[str] = []
 
     def canonical(slug: str) -> str:
         record = facts.parts.get(slug)
         return str(record.get("slug") or slug) if record else slug
 
-    _count_devices(fabric, facts, counts, counted_per, notes, canonical)
+    _count_devices(fabric, facts, counts, installed, counted_per, described, notes, canonical)
     plan = None
     if fabric.link_a_part is not None and (fabric.info or {}).get("cabling"):
         from planner.domain.physical.structured import plan_structured
@@ -221,21 +323,27 @@ def bill_of_materials(
         _count_media(fabric, facts, counts, canonical, plan)
     if plan is not None:
         _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical)
-    _count_racks(fabric, facts, counts, notes, canonical)
-    described = _count_networks(fabric, counts, counted_per, notes, canonical)
+    _count_racks(fabric, facts, counts, installed, counted_per, described, notes, canonical)
+    _count_networks(fabric, facts, counts, counted_per, described, notes, canonical)
+    _count_network_cables(fabric, facts, counts, counted_per, canonical, elements)
+    _count_psus(facts, counts, installed, counted_per, described)
 
     lines = []
-    for (category, tier, part, length_m), base in counts.items():
+    for key, base in counts.items():
+        category, tier, part, length_m = key
         record = facts.parts.get(part) or {}
-        spares = spares_for(base, pct.get(category, 0.0))
+        units = int(installed[key]) if key in installed else int(base)
+        spares = spares_for(units, pct.get(category, 0.0))
         part_number, name = described.get(part, ("", ""))
         rule = length_rule(record, length_m) if category in CABLES else ""
-        if tier in NETWORK_TIERS and category in CABLES:
-            rule = NETWORK_LENGTH_RULE
+        if record and category in CABLES:
+            part_number = part_number_at(record, length_m)
+        else:
+            part_number = str(record.get("part_number") or part_number)
         lines.append(
             BomLine(
                 part=part,
-                part_number=str(record.get("part_number") or part_number),
+                part_number=part_number,
                 name=str(record.get("name") or name),
                 manufacturer=str(record.get("manufacturer") or ""),
                 category=category,
@@ -247,21 +355,44 @@ def bill_of_materials(
                 counted_per=counted_per.get((category, tier, part, length_m))
                 or COUNTED_PER[category],
                 length_rule=rule,
+                installed=units,
             )
         )
     lines.sort(
         key=lambda line: (
             CATEGORIES.index(line.category),
-            TIER_ORDER.index(line.tier) if line.tier in TIER_ORDER else len(TIER_ORDER),
+            _tier_rank(line),
             line.part,
             -1.0 if line.length_m is None else line.length_m,
         )
     )
+    unnumbered = sorted(
+        {line.part for line in lines if line.category in CABLES and not line.part_number}
+    )
+    if unnumbered:
+        notes.append(
+            f"no orderable part number per length for {', '.join(unnumbered)}: the catalog "
+            "lists no part number for the lengths shown (order them by part and length)"
+        )
     return BillOfMaterials(lines=tuple(lines), spares_pct=pct, notes=tuple(notes))
 
 
+def _tier_rank(line: BomLine) -> int:
+    """A line's place within its category: racks by kind, other lines by tier."""
+    order = tuple(RACK_KINDS) if line.category == "rack" else TIER_ORDER
+    return order.index(line.tier) if line.tier in order else len(order)
+
+
 CABLES = ("cable", "fiber")
-LISTED_TEXT = "a listed length of the part (lengths_m): the shortest that covers the run"
+LISTED_TEXT = (
+    "a length the part is sold in: the shortest that covers the run, or the longest where an "
+    "end is outside the layout"
+)
+
+UNSOLD_TEXT = (
+    "a length this revision recorded that the part is not sold in (no orderable part number): "
+    "its cables were ordered before the catalog listed the lengths sold"
+)
 
 
 def length_rule(record: Mapping, length_m: float | None) -> str:
@@ -269,23 +400,30 @@ def length_rule(record: Mapping, length_m: float | None) -> str:
 
     Examples
     --------
-    >>> length_rule({"lengths_m": [1, 2]}, 2.0).startswith("a listed length")
+    >>> length_rule({"lengths_m": [1, 2]}, 2.0).startswith("a length the part is sold in")
     True
     >>> length_rule({}, 7.0).startswith("no listed lengths")
+    True
+    >>> length_rule({"lengths_m": [1, 2]}, 1.4).startswith("a length this revision recorded")
     True
     >>> length_rule({}, 6.7)
     'the exact run length, as this revision recorded it (not rounded by the ordering policy)'
     """
     if length_m is None:
-        return "length unknown (a link drawn without a run length)"
-    if record.get("lengths_m"):
+        return "length unknown (no run: a link drawn without one, or an end outside the layout)"
+    sold = [length for length, _ in sold_lengths(dict(record))]
+    if any(abs(length - length_m) <= 1e-4 for length in sold):
         return LISTED_TEXT
+    if sold:
+        return UNSOLD_TEXT
     if abs(float(policy_length_m(length_m)) - length_m) <= 1e-4:
         return POLICY_TEXT
     return "the exact run length, as this revision recorded it (not rounded by the ordering policy)"
 
 
-def _count_devices(fabric, facts, counts, counted_per, notes, canonical) -> None:
+def _count_devices(
+    fabric, facts, counts, installed, counted_per, described, notes, canonical
+) -> None:
     roles = fabric.node_role
     for role in ("server", *SWITCH_ROLES):
         models = fabric.node_model[roles == ROLE[role]]
@@ -301,6 +439,7 @@ def _count_devices(fabric, facts, counts, counted_per, notes, canonical) -> None
                 notes.append(f"{count} {role} device(s) of model {slug!r}: not in the catalog")
             counts[(category, role, canonical(slug), None)] += count
             if role == "server":
+                _count_trays(slug, count, facts, counts, installed, counted_per, described, notes)
                 _count_nics(slug, count, facts, counts, counted_per, notes, canonical)
     managers = int((roles == ROLE["manager"]).sum())
     if managers:
@@ -308,6 +447,77 @@ def _count_devices(fabric, facts, counts, counted_per, notes, canonical) -> None
             f"{managers} fabric-manager endpoint(s) are not catalog parts and are not listed; "
             "their switch-end transceivers are counted"
         )
+
+
+#: A rack-scale system's trays: (key of ``trays``, category, what the tray is).
+TRAYS = (("compute", "server", "compute tray"), ("switch", "switch", "NVLink switch tray"))
+
+
+def _count_trays(slug, systems, facts, counts, installed, counted_per, described, notes) -> None:
+    """A rack-scale system's FRUs (module docstring): the system's line is never spared, its
+    compute and NVLink switch trays are, each on a line that orders spares only."""
+    record = facts.parts.get(slug) or {}
+    if record.get("kind") != "rack-system":
+        return
+    system_key = ("server", "server", str(record.get("slug") or slug), None)
+    installed[system_key] = 0
+    trays = record.get("trays") if isinstance(record.get("trays"), dict) else {}
+    name = str(record.get("name") or slug)
+    listed = []
+    for field_name, category, what in TRAYS:
+        per_system = int(trays.get(field_name) or 0)
+        if per_system <= 0:
+            notes.append(f"{slug}: the catalog gives no {what} count (trays.{field_name})")
+            continue
+        part = f"{slug} {what}"
+        key = (category, "server", part, None)
+        counts[key] += 0  # ordered as spares only: the trays come inside the systems
+        installed[key] += per_system * systems
+        grade = (provenance_for(record.get("provenance") or {}, f"trays.{field_name}") or {}).get(
+            "grade"
+        )
+        counted_per[key] = (
+            f"{what} ({per_system} per {slug} x {systems:,}{f'; grade {grade}' if grade else ''}"
+            "; spares only: installed in the systems)"
+        )
+        described[part] = ("", f"{name} {what}")
+        listed.append(f"{what}s ({per_system} per system)")
+    counted_per[system_key] = f"device (rack-scale system: spared by its {' and '.join(listed)})"
+    notes.append(
+        f"{slug}: a rack-scale system is spared by its {' and '.join(listed) or 'trays'}, "
+        "never whole; the catalog has no tray part (no part number published), so tray lines "
+        "carry no part number or price"
+    )
+
+
+#: Line categories of devices that may hold power supplies.
+POWERED = ("server", "management", "switch")
+
+
+def _count_psus(facts, counts, installed, counted_per, described) -> None:
+    """The PSUs of every device line whose catalog part gives ``psu_count`` (module
+    docstring): one spares-only line per model and network (tier ``""``: the compute
+    fabric's tiers together; a network's tier: that network)."""
+    devices: Counter = Counter()
+    for (category, tier, part, _), count in counts.items():
+        if category in POWERED and count:
+            devices[(tier if tier in NETWORK_TIERS else "", part)] += count
+    for (tier, part), count in devices.items():
+        record = facts.parts.get(part) or {}
+        per_device = int(record.get("psu_count") or 0)
+        if per_device <= 0:
+            continue
+        key = ("psu", tier, f"{part} PSU", None)
+        counts[key] += 0  # ordered as spares only: the PSUs come inside the devices
+        installed[key] += per_device * count
+        grade = (provenance_for(record.get("provenance") or {}, "psu_count") or {}).get("grade")
+        counted_per[key] = (
+            f"power supply ({per_device} per {part} x {count:,}"
+            f"{f'; grade {grade}' if grade else ''}; spares only: installed in the devices)"
+        )
+        rating = record.get("psu_rating_w")
+        watts = f" ({float(rating):,.0f} W)" if isinstance(rating, int | float) else ""
+        described[key[2]] = ("", f"{record.get('name') or part} power supply{watts}")
 
 
 def _count_nics(server_slug, servers, facts, counts, counted_per, notes, canonical) -> None:
@@ -375,14 +585,8 @@ def _count_media(fabric, facts, counts, canonical, plan=None) -> None:
 
 
 def _ordered(record: Mapping, run_m: np.ndarray) -> list[float | None]:
-    """Ordered lengths of runs: the shortest listed length that covers it, else the policy."""
-    listed = sorted(float(v) for v in record.get("lengths_m") or () if isinstance(v, int | float))
-    out = []
-    for value in policy_length_m(np.asarray(run_m, dtype=np.float64)).tolist():
-        if listed:
-            value = next((v for v in listed if v >= value - 1e-6), listed[-1])
-        out.append(_length_key(value))
-    return out
+    """Ordered lengths of runs (:func:`planner.domain.media.order_lengths_of`)."""
+    return [_length_key(v) for v in order_lengths_of(dict(record), run_m).tolist()]
 
 
 def _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical) -> None:
@@ -487,23 +691,80 @@ def _panel_smf(fabric, plan, index: int) -> bool:
     return False
 
 
-def _count_racks(fabric, facts, counts, notes, canonical) -> None:
-    if not fabric.racks:
-        return
+def racks_by_kind(fabric: Fabric) -> dict[str, int]:
+    """Racks of the design per kind (:data:`RACK_KINDS` order): the layout's racks of servers
+    (``compute``) and of compute-fabric switches (``network``), and the cluster networks'
+    management racks (``networks.management_racks``; their ``MGMT-nn`` racks).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> racks_by_kind(SimpleNamespace(
+    ...     racks=[{"kind": "server"}] * 32 + [{"kind": "network"}] * 6,
+    ...     info={"networks": {"management": {"settings": {"management_racks": 6}}}}))
+    {'compute': 32, 'network': 6, 'management': 6}
+    """
+    kinds = Counter(rack.get("kind") for rack in fabric.racks)
+    networks = (fabric.info or {}).get("networks") or {}
+    settings = (networks.get("management") or {}).get("settings") or {}
+    if "management_racks" in settings:
+        management = int(settings["management_racks"] or 0)
+    else:  # designs built before the management plan was kept: the OOB network's count
+        endpoints = (networks.get("oob") or {}).get("endpoints") or {}
+        management = int(endpoints.get("management racks") or 0)
+    out = {kind: kinds[layout_kind] for kind, (layout_kind, _) in RACK_KINDS.items() if layout_kind}
+    out["management"] = management
+    return out
+
+
+def _count_racks(fabric, facts, counts, installed, counted_per, described, notes, canonical):
+    """A line per kind of rack (module docstring); racks are never spared."""
     slug = (fabric.info.get("layout") or {}).get("rack")
-    if slug and slug in facts.parts:
-        counts[("rack", "", canonical(slug), None)] += len(fabric.racks)
-    else:
-        notes.append(
-            f"{len(fabric.racks)} rack(s) of the layout are not listed: "
-            "the layout names no catalog rack (layout.rack)"
+    systems = sorted(
+        {
+            fabric.models[m]
+            for m in np.unique(fabric.node_model[fabric.node_role == ROLE["server"]]).tolist()
+            if (facts.parts.get(fabric.models[m]) or {}).get("kind") == "rack-system"
+        }
+    )
+    for kind, count in racks_by_kind(fabric).items():
+        if not count:
+            continue
+        if kind == "compute" and slug and slug in facts.parts:
+            part = canonical(slug)
+        elif kind == "compute" and systems:
+            notes.append(
+                f"{count:,} compute rack(s): the {', '.join(systems)} rack-scale systems "
+                "themselves (their own lines)"
+            )
+            continue
+        else:
+            part = f"{kind} rack"
+            described[part] = ("", RACK_KINDS[kind][1])
+        key = ("rack", kind, part, None)
+        counts[key] += count
+        installed[key] = 0
+        counted_per[key] = (
+            "management rack (networks.management_racks)"
+            if kind == "management"
+            else f"{kind} rack of the layout"
         )
 
 
-def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, tuple[str, str]]:
-    """Lines of the cluster's other networks (``fabric.info["networks"]``); returns
-    ``{part: (part number, description)}`` for parts the catalog lacks."""
-    described: dict[str, tuple[str, str]] = {}
+def _system_category(facts, tier: str, part: str, category: str) -> str:
+    """The line category of a network's counted part: the management network's systems are
+    ``pdu`` (catalog ``kind: pdu``, or the reference architecture's PDU parts) or
+    ``management`` (fabric-manager appliances, management nodes), never servers."""
+    if tier != "management" or category != "server":
+        return category
+    kind = (facts.parts.get(part) or {}).get("kind")
+    pdus = {slug for role, (slug, _) in RA_PARTS.items() if role.endswith("_pdu")}
+    return "pdu" if kind == "pdu" or part in pdus else "management"
+
+
+def _count_networks(fabric, facts, counts, counted_per, described, notes, canonical) -> None:
+    """Lines of the cluster's other networks (``fabric.info["networks"]``); parts the catalog
+    lacks go into ``described`` as ``{part: (part number, description)}``."""
     for tier, network in (fabric.info.get("networks") or {}).items():
         per: dict[tuple, list[str]] = {}
 
@@ -516,13 +777,8 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
             why = f"{group['count']} {group['role']}"
             add("switch", canonical(group["model"]), group["count"], why)
         for group in network.get("link_groups") or []:
-            if group.get("media"):  # chosen by length: a line per cable part
-                for use in group["media"]:
-                    cable = use["cable"]
-                    category = cable.get("category") or "cable"
-                    category = category if category in CATEGORIES else "cable"
-                    part = canonical(cable["part"]) if cable["in_catalog"] else cable["part"]
-                    add(category, part, int(use["cables"]), f"{group['name']} {use['cables']}")
+            # the cables themselves are counted link by link (_count_network_cables)
+            if group.get("media"):  # chosen by length
                 left = int(group.get("cables") or 0) - sum(int(u["cables"]) for u in group["media"])
                 if left > 0:
                     notes.append(
@@ -537,15 +793,12 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
                         f"({group['cable_kind']}): parts not chosen, not listed"
                     )
                 continue
-            part = canonical(cable["part"]) if cable["in_catalog"] else cable["part"]
-            category = cable.get("category") or "cable"
-            category = category if category in CATEGORIES else "cable"
-            add(category, part, group["cables"], f"{group['name']} {group['cables']}")
             if not cable["in_catalog"]:
-                described[part] = (cable["part_number"], cable["description"])
+                described[cable["part"]] = (cable["part_number"], cable["description"])
         for counted in network.get("parts") or []:
             part = canonical(counted["part"]) if counted["in_catalog"] else counted["part"]
-            add(counted["category"], part, counted["count"], f"{counted['counted_per']}")
+            category = _system_category(facts, tier, part, counted["category"])
+            add(category, part, counted["count"], f"{counted['counted_per']}")
             if not counted["in_catalog"]:
                 described[part] = (counted["part_number"], counted["description"])
         for key, whys in per.items():
@@ -554,15 +807,54 @@ def _count_networks(fabric, counts, counted_per, notes, canonical) -> dict[str, 
             counted_per[key] = f"{unit} ({'; '.join(whys)})"
         for part in network.get("parts_not_in_catalog") or []:
             notes.append(f"{tier}: part {part} not in catalog; listed by its reference part number")
-    return described
+
+
+def _count_network_cables(fabric, facts, counts, counted_per, canonical, elements) -> None:
+    """The networks' cables and fibers, one per cable of their links (a splitter's legs once)
+    at the length ordered for it, as the cabling plan lists them; a part the network counts
+    as its cable but the catalog files otherwise (a CWDM4 module) keeps its category."""
+    if not (fabric.info or {}).get("networks"):
+        return
+    from planner.domain.networks.elements import cluster_elements
+    from planner.domain.outputs.cabling import network_ordered_lengths_m
+
+    elements = elements if elements is not None else cluster_elements(fabric, facts)
+    ordered = network_ordered_lengths_m(elements, facts)
+    filed = {  # how each link group files its cable (a part the catalog lacks, too)
+        (tier, group["name"]): (group.get("cable") or {}).get("category")
+        for tier, network in fabric.info["networks"].items()
+        for group in network.get("link_groups") or []
+    }
+    groups: dict[tuple, Counter] = {}
+    seen: set[tuple[str, str]] = set()
+    for index, link in enumerate(elements.links):
+        if not link.cable_part or (link.network, link.cable_id) in seen:
+            continue
+        seen.add((link.network, link.cable_id))
+        record = facts.parts.get(link.cable_part)
+        category = (record or {}).get("category") or filed.get((link.network, link.group))
+        category = category if category in CATEGORIES else "cable"
+        length = _length_key(ordered[index]) if category in CABLES and index in ordered else None
+        part = canonical(link.cable_part) if record else link.cable_part
+        key = (category, link.network, part, length)
+        counts[key] += 1
+        groups.setdefault(key, Counter())[link.group] += 1
+    for key, per_group in groups.items():
+        unit = COUNTED_PER[key[0]].split(" (")[0]
+        whys = "; ".join(f"{group} {count}" for group, count in per_group.items())
+        counted_per[key] = f"{unit} ({whys})"
 
 
 __all__ = [
     "CATEGORIES",
+    "CATEGORY_LABELS",
+    "RACK_KINDS",
+    "SPARES_CATEGORIES",
     "BillOfMaterials",
     "BomError",
     "BomLine",
     "bill_of_materials",
     "clean_spares_pct",
+    "racks_by_kind",
     "spares_for",
 ]

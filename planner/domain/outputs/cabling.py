@@ -11,7 +11,7 @@ Fabric-manager (UFM) links have no cable part in the fabric: their cables are no
 fabric's fibers, as NVIDIA's SuperPOD BOM lists them apart (RA-11333-001 Table 8: 2 "NDR 200G
 cables, UFM -> leaf" for the 4 SU fabric's 4 UFM links). Their rows still say what to pull:
 ``cable_type`` fiber, ``media`` and ``connector`` of the switch-end module, ``length_m`` the run
-rounded up by the ordering policy (:func:`planner.domain.media.policy_length_m`), and
+rounded up to a length the cable is sold in (:func:`planner.domain.media.order_length_m`), and
 ``cable_part`` the UFM-to-leaf cable (:data:`UFM_LEAF_CABLE`) when the catalog has it with the
 module's fiber type and the leaf runs InfiniBand, and then ``a_transceiver`` its UFM-side
 transceiver (:data:`UFM_SIDE_TRANSCEIVER`; RA-11333-001 Table 8 prints both). The BOM counts
@@ -33,17 +33,22 @@ networks. A splitter's legs share an ``assembly`` named by its switch cage. ``ru
 is the run by the layout's rule (:mod:`planner.domain.networks.lengths`: the management racks
 ``MGMT-01``... in a row of their own after the layout's rows, their ``*_row`` written like the
 layout's) and ``length_m`` the length ordered (:func:`network_ordered_lengths_m`: a splitter
-at its longest leg, a length the catalog lists for the part, else the ordering policy); both
-are empty for a link to an endpoint outside the plan (storage arrays, NFS storage, the
-customer's core). ``cord_colour`` is the patch-cord / jacket colour of the row's network
-(:data:`CORD_COLOURS`, a configurable default: no published convention was found).
+at its longest leg, the shortest length the part is sold in that covers it, else the ordering
+policy). ``run_length_m`` is empty for a link to an endpoint outside the plan (storage arrays,
+NFS storage, the customer's core); its ``length_m`` is then the longest length the part is
+sold in (empty when the catalog lists none). ``cord_colour`` is the patch-cord / jacket colour
+of the row's network (:data:`CORD_COLOURS`, a configurable default: no published convention
+was found).
 
 Columns (:data:`CABLING_COLUMNS`): ``label``, ``network``, ``assembly``, ``leg``, ``tier``,
 ``plane``, ``rail``, ``speed_gbps``; for the A end (the lower tier) and the B end:
 ``*_row``, ``*_rack``, ``*_ru``, ``*_device``, ``*_role``, ``*_port``, ``*_transceiver``;
-then ``cable_part``, ``cable_type`` (dac, acc, aec, aoc, fiber; cat5e on an OOB row),
-``media`` (copper, optical, mmf, smf), ``connector``, ``fiber_type``, ``length_m`` (the length
-ordered), ``run_length_m`` and ``cord_colour``.
+then ``cable_part``, ``part_number`` (the orderable part number of that part at ``length_m``:
+the one the catalog lists for the length sold, :func:`planner.domain.media.part_number_at`;
+empty when the catalog lists none, e.g. a generic cord or a trunk made to length),
+``cable_type`` (dac, acc, aec, aoc, fiber; cat5e on an OOB row), ``media`` (copper, optical,
+mmf, smf), ``connector``, ``fiber_type``, ``length_m`` (the length ordered), ``run_length_m``
+and ``cord_colour``.
 ``a_tray`` is the compute tray (1-based) of a rack-scale system's port (a GB200-NVL72 rack's
 port ``(tray * rails + rail) * planes + plane``), empty for any other device.
 On a campus (:mod:`planner.domain.campus`) a compute link between two buildings has tier
@@ -115,11 +120,12 @@ import numpy as np
 from inventory.library.cells import line_may_be_unsafe, safe_cell
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, TIER_NAMES, Fabric
-from planner.domain.media import policy_length_m
-from planner.domain.media.lengths import TOLERANCE_M
+from planner.domain.media import order_length_m, order_lengths_of, part_number_at, policy_length_m
 from planner.domain.summary import ordered_cable_length_m
 
-CABLING_COLUMNS = (
+#: The columns the row builders write; :data:`CABLING_COLUMNS` inserts ``part_number`` after
+#: ``cable_part`` (:func:`cabling_rows`).
+_BUILT_COLUMNS = (
     "label",
     "network",
     "assembly",
@@ -151,6 +157,12 @@ CABLING_COLUMNS = (
     "length_m",
     "run_length_m",
     "cord_colour",
+)
+_PART_NUMBER_AT = _BUILT_COLUMNS.index("cable_part") + 1
+CABLING_COLUMNS = (
+    *_BUILT_COLUMNS[:_PART_NUMBER_AT],
+    "part_number",
+    *_BUILT_COLUMNS[_PART_NUMBER_AT:],
 )
 COPPER_TYPES = {"dac", "acc", "aec"}
 #: The cable from the fabric manager (UFM appliance) to a leaf: NVIDIA DGX SuperPOD H100
@@ -453,15 +465,21 @@ def _manager_cable(facts: CatalogFacts, module: _PartText, leaf_model: str) -> _
     return text
 
 
-def manager_ordered_lengths_m(fabric: Fabric) -> np.ndarray | None:
-    """Per link, the ordered length a fabric-manager row shows (the run rounded up by the
-    ordering policy; NaN for other links and unknown runs)."""
+def manager_ordered_lengths_m(
+    fabric: Fabric, facts: CatalogFacts | None = None
+) -> np.ndarray | None:
+    """Per link, the ordered length a fabric-manager row shows: the run rounded up to a length
+    :data:`UFM_LEAF_CABLE` is sold in (:func:`planner.domain.media.order_length_m`; without
+    ``facts``, or when the catalog lists none, the ordering policy); NaN for other links and
+    unknown runs."""
     if fabric.link_length_m is None:
         return None
-    manager = fabric.node_role[fabric.link_a] == ROLE["manager"]
+    record = (facts.parts.get(UFM_LEAF_CABLE) if facts is not None else None) or {}
     out = np.full(fabric.link_count, np.nan)
-    if manager.any():
-        out[manager] = policy_length_m(fabric.link_length_m[manager].astype(np.float64))
+    for link in np.flatnonzero(fabric.node_role[fabric.link_a] == ROLE["manager"]).tolist():
+        run = float(fabric.link_length_m[link])
+        if math.isfinite(run):
+            out[link] = order_length_m(record, run)
     return out
 
 
@@ -490,7 +508,37 @@ def cabling_rows(
     cord_colours: dict[str, str] | None = None,
     plan=False,
 ) -> Iterator[tuple]:
-    """The rows of the cabling plan (tuples in :data:`CABLING_COLUMNS` order), link by link:
+    """The rows of the cabling plan: those of :func:`_built_rows` with ``part_number``, the
+    orderable part number of the row's cable part at its ordered length
+    (:func:`planner.domain.media.part_number_at`), after ``cable_part``."""
+    slug_at, length_at = _COLUMN["cable_part"], _COLUMN["length_m"]
+    numbers: dict[tuple[str, str], str] = {}
+    built = _built_rows(fabric, facts, elements=elements, cord_colours=cord_colours, plan=plan)
+    for row in built:
+        key = (row[slug_at], row[length_at])
+        number = numbers.get(key)
+        if number is None:
+            number = numbers[key] = _part_number(facts, *key)
+        yield row[:_PART_NUMBER_AT] + (number,) + row[_PART_NUMBER_AT:]
+
+
+def _part_number(facts: CatalogFacts, slug: str, length_text: str) -> str:
+    """The orderable part number of catalog part ``slug`` at the length a row prints."""
+    record = facts.parts.get(slug) if slug else None
+    if not record:
+        return ""
+    return part_number_at(record, float(length_text) if length_text else None)
+
+
+def _built_rows(
+    fabric: Fabric,
+    facts: CatalogFacts,
+    *,
+    elements=None,
+    cord_colours: dict[str, str] | None = None,
+    plan=False,
+) -> Iterator[tuple]:
+    """The rows of the cabling plan (tuples in ``_BUILT_COLUMNS`` order), link by link:
     the compute fabric's, then every other network's (module docstring, "Networks").
     A structured design's rows add :data:`SEGMENT_COLUMNS`, and each link through patch
     panels is followed by its segment rows (module docstring, "Structured cabling");
@@ -526,7 +574,7 @@ def cabling_rows(
     has_media = fabric.link_a_part is not None
     ordered_all = ordered_cable_length_m(fabric)
     run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
-    manager_ordered = manager_ordered_lengths_m(fabric)
+    manager_ordered = manager_ordered_lengths_m(fabric, facts)
     manager_role = ROLES[ROLE["manager"]]
     empty = _PartText()
     segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
@@ -785,7 +833,7 @@ SEGMENT_COLUMNS = ("segment", "segment_of")
 SEGMENTS = ("cord-a", "trunk", "cord-b")
 PANEL_ROLE = "patch-panel"
 _NO_SEGMENT = ("", "")
-_COLUMN = {name: index for index, name in enumerate(CABLING_COLUMNS)}
+_COLUMN = {name: index for index, name in enumerate(_BUILT_COLUMNS)}
 
 
 def structured_plan(fabric: Fabric, facts: CatalogFacts | None = None):
@@ -866,23 +914,11 @@ class StructuredSegments:
         for side in ("a", "b"):
             run = getattr(plan, f"cord_{side}_m")[links].astype(np.float64)
             ordered = np.full(fabric.link_count, np.nan)
-            values = policy_length_m(run)
-            for part in np.unique(cords).tolist():
+            values = np.full(run.size, np.nan)
+            for part in np.unique(cords).tolist():  # as the BOM orders them
                 record = (facts.parts.get(fabric.parts[part]) if facts is not None else None) or {}
-                listed = sorted(
-                    float(v)
-                    for v in record.get("lengths_m") or ()
-                    if isinstance(v, int | float) and not isinstance(v, bool)
-                )
-                if listed:  # the shortest listed length that covers it, as the BOM orders
-                    mine = cords == part
-                    options = np.asarray(listed)
-                    pick = np.searchsorted(options, values[mine] - 1e-6)
-                    values[mine] = np.where(
-                        np.isnan(values[mine]),
-                        np.nan,
-                        options[np.minimum(pick, options.size - 1)],
-                    )
+                mine = cords == part
+                values[mine] = order_lengths_of(record, run[mine])
             ordered[links] = values
             self.cord_ordered[side] = ordered
 
@@ -1032,31 +1068,28 @@ def _network_cable(link, facts: CatalogFacts) -> _PartText:
 
 
 def network_ordered_lengths_m(elements, facts: CatalogFacts | None) -> dict[int, float]:
-    """Per link index of ``elements.links`` with a known run: the length ordered for its
-    cable (an assembly's longest leg, at the shortest listed length of the part that covers
-    it, else the run rounded up by the ordering policy, as for the compute fabric)."""
+    """Per link index of ``elements.links``: the length ordered for its cable, an assembly's
+    longest leg rounded up to the shortest length the part is sold in that covers it, else by
+    the ordering policy, as for the compute fabric (:func:`planner.domain.media.order_length_m`).
+    A cable with no leg's run known (an end outside the plan) gets the longest length the part
+    is sold in; none when the catalog lists no length for it."""
     longest: dict[tuple, float] = {}
     keys: dict[int, tuple] = {}
     for index, link in enumerate(elements.links):
-        if link.run_length_m is None or not math.isfinite(float(link.run_length_m)):
-            continue
         key = (link.network, link.assembly) if link.assembly else ("", index)
         keys[index] = key
-        longest[key] = max(longest.get(key, 0.0), float(link.run_length_m))
+        run = link.run_length_m
+        if run is not None and math.isfinite(float(run)):
+            longest[key] = max(longest.get(key, 0.0), float(run))
     out: dict[int, float] = {}
     for index, key in keys.items():
         link = elements.links[index]
-        record = (facts.parts.get(link.cable_part) if facts and link.cable_part else None) or {}
-        listed = sorted(
-            float(v)
-            for v in record.get("lengths_m") or ()
-            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-        )
-        run = longest[key]
-        if listed:
-            out[index] = next((v for v in listed if v >= run - TOLERANCE_M), listed[-1])
-        else:
-            out[index] = float(policy_length_m(run))
+        if not link.cable_part:
+            continue
+        record = (facts.parts.get(link.cable_part) if facts else None) or {}
+        length = order_length_m(record, longest.get(key))
+        if length is not None:
+            out[index] = length
     return out
 
 

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from inventory.library.cells import unescape_cell
+from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, ROLES, TIER_NAMES, Fabric
 from planner.domain.outputs.cabling import (
     SEGMENT_COLUMNS,
@@ -120,7 +121,12 @@ def _float_or_none(text: str) -> float | None:
     return value
 
 
-def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> CablingEdit:
+def cabling_edit(
+    fabric: Fabric,
+    text: str | Iterable[str],
+    document: dict,
+    facts: CatalogFacts,
+) -> CablingEdit:
     """Read an edited cabling plan of ``fabric`` into an edit document.
 
     Parameters
@@ -132,6 +138,9 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
     document
         ``edit_document(fabric)`` (the caller builds it, so that its size limit is reported
         once, where edits of too-large fabrics are refused).
+    facts
+        The catalog the plan was written with: a fabric-manager row's ``length_m`` is read as
+        unchanged at the length its cable is sold in (:func:`manager_ordered_lengths_m`).
 
     Returns
     -------
@@ -186,7 +195,7 @@ def cabling_edit(fabric: Fabric, text: str | Iterable[str], document: dict) -> C
     labels = link_labels(fabric, ends)
     label_index = {label: i for i, label in enumerate(labels)}
     node_index = {name: i for i, name in enumerate(fabric.node_name)}
-    base_cells = cabling_rows_by_link(fabric, ends)
+    base_cells = cabling_rows_by_link(fabric, ends, facts)
     segments = None  # the structured plan's segments, built at the first segment row
     seen: dict[str, int] = {}
     links = [dict(link) for link in document["links"]]
@@ -327,12 +336,13 @@ def _check_segment(fabric, segments, label_index, segment, cell, row_number, pro
             return
 
 
-def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds):
-    """``base(index)``: the editable cells of link ``index`` as the plan prints them."""
+def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds, facts: CatalogFacts):
+    """``base(index)``: the editable cells of link ``index`` as the plan prints them (a
+    fabric-manager row's length as ordered with ``facts``, :func:`manager_ordered_lengths_m`)."""
     has_media = fabric.link_a_part is not None
     parts = fabric.parts
     ordered = ordered_cable_length_m(fabric)
-    manager_ordered = manager_ordered_lengths_m(fabric)
+    manager_ordered = manager_ordered_lengths_m(fabric, facts)
     manager_role = ROLES[ROLE["manager"]]
 
     def base(i: int) -> dict[str, str]:

@@ -24,6 +24,9 @@ Pricing rules
   (a book price in the quote's own currency is used as the book gives it), the unit cost and
   the unit sell price. Extended prices are ``quantity * rounded unit``, never rounded again;
   subtotals and totals are exact sums of the extended prices, so the printed document adds up.
+- **Nothing ordered**: a BOM line of quantity 0 (a rack-scale system's trays or a device's
+  PSUs when no spares are asked) is not quoted
+  (:meth:`~planner.domain.outputs.bom.BillOfMaterials.ordered_lines`).
 - **Unpriced parts** are listed with their reason and never counted as zero: totals then cover
   the priced lines only and say ``incomplete: N parts unpriced``.
 """
@@ -617,7 +620,7 @@ def price_quote(
     keep = (HUNDRED - margin) / HUNDRED
     lines: list[PricedLine] = []
     unpriced: dict[PriceKey, None] = {}
-    for line in bom.lines:
+    for line in bom.ordered_lines():
         key = price_key(line)
         found = prices.get(key)
         choice = found if isinstance(found, PriceChoice) else PriceChoice(found)
@@ -821,7 +824,7 @@ class BomDiff:
 
 def _quantities(bom: BillOfMaterials) -> dict[PriceKey, tuple[BomLine, int]]:
     totals: dict[PriceKey, tuple[BomLine, int]] = {}
-    for line in bom.lines:
+    for line in bom.ordered_lines():
         key = price_key(line)
         first, quantity = totals.get(key, (line, 0))
         totals[key] = (first, quantity + line.quantity)
@@ -933,7 +936,7 @@ def prices_for(
     rates: ExchangeRates | None = None,
 ):
     """The offer chosen for every line of ``bom`` (:meth:`PriceTable.choose`), by price key."""
-    keys = {price_key(line) for line in bom.lines}
+    keys = {price_key(line) for line in bom.ordered_lines()}
     return {
         key: table.choose(key[0], key[1], currency=currency, condition=condition, rates=rates)
         for key in keys
