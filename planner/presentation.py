@@ -423,6 +423,21 @@ def latency_rows(summary: dict) -> dict | None:
     }
 
 
+def racks_text(summary: dict) -> str:
+    """The design's racks and, when it has more than one kind, how many of each.
+
+    >>> racks_text({"racks": 44, "racks_by_kind": {"compute": 32, "network": 6,
+    ...     "management": 6}})
+    '44 (32 compute, 6 network, 6 management)'
+    >>> racks_text({"racks": 11, "racks_by_kind": {"compute": 8, "network": 3,
+    ...     "management": 0}}), racks_text({"racks": 4})
+    ('11 (8 compute, 3 network)', '4')
+    """
+    kinds = [f"{number(n)} {kind}" for kind, n in (summary.get("racks_by_kind") or {}).items() if n]
+    total = number(summary.get("racks"))
+    return f"{total} ({', '.join(kinds)})" if len(kinds) > 1 else total
+
+
 def summary_context(summary: dict) -> dict:
     """Everything a summary template shows."""
     return {
@@ -460,7 +475,7 @@ def summary_context(summary: dict) -> dict:
             ("Scalable units", number(summary.get("scalable_units"))),
             ("Reserved leaf ports (UFM)", number(summary.get("reserved_leaf_ports"))),
             ("Spine oversubscription", ratio((summary.get("oversubscription") or {}).get("spine"))),
-            ("Racks", number(summary.get("racks"))),
+            ("Racks", racks_text(summary)),
         ],
     }
 

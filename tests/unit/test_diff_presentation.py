@@ -1,7 +1,7 @@
 """Summary and spec changes as sentences (issue 33 item 7): records of a summary list in
 words, only the records that differ, units from the key, a stale parameter named once."""
 
-from planner.presentation import diff_row, diff_text, record_text, stale_text
+from planner.presentation import diff_row, diff_text, racks_text, record_text, stale_text
 
 WORST = {
     "link": 1151,
@@ -51,3 +51,9 @@ def test_a_stale_parameter_is_named_once():
         "rails: every server has 72 NIC links"
     )
     assert stale_text({"field": "servers", "message": "128 servers"}) == "servers: 128 servers"
+
+
+def test_racks_read_by_kind_when_there_are_several():
+    summary = {"racks": 1044, "racks_by_kind": {"compute": 1000, "network": 38, "management": 6}}
+    assert racks_text(summary) == "1,044 (1,000 compute, 38 network, 6 management)"
+    assert racks_text({"racks": 8, "racks_by_kind": {"compute": 8, "management": 0}}) == "8"
