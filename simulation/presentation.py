@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from planner.domain.outputs.cabling import port_name
+from planner.domain.names import ARROW, end_name, end_text
 from planner.presentation import NETWORK_LABELS, TIER_LABELS, number, severity_counts
 from planner.presentation import count as count_of
 
@@ -67,25 +67,23 @@ class ElementNames:
         return self._elements
 
     def network_link(self, index: int) -> str:
-        """``"gpu00001 port bmc → oob-01 port 1 (oob)"``."""
+        """``"gpu00001 bmc → oob-01 port 1 (oob)"`` (ends by :func:`planner.domain.names.
+        end_text`)."""
         elements = self.elements
         links = getattr(elements, "links", ())
         if not 0 <= index < len(links):
             return f"network link {index + 1}"
         link = links[index]
-        return (
-            f"{link.a_device} port {link.a_port} → {link.b_device} port {link.b_port} "
-            f"({link.network})"
-        )
+        a, b = end_text(link.a_device, str(link.a_port)), end_text(link.b_device, str(link.b_port))
+        return f"{a} {ARROW} {b} ({link.network})"
 
     def end(self, node: int, port: int) -> str:
-        fabric = self.fabric
-        per_cage = int(fabric.node_ports_per_cage[node]) if len(fabric.node_ports_per_cage) else 1
-        return f"{fabric.node_name[node]} port {port_name(per_cage, int(port))}"
+        """``"leaf-su1-03 3/2"``: :func:`planner.domain.names.end_name`."""
+        return end_name(self.fabric, node, int(port))
 
     def link(self, index: int, first: str | None = None) -> str:
-        """``"leaf-su1-03 port 17 → spine-02 port 5"``; ``first`` (a device name) picks the
-        end written first."""
+        """``"leaf-su1-03 17/1 → spine-02 5/1"``; ``first`` (a device name) picks the end
+        written first."""
         fabric = self.fabric
         if fabric is None or not 0 <= index < len(fabric.link_a):
             return f"link {index + 1}"
@@ -93,7 +91,7 @@ class ElementNames:
         ends = [(a, int(fabric.link_a_port[index])), (b, int(fabric.link_b_port[index]))]
         if first is not None and fabric.node_name[b] == first and fabric.node_name[a] != first:
             ends.reverse()
-        return " → ".join(self.end(node, port) for node, port in ends)
+        return f" {ARROW} ".join(self.end(node, port) for node, port in ends)
 
     def __call__(self, element_id: str) -> str:
         kind, _, rest = str(element_id).partition(":")
@@ -401,6 +399,57 @@ def routing_label(name) -> str:
     return ROUTING_LABELS.get(name, "—" if name in (None, "") else str(name))
 
 
+#: Why a run below the bound falls short, and what to try, by routing mode.
+LIMIT_ADVICE = {
+    "ecmp": (
+        "ECMP hashes each flow onto one path, so flows collide by chance: another seed moves "
+        "the collisions (Monte Carlo seeds give their spread). Packet spraying (RoCE) or "
+        "InfiniBand adaptive routing split every flow over all equal-cost links."
+    ),
+    "flowlet": (
+        "Flowlets are hashed like ECMP flows, so they collide by chance: more flowlets per "
+        "flow, packet spraying (RoCE) or InfiniBand adaptive routing spread the load."
+    ),
+    "rail": (
+        "Static routing (d-mod-k) sends all traffic for one destination NIC along one fixed "
+        "path, so destinations that share a link share its bandwidth: InfiniBand adaptive "
+        "routing (or packet spraying on RoCE) spreads the load."
+    ),
+    "spraying": (
+        "Every flow is already split over all equal-cost links: the fabric lacks capacity "
+        "on this path (oversubscription or failed links)."
+    ),
+}
+LIMIT_ADVICE["ib-ar"] = LIMIT_ADVICE["spraying"]
+#: When the limiting link is a NIC link, routing is not the cause.
+LIMIT_AT_NIC = "It is a NIC link: the traffic asks more of one NIC than its line rate."
+
+
+def limit_text(result: dict, names: ElementNames) -> str:
+    """Why a run falls short of its bound, in words: the link holding back the last flow to
+    finish, how many flows share it, and what to try (:data:`LIMIT_ADVICE`); ``""`` when
+    the result names no such link."""
+    from planner.analyses.flow import ROUTING_ALIASES
+
+    limit = result.get("limit")
+    if not limit:
+        return ""
+    flows = float(limit.get("flows") or 0)
+    capacity = float(limit.get("capacity_gbps") or 0)
+    shared = f"{flows:,.0f}" if flows == round(flows) else f"{flows:,.2f}"
+    each = f"{capacity / flows:,.1f} Gb/s each on an equal split" if flows else ""
+    text = (
+        f"Below the bound because of {_hot_spot_name(limit, names)}: {shared} flows share "
+        f"its {capacity:,.0f} Gb/s ({each}); the last flow to finish starts at "
+        f"{float(limit.get('flow_gbps') or 0):,.1f} Gb/s."
+    )
+    if limit.get("tier") == "server-leaf":
+        return f"{text} {LIMIT_AT_NIC}"
+    routing = ROUTING_ALIASES.get(result.get("routing"), result.get("routing"))
+    advice = LIMIT_ADVICE.get(routing, "")
+    return f"{text} {advice}".strip()
+
+
 FLOW_CONTROL_LABELS = {
     "lossless": "lossless (PFC)",
     "semi-lossless": "semi-lossless (switches obey pause, never send it)",
@@ -594,6 +643,7 @@ def simulation_context(result: dict | None, names: ElementNames | None = None) -
         "ranks": count_of(result.get("ranks"), "node" if read else "GPU"),
         "storage_read": read,
         "routing_label": routing_label(result.get("routing")),
+        "limit": limit_text(result, names),
         "flowlets": result.get("flowlets"),
         "congestion": congestion_context(result, names),
     }

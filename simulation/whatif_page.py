@@ -44,7 +44,7 @@ def whatif_context(job) -> dict | None:
     traffic = result.get("traffic", "")
     slowdown = result.get("slowdown")
     return {
-        "failed": ", ".join(whatif["failed"]),
+        "failed": ", ".join(whatif.get("failed_names") or whatif["failed"]),
         "gpus": [
             ("GPUs", number(gpus["total"])),
             ("Lose all fabric connectivity", number(gpus["lost"])),

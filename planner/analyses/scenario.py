@@ -63,6 +63,8 @@ ALL_TO_ALL_GROUP = 512
 MAX_LINKS_REPORTED = 20_000
 HISTOGRAM_BINS = 20
 HOT_SPOTS = 10
+#: Runs below this share of the bound say which link holds them back (``result["limit"]``).
+LIMIT_SHOWN_BELOW = 0.99
 #: Routings that give each flow one path (``flow_dump`` lists it).
 SINGLE_PATH = ("rail", "ecmp")
 #: Hot ports reported with their congestion trees, and tree links listed per hot port.
@@ -295,6 +297,8 @@ def run_scenario(
             }
         )
     out["hot_spots"] = hot
+    if out["efficiency"] is not None and out["efficiency"] < LIMIT_SHOWN_BELOW:
+        out["limit"] = limiting_link(fabric, net, result)
     fct = np.asarray(result.finish - flows.start, dtype=float)
     top = float(fct.max()) if fct.size else 0.0
     out["fct"] = {
@@ -321,6 +325,32 @@ def run_scenario(
     )
     progress(1, 1, "simulated")
     return out
+
+
+def limiting_link(fabric: Fabric, net: Network, result) -> dict | None:
+    """Why the collective ends when it does: the link that holds back the flow finishing
+    last, at the start (the most loaded of its links per unit of capacity), named as
+    :func:`_directed` names it, with ``flows`` (the flows crossing it, in flows: fractions
+    under split routings, parts on a multi-plane fabric), ``capacity_gbps`` and
+    ``flow_gbps`` (that flow's first rate, all its parts). None without fabric hops."""
+    incidence, _ = result.routes()  # a merged link stands for links that carry the same
+    finish = result.sub_finish if result.sub_finish is not None else result.finish
+    if incidence is None or not np.size(finish):
+        return None
+    last = int(np.argmax(finish))
+    row = incidence.indices[incidence.indptr[last] : incidence.indptr[last + 1]]
+    row = row[row < 2 * net.fabric_links]  # scale-up hops hold nothing back here
+    if not row.size:
+        return None
+    load = np.bincount(incidence.indices, weights=incidence.data, minlength=net.link_count)
+    link = int(row[np.argmax(load[row] / net.capacity[row])])
+    flow = int(result.sub_parent[last]) if result.sub_parent is not None else last
+    return {
+        **_directed(fabric, net, link),
+        "flows": round(float(load[link]), 6),
+        "capacity_gbps": float(net.capacity[link]) / 1e9,
+        "flow_gbps": float(result.first_rates[flow]) / 1e9,
+    }
 
 
 def _directed(fabric: Fabric, net: Network, link: int) -> dict:

@@ -35,6 +35,7 @@ from planner.analyses.flow import (
     route,
     simulate,
 )
+from planner.domain.names import end_text
 from planner.domain.networks.bandwidth import BITS_PER_BYTE, TIERS
 
 #: Networks whose storage arrays can be read.
@@ -348,11 +349,12 @@ def run_storage_read(
     links = elements.links_of(network)
 
     def end(index: int, start: bool) -> str:
-        """``device port p`` at the start (or the end) of directed link ``index``."""
+        """``device 3/2`` at the start (or the end) of directed link ``index``
+        (:func:`planner.domain.names.end_text`)."""
         link = links[index // 2]
         a_end = (index % 2 == 0) == start  # up (even) runs a -> b
         device, port = (link.a_device, link.a_port) if a_end else (link.b_device, link.b_port)
-        return f"{device} port {port}"
+        return end_text(device, str(port))
 
     out["hot_spots"] = [
         {

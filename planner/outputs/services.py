@@ -348,7 +348,8 @@ def _row_problems(edit: CablingEdit, problems: list[dict]) -> list[dict]:
 
         message = _LINK_ID.sub(name_row, problem["message"])
         row = rows[0] if rows else 0
-        where = f"row {row}" + (f", {column}" if column else "") if row else ""
+        named = f"row {row}" if len(rows) < 2 else "rows " + ", ".join(str(r) for r in rows)
+        where = named + (f", {column}" if column else "") if row else ""
         if where and not message.startswith(f"row {row}"):
             message = f"{where}: {message}"
         out.append(

@@ -89,9 +89,9 @@ def test_rack_node_lists_its_trays(api_client, nvl72):
     body = api_client.get(url, {"view": "detail", "scope": "all"}).json()
     racks = [n["data"] for n in body["elements"]["nodes"] if n["data"]["role"] == "server"]
     assert [r["label"] for r in racks] == [
-        "GB300-NVL72 rack 1 · 18 trays · 72 GPUs",
-        "GB300-NVL72 rack 2 · 18 trays · 72 GPUs",
+        f"{r['name']} · GB300-NVL72 in rack {r['rack']} · 18 trays · 72 GPUs" for r in racks
     ]
+    assert [r["name"] for r in racks] == ["gpu00001", "gpu00002"] and all(r["rack"] for r in racks)
     trays = racks[1]["trays"]
     assert len(trays) == 18 and trays[0]["gpus"] == 4
     nic = trays[0]["nics"][0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from planner.designs.services import design_create
+from planner.domain.names import end_text
 
 BASE = "/api/planner"
 # One SU of DGX H100 on QM9700, multimode optics, leaf-spine through end-of-row patch panels:
@@ -39,7 +40,10 @@ def test_design_page_shows_histogram_and_worst_links(logged_in_client, design):
     assert 'data-testid="margin-histogram"' in html and "<svg" in html
     assert 'data-testid="optical-worst"' in html
     worst = summary["worst"][0]
-    assert f"{worst['a']} port {worst['a_port']} → {worst['b']} port {worst['b_port']}" in html
+    # the link named as every page names it (planner.domain.names), not "port <n>"
+    a, b = end_text(worst["a"], worst["a_port_name"]), end_text(worst["b"], worst["b_port_name"])
+    assert worst["ends"] == f"{a} → {b}" and worst["ends"] in html
+    assert "/" in worst["a_port_name"] + worst["b_port_name"]
     assert f"{summary['under_threshold']} under the 1.0 dB margin asked" in html
 
 

@@ -55,15 +55,16 @@ def test_rack_trays_in_the_inspector_and_one_plane_at_a_time(
     open_canvas(page, live_server.url, racks)
     expect(page.locator("[data-c='plane-group']")).to_be_hidden()
     labels = cy(page, "cy.nodes(\"[role = 'server']\").map((n) => n.data('label'))")
+    racks = cy(page, "cy.nodes(\"[role = 'server']\").map((n) => n.data('rack'))")
     assert labels == [
-        "GB300-NVL72 rack 1 · 18 trays · 72 GPUs",
-        "GB300-NVL72 rack 2 · 18 trays · 72 GPUs",
+        f"gpu0000{i} · GB300-NVL72 in rack {rack} · 18 trays · 72 GPUs"
+        for i, rack in enumerate(racks, 1)
     ]
     page.get_by_label("Find device").fill("gpu00002")
     page.get_by_label("Find device").press("Enter")
     inspector = page.locator("[data-c='inspector']")
     expect(inspector.get_by_role("heading", name="gpu00002")).to_be_visible()
-    expect(inspector).to_contain_text("GB300-NVL72 rack 2 · 18 trays · 72 GPUs")
+    expect(inspector).to_contain_text(f"GB300-NVL72 in rack {racks[1]} · 18 trays · 72 GPUs")
     trays = inspector.locator("details[data-tray]")
     expect(trays).to_have_count(18)
     expect(trays.first.locator("summary")).to_have_text("Tray 1 · 4 GPUs · 4 NICs")

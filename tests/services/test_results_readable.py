@@ -11,6 +11,7 @@ from django.template import Context, Template
 from planner import presentation as planner_presentation
 from planner.designs.adapters import fabric_unpack
 from planner.designs.services import design_create, design_revise
+from planner.domain.names import link_name
 from planner.domain.presets import EXAMPLES_DIR
 from planner.domain.spec import load_spec_text
 from simulation import presentation
@@ -91,8 +92,9 @@ def test_problem_elements_read_as_device_ports(revision):
     problem = report["groups"][0]["problems"][0]
     first = problem["elements"][0]
     a, b = int(fabric.link_a[0]), int(fabric.link_b[0])
-    assert first.startswith(f"{fabric.node_name[a]} port ")
-    assert f" → {fabric.node_name[b]} port " in first
+    # named as every output names the link (planner.domain.names): cage/lane ports
+    assert first == link_name(fabric, 0)
+    assert re.fullmatch(rf"{fabric.node_name[a]} \d+/\d+ → {fabric.node_name[b]} \d+/\d+", first)
     assert not any(RAW_LINK.search(e) for e in problem["elements"])
     assert problem["more_elements"] == "+10 links, 1 device more"
 
@@ -104,7 +106,7 @@ def test_simulation_page_names_hot_spots_and_lists_parameters(
     page = logged_in_client.get(f"/jobs/{job.pk}/").content.decode()
     hot = page[page.index('data-testid="simulation-hot-spots"') :]
     hot = hot[: hot.index("</table>")]
-    assert " port " in hot and " → " in hot and (", up" in hot or ", down" in hot)
+    assert re.search(r"\S+ \d+/\d+ → \S+ \d+/\d+", hot) and (", up" in hot or ", down" in hot)
     assert not RAW_LINK.search(hot)
     params = page[page.index('data-testid="job-parameters"') :]
     params = params[: params.index("</dl>")]

@@ -223,3 +223,25 @@ def test_a_job_without_routing_follows_the_design_transport(logged_in_client, us
     html = logged_in_client.get(reverse("simulation:job-detail", args=[job.pk])).content.decode()
     assert ROUTING_LABELS[expected] in html
     assert 'data-testid="simulation-congestion"' in html and "link:" not in html
+
+
+def test_the_job_page_says_why_a_run_is_below_the_bound(logged_in_client, user, seed_catalog, sent):
+    """GB300 NVL72 XDR: ECMP's hash collisions hold the ring below 800 Gb/s and the job page
+    names the shared link, the flows on it and the routings that split flows; static routing
+    (d-mod-k) reaches the bound and the page says nothing of the kind."""
+    from django.urls import reverse
+
+    spec = load_spec_text((EXAMPLES_DIR / "gb300-nvl72-xdr.yaml").read_text(), name="gb300")
+    revision = design_create(owner=user, spec_document=spec).revisions.get()
+    ecmp = _run(user, revision, traffic="all-reduce", routing="ecmp", seed=0, size_bytes=1e9)
+    limit = ecmp.result["limit"]
+    assert limit["flows"] > 1
+    assert ecmp.result["busbw_gbps"] == pytest.approx(800 / limit["flows"], rel=1e-6)
+    html = logged_in_client.get(reverse("simulation:job-detail", args=[ecmp.pk])).content.decode()
+    assert 'data-testid="simulation-limit"' in html
+    assert f"{limit['flows']:.0f} flows share its 800 Gb/s" in html
+    assert "InfiniBand adaptive routing" in html
+    rail = _run(user, revision, traffic="all-reduce", routing="rail", size_bytes=1e9)
+    assert rail.result["busbw_gbps"] == pytest.approx(800, rel=1e-6)
+    html = logged_in_client.get(reverse("simulation:job-detail", args=[rail.pk])).content.decode()
+    assert 'data-testid="simulation-limit"' not in html

@@ -280,6 +280,7 @@ def test_finned_module_on_a_dgx_cage_names_link_node_and_reason(facts):
     assert "A finned (IHS) plug does not fit a flat-top (RHS) cage" in problem.message
     # The other port of that cage names another module: one plug per cage.
     assert set(problems["cage-mixed-plugs"].element_ids) == {"node:s1", "link:0", "link:1"}
+    assert problems["cage-mixed-plugs"].message.startswith("s1 cage 1 holds one module")
 
 
 def test_port_in_use_and_tier_order_name_their_elements(facts):
@@ -288,7 +289,8 @@ def test_port_in_use_and_tier_order_name_their_elements(facts):
     document["links"].append({"a": "l2", "a_port": 40, "b": "s2", "b_port": 5})
     problems = {v.code: v for v in validate_edit(document, facts)}
     assert set(problems["port-in-use"].element_ids) == {"node:l1", "link:0", "link:2"}
-    assert "l1 port 1 is used by 2 links" in problems["port-in-use"].message
+    assert "l1 port 1 is used by 2 links (to " in problems["port-in-use"].message
+    assert "link:" not in problems["port-in-use"].message  # ends by name, never element ids
     tier = problems["tier-order"]
     assert tier.element_ids == ("link:4", "node:l2", "node:s2") and "swap a and b" in tier.message
 

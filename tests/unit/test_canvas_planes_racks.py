@@ -74,7 +74,14 @@ def test_a_rack_lists_its_trays_and_where_each_nic_goes(nvl72):
     assert nic["peer"] == nvl72.node_name[nvl72.link_b[link]]
     assert nic["peer_port"] == int(nvl72.link_b_port[link]) + 1
     assert nvl72.node_rail[nvl72.link_b[link]] == 2, "rail 3 of every tray goes to a rail-3 leaf"
-    assert rack_label(nvl72, rack) == "GB300-NVL72 rack 3 · 18 trays · 72 GPUs"
+    # names as every output names them (planner.domain.names): tray/NIC, cage/lane, rack name
+    assert nic["port_name"] == "tray 6 NIC 3"
+    per_cage = int(nvl72.node_ports_per_cage[nvl72.link_b[link]])
+    leaf_port = int(nvl72.link_b_port[link])
+    assert nic["peer_port_name"] == f"{leaf_port // per_cage + 1}/{leaf_port % per_cage + 1}"
+    rack_name = nvl72.racks[int(nvl72.node_rack[rack])]["name"]
+    label = f"{nvl72.node_name[rack]} · GB300-NVL72 in rack {rack_name} · 18 trays · 72 GPUs"
+    assert rack_label(nvl72, rack) == label
 
 
 def test_an_ordinary_server_has_no_trays(two_planes):
@@ -88,15 +95,19 @@ def test_views_draw_racks_of_trays(nvl72):
     racks = _devices(detail_elements(nvl72, "su:1"), "server")
     assert len(racks) == 8
     first = racks[0]
-    assert first["label"] == "GB300-NVL72 rack 1 · 18 trays · 72 GPUs"
+    # the system by its device name, the rack by its layout name, as on every other page
+    assert first["label"] == f"gpu00001 · GB300-NVL72 in rack {first['rack']} · 18 trays · 72 GPUs"
+    assert first["rack"] == nvl72.racks[int(nvl72.node_rack[0])]["name"]
     assert first["name"] == "gpu00001", "the device name stays for finding and renaming"
     assert (first["compute_trays"], first["gpus"], len(first["trays"])) == (18, 72, 18)
     assert first["trays"][0]["nics"][0] == {
         "rail": 1,
         "plane": 1,
         "port": 1,
+        "port_name": "tray 1 NIC 1",
         "peer": first["trays"][0]["nics"][0]["peer"],
         "peer_port": first["trays"][0]["nics"][0]["peer_port"],
+        "peer_port_name": first["trays"][0]["nics"][0]["peer_port_name"],
     }
     assert first["trays"][0]["nics"][0]["peer"].startswith("leaf-")
     overview = overview_elements(nvl72)

@@ -77,7 +77,8 @@ def cut():
         # load-levelled: A (one candidate) first fills spine1's port, B's water level then
         # puts all of B on spine0: both at line rate
         ("ib-ar", 1.0),
-        # d-mod-k: B's destination server 4 mod 2 = 0 -> spine0; A has only spine1
+        # d-mod-k: B's destination NIC is leaf 2's first (d = 2 x 2 + 0 = 4), 4 mod 2 = 0 ->
+        # spine0; A has only spine1
         ("rail", 1.0),
     ],
 )

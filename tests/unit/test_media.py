@@ -98,7 +98,7 @@ def test_explicit_incompatible_part_names_link_and_reason(facts):
         _build(facts, document)
     message = str(caught.value)
     assert caught.value.field == "media.server-leaf"
-    assert "gpu00001 port 1 -> leaf-su001-r1 port 1" in message
+    assert "gpu00001 1/1 → leaf-su001-r1 1/1" in message  # named as everywhere (names.py)
     assert "MMA4Z00-NS does not fit the DGX-H100" in message and "flat-top" in message
     assert "1015 other link(s)" in message
 
@@ -133,7 +133,7 @@ def test_beyond_every_mmf_reach(facts):
     assert "no MMF optics reach" in message and "the longest is 50 m" in message
     # Automatic rows (48 racks here): SUs 1-2 share a row, the spines take the next, SUs 3-4
     # the one after. SU 1's leaves reach the spines in 49.2 m (MMF: 50 m), SU 2's need 54 m.
-    assert "leaf-su002-r1 port 33 -> spine-001-001" in message
+    assert "leaf-su002-r1 17/1 → spine-001-001" in message
 
 
 def test_dac_on_a_long_link_fails(facts):

@@ -4,6 +4,7 @@ re-import of an edited plan into an edit document."""
 import csv
 import inspect
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -178,6 +179,36 @@ def test_rows_can_be_added_and_removed(one_su, facts):
     assert (new["a"], new["b"]) == (removed["a_device"], removed["b_device"])
     assert edit.rows[len(edit.document["links"]) - 1] == len(rows) + 1
     assert not [p for p in validate_edit(edit.document, facts) if p.severity == "error"]
+
+
+def test_a_rack_scale_plan_names_tray_nics_and_reads_them_back(gb200, facts):
+    rows = _rows(gb200, facts)
+    document = edit_document(gb200)
+    assert cabling_edit(gb200, _write(rows), document, facts).change_count == 0
+    server = [i for i, r in enumerate(rows) if r["a_role"] == "server"]
+    first, other = (
+        server[0],
+        next(i for i in server if rows[i]["a_tray"] != rows[server[0]]["a_tray"]),
+    )
+    assert re.fullmatch(rf"tray {rows[first]['a_tray']} NIC \d+", rows[first]["a_port"])
+    # moving a cable to another tray's NIC, written by its tray/NIC name, is read back
+    rows[first]["a_port"], rows[other]["a_port"] = rows[other]["a_port"], rows[first]["a_port"]
+    rows[first]["a_device"] = rows[other]["a_device"]
+    rows[other]["a_device"] = _rows(gb200, facts)[first]["a_device"]
+    edit = cabling_edit(gb200, _write(rows), document, facts)
+    links, before = edit.document["links"], document["links"]
+    assert (links[first]["a"], links[first]["a_port"]) == (
+        before[other]["a"],
+        before[other]["a_port"],
+    )
+    assert (links[other]["a"], links[other]["a_port"]) == (
+        before[first]["a"],
+        before[first]["a_port"],
+    )
+    rows[first]["a_port"] = "tray 99 NIC 1"
+    with pytest.raises(CablingImportError) as caught:
+        cabling_edit(gb200, _write(rows), document, facts)
+    assert [p.code for p in caught.value.problems] == ["bad-port"]
 
 
 @pytest.mark.parametrize(

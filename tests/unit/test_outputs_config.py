@@ -157,11 +157,14 @@ def test_interface_names_follow_the_cabling_plan_and_netbox(spectrum, facts):
         assert switch.layout.legs == 2 and switch.layout.lanes_per_port == 4
         for interface in switch.interfaces:
             cage, sub = (int(x) for x in interface.port.split("/"))
+            # NVIDIA Spectrum: the Cumulus and SONiC names; EOS does not run on it
             assert interface.names == {
                 "nvue": f"swp{cage}s{sub - 1}",  # swp1s0, swp1s1 (Cumulus breakout ports)
                 "sonic": f"Ethernet{(cage - 1) * 8 + (sub - 1) * 4}",  # Ethernet0, Ethernet4
-                "eos": f"Ethernet{cage}/{(sub - 1) * 4 + 1}",  # Ethernet1/1, Ethernet1/5
             }
+            assert (
+                switch.layout.names(cage, sub - 1)["eos"] == f"Ethernet{cage}/{(sub - 1) * 4 + 1}"
+            )
 
 
 def test_port_layout_names_unsplit_and_unknown_ports():
@@ -240,7 +243,7 @@ def test_sonic_fragment_uses_config_db_tables_and_template_keys():
         "admin_status": "up",
         "speed": "400000",
         "mtu": "9100",
-        "description": "gpu01 1",
+        "description": "gpu01 port 1",
     }
     assert set(config["PORT"]) == {"Ethernet0", "Ethernet4"}  # "2x100G port breakout" names
     assert config["BREAKOUT_CFG"] == {"Ethernet0": {"brkout_mode": "2x400G"}}
@@ -303,7 +306,7 @@ def test_eos_lines_have_avds_form():
 def test_eos_file_for_an_arista_design(arista, facts):
     text = _text("eos", arista, facts)
     assert text.count("\n! ---- switch ") == int((arista.node_role >= 2).sum())
-    assert "interface Ethernet1/5\n   description gpu00002 1\n" in text
+    assert "interface Ethernet1/5\n   description gpu00002 port 1\n" in text
     # Arista's profile publishes no CNP or ECN default: left out, and said so
     assert "! Note: Not set, so not configured: roce.cnp_priority, roce.cnp_dscp" in text
     assert "random-detect" not in text
@@ -380,7 +383,7 @@ def test_intent_yaml_and_json_hold_every_switch(spectrum, facts):
     assert header["switch_count"] == len(switches) == int((spectrum.node_role >= 2).sum())
     assert header["missing"] == [] and header["roce"]["mtu_b"] == 9216  # Spectrum-X defaults
     first = switches[0]["interfaces"][0]
-    assert first["names"] == {"nvue": "swp1s0", "sonic": "Ethernet0", "eos": "Ethernet1/1"}
+    assert first["names"] == {"nvue": "swp1s0", "sonic": "Ethernet0"}  # Spectrum: no EOS
     assert first["lossless"] and first["pfc_xoff_b"] > 0
     data = json.loads(_text("intent-json", spectrum, facts))
     assert [s["name"] for s in data["switches"]] == [s["name"] for s in switches]

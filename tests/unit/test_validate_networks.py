@@ -107,7 +107,7 @@ def test_aoc_dac_and_fibre_reach_come_from_the_catalog(cluster, facts, built, mo
         lambda i, link: replace(link, run_length_m=lengths[i]) if i in lengths else None,
     )
     report = _validate(cluster, facts, monkeypatch, elements)
-    over = {p.example.split(" ->")[0]: p for p in report.by_code("network-reach-exceeded")}
+    over = {p.example.split(" →")[0]: p for p in report.by_code("network-reach-exceeded")}
     assert _ids(report, "network-reach-exceeded") == {f"netlink:{i}" for i in lengths}
     messages = " ".join(p.message for p in over.values())
     assert "100 m reach of MFS1S00-HxxxV" in messages
@@ -222,7 +222,7 @@ def test_network_problems_read_as_device_ports_on_the_page(cluster, facts, built
     )
     link = built.links[min(bmc)]
     assert problem["elements"][0] == (
-        f"{link.a_device} port bmc → {link.b_device} port {link.b_port} (oob)"
+        f"{link.a_device} bmc → {link.b_device} port {link.b_port} (oob)"
     )
     assert problem["more_elements"] == f"+{len(bmc) - 30} network links more"
     assert ElementNames(cluster)("netlink:3") == "network link 4"

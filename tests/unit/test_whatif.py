@@ -81,6 +81,25 @@ def test_leaf_and_link_failures_cut_off_or_degrade_gpus(two_spines):
     assert one.gpus_lost == 1 and one.links_down.tolist() == [0]
 
 
+def test_what_failed_reads_as_names_never_element_ids(two_spines):
+    spine = two_spines.node_name[int(two_spines.nodes_with_role("spine")[0])]
+    a, b = int(two_spines.link_a[0]), int(two_spines.link_b[0])
+    rack = two_spines.racks[int(two_spines.node_rack[a])]["name"]
+    failed = [f"node:{spine}", "link:0", f"cable:{int(two_spines.link_cable[0])}", f"rack:{rack}"]
+    names = what_if(two_spines, failed).as_dict(two_spines)["failed_names"]
+    assert names[0] == spine
+    # the link by its two ends, cage/lane ports (2 logical ports per SN5600 cage at 400G)
+    per_cage = int(two_spines.node_ports_per_cage[b])
+    b_port = int(two_spines.link_b_port[0])
+    b_name = f"{b_port // per_cage + 1}/{b_port % per_cage + 1}"
+    assert names[1].startswith(two_spines.node_name[a]) and names[1].endswith(
+        f"→ {two_spines.node_name[b]} {b_name}"
+    )
+    assert names[2] == f"the cable of {names[1]}"
+    assert names[3] == f"Rack {rack}"
+    assert not any(":" in name for name in names)
+
+
 @pytest.mark.parametrize(
     ("element", "words"),
     [

@@ -4,6 +4,7 @@
 // (GET .../revisions/<n>/as-built/overlay/).
 
 import { h } from "./dom.js";
+import { endText } from "./format.js";
 
 const PLANNER = "/api/planner";
 
@@ -51,7 +52,8 @@ export function asbuiltCounts(overlay) {
 export function findingText(f) {
   const info = BY_KIND[f.kind];
   const where = f.b?.rack ? ` (rack ${f.b.rack}${f.b.ru ? ` U${f.b.ru}` : ""})` : "";
-  return `${info ? info.label.split(" (")[0] : f.kind}: ${f.a?.device ?? ""} ${f.a?.port ?? ""} → ${f.b?.device ?? ""} ${f.b?.port ?? ""}${where}`;
+  const end = (e) => e?.end ?? endText(e?.device ?? "", e?.port);
+  return `${info ? info.label.split(" (")[0] : f.kind}: ${end(f.a)} → ${end(f.b)}${where}`;
 }
 
 const LISTED = 10;

@@ -2,7 +2,7 @@
 // group, a device, a bundle or a link. No DOM, no cytoscape: callers pass element data and the
 // counts they looked up; `shownFacts` drops what is unknown.
 
-import { formatBandwidth, formatCount, formatUtilization } from "./format.js";
+import { endText, formatBandwidth, formatCount, formatUtilization } from "./format.js";
 import { formatPower } from "./heat.js";
 import { NETWORK_LABELS } from "./layers.js";
 import { measuredFacts } from "./measured.js";
@@ -106,8 +106,9 @@ export function deviceFacts(data, info, used) {
  * The trays of a rack-scale system (GB300-NVL72: one node per rack), each with a summary
  * line and a table of its NICs: which leaf and leaf port each reaches, per plane. The plane
  * column is left out when every NIC is on plane 1.
+ * Ports by their names (`port_name`, `peer_port_name`: "tray 2 NIC 1", "9/2"), else numbers.
  * @param {{tray: number, gpus?: number|null, nics: {rail: number, plane: number, port: number,
- *   peer: string|null, peer_port: number|null}[]}[]|null|undefined} trays node data `trays`
+ *   port_name?: string, peer: string|null, peer_port: number|null, peer_port_name?: string|null}[]}[]|null|undefined} trays node data `trays`
  * @returns {{tray: number, summary: string, headers: string[], rows: string[][]}[]}
  */
 export function trayTables(trays) {
@@ -122,9 +123,9 @@ export function trayTables(trays) {
     const rows = tray.nics.map((nic) => [
       formatCount(nic.rail),
       ...(planes ? [formatCount(nic.plane)] : []),
-      formatCount(nic.port),
+      nic.port_name ?? formatCount(nic.port),
       nic.peer ?? "not connected",
-      nic.peer_port ? formatCount(nic.peer_port) : "—",
+      nic.peer_port_name ?? (nic.peer_port ? formatCount(nic.peer_port) : "—"),
     ]);
     return { tray: tray.tray, summary: parts.join(" · "), headers, rows };
   });
@@ -140,7 +141,8 @@ export function bundleFacts(data) {
 }
 
 /**
- * A link: both ends by device and port, tier, speed, length, media and parts.
+ * A link: both ends by device and port (the port's name, `a_port_name`, as every page names
+ * it; else its number), tier, speed, length, media and parts.
  * @param {string} a the A end's device name
  * @param {string} b the B end's device name
  * @param {object} data edge data
@@ -148,8 +150,8 @@ export function bundleFacts(data) {
  */
 export function linkFacts(a, b, data) {
   return [
-    ["A end", `${a} port ${data.a_port ?? "?"}`],
-    ["B end", `${b} port ${data.b_port ?? "?"}`],
+    ["A end", endText(a, data.a_port_name ?? data.a_port)],
+    ["B end", endText(b, data.b_port_name ?? data.b_port)],
     ["Tier", data.tier],
     ["Speed", data.speed_gbps ? `${data.speed_gbps} Gb/s` : null],
     ["Length", data.length_m !== null && data.length_m !== undefined ? `${data.length_m} m` : null],
@@ -225,8 +227,8 @@ export function networkAggregateFacts(data) {
  */
 export function networkLinkFacts(a, b, data) {
   return [
-    ["A end", `${a} port ${data.a_port ?? "?"}`],
-    ["B end", `${b} port ${data.b_port ?? "?"}`],
+    ["A end", endText(a, data.a_port)],
+    ["B end", endText(b, data.b_port)],
     ["Network", NETWORK_LABELS[data.network] ?? data.network],
     ["Links", data.group],
     ["Speed", data.speed_gbps ? formatBandwidth(data.speed_gbps) : null],

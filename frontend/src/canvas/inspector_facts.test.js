@@ -123,7 +123,8 @@ test("OOB managed ports, network bundles and links say their counts and units", 
   assert.equal(bundle.Bandwidth, "406.4 Tb/s");
   assert.equal(bundle["Link groups"], "node-leaf 1,016");
   const link = Object.fromEntries(shownFacts(networkLinkFacts("dgx-1", "stor-leaf-01", { network: "storage", group: "node-leaf", a_port: "stor1", b_port: "3", speed_gbps: 400, cable_kind: "MMF" })));
-  assert.equal(link["A end"], "dgx-1 port stor1");
+  assert.equal(link["A end"], "dgx-1 stor1"); // a named port, as validation and the cabling plan write it
+  assert.equal(link["B end"], "stor-leaf-01 port 3");
   assert.equal(link.Speed, "400 Gb/s");
   assert.equal(link.Cable, "MMF");
 });

@@ -8,6 +8,7 @@ import { urls } from "./api.js";
 import { budgetProblem } from "./budget.js";
 import { freePorts, nodeName, orientLink, portChoices, tierProblem, usedPorts } from "./document.js";
 import { h } from "./dom.js";
+import { endText, portName } from "./format.js";
 import {
   breakoutLinks,
   breakoutPorts,
@@ -123,7 +124,7 @@ export function createLinkDialog(canvas, { modelInfo }) {
   function headText(ctx, option) {
     const head = breakoutPorts(Number($("link-b-port").value), option.legs, ctx.perCage, ctx.freeB);
     const where = head.ports.length ? ` ports ${head.ports.join(", ")}` : "";
-    return { head, text: head.problem ?? `1:${option.legs} breakout from ${nodeName(ctx.b.data())}${where} (one cage, one cable); leg 1 is ${nodeName(ctx.a.data())} port ${$("link-a-port").value}.` };
+    return { head, text: head.problem ?? `1:${option.legs} breakout from ${nodeName(ctx.b.data())}${where} (one cage, one cable); leg 1 is ${nodeName(ctx.a.data())} ${portText(ctx.a, $("link-a-port").value)}.` };
   }
 
   function renderLegs() {
@@ -147,7 +148,7 @@ export function createLinkDialog(canvas, { modelInfo }) {
         port.replaceChildren();
         const node = device.value ? cy.getElementById(device.value) : null;
         if (!node) return;
-        for (const p of await legPorts(node)) port.append(h(doc, "option", { value: String(p), text: `port ${p}` }));
+        for (const p of await legPorts(node)) port.append(h(doc, "option", { value: String(p), text: portText(node, p) }));
       });
       legsBox.append(
         h(
@@ -177,9 +178,15 @@ export function createLinkDialog(canvas, { modelInfo }) {
     return { legs, head, problem: head.problem ?? legProblem(legs) };
   }
 
-  function fillPorts(select, ports, current) {
+  /** A port of a device as every page names it ("3/2", "tray 2 NIC 1", "port 17"). */
+  function portText(node, port) {
+    const name = portName(node.data("port_scheme"), port);
+    return /^\d+$/.test(name) ? `port ${name}` : name;
+  }
+
+  function fillPorts(select, ports, current, node) {
     select.replaceChildren();
-    for (const port of ports) select.append(h(doc, "option", { value: String(port), text: `port ${port}` }));
+    for (const port of ports) select.append(h(doc, "option", { value: String(port), text: portText(node, port) }));
     if (current && ports.includes(Number(current))) select.value = String(current);
   }
 
@@ -226,8 +233,8 @@ export function createLinkDialog(canvas, { modelInfo }) {
     $("link-title").textContent = edge ? `Link ${aData.label} ↔ ${bData.label}` : `New link: ${aData.label} ↔ ${bData.label}`;
     $("link-a-label").textContent = portsHeading(aData.label, choice.a.length, aData.ports);
     $("link-b-label").textContent = portsHeading(bData.label, choice.b.length, bData.ports);
-    fillPorts($("link-a-port"), choice.a, current.a_port);
-    fillPorts($("link-b-port"), choice.b, current.b_port);
+    fillPorts($("link-a-port"), choice.a, current.a_port, a);
+    fillPorts($("link-b-port"), choice.b, current.b_port, b);
     // Empty speed: the server picks the highest speed both ends run (and says which).
     $("link-speed").value = current.speed_gbps ?? "";
     $("link-speed").placeholder = "auto";
@@ -288,6 +295,8 @@ export function createLinkDialog(canvas, { modelInfo }) {
       bRole: ctx.b.data("role"),
     });
     if (!ctx.edge && option.legs > 1) return commitBreakout(ctx, option);
+    data.a_port_name = portName(ctx.a.data("port_scheme"), data.a_port);
+    data.b_port_name = portName(ctx.b.data("port_scheme"), data.b_port);
     if (ctx.edge) {
       ur.do("changeData", { id: ctx.edge.id(), data });
       setStatus(`Changed the link ${nodeName(ctx.a.data())} ↔ ${nodeName(ctx.b.data())}.`, "ok");
@@ -295,7 +304,7 @@ export function createLinkDialog(canvas, { modelInfo }) {
       const added = ur.do("add", { group: "edges", data: { id: canvas.newEdgeId(), source: ctx.a.id(), target: ctx.b.id(), ...data } });
       cy.$(":selected").unselect();
       added.select();
-      setStatus(`Linked ${nodeName(ctx.a.data())} port ${data.a_port} to ${nodeName(ctx.b.data())} port ${data.b_port} (${option.kind ?? "media"}).`, "ok");
+      setStatus(`Linked ${endText(nodeName(ctx.a.data()), data.a_port_name)} to ${endText(nodeName(ctx.b.data()), data.b_port_name)} (${option.kind ?? "media"}).`, "ok");
     }
     container.focus();
   }
@@ -311,11 +320,14 @@ export function createLinkDialog(canvas, { modelInfo }) {
     // One undo step for the whole assembly.
     const added = ur.do(
       "add",
-      links.map(({ source, data }) => ({ group: "edges", data: { id: canvas.newEdgeId(), source, target: ctx.b.id(), ...data } })),
+      links.map(({ source, data }) => {
+        const named = { a_port_name: portName(cy.getElementById(source).data("port_scheme"), data.a_port), b_port_name: portName(ctx.b.data("port_scheme"), data.b_port) };
+        return { group: "edges", data: { id: canvas.newEdgeId(), source, target: ctx.b.id(), ...data, ...named } };
+      }),
     );
     cy.$(":selected").unselect();
     added.select();
-    const ends = legs.map((leg) => `${leg.label} port ${leg.port}`).join(", ");
+    const ends = legs.map((leg) => `${leg.label} ${portText(cy.getElementById(leg.node), leg.port)}`).join(", ");
     setStatus(`Breakout 1:${option.legs} (${option.cable}) from ${nodeName(ctx.b.data())} ports ${head.ports.join(", ")} to ${ends}.`, "ok");
     container.focus();
   }

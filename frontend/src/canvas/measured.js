@@ -2,7 +2,7 @@
 // drawn on the links: flagged links by their worst flag, the others by measured utilization,
 // and the link's details with the simulated and measured figures side by side. No DOM.
 
-import { formatCount } from "./format.js";
+import { endText, formatCount } from "./format.js";
 import { heatColor } from "./heat.js";
 
 /** Link flags, worst first, with their colour and words. */
@@ -110,15 +110,18 @@ export function measuredFacts(entry) {
 }
 
 /**
- * A flagged link in the legend's list: "leaf-1 port 3 ↔ spine-2 port 7: Rx below the
- * receiver's sensitivity (margin −1.20 dB)".
- * @param {{a: string, a_port: number, b: string, b_port: number, flags: string[], margin_db?: number|null}} item
+ * A flagged link in the legend's list: "leaf-1 2/1 ↔ spine-2 4/1: Rx below the receiver's
+ * sensitivity (margin −1.20 dB)", its ports named as everywhere (`*_port_name`, else the
+ * number).
+ * @param {{a: string, a_port: number, a_port_name?: string, b: string, b_port: number, b_port_name?: string, flags: string[], margin_db?: number|null}} item
  * @returns {string}
  */
 export function flaggedText(item) {
   const words = item.flags.map((f) => FLAG[f]?.label ?? f).join(", ");
   const margin = formatDbm(item.margin_db, "dB");
-  return `${item.a} port ${item.a_port} ↔ ${item.b} port ${item.b_port}: ${words}${margin ? ` (margin ${margin})` : ""}`;
+  const a = endText(item.a, item.a_port_name ?? item.a_port);
+  const b = endText(item.b, item.b_port_name ?? item.b_port);
+  return `${a} ↔ ${b}: ${words}${margin ? ` (margin ${margin})` : ""}`;
 }
 
 /**

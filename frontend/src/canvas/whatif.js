@@ -133,7 +133,7 @@ export function createWhatIf({ doc, $, api, state, cy, setStatus }) {
       h(doc, "li", {}, h(doc, "span", { class: "swatch", style: "background:#e8a19c;border:2px solid #b3261e" }), " server whose GPUs lose all fabric connectivity"),
       h(doc, "li", {}, h(doc, "span", { class: "swatch", style: "background:#c98a00" }), " degraded (NIC ports or uplinks lost)"));
     const note = `${fmt(drawn)} of ${fmt(total)} blast-radius elements are drawn in this view; open an SU or rack to see the rest.`;
-    result.replaceChildren(h(doc, "p", { class: "whatif-failed", text: `If ${answer.failed.join(", ")} fails:` }), list, legend, h(doc, "p", { class: "legend-note", text: note }));
+    result.replaceChildren(h(doc, "p", { class: "whatif-failed", text: `If ${(answer.failed_names ?? answer.failed).join(", ")} fails:` }), list, legend, h(doc, "p", { class: "legend-note", text: note }));
   }
 
   async function ask() {

@@ -8,6 +8,15 @@ GPU (a multi-plane fabric: one link per plane), GPU ``j`` owns links ``j*k .. j*
 link ``p`` of a GPU is its *plane* ``p``. With ``scale_up_gbps`` every GPU also gets a
 scale-up pair ``gpu:<g>:su-out`` / ``gpu:<g>:su-in`` (NVLink to the server's switch); GPUs of
 one server then talk over it. Without it, they talk through their NICs and the fabric.
+
+Every NIC link also has a *destination index*, the number static routing (d-mod-k) divides by
+the next hops: NIC links numbered leaf by leaf (leaves in node order, each plane on its own), in
+leaf port order within a leaf. An InfiniBand subnet manager routes each destination port (LID)
+on its own, spreading the destinations over a switch's equal-cost ports ("each port has a
+counter counting the number of target LIDs going through it ... the one with less previously
+assigned ports is selected", OpenSM ``doc/current-routing.txt``, primary) and its fat-tree
+engine orders hosts leaf by leaf (the ``opensm-ftree-ca-order.dump`` it writes, same file). A
+server is not a destination: the 72 NICs of a GB300 NVL72 rack are 72 destinations.
 """
 
 from __future__ import annotations
@@ -40,6 +49,28 @@ def _nic_links_differ(fabric: Fabric, servers: np.ndarray, counts: np.ndarray) -
     )
 
 
+def _destination_index(leaves: np.ndarray, *orders: np.ndarray) -> np.ndarray:
+    """The destination index of each NIC link (``leaves`` and ``orders``: GPUs x planes;
+    module docstring): ``leaf number * most NIC links on a leaf + rank on its leaf``, leaves
+    numbered in node order within their plane (a plane is a fabric of its own, with its own
+    subnet manager), NIC links ranked on their leaf by ``orders`` in turn (the first one
+    first). A leaf with fewer NIC links leaves the rest of its numbers unused, as OpenSM's
+    fat-tree engine routes "dummy CAs" in place of the missing ones (``osm_ucast_ftree.c``,
+    primary)."""
+    shape = np.shape(leaves)
+    plane = np.broadcast_to(np.arange(shape[1]), shape).ravel()
+    leaves = np.asarray(leaves).ravel()
+    order = np.lexsort([np.asarray(o).ravel() for o in reversed(orders)] + [leaves, plane])
+    key = plane[order] * (int(leaves.max(initial=0)) + 1) + leaves[order]
+    _, first, per_leaf = np.unique(key, return_index=True, return_counts=True)
+    group = np.repeat(np.arange(first.size), per_leaf)
+    plane_first = np.unique(plane[order][first], return_index=True)[1]  # first leaf of a plane
+    number = group - plane_first[np.searchsorted(plane_first, group, side="right") - 1]
+    rank = np.empty(leaves.size, dtype=np.int64)
+    rank[order] = number * int(per_leaf.max(initial=0)) + np.arange(leaves.size) - first[group]
+    return rank.reshape(shape)
+
+
 @dataclass
 class Network:
     """Directed links (columns) plus the GPU endpoints; see the module docstring.
@@ -67,12 +98,15 @@ class Network:
     node_name: list[str] = field(default_factory=list)
     gpu_nics: np.ndarray | None = None  # GPUs x planes: fabric link of each NIC link
     gpu_leaves: np.ndarray | None = None  # GPUs x planes: leaf of each NIC link
+    gpu_dest: np.ndarray | None = None  # GPUs x planes: destination index (module docstring)
 
     def __post_init__(self):
         if self.gpu_nics is None:
             self.gpu_nics = np.asarray(self.gpu_nic, dtype=np.int64).reshape(-1, 1)
         if self.gpu_leaves is None:
             self.gpu_leaves = np.asarray(self.gpu_leaf, dtype=np.int64).reshape(-1, 1)
+        if self.gpu_dest is None:  # no leaf ports known: the NIC links' order stands for them
+            self.gpu_dest = _destination_index(self.gpu_leaves, self.gpu_nics)
 
     @property
     def gpu_count(self) -> int:
@@ -154,6 +188,7 @@ class Network:
             node_name=list(fabric.node_name),
             gpu_nics=nics,
             gpu_leaves=b[nics],
+            gpu_dest=_destination_index(b[nics], fabric.link_b_port[nics], nics),
         )
         if scale_up_gbps is not None:
             net.link_from = np.concatenate([link_from, np.full(2 * gpus, -1)])

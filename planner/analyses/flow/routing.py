@@ -7,7 +7,11 @@ routes are fixed for the run, chosen once from the whole run's flows:
 
 ``rail``
     Static destination routing (InfiniBand linear forwarding tables without adaptive
-    routing, d-mod-k): at every switch the next hop is ``dst_server mod #next-hops``.
+    routing, d-mod-k): at every switch the next hop is ``d mod #next-hops``, ``d`` the
+    destination NIC link's index (:attr:`Network.gpu_dest`: NIC links numbered leaf by leaf,
+    as the subnet manager routes each destination port on its own). The destination is the
+    NIC port, not its server: on a rack-scale system (GB300 NVL72, 72 NICs in one "server")
+    a server's ordinal would send every flow to one rack down the same port.
 ``ecmp``
     Per-flow hash: per-switch splitmix64 of the flow's 5-tuple (the RoCE entropy is the queue
     pair number, ``qp``); ``polarization=True`` uses the same hash at every switch. One path
@@ -124,12 +128,15 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return z ^ (z >> _U64(31))
 
 
-def switch_links(net: Network) -> tuple[np.ndarray, np.ndarray]:
-    """Alive switch-to-switch links sorted by source node (then index), and their CSR pointer
-    by source node."""
+def switch_links(net: Network, *, by_neighbour: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Alive switch-to-switch links sorted by source node (then index; with ``by_neighbour``,
+    then by the switch they lead to, then index), and their CSR pointer by source node."""
     fab = np.arange(2 * net.fabric_links)
     keep = fab[net.alive[fab] & net.is_switch[net.link_from[fab]] & net.is_switch[net.link_to[fab]]]
-    keep = keep[np.argsort(net.link_from[keep], kind="stable")]
+    if by_neighbour:
+        keep = keep[np.lexsort((keep, net.link_to[keep], net.link_from[keep]))]
+    else:
+        keep = keep[np.argsort(net.link_from[keep], kind="stable")]
     out_ptr = np.zeros(net.node_count + 1, dtype=np.int64)
     np.cumsum(np.bincount(net.link_from[keep], minlength=net.node_count), out=out_ptr[1:])
     return keep, out_ptr
@@ -196,7 +203,7 @@ def route_hops(
     """Switch-to-switch part of the routes of flows ``hop`` (leaf to leaf), appended to
     ``rows``/``cols``/``vals``; ``routing`` is one of :data:`ROUTINGS` (see the module doc)."""
     n = net.node_count
-    keep, out_ptr = switch_links(net)
+    keep, out_ptr = switch_links(net, by_neighbour=routing == "rail")
     targets, target_row = np.unique(dst_leaf[hop], return_inverse=True)
     target_class, hops = class_hops(net, keep, targets)
     flow_class = np.zeros(len(flows), dtype=np.int64)
@@ -237,6 +244,8 @@ def route_hops(
                 e_key = np.where(
                     j == 0, key[e_flow], mix64(key[e_flow] ^ (j * _U64(0x9E3779B97F4A7C15)))
                 )
+    if routing == "rail":
+        dmodk = _DModK(net, flows, hop, hops[flow_class[hop], src_leaf[hop]])
     if routing == "ib-ar":
         port_load = np.zeros(net.link_count)  # bytes sent to each port so far
         size = np.asarray(flows.size, dtype=np.float64)
@@ -306,7 +315,7 @@ def route_hops(
             k_new = None
         else:
             if routing == "rail":
-                h = net.gpu_ordinal[flows.dst[e_flow]].astype(np.int64)
+                h = dmodk.next_hop(e_flow, start, count, net.link_to[table])
             else:
                 with np.errstate(over="ignore"):
                     h = mix64(e_key ^ switch_seed[e_node])
@@ -326,6 +335,60 @@ def route_hops(
             w = np.bincount(inverse, weights=w)
             f_new, nxt = merged // n, merged % n
         e_flow, e_node, e_w, e_key = f_new, nxt, w, k_new
+
+
+class _DModK:
+    """The next hops of ``rail`` (d-mod-k) for the flows ``hop``, one switch at a time.
+
+    Candidates are listed by next switch, then link (:func:`switch_links` ``by_neighbour``):
+    ``S`` switches with ``c`` parallel links each, index ``switch * c + link``. A flow of ``L``
+    switch hops goes up ``L // 2`` hops, then down. Up hop ``i`` takes index
+    ``(d // W_i) mod (S * c)``, ``W_0 = 1``, ``W_(i+1) = W_i * S * c``: each tier reads its own
+    digit of the destination index ``d``, as d-mod-k does (E. Zahavi, "D-Mod-K Routing
+    Providing Non-Blocking Traffic for Shift Permutations on Real Life Fat Trees", 2010: the
+    up port at level ``l`` is ``floor(d / (w_1...w_l)) mod w_(l+1)``; secondary), so a spine
+    does not repeat its leaf's choice. The way down mirrors the way up from the destination's
+    leaf: down hop ``L - 1 - m`` takes parallel link ``(d // W_m) mod c``, as up hop ``m``
+    did, and switch ``(d // (W_(m-1) * c_(m-1))) mod S``, the switch up hop ``m - 1`` picks.
+    So the destinations one switch brings down to a leaf take distinct links, and on a
+    symmetric Clos every switch sends a destination one way whatever the source (a
+    forwarding table). Candidates not ``S`` switches x ``c`` links (a failed link) take
+    index ``digit mod count``."""
+
+    def __init__(self, net: Network, flows, hop: np.ndarray, path_hops: np.ndarray):
+        self.d = np.zeros(len(flows), dtype=np.int64)
+        self.d[hop] = net.gpu_dest[flows.dst[hop], flows.plane[hop]]
+        self.length = np.zeros(len(flows), dtype=np.int64)
+        self.length[hop] = np.asarray(path_hops, dtype=np.int64)
+        self.taken = np.zeros(len(flows), dtype=np.int64)
+        ups = int(self.length.max(initial=0)) // 2
+        self.w = np.ones((len(flows), ups + 1), dtype=np.int64)  # W_i per flow
+        self.c = np.ones((len(flows), ups + 1), dtype=np.int64)  # parallel links of up hop i
+
+    def next_hop(self, flow, start, count, table_to) -> np.ndarray:
+        """Index into each flow's candidates (``table_to[start : start + count]``, the switch
+        each leads to) at its current switch."""
+        step, length = self.taken[flow], self.length[flow]
+        self.taken[flow] += 1
+        # parallel links c: the run of candidates to the first one's switch; S = count / c
+        run_start = np.append(np.flatnonzero(table_to[1:] != table_to[:-1]) + 1, table_to.size)
+        run_end = run_start[np.searchsorted(run_start, start, side="right")]
+        c = np.minimum(run_end - start, count)
+        regular = count % c == 0
+        c = np.where(regular, c, 1)
+        switches = count // c
+        d = self.d[flow]
+        up = step < length // 2
+        mirror = np.clip(np.where(up, step, length - 1 - step), 0, self.w.shape[1] - 1)
+        w = self.w[flow, mirror]
+        below = np.maximum(mirror - 1, 0)
+        switch_w = np.where(mirror > 0, self.w[flow, below] * self.c[flow, below], 1)
+        down = np.where(regular, (d // switch_w) % switches * c + (d // w) % c, (d // w) % count)
+        h = np.where(up, (d // w) % count, down)
+        fu, su = flow[up], step[up]
+        self.w[fu, su + 1] = w[up] * count[up]
+        self.c[fu, su] = c[up]
+        return h
 
 
 def _load_levelled(net, table, start, count, node, demand, port_load):

@@ -8,10 +8,11 @@ links) and the routing treats them alike, every plane runs exactly as plane 0 do
 simulation runs plane 0 (and the flows between GPUs of one server) and copies its finish
 times, rates and link figures to the other planes' twins.
 
-Routing modes that treat identical planes alike: ``rail`` (d-mod-k on the target server,
-over next hops in link order), ``spraying`` (equal split) and ``ib-ar`` (levelling each
-switch's own ports, groups in link order). ``ecmp`` and ``flowlet`` hash the switch's node
-number, which differs between planes, so their planes differ and run in full.
+Routing modes that treat identical planes alike: ``rail`` (d-mod-k on the destination NIC's
+index, numbered within its plane; next hops by switch, then link order), ``spraying`` (equal
+split) and ``ib-ar`` (levelling each switch's own ports, groups in link order). ``ecmp`` and
+``flowlet`` hash the switch's node number, which differs between planes, so their planes differ
+and run in full.
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ from planner.analyses.errors import JobInputError
 from planner.analyses.resilience.domains import (
     CAPACITY_TIERS,
     DOMAIN_KINDS,
+    KIND_LABELS,
     DomainIndex,
     _tier_capacity,
     domain_index,
@@ -61,6 +62,7 @@ from planner.analyses.resilience.domains import (
 )
 from planner.analyses.resilience.graph import bisection_formula_gbps, switch_graph
 from planner.domain.fabric import ROLE, Fabric
+from planner.domain.names import Names
 
 #: Kinds of element id besides the domain kinds.
 ELEMENT_KINDS = ("node", "link", "cable")
@@ -226,6 +228,7 @@ class WhatIf:
         links = self.links_down
         return {
             "failed": list(self.failed),
+            "failed_names": failed_names(fabric, self.failed),
             "gpus": {
                 "total": int(self.gpu_state.size),
                 "lost": self.gpus_lost,
@@ -250,6 +253,26 @@ class WhatIf:
             },
             "notes": list(self.notes),
         }
+
+
+def failed_names(fabric: Fabric, failed: list[str]) -> list[str]:
+    """The failed ids in words, in order (:mod:`planner.domain.names`): a device by its name,
+    a link by its ends (``leaf-su001-r1 3/2 → spine-001-002 11/1``), a cable by its first
+    link, a domain by its kind (``Rack R001-01``, ``Scalable unit 2``); never an element id."""
+    names = Names(fabric)
+    out = []
+    for element in failed:
+        kind, _, ident = str(element).partition(":")
+        if kind == "cable" and ident.isdigit() and fabric.link_cable is not None:
+            links = np.flatnonzero(fabric.link_cable == int(ident))
+            text = f"the cable of {names.link(int(links[0]))}" if links.size else "a cable"
+            more = int(links.size) - 1
+            out.append(f"{text} (and {more:,} more link{'s' * (more != 1)})" if more else text)
+        elif kind in KIND_LABELS:
+            out.append(f"{KIND_LABELS[kind]} {ident}")
+        else:
+            out.append(names.element(element))
+    return out
 
 
 def _bisection_gbps(fabric: Fabric, failed_nodes=None, failed_links=None) -> float:

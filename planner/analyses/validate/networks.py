@@ -48,6 +48,7 @@ from planner.analyses.validate.context import Context
 from planner.analyses.validate.parts import ieee_reach_m, num, or_list
 from planner.analyses.validate.registry import register
 from planner.domain.fabric import FabricError
+from planner.domain.names import ARROW, end_text
 from planner.domain.part_facts import (
     COPPER_REACH_M,
     cable_plugs_of,
@@ -155,10 +156,8 @@ class _Index:
 
 
 def _describe(link) -> str:
-    return (
-        f"{link.a_device} port {link.a_port} -> {link.b_device} port {link.b_port} "
-        f"({link.network}, {link.group})"
-    )
+    a, b = end_text(link.a_device, str(link.a_port)), end_text(link.b_device, str(link.b_port))
+    return f"{a} {ARROW} {b} ({link.network}, {link.group})"
 
 
 def _add(ctx: Context, code: str, message: str, ids: list[str], example: str = "", **kw):
@@ -600,7 +599,7 @@ def network_wiring(ctx: Context) -> None:
         "network-port-used-twice",
         "network device port used by two links",
         list(dict.fromkeys(ids)),
-        f"{device} port {port}: {counts[(device, port)]} links",
+        f"{end_text(device, str(port))}: {counts[(device, port)]} links",
     )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from planner.analyses.rules_catalog import RULES, SEVERITIES, rule_sort_key
 from planner.domain.arrays import unique as unique_sorted
 from planner.domain.fabric import Fabric
+from planner.domain.names import link_name
 
 MAX_IDS = 1000  # element ids listed per problem (``count`` has the total)
 
@@ -226,15 +227,14 @@ def _distinct(chunks: list[np.ndarray], size: int) -> np.ndarray:
 
 
 def describe_link(fabric: Fabric, link: int) -> str:
-    """A link for people: ``link:<i> <a> port <p> -> <b> port <q> (<length> m)``."""
+    """A link for people: ``<a> <port> → <b> <port> (<length> m)``, its ends named by
+    :mod:`planner.domain.names` (``gpu00001 1/1 → leaf-su001-r1 3/2 (5 m)``)."""
     a, b = int(fabric.link_a[link]), int(fabric.link_b[link])
     n = fabric.node_count
-    a_name = fabric.node_name[a] if 0 <= a < n else f"node #{a}"
-    b_name = fabric.node_name[b] if 0 <= b < n else f"node #{b}"
-    text = (
-        f"link:{link} {a_name} port {int(fabric.link_a_port[link]) + 1} -> "
-        f"{b_name} port {int(fabric.link_b_port[link]) + 1}"
-    )
+    if 0 <= a < n and 0 <= b < n:
+        text = link_name(fabric, link)
+    else:  # a hand-edited fabric whose link names a node it does not have
+        text = f"link {link + 1:,} (an end is not in the design)"
     if fabric.link_length_m is not None:
         text += f" ({float(fabric.link_length_m[link]):g} m)"
     return text

@@ -9,6 +9,7 @@ from planner.analyses.validate.context import Context
 from planner.analyses.validate.registry import register
 from planner.domain.arrays import unique as unique_sorted
 from planner.domain.fabric import ROLE, SWITCH_ROLES, TIER
+from planner.domain.names import end_name
 
 TIER_ROLES = {  # tier -> (allowed a-end roles, b-end role)
     "server-leaf": ({"server", "manager"}, "leaf"),
@@ -165,7 +166,7 @@ def rails(ctx: Context) -> None:
     ]
     where = fabric.node_name[int(want[0])] if want.size else "its rail leaf"
     suggestion = (
-        f"re-cable: {fabric.node_name[int(sa[first])]} port {int(port[first]) + 1} goes to "
+        f"re-cable: {end_name(fabric, int(sa[first]), int(port[first]))} goes to "
         f"{fabric.node_name[int(sb[first])]}; it belongs on {where}"
     )
     ctx.out.add(

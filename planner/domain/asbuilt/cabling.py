@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 
 from planner.domain.asbuilt.names import AsBuiltNameError, End, FabricNames
 from planner.domain.asbuilt.parsers import Neighbour
+from planner.domain.names import ARROW, end_text
 from planner.domain.outputs.cabling import csv_lines, link_labels
 
 __all__ = [
@@ -333,7 +334,7 @@ def check_cabling(
 
 
 def _ends_text(a: End, b: End) -> str:
-    return f"{a.device} {a.port_name} → {b.device} {b.port_name}"
+    return f"{end_text(a.device, a.port_name)} {ARROW} {end_text(b.device, b.port_name)}"
 
 
 def _finding(names, labels, kind, a: End, b, *, expected, found, action, rows, links, label):
@@ -367,12 +368,13 @@ def _classify(names: FabricNames, labels, cable: _Found, matched: set[int], expl
         links = [link] if link is not None and link not in matched else []
         explained.update(links)
         device, port = cable.foreign
-        b_dict = {"device": device, "port": port, "role": "", "label": "", "rack": "", "ru": ""}
+        b_dict = {"device": device, "port": port, "end": end_text(device, str(port))}
+        b_dict.update(role="", label="", rack="", ru="")
         expected = (
             "; ".join(
                 f"{_ends_text(a_end, names.end(*_other_end(names, i, *cable.a)))}" for i in links
             )
-            or f"nothing on {a_end.device} {a_end.port_name}"
+            or f"nothing on {end_text(a_end.device, a_end.port_name)}"
         )
         return _finding(
             names,
@@ -381,7 +383,8 @@ def _classify(names: FabricNames, labels, cable: _Found, matched: set[int], expl
             a_end,
             b_dict,
             expected=expected,
-            found=f"{a_end.device} {a_end.port_name} → {device} {port} (not in this design)",
+            found=f"{end_text(a_end.device, a_end.port_name)} {ARROW} {device} {port} "
+            "(not in this design)",
             action=f"unplug {device} from {a_end.label}"
             + (", then cable it as designed" if links else ""),
             rows=cable.rows,

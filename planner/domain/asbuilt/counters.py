@@ -53,6 +53,7 @@ from datetime import datetime
 import numpy as np
 
 from planner.domain.asbuilt.names import AsBuiltNameError, FabricNames
+from planner.domain.names import Names
 
 #: Counters summed into a link's error figures (codewords, packets or frames in the interval).
 ERROR_FIELDS = ("fec_corrected", "fec_uncorrected", "discards", "pfc_pause", "ecn_marked")
@@ -781,11 +782,13 @@ def counter_overlay(
     (weakest lane under the receiver's ``rx_avg_min_dbm``), ``rx-below-expected``
     (margin < 0) and ``fec-uncorrected`` (any uncorrectable codeword).
 
-    Returns ``{"links": {...}, "flagged": [{link, a, a_port, b, b_port, flags, margin_db,
-    util}], "counts": {...}}``; ``flagged`` lists the worst first (sensitivity, then
+    Returns ``{"links": {...}, "flagged": [{link, a, a_port, a_port_name, b, b_port,
+    b_port_name, flags, margin_db, util}], "counts": {...}}`` (ports 1-based, and named by
+    :mod:`planner.domain.names`); ``flagged`` lists the worst first (sensitivity, then
     expectation, then errors; smaller margin first).
     """
     names = fabric.node_name
+    ports = Names(fabric)
     speeds = fabric.link_speed_gbps
     by_link: dict[int, dict[str, PortCounters]] = {}
     for ref, row in ends.items():
@@ -862,13 +865,17 @@ def counter_overlay(
         for flag in entry["flags"]:
             counts[flag] += 1
         if entry["flags"]:
+            a_node, a_port = int(fabric.link_a[link]), int(fabric.link_a_port[link])
+            b_node, b_port = int(fabric.link_b[link]), int(fabric.link_b_port[link])
             flagged.append(
                 {
                     "link": f"link:{link}",
-                    "a": names[int(fabric.link_a[link])],
-                    "a_port": int(fabric.link_a_port[link]) + 1,
-                    "b": names[int(fabric.link_b[link])],
-                    "b_port": int(fabric.link_b_port[link]) + 1,
+                    "a": names[a_node],
+                    "a_port": a_port + 1,
+                    "a_port_name": ports.port(a_node, a_port),
+                    "b": names[b_node],
+                    "b_port": b_port + 1,
+                    "b_port_name": ports.port(b_node, b_port),
                     "flags": entry["flags"],
                     "margin_db": entry["margin_db"],
                     "util": entry["util"],

@@ -5,8 +5,8 @@ Every as-built import (cabling: LLDP tables, ``ibnetdiscover``, NetBox cable exp
 counters: per-port telemetry rows) names ports as the running switches and hosts name them.
 :class:`FabricNames` reads those names back into the design's own numbering, the numbering the
 cabling plan, the NetBox and P2P exports and the day-0 configurations write
-(:func:`planner.domain.outputs.cabling.port_position`, :class:`planner.domain.outputs.config.
-intent.PortLayout`), so a port is the same port in every file.
+(:mod:`planner.domain.names`: :func:`~planner.domain.names.port_position`,
+:class:`~planner.domain.names.PortLayout`), so a port is the same port in every file.
 
 Devices
 -------
@@ -57,7 +57,8 @@ Links
 -----
 :meth:`FabricNames.link_at` gives the design link on a (node, port), or None;
 :meth:`FabricNames.end` describes an end for reports (design label end ``R001-05.U03.P1.1``,
-device, port, role, rack, RU, rail and plane of the node, each as the cabling plan writes it).
+device, port, role, rack, RU, rail and plane of the node, each as the cabling plan writes it;
+``end``, the device and port as every page writes them, :func:`planner.domain.names.end_text`).
 The link's own rail and plane are those of its leaf end (a server's port carries the rail of
 the leaf it is cabled to): :meth:`FabricNames.link_rail`, :meth:`FabricNames.link_plane`.
 
@@ -74,8 +75,8 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
-from planner.domain.outputs.cabling import FabricEnds, port_position
-from planner.domain.outputs.config.intent import PortLayout, layout_of
+from planner.domain.names import PortLayout, end_text, layout_of, port_position
+from planner.domain.outputs.cabling import FabricEnds
 
 __all__ = ["AsBuiltNameError", "End", "FabricNames", "OS_FORMS"]
 
@@ -120,6 +121,7 @@ class End:
         return {
             "device": self.device,
             "port": self.port_name,
+            "end": end_text(self.device, self.port_name),
             "role": self.role,
             "label": self.label,
             "rack": self.rack,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from inventory.library.rules import Violation
+from planner.domain import names
 from planner.domain.fabric import Fabric
 
 MAX_ELEMENTS = 5000  # nodes + edges of one view, and of an edit document
@@ -52,13 +53,9 @@ def node_id(name: str) -> str:
 
 
 def rack_name(fabric: Fabric, node: int) -> str | None:
-    """The name of the rack ``node`` stands in, or None."""
-    if fabric.node_rack is None:
-        return None
-    index = int(fabric.node_rack[node])
-    if index < 0 or index >= len(fabric.racks):
-        return None
-    return str(fabric.racks[index].get("name", index))
+    """The name of the rack ``node`` stands in (:func:`planner.domain.names.rack_name`), or
+    None."""
+    return names.rack_name(fabric, node) or None
 
 
 def speed_text(speed: int) -> str:

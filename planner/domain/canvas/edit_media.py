@@ -31,6 +31,7 @@ from planner.domain.media import (
     order_lengths,
     rank_candidates,
 )
+from planner.domain.names import end_text, link_name, scheme_of
 from planner.domain.part_facts import fiber_of, optic_of
 from planner.domain.spec import MediaChoice
 
@@ -140,7 +141,7 @@ def _check_group(
     parts = facts.parts
     cable = parts.get(cable_slug) if cable_slug else None
     is_manager = fabric.node_role[fabric.link_a[links[0]]] == ROLE["manager"]
-    describe = f"{len(links)} link(s)" if len(links) > 1 else f"link:{int(links[0])}"
+    describe = f"{len(links)} link(s)" if len(links) > 1 else link_name(fabric, int(links[0]))
     if cable is not None and cable.get("category") == "cable":
         if any(slug not in (None, cable_slug) for slug in (a_slug, b_slug)):
             out.add(
@@ -238,7 +239,7 @@ def _check_reach(out: ParsedEdit, group: LinkGroup, media: _Media) -> None:
     )
     out.add(
         "reach-exceeded",
-        f"link:{first} is {float(fabric.link_length_m[first]):g} m; {what} reaches "
+        f"{link_name(fabric, first)} is {float(fabric.link_length_m[first]):g} m; {what} reaches "
         f"{candidate.reach_m:g} m{others}.",
         _group_ids(fabric, too_long),
     )
@@ -268,7 +269,8 @@ def check_cages(out: ParsedEdit, facts: CatalogFacts) -> None:
         ids = sorted({f"link:{i}" for links in by_part.values() for i in links})
         out.add(
             "cage-mixed-plugs",
-            f"The cage of {name} port {first_port + 1} holds one module or cable head, but its "
+            f"{name} cage {first_port // max(1, int(fabric.node_ports_per_cage[node])) + 1} "
+            "holds one module or cable head, but its "
             f"links name {', '.join(sorted(by_part))}.",
             (node_id(name), *ids),
         )
@@ -317,8 +319,8 @@ def check_breakouts(out: ParsedEdit, facts: CatalogFacts) -> None:
         if per_head < per_cage:
             where += f" (module port {first % per_cage // per_head + 1})"
         listed = ", ".join(
-            f"link:{link.index} ({out.nodes[link.a].name} port {link.a_port}, "
-            f"{speed_text(link.speed)})"
+            f"{end_text(out.nodes[link.a].name, scheme_of(fabric, link.a).name(link.a_port - 1))}"
+            f" ({speed_text(link.speed)})"
             for link in members
         )
         bad = False

@@ -306,10 +306,12 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         if len(members) > 1:
             name = out.nodes[node].name
             ids = [f"link:{out.links[m].index}" for m in members]
+            peers = [out.links[m].b if out.links[m].a == node else out.links[m].a for m in members]
+            to = ", ".join(out.nodes[peer].name for peer in peers)
             out.add(
                 "port-in-use",
-                f"{name} port {port} is used by {len(members)} links ({', '.join(ids)}); a port "
-                "takes one link.",
+                f"{name} port {port} is used by {len(members)} links (to {to}); a port takes "
+                "one link.",
                 (node_id(name), *ids),
                 "links",
             )

@@ -13,6 +13,7 @@ import numpy as np
 from planner.domain.canvas.common import finite, rack_name, speed_text
 from planner.domain.canvas.racks import rack_label, rack_system, rack_trays, racks_label
 from planner.domain.fabric import ROLE, ROLES, TIER_NAMES, Fabric
+from planner.domain.names import Names, scheme_of
 
 ROW_Y = {"core": 0.0, "spine": 300.0, "leaf": 600.0, "server": 1000.0}
 
@@ -239,6 +240,7 @@ class View:
             if fabric.node_ru is not None and fabric.node_ru[node] > 0
             else None,
             "ports": int(fabric.node_ports[node]),
+            "port_scheme": scheme_of(fabric, node).as_dict(),
             "ports_used": int(ctx.degree[node]),
             "parent": entry["parent"],
         }
@@ -344,6 +346,7 @@ class View:
             return []
         names = fabric.node_name
         parts = fabric.parts
+        ports = Names(fabric)
 
         def slugs(column):
             if column is None:
@@ -384,6 +387,8 @@ class View:
                         "tier": tier_name,
                         "a_port": a_port + 1,
                         "b_port": b_port + 1,
+                        "a_port_name": ports.port(a, a_port),
+                        "b_port_name": ports.port(b, b_port),
                         "speed_gbps": speed,
                         "length_m": length,
                         "a_part": a_part,

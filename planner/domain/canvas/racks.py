@@ -10,38 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from planner.domain.fabric import ROLE, Fabric
-
-
-def rack_system(fabric: Fabric, node: int) -> dict | None:
-    """``fabric.info["rack_system"]`` when ``node`` is one of its racks (a server of that model
-    whose ports follow the tray rule), else None."""
-    system = fabric.info.get("rack_system")
-    if not system or int(fabric.node_role[node]) != ROLE["server"]:
-        return None
-    if fabric.models[int(fabric.node_model[node])] != system.get("model"):
-        return None
-    trays, rails = int(system.get("compute_trays") or 0), int(fabric.info.get("rails") or 0)
-    planes = int(fabric.info.get("planes") or 1)
-    if trays <= 0 or rails <= 0 or int(fabric.node_ports[node]) != trays * rails * planes:
-        return None
-    return system
-
-
-def rack_number(fabric: Fabric, node: int) -> int:
-    """1-based number of the rack among the fabric's racks of its model, in node order."""
-    same = (fabric.node_role == ROLE["server"]) & (fabric.node_model == fabric.node_model[node])
-    return int(np.count_nonzero(same[:node])) + 1
+from planner.domain.fabric import Fabric
+from planner.domain.names import Names, rack_name, rack_system
 
 
 def rack_label(fabric: Fabric, node: int) -> str | None:
-    """``"GB300-NVL72 rack 3 · 18 trays · 72 GPUs"``, or None for an ordinary server."""
+    """``"gpu00003 · GB300-NVL72 in rack R001-03 · 18 trays · 72 GPUs"``: the system by its
+    device name and the rack by its layout name, as every other page names them
+    (:mod:`planner.domain.names`); None for an ordinary server."""
     system = rack_system(fabric, node)
     if system is None:
         return None
     trays = int(system["compute_trays"])
     gpus = trays * int(system.get("gpus_per_tray") or 0)
-    text = f"{system['model']} rack {rack_number(fabric, node):,} · {trays:,} trays"
+    rack = rack_name(fabric, node)
+    where = f" in rack {rack}" if rack else ""
+    text = f"{fabric.node_name[node]} · {system['model']}{where} · {trays:,} trays"
     return f"{text} · {gpus:,} GPUs" if gpus else text
 
 
@@ -58,10 +42,12 @@ def rack_trays(fabric: Fabric, node: int) -> list[dict] | None:
     """The trays of a rack-scale server and where each NIC connects, or None for a server that
     is not one.
 
-    Returns ``[{"tray", "gpus", "nics": [{"rail", "plane", "port", "peer", "peer_port"}]}]``:
-    tray, rail and plane 1-based; ``port`` the rack's port and ``peer_port`` the leaf's, both
-    1-based as every port on the canvas; ``peer`` the leaf's name (``peer`` and ``peer_port``
-    None for a NIC with no link). One NIC entry per rail and plane.
+    Returns ``[{"tray", "gpus", "nics": [{"rail", "plane", "port", "port_name", "peer",
+    "peer_port", "peer_port_name"}]}]``: tray, rail and plane 1-based; ``port`` the rack's port
+    and ``peer_port`` the leaf's, both 1-based as every port on the canvas, ``port_name`` and
+    ``peer_port_name`` their names (:mod:`planner.domain.names`: ``tray 2 NIC 1``, ``9/2``);
+    ``peer`` the leaf's name (``peer`` and the peer's port None for a NIC with no link). One
+    NIC entry per rail and plane.
 
     Examples
     --------
@@ -76,8 +62,9 @@ def rack_trays(fabric: Fabric, node: int) -> list[dict] | None:
     >>> trays = rack_trays(fabric, 0)
     >>> [(t["tray"], t["gpus"], len(t["nics"])) for t in trays]
     [(1, 4, 2), (2, 4, 2)]
-    >>> trays[1]["nics"][1]
-    {'rail': 2, 'plane': 1, 'port': 4, 'peer': 'leaf-1', 'peer_port': 8}
+    >>> trays[1]["nics"][1]  # doctest: +NORMALIZE_WHITESPACE
+    {'rail': 2, 'plane': 1, 'port': 4, 'port_name': 'tray 2 NIC 2', 'peer': 'leaf-1',
+     'peer_port': 8, 'peer_port_name': '8'}
     """
     system = rack_system(fabric, node)
     if system is None:
@@ -86,6 +73,7 @@ def rack_trays(fabric: Fabric, node: int) -> list[dict] | None:
     rails = int(fabric.info["rails"])
     planes = int(fabric.info.get("planes") or 1)
     gpus = int(system.get("gpus_per_tray") or 0) or None
+    names = Names(fabric)
     peers: dict[int, tuple[int, int]] = {}
     for ends, own_port, peer_port, other in (
         (fabric.link_a, fabric.link_a_port, fabric.link_b_port, fabric.link_b),
@@ -108,8 +96,10 @@ def rack_trays(fabric: Fabric, node: int) -> list[dict] | None:
                         "rail": rail + 1,
                         "plane": plane + 1,
                         "port": port + 1,
+                        "port_name": names.port(node, port),
                         "peer": fabric.node_name[peer[0]] if peer else None,
                         "peer_port": peer[1] + 1 if peer else None,
+                        "peer_port_name": names.port(*peer) if peer else None,
                     }
                 )
         out.append({"tray": tray + 1, "gpus": gpus, "nics": nics})

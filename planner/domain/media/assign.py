@@ -30,6 +30,7 @@ from planner.domain.media.catalog import MediaCatalog, PriceOf
 from planner.domain.media.choice import choose_candidates, rank_candidates
 from planner.domain.media.groups import NODE_SHIFT, LinkGroup, describe_link
 from planner.domain.media.lengths import POLICY_TEXT, order_lengths
+from planner.domain.names import end_name
 from planner.domain.physical.optics_tables import tables_for
 from planner.domain.spec import DesignSpec, MediaChoice
 
@@ -213,7 +214,7 @@ def _check_shared_cages(fabric: Fabric, cols: _Columns) -> None:
     node, port = dup >> NODE_SHIFT, dup & ((1 << NODE_SHIFT) - 1)
     names = sorted(cols.parts[int(p) & 0xFFFF] for p in pairs[pair_keys == dup])
     raise FabricError(
-        f"the cage of {fabric.node_name[node]} port {port + 1} joins links of two tiers that "
+        f"the cage of {end_name(fabric, node, port)} joins links of two tiers that "
         f"chose different modules ({', '.join(names)}); choose the same media for both tiers",
         field="media",
     )

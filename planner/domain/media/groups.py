@@ -16,6 +16,7 @@ from inventory.library.compat import TOP_NAMES, Cage
 from planner.domain.arrays import unique as unique_sorted
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import Fabric
+from planner.domain.names import link_name
 from planner.domain.part_facts import end_cage
 
 NODE_SHIFT = 20  # key = node << NODE_SHIFT | first port of the cage or group
@@ -145,8 +146,4 @@ class LinkGroup:
 
 
 def describe_link(fabric: Fabric, link: int, length: float, tier: str) -> str:
-    a, b = int(fabric.link_a[link]), int(fabric.link_b[link])
-    return (
-        f"{tier} link {fabric.node_name[a]} port {int(fabric.link_a_port[link]) + 1} -> "
-        f"{fabric.node_name[b]} port {int(fabric.link_b_port[link]) + 1} ({length:g} m)"
-    )
+    return f"{tier} link {link_name(fabric, link)} ({length:g} m)"

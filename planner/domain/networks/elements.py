@@ -89,6 +89,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from planner.domain import names
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import SWITCH_ROLES, Fabric, FabricError
 from planner.domain.networks.common import ceil_div, spread, switch_ports
@@ -188,14 +189,13 @@ class ClusterElements:
 
 
 def port_name(index: int, per_cage: int) -> str:
-    """A 0-based logical port as the cabling plan writes it: ``cage`` or ``cage/port``.
+    """A 0-based logical port as every output names it (:func:`planner.domain.names.
+    port_name`): ``cage`` or ``cage/port``.
 
     >>> port_name(0, 1), port_name(5, 2)
     ('1', '3/2')
     """
-    if per_cage <= 1:
-        return str(index + 1)
-    return f"{index // per_cage + 1}/{index % per_cage + 1}"
+    return names.port_name(per_cage, index)
 
 
 # --------------------------------------------------------------------------------------------

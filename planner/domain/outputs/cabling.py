@@ -65,8 +65,9 @@ twin-port module by that port's first logical port, ``R003-14.U40.P12.3 1:2``, a
 holds two of them) and ``leg`` numbers its legs (1..N, in A-end order); both are empty for a
 one-link cable.
 
-Ports are written ``<cage>`` for single-port cages and ``<cage>/<logical port>`` otherwise
-(1-based, as NVIDIA's cabling sheets write split ports: ``1/2``).
+Ports are written as :mod:`planner.domain.names` names them: ``<cage>`` for single-port cages,
+``<cage>/<logical port>`` otherwise (1-based, as NVIDIA's cabling sheets write split ports:
+``1/2``), ``tray <t> NIC <n>`` on a rack-scale system (its label keeps the port number).
 
 Structured cabling
 ------------------
@@ -121,6 +122,7 @@ from inventory.library.cells import line_may_be_unsafe, safe_cell
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, TIER_NAMES, Fabric
 from planner.domain.media import order_length_m, order_lengths_of, part_number_at, policy_length_m
+from planner.domain.names import Names, port_position
 from planner.domain.summary import ordered_cable_length_m
 
 #: The columns the row builders write; :data:`CABLING_COLUMNS` inserts ``part_number`` after
@@ -256,42 +258,17 @@ def csv_lines(columns: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]
 # --- ends ---------------------------------------------------------------------------------------
 
 
-def port_position(per_cage: int, port: int) -> tuple[int, int]:
-    """Where a 0-based logical port is: ``(cage, index)``, the cage counted from 1 and the
-    index of the port in its cage from 0. Every output that names a port derives the name
-    from this one function: the cabling plan, NetBox and P2P (:func:`port_name`) and the
-    vendor interface names of the day-0 configuration (``swp3s1``, ``Ethernet20``,
-    ``Ethernet3/5``: :mod:`planner.domain.outputs.config`).
-
-    >>> port_position(1, 16), port_position(2, 5)
-    ((17, 0), (3, 1))
-    """
-    per_cage = max(1, int(per_cage))
-    return port // per_cage + 1, port % per_cage
-
-
-def port_name(per_cage: int, port: int) -> str:
-    """A 0-based logical port as labels write it: ``"17"``, or ``"<cage>/<port in cage>"``.
-
-    >>> port_name(1, 16), port_name(2, 5)
-    ('17', '3/2')
-    """
-    per_cage = max(1, int(per_cage))
-    if per_cage == 1:
-        return str(port + 1)  # port_position(1, port) is (port + 1, 0)
-    cage, index = port_position(per_cage, port)
-    return f"{cage}/{index + 1}"
-
-
 class FabricEnds:
     """Per-node strings every cabling-like output needs, computed once per fabric.
 
-    ``port_name(node, port)`` writes a 0-based logical port as ``<cage>`` or
-    ``<cage>/<port in cage>``; ``location[node]`` is the label prefix of a node.
+    ``port_name(node, port)`` names a 0-based logical port (:mod:`planner.domain.names`:
+    ``17``, ``3/2``, ``tray 2 NIC 1``); ``location[node]`` is the label prefix of a node.
     """
 
     def __init__(self, fabric: Fabric):
         self.fabric = fabric
+        self.naming = Names(fabric)
+        self.schemes = self.naming.schemes
         count = fabric.node_count
         self.names = fabric.node_name
         self.roles = [ROLES[int(r)] for r in fabric.node_role.tolist()]
@@ -326,13 +303,13 @@ class FabricEnds:
         ]
 
     def port_name(self, node: int, port: int) -> str:
-        return port_name(self.per_cage[node], port)
+        return self.schemes[node].name(port)
 
     def cage_name(self, node: int, port: int) -> str:
         return str(port_position(self.per_cage[node], port)[0])
 
     def end_label(self, node: int, port: int) -> str:
-        return f"{self.location[node]}.P{self.port_name(node, port).replace('/', '.')}"
+        return f"{self.location[node]}.P{self.schemes[node].label(port)}"
 
     def parse_port(self, node: int, text: str) -> int:
         """The 0-based logical port written as :meth:`port_name` writes it.
@@ -342,27 +319,7 @@ class FabricEnds:
         ValueError
             Not in that form, or not a port of the node (the message says which form).
         """
-        per_cage = self.per_cage[node]
-        text = text.strip()
-        try:
-            if per_cage == 1:
-                port = int(text) - 1
-                if port < 0:
-                    raise ValueError
-                return port
-            cage, _, sub = text.partition("/")
-            cage_number, sub_number = int(cage), int(sub)
-        except ValueError:
-            form = "a port number" if per_cage == 1 else f"<cage>/<1..{per_cage}>, e.g. 3/1"
-            raise ValueError(
-                f"{text!r} is not a port of {self.names[node]}: write {form}"
-            ) from None
-        if cage_number < 1 or not 1 <= sub_number <= per_cage:
-            raise ValueError(
-                f"{text!r} is not a port of {self.names[node]}: cages count from 1 and each "
-                f"holds ports 1..{per_cage}"
-            )
-        return (cage_number - 1) * per_cage + sub_number - 1
+        return self.naming.parse(node, text)
 
 
 def link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> list[str]:
@@ -645,7 +602,7 @@ def _built_rows(
                 if cable.cable_type == "fiber" and per_module > 1 and per_cage % per_module == 0:
                     # a splitter fiber's head is one port of a multi-port module: name it
                     per_head = per_cage // per_module
-                    head = ends.port_name(node, port // per_head * per_head).replace("/", ".")
+                    head = ends.schemes[node].label(port // per_head * per_head)
                 assembly = f"{ends.location[node]}.P{head} 1:{legs}"
                 leg_number = str(leg)
             topology_tier = TIER_NAMES[tier[i]]
@@ -660,8 +617,7 @@ def _built_rows(
             a_port_name = ends.port_name(a, a_port[i])
             b_port_name = ends.port_name(b, b_port[i])
             row = (
-                f"{ends.location[a]}.P{a_port_name.replace('/', '.')}/"
-                f"{ends.location[b]}.P{b_port_name.replace('/', '.')}",
+                f"{ends.end_label(a, a_port[i])}/{ends.end_label(b, b_port[i])}",
                 "compute",
                 assembly,
                 leg_number,
@@ -710,19 +666,19 @@ def _built_rows(
 
 
 class _Texts:
-    """Memoised texts of a cabling plan's common values: port names (``17``, ``3/2``) and
-    their label form (``3.2``) per (ports per cage, port), and lengths (:func:`measure_text`)."""
+    """Memoised texts of a cabling plan's common values: port names (``17``, ``3/2``,
+    ``tray 2 NIC 1``) and their label form (``3.2``) per (naming scheme, port), and lengths
+    (:func:`measure_text`)."""
 
     def __init__(self):
-        self.ports: dict[int, tuple[str, str]] = {}
+        self.ports: dict[tuple, tuple[str, str]] = {}
         self.numbers: dict[float, str] = {}
 
-    def port(self, per_cage: int, port: int) -> tuple[str, str]:
-        key = per_cage << 24 | port
+    def port(self, scheme, port: int) -> tuple[str, str]:
+        key = (scheme, port)
         found = self.ports.get(key)
         if found is None:
-            name = port_name(per_cage, port)
-            found = self.ports[key] = (name, name.replace("/", "."))
+            found = self.ports[key] = (scheme.name(port), scheme.label(port))
         return found
 
     def number(self, value: float) -> str:
@@ -741,9 +697,9 @@ def _plain_rows(ends: FabricEnds, parts, links, columns, context) -> list[tuple]
     a_col, a_port, b_col, b_port, a_part, b_part, cable_part = links
     tier, shown, plane, speed, ordered, run = columns
     rail, ports_per_tray, compute_colour, texts = context
-    per_cage, location = ends.per_cage, ends.location
-    a_names = [texts.port(per_cage[a], p) for a, p in zip(a_col, a_port, strict=True)]
-    b_names = [texts.port(per_cage[b], p) for b, p in zip(b_col, b_port, strict=True)]
+    schemes, location = ends.schemes, ends.location
+    a_names = [texts.port(schemes[a], p) for a, p in zip(a_col, a_port, strict=True)]
+    b_names = [texts.port(schemes[b], p) for b, p in zip(b_col, b_port, strict=True)]
     labels = [
         f"{location[a]}.P{an[1]}/{location[b]}.P{bn[1]}"
         for a, b, an, bn in zip(a_col, b_col, a_names, b_names, strict=True)

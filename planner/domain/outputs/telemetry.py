@@ -76,8 +76,9 @@ import yaml
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
+from planner.domain.names import layout_of
 from planner.domain.outputs.config.eos import eos_refusal
-from planner.domain.outputs.config.intent import SwitchIntent, layout_of
+from planner.domain.outputs.config.intent import SwitchIntent
 from planner.domain.outputs.config.nvue import nvue_refusal
 from planner.domain.outputs.config.sonic import sonic_refusal
 from planner.domain.outputs.config.text import safe_comment

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.domain.fabric import Fabric
+from planner.domain.names import link_name, scheme_of
 from planner.domain.physical.cabling import channels_for
 from planner.domain.physical.channels import Channels
 from planner.domain.physical.optics_tables import (
@@ -388,8 +389,9 @@ def budget_report(
         the limit), ``under_threshold`` (margin under ``margin_min_db``, not negative),
         ``threshold_db``, ``margin_min_db`` (the smallest margin, None when none is known),
         ``cabling`` (``point-to-point`` or ``structured``), ``histogram`` (``[{label, low_db,
-        high_db, count}]``) and ``worst`` (the ``count`` links with the least margin: ends,
-        ports from 1, tier, parts, PHY, grade, fibre, connections, losses, limit, margin).
+        high_db, count}]``) and ``worst`` (the ``count`` links with the least margin: ``ends``
+        as :mod:`planner.domain.names` names the link, each end's device, port from 1 and port
+        name, tier, parts, PHY, grade, fibre, connections, losses, limit, margin).
     """
     from planner.domain.fabric import TIER_NAMES
 
@@ -412,13 +414,18 @@ def budget_report(
     for position in budgets.worst(count).tolist():
         link = int(budgets.links[position])
         t = budgets.terms[int(budgets.kind[position])]
+        a, a_port = int(fabric.link_a[link]), int(fabric.link_a_port[link])
+        b, b_port = int(fabric.link_b[link]), int(fabric.link_b_port[link])
         worst.append(
             {
                 "link": link,
-                "a": names[int(fabric.link_a[link])],
-                "a_port": int(fabric.link_a_port[link]) + 1,
-                "b": names[int(fabric.link_b[link])],
-                "b_port": int(fabric.link_b_port[link]) + 1,
+                "ends": link_name(fabric, link),
+                "a": names[a],
+                "a_port": a_port + 1,
+                "a_port_name": scheme_of(fabric, a).name(a_port),
+                "b": names[b],
+                "b_port": b_port + 1,
+                "b_port_name": scheme_of(fabric, b).name(b_port),
                 "tier": TIER_NAMES[int(fabric.link_tier[link])],
                 "parts": f"{t.b} + {t.a} over {t.fiber}",
                 "phy": t.phy,

@@ -13,7 +13,7 @@ https://github.com/aristanetworks/avd/tree/devel/ansible_collections/arista/avd/
 A split port's speed is written ``speed 400g-4`` (rate and lanes).
 
 EOS has no semi-lossless PFC mode, so a semi-lossless design is refused. Interface names
-follow :class:`~planner.domain.outputs.config.intent.PortLayout` (``Ethernet<cage>/<lane>``).
+follow :class:`~planner.domain.names.PortLayout` (``Ethernet<cage>/<lane>``).
 Each switch is one section, opened by ``! ---- switch <name> ...``; only Arista switches whose
 lanes are in the catalog are rendered, the header lists the others.
 """
@@ -95,7 +95,7 @@ def _interface_lines(switch: SwitchIntent) -> Iterator[str]:
         if not name:
             continue
         yield f"interface {name}"
-        yield f"   description {safe_text(f'{interface.peer} {interface.peer_port}')}"
+        yield f"   description {safe_text(interface.peer_end)}"
         if switch.mtu_b:
             yield f"   mtu {switch.mtu_b}"
         if switch.layout.legs > 1:

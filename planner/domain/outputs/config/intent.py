@@ -21,9 +21,10 @@ carry no RoCE settings in the spec.
 
 Interface names
 ---------------
-Derived from the cabling plan's port position (:func:`planner.domain.outputs.cabling.
-port_position`: cage from 1, index in the cage from 0) and the switch's catalog cage group
-(ports per cage, lanes per port), so that a port is the same port in every output:
+Named by :class:`planner.domain.names.PortLayout` from the port position
+(:func:`planner.domain.names.port_position`: cage from 1, index in the cage from 0) and the
+switch's catalog cage group (ports per cage, lanes per port), so that a port is the same port
+in every output:
 
 - NVIDIA Cumulus (NVUE): ``swp<cage>``, a broken-out port ``swp<cage>s<index>`` (``swp1s0``,
   ``swp1s1`` for a 2x breakout; Cumulus "Switch Port Attributes", breakout ports,
@@ -41,6 +42,10 @@ port_position`: cage from 1, index in the cage from 0) and the switch's catalog 
   exposes ``Ethernet1/1`` to ``Ethernet1/8``: EOS "Layer 1 Profiles",
   https://www.arista.com/en/um-eos/eos-layer-1-profiles), ``Ethernet<cage>`` on a one-lane
   port. Not named when the lanes are not known.
+
+Only the names of the operating systems the switch runs are given
+(:meth:`~planner.domain.names.PortLayout.names_on`): none on an InfiniBand switch, NVUE only
+on an NVIDIA switch, EOS only on an Arista one (the renderers refuse the others the same way).
 
 Streaming
 ---------
@@ -60,7 +65,8 @@ import yaml
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
-from planner.domain.outputs.cabling import FabricEnds, link_labels, port_position
+from planner.domain.names import PortLayout, end_text, layout_of, port_position
+from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
 from planner.domain.summary import ordered_cable_length_m
 from planner.domain.transport import TransportSettings, pfc_xoff_bytes
@@ -124,86 +130,6 @@ def missing_fields(settings: TransportSettings) -> list[str]:
     return out
 
 
-# --- interface names ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PortLayout:
-    """How a switch's cages carry its logical ports (see the module docstring).
-
-    ``per_cage``: logical ports per cage in this fabric (the cabling plan's split);
-    ``native_per_cage``: ports per cage in the catalog; ``lanes_per_cage``: electrical lanes
-    of a cage (None when the catalog lacks ``lanes_per_port``).
-
-    Examples
-    --------
-    >>> split = PortLayout(per_cage=2, native_per_cage=1, lanes_per_cage=8)
-    >>> split.names(3, 1)
-    {'nvue': 'swp3s1', 'sonic': 'Ethernet20', 'eos': 'Ethernet3/5'}
-    >>> PortLayout(1, 1, 8).names(1, 0)
-    {'nvue': 'swp1', 'sonic': 'Ethernet0', 'eos': 'Ethernet1/1'}
-    >>> PortLayout(2, 2, None).names(1, 1)
-    {}
-    """
-
-    per_cage: int
-    native_per_cage: int = 1
-    lanes_per_cage: int | None = None
-
-    @property
-    def legs(self) -> int:
-        """Logical ports per native port (1 = not broken out)."""
-        if self.per_cage % max(1, self.native_per_cage):
-            return 1
-        return max(1, self.per_cage // max(1, self.native_per_cage))
-
-    @property
-    def lanes_per_port(self) -> int | None:
-        """Lanes of one logical port (None when not known or not a whole number)."""
-        lanes = self.lanes_per_cage
-        if not lanes or lanes % self.per_cage:
-            return None
-        return lanes // self.per_cage
-
-    def nvue(self, cage: int, index: int) -> str | None:
-        if self.native_per_cage != 1:
-            return None
-        return f"swp{cage}" if self.per_cage == 1 else f"swp{cage}s{index}"
-
-    def sonic(self, cage: int, index: int) -> str | None:
-        lanes = self.lanes_per_port
-        if lanes is None:
-            return None
-        return f"Ethernet{(cage - 1) * self.lanes_per_cage + index * lanes}"
-
-    def eos(self, cage: int, index: int) -> str | None:
-        lanes = self.lanes_per_port
-        if lanes is None:
-            return None
-        if self.lanes_per_cage == 1:
-            return f"Ethernet{cage}"
-        return f"Ethernet{cage}/{index * lanes + 1}"
-
-    def names(self, cage: int, index: int) -> dict[str, str]:
-        """The vendor names of the port (only those known)."""
-        found = {"nvue": self.nvue(cage, index), "sonic": self.sonic(cage, index)}
-        found["eos"] = self.eos(cage, index)
-        return {os_: name for os_, name in found.items() if name}
-
-
-def layout_of(facts: CatalogFacts, model: str, per_cage: int) -> PortLayout:
-    """The :class:`PortLayout` of a switch model split ``per_cage`` ways (its one cage group;
-    a model with several groups, or none, has no known lanes)."""
-    device = facts.devices.get(model)
-    groups = device.port_groups if device is not None else ()
-    if len(groups) != 1:
-        return PortLayout(per_cage=max(1, per_cage))
-    group = groups[0]
-    native = max(1, int(group.ports_per_cage or 1))
-    lanes = group.lanes_per_port * native if group.lanes_per_port else None
-    return PortLayout(per_cage=max(1, per_cage), native_per_cage=native, lanes_per_cage=lanes)
-
-
 # --- the intent -----------------------------------------------------------------------------
 
 
@@ -224,6 +150,11 @@ class InterfaceIntent:
     lossless: bool
     pfc_xoff_b: int | None
     adaptive_routing: bool
+
+    @property
+    def peer_end(self) -> str:
+        """The peer and its port as every page names them (``gpu00001 1/1``): descriptions."""
+        return end_text(self.peer, self.peer_port)
 
     def as_dict(self) -> dict:
         return {
@@ -347,6 +278,8 @@ def switch_intents(
             layout = layouts[(model, per_cage)] = layout_of(facts, model, per_cage)
         record = facts.parts.get(model) or {}
         device = facts.devices.get(model)
+        manufacturer = str(record.get("manufacturer") or "")
+        protocols = tuple(device.protocols) if device is not None else ()
         mtu = roce.mtu_of(role) if roce else None
         lo = int(np.searchsorted(sorted_nodes, n, "left"))
         hi = int(np.searchsorted(sorted_nodes, n, "right"))
@@ -367,7 +300,9 @@ def switch_intents(
                     port=ends.port_name(n, p),
                     cage=cage,
                     index=index,
-                    names=layout.names(cage, index),
+                    names=layout.names_on(
+                        cage, index, protocols=protocols, manufacturer=manufacturer
+                    ),
                     speed_gbps=speed,
                     peer=safe_text(ends.names[q]),
                     peer_port=ends.port_name(q, qp),
@@ -383,8 +318,8 @@ def switch_intents(
             name=safe_text(ends.names[n]),
             role=role,
             model=safe_text(model),
-            manufacturer=str(record.get("manufacturer") or ""),
-            protocols=tuple(device.protocols) if device is not None else (),
+            manufacturer=manufacturer,
+            protocols=protocols,
             layout=layout,
             mtu_b=mtu,
             interfaces=tuple(interfaces),

@@ -131,7 +131,7 @@ def _interface_lines(header: FabricIntent, switch: SwitchIntent) -> Iterator[str
         name = interface.names.get("nvue")
         if not name:
             continue
-        text = safe_text(f"{interface.peer} {interface.peer_port} {interface.label}")
+        text = safe_text(f"{interface.peer_end} {interface.label}")
         yield f"nv set interface {name} description {shlex.quote(text)}"
         if switch.mtu_b:
             yield f"nv set interface {name} link mtu {switch.mtu_b}"

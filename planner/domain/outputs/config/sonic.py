@@ -26,8 +26,8 @@ https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/
   A platform on the traditional model takes only 5, 40 or 300 m and a named profile instead.
 
 SONiC has no semi-lossless mode (PFC on a priority both sends and honours pause frames), so a
-semi-lossless design is refused. Interface names follow :class:`~planner.domain.outputs.
-config.intent.PortLayout`. The file is one JSON object, one line per switch: switch name ->
+semi-lossless design is refused. Interface names follow :class:`~planner.domain.names.
+PortLayout`. The file is one JSON object, one line per switch: switch name ->
 that switch's fragment (compact: a 100,000-GPU fabric has thousands of switches);
 ``jq '."leaf-01"' file > leaf-01.json`` extracts one, which ``sudo config load leaf-01.json``
 (or ``sonic-cfggen -j leaf-01.json --write-to-db``) merges into the running configuration.
@@ -115,7 +115,7 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
         port = {"admin_status": "up", "speed": str(interface.speed_gbps * 1000)}
         if switch.mtu_b:
             port["mtu"] = str(switch.mtu_b)
-        port["description"] = safe_text(f"{interface.peer} {interface.peer_port}")
+        port["description"] = safe_text(interface.peer_end)
         ports[name] = port
         if layout.legs > 1 and layout.native_per_cage == 1:
             first = f"Ethernet{(interface.cage - 1) * layout.lanes_per_cage}"
