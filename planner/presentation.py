@@ -567,24 +567,30 @@ def diff_label(path: str) -> tuple[str, str | None]:
 RECORD_INTERNAL_KEYS = ("link", "id", "index")
 
 
-def record_text(record: dict) -> str:
-    """A record of a summary list in words: a link's ends first, then each value with its
-    label and unit (internal indexes left out).
+#: Keys of a link record that name its ends (shown first, as ``ends`` or built from them).
+RECORD_END_KEYS = ("ends", "a", "a_port", "a_port_name", "b", "b_port", "b_port_name")
 
-    >>> record_text({"link": 1151, "a": "leaf-1", "a_port": 3, "b": "spine-1", "b_port": 1,
-    ...              "fiber_m": 25.0, "margin_db": 2.99, "grade_assumed": True})
-    'leaf-1 port 3 → spine-1 port 1: fiber 25 m, margin 2.99 dB, grade assumed yes'
+
+def record_text(record: dict) -> str:
+    """A record of a summary list in words: a link's ends first (``ends``, as
+    :mod:`planner.domain.names` writes them; older summaries' device and port), then each
+    value with its label and unit (internal indexes left out).
+
+    >>> record_text({"link": 1151, "ends": "leaf-1 3/2 → spine-1 11/1", "a": "leaf-1",
+    ...              "a_port": 6, "fiber_m": 25.0, "margin_db": 2.99, "grade_assumed": True})
+    'leaf-1 3/2 → spine-1 11/1: fiber 25 m, margin 2.99 dB, grade assumed yes'
+    >>> record_text({"a": "leaf-1", "a_port": 3, "b": "spine-1", "b_port": 1, "fiber_m": 9.5})
+    'leaf-1 port 3 → spine-1 port 1: fiber 9.5 m'
     """
-    ends = ("a", "a_port", "b", "b_port")
-    head = ""
-    if "a" in record and "b" in record:
+    head = record.get("ends") or ""
+    if not head and "a" in record and "b" in record:
         head = " → ".join(
             f"{record[end]} port {record[port]}" if record.get(port) is not None else record[end]
             for end, port in (("a", "a_port"), ("b", "b_port"))
         )
     words = []
     for key, value in record.items():
-        if key in RECORD_INTERNAL_KEYS or (head and key in ends):
+        if key in RECORD_INTERNAL_KEYS or (head and key in RECORD_END_KEYS):
             continue
         label, unit = diff_label(key)
         words.append(f"{label.lower()} {_diff_value(value, unit, 'none')}")

@@ -3,11 +3,11 @@
 A link is known by its two ends (device name and port), whichever end is ``a``; a device by
 its name. Every change is a record with its structured fields and a sentence with units::
 
-    {"element": "link", "change": "changed", "name": "leaf-su001-r1-1 73 → spine-001-001 1",
+    {"element": "link", "change": "changed", "name": "leaf-su001-r1-1 37/1 → spine-001-001 1/1",
      "fields": {"length_m": {"old": 12.8, "new": 25.0}},
-     "text": "link leaf-su001-r1-1 73 → spine-001-001 1: length 12.8 m → 25 m"}
+     "text": "link leaf-su001-r1-1 37/1 → spine-001-001 1/1: length 12.8 m → 25 m"}
 
-Ports are named by :func:`end_name` alone, so that the product's port naming can replace it.
+Devices and ports are named as every page names them (:mod:`planner.domain.names`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import math
 import numpy as np
 
 from planner.domain.fabric import ROLES, Fabric
-from planner.domain.outputs.cabling import port_name
+from planner.domain.names import end_name
 
-__all__ = ["LINK_FIELDS", "NODE_FIELDS", "diff_fabrics", "end_name"]
+__all__ = ["LINK_FIELDS", "NODE_FIELDS", "diff_fabrics"]
 
 #: Compared per link: key -> (label, unit); parts by their catalog part number.
 LINK_FIELDS = {
@@ -40,17 +40,6 @@ NODE_FIELDS = {
     "ru": "RU",
     "position": "position on the canvas",
 }
-
-
-def end_name(name: str, ports_per_cage: int, port: int) -> str:
-    """One end of a link as people read it: the device and its port (0-based ``port``).
-
-    The one place this module names a port (the cabling plan's cage/lane form).
-
-    >>> end_name("leaf-su001-r1", 2, 4), end_name("spine-001-002", 1, 10)
-    ('leaf-su001-r1 3/1', 'spine-001-002 11')
-    """
-    return f"{name} {port_name(ports_per_cage, port)}"
 
 
 def _number(value: float) -> str:
@@ -83,7 +72,6 @@ class _Side:
         self.links = int(fabric.link_count)
         names = fabric.node_name
         self.node_id = np.array([ids[n] for n in names], dtype=np.int64)
-        self.per_cage = np.maximum(1, np.asarray(fabric.node_ports_per_cage, dtype=np.int64))
         a, b = np.asarray(fabric.link_a, np.int64), np.asarray(fabric.link_b, np.int64)
         self.a, self.b = a, b
         self.a_port = np.asarray(fabric.link_a_port, np.int64)
@@ -116,7 +104,7 @@ class _Side:
         )
 
     def end(self, node: int, port: int) -> str:
-        return end_name(self.fabric.node_name[node], int(self.per_cage[node]), int(port))
+        return end_name(self.fabric, int(node), int(port))
 
     def link_name(self, link: int) -> str:
         a, b = self.end(self.a[link], self.a_port[link]), self.end(self.b[link], self.b_port[link])

@@ -22,6 +22,13 @@ def test_a_link_record_reads_as_its_ends_and_values_without_its_index():
     assert "1151" not in text and "{" not in text and "'" not in text
 
 
+def test_a_link_record_with_its_ends_named_reads_them_as_every_page_does():
+    named = {**WORST, "ends": "leaf-su001-r4-2 72/2 → spine-001-004 72/2", "a_port_name": "72/2"}
+    text = record_text(named)
+    assert text.startswith("leaf-su001-r4-2 72/2 → spine-001-004 72/2: fiber 15 m")
+    assert "port 144" not in text and "72/2," not in text
+
+
 def test_two_lists_of_records_show_only_the_records_that_differ():
     edited = {**WORST, "link": 576, "a": "leaf-su001-r1-1", "a_port": 73, "fiber_m": 25.0}
     others = [{**WORST, "link": n, "b_port": n} for n in range(1, 10)]

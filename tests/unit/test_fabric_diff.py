@@ -12,7 +12,8 @@ import re
 import numpy as np
 import pytest
 
-from planner.domain.fabric_diff import diff_fabrics, end_name
+from planner.domain.fabric_diff import diff_fabrics
+from planner.domain.names import end_name, link_name
 from planner.domain.pipeline import build_fabric
 from planner.domain.presets import preset_get
 from planner.domain.spec import parse_spec
@@ -34,12 +35,7 @@ def _link(fabric, a_role: str, b_role: str) -> int:
 
 
 def _ends(fabric, link: int) -> str:
-    a, b = int(fabric.link_a[link]), int(fabric.link_b[link])
-    cages = fabric.node_ports_per_cage
-    return (
-        f"{end_name(fabric.node_name[a], int(cages[a]), int(fabric.link_a_port[link]))} → "
-        f"{end_name(fabric.node_name[b], int(cages[b]), int(fabric.link_b_port[link]))}"
-    )
+    return link_name(fabric, link)  # the product's one naming of ports
 
 
 def _no_repr(texts) -> None:
@@ -74,10 +70,7 @@ def test_a_part_change_names_the_end_and_both_part_numbers(fabric):
     edited.parts = [*fabric.parts, "MMS4A50-XM"]
     edited.link_b_part[link] = len(edited.parts) - 1
     (change,) = diff_fabrics(fabric, edited)["changes"]
-    b = int(fabric.link_b[link])
-    end = end_name(
-        fabric.node_name[b], int(fabric.node_ports_per_cage[b]), int(fabric.link_b_port[link])
-    )
+    end = end_name(fabric, int(fabric.link_b[link]), int(fabric.link_b_port[link]))
     assert change["text"].endswith(f"part at {end} {old_part} → MMS4A50-XM")
 
 
