@@ -67,12 +67,13 @@ def test_diff_page_has_no_repr_and_no_doubled_label(logged_in_client, edited):
     page = logged_in_client.get(f"/designs/{design['id']}/diff/?from=1&to=2")
     assert page.status_code == 200
     body = page.content.decode()
-    # The stale-parameter messages are the edit checks' own (planner.domain.edits: "link:0
-    # joins ...", the false alarm of issue 33 item 2, reworded with the port naming of item 3).
+    # the spec parameters the edit made untrue, if any, each named once ("rails: rails:" was)
     stale = re.search(r'<div data-testid="stale-parameters">.*?</div>', body, re.S)
-    assert stale is not None
-    assert not re.search(r"\b(\w+)\s*:\s*\1:", re.sub(r"<[^>]+>", " ", stale.group()))
-    body = body.replace(stale.group(), "")
+    if stale is not None:
+        assert not re.search(r"\b(\w+)\s*:\s*\1:", re.sub(r"<[^>]+>", " ", stale.group()))
+        # its messages are the edit checks' own (planner.domain.edits: "link:0 joins ...", the
+        # false alarm of issue 33 item 2, fixed on its own branch): not this test's to read
+        body = body.replace(stale.group(), "")
     text = html.unescape(re.sub(r"<[^>]+>", " ", body))
     main = text[text.index("Revision 1 → 2") :]
     assert f"length {was['length']:g} m → 25 m" in main
