@@ -208,6 +208,10 @@ def network_rows(summary: dict) -> list[dict]:
                 switches.append((role.replace("-", " ").capitalize(), model, number(n)))
         parts = [("Cable", part, number(n)) for part, n in (network.get("cables") or {}).items()]
         parts += [
+            ("Cable, part not chosen", kind, number(n))
+            for kind, n in (network.get("cables_not_chosen") or {}).items()
+        ]
+        parts += [
             ("Module", part, number(n)) for part, n in (network.get("transceivers") or {}).items()
         ]
         parts += [
@@ -419,6 +423,21 @@ def latency_rows(summary: dict) -> dict | None:
     }
 
 
+def racks_text(summary: dict) -> str:
+    """The design's racks and, when it has more than one kind, how many of each.
+
+    >>> racks_text({"racks": 44, "racks_by_kind": {"compute": 32, "network": 6,
+    ...     "management": 6}})
+    '44 (32 compute, 6 network, 6 management)'
+    >>> racks_text({"racks": 11, "racks_by_kind": {"compute": 8, "network": 3,
+    ...     "management": 0}}), racks_text({"racks": 4})
+    ('11 (8 compute, 3 network)', '4')
+    """
+    kinds = [f"{number(n)} {kind}" for kind, n in (summary.get("racks_by_kind") or {}).items() if n]
+    total = number(summary.get("racks"))
+    return f"{total} ({', '.join(kinds)})" if len(kinds) > 1 else total
+
+
 def summary_context(summary: dict) -> dict:
     """Everything a summary template shows."""
     return {
@@ -456,7 +475,7 @@ def summary_context(summary: dict) -> dict:
             ("Scalable units", number(summary.get("scalable_units"))),
             ("Reserved leaf ports (UFM)", number(summary.get("reserved_leaf_ports"))),
             ("Spine oversubscription", ratio((summary.get("oversubscription") or {}).get("spine"))),
-            ("Racks", number(summary.get("racks"))),
+            ("Racks", racks_text(summary)),
         ],
     }
 
@@ -495,7 +514,21 @@ DIFF_PREFIXES = {
     "switches_by_model": ("{0} switches {1}", None),
     "media": ("Media {0}", None),
 }
-UNIT_SUFFIXES = {"_gbps": "Gb/s", "_m": "m", "_w": "W", "_bytes": "bytes", "_pct": "%"}
+UNIT_SUFFIXES = {
+    "_gbps": "Gb/s",
+    "_m": "m",
+    "_w": "W",
+    "_bytes": "bytes",
+    "_pct": "%",
+    "_ns": "ns",
+    "_db": "dB",
+    "_kb": "KB",
+    "_b": "bytes",
+}
+
+
+#: Keys that are a unit themselves: the word shown instead, and the unit.
+UNIT_WORDS = {"metres": ("length", "m")}
 
 
 def _part_label(part: str) -> str:
@@ -520,6 +553,8 @@ def diff_label(path: str) -> tuple[str, str | None]:
         return template.format(*(_part_label(p) for p in parts)).strip(), unit
     words, unit = [], None
     for part in path.split("."):
+        if part in UNIT_WORDS:
+            part, unit = UNIT_WORDS[part]
         for suffix, name in UNIT_SUFFIXES.items():
             if part.endswith(suffix):
                 part, unit = part[: -len(suffix)], name
@@ -528,43 +563,105 @@ def diff_label(path: str) -> tuple[str, str | None]:
     return " › ".join(words), unit
 
 
+#: Keys of a record that only identify it inside one revision (never shown).
+RECORD_INTERNAL_KEYS = ("link", "id", "index")
+
+
+#: Keys of a link record that name its ends (shown first, as ``ends`` or built from them).
+RECORD_END_KEYS = ("ends", "a", "a_port", "a_port_name", "b", "b_port", "b_port_name")
+
+
+def record_text(record: dict) -> str:
+    """A record of a summary list in words: a link's ends first (``ends``, as
+    :mod:`planner.domain.names` writes them; older summaries' device and port), then each
+    value with its label and unit (internal indexes left out).
+
+    >>> record_text({"link": 1151, "ends": "leaf-1 3/2 → spine-1 11/1", "a": "leaf-1",
+    ...              "a_port": 6, "fiber_m": 25.0, "margin_db": 2.99, "grade_assumed": True})
+    'leaf-1 3/2 → spine-1 11/1: fiber 25 m, margin 2.99 dB, grade assumed yes'
+    >>> record_text({"a": "leaf-1", "a_port": 3, "b": "spine-1", "b_port": 1, "fiber_m": 9.5})
+    'leaf-1 port 3 → spine-1 port 1: fiber 9.5 m'
+    """
+    head = record.get("ends") or ""
+    if not head and "a" in record and "b" in record:
+        head = " → ".join(
+            f"{record[end]} port {record[port]}" if record.get(port) is not None else record[end]
+            for end, port in (("a", "a_port"), ("b", "b_port"))
+        )
+    words = []
+    for key, value in record.items():
+        if key in RECORD_INTERNAL_KEYS or (head and key in RECORD_END_KEYS):
+            continue
+        label, unit = diff_label(key)
+        words.append(f"{label.lower()} {_diff_value(value, unit, 'none')}")
+    return f"{head}: {', '.join(words)}" if head and words else head or ", ".join(words)
+
+
 def _diff_value(value, unit: str | None, absent: str) -> str:
     if value is None:
         return absent
+    if isinstance(value, dict):
+        return record_text(value)
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value) or "none"
+        joint = "; " if any(isinstance(v, dict) for v in value) else ", "
+        return joint.join(_diff_value(v, unit, "none") for v in value) or "none"
     if unit == ":1":
         return ratio(value)
     return quantity(value, unit or "") if isinstance(value, int | float) else str(value)
+
+
+def _only_in(items, others) -> list:
+    return [item for item in items if item not in others]
+
+
+def diff_row(path: str, change: dict) -> tuple[str, str, str, str]:
+    """``(label, old, new, delta)`` of one change of a ``diff_summaries`` result. Of two
+    lists of records only the records that differ are shown ("…, and 9 the same")."""
+    label, unit = diff_label(path)
+    old, new = change.get("old"), change.get("new")
+    delta = change.get("delta") if old is not None and new is not None else None
+    if delta is None:
+        delta_text = ""
+    else:
+        shown = number(abs(delta)) if unit == ":1" else quantity(abs(delta), unit or "")
+        delta_text = f"+{shown}" if delta > 0 else f"-{shown}"
+    records = [v for v in (old, new) if isinstance(v, list) and any(isinstance(i, dict) for i in v)]
+    if len(records) == 2:
+        same = len(old) - len(_only_in(old, new))
+        old, new = _only_in(old, new), _only_in(new, old)
+        if same:
+            tail = f"; and {number(same)} the same"
+            return label, _diff_value(old, unit, "") + tail, _diff_value(new, unit, "") + tail, ""
+    return label, _diff_value(old, unit, "not set"), _diff_value(new, unit, "removed"), delta_text
 
 
 def diff_rows(changes: dict) -> list[tuple[str, str, str, str]]:
     """``(label, old, new, delta)`` rows of a ``diff_summaries`` result: labels with units
     ("Bisection bandwidth", "409,600 Gb/s"); a value that is gone reads "removed", one that was
     not there "not set", and only a change between two numbers has a delta."""
-    rows = []
-    for path, change in changes.items():
-        label, unit = diff_label(path)
-        old, new = change.get("old"), change.get("new")
-        delta = change.get("delta") if old is not None and new is not None else None
-        if delta is None:
-            delta_text = ""
-        else:
-            shown = number(abs(delta)) if unit == ":1" else quantity(abs(delta), unit or "")
-            delta_text = f"+{shown}" if delta > 0 else f"-{shown}"
-        rows.append(
-            (
-                label,
-                _diff_value(old, unit, "not set"),
-                _diff_value(new, unit, "removed"),
-                delta_text,
-            )
-        )
-    return rows
+    return [diff_row(path, change) for path, change in changes.items()]
+
+
+def diff_text(path: str, change: dict) -> str:
+    """One change of a ``diff_summaries`` result as a sentence.
+
+    >>> diff_text("speed_gbps", {"old": 400, "new": 800, "delta": 400})
+    'Link speed: 400 Gb/s → 800 Gb/s (+400 Gb/s)'
+    >>> diff_text("transport.routing", {"old": "adaptive", "new": "static"})
+    'Transport › Routing: adaptive → static'
+    """
+    label, old, new, delta = diff_row(path, change)
+    return f"{label}: {old} → {new}" + (f" ({delta})" if delta else "")
+
+
+def diff_texts(changes: dict) -> dict:
+    """A ``diff_summaries`` result with each change's sentence added (``text``)."""
+    return {path: {**change, "text": diff_text(path, change)} for path, change in changes.items()}
 
 
 #: Summary paths too fine-grained for the first view of a diff (shown folded).
 DETAIL_PREFIXES = (
+    "optical_budget.worst",
     "cables_by_length.",
     "transceivers_by_side.",
     "transceivers_per_link_end.",
@@ -622,6 +719,21 @@ def network_diff_rows(networks: dict) -> list[dict]:
             }
         )
     return rows
+
+
+def stale_text(item: dict) -> str:
+    """A spec parameter a revision no longer meets, as one sentence naming the parameter
+    once (messages that start with it are shown as they are).
+
+    >>> stale_text({"field": "rails", "message": "rails: every server now has 72 NIC links"})
+    'rails: every server now has 72 NIC links'
+    >>> stale_text({"field": "servers", "message": "128 servers, the spec says 127"})
+    'servers: 128 servers, the spec says 127'
+    """
+    field, message = item.get("field") or "", item.get("message") or ""
+    if not field or message.startswith(f"{field}:"):
+        return message
+    return f"{field}: {message}"
 
 
 def money_text(value, currency: str | None = None) -> str:

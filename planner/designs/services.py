@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
+from planner import presentation
 from planner.audit.log import audit_record
 from planner.audit.models import AuditActionChoices
 from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
@@ -26,10 +27,13 @@ from planner.designs.models import (
     DesignRevisionKindChoices,
     DesignSharingChoices,
 )
-from planner.domain.canvas import EditError, fabric_from_edit, violation_dict
+from planner.designs.selectors import revision_fabric
+from planner.domain.canvas import CanvasError, EditError, fabric_from_edit, violation_dict
+from planner.domain.canvas.views import node_positions
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, archived_problems
 from planner.domain.edits import keep_from_base
 from planner.domain.fabric import Fabric, FabricError
+from planner.domain.fabric_diff import diff_fabrics
 from planner.domain.generators import requested_servers
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
@@ -266,8 +270,11 @@ def revision_changes(old: DesignRevision, new: DesignRevision) -> dict:
     """What changed from ``old`` to ``new``: summary figures and spec keys, every network's
     switches and cables (``networks``: ``diff_networks``, the compute fabric and each network
     of the spec's ``networks`` block; the summary diff leaves the networks to it), whether the
-    topology differs (``topology_changed``: e.g. edited on the canvas with the same spec) and
-    the spec parameters each no longer meets (``stale_parameters``: ``{"old", "new"}``)."""
+    topology differs (``topology_changed``: e.g. edited on the canvas with the same spec), the
+    compute fabric's devices and links added, removed and changed (``fabric``:
+    :func:`~planner.domain.fabric_diff.diff_fabrics`) and the spec parameters each no longer
+    meets (``stale_parameters``: ``{"old", "new"}``). Every summary and spec change carries its
+    sentence (``text``: "Link speed: 400 Gb/s → 800 Gb/s (+400 Gb/s)")."""
     old_summary, new_summary = dict(old.summary), dict(new.summary)
     stale = {
         "old": old_summary.pop("stale_parameters", []),
@@ -276,13 +283,28 @@ def revision_changes(old: DesignRevision, new: DesignRevision) -> dict:
     networks = diff_networks(old_summary, new_summary)
     old_summary.pop("networks", None)
     new_summary.pop("networks", None)
+    topology_changed = bytes(old.topology) != bytes(new.topology)
+    fabric = None
+    if topology_changed and old.topology and new.topology:
+        fabrics = revision_fabric(old), revision_fabric(new)
+        fabric = diff_fabrics(*fabrics, positions=tuple(_canvas_positions(f) for f in fabrics))
     return {
-        "summary": diff_summaries(old_summary, new_summary),
+        "summary": presentation.diff_texts(diff_summaries(old_summary, new_summary)),
         "networks": networks,
-        "spec": diff_summaries(old.spec, new.spec),
-        "topology_changed": bytes(old.topology) != bytes(new.topology),
+        "spec": presentation.diff_texts(diff_summaries(old.spec, new.spec)),
+        "topology_changed": topology_changed,
+        "fabric": fabric,
         "stale_parameters": stale,
     }
+
+
+def _canvas_positions(fabric: Fabric) -> dict | None:
+    """Where the canvas shows each node (stored, else its preset place), or ``None`` for a
+    fabric too large for the whole-fabric view."""
+    try:
+        return node_positions(fabric)
+    except CanvasError:
+        return None
 
 
 def _check_base(design: Design, base_revision: int) -> int:
@@ -435,7 +457,7 @@ def design_preview_topology(*, design: Design, document: dict, base_revision: in
     return {
         "problems": [{"code": "unverified", **w} for w in _warnings(fabric)],
         "stale_parameters": summary.get("stale_parameters", []),
-        "changes": diff_summaries(old_summary, new_summary),
+        "changes": presentation.diff_texts(diff_summaries(old_summary, new_summary)),
     }
 
 

@@ -274,8 +274,9 @@ def design_diff(request, pk):
         "new_label": f"Revision {new.number}",
         "spec_rows": presentation.diff_rows(changes["spec"]),
         "topology_changed": changes["topology_changed"],
+        "fabric": changes["fabric"],
         "stale_old": changes["stale_parameters"]["old"],
-        "stale_new": changes["stale_parameters"]["new"],
+        "stale_new": [presentation.stale_text(item) for item in changes["stale_parameters"]["new"]],
         **diff_context(request, old, new),
     }
     return render(request, "planner/design_diff.html", context)

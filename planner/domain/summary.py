@@ -22,6 +22,37 @@ from planner.domain.fabric import (
     Fabric,
 )
 
+#: Kinds of rack a design counts, in display order, and the layout's rack ``kind`` each
+#: counts (``None``: the cluster networks' management racks, ``networks.management_racks``).
+RACK_LAYOUT_KINDS = {"compute": "server", "network": "network", "management": None}
+
+
+def racks_by_kind(fabric: Fabric) -> dict[str, int]:
+    """Racks of the design per kind (:data:`RACK_LAYOUT_KINDS` order): the layout's racks of servers
+    (``compute``) and of compute-fabric switches (``network``), and the cluster networks'
+    management racks (``networks.management_racks``; their ``MGMT-nn`` racks).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> racks_by_kind(SimpleNamespace(
+    ...     racks=[{"kind": "server"}] * 32 + [{"kind": "network"}] * 6,
+    ...     settings=SimpleNamespace(
+    ...         networks={"management": {"settings": {"management_racks": 6}}})))
+    {'compute': 32, 'network': 6, 'management': 6}
+    """
+    kinds = Counter(rack.get("kind") for rack in fabric.racks)
+    networks = fabric.settings.networks or {}
+    settings = (networks.get("management") or {}).get("settings") or {}
+    if "management_racks" in settings:
+        management = int(settings["management_racks"] or 0)
+    else:  # designs built before the management plan was kept: the OOB network's count
+        endpoints = (networks.get("oob") or {}).get("endpoints") or {}
+        management = int(endpoints.get("management racks") or 0)
+    out = {kind: kinds[layout] for kind, layout in RACK_LAYOUT_KINDS.items() if layout}
+    out["management"] = management
+    return out
+
 
 def first_link_of_units(ids: np.ndarray, parts: np.ndarray) -> np.ndarray:
     """The counting rule shared by the summary and the bill of materials.
@@ -123,7 +154,8 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         "transceivers_per_link_end": {},
         "cables": {},
         "cables_by_length": {},
-        "racks": len(fabric.racks),
+        "racks": sum(racks_by_kind(fabric).values()),
+        "racks_by_kind": racks_by_kind(fabric),
         "gpus_unconnected": int(info.get("gpus_unconnected", 0)),
         "uplink_speed_gbps": info.get("uplink_speed_gbps", info.get("speed_gbps")),
         "links_per_plane": _links_per_plane(fabric),

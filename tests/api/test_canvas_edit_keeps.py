@@ -65,7 +65,12 @@ def test_canvas_edit_keeps_the_design_and_names_what_no_longer_holds(
     assert "server gpu00128 has 1 NIC link while the others have 8" in stale["rails"]["message"]
     assert "node:gpu00128" in stale["rails"]["element_ids"]
     assert "gpu00128 belongs to no SU" in stale["servers_per_su"]["message"]
-    assert preview.json()["changes"]["servers"] == {"old": 127, "new": 128, "delta": 1}
+    assert preview.json()["changes"]["servers"] == {
+        "old": 127,
+        "new": 128,
+        "delta": 1,
+        "text": "Servers: 127 → 128 (+1)",  # issue 33 item 7: in words
+    }
     assert DesignRevisionCount(design) == 1  # nothing saved
 
     saved = api_client.put(
@@ -117,6 +122,11 @@ def test_an_edit_that_breaks_nothing_keeps_every_parameter(api_client, design):
         assert summary[key] == design["summary"][key], key
     diff = api_client.get(f"{url}/diff/", {"from": 1, "to": 2}).json()
     assert diff["summary"] == {} and diff["topology_changed"] is True
+    # ... and the move itself, in words (issue 33 item 7)
+    (moved,) = diff["fabric"]["changes"]
+    name, y = document["nodes"][0]["name"], document["nodes"][0]["y"]
+    assert moved["text"].startswith(f"{name}: position on the canvas (")
+    assert moved["text"].endswith(f" → (-500, {y:,g})")
 
 
 def DesignRevisionCount(design) -> int:  # noqa: N802 - reads like the count it asserts

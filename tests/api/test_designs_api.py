@@ -180,7 +180,12 @@ def test_revision_flow_edit_conflict_keep_mine_restore_diff(api_client, seed_cat
     assert body["latest_revision"] == 2
     assert "Revision 1 is no longer the latest" in body["detail"]
     assert body["changes"]["summary"]["gpus"]["delta"] == -512
-    assert body["changes"]["spec"]["servers"] == {"old": 127, "new": 63, "delta": -64}
+    assert body["changes"]["spec"]["servers"] == {
+        "old": 127,
+        "new": 63,
+        "delta": -64,
+        "text": "Servers: 127 → 63 (-64)",  # issue 33 item 7: every change in words
+    }
     # "Keep mine": the same spec, on top of the latest.
     kept = api_client.post(
         revisions, {"spec": _with(servers=31), "base_revision": 2}, format="json"
@@ -213,7 +218,12 @@ def test_revision_flow_edit_conflict_keep_mine_restore_diff(api_client, seed_cat
 
     diff = api_client.get(f"{BASE}/designs/{design['id']}/diff/?from=1&to=2").json()
     assert diff["from"] == 1 and diff["to"] == 2
-    assert diff["summary"]["gpus"] == {"old": 1016, "new": 504, "delta": -512}
+    assert diff["summary"]["gpus"] == {
+        "old": 1016,
+        "new": 504,
+        "delta": -512,
+        "text": "GPUs: 1,016 → 504 (-512)",  # issue 33 item 7: in words, with separators
+    }
     assert "servers" in diff["spec"]
     assert api_client.get(f"{BASE}/designs/{design['id']}/diff/?from=1").status_code == 400
 

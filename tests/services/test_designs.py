@@ -283,7 +283,12 @@ def test_revise_on_a_stale_base_is_a_conflict_with_the_changes(seed_catalog, use
         )
     assert exc.value.latest == 2
     changes = exc.value.changes
-    assert changes["summary"]["gpus"] == {"old": 1016, "new": 504, "delta": -512}
+    assert changes["summary"]["gpus"] == {
+        "old": 1016,
+        "new": 504,
+        "delta": -512,
+        "text": "GPUs: 1,016 → 504 (-512)",  # issue 33 item 7: every change in words
+    }
     assert changes["spec"]["servers"]["new"] == 63
     assert design.revisions.count() == 2
     # Saving on top of the latest works.

@@ -163,9 +163,15 @@ def test_plan_cables_per_network_equal_the_bom(cluster, facts):
             if line.tier == network and line.category in ("cable", "fiber")
         }
         assert cable_lines <= set(plan), network  # no BOM cable the plan lacks
-        assert sum(len(c) for c in plan.values()) == _cables(
-            [r for r in rows if r["network"] == network]
-        )
+        mine = [r for r in rows if r["network"] == network]
+        assert sum(len(c) for c in plan.values()) == _cables([r for r in mine if r["cable_part"]])
+        # a row without a cable part is a link to the customer's core: a module alone (the
+        # fibre is the customer's), named as the switch end's transceiver, as the BOM files it
+        modules = {line.part for line in bom.lines if line.tier == network}
+        for row in mine:
+            if not row["cable_part"]:
+                assert row["b_role"] == "customer-core", row
+                assert row["a_transceiver"] in modules, row
 
 
 def test_reimport_keeps_network_rows_out_of_the_edit(cluster, facts):

@@ -138,6 +138,13 @@ def test_without_networks_summary_and_bom_are_unchanged(cluster, facts):
     assert "networks" not in plain_summary
     with_networks = summarize(cluster[0])
     del with_networks["networks"]
+    # the networks' management racks are racks of the design (issue 33 item 4: the summary
+    # counts them as the BOM, NetBox and the plan do); every other key is unchanged
+    management = with_networks["racks_by_kind"]["management"]
+    assert management > 0 and plain_summary["racks_by_kind"]["management"] == 0
+    assert with_networks["racks"] == plain_summary["racks"] + management
+    for summary in (with_networks, plain_summary):
+        del summary["racks"], summary["racks_by_kind"]["management"]
     assert json.dumps(with_networks, sort_keys=True) == json.dumps(plain_summary, sort_keys=True)
     plain_bom = bill_of_materials(plain, facts).to_dict()
     full_bom = bill_of_materials(cluster[0], facts).to_dict()

@@ -56,10 +56,19 @@ DIFF = inline_serializer(
     fields={
         "from": serializers.IntegerField(),
         "to": serializers.IntegerField(),
-        "summary": serializers.DictField(help_text="{path: {old, new, delta?}}"),
-        "spec": serializers.DictField(help_text="{spec key path: {old, new}}"),
+        "summary": serializers.DictField(
+            help_text="{path: {old, new, delta?, text}}; text: the change in words with units"
+        ),
+        "spec": serializers.DictField(help_text="{spec key path: {old, new, delta?, text}}"),
         "topology_changed": serializers.BooleanField(
             help_text="The stored topologies differ (e.g. edited on the canvas, same spec)"
+        ),
+        "fabric": serializers.DictField(
+            allow_null=True,
+            help_text="When the topologies differ: the compute fabric's devices and links "
+            "added, removed and changed: {counts: {devices, links: {added, removed, changed}}, "
+            "changes: [{element, change, name, fields: {key: {old, new}}, text}], more}; text "
+            'as "link leaf-1 3/2 → spine-1 11/1: length 9.8 m → 25 m"',
         ),
         "stale_parameters": serializers.DictField(
             help_text="{old, new}: the spec parameters each revision's topology no longer "

@@ -456,15 +456,26 @@ class LinkGroup:
             out["media_options"] = [dict(option) for option in self.media_options]
         return out
 
-    def cable_counts(self) -> list[tuple[str, str, int]]:
-        """``(part label, kind, cables)``: per chosen medium, then what is left unchosen."""
+    def cable_counts(self) -> list[tuple[str | None, str, int, str]]:
+        """``(part label, kind, cables, category)``: per chosen medium, then what is left
+        unchosen (part ``None``). A group whose "cable" is a module alone (the customer
+        supplies the fibre) has category ``transceiver``, as its bill-of-materials line."""
         if not self.media:
-            label = self.cable.label if self.cable else self.cable_kind
-            return [(label, self.cable_kind, self.cables)]
-        out = [(use["cable"]["part"], use["cable_kind"], int(use["cables"])) for use in self.media]
-        left = self.cables - sum(n for _, _, n in out)
+            if self.cable is None:
+                return [(None, self.cable_kind, self.cables, "")]
+            return [(self.cable.label, self.cable_kind, self.cables, self.cable.category)]
+        out = [
+            (
+                use["cable"]["part"],
+                use["cable_kind"],
+                int(use["cables"]),
+                use["cable"].get("category") or "",
+            )
+            for use in self.media
+        ]
+        left = self.cables - sum(n for _, _, n, _ in out)
         if left > 0:
-            out.append(("not chosen", "not chosen", left))
+            out.append((None, "not chosen", left, ""))
         return out
 
 
@@ -515,12 +526,20 @@ class NetworkPlan:
             role[group.model] = role.get(group.model, 0) + group.count
         cables: dict[str, int] = {}
         by_kind: dict[str, int] = {}
-        for group in self.link_groups:
-            for label, kind, count in group.cable_counts():
-                cables[label] = cables.get(label, 0) + count
-                by_kind[kind] = by_kind.get(kind, 0) + count
+        not_chosen: dict[str, int] = {}
         transceivers: dict[str, int] = {}
         by_side: dict[str, dict[str, int]] = {}
+        for group in self.link_groups:
+            for label, kind, count, category in group.cable_counts():
+                by_kind[kind] = by_kind.get(kind, 0) + count
+                if label is None:  # no part to order: not among the parts, as in the BOM
+                    not_chosen[kind] = not_chosen.get(kind, 0) + count
+                elif category == "transceiver":
+                    transceivers[label] = transceivers.get(label, 0) + count
+                    side = by_side.setdefault(group.name, {})
+                    side[label] = side.get(label, 0) + count
+                else:
+                    cables[label] = cables.get(label, 0) + count
         for count in self.parts:
             if count.category != "transceiver":
                 continue
@@ -540,6 +559,7 @@ class NetworkPlan:
             "links": {group.name: group.links for group in self.link_groups},
             "cables": cables,
             "cables_by_kind": by_kind,
+            "cables_not_chosen": not_chosen,
             "cables_total": sum(group.cables for group in self.link_groups),
             "transceivers": transceivers,
             "transceivers_by_side": by_side,

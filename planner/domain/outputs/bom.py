@@ -74,7 +74,7 @@ from planner.domain.media import (
     sold_lengths,
 )
 from planner.domain.networks.management import RA_PARTS
-from planner.domain.summary import first_link_of_units, ordered_cable_length_m
+from planner.domain.summary import first_link_of_units, ordered_cable_length_m, racks_by_kind
 
 #: Line categories, in display order.
 CATEGORIES = (
@@ -104,16 +104,13 @@ CATEGORY_LABELS = {
     "fiber": "Fibers",
     "rack": "Racks",
 }
-#: Kinds of rack, in display order: the layout's rack ``kind`` they come from, and what a
-#: kind without a catalog rack is listed as.
+#: Kinds of rack, in display order (:data:`planner.domain.summary.RACK_LAYOUT_KINDS`), and
+#: what a kind without a catalog rack is listed as.
 RACK_KINDS = {
-    "compute": ("server", "compute rack (servers); the layout names no catalog rack"),
-    "network": ("network", "network rack (compute-fabric switches); cabinet not chosen"),
-    "management": (
-        None,
-        "management rack (other networks' switches, fabric managers, head nodes); "
-        "cabinet not chosen",
-    ),
+    "compute": "compute rack (servers); the layout names no catalog rack",
+    "network": "network rack (compute-fabric switches); cabinet not chosen",
+    "management": "management rack (other networks' switches, fabric managers, head nodes); "
+    "cabinet not chosen",
 }
 NETWORK_TIERS = ("storage", "converged", "inband", "oob", "management")
 TIER_ORDER = ("server", "leaf", "spine", "core", *REPORT_TIER_NAMES, "", *NETWORK_TIERS)
@@ -691,33 +688,6 @@ def _panel_smf(fabric, plan, index: int) -> bool:
     return False
 
 
-def racks_by_kind(fabric: Fabric) -> dict[str, int]:
-    """Racks of the design per kind (:data:`RACK_KINDS` order): the layout's racks of servers
-    (``compute``) and of compute-fabric switches (``network``), and the cluster networks'
-    management racks (``networks.management_racks``; their ``MGMT-nn`` racks).
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> racks_by_kind(SimpleNamespace(
-    ...     racks=[{"kind": "server"}] * 32 + [{"kind": "network"}] * 6,
-    ...     settings=SimpleNamespace(
-    ...         networks={"management": {"settings": {"management_racks": 6}}})))
-    {'compute': 32, 'network': 6, 'management': 6}
-    """
-    kinds = Counter(rack.get("kind") for rack in fabric.racks)
-    networks = fabric.settings.networks or {}
-    settings = (networks.get("management") or {}).get("settings") or {}
-    if "management_racks" in settings:
-        management = int(settings["management_racks"] or 0)
-    else:  # designs built before the management plan was kept: the OOB network's count
-        endpoints = (networks.get("oob") or {}).get("endpoints") or {}
-        management = int(endpoints.get("management racks") or 0)
-    out = {kind: kinds[layout_kind] for kind, (layout_kind, _) in RACK_KINDS.items() if layout_kind}
-    out["management"] = management
-    return out
-
-
 def _count_racks(fabric, facts, counts, installed, counted_per, described, notes, canonical):
     """A line per kind of rack (module docstring); racks are never spared."""
     slug = (fabric.settings.layout or {}).get("rack")
@@ -741,7 +711,7 @@ def _count_racks(fabric, facts, counts, installed, counted_per, described, notes
             continue
         else:
             part = f"{kind} rack"
-            described[part] = ("", RACK_KINDS[kind][1])
+            described[part] = ("", RACK_KINDS[kind])
         key = ("rack", kind, part, None)
         counts[key] += count
         installed[key] = 0

@@ -1007,7 +1007,9 @@ def _network_cable(link, facts: CatalogFacts) -> _PartText:
     category = (record or {}).get("category")
     if category in ("fiber", "cable"):
         _fill_cable_text(text, record)
-    elif category == "transceiver":  # a module counted as the cable (in-band CWDM4 uplinks)
+    elif category == "transceiver":  # a module alone (in-band CWDM4 uplinks): the fibre is
+        # the customer's, the module is the A end's transceiver (network_rows), as in the BOM
+        text.slug = ""
         text.cable_type = "fiber"
         text.media = str(record.get("media") or "")
         text.connector = str(record.get("connector") or "")
@@ -1150,7 +1152,7 @@ def network_rows(
             a_role,
             link.a_port,
             str(int(tray[4:])) if tray[4:].isdigit() else "",
-            link.a_transceiver,
+            link.a_transceiver or (link.cable_part if link.cable_part and not cable.slug else ""),
             b_row,
             b_rack,
             b_ru,
