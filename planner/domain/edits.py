@@ -25,6 +25,7 @@ import numpy as np
 
 from inventory.library.rules import Violation
 from planner.domain.fabric import ROLE, TIER, Fabric
+from planner.domain.names import link_name
 
 #: Facts of a build an edit keeps unless it changes them (``info`` keys; the settings are
 #: kept whole, :func:`keep_from_base`).
@@ -350,8 +351,6 @@ def _check_rails(fabric: Fabric, generated: dict, out: list[Violation]) -> None:
     if not bad.size:
         return
     link = int(nic[bad[0]])
-    server = fabric.node_name[int(fabric.link_a[link])]
-    leaf = fabric.node_name[int(fabric.link_b[link])]
     more = f" (and {bad.size - 1:,} more links)" if bad.size > 1 else ""
     out.append(
         _stale(
@@ -359,7 +358,7 @@ def _check_rails(fabric: Fabric, generated: dict, out: list[Violation]) -> None:
             "rail-optimized",
             "custom",
             f"topology: rail-optimized puts each NIC link of a server on its SU's leaf of that "
-            f"rail; link:{link} joins {server} to {leaf}{more}.",
+            f"rail; {link_name(fabric, link)} does not{more}.",
             tuple(f"link:{int(nic[i])}" for i in bad[:MAX_IDS]),
         )
     )

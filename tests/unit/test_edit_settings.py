@@ -87,7 +87,9 @@ def test_a_tray_nic_on_another_rails_leaf_is_still_reported(built, facts):
     _, stale = _edited(base, facts, swap)
     by_field = {v.field: v for v in stale}
     assert set(by_field) == {"topology"}
-    assert base.node_name[rack] in by_field["topology"].message
+    message = by_field["topology"].message
+    assert f"{base.node_name[rack]} tray 1 NIC 1 → " in message  # the port as every page names it
+    assert "link:" not in message
 
 
 def test_a_tray_nic_unplugged_is_reported_against_the_trays_count(built, facts):
