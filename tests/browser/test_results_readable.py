@@ -85,7 +85,7 @@ def test_job_pages_read_in_names_counts_and_units(
 
     page.goto(f"{live_server.url}/jobs/{jobs['simulate'].pk}/")
     hot = page.get_by_test_id("simulation-hot-spots")
-    expect(hot).to_contain_text(re.compile(r"\S+ port \S+ → \S+ port \S+, (up|down)"))
+    expect(hot).to_contain_text(re.compile(r"\S+ \d+/\d+ → \S+ \d+/\d+, (up|down)"))  # cage/lane
     expect(hot).not_to_contain_text(re.compile(r"link:\d"))
     expect(page.get_by_test_id("job-parameters")).to_contain_text("Traffic")
     expect(page.locator("body")).not_to_contain_text("{'")
