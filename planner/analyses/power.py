@@ -369,9 +369,9 @@ def _network_loads(fabric: Fabric, facts: CatalogFacts) -> tuple[dict[str, dict]
     models, airflow and count; and the management racks (name, row, position), in order."""
     if not fabric.settings.networks:
         return {}, []
-    from planner.domain.networks.elements import cluster_elements
+    from planner.domain.networks.elements import network_elements
 
-    elements = cluster_elements(fabric, facts)
+    elements = network_elements(fabric, facts)
     loads: dict[str, dict] = {}
     for placed in elements.devices:
         if placed.network == "compute" or not placed.rack:

@@ -91,9 +91,9 @@ def _elements(ctx: Context):
         ctx.memo[_ELEMENTS] = None
         if ctx.fabric.settings.networks:
             try:
-                from planner.domain.networks.elements import cluster_elements
+                from planner.domain.networks.elements import network_elements
 
-                elements = cluster_elements(ctx.fabric, ctx.facts)
+                elements = network_elements(ctx.fabric, ctx.facts)
             except (ImportError, FabricError):
                 elements = None  # an old revision whose networks no longer build
             if elements is not None and elements.links:

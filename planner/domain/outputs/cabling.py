@@ -1062,9 +1062,9 @@ def network_rows(
     if elements is None:
         if not fabric.settings.networks:
             return
-        from planner.domain.networks.elements import cluster_elements
+        from planner.domain.networks.elements import network_elements
 
-        elements = cluster_elements(fabric, facts)
+        elements = network_elements(fabric, facts)
     if not elements.links:
         return
     ends = ends or FabricEnds(fabric)

@@ -190,11 +190,11 @@ def network_elements(fabric: Fabric, facts: CatalogFacts | None, elements=None):
     (no devices, no links) is None too, so the compute-only outputs stay unchanged.
     """
     if elements is None:
-        if not fabric.settings.networks or facts is None:
+        if not fabric.settings.networks or (fabric.networks is None and facts is None):
             return None
-        from planner.domain.networks.elements import cluster_elements
+        from planner.domain.networks.elements import network_elements
 
-        elements = cluster_elements(fabric, facts)
+        elements = network_elements(fabric, facts)
     if not elements.devices and not elements.links:
         return None
     return elements
