@@ -285,8 +285,8 @@ def bill_of_materials(
     spares_pct
         Percent of spares per category (missing = 0).
     elements
-        The cluster networks' devices and links when the caller has them
-        (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
+        The cluster networks' devices and links to count instead of the fabric's stored ones
+        (those by default: :func:`planner.domain.networks.elements.network_elements`).
 
     Returns
     -------
