@@ -79,9 +79,9 @@ def build_fabric(
 def _networks(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts, price_of: PriceOf) -> None:
     """The other networks: sized (``fabric.settings.networks``), then built once as devices
     and links (``fabric.networks``, stored with the revision; empty without a ``networks``
-    block). Links sized without a part get their media by length from a first build's runs;
-    the elements are then built again with the media chosen."""
-    from planner.domain.networks.elements import ClusterElements, cluster_elements
+    block). Links sized without a part get their media by length from the built links' runs,
+    then the links take the media chosen."""
+    from planner.domain.networks.elements import ClusterElements, cluster_elements, with_plan_media
 
     if not spec.networks:
         fabric.networks = ClusterElements()
@@ -95,7 +95,7 @@ def _networks(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts, price_of: P
     if needs_media(cluster):  # media by length: their links' runs are needed
         cluster = choose_network_media(cluster, elements, facts, price_of=price_of)
         fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
-        elements = cluster_elements(fabric, facts)
+        elements = with_plan_media(elements, fabric.settings.networks, facts)
     fabric.networks = elements
 
 

@@ -68,6 +68,20 @@ def test_the_pipeline_stores_what_a_fresh_build_gives(built, facts, slug):
     assert fabric.networks == cluster_elements(fabric, facts)
 
 
+def test_media_chosen_by_length_are_on_the_stored_links(built):
+    """The B200 cluster's network links are sized without a part: the pipeline chooses their
+    media by length, and the stored links carry them (compared with a fresh build above)."""
+    fabric = built["b200-superpod-4su-cluster"]
+    chosen = [
+        group
+        for plan in fabric.settings.networks.values()
+        for group in plan.get("link_groups") or []
+        if group.get("media_options")
+    ]
+    assert chosen
+    assert any(link.a_transceiver or link.b_transceiver for link in fabric.networks.links)
+
+
 @pytest.mark.parametrize("slug", CLUSTER_PRESETS)
 def test_stored_and_read_back_unchanged(built, facts, slug):
     fabric = built[slug]
