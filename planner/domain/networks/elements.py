@@ -87,7 +87,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from planner.domain import names
 from planner.domain.catalog import CatalogFacts
@@ -223,26 +223,24 @@ class ClusterElements:
         """The elements of :meth:`to_dict`."""
         d, ln = data.get("devices") or {}, data.get("links") or {}
         names = list(d.get("name") or [])
-        text = {key: _values(d.get(key), len(names)) for key in _DEVICE_TEXT}
+        count = len(names)
         devices = tuple(
-            NetworkDevice(name, *(text[key][i] for key in _DEVICE_TEXT), d["ru"][i])
-            for i, name in enumerate(names)
+            map(
+                NetworkDevice,
+                names,
+                *(_values(d.get(key), count) for key in _DEVICE_TEXT),
+                d.get("ru") or [None] * count,
+            )
         )
         count = len(ln.get("a") or [])
-        ends = {
+        columns = {
             end: [names[v] if isinstance(v, int) else str(v) for v in ln.get(end) or []]
             for end in ("a", "b")
         }
-        columns = {key: _values(ln.get(key), count) for key in _LINK_TEXT}
+        columns.update({key: _values(ln.get(key), count) for key in _LINK_TEXT})
         columns.update({key: ln.get(key) or [None] * count for key in _LINK_PLAIN})
-        links = tuple(
-            NetworkLink(
-                a_device=ends["a"][i],
-                b_device=ends["b"][i],
-                **{key: column[i] for key, column in columns.items()},
-            )
-            for i in range(count)
-        )
+        order = [f.name for f in fields(NetworkLink)]
+        links = tuple(map(NetworkLink, *(columns[_COLUMN.get(n, n)] for n in order)))
         return cls(
             devices=devices,
             links=links,
@@ -252,7 +250,8 @@ class ClusterElements:
         )
 
 
-_DEVICE_TEXT = ("network", "role", "model", "rack")
+_DEVICE_TEXT = ("network", "role", "model", "rack")  # NetworkDevice's fields after its name
+_COLUMN = {"a_device": "a", "b_device": "b"}  # the stored link column of a field
 _LINK_TEXT = (
     "network",
     "group",
