@@ -1237,15 +1237,18 @@ def network_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
     ClusterElements
         Empty when the design has no other networks.
     """
-    if fabric.networks is None:
-        if fabric.network_columns is not None:  # stored: decoded on first read
-            fabric.networks = ClusterElements.from_dict(fabric.network_columns)
+    # the columns first: another thread decoding them sets ``networks`` before it drops them
+    columns, elements = fabric.network_columns, fabric.networks
+    if elements is None:
+        if columns is not None:  # stored: decoded on first read
+            elements = ClusterElements.from_dict(columns)
         elif fabric.settings.networks:  # stored before they were kept: the upgrade
-            fabric.networks = cluster_elements(fabric, facts)
+            elements = cluster_elements(fabric, facts)
         else:
-            fabric.networks = ClusterElements()
+            elements = ClusterElements()
+        fabric.networks = elements
         fabric.network_columns = None
-    return fabric.networks
+    return elements
 
 
 __all__ = [
