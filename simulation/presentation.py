@@ -749,9 +749,9 @@ def _network_elements(fabric):
         return None
     try:
         from planner.designs.adapters import catalog_facts
-        from planner.domain.networks.elements import cluster_elements
+        from planner.domain.networks.elements import network_elements
 
-        return cluster_elements(fabric, catalog_facts())
+        return network_elements(fabric, catalog_facts())
     except Exception:  # noqa: BLE001 - names fall back to "network link <i>"
         return None
 

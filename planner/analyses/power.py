@@ -36,7 +36,8 @@ its limit is an error ``rack-power-over-limit``; a rack holding both front-to-re
 rear-to-front devices is a warning ``rack-airflow-mixed``. BTU/h = W × 3.412.
 
 The cluster's other networks (``fabric.settings.networks``, issue 18) sit in racks too, where
-:func:`planner.domain.networks.elements.cluster_elements` places them: their switches
+:func:`planner.domain.networks.elements.cluster_elements` placed them (stored with the
+fabric): their switches
 (``power_typical_w``) and management systems (UFM appliances, management nodes, rack PDUs:
 ``power_max_w``) add to their rack's ``power_w`` and appear as ``network_w`` (and
 ``network_devices``) of the rack; OOB switches sit in the top 2 U of compute racks, the rest
@@ -369,9 +370,9 @@ def _network_loads(fabric: Fabric, facts: CatalogFacts) -> tuple[dict[str, dict]
     models, airflow and count; and the management racks (name, row, position), in order."""
     if not fabric.settings.networks:
         return {}, []
-    from planner.domain.networks.elements import cluster_elements
+    from planner.domain.networks.elements import network_elements
 
-    elements = cluster_elements(fabric, facts)
+    elements = network_elements(fabric, facts)
     loads: dict[str, dict] = {}
     for placed in elements.devices:
         if placed.network == "compute" or not placed.rack:

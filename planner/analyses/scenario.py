@@ -213,13 +213,13 @@ def run_scenario(
         flowlets = FLOWLETS_DEFAULT
     if traffic in STORAGE_TRAFFICS:
         from planner.analyses.storage_read import run_storage_read
-        from planner.domain.networks.elements import cluster_elements
+        from planner.domain.networks.elements import network_elements
 
         if facts is None:
             raise ValueError(f"{traffic} needs the catalog facts (facts=)")
         return run_storage_read(
             fabric,
-            cluster_elements(fabric, facts),
+            network_elements(fabric, facts),
             routing=routing,
             seed=seed,
             size_bytes=size_bytes,

@@ -2,7 +2,8 @@
 storage (or converged) network's concrete devices and links.
 
 The flow engine (:mod:`planner.analyses.flow`) runs on a :class:`~planner.analyses.flow.Network`
-compiled here from :func:`planner.domain.networks.elements.cluster_elements` rather than from
+compiled here from the networks' stored elements
+(:func:`planner.domain.networks.elements.network_elements`) rather than from
 the compute fabric: its switches are the network's leaves, storage leaves and spines; its
 endpoints are *ports* (each node port and each storage-array port is one endpoint with one
 link to its leaf). Every node port reads from every storage-array port (a striped parallel
@@ -214,7 +215,7 @@ def run_storage_read(
         analytic figures).
     elements : ClusterElements
         The cluster networks' devices and links
-        (:func:`planner.domain.networks.elements.cluster_elements`).
+        (:func:`planner.domain.networks.elements.network_elements`).
     routing, seed, size_bytes, fail_links, hash_seed, summary_only, on_progress, flowlets
         As :func:`planner.analyses.scenario.run_scenario`; ``size_bytes`` is what each node
         reads, ``fail_links`` fails random switch-to-switch links of the storage network.

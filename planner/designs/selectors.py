@@ -33,7 +33,6 @@ from django.http import Http404
 
 from planner.designs.adapters import (
     catalog_facts,
-    catalog_fingerprint,
     fabric_part_names,
     fabric_settings,
     fabric_settings_from_start,
@@ -44,7 +43,7 @@ from planner.designs.models import Design, DesignRevision, DesignSharingChoices
 from planner.domain import canvas
 from planner.domain.catalog import spec_part_fields
 from planner.domain.fabric import Fabric
-from planner.domain.networks.elements import ClusterElements, cluster_elements
+from planner.domain.networks.elements import ClusterElements, network_elements
 from planner.domain.settings import FabricSettings
 from planner.domain.spec import SpecError, parse_spec
 from planner.teams.models import WRITE_ROLES, TeamMembership
@@ -284,30 +283,13 @@ def revision_canvas(
     return canvas.detail_elements(fabric, scope, chosen, cluster)
 
 
-_clusters: OrderedDict[int, tuple[Fabric, str, ClusterElements]] = OrderedDict()
-
-
 def revision_cluster(fabric: Fabric) -> ClusterElements | None:
-    """The devices and links of the fabric's other networks (storage, in-band, OOB, ...;
-    :func:`planner.domain.networks.elements.cluster_elements`), None when its spec has none.
-
-    Kept beside the last few fabrics while the catalog is unchanged (its switch port facts
-    number the ports).
-    """
+    """The devices and links of the fabric's other networks (storage, in-band, OOB, ...), as
+    stored with it (:func:`planner.domain.networks.elements.network_elements`); None when its
+    spec has none."""
     if not fabric.settings.networks:
         return None
-    fingerprint = catalog_fingerprint()
-    with _fabrics_lock:
-        kept = _clusters.get(id(fabric))
-        if kept is not None and kept[0] is fabric and kept[1] == fingerprint:
-            _clusters.move_to_end(id(fabric))
-            return kept[2]
-    cluster = cluster_elements(fabric, catalog_facts())
-    with _fabrics_lock:
-        _clusters[id(fabric)] = (fabric, fingerprint, cluster)
-        while len(_clusters) > FABRIC_CACHE_SIZE:
-            _clusters.popitem(last=False)
-    return cluster
+    return network_elements(fabric, catalog_facts())
 
 
 def revision_topology(revision: DesignRevision) -> dict:

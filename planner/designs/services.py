@@ -35,6 +35,7 @@ from planner.domain.edits import keep_from_base
 from planner.domain.fabric import Fabric, FabricError
 from planner.domain.fabric_diff import diff_fabrics
 from planner.domain.generators import requested_servers
+from planner.domain.networks.elements import network_elements
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
 from planner.domain.summary import diff_networks, diff_summaries, summarize
@@ -399,6 +400,7 @@ def topology_build(
     except EditError as exc:
         raise TopologyError([violation_dict(v) for v in exc.violations]) from exc
     if base is not None:
+        network_elements(base, facts)  # a base stored before they were kept: built from it
         keep_from_base(base, fabric)
     return fabric, _with_power(summarize(fabric, name=name), fabric, facts)
 

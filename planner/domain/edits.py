@@ -86,7 +86,8 @@ def generated_parameters(fabric: Fabric) -> dict | None:
 def keep_from_base(base: Fabric, edited: Fabric) -> list[Violation]:
     """Give ``edited`` (built from an edit document) what it kept of ``base``: its settings
     whole (the planes as the document has them, the layout's rack count as the edit left
-    it), rack types and the facts of the build; return the generator parameters it no longer
+    it), its other networks' devices and links (``networks``) unchanged, rack types and the
+    facts of the build; return the generator parameters it no longer
     meets (also stored in ``edited.info["stale_parameters"]``, as dicts)."""
     _keep_racks(base, edited)
     measured = dict(edited.info)
@@ -100,6 +101,8 @@ def keep_from_base(base: Fabric, edited: Fabric) -> list[Violation]:
         layout = {**layout, "racks": len(edited.racks)}
     generated = generated_parameters(base)
     edited.info = info
+    # an edit document holds no other network's element: they stay as the base has them
+    edited.networks, edited.network_columns = base.networks, base.network_columns
     edited.settings = replace(
         base.settings, layout=layout, planes=edited.settings.planes, generated=generated
     )

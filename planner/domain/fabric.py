@@ -11,10 +11,14 @@ canvas position (``node_x``, ``node_y``; NaN where a node was not placed).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from planner.domain.settings import FabricSettings
+
+if TYPE_CHECKING:
+    from planner.domain.networks.elements import ClusterElements
 
 ROLES = ("server", "manager", "leaf", "spine", "core")
 ROLE = {name: code for code, name in enumerate(ROLES)}
@@ -83,6 +87,14 @@ class Fabric:
     link_a_module: np.ndarray | None = None  # links sharing a module share the id; -1 = none
     link_b_module: np.ndarray | None = None
     link_cable: np.ndarray | None = None  # links sharing a cable share the id
+    # the other networks (storage, in-band, OOB, converged, management) as devices and links,
+    # built once by the pipeline from ``settings.networks`` and stored beside the compute
+    # columns (None: not built yet, e.g. a fabric stored before they were kept; read them
+    # with planner.domain.networks.elements.network_elements)
+    networks: ClusterElements | None = None
+    # their stored columns until first read (a loaded fabric decodes them only when a page,
+    # export or job asks for them: the compute fabric's loads stay as fast as before)
+    network_columns: dict | None = field(default=None, repr=False, compare=False)
 
     NODE_COLUMNS = (
         "node_role",
@@ -177,13 +189,19 @@ class Fabric:
                 data[name] = [None if v != v else v for v in value.tolist()]  # strict JSON
             else:
                 data[name] = value.tolist()
+        if self.networks is not None:
+            data["networks"] = self.networks.to_dict()
+        elif self.network_columns is not None:
+            data["networks"] = self.network_columns
         return data
 
     @classmethod
     def from_dict(cls, data: dict) -> Fabric:
         """The fabric of :meth:`to_dict`; one stored before its settings were kept apart
         (format 1: settings as ``info`` keys) gets them upgraded
-        (:meth:`FabricSettings.from_info`)."""
+        (:meth:`FabricSettings.from_info`); one stored before its other networks' elements
+        were kept has neither ``networks`` nor ``network_columns`` (built on first read:
+        :func:`planner.domain.networks.elements.network_elements`)."""
         info = dict(data.get("info") or {})
         if "settings" in data:
             settings = FabricSettings.from_dict(data["settings"])
@@ -203,6 +221,7 @@ class Fabric:
                 default = getattr(template, name)
                 dtype = default.dtype if isinstance(default, np.ndarray) else _DTYPES.get(name)
                 setattr(fabric, name, np.asarray(data[name], dtype=dtype))
+        fabric.network_columns = data.get("networks")
         return fabric
 
 

@@ -28,7 +28,9 @@ def build_fabric(
     A spec with a ``networks`` block also gets its other networks (storage, in-band, OOB,
     converged; :func:`planner.domain.networks.cluster_networks`), sized from the laid-out
     fabric and stored as ``fabric.settings.networks``; the links sized without a part get
-    their media by length (:mod:`planner.domain.networks.media`).
+    their media by length (:mod:`planner.domain.networks.media`). Their devices and links are
+    built here, once, as ``fabric.networks`` (stored with the revision; every reader takes
+    them from there: :func:`planner.domain.networks.elements.network_elements`).
 
     The design's settings are built here, once, as ``fabric.settings``
     (:class:`~planner.domain.settings.FabricSettings`): the generator's planes, rack-scale
@@ -69,20 +71,32 @@ def build_fabric(
     assign_media(fabric, spec, facts, price_of=price_of)
     if spec.structured:
         _structured(fabric, spec, facts)
-    if spec.networks:
-        from planner.domain.networks import cluster_networks
-        from planner.domain.networks.media import choose_network_media, needs_media
-
-        cluster = cluster_networks(spec, fabric, facts)
-        fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
-        if needs_media(cluster):  # media by length: their links' runs are needed
-            from planner.domain.networks.elements import cluster_elements
-
-            elements = cluster_elements(fabric, facts)
-            cluster = choose_network_media(cluster, elements, facts, price_of=price_of)
-            fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
+    _networks(fabric, spec, facts, price_of)
     progress(3)
     return fabric
+
+
+def _networks(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts, price_of: PriceOf) -> None:
+    """The other networks: sized (``fabric.settings.networks``), then built once as devices
+    and links (``fabric.networks``, stored with the revision; empty without a ``networks``
+    block). Links sized without a part get their media by length from the built links' runs,
+    then the links take the media chosen."""
+    from planner.domain.networks.elements import ClusterElements, cluster_elements, with_plan_media
+
+    if not spec.networks:
+        fabric.networks = ClusterElements()
+        return
+    from planner.domain.networks import cluster_networks
+    from planner.domain.networks.media import choose_network_media, needs_media
+
+    cluster = cluster_networks(spec, fabric, facts)
+    fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
+    elements = cluster_elements(fabric, facts)
+    if needs_media(cluster):  # media by length: their links' runs are needed
+        cluster = choose_network_media(cluster, elements, facts, price_of=price_of)
+        fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
+        elements = with_plan_media(elements, fabric.settings.networks, facts)
+    fabric.networks = elements
 
 
 def _structured(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None:

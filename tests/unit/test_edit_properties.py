@@ -6,7 +6,8 @@ edits a user can save (a canvas edit: a length, a part, a link removed or added 
 moved; a cabling plan re-imported with a run changed; a spec saved with an unrelated field
 changed; a revision restored), each stored and read back as a revision is, leaves every
 setting it did not edit as the preset has it: the transport and its routing default, the
-layout and its racks, the networks, cabling, planes, growth and assumptions. And one length
+layout and its racks, the networks, cabling, planes, growth and assumptions, and the other
+networks' devices and links as the pipeline stored them (no edit rebuilds them). And one length
 changed on a fabric raises no stale parameter and leaves its flow simulation identical.
 
 Bounded as tests/unit/test_properties.py: a few examples, no deadline, derandomized in CI.
@@ -96,7 +97,8 @@ def stored(fabric: Fabric) -> Fabric:
 def kept(fabric: Fabric) -> tuple:
     """What a user set and an edit must keep: the settings (without the generator's
     parameters, recorded from the first edit on), the racks' places (an edited fabric lists
-    its racks in the order of its nodes), the routing default."""
+    its racks in the order of its nodes), the routing default, and the other networks'
+    devices and links as stored (``network_columns``: a revision read back has them)."""
     racks = sorted(
         (r["name"], r.get("row"), r.get("position"), r.get("rack_units")) for r in fabric.racks
     )
@@ -104,6 +106,7 @@ def kept(fabric: Fabric) -> tuple:
         replace(fabric.settings, generated=None),
         racks,
         transport_defaults(fabric.settings.transport),
+        fabric.network_columns,
     )
 
 
@@ -217,8 +220,9 @@ class Session:
             "optical_margin_min_db": margin_db,
         }
         rebuilt = build_fabric(parse_spec(document), self.facts)
-        settings, racks, routing = self.expected[0]
-        self.save(rebuilt, (replace(settings, optical_margin_min_db=margin_db), racks, routing))
+        settings, racks, routing, networks = self.expected[0]
+        expected = (replace(settings, optical_margin_min_db=margin_db), racks, routing, networks)
+        self.save(rebuilt, expected)
         event("spec saved")
 
     def _restore(self, index):
@@ -234,11 +238,12 @@ def test_edits_keep_every_setting_they_did_not_touch(presets, facts, data, edits
     session = Session(slug, presets[slug], facts)
     original = session.expected[0]
     assert original[0].transport is not None and original[1]
+    assert original[3] is not None  # stored by the pipeline with the revision
     for edit in edits:
         session.apply(edit)
         assert kept(session.current) == session.expected[-1], edit
-    settings, racks, routing = kept(session.current)
-    assert (racks, routing) == original[1:]
+    settings, racks, routing, networks = kept(session.current)
+    assert (racks, routing, networks) == original[1:]
     assert (
         replace(settings, optical_margin_min_db=original[0].optical_margin_min_db) == (original[0])
     )
@@ -279,5 +284,6 @@ def test_the_settings_kept_are_not_empty(presets):
         assert settings != FabricSettings()
         assert settings.transport is not None and settings.layout and fabric.racks, slug
     assert presets["h100-superpod-4su-cluster"].settings.networks
+    assert presets["h100-superpod-4su-cluster"].networks.links
     assert presets["b300-spectrum-x-twin-plane"].settings.planes == 2
     assert presets["gb300-nvl72-xdr"].settings.rack_system["compute_trays"] == 18

@@ -9,7 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-import planner.domain.networks.elements as elements_module
 from planner.analyses.rules_catalog import RULES
 from planner.analyses.validate import validate_fabric
 from planner.analyses.validate.networks import BASE_T_CHANNEL_M
@@ -32,9 +31,9 @@ def built(cluster, facts):
     return cluster_elements(cluster, facts)
 
 
-def _validate(cluster, facts, monkeypatch, elements):
-    monkeypatch.setattr(elements_module, "cluster_elements", lambda fabric, facts: elements)
-    return validate_fabric(cluster, facts)
+def _validate(cluster, facts, elements):
+    """The fabric validated with ``elements`` stored as its networks' devices and links."""
+    return validate_fabric(replace(cluster, networks=elements), facts)
 
 
 def _with(elements, change):
@@ -82,11 +81,11 @@ def test_a_design_without_networks_runs_no_network_rule(facts):
 
 
 @pytest.mark.parametrize(("run_m", "over"), [(BASE_T_CHANNEL_M - 5, False), (120.0, True)])
-def test_copper_rj45_runs_over_100_m_are_errors(cluster, facts, built, monkeypatch, run_m, over):
+def test_copper_rj45_runs_over_100_m_are_errors(cluster, facts, built, run_m, over):
     """1000BASE-T: at most 100 m of Category 5e/6 channel (IEEE 802.3ab over ANSI/TIA-568)."""
     bmc = {i for i, link in enumerate(built.links) if link.group == "node BMCs"}
     elements = _with(built, lambda i, link: replace(link, run_length_m=run_m) if i in bmc else None)
-    report = _validate(cluster, facts, monkeypatch, elements)
+    report = _validate(cluster, facts, elements)
     ids = _ids(report, "network-copper-reach-exceeded")
     if over:
         assert ids == {f"netlink:{i}" for i in bmc}
@@ -97,7 +96,7 @@ def test_copper_rj45_runs_over_100_m_are_errors(cluster, facts, built, monkeypat
         assert not ids
 
 
-def test_aoc_dac_and_fibre_reach_come_from_the_catalog(cluster, facts, built, monkeypatch):
+def test_aoc_dac_and_fibre_reach_come_from_the_catalog(cluster, facts, built):
     node_aoc, _ = _first(built, "inband", "node-leaf")  # MFS1S00-HxxxV, max 100 m
     isl, _ = _first(built, "inband", "leaf-isl")  # 980-9I54C-00V001, sold as 1 m
     fibre, fibre_link = _first(built, "storage", "node-leaf")  # MMF, modules' reach
@@ -106,7 +105,7 @@ def test_aoc_dac_and_fibre_reach_come_from_the_catalog(cluster, facts, built, mo
         built,
         lambda i, link: replace(link, run_length_m=lengths[i]) if i in lengths else None,
     )
-    report = _validate(cluster, facts, monkeypatch, elements)
+    report = _validate(cluster, facts, elements)
     over = {p.example.split(" →")[0]: p for p in report.by_code("network-reach-exceeded")}
     assert _ids(report, "network-reach-exceeded") == {f"netlink:{i}" for i in lengths}
     messages = " ".join(p.message for p in over.values())
@@ -119,13 +118,13 @@ def test_aoc_dac_and_fibre_reach_come_from_the_catalog(cluster, facts, built, mo
     assert module_reach < 80 and f"{module_reach:g} m reach" in messages
 
 
-def test_a_leaf_pair_is_two_switches(cluster, facts, built, monkeypatch):
+def test_a_leaf_pair_is_two_switches(cluster, facts, built):
     isl, link = _first(built, "inband", "leaf-isl")
     third = next(
         d.name for d in built.devices_of("inband") if d.role == "leaf" and d.name > link.b_device
     )
     elements = _with(built, lambda i, old: replace(old, b_device=third) if i == isl else None)
-    report = _validate(cluster, facts, monkeypatch, elements)
+    report = _validate(cluster, facts, elements)
     problems = {p.example: p for p in report.by_code("network-leaf-pair")}
     # the moved ISL gives both its new ends a second peer: each pair is now three switches
     assert set(problems) == {link.a_device, third}
@@ -136,12 +135,12 @@ def test_a_leaf_pair_is_two_switches(cluster, facts, built, monkeypatch):
     assert f"netlink:{isl}" in problem.element_ids
 
 
-def test_an_isl_to_itself_is_a_dangling_link(cluster, facts, built, monkeypatch):
+def test_an_isl_to_itself_is_a_dangling_link(cluster, facts, built):
     isl, link = _first(built, "inband", "leaf-isl")
     elements = _with(
         built, lambda i, old: replace(old, b_device=old.a_device) if i == isl else None
     )
-    report = _validate(cluster, facts, monkeypatch, elements)
+    report = _validate(cluster, facts, elements)
     assert _ids(report, "network-dangling-link") == {f"netlink:{isl}"}
 
 
@@ -153,19 +152,19 @@ def _node_links(built, node):
     ]
 
 
-def test_a_dual_homed_node_on_one_leaf_is_an_error(cluster, facts, built, monkeypatch):
+def test_a_dual_homed_node_on_one_leaf_is_an_error(cluster, facts, built):
     (first, one), (second, _) = _node_links(built, cluster.node_name[0])
     elements = _with(
         built,
         lambda i, old: replace(old, b_device=one.b_device, b_port="40") if i == second else None,
     )
-    report = _validate(cluster, facts, monkeypatch, elements)
+    report = _validate(cluster, facts, elements)
     ids = _ids(report, "network-dual-homing-single-leaf")
     assert ids == {f"node:{cluster.node_name[0]}", f"netlink:{first}", f"netlink:{second}"}
     assert not report.by_code("network-dual-homing-unpaired")
 
 
-def test_a_dual_homed_node_on_two_unpaired_leaves_is_an_error(cluster, facts, built, monkeypatch):
+def test_a_dual_homed_node_on_two_unpaired_leaves_is_an_error(cluster, facts, built):
     (_, one), (second, two) = _node_links(built, cluster.node_name[0])
     pair = {one.b_device, two.b_device}
     other = next(
@@ -174,20 +173,20 @@ def test_a_dual_homed_node_on_two_unpaired_leaves_is_an_error(cluster, facts, bu
     elements = _with(
         built, lambda i, old: replace(old, b_device=other, b_port="40") if i == second else None
     )
-    report = _validate(cluster, facts, monkeypatch, elements)
+    report = _validate(cluster, facts, elements)
     assert f"netlink:{second}" in _ids(report, "network-dual-homing-unpaired")
     assert not report.by_code("network-dual-homing-single-leaf")
 
 
-def test_a_port_used_twice(cluster, facts, built, monkeypatch):
+def test_a_port_used_twice(cluster, facts, built):
     (first, one), (second, _) = _node_links(built, cluster.node_name[0])
     elements = _with(built, lambda i, old: replace(old, a_port=one.a_port) if i == second else None)
-    report = _validate(cluster, facts, monkeypatch, elements)
+    report = _validate(cluster, facts, elements)
     ids = _ids(report, "network-port-used-twice")
     assert {f"netlink:{first}", f"netlink:{second}", f"node:{one.a_device}"} <= ids
 
 
-def test_speeds_and_cages_where_the_parts_are_known(cluster, facts, built, monkeypatch):
+def test_speeds_and_cages_where_the_parts_are_known(cluster, facts, built):
     uplink, link = _first(built, "oob", "uplinks")  # SN2201 port 49 (QSFP28, 100G)
     leaf_core, _ = _first(built, "inband", "leaf-core")  # SN4600C: 100G ports only
     cord = "Cat5e-Cat6-RJ45-patch-cord"
@@ -199,7 +198,7 @@ def test_speeds_and_cages_where_the_parts_are_known(cluster, facts, built, monke
             return replace(old, speed_gbps=200.0)
         return None
 
-    report = _validate(cluster, facts, monkeypatch, _with(built, change))
+    report = _validate(cluster, facts, _with(built, change))
     assert f"netlink:{uplink}" in _ids(report, "network-cable-speed")
     mismatch = report.by_code("network-plug-cage-mismatch")
     assert any("RJ45" in p.message and "QSFP28" in p.message for p in mismatch)
@@ -209,10 +208,10 @@ def test_speeds_and_cages_where_the_parts_are_known(cluster, facts, built, monke
     assert f"netlink:{leaf_core}" in speed.element_ids
 
 
-def test_network_problems_read_as_device_ports_on_the_page(cluster, facts, built, monkeypatch):
+def test_network_problems_read_as_device_ports_on_the_page(cluster, facts, built):
     bmc = {i for i, link in enumerate(built.links) if link.group == "node BMCs"}
     elements = _with(built, lambda i, link: replace(link, run_length_m=150.0) if i in bmc else None)
-    report = _validate(cluster, facts, monkeypatch, elements).as_dict()
+    report = _validate(cluster, facts, elements).as_dict()
     page = validation_context(report, ElementNames(cluster, elements=lambda fabric: elements))
     problem = next(
         p

@@ -1,9 +1,9 @@
 """The links of the cluster's other networks (storage, converged, in-band, out-of-band; issue 18).
 
 A fabric whose spec has a ``networks`` block (``fabric.settings.networks``) gets its networks'
-concrete devices and links from :func:`planner.domain.networks.elements.cluster_elements`,
-built once per validation; these checks judge them. A fabric without networks costs one dict
-lookup: the 100k-GPU compute fabric validates as before.
+concrete devices and links stored with it
+(:func:`planner.domain.networks.elements.network_elements`); these checks judge them. A
+fabric without networks costs one dict lookup: the 100k-GPU compute fabric validates as before.
 
 Checks (codes in :data:`~planner.analyses.rules_catalog.RULES`, scope ``network``):
 
@@ -91,9 +91,9 @@ def _elements(ctx: Context):
         ctx.memo[_ELEMENTS] = None
         if ctx.fabric.settings.networks:
             try:
-                from planner.domain.networks.elements import cluster_elements
+                from planner.domain.networks.elements import network_elements
 
-                elements = cluster_elements(ctx.fabric, ctx.facts)
+                elements = network_elements(ctx.fabric, ctx.facts)
             except (ImportError, FabricError):
                 elements = None  # an old revision whose networks no longer build
             if elements is not None and elements.links:

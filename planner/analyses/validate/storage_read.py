@@ -52,11 +52,11 @@ def _device_ids(ctx: Context, name: str, roles: tuple[str, ...]) -> list[str]:
     """``node:<name>`` of the network's devices with these roles; none when the network's
     elements cannot be built (an old revision, or before the elements module)."""
     try:
-        from planner.domain.networks.elements import cluster_elements
+        from planner.domain.networks.elements import network_elements
     except ImportError:
         return []
     try:
-        elements = cluster_elements(ctx.fabric, ctx.facts)
+        elements = network_elements(ctx.fabric, ctx.facts)
     except FabricError:
         return []
     return [f"node:{d.name}" for d in elements.devices_of(name) if d.role in roles]

@@ -2,7 +2,8 @@
 (OOB) layers drawn beside the compute fabric of a view (issue 18).
 
 A fabric whose spec has a ``networks`` block has concrete devices and links for them
-(:func:`planner.domain.networks.elements.cluster_elements`, a ``ClusterElements``). Each view
+(:func:`planner.domain.networks.elements.cluster_elements`, a ``ClusterElements`` stored with
+the fabric and read with :func:`~planner.domain.networks.elements.network_elements`). Each view
 of :mod:`.views` adds them as layers, in one of three levels, the finest that keeps the view
 within :data:`~planner.domain.canvas.common.MAX_ELEMENTS` (the overview, aggregated by
 purpose, starts at level 1):

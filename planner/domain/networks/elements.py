@@ -87,7 +87,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 from planner.domain import names
 from planner.domain.catalog import CatalogFacts
@@ -186,6 +186,104 @@ class ClusterElements:
     def device(self, name: str) -> NetworkDevice | None:
         """The device called ``name`` (None when there is none); indexed once."""
         return self._by_name.get(name)
+
+    def to_dict(self) -> dict:
+        """Plain, JSON-ready columns, as the revision stores them beside the compute fabric's
+        (:meth:`planner.domain.fabric.Fabric.to_dict`); :meth:`from_dict` reverses it.
+
+        One list per field; the text columns that repeat (network, role, model, rack, group,
+        port, cable, transceiver) as codes into their distinct values, and a link's ends as
+        indexes into the devices (a name only for an end that is not a device).
+        """
+        index = {d.name: i for i, d in enumerate(self.devices)}
+        devices = {"name": [d.name for d in self.devices]}
+        for key in _DEVICE_TEXT:
+            devices[key] = _codes([getattr(d, key) for d in self.devices])
+        devices["ru"] = [d.ru for d in self.devices]
+        links: dict = {}
+        for end in ("a", "b"):
+            links[end] = [
+                index.get(getattr(link, f"{end}_device"), getattr(link, f"{end}_device"))
+                for link in self.links
+            ]
+        for key in _LINK_TEXT:
+            links[key] = _codes([getattr(link, key) for link in self.links])
+        for key in _LINK_PLAIN:
+            links[key] = [_plain(getattr(link, key)) for link in self.links]
+        return {
+            "devices": devices,
+            "links": links,
+            "racks": list(self.racks),
+            "notes": list(self.notes),
+            "rack_places": [[p.name, p.row, p.position, p.rack_units] for p in self.rack_places],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ClusterElements:
+        """The elements of :meth:`to_dict`."""
+        d, ln = data.get("devices") or {}, data.get("links") or {}
+        names = list(d.get("name") or [])
+        count = len(names)
+        devices = tuple(
+            map(
+                NetworkDevice,
+                names,
+                *(_values(d.get(key), count) for key in _DEVICE_TEXT),
+                d.get("ru") or [None] * count,
+            )
+        )
+        count = len(ln.get("a") or [])
+        columns = {
+            end: [names[v] if isinstance(v, int) else str(v) for v in ln.get(end) or []]
+            for end in ("a", "b")
+        }
+        columns.update({key: _values(ln.get(key), count) for key in _LINK_TEXT})
+        columns.update({key: ln.get(key) or [None] * count for key in _LINK_PLAIN})
+        order = [f.name for f in fields(NetworkLink)]
+        links = tuple(map(NetworkLink, *(columns[_COLUMN.get(n, n)] for n in order)))
+        return cls(
+            devices=devices,
+            links=links,
+            racks=tuple(data.get("racks") or ()),
+            notes=tuple(data.get("notes") or ()),
+            rack_places=tuple(RackPlace(*place) for place in data.get("rack_places") or ()),
+        )
+
+
+_DEVICE_TEXT = ("network", "role", "model", "rack")  # NetworkDevice's fields after its name
+_COLUMN = {"a_device": "a", "b_device": "b"}  # the stored link column of a field
+_LINK_TEXT = (
+    "network",
+    "group",
+    "a_port",
+    "b_port",
+    "cable_kind",
+    "cable_part",
+    "a_transceiver",
+    "b_transceiver",
+    "assembly",
+)
+_LINK_PLAIN = ("speed_gbps", "run_length_m", "leg")
+
+
+def _plain(value):
+    """A NumPy scalar as the Python number it holds (JSON-ready); anything else unchanged."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _codes(column: list[str]) -> dict:
+    """``{"values": distinct values in order of first use, "codes": index per row}``."""
+    values: dict[str, int] = {}
+    codes = [values.setdefault(value, len(values)) for value in column]
+    return {"values": list(values), "codes": codes}
+
+
+def _values(encoded: dict | None, count: int) -> list[str]:
+    """The column of :func:`_codes` (empty text for a column not stored)."""
+    if not encoded:
+        return [""] * count
+    values = encoded["values"]
+    return [values[code] for code in encoded["codes"]]
 
 
 def port_name(index: int, per_cage: int) -> str:
@@ -1090,11 +1188,76 @@ def cluster_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
     )
 
 
+def with_plan_media(
+    elements: ClusterElements, networks: dict, facts: CatalogFacts
+) -> ClusterElements:
+    """``elements`` with their links' media as the plan ``networks`` gives them: each link's
+    cable kind and part as its link group has them, then the media chosen by length
+    (:func:`~planner.domain.networks.media.apply_network_media`). After the media are chosen
+    (the plan changed only there), the same as building the elements again from it, for a
+    fraction of the time (the pipeline's 100k-GPU cluster builds them once, not twice).
+    """
+    groups = {
+        (name, group["name"]): group
+        for name, plan in networks.items()
+        for group in plan.get("link_groups") or []
+    }
+    links = []
+    for link in elements.links:
+        group = groups.get((link.network, link.group))
+        if group is not None:
+            cable = group.get("cable") or {}
+            link = replace(
+                link,
+                cable_kind=str(group["cable_kind"]),
+                cable_part=str(cable.get("part") or ""),
+            )
+        links.append(link)
+    devices = {d.name: d for d in elements.devices}
+    return replace(elements, links=tuple(apply_network_media(links, networks, devices, facts)))
+
+
+def network_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
+    """The devices and links of the fabric's other networks, as stored with it
+    (``fabric.networks``, built once by :func:`planner.domain.pipeline.build_fabric`).
+
+    A loaded fabric decodes its stored columns (``fabric.network_columns``) here, on first
+    read. One stored before they were kept (neither) is upgraded here: they are built once
+    (:func:`cluster_elements`) and kept on the fabric.
+    Every page, export, analysis and job reads them through this function.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    facts : CatalogFacts
+        Only read to upgrade a fabric stored without its elements.
+
+    Returns
+    -------
+    ClusterElements
+        Empty when the design has no other networks.
+    """
+    # the columns first: another thread decoding them sets ``networks`` before it drops them
+    columns, elements = fabric.network_columns, fabric.networks
+    if elements is None:
+        if columns is not None:  # stored: decoded on first read
+            elements = ClusterElements.from_dict(columns)
+        elif fabric.settings.networks:  # stored before they were kept: the upgrade
+            elements = cluster_elements(fabric, facts)
+        else:
+            elements = ClusterElements()
+        fabric.networks = elements
+        fabric.network_columns = None
+    return elements
+
+
 __all__ = [
     "ELEMENT_NETWORKS",
     "ClusterElements",
     "NetworkDevice",
     "NetworkLink",
     "cluster_elements",
+    "network_elements",
     "port_name",
+    "with_plan_media",
 ]

@@ -285,8 +285,8 @@ def bill_of_materials(
     spares_pct
         Percent of spares per category (missing = 0).
     elements
-        The cluster networks' devices and links when the caller has them
-        (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
+        The cluster networks' devices and links to count instead of the fabric's stored ones
+        (those by default: :func:`planner.domain.networks.elements.network_elements`).
 
     Returns
     -------
@@ -786,10 +786,10 @@ def _count_network_cables(fabric, facts, counts, counted_per, canonical, element
     as its cable but the catalog files otherwise (a CWDM4 module) keeps its category."""
     if not fabric.settings.networks:
         return
-    from planner.domain.networks.elements import cluster_elements
+    from planner.domain.networks.elements import network_elements
     from planner.domain.outputs.cabling import network_ordered_lengths_m
 
-    elements = elements if elements is not None else cluster_elements(fabric, facts)
+    elements = elements if elements is not None else network_elements(fabric, facts)
     ordered = network_ordered_lengths_m(elements, facts)
     filed = {  # how each link group files its cable (a part the catalog lacks, too)
         (tier, group["name"]): (group.get("cable") or {}).get("category")

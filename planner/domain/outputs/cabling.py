@@ -508,8 +508,8 @@ def _built_rows(
     Parameters
     ----------
     elements : ClusterElements, optional
-        The networks' devices and links when already built
-        (:func:`planner.domain.networks.elements.cluster_elements`); built here otherwise.
+        The networks' devices and links to list instead of the fabric's stored ones (those
+        by default: :func:`planner.domain.networks.elements.network_elements`).
     cord_colours : dict, optional
         ``{network: colour}`` over :data:`CORD_COLOURS`.
     plan : StructuredPlan or None, optional
@@ -1062,9 +1062,9 @@ def network_rows(
     if elements is None:
         if not fabric.settings.networks:
             return
-        from planner.domain.networks.elements import cluster_elements
+        from planner.domain.networks.elements import network_elements
 
-        elements = cluster_elements(fabric, facts)
+        elements = network_elements(fabric, facts)
     if not elements.links:
         return
     ends = ends or FabricEnds(fabric)

@@ -6,9 +6,9 @@ so a large fabric streams with flat memory.
 
 The cluster's other networks (a spec's ``networks:`` block: storage, converged, in-band,
 out-of-band and the management systems) are in every export once the fabric has them
-(``fabric.settings.networks``): their devices and links come from
-:func:`planner.domain.networks.elements.cluster_elements` (one call per export; pass
-``elements`` to reuse one). A design without networks gets the compute fabric alone,
+(``fabric.settings.networks``): their devices and links are the ones stored with the fabric
+(:func:`planner.domain.networks.elements.network_elements`; ``elements`` given to an export
+replaces them). A design without networks gets the compute fabric alone,
 byte for byte as before (no extra column).
 
 - **NetBox** (DCIM bulk import, *Devices* and *Cables*): the device CSV has NetBox's import
@@ -185,16 +185,17 @@ def network_elements(fabric: Fabric, facts: CatalogFacts | None, elements=None):
     """The networks' devices and links of ``fabric``, or None when it has no networks.
 
     ``elements`` (a :class:`~planner.domain.networks.elements.ClusterElements`) is returned
-    as is when given; without it they are built from ``fabric.settings.networks`` and
-    ``facts`` (:func:`~planner.domain.networks.elements.cluster_elements`). An empty set
+    as is when given; without it they are the fabric's stored ones
+    (:func:`~planner.domain.networks.elements.network_elements`; ``facts`` only upgrades a
+    fabric stored without them). An empty set
     (no devices, no links) is None too, so the compute-only outputs stay unchanged.
     """
     if elements is None:
-        if not fabric.settings.networks or facts is None:
+        if not fabric.settings.networks or (fabric.networks is None and facts is None):
             return None
-        from planner.domain.networks.elements import cluster_elements
+        from planner.domain.networks.elements import network_elements as stored
 
-        elements = cluster_elements(fabric, facts)
+        elements = stored(fabric, facts)
     if not elements.devices and not elements.links:
         return None
     return elements
