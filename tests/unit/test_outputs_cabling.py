@@ -13,7 +13,7 @@ import yaml
 
 from planner.domain.canvas import edit_document, fabric_from_edit, validate_edit
 from planner.domain.fabric import ROLE, Fabric
-from planner.domain.media import order_length_m
+from planner.domain.media import UFM_LEAF_CABLE, order_length_m
 from planner.domain.outputs import (
     CABLING_COLUMNS,
     CablingImportError,
@@ -22,7 +22,7 @@ from planner.domain.outputs import (
     csv_lines,
     link_labels,
 )
-from planner.domain.outputs.cabling import UFM_LEAF_CABLE, csv_line
+from planner.domain.outputs.cabling import csv_line
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from tests.unit.test_outputs_bom import GB200_DAC
@@ -61,8 +61,7 @@ def test_one_row_per_link_with_every_column(one_su, facts):
     rows = list(csv.DictReader(lines))
     assert len(rows) == one_su.link_count
     assert list(rows[0]) == list(CABLING_COLUMNS)
-    # fabric-manager rows name the cable NVIDIA lists apart, not one of the fabric's
-    with_cable = [r for r in rows if r["cable_part"] and r["a_role"] != "manager"]
+    with_cable = [r for r in rows if r["cable_part"]]  # fabric-manager rows too (issue 33)
     assert len(with_cable) == int((one_su.link_cable >= 0).sum())
     first = rows[0]
     assert first["a_role"] == "server" and first["b_role"] == "leaf"
@@ -323,11 +322,29 @@ def test_no_row_of_the_4su_plan_has_an_empty_cable(four_su, facts):
         assert row["part_number"] == UFM_LEAF_CABLE
 
 
-def test_manager_rows_leave_the_fabric_media_and_the_bom_alone(four_su, facts):
+def test_manager_links_are_two_splitter_fibres_and_four_ufm_modules(four_su, facts):
+    """Issue 33 item 5: the fabric's own media carry the UFM links as RA-11333-001 Table 8
+    lists them: 2 UFM -> leaf fibres for the 4 UFM ports, each a 1:2 splitter whose legs share
+    one leaf port at half its speed, the two fibres on two leaves, and 4 UFM-side modules."""
     managers = np.flatnonzero(four_su.node_role[four_su.link_a] == ROLE["manager"])
     assert managers.size == 4
-    assert (four_su.link_cable_part[managers] < 0).all()
-    assert UFM_LEAF_CABLE not in four_su.parts
+    cable_of = four_su.link_cable[managers]
+    assert np.unique(cable_of).size == 2 and (cable_of >= 0).all()
+    assert {four_su.parts[int(p)] for p in four_su.link_cable_part[managers]} == {UFM_LEAF_CABLE}
+    assert facts.parts[UFM_LEAF_CABLE]["topology"] == "1:2"
+    modules = four_su.link_a_module[managers]
+    assert np.unique(modules).size == 4 and (modules >= 0).all()
+    side = {four_su.parts[int(p)] for p in four_su.link_a_part[managers]}
+    assert {facts.parts[slug]["part_number"] for slug in side} == {"980-9I51S-00NS00"}
+    leaf_speed = four_su.link_speed_gbps[four_su.node_role[four_su.link_a] == ROLE["server"]]
+    assert (four_su.link_speed_gbps[managers] * 2 == leaf_speed.max()).all()
+    heads = {}
+    for link in managers.tolist():
+        head = (int(four_su.link_b[link]), int(four_su.link_b_port[link]))
+        heads.setdefault(int(four_su.link_cable[link]), set()).add(head)
+    assert all(len(ports) == 1 for ports in heads.values())  # legs share their leaf port
+    leaves = {next(iter(ports))[0] for ports in heads.values()}
+    assert len(leaves) == 2  # the two fibres on two leaves
 
 
 def test_an_unchanged_4su_plan_changes_nothing(four_su, facts):
@@ -336,11 +353,6 @@ def test_an_unchanged_4su_plan_changes_nothing(four_su, facts):
     edit = cabling_edit(four_su, _write(rows), document, facts)
     assert edit.change_count == 0
     assert edit.document["links"] == document["links"]
-    # a plan written before the manager rows were filled in reads the same
-    for row in rows:
-        if row["a_role"] == "manager":
-            row.update(cable_part="", cable_type="", media="", connector="", length_m="")
-    assert cabling_edit(four_su, _write(rows), document, facts).change_count == 0
 
 
 def test_editing_around_the_manager_rows_still_works(four_su, facts):

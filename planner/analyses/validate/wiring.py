@@ -86,10 +86,13 @@ def ports(ctx: Context) -> None:
         )
     width = int(max(port.max(initial=0), ports.max(initial=0))) + 2
     key = nodes * width + (port + 1)
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
+    # the legs of one breakout share their head's port: one occupant, the cable
+    cable = fabric.link_cable[both] if fabric.link_cable is not None else np.full(both.size, -1)
+    occupant = np.where(cable >= 0, cable, -1 - both).astype(np.int64)
+    order = np.lexsort((occupant, key))
+    sorted_key, sorted_occupant = key[order], occupant[order]
     dup = np.zeros(key.size, dtype=bool)
-    same = sorted_key[1:] == sorted_key[:-1]
+    same = (sorted_key[1:] == sorted_key[:-1]) & (sorted_occupant[1:] != sorted_occupant[:-1])
     dup[order[1:][same]] = True
     dup[order[:-1][same]] = True
     if dup.any():
@@ -99,7 +102,8 @@ def ports(ctx: Context) -> None:
             links=both[dup],
             nodes=unique_sorted(nodes[dup]),
         )
-    ends = np.bincount(nodes, minlength=n)
+    taken = np.unique(np.stack([key, occupant]), axis=1)[0]  # ports in use, once each
+    ends = np.bincount(taken // width, minlength=n)
     over = np.flatnonzero(ends > ports)
     if over.size:
         ctx.out.add("too-many-links", "more links than ports on a device", nodes=over)
