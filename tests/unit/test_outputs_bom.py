@@ -69,11 +69,18 @@ def _table_8_part(facts, line) -> str:
     return printed.pop() if len(sold) > 1 and printed else line.part_number
 
 
+#: RA-11333-001 V11 Table 4 (primary): node+UFM -> leaf cables of the 4 SU fabric, 1,016 node
+#: links and 4 UFM links.
+TABLE_4_NODE_LEAF_CABLES, NODE_LINKS = 1020, 1016
+
+
 @pytest.mark.parametrize("preset", ["h100-superpod-4su.yaml", "h100-superpod-4su-cluster.yaml"])
 def test_superpod_bom_reproduces_table_8(preset, facts):
     """Issue 33 items 4-5: the compute fabric's BOM lines are RA-11333-001 Table 8, row by
-    row, the 2 UFM -> leaf fibres and the 4 UFM-side modules included; the node->leaf links
-    are Table 4's 1,020 (1,016 node links + 4 UFM ports)."""
+    row, the UFM -> leaf fibres and the 4 UFM-side modules included. One row differs, as the
+    RA differs from itself: Table 8 prints 2 UFM -> leaf cables where Table 4 counts 4 UFM
+    cables among its 1,020 node+UFM -> leaf cables; the QM97x0 manual runs a UFM port as one
+    400 Gb/s port, so the BOM orders one per UFM link, as many as the UFM-side modules."""
     fabric = build_fabric(parse_spec(_example(preset)), facts)
     bom = bill_of_materials(fabric, facts)
     compute = [line for line in bom.lines if line.tier in ("server-leaf", "leaf-spine")]
@@ -81,8 +88,10 @@ def test_superpod_bom_reproduces_table_8(preset, facts):
     for line in compute:
         if line.category in ("transceiver", "cable", "fiber"):
             rows[(line.category, _table_8_part(facts, line))] += line.base_quantity
-    assert rows == TABLE_8
-    assert int((fabric.link_tier == TIER["server-leaf"]).sum()) == 1020
+    ufm_links = TABLE_4_NODE_LEAF_CABLES - NODE_LINKS
+    assert rows == {**TABLE_8, ("fiber", "980-9I557-00N030"): ufm_links}
+    assert rows[("transceiver", "980-9I51S-00NS00")] == ufm_links
+    assert int((fabric.link_tier == TIER["server-leaf"]).sum()) == TABLE_4_NODE_LEAF_CABLES
     assert _total(bom, category="server") == 127
     assert _total(bom, category="switch", tier="leaf") == 32
     assert _total(bom, category="switch", tier="spine") == 16
@@ -302,11 +311,12 @@ def test_superpod_fibers_are_ordered_in_a_handful_of_lengths(superpod, facts):
     fibers = [line for line in bom.lines if line.category == "fiber"]
     lengths = {line.length_m for line in fibers}
     assert len(lengths) <= 6 and len(fibers) <= 8
-    # the published counts are kept (RA-11333-001 Table 8): 2,040 400G fibres, 2 UFM fibres
+    # the published counts are kept (RA-11333-001 Table 8): 2,040 400G fibres; 4 UFM fibres
+    # (Table 4's 4 UFM cables; Table 8 prints 2, see test_superpod_bom_reproduces_table_8)
     by_part = Counter()
     for line in fibers:
         by_part[line.part] += line.quantity
-    assert by_part == {"MFP7E10-Nxxx": 2040, "980-9I557-00N030": 2}
+    assert by_part == {"MFP7E10-Nxxx": 2040, "980-9I557-00N030": 4}
     for line in fibers:
         sold = dict(sold_lengths(facts.parts[line.part]))
         assert line.part_number == sold[line.length_m]  # the part number of that length

@@ -86,13 +86,10 @@ def ports(ctx: Context) -> None:
         )
     width = int(max(port.max(initial=0), ports.max(initial=0))) + 2
     key = nodes * width + (port + 1)
-    # the legs of one breakout share their head's port: one occupant, the cable
-    cable = fabric.link_cable[both] if fabric.link_cable is not None else np.full(both.size, -1)
-    occupant = np.where(cable >= 0, cable, -1 - both).astype(np.int64)
-    order = np.lexsort((occupant, key))
-    sorted_key, sorted_occupant = key[order], occupant[order]
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
     dup = np.zeros(key.size, dtype=bool)
-    same = (sorted_key[1:] == sorted_key[:-1]) & (sorted_occupant[1:] != sorted_occupant[:-1])
+    same = sorted_key[1:] == sorted_key[:-1]
     dup[order[1:][same]] = True
     dup[order[:-1][same]] = True
     if dup.any():
@@ -102,8 +99,7 @@ def ports(ctx: Context) -> None:
             links=both[dup],
             nodes=unique_sorted(nodes[dup]),
         )
-    taken = np.unique(np.stack([key, occupant]), axis=1)[0]  # ports in use, once each
-    ends = np.bincount(taken // width, minlength=n)
+    ends = np.bincount(nodes, minlength=n)
     over = np.flatnonzero(ends > ports)
     if over.size:
         ctx.out.add("too-many-links", "more links than ports on a device", nodes=over)

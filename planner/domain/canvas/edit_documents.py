@@ -38,7 +38,7 @@ def _parse(document, facts: CatalogFacts) -> ParsedEdit:
         out.add("malformed", "A topology document is a mapping with nodes and links.")
         return out
     index = parse_nodes(document, facts, out)
-    parse_links(document, index, out, facts)
+    parse_links(document, index, out)
     total = len(out.nodes) + len(out.links)
     if total > MAX_ELEMENTS:
         out.add(

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from inventory.library.facts import legs_of
 from inventory.library.rules import Violation
 from planner.domain.canvas.common import node_id, speed_text
 from planner.domain.canvas.port_speeds import common_speed, ports_at, speed_list, supports
@@ -194,15 +193,8 @@ def _tier_problem(out: ParsedEdit, link_id: str, a: EditNode, b: EditNode, where
     out.add("tier-order", message, (link_id, node_id(a.name), node_id(b.name)), where)
 
 
-def parse_links(
-    document: dict, index: dict[str, int], out: ParsedEdit, facts: CatalogFacts
-) -> None:
-    """Read the links between known nodes into ``out`` (ports, speeds, parts by slug).
-
-    A port takes one link, or the legs of one breakout fiber or cable at its head: links
-    that all end (``b``) on the port and name one cable whose catalog record has legs
-    (``1:N``; how many legs fit a head is :func:`~planner.domain.canvas.edit_media.check_breakouts`'
-    to judge), such as two fabric-manager ports on one 1:2 splitter fibre."""
+def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
+    """Read the links between known nodes into ``out`` (ports, speeds, parts by slug)."""
     raw_links = document.get("links", [])
     if not isinstance(raw_links, list):
         out.add("malformed", "A topology document has a list of links.", field_name="links")
@@ -311,7 +303,7 @@ def parse_links(
         used[link.b, link.b_port].append(len(out.links))
         out.links.append(link)
     for (node, port), members in used.items():
-        if len(members) > 1 and not _legs_of_one_head(out, facts, node, members):
+        if len(members) > 1:
             name = out.nodes[node].name
             ids = [f"link:{out.links[m].index}" for m in members]
             peers = [out.links[m].b if out.links[m].a == node else out.links[m].a for m in members]
@@ -325,16 +317,6 @@ def parse_links(
             )
             for m in members:
                 out.links[m].media_ok = False
-
-
-def _legs_of_one_head(out: ParsedEdit, facts: CatalogFacts, node: int, members) -> bool:
-    """The links ``members`` through one port of ``node`` are legs of one breakout head."""
-    links = [out.links[m] for m in members]
-    cables = {link.cable for link in links}
-    if len(cables) != 1 or any(link.b != node for link in links):
-        return False
-    part = facts.parts.get(next(iter(cables)) or "")
-    return part is not None and (legs_of(part) or 1) >= 2
 
 
 def assemble(out: ParsedEdit) -> Fabric:

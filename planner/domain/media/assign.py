@@ -12,10 +12,9 @@ Links through one cage share ``link_*_module``. Links of one cable assembly or o
 
 Fabric-manager (UFM) links (:func:`_manager_links`) get the switch-end module of their cage
 (the cage is used) and, on an InfiniBand leaf whose module takes the UFM-to-leaf fiber
-(:data:`UFM_LEAF_CABLE`, a 1:2 splitter: the legs on one leaf port share it), that fiber and a
-UFM-side transceiver per fabric-manager port (:data:`UFM_SIDE_TRANSCEIVER`), as NVIDIA's
-SuperPOD BOM counts them (RA-11333-001 V11 Table 8: 2 cables and 4 "UFM System Transceivers"
-for the 4 SU fabric's 4 UFM ports).
+(:data:`UFM_LEAF_CABLE`), that fiber, one per link, and a UFM-side transceiver per
+fabric-manager port (:data:`UFM_SIDE_TRANSCEIVER`), so that the summary, the BOM and the
+cabling plan count the parts NVIDIA's SuperPOD BOM lists for them (RA-11333-001 V11 Table 8).
 """
 
 from __future__ import annotations
@@ -40,13 +39,16 @@ from planner.domain.spec import DesignSpec, MediaChoice
 
 #: The cable from the fabric manager (UFM appliance) to a leaf: NVIDIA DGX SuperPOD H100
 #: reference architecture RA-11333-001 V11 Table 8 (primary), "NDR Cables, 200 Gbps, UFM to
-#: leaf ports", 980-9I557-00N030: 2 for the 4 SU fabric's 4 UFM ports, so one cable joins two
-#: UFM ports to one leaf port (a 1:2 splitter fibre; inferred, the RA does not state its
-#: construction; the seed catalog records ``topology`` 1:2 with grade inferred).
+#: leaf ports", 980-9I557-00N030. One per UFM link: the QM97x0 manual (Interfaces, primary)
+#: runs the UFM side as "1 port in 400 Gb/s" (MMA4Z00-NS400) against one active switch-side
+#: port, and RA Table 4 counts the 4 UFM links of the 4 SU fabric among its node+UFM -> leaf
+#: *cables* (1,020 = 1,016 + 4); Table 8 prints 2 of them, which no wiring of one free leaf
+#: port per UFM link reaches (a 1:2 splitter would put a 2 x 200G port beside a node's 400G
+#: port in one twin-port cage, which catalog rule 8 forbids). Inferred: 4.
 UFM_LEAF_CABLE = "980-9I557-00N030"
 #: The UFM-side transceiver of that cable, RA-11333-001 V11 Table 8: "UFM System Transceivers"
-#: 980-9I51S-00NS00, 4 for the 4 UFM ports: the seed catalog's MMA4Z00-NS400 (NVIDIA datasheet
-#: https://docs.nvidia.com/networking/display/MMA4Z00NS400T), in 200G mode on a splitter leg.
+#: 980-9I51S-00NS00, 4 for the 4 UFM links; the QM97x0 manual's UFM-side module, the seed
+#: catalog's MMA4Z00-NS400 (https://docs.nvidia.com/networking/display/MMA4Z00NS400T).
 UFM_SIDE_TRANSCEIVER = "980-9I51S-00NS00"
 
 KIND_LABELS = {
@@ -179,8 +181,8 @@ def _named_parts(choice: MediaChoice, catalog: MediaCatalog, tier: str) -> dict:
 def _manager_links(fabric, tier_links, managers, cols, notes, facts: CatalogFacts) -> None:
     """Fabric-manager links: the switch-end module of their cage (the module the cage already
     has, else the tier's most common switch-end module); then, where that module takes the
-    UFM-to-leaf fiber (:func:`_manager_media`), the fiber, one per leaf port (its legs share
-    it), and the UFM-side transceiver of each fabric-manager port."""
+    UFM-to-leaf fiber (:func:`_manager_media`), the fiber, one per link (per leaf port), and
+    the UFM-side transceiver of each fabric-manager port."""
     if not managers.size:
         return
     b_nodes = fabric.link_b[managers]
@@ -219,9 +221,8 @@ def _manager_links(fabric, tier_links, managers, cols, notes, facts: CatalogFact
         cabled |= mask
     if cabled.all():
         notes.append(
-            f"{managers.size} fabric-manager (UFM) link(s): {UFM_LEAF_CABLE} 1:2 splitter "
-            "fibres, one per leaf port, and a UFM-side transceiver per UFM port (RA-11333-001 "
-            "Table 8)"
+            f"{managers.size} fabric-manager (UFM) link(s): a {UFM_LEAF_CABLE} fiber and a "
+            f"UFM-side {UFM_SIDE_TRANSCEIVER} transceiver each (RA-11333-001 Tables 4 and 8)"
         )
     else:
         notes.append(

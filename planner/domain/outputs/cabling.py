@@ -7,11 +7,9 @@ One row per link of the fabric, in link order: a whole cable, or one leg of a br
 (a 1:N cable or a 1:2 splitter fiber). Links without a cable part (a hand-drawn link without
 media) still get a row, with the cable columns empty.
 
-Fabric-manager (UFM) links are rows like any other: their media are the fabric's
-(:mod:`planner.domain.media.assign`), two legs of one UFM-to-leaf splitter fibre on one leaf
-port (RA-11333-001 V11 Table 8: 2 "NDR Cables, 200 Gbps, UFM to leaf ports" for the 4 SU
-fabric's 4 UFM ports, with a UFM-side transceiver each), so the plan, the summary and the BOM
-count the same cables and modules.
+Fabric-manager (UFM) links are rows like any other: their UFM-to-leaf fiber and UFM-side
+transceiver are the fabric's own media (:mod:`planner.domain.media.assign`), so the plan, the
+summary and the BOM count the same cables and modules.
 
 Networks
 --------
