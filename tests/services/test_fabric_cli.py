@@ -126,12 +126,13 @@ def test_validate_text_output(seed_catalog, capsys):
 def test_power_json_matches_the_hand_count(seed_catalog, capsys):
     assert fabric("power", FOUR_SU, "--json") == 0
     report = json.loads(capsys.readouterr().out)
-    # tests/unit/test_power.py: 127 x 10,200 + 48 x 747 + 1,536 x 15 W (980-9I51A unknown).
-    assert report["total_w"] == 1_354_296
+    # tests/unit/test_power.py: 127 x 10,200 + 48 x 747 + 1,536 x 15 W + 4 UFM-side modules x
+    # 9 W (980-9I51A unknown).
+    assert report["total_w"] == 1_354_332
     assert report["by_category"] == {
         "servers": 1_295_400,
         "switches": 35_856,
-        "transceivers": 23_040,
+        "transceivers": 23_076,
         "cables": 0,
     }
     # The example's 40.8 kW SuperPOD rack holds 4 DGX: 127 servers need 32 server racks.

@@ -6,9 +6,8 @@ says it (the CSV downloads parsed, the BOM and quote lines read, the canvas and 
 report as their APIs return them). Switches, cables per part and length, transceivers,
 links and devices per network, racks, power and cost must then be the same everywhere.
 
-One disagreement is left and pinned as a strict expected failure in its own test, to be
-switched on when it is fixed: the UFM-to-leaf cables the plan names on the compute fabric's
-fabric-manager rows are not counted by the summary or ordered by the BOM.
+The compute fabric's fabric-manager (UFM) rows count like every other row: their UFM-to-leaf
+splitter fibres and UFM-side modules are the fabric's own media (RA-11333-001 Table 8).
 """
 
 from __future__ import annotations
@@ -128,19 +127,13 @@ def bom_counts(
     return +out
 
 
-def _manager_row(row: dict) -> bool:
-    """A fabric-manager (UFM) row of the compute fabric: its cable is named on the plan but
-    not counted by the fabric's media (issue 33 item 5, being fixed with orderable parts)."""
-    return row["network"] == "compute" and row["a_role"] == "manager"
-
-
 def plan_cables(rows: list[dict], *, by_length: bool = False) -> Counter:
     """``(network, part)`` (or ``(part, length)`` with ``by_length``) -> cables of the
     cabling plan: a row per link, one cable per assembly (a splitter's legs share one); rows
     without a cable part (none chosen, or the customer's fibre) are not cables to order."""
     seen, out = set(), Counter()
     for row in rows:
-        if not row["cable_part"] or _manager_row(row):
+        if not row["cable_part"]:
             continue
         if row["assembly"]:
             if (row["network"], row["assembly"]) in seen:
@@ -208,7 +201,7 @@ def plan_part_numbers(rows: list[dict]) -> Counter:
     per assembly)."""
     seen, out = set(), Counter()
     for row in rows:
-        if not row["part_number"] or _manager_row(row):
+        if not row["part_number"]:
             continue
         if row["assembly"]:
             if (row["network"], row["assembly"]) in seen:
@@ -320,9 +313,7 @@ def test_every_output_gives_the_same_numbers(slug, seed_catalog, user):
     )
     link_ends = Counter()
     for row in compute_plan:
-        # the UFM-side module of a manager row is the plan's alone (see _manager_row)
-        ends = ("b_transceiver",) if _manager_row(row) else ("a_transceiver", "b_transceiver")
-        link_ends.update(row[end] for end in ends if row[end])
+        link_ends.update(row[end] for end in ("a_transceiver", "b_transceiver") if row[end])
     _compare(
         "compute transceivers per link end",
         {
@@ -423,22 +414,24 @@ def test_every_output_gives_the_same_numbers(slug, seed_catalog, user):
     assert not problems, "\n".join(problems)
 
 
-# --- left to fix: switched on when it is -------------------------------------------------------
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 33 item 5: the plan's fabric-manager (UFM) rows of the compute fabric name "
-    "the UFM-to-leaf cable 980-9I557-00N030 and its UFM-side module (RA-11333-001 Table 8), "
-    "but the fabric's media, the summary and the BOM do not count them",
-)
 def test_the_cables_the_plan_names_are_ordered(seed_catalog, user):
+    """Issue 33 item 5: every cable part the compute fabric's plan names, on its fabric-manager
+    (UFM) rows too, is ordered by the BOM, as many as the plan has cables of it."""
     problems = []
     for slug in PRESETS:
         ledger = _ledger(slug, user)
-        named = Counter(row["cable_part"] for row in ledger["cabling"] if _manager_row(row))
+        compute = [row for row in ledger["cabling"] if row["network"] == "compute"]
+        named = plan_cables(compute)
         ordered = bom_counts(ledger["bom"], ("cable", "fiber"))
-        for part, rows in named.items():
-            if part and ordered[("compute", part)] == 0:
-                problems.append(f"{slug}: {rows} plan rows name {part}; the BOM orders none")
+        for (network, part), cables in named.items():
+            if ordered[(network, part)] != cables:
+                problems.append(
+                    f"{slug}: the plan has {cables} {part} cables; the BOM orders "
+                    f"{ordered[(network, part)]}"
+                )
+        managers = {
+            r["cable_part"] for r in compute if r["a_role"] == "manager" and r["cable_part"]
+        }
+        if managers - {part for _, part in named}:
+            problems.append(f"{slug}: fabric-manager rows name uncounted {managers}")
     assert not problems, "\n".join(problems)

@@ -14,15 +14,11 @@ from pathlib import Path
 import pytest
 
 from planner.domain.canvas import edit_document
-from planner.domain.media import policy_length_m
+from planner.domain.media import UFM_LEAF_CABLE, UFM_SIDE_TRANSCEIVER, policy_length_m
 from planner.domain.networks.elements import cluster_elements
 from planner.domain.outputs import CABLING_COLUMNS, cabling_csv_lines, cabling_edit, csv_lines
 from planner.domain.outputs.bom import bill_of_materials
-from planner.domain.outputs.cabling import (
-    CORD_COLOURS,
-    UFM_LEAF_CABLE,
-    UFM_SIDE_TRANSCEIVER,
-)
+from planner.domain.outputs.cabling import CORD_COLOURS
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import load_spec_text, parse_spec
 
@@ -212,8 +208,6 @@ def test_ufm_rows_name_cable_and_transceiver(facts):
     assert {row["network"] for row in rows} == {"compute"}  # no networks block
     document = edit_document(fabric)
     assert cabling_edit(fabric, _write(rows), document, facts).change_count == 0
-    older = [dict(row, a_transceiver="") if row["a_role"] == "manager" else row for row in rows]
-    assert cabling_edit(fabric, _write(older), document, facts).change_count == 0
     # a plan written before the network column reads back as before
     legacy = [{k: v for k, v in row.items() if k not in ("network", "cord_colour")} for row in rows]
     columns = [c for c in CABLING_COLUMNS if c not in ("network", "cord_colour")]

@@ -82,6 +82,7 @@ def test_failures_per_day_from_catalog_mtbf_computed_independently(su1, facts):
         "DGX-H100": 50_000.0,
         "MMA4Z00-NS": 1_000_000.0,
         "980-9I51A-00NS00": 2_000_000.0,
+        "MMA4Z00-NS400": 1_500_000.0,  # the UFM-side modules (issue 33 item 5)
     }
     known = _with_mtbf(facts, **{k.replace("-", "_"): v for k, v in hours.items()})
     report = expected_failures(su1, known, job_gpus=8, lead_time_days=30, level=0.99)

@@ -47,9 +47,11 @@ def _build(facts, document, **kwargs):
 def test_superpod_counts_match_the_published_bom(superpod):
     summary = summarize(superpod)
     assert summary["transceivers_by_side"]["switch"] == {"MMA4Z00-NS": 1536}
-    server = summary["transceivers_by_side"]["server"]
+    server = dict(summary["transceivers_by_side"]["server"])
+    assert server.pop("MMA4Z00-NS400") == 4  # Table 8's "UFM System Transceivers"
     assert sum(server.values()) == 508 and set(server) <= TWIN_FLAT_TOP
-    assert sum(summary["cables"].values()) == 2040  # 1016 node links + 1024 leaf-spine
+    # RA-11333-001 Table 8: 1016 node links + 1024 leaf-spine, and 2 UFM -> leaf fibres
+    assert summary["cables"] == {"MFP7E10-Nxxx": 2040, "980-9I557-00N030": 4}
 
 
 def test_superpod_server_modules_feed_two_leaves(superpod):
@@ -63,11 +65,15 @@ def test_superpod_server_modules_feed_two_leaves(superpod):
     assert (pairs[:, 0] != pairs[:, 1]).all()
 
 
-def test_fabric_manager_links_get_the_switch_module_only(superpod):
+def test_fabric_manager_links_share_their_leaf_cage_module(superpod):
+    """The leaf end of a UFM link is the module already in its cage; the UFM end and the
+    fibre are the Table 8 parts (tests/unit/test_outputs_cabling.py checks them)."""
     ufm = superpod.node_role[superpod.link_a] == ROLE["manager"]
     assert ufm.sum() == 4
     assert (superpod.link_b_part[ufm] >= 0).all() and (superpod.link_b_module[ufm] >= 0).all()
-    assert (superpod.link_a_part[ufm] == -1).all() and (superpod.link_cable[ufm] == -1).all()
+    shared = np.isin(superpod.link_b_module[ufm], superpod.link_b_module[~ufm])
+    assert shared.all()
+    assert (superpod.link_a_part[ufm] >= 0).all() and (superpod.link_cable[ufm] >= 0).all()
     assert any("fabric-manager" in note for note in superpod.info["media_notes"])
 
 
@@ -86,7 +92,7 @@ def _reach(facts, fabric, link):
 
 def test_every_link_has_a_length_within_reach(facts, superpod):
     cabled = np.flatnonzero(superpod.link_cable_part >= 0)
-    assert cabled.size == 2040
+    assert cabled.size == 2044  # 1,016 node + 1,024 leaf-spine links, 4 UFM links
     assert (superpod.link_length_m > 0).all()
     for link in cabled:
         assert superpod.link_length_m[link] <= _reach(facts, superpod, link)
@@ -120,7 +126,7 @@ def test_named_unproven_part_is_accepted_with_warnings(facts):
     document = {**SUPERPOD, "media": {"server-leaf": {"a": unproven["slug"]}}}
     fabric = _build(facts, document)
     server = summarize(fabric)["transceivers_by_side"]["server"]
-    assert server == {unproven["slug"]: 508}
+    assert server == {unproven["slug"]: 508, "MMA4Z00-NS400": 4}  # and the UFM modules
     assert any(unproven["slug"] in w and "unknown" in w for w in fabric.info["media_warnings"])
 
 

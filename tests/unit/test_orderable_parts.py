@@ -208,13 +208,10 @@ def test_every_plan_row_names_a_length_sold_that_covers_its_run(built, facts, na
 
 
 def _plan_cables(rows) -> Counter:
-    """Cables per (part, length, part number) as the plan lists them: a splitter's legs once.
-    The compute fabric's fabric-manager rows are left out: the BOM lists those cables apart,
-    as the published SuperPOD BOM does (its notes say so)."""
+    """Cables per (part, length, part number) as the plan lists them: a splitter's legs once
+    (the compute fabric's fabric-manager rows too: their fibres are the fabric's, issue 33)."""
     seen, out = set(), Counter()
     for row in rows:
-        if row["network"] == "compute" and row["a_role"] == "manager":
-            continue
         cable = (row["network"], row["assembly"] or row["label"])
         if not row["cable_part"] or cable in seen:
             continue

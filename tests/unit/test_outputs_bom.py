@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from inventory.library.provenance import provenance_for
-from planner.domain.fabric import ROLE, FabricBuilder
+from planner.domain.fabric import ROLE, TIER, FabricBuilder
+from planner.domain.media import sold_lengths
 from planner.domain.outputs import CATEGORIES, BomError, bill_of_materials, spares_for
 from planner.domain.outputs.bom import racks_by_kind
 from planner.domain.pipeline import build_fabric
@@ -48,20 +49,49 @@ def _total(bom, **match) -> int:
     )
 
 
-def test_superpod_bom_gives_nvidia_published_counts(superpod, facts):
-    bom = bill_of_materials(superpod, facts)
-    switch_side = _total(bom, category="transceiver", part="MMA4Z00-NS")
-    server_side = sum(
-        line.quantity
-        for line in bom.lines
-        if line.category == "transceiver" and line.part != "MMA4Z00-NS"
-    )
-    assert switch_side == 1536  # 48 switches x 32 cages (RA-11333-001 Table 8)
-    assert server_side == 508  # 127 DGX x 4 twin-port cages
-    cables = _total(bom, category="fiber") + _total(bom, category="cable")
-    assert cables == 2040  # 1016 node links + 1024 leaf-spine links
-    assert _total(bom, category="fiber", tier="server-leaf") == 1016
-    assert _total(bom, category="fiber", tier="leaf-spine") == 1024
+#: NVIDIA DGX SuperPOD H100 reference architecture RA-11333-001 V11, Table 8 (primary): the
+#: compute fabric's cables and optics of the 4 SU, 127-node SuperPOD, by printed part number.
+TABLE_8 = {
+    ("fiber", "980-9I570-00N030"): 2040,  # NDR 400G: 1,016 node links + 1,024 leaf-spine
+    ("fiber", "980-9I557-00N030"): 2,  # "NDR Cables, 200 Gbps, UFM to leaf ports"
+    ("transceiver", "980-9I510-00NS00"): 1536,  # switch twin-port OSFP: 48 switches x 32 cages
+    ("transceiver", "980-9I51A-00NS00"): 508,  # DGX twin-port flat-top OSFP: 127 x 4
+    ("transceiver", "980-9I51S-00NS00"): 4,  # "UFM System Transceivers"
+}
+
+
+def _table_8_part(facts, line) -> str:
+    """The part number Table 8 prints for a BOM line: a fibre sold in several lengths is the
+    one of them Table 8 prints ("part number will depend on exact cable lengths", its note 1),
+    else the line's own part number."""
+    sold = {number for _, number in sold_lengths(facts.parts[line.part])}
+    printed = sold & {number for _, number in TABLE_8}
+    return printed.pop() if len(sold) > 1 and printed else line.part_number
+
+
+#: RA-11333-001 V11 Table 4 (primary): node+UFM -> leaf cables of the 4 SU fabric, 1,016 node
+#: links and 4 UFM links.
+TABLE_4_NODE_LEAF_CABLES, NODE_LINKS = 1020, 1016
+
+
+@pytest.mark.parametrize("preset", ["h100-superpod-4su.yaml", "h100-superpod-4su-cluster.yaml"])
+def test_superpod_bom_reproduces_table_8(preset, facts):
+    """Issue 33 items 4-5: the compute fabric's BOM lines are RA-11333-001 Table 8, row by
+    row, the UFM -> leaf fibres and the 4 UFM-side modules included. One row differs, as the
+    RA differs from itself: Table 8 prints 2 UFM -> leaf cables where Table 4 counts 4 UFM
+    cables among its 1,020 node+UFM -> leaf cables; the QM97x0 manual runs a UFM port as one
+    400 Gb/s port, so the BOM orders one per UFM link, as many as the UFM-side modules."""
+    fabric = build_fabric(parse_spec(_example(preset)), facts)
+    bom = bill_of_materials(fabric, facts)
+    compute = [line for line in bom.lines if line.tier in ("server-leaf", "leaf-spine")]
+    rows = Counter()
+    for line in compute:
+        if line.category in ("transceiver", "cable", "fiber"):
+            rows[(line.category, _table_8_part(facts, line))] += line.base_quantity
+    ufm_links = TABLE_4_NODE_LEAF_CABLES - NODE_LINKS
+    assert rows == {**TABLE_8, ("fiber", "980-9I557-00N030"): ufm_links}
+    assert rows[("transceiver", "980-9I51S-00NS00")] == ufm_links
+    assert int((fabric.link_tier == TIER["server-leaf"]).sum()) == TABLE_4_NODE_LEAF_CABLES
     assert _total(bom, category="server") == 127
     assert _total(bom, category="switch", tier="leaf") == 32
     assert _total(bom, category="switch", tier="spine") == 16
@@ -281,22 +311,25 @@ def test_superpod_fibers_are_ordered_in_a_handful_of_lengths(superpod, facts):
     fibers = [line for line in bom.lines if line.category == "fiber"]
     lengths = {line.length_m for line in fibers}
     assert len(lengths) <= 6 and len(fibers) <= 8
-    assert sum(line.quantity for line in fibers) == 2040  # the published count is kept
-    sold = {
-        float(item["length_m"]): item["part_number"]
-        for item in facts.parts["MFP7E10-Nxxx"]["length_parts"]
-    }
+    # the published counts are kept (RA-11333-001 Table 8): 2,040 400G fibres; 4 UFM fibres
+    # (Table 4's 4 UFM cables; Table 8 prints 2, see test_superpod_bom_reproduces_table_8)
+    by_part = Counter()
     for line in fibers:
-        assert line.part == "MFP7E10-Nxxx"
+        by_part[line.part] += line.quantity
+    assert by_part == {"MFP7E10-Nxxx": 2040, "980-9I557-00N030": 4}
+    for line in fibers:
+        sold = dict(sold_lengths(facts.parts[line.part]))
         assert line.part_number == sold[line.length_m]  # the part number of that length
         assert line.length_rule.startswith("a length the part is sold in")
     # Every fiber is ordered at least as long as its run, at the next length sold.
     runs = superpod.link_length_m.astype(float)
     ordered = superpod.link_cable_length_m.astype(float)
-    fiber = superpod.link_cable >= 0
+    fiber = np.flatnonzero(superpod.link_cable >= 0)
     assert (ordered[fiber] >= runs[fiber] - 1e-4).all()
-    shorter = np.array([max((v for v in sold if v < o), default=0.0) for o in ordered[fiber]])
-    assert (shorter < runs[fiber] - 1e-4).all()  # no shorter length sold would do
+    for link in fiber.tolist():
+        part = facts.parts[superpod.parts[int(superpod.link_cable_part[link])]]
+        shorter = [v for v, _ in sold_lengths(part) if v < ordered[link]]
+        assert not shorter or max(shorter) < runs[link] - 1e-4  # no shorter length would do
     assert (ordered[fiber] != runs[fiber]).any()
 
 

@@ -13,7 +13,7 @@ import yaml
 
 from planner.domain.canvas import edit_document, fabric_from_edit, validate_edit
 from planner.domain.fabric import ROLE, Fabric
-from planner.domain.media import order_length_m
+from planner.domain.media import UFM_LEAF_CABLE, order_length_m
 from planner.domain.outputs import (
     CABLING_COLUMNS,
     CablingImportError,
@@ -22,7 +22,7 @@ from planner.domain.outputs import (
     csv_lines,
     link_labels,
 )
-from planner.domain.outputs.cabling import UFM_LEAF_CABLE, csv_line
+from planner.domain.outputs.cabling import csv_line
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from tests.unit.test_outputs_bom import GB200_DAC
@@ -61,8 +61,7 @@ def test_one_row_per_link_with_every_column(one_su, facts):
     rows = list(csv.DictReader(lines))
     assert len(rows) == one_su.link_count
     assert list(rows[0]) == list(CABLING_COLUMNS)
-    # fabric-manager rows name the cable NVIDIA lists apart, not one of the fabric's
-    with_cable = [r for r in rows if r["cable_part"] and r["a_role"] != "manager"]
+    with_cable = [r for r in rows if r["cable_part"]]  # fabric-manager rows too (issue 33)
     assert len(with_cable) == int((one_su.link_cable >= 0).sum())
     first = rows[0]
     assert first["a_role"] == "server" and first["b_role"] == "leaf"
@@ -323,11 +322,26 @@ def test_no_row_of_the_4su_plan_has_an_empty_cable(four_su, facts):
         assert row["part_number"] == UFM_LEAF_CABLE
 
 
-def test_manager_rows_leave_the_fabric_media_and_the_bom_alone(four_su, facts):
+def test_manager_links_carry_their_fibre_and_ufm_module(four_su, facts):
+    """Issue 33 item 5: the fabric's own media carry the UFM links: per link the UFM -> leaf
+    fibre and the UFM-side module RA-11333-001 Table 8 prints (980-9I557-00N030,
+    980-9I51S-00NS00), at the leaf's port speed on a leaf port of its own (QM97x0 manual: the
+    UFM side runs "1 port in 400 Gb/s"), the leaf end being the module of its cage."""
     managers = np.flatnonzero(four_su.node_role[four_su.link_a] == ROLE["manager"])
     assert managers.size == 4
-    assert (four_su.link_cable_part[managers] < 0).all()
-    assert UFM_LEAF_CABLE not in four_su.parts
+    cable_of = four_su.link_cable[managers]
+    assert np.unique(cable_of).size == 4 and (cable_of >= 0).all()
+    assert {four_su.parts[int(p)] for p in four_su.link_cable_part[managers]} == {UFM_LEAF_CABLE}
+    modules = four_su.link_a_module[managers]
+    assert np.unique(modules).size == 4 and (modules >= 0).all()
+    side = {four_su.parts[int(p)] for p in four_su.link_a_part[managers]}
+    assert {facts.parts[slug]["part_number"] for slug in side} == {"980-9I51S-00NS00"}
+    nodes = four_su.node_role[four_su.link_a] == ROLE["server"]
+    assert set(four_su.link_speed_gbps[managers].tolist()) == set(
+        four_su.link_speed_gbps[nodes].tolist()
+    )
+    leaves = {int(four_su.link_b[link]) for link in managers.tolist()}
+    assert len(leaves) == 4  # each on a leaf of its own
 
 
 def test_an_unchanged_4su_plan_changes_nothing(four_su, facts):
@@ -336,11 +350,6 @@ def test_an_unchanged_4su_plan_changes_nothing(four_su, facts):
     edit = cabling_edit(four_su, _write(rows), document, facts)
     assert edit.change_count == 0
     assert edit.document["links"] == document["links"]
-    # a plan written before the manager rows were filled in reads the same
-    for row in rows:
-        if row["a_role"] == "manager":
-            row.update(cable_part="", cable_type="", media="", connector="", length_m="")
-    assert cabling_edit(four_su, _write(rows), document, facts).change_count == 0
 
 
 def test_editing_around_the_manager_rows_still_works(four_su, facts):

@@ -5,9 +5,12 @@ The 4 SU DGX H100 SuperPOD (RA-11333-001) is counted by hand from catalog figure
 - 127 DGX H100 × 10,200 W (power_max_w, secondary: DGX H100 user guide);
 - 48 QM9700 × 747 W (power_typical_w "with passive cables", i.e. without optics; secondary);
 - 1,536 MMA4Z00-NS × 15 W (power_max_w, datasheet);
+- 4 MMA4Z00-NS400 × 9 W (power_max_w at 400G, datasheet): the UFM-side modules of the 4 UFM
+  links (RA-11333-001 Table 8, "UFM System Transceivers");
 - 508 980-9I51A-00NS00: no power figure in the catalog -> unknown (0 W in the total; stand-in
   15 W each, the highest maximum of the other 800G twin-port OSFP MMF modules);
-- 2,040 MFP7E10 fibers: passive, 0 W; the fabric-manager (UFM) node: not in the catalog.
+- 2,040 MFP7E10 and 4 UFM -> leaf fibers: passive, 0 W; the fabric-manager (UFM) node: not
+  in the catalog.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ FOUR_SU = EXAMPLES_DIR / "h100-superpod-4su.yaml"
 
 SERVERS_W = 127 * 10_200  # 1,295,400
 SWITCHES_W = 48 * 747  # 35,856
-OPTICS_W = 1_536 * 15  # 23,040
-TOTAL_W = SERVERS_W + SWITCHES_W + OPTICS_W  # 1,354,296
+UFM_OPTICS_W = 4 * 9  # 36
+OPTICS_W = 1_536 * 15 + UFM_OPTICS_W  # 23,076
+TOTAL_W = SERVERS_W + SWITCHES_W + OPTICS_W  # 1,354,332
 UNKNOWN_STAND_IN_W = 508 * 15  # 7,620
 
 
@@ -52,6 +56,7 @@ def test_the_catalog_figures_used_are_the_published_ones(facts):
     assert facts.devices["DGX-H100"].power_max_w == 10_200
     assert facts.devices["QM9700"].power_typical_w == 747
     assert facts.parts["MMA4Z00-NS"]["power_max_w"] == 15
+    assert facts.parts["MMA4Z00-NS400"]["power_max_w"] == 9
     assert facts.parts["980-9I51A-00NS00"].get("power_max_w") is None
     # provenance travels with the facts so that every figure can be graded
     assert facts.parts["MMA4Z00-NS"]["provenance"]["power_max_w"]["grade"] == "datasheet"
@@ -60,7 +65,7 @@ def test_the_catalog_figures_used_are_the_published_ones(facts):
 
 
 def test_superpod_total_equals_the_hand_count(report):
-    assert report["total_w"] == TOTAL_W == 1_354_296
+    assert report["total_w"] == TOTAL_W == 1_354_332
     assert report["by_category"] == {
         "servers": SERVERS_W,
         "switches": SWITCHES_W,
@@ -76,20 +81,20 @@ def test_superpod_total_equals_the_hand_count(report):
 
 def test_superpod_optics_by_tier_count_every_cage(report):
     # Leaves: 16 down + 16 up cages each; spines: 32 cages, all leaf-spine.
-    assert report["by_tier"]["server-leaf"]["transceivers_w"] == 32 * 16 * 15
+    assert report["by_tier"]["server-leaf"]["transceivers_w"] == 32 * 16 * 15 + UFM_OPTICS_W
     assert report["by_tier"]["leaf-spine"]["transceivers_w"] == (32 * 16 + 16 * 32) * 15
     assert report["by_tier"]["leaf-spine"]["links"] == 1024
     assert "spine-core" not in report["by_tier"]
 
 
 def test_superpod_network_figures(report):
-    network = SWITCHES_W + OPTICS_W  # 58,896 W
+    network = SWITCHES_W + OPTICS_W  # 58,932 W
     assert report["network_w"] == network
     assert report["gpus"] == 1016
-    assert report["network_w_per_gpu"] == pytest.approx(network / 1016, abs=0.01)  # 57.97
+    assert report["network_w_per_gpu"] == pytest.approx(network / 1016, abs=0.01)  # 58.00
     assert report["bisection_gbps"] == 203_200
     assert report["network_w_per_tbps"] == pytest.approx(network / 203.2, abs=0.01)
-    assert report["optics_share"] == pytest.approx(OPTICS_W / network, abs=1e-4)  # 39.1 %
+    assert report["optics_share"] == pytest.approx(OPTICS_W / network, abs=1e-4)  # 39.2 %
 
 
 def test_superpod_unknown_figures_are_listed_not_counted(report):

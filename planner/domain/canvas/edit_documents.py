@@ -89,7 +89,7 @@ def fabric_from_edit(document, facts: CatalogFacts) -> Fabric:
     if out.fabric is None or any(p.severity == "error" for p in out.problems):
         raise EditError(out.problems)
     fabric = out.fabric
-    fill_media(fabric, out)
+    fill_media(fabric, out, facts)
     nodes = out.nodes
     servers = [node for node in nodes if node.role == "server"]
     switch_tiers = {node.role for node in nodes if node.role in SWITCH_EDIT_ROLES}

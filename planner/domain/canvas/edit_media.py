@@ -30,6 +30,7 @@ from planner.domain.media import (
     optic_candidates,
     order_lengths,
     rank_candidates,
+    sold_lengths,
 )
 from planner.domain.names import end_text, link_name, scheme_of
 from planner.domain.part_facts import fiber_of, optic_of
@@ -170,7 +171,7 @@ def _check_group(
             )
             return None
     named = {
-        "a": parts.get(a_slug) if a_slug and not is_manager else None,
+        "a": parts.get(a_slug) if a_slug else None,
         "b": parts.get(b_slug) if b_slug else None,
         "cable": cable,
     }
@@ -178,8 +179,8 @@ def _check_group(
     warnings: list[str] = []
     for end, key, stage in ((group.a, "a", 1), (group.b, "b", 2)):
         part = named[key]
-        if part is None:
-            continue
+        if part is None or (key == "a" and is_manager):
+            continue  # a fabric manager's ports are not in the catalog: its module is as named
         rejections = Rejections()
         options = module_options(
             catalog, end, group.speed, part, None, rejections, stage, splitter_legs=key == "a"
@@ -196,7 +197,7 @@ def _check_group(
     if not fits:
         return None
     media = _Media(a_slug if named["a"] else None, b_slug, cable_slug)
-    if named["a"] and named["b"]:
+    if named["a"] and named["b"] and not is_manager:
         choice = MediaChoice("parts", a=a_slug, b=b_slug, cable=cable_slug)
         found, reason = optic_candidates(group, catalog, choice, named)
         if not found:
@@ -348,8 +349,11 @@ def check_breakouts(out: ParsedEdit, facts: CatalogFacts) -> None:
                 link.media_ok = False
 
 
-def fill_media(fabric: Fabric, out: ParsedEdit) -> None:
-    """Write the checked media of ``out`` into the fabric's part, module and cable columns."""
+def fill_media(fabric: Fabric, out: ParsedEdit, facts: CatalogFacts) -> None:
+    """Write the checked media of ``out`` into the fabric's part, module and cable columns; a
+    cable is ordered at the shortest length it is sold in that covers its longest leg (its
+    candidate's lengths, else the catalog's for a hand-named fiber such as a fabric
+    manager's), else by the ordering policy."""
     count = fabric.link_count
     parts: list[str] = []
     index: dict[str, int] = {}
@@ -387,11 +391,16 @@ def fill_media(fabric: Fabric, out: ParsedEdit) -> None:
                 cable_part[links] = part(media.cable)
                 size = candidate.b_group if candidate is not None else 1
                 cable_key[links] = group.keys("b", size)
-        if candidate is not None and media.cable:  # listed lengths, else the ordering policy
+        if media.cable:  # listed lengths, else the ordering policy
             known = links[np.isfinite(fabric.link_length_m[links])]
             if known.size:
                 keys = cable_key[known]
-                order_lengths(fabric, known, keys, candidate.lengths)
+                lengths = (
+                    candidate.lengths
+                    if candidate is not None
+                    else [v for v, _ in sold_lengths(facts.parts.get(media.cable) or {})]
+                )
+                order_lengths(fabric, known, keys, lengths)
     fabric.parts = parts
     fabric.link_a_part, fabric.link_b_part, fabric.link_cable_part = a_part, b_part, cable_part
     modules = dense_ids(np.concatenate([a_key, b_key]))

@@ -20,7 +20,12 @@ Modules (each imports only those listed before it):
 - :mod:`.assign`: filling the fabric's columns, fabric-manager links, shared cages.
 """
 
-from planner.domain.media.assign import assign_media, dense_ids
+from planner.domain.media.assign import (
+    UFM_LEAF_CABLE,
+    UFM_SIDE_TRANSCEIVER,
+    assign_media,
+    dense_ids,
+)
 from planner.domain.media.candidates import (
     Candidate,
     Rejections,
@@ -46,6 +51,8 @@ from planner.domain.media.lengths import (
 __all__ = [
     "POLICY_TEXT",
     "TOLERANCE_M",
+    "UFM_LEAF_CABLE",
+    "UFM_SIDE_TRANSCEIVER",
     "Candidate",
     "LinkGroup",
     "MediaCatalog",

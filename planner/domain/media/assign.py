@@ -10,8 +10,11 @@ Links through one cage share ``link_*_module``. Links of one cable assembly or o
 1:2 breakout's legs) share ``link_cable``. Cable ends are recorded in
 ``link_a_part``/``link_b_part`` with no module id.
 
-Fabric-manager (UFM) links get only the switch-end module of their cage (the cage is used);
-their cables and far-end modules are listed separately in the published SuperPOD BOM.
+Fabric-manager (UFM) links (:func:`_manager_links`) get the switch-end module of their cage
+(the cage is used) and, on an InfiniBand leaf whose module takes the UFM-to-leaf fiber
+(:data:`UFM_LEAF_CABLE`), that fiber, one per link, and a UFM-side transceiver per
+fabric-manager port (:data:`UFM_SIDE_TRANSCEIVER`), so that the summary, the BOM and the
+cabling plan count the parts NVIDIA's SuperPOD BOM lists for them (RA-11333-001 V11 Table 8).
 """
 
 from __future__ import annotations
@@ -29,10 +32,24 @@ from planner.domain.media.candidates import CABLE_KINDS, cable_candidates, optic
 from planner.domain.media.catalog import MediaCatalog, PriceOf
 from planner.domain.media.choice import choose_candidates, rank_candidates
 from planner.domain.media.groups import NODE_SHIFT, LinkGroup, describe_link
-from planner.domain.media.lengths import POLICY_TEXT, order_lengths
+from planner.domain.media.lengths import POLICY_TEXT, order_lengths, sold_lengths
 from planner.domain.names import end_name
 from planner.domain.physical.optics_tables import tables_for
 from planner.domain.spec import DesignSpec, MediaChoice
+
+#: The cable from the fabric manager (UFM appliance) to a leaf: NVIDIA DGX SuperPOD H100
+#: reference architecture RA-11333-001 V11 Table 8 (primary), "NDR Cables, 200 Gbps, UFM to
+#: leaf ports", 980-9I557-00N030. One per UFM link: the QM97x0 manual (Interfaces, primary)
+#: runs the UFM side as "1 port in 400 Gb/s" (MMA4Z00-NS400) against one active switch-side
+#: port, and RA Table 4 counts the 4 UFM links of the 4 SU fabric among its node+UFM -> leaf
+#: *cables* (1,020 = 1,016 + 4); Table 8 prints 2 of them, which no wiring of one free leaf
+#: port per UFM link reaches (a 1:2 splitter would put a 2 x 200G port beside a node's 400G
+#: port in one twin-port cage, which catalog rule 8 forbids). Inferred: 4.
+UFM_LEAF_CABLE = "980-9I557-00N030"
+#: The UFM-side transceiver of that cable, RA-11333-001 V11 Table 8: "UFM System Transceivers"
+#: 980-9I51S-00NS00, 4 for the 4 UFM links; the QM97x0 manual's UFM-side module, the seed
+#: catalog's MMA4Z00-NS400 (https://docs.nvidia.com/networking/display/MMA4Z00NS400T).
+UFM_SIDE_TRANSCEIVER = "980-9I51S-00NS00"
 
 KIND_LABELS = {
     "auto": "media",
@@ -161,9 +178,11 @@ def _named_parts(choice: MediaChoice, catalog: MediaCatalog, tier: str) -> dict:
     return named
 
 
-def _manager_links(fabric, tier_links, managers, cols, notes) -> None:
-    """Fabric-manager links: the switch-end module of their cage only (the module the cage
-    already has, else the tier's most common switch-end module)."""
+def _manager_links(fabric, tier_links, managers, cols, notes, facts: CatalogFacts) -> None:
+    """Fabric-manager links: the switch-end module of their cage (the module the cage already
+    has, else the tier's most common switch-end module); then, where that module takes the
+    UFM-to-leaf fiber (:func:`_manager_media`), the fiber, one per link (per leaf port), and
+    the UFM-side transceiver of each fabric-manager port."""
     if not managers.size:
         return
     b_nodes = fabric.link_b[managers]
@@ -183,10 +202,56 @@ def _manager_links(fabric, tier_links, managers, cols, notes) -> None:
     cols.b_key[managers[hit]] = keys[hit]
     if not hit.all():
         notes.append(f"{int((~hit).sum())} fabric-manager link(s) got no switch-end module")
-    notes.append(
-        f"{managers.size} fabric-manager (UFM) link(s): switch-end module only; their cables "
-        "and far-end modules are listed separately (as in the published SuperPOD BOM)"
-    )
+    cabled = np.zeros(managers.size, dtype=bool)
+    for index in unique_sorted(part[hit]).tolist():
+        mask = part == index
+        leaf_models = {fabric.models[m] for m in fabric.node_model[b_nodes[mask]].tolist()}
+        fiber, ufm_side = _manager_media(facts, cols.parts[index], leaf_models)
+        if fiber is None:
+            continue
+        sel = managers[mask]
+        cable_key = (b_nodes[mask].astype(np.int64) << NODE_SHIFT) | ports[mask]
+        cols.cable_part[sel] = cols.part(fiber)
+        cols.cable_key[sel] = cable_key
+        if ufm_side is not None:
+            a_nodes = fabric.link_a[sel].astype(np.int64)
+            cols.a_part[sel] = cols.part(ufm_side)
+            cols.a_key[sel] = (a_nodes << NODE_SHIFT) | fabric.link_a_port[sel]
+        order_lengths(fabric, sel, cable_key, [v for v, _ in sold_lengths(facts.parts[fiber])])
+        cabled |= mask
+    if cabled.all():
+        notes.append(
+            f"{managers.size} fabric-manager (UFM) link(s): a {UFM_LEAF_CABLE} fiber and a "
+            f"UFM-side {UFM_SIDE_TRANSCEIVER} transceiver each (RA-11333-001 Tables 4 and 8)"
+        )
+    else:
+        notes.append(
+            f"{int((~cabled).sum())} fabric-manager (UFM) link(s): switch-end module only; "
+            f"the catalog has no UFM-to-leaf fiber for their leaf module"
+        )
+
+
+def _manager_media(
+    facts: CatalogFacts, module: str, leaf_models: set[str]
+) -> tuple[str | None, str | None]:
+    """The UFM-to-leaf fiber and the UFM-side transceiver (catalog slugs) of fabric-manager
+    links whose leaf end has ``module``: the fiber when the catalog has
+    :data:`UFM_LEAF_CABLE` as a fiber of the module's media and every leaf runs InfiniBand
+    (the cable is NDR), else None; the transceiver when the catalog has
+    :data:`UFM_SIDE_TRANSCEIVER`, else None."""
+    fiber = facts.parts.get(UFM_LEAF_CABLE) or {}
+    record = facts.parts.get(module) or {}
+    leaves = [facts.devices.get(model) for model in leaf_models]
+    if not (
+        fiber.get("category") == "fiber"
+        and record.get("media") in ("mmf", "smf")
+        and fiber.get("fiber_type") == record.get("media")
+        and all(leaf is not None and "infiniband" in leaf.protocols for leaf in leaves)
+    ):
+        return None, None
+    side = facts.parts.get(UFM_SIDE_TRANSCEIVER) or {}
+    side_slug = side.get("slug") if side.get("category") == "transceiver" else None
+    return str(fiber.get("slug") or UFM_LEAF_CABLE), side_slug
 
 
 def dense_ids(keys: np.ndarray) -> np.ndarray:
@@ -275,6 +340,7 @@ def assign_media(
             np.flatnonzero(tier_mask & is_manager),
             cols,
             notes,
+            facts,
         )
     _check_shared_cages(fabric, cols)
     fabric.parts = cols.parts

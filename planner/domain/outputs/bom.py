@@ -442,7 +442,7 @@ def _count_devices(
     if managers:
         notes.append(
             f"{managers} fabric-manager endpoint(s) are not catalog parts and are not listed; "
-            "their switch-end transceivers are counted"
+            "the transceivers and fibers of their links are counted"
         )
 
 

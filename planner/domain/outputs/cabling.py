@@ -7,15 +7,9 @@ One row per link of the fabric, in link order: a whole cable, or one leg of a br
 (a 1:N cable or a 1:2 splitter fiber). Links without a cable part (a hand-drawn link without
 media) still get a row, with the cable columns empty.
 
-Fabric-manager (UFM) links have no cable part in the fabric: their cables are not among the
-fabric's fibers, as NVIDIA's SuperPOD BOM lists them apart (RA-11333-001 Table 8: 2 "NDR 200G
-cables, UFM -> leaf" for the 4 SU fabric's 4 UFM links). Their rows still say what to pull:
-``cable_type`` fiber, ``media`` and ``connector`` of the switch-end module, ``length_m`` the run
-rounded up to a length the cable is sold in (:func:`planner.domain.media.order_length_m`), and
-``cable_part`` the UFM-to-leaf cable (:data:`UFM_LEAF_CABLE`) when the catalog has it with the
-module's fiber type and the leaf runs InfiniBand, and then ``a_transceiver`` its UFM-side
-transceiver (:data:`UFM_SIDE_TRANSCEIVER`; RA-11333-001 Table 8 prints both). The BOM counts
-are not changed by these rows.
+Fabric-manager (UFM) links are rows like any other: their UFM-to-leaf fiber and UFM-side
+transceiver are the fabric's own media (:mod:`planner.domain.media.assign`), so the plan, the
+summary and the BOM count the same cables and modules.
 
 Networks
 --------
@@ -120,7 +114,7 @@ import numpy as np
 
 from inventory.library.cells import line_may_be_unsafe, safe_cell
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, TIER_NAMES, Fabric
+from planner.domain.fabric import REPORT_TIER_NAMES, ROLES, TIER_NAMES, Fabric
 from planner.domain.media import order_length_m, order_lengths_of, part_number_at, policy_length_m
 from planner.domain.names import Names, port_position
 from planner.domain.summary import ordered_cable_length_m
@@ -167,18 +161,6 @@ CABLING_COLUMNS = (
     *_BUILT_COLUMNS[_PART_NUMBER_AT:],
 )
 COPPER_TYPES = {"dac", "acc", "aec"}
-#: The cable from the fabric manager (UFM appliance) to a leaf: NVIDIA DGX SuperPOD H100
-#: reference architecture RA-11333-001 Table 8, "NDR 200G cables, UFM -> leaf",
-#: 980-9I557-00N030 (2 for the 4 SU fabric's 4 UFM links; their 4 UFM-side transceivers are
-#: 980-9I51S-00NS00). Shown on fabric-manager rows only; the fabric's media columns and the
-#: BOM do not count it (see the module docstring).
-UFM_LEAF_CABLE = "980-9I557-00N030"
-#: The UFM-side transceiver of that cable, RA-11333-001 V11 Table 8: 980-9I51S-00NS00 (4 for
-#: the 4 SU fabric's 4 UFM links), the seed catalog's MMA4Z00-NS400 (NVIDIA datasheet
-#: https://docs.nvidia.com/networking/display/MMA4Z00NS400T, part number 980-9I51S-00NS00).
-#: Shown as ``a_transceiver`` of a fabric-manager row that shows :data:`UFM_LEAF_CABLE`, by
-#: the catalog's slug (the printed part number when the catalog lacks it).
-UFM_SIDE_TRANSCEIVER = "980-9I51S-00NS00"
 #: Patch-cord / cable-jacket colour per network (``cord_colour``). No published convention
 #: assigns colours to a cluster's networks: TIA/EIA-606-A's colour code only separates
 #: telephone, data and alarm systems (eWEEK, "Coloring My World",
@@ -402,44 +384,6 @@ def _part_texts(fabric: Fabric, facts: CatalogFacts) -> list[_PartText]:
     return texts
 
 
-def _manager_cable(facts: CatalogFacts, module: _PartText, leaf_model: str) -> _PartText:
-    """What a fabric-manager row says of its cable, from the switch-end ``module``: a fiber
-    of the module's media and connector; the part is :data:`UFM_LEAF_CABLE` when the catalog
-    has it as a fiber of that media and the leaf runs InfiniBand (the cable is NDR)."""
-    if module.media not in ("mmf", "smf"):
-        return _PartText()
-    text = _PartText(cable_type="fiber", media=module.media, connector=module.connector)
-    record = facts.parts.get(UFM_LEAF_CABLE) or {}
-    device = facts.devices.get(leaf_model)
-    if (
-        record.get("category") == "fiber"
-        and record.get("fiber_type") == module.media
-        and device is not None
-        and "infiniband" in device.protocols
-    ):
-        text.slug = UFM_LEAF_CABLE
-        text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
-    return text
-
-
-def manager_ordered_lengths_m(
-    fabric: Fabric, facts: CatalogFacts | None = None
-) -> np.ndarray | None:
-    """Per link, the ordered length a fabric-manager row shows: the run rounded up to a length
-    :data:`UFM_LEAF_CABLE` is sold in (:func:`planner.domain.media.order_length_m`; without
-    ``facts``, or when the catalog lists none, the ordering policy); NaN for other links and
-    unknown runs."""
-    if fabric.link_length_m is None:
-        return None
-    record = (facts.parts.get(UFM_LEAF_CABLE) if facts is not None else None) or {}
-    out = np.full(fabric.link_count, np.nan)
-    for link in np.flatnonzero(fabric.node_role[fabric.link_a] == ROLE["manager"]).tolist():
-        run = float(fabric.link_length_m[link])
-        if math.isfinite(run):
-            out[link] = order_length_m(record, run)
-    return out
-
-
 BLOCK_LINKS = 4096  # links converted to Python values at a time
 
 
@@ -519,7 +463,6 @@ def _built_rows(
         plan = structured_plan(fabric, facts)
     colours = {**CORD_COLOURS, **(cord_colours or {})}
     compute_colour = colours.get("compute", "")
-    ufm_side = _ufm_side_transceiver(facts)
     ends = FabricEnds(fabric)
     parts = _part_texts(fabric, facts)
     multi_links, multi_legs, multi_leg, multi_shared = _legs(fabric)
@@ -531,8 +474,6 @@ def _built_rows(
     has_media = fabric.link_a_part is not None
     ordered_all = ordered_cable_length_m(fabric)
     run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
-    manager_ordered = manager_ordered_lengths_m(fabric, facts)
-    manager_role = ROLES[ROLE["manager"]]
     empty = _PartText()
     segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
     shown_tiers = fabric.report_tiers()  # links between buildings: the campus tier
@@ -574,7 +515,7 @@ def _built_rows(
         for i in range(size):
             a, b = a_col[i], b_col[i]
             pa, pb, pc = a_part[i], b_part[i], cable_part[i]
-            if i not in multi and not (pc < 0 and pb >= 0 and ends.roles[a] == manager_role):
+            if i not in multi:
                 row = fast[i]  # the common case, built column by column
                 if segments is None:
                     yield row
@@ -586,12 +527,6 @@ def _built_rows(
             cable = parts[pc] if pc >= 0 else empty
             length = measure_text(ordered[i]) if pc >= 0 else ""
             a_module = parts[pa].slug if pa >= 0 and pa != pc else ""
-            if pc < 0 and pb >= 0 and ends.roles[a] == manager_role:
-                cable = _manager_cable(facts, parts[pb], ends.models[b])
-                if cable.cable_type and manager_ordered is not None:
-                    length = measure_text(manager_ordered[block.start + i])
-                if cable.slug == UFM_LEAF_CABLE and not a_module:
-                    a_module = ufm_side
             assembly = leg_number = ""
             if i in multi:
                 legs, leg, shared = multi[i]
@@ -769,15 +704,6 @@ def _plain_rows(ends: FabricEnds, parts, links, columns, context) -> list[tuple]
             strict=True,
         )
     )
-
-
-def _ufm_side_transceiver(facts: CatalogFacts) -> str:
-    """The UFM-side transceiver as the plan names it: its catalog slug, else the printed
-    part number (:data:`UFM_SIDE_TRANSCEIVER`)."""
-    record = facts.parts.get(UFM_SIDE_TRANSCEIVER) or {}
-    if record.get("category") == "transceiver":
-        return str(record.get("slug") or UFM_SIDE_TRANSCEIVER)
-    return UFM_SIDE_TRANSCEIVER
 
 
 # --- structured cabling: a link's segments ------------------------------------------------------
@@ -1215,7 +1141,6 @@ __all__ = [
     "iter_link_labels",
     "link_blocks",
     "link_labels",
-    "manager_ordered_lengths_m",
     "measure_text",
     "network_ordered_lengths_m",
     "network_rows",

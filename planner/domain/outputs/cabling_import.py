@@ -9,10 +9,7 @@ columns describe the design and are ignored. A changed ``run_length_m`` (or, whe
 unchanged, a changed ``length_m``) becomes the link's run length. A link whose label is not
 in the file is removed. Row numbers count the header as row 1, as a spreadsheet shows them.
 A cell the plan wrote with a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or CR (so
-that no spreadsheet reads it as a formula) is read without that ``'``. On a fabric-manager row
-the filled-in ``cable_part`` (that cable, or empty) and ``length_m`` are read as unchanged:
-they describe the cable NVIDIA lists apart, not a cable of the fabric; so is its
-``a_transceiver`` when it names the UFM-side transceiver (or is empty). Rows whose ``network``
+that no spreadsheet reads it as a formula) is read without that ``'``. Rows whose ``network``
 is another network than ``compute`` are skipped (``CablingEdit.network_rows`` lists them):
 those networks follow from the spec's ``networks`` block and are changed there, and leaving
 their rows out of a file removes nothing. Segment rows (``segment`` filled in) are not
@@ -32,16 +29,13 @@ from dataclasses import dataclass, field
 
 from inventory.library.cells import unescape_cell
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import ROLE, ROLES, TIER_NAMES, Fabric
+from planner.domain.fabric import TIER_NAMES, Fabric
 from planner.domain.outputs.cabling import (
     SEGMENT_COLUMNS,
     SEGMENTS,
-    UFM_LEAF_CABLE,
-    UFM_SIDE_TRANSCEIVER,
     FabricEnds,
     StructuredSegments,
     link_labels,
-    manager_ordered_lengths_m,
     measure_text,
     structured_plan,
 )
@@ -62,9 +56,6 @@ EDITABLE_COLUMNS = (
 )
 REQUIRED_COLUMNS = ("label", "a_device", "a_port", "b_device", "b_port")
 MAX_IMPORT_ERRORS = 100
-#: What a fabric-manager row's ``a_transceiver`` may say and still be unchanged on re-import:
-#: the seed catalog's slug, the part number, or nothing (plans written before it was shown).
-UFM_SIDE_TRANSCEIVER_NAMES = ("MMA4Z00-NS400", UFM_SIDE_TRANSCEIVER, "")
 
 
 @dataclass(frozen=True)
@@ -139,8 +130,8 @@ def cabling_edit(
         ``edit_document(fabric)`` (the caller builds it, so that its size limit is reported
         once, where edits of too-large fabrics are refused).
     facts
-        The catalog the plan was written with: a fabric-manager row's ``length_m`` is read as
-        unchanged at the length its cable is sold in (:func:`manager_ordered_lengths_m`).
+        The catalog the plan was written with (every row, a fabric-manager row too, reads
+        back from the fabric's own columns; kept so that callers need not change).
 
     Returns
     -------
@@ -195,7 +186,7 @@ def cabling_edit(
     labels = link_labels(fabric, ends)
     label_index = {label: i for i, label in enumerate(labels)}
     node_index = {name: i for i, name in enumerate(fabric.node_name)}
-    base_cells = cabling_rows_by_link(fabric, ends, facts)
+    base_cells = cabling_rows_by_link(fabric, ends)
     segments = None  # the structured plan's segments, built at the first segment row
     seen: dict[str, int] = {}
     links = [dict(link) for link in document["links"]]
@@ -336,14 +327,11 @@ def _check_segment(fabric, segments, label_index, segment, cell, row_number, pro
             return
 
 
-def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds, facts: CatalogFacts):
-    """``base(index)``: the editable cells of link ``index`` as the plan prints them (a
-    fabric-manager row's length as ordered with ``facts``, :func:`manager_ordered_lengths_m`)."""
+def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds):
+    """``base(index)``: the editable cells of link ``index`` as the plan prints them."""
     has_media = fabric.link_a_part is not None
     parts = fabric.parts
     ordered = ordered_cable_length_m(fabric)
-    manager_ordered = manager_ordered_lengths_m(fabric, facts)
-    manager_role = ROLES[ROLE["manager"]]
 
     def base(i: int) -> dict[str, str]:
         a, b = int(fabric.link_a[i]), int(fabric.link_b[i])
@@ -354,17 +342,6 @@ def cabling_rows_by_link(fabric: Fabric, ends: FabricEnds, facts: CatalogFacts):
                 int(fabric.link_b_part[i]),
                 int(fabric.link_cable_part[i]),
             )
-        if pc < 0 and ends.roles[a] == manager_role:
-            # a fabric-manager row: the cable it shows is not the fabric's (module docstring)
-            return {
-                **_base_cells(fabric, ends, parts, i, a, b, pa, pb, pc),
-                "cable_part": UFM_LEAF_CABLE,
-                "cable_part_also": "",
-                # the UFM-side transceiver the row shows (slug or part number), or none
-                "a_transceiver_also": UFM_SIDE_TRANSCEIVER_NAMES,
-                "length_m": measure_text(manager_ordered[i]) if manager_ordered is not None else "",
-                "length_m_also": "",
-            }
         return {
             **_base_cells(fabric, ends, parts, i, a, b, pa, pb, pc),
             "cable_part": parts[pc] if pc >= 0 else "",
@@ -388,14 +365,6 @@ def _base_cells(fabric, ends, parts, i, a, b, pa, pb, pc) -> dict[str, str]:
         if fabric.link_length_m is not None
         else "",
     }
-
-
-def _unchanged(text: str, base: dict[str, str], column: str) -> bool:
-    """The cell says what the plan printed, or, on a fabric-manager row, its other form
-    ``<column>_also`` (empty: as printed without the catalog's UFM cable, or before these rows
-    were filled in)."""
-    also = base.get(f"{column}_also")
-    return text == base[column] or (text in also if isinstance(also, tuple) else text == also)
 
 
 def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
@@ -439,7 +408,7 @@ def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
         ("cable_part", "cable"),
     ):
         text = cell(column)
-        if text is None or _unchanged(text, base, column):
+        if text is None or text == base[column]:
             continue
         link[key] = text or None
         changed = True
@@ -460,7 +429,7 @@ def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
                 changed = True
     for column in ("run_length_m", "length_m"):
         text = cell(column)
-        if text is None or _unchanged(text, base, column):
+        if text is None or text == base[column]:
             continue
         try:
             link["length_m"] = _float_or_none(text)
