@@ -108,19 +108,12 @@ def server_links(fabric: Fabric) -> np.ndarray:
 
 def ufm_cage_ids(fabric: Fabric) -> set[str]:
     """``link:<i>`` of every link through a leaf cage that holds a fabric-manager (UFM) link:
-    the UFM link and the node link beside it, on different fibre parts (RA-11333-001 Table 8
-    orders 980-9I557-00N030 for UFM -> leaf and 980-9I570-00N030 for node -> leaf)."""
+    the UFM link and the node link beside it, on different fibre parts of one construction
+    (RA-11333-001 Table 8 orders 980-9I557-00N030 for UFM -> leaf and 980-9I570-00N030 for
+    node -> leaf)."""
     managers = fabric.node_role[fabric.link_a] == ROLE["manager"]
     shared = np.isin(fabric.link_b_module, fabric.link_b_module[managers])
     return {f"link:{i}" for i in np.flatnonzero(shared).tolist()}
-
-
-def assert_only_ufm_cage_warnings(report, fabric: Fabric) -> None:
-    """Rule 8's only finding on a SuperPOD: the UFM cages' fibre parts differ (a warning)."""
-    problems = rule_problems(report, "8", None)
-    assert {(p.code, p.severity) for p in problems} <= {("twin-port-fiber-parts-differ", "warning")}
-    for problem in problems:
-        assert {i for i in problem.element_ids if i.startswith("link:")} == ufm_cage_ids(fabric)
 
 
 def uplinks(fabric: Fabric) -> np.ndarray:
@@ -255,7 +248,7 @@ def test_superpod_passes_every_link_rule(superpod, facts):
     for rule in [str(r) for r in range(1, 20)] + ["21", "22", "23", "24", "25"]:
         assert not rule_problems(report, rule, None) or rule in ("8", "17"), rule
     assert {p.code for p in rule_problems(report, "17", None)} == {"compute-nic-unknown"}
-    assert_only_ufm_cage_warnings(report, superpod)
+    assert not rule_problems(report, "8", None)
 
 
 # --- rules 1-5: cages, tops, form factors --------------------------------------------------
@@ -424,12 +417,14 @@ def test_rule_8_other_fiber_part_and_unequal_lengths_warn(superpod, facts):
 
 
 def test_rule_8_passes(superpod, facts):
-    """No error; the one warning is the UFM cages' two fibre parts (updated with issue 33
-    item 5: the UFM -> leaf fibre is now the fabric's own)."""
+    """Nothing, not even on the UFM cages, where two part numbers of one construction (both
+    multimode straight fibres) sit side by side (issue 33 item 5: the UFM -> leaf fibre is the
+    fabric's own)."""
     report = validate_fabric(superpod, facts)
-    assert not rule_problems(report, "8", "error")
     assert ufm_cage_ids(superpod)
-    assert_only_ufm_cage_warnings(report, superpod)
+    cages = {superpod.link_cable_part[int(i.split(":")[1])] for i in ufm_cage_ids(superpod)}
+    assert len(cages) == 2  # two part numbers in those cages
+    assert not rule_problems(report, "8", None)
 
 
 # --- rules 9-12: media, connectors, reach ---------------------------------------------------

@@ -9,6 +9,11 @@ from planner.analyses.validate.context import Context
 from planner.analyses.validate.registry import register
 from planner.domain.part_facts import legs_of
 
+#: What makes two fibers the same type for rule 8: part numbers may differ (a length, a
+#: reference-architecture OPN), the construction may not; a field one part leaves unstated
+#: counts as different. (Connectors are the connector rule's: a fiber's ends against the
+#: module's.)
+FIBER_CONSTRUCTION = ("fiber_type", "fiber_grade", "topology")
 LENGTH_SKEW_M = 10.0  # rule 8: the two fibers of a twin-port module should be about equal
 
 
@@ -41,10 +46,14 @@ def twin_port_fibers(ctx: Context) -> None:
     if ends is None or cable_part is None or not (ends.sizes > 1).any():
         return
     topo = np.full(len(fabric.parts) + 1, -1, dtype=np.int64)
+    build = np.arange(-1, len(fabric.parts), dtype=np.int64)  # a fiber's construction, by id
+    constructions: dict[tuple, int] = {}
     for i, slug in enumerate(fabric.parts):
         part = facts.parts.get(slug) or {}
         if part.get("category") == "fiber":
             topo[i + 1] = {"straight": 1}.get(part.get("topology"), 0) or (legs_of(part) or -1)
+            key = tuple(part.get(name) for name in FIBER_CONSTRUCTION)
+            build[i + 1] = constructions.setdefault(key, len(fabric.parts) + len(constructions))
     links, per_link = ends.links, ends.per_link
     sel = (cable_part[links] >= 0) & (ends.sizes > 1)[per_link]
     if not sel.any():
@@ -55,11 +64,12 @@ def twin_port_fibers(ctx: Context) -> None:
     t = topo[cable_part[l2].astype(np.int64) + 1]
     speed = fabric.link_speed_gbps[l2]
     cab = cable_part[l2].astype(np.int64)
+    made = build[cab + 1]  # two part numbers of one construction are the same fiber type
     mixed = (np.minimum.reduceat(t, s2) != np.maximum.reduceat(t, s2)) | (
         np.minimum.reduceat(speed, s2) != np.maximum.reduceat(speed, s2)
     )
     mixed &= ok
-    differ = (np.minimum.reduceat(cab, s2) != np.maximum.reduceat(cab, s2)) & ok & ~mixed
+    differ = (np.minimum.reduceat(made, s2) != np.maximum.reduceat(made, s2)) & ok & ~mixed
     expand = np.repeat(np.arange(s2.size), n2)
     if mixed.any():
         ctx.out.add(
@@ -74,8 +84,9 @@ def twin_port_fibers(ctx: Context) -> None:
         names = sorted({fabric.parts[int(c)] for c in cab[differ[expand]]})
         ctx.out.add(
             "twin-port-fiber-parts-differ",
-            f"the ports of one twin-port module use different fiber parts "
-            f"({', '.join(names)}); both should be the same type (rule 8)",
+            f"the ports of one twin-port module use fibers of another construction "
+            f"({', '.join(names)}: fiber or grade differ or are not stated); both "
+            "should be the same type (rule 8)",
             links=l2[differ[expand]],
         )
     if fabric.link_length_m is not None:
