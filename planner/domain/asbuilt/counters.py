@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -52,6 +51,7 @@ from datetime import datetime
 
 import numpy as np
 
+from inventory.library.documents import DocumentError, load_json
 from planner.domain.asbuilt.names import AsBuiltNameError, FabricNames
 from planner.domain.names import Names
 
@@ -465,8 +465,11 @@ def _csv_entries(text: str, problems: _Problems) -> Iterable[tuple[int, dict]]:
 
 def _json_entries(text: str, problems: _Problems) -> tuple[list[tuple[int, dict]], str]:
     try:
-        document = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        document = load_json(text)
+    except DocumentError as exc:  # too deep, a number too long, text a database cannot store
+        problems.add(0, "", "", exc.path[:80], "bad-json", f"The file is refused: {exc}.")
+        return [], ""
+    except ValueError as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
         problems.add(0, "", "", "", "bad-json", f"The file is not JSON{where}.")
         return [], ""

@@ -48,11 +48,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from typing import NamedTuple
 
 from inventory.library.cells import unescape_cell
+from inventory.library.documents import DocumentError, load_json
 
 __all__ = ["FORMATS", "Neighbour", "ParseError", "parse"]
 
@@ -191,7 +191,9 @@ def _lldpctl(doc: dict, device: str, first_row: int) -> list[Neighbour]:
 
 def parse_lldp_json(text: str, *, device: str = "") -> list[Neighbour]:
     try:
-        doc = json.loads(text)
+        doc = load_json(text)
+    except DocumentError as error:  # too deep, a number too long, text a database cannot store
+        raise ParseError(f"the file is refused: {error}", field=error.path or "file") from None
     except ValueError as error:
         raise ParseError(f"not JSON: {error}", field="file") from None
     if not isinstance(doc, dict):

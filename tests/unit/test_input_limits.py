@@ -1,0 +1,82 @@
+"""Issue 34: hostile uploads end in the parser's own error, never an exception escaping it.
+
+Integer size, nesting depth and text a response cannot carry, for every text parser (pure:
+no database)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from inventory.library.documents import MAX_NUMBER_CHARS, DocumentError, load_json, load_yaml
+from planner.domain.asbuilt.counters import CountersError, parse_counters
+from planner.domain.asbuilt.parsers import ParseError, parse
+from planner.domain.spec import SpecError, load_spec_text
+
+HUGE = "9" * 5000  # over Python's 4,300-digit limit of int(str)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'{{"name": "x", "servers": {HUGE}}}',
+        f"name: x\nservers: {HUGE}\n",
+        f"name: x\nservers: 0x{'f' * 5000}\n",
+        f'{{"name": "x", "servers": {HUGE}.5}}',
+    ],
+    ids=["json-int", "yaml-int", "yaml-hex", "json-float"],
+)
+def test_a_5000_digit_number_in_a_spec_is_a_spec_error(text):
+    with pytest.raises(SpecError) as caught:
+        load_spec_text(text)
+    assert f"the limit is {MAX_NUMBER_CHARS} characters" in str(caught.value)
+
+
+def test_numbers_up_to_the_limit_and_long_strings_still_read():
+    digits = "1" * MAX_NUMBER_CHARS
+    assert load_json(f"[{digits}]") == [int(digits)]
+    assert load_yaml(f"a: {digits}") == {"a": int(digits)}
+    sha512 = "f" + "0" * 127  # a long hex text is text, not a number
+    assert load_yaml(f"a: {sha512}") == {"a": sha512}
+    with pytest.raises(DocumentError) as caught:
+        load_yaml(f"a: 1\nb: {digits}1")
+    assert caught.value.code == "long-number" and str(caught.value).startswith("line 2:")
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 30_000], ids=["lists", "objects"])
+def test_deep_lldp_json_is_a_parse_error(text):
+    with pytest.raises(ParseError) as caught:
+        parse("lldp-json", text)
+    assert "nested deeper than" in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 30_000, f"[{HUGE}]"])
+def test_deep_or_huge_counters_json_is_a_counters_error(text):
+    with pytest.raises(CountersError) as caught:
+        parse_counters(text, "counters-json")
+    assert caught.value.problems[0].code == "bad-json"
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        [{"device": "\ud800", "port": "1/1", "interval_s": 10, "rx_bytes": 1}],
+        {"leaf\ud800": {"1/1": {"interval_s": 10, "rx_bytes": 1}}},
+    ],
+    ids=["value", "key"],
+)
+def test_a_lone_surrogate_in_counters_json_gives_an_encodable_error(document):
+    text = json.dumps(document)  # "\ud800" written as its JSON escape, as a client sends it
+    with pytest.raises(CountersError) as caught:
+        parse_counters(text, "counters-json")
+    body = json.dumps([p.as_dict() for p in caught.value.problems], ensure_ascii=False)
+    body.encode("utf-8")  # what a response does with it; a lone surrogate raises here
+    assert "lone surrogate" in body
+
+
+def test_a_lone_surrogate_in_lldp_json_is_refused_encodably():
+    text = json.dumps({"leaf01": {"lldp": {"interface": {"swp1": {"chassis": {"\ud800": {}}}}}}})
+    with pytest.raises(ParseError) as caught:
+        parse("lldp-json", text)
+    (str(caught.value) + caught.value.field).encode("utf-8")
