@@ -244,8 +244,9 @@ def test_a_file_of_one_row_repeated_is_read_in_linear_time(twin):
     row = ",".join(expected_lldp(twin)[0][:4]) + "\n"
     text = "local_device,local_port,remote_device,remote_port\n" + row * 300_000
     assert len(text) < MAX_BYTES
-    started = time.perf_counter()
+    # CPU time of this process: what the parser costs, whatever else the machine runs.
+    started = time.process_time()
     report = check_cabling(twin, parse("lldp-csv", text), whole_fabric=False)
-    elapsed_s = time.perf_counter() - started
+    elapsed_s = time.process_time() - started
     assert report.summary["rows"] == 300_000 and report.summary["cables_found"] == 1
     assert elapsed_s < 5, f"{elapsed_s:.1f} s for 300,000 rows"

@@ -80,3 +80,78 @@ def test_a_lone_surrogate_in_lldp_json_is_refused_encodably():
     with pytest.raises(ParseError) as caught:
         parse("lldp-json", text)
     (str(caught.value) + caught.value.field).encode("utf-8")
+
+
+# --- numbers inside their physical range (inventory.library.quantities) ----------------------
+
+COUNTERS_HEADER = "device,port,interval_s,rx_bytes,temperature_c\n"
+
+
+@pytest.mark.parametrize(
+    ("row", "field"),
+    [
+        ("leaf-1,1,1e308,100,40", "interval_s"),
+        ("leaf-1,1,1e-27,100,40", "interval_s"),
+        ("leaf-1,1,10,1e308,40", "rx_bytes"),
+        ("leaf-1,1,10,100,1e308", "temperature_c"),
+        ("leaf-1,1,10,100,-300", "temperature_c"),
+        ("leaf-1,1,10,100,NaN", "temperature_c"),
+    ],
+)
+def test_counters_out_of_range_are_refused_naming_row_and_field(row, field):
+    with pytest.raises(CountersError) as caught:
+        parse_counters(COUNTERS_HEADER + row + "\n", "counters-csv")
+    (problem,) = caught.value.problems
+    assert (problem.row, problem.field) == (2, field), problem
+    assert "row 2" in problem.message
+
+
+def test_counters_in_range_still_read():
+    snapshot = parse_counters(
+        COUNTERS_HEADER + "leaf-1,1,0.5,18446744073709551615,85\n", "counters-csv"
+    )
+    (port,) = snapshot.rows
+    assert (port.interval_s, port.rx_bytes, port.temperature_c) == (0.5, 2**64 - 1, 85)
+
+
+IB = (
+    'Switch\t65 "S-1"\t# "MF0;leaf:MQM9700/U1" lid 1\n'
+    '[1]\t"H-2"[1](2)\t# "gpu00001 mlx5_0" lid 12 {width}xNDR\n'
+    'Ca\t1 "H-2"\t# "gpu00001 mlx5_0"\n'
+    '[1](2)\t"S-1"[1]\t# "MF0;leaf:MQM9700/U1" lid 1 {width}xNDR\n'
+)
+
+
+def test_an_ibnetdiscover_width_that_is_not_one_is_a_parse_error():
+    (link,) = parse("ibnetdiscover", IB.format(width=4))
+    assert link.speed_gbps == 400
+    for width in ("99999999999999", "3", "16"):
+        with pytest.raises(ParseError) as caught:
+            parse("ibnetdiscover", IB.format(width=width))
+        assert (caught.value.row, caught.value.field) == (2, "width")
+
+
+NETBOX = "side_a_device,side_a_name,side_b_device,side_b_name,length,length_unit\n"
+
+
+@pytest.mark.parametrize(
+    ("length", "unit"),
+    [("1e308", "m"), ("NaN", "m"), ("-1", "m"), ("300", "km"), ("3", "parsecs"), ("far", "")],
+)
+def test_a_netbox_cable_length_out_of_range_is_a_parse_error(length, unit):
+    with pytest.raises(ParseError) as caught:
+        parse("netbox-cables", NETBOX + f"gpu1,eth0,leaf1,swp1,{length},{unit}\n")
+    assert caught.value.row == 2 and caught.value.field in ("length", "length_unit")
+
+
+def test_a_netbox_cable_length_in_range_reads():
+    (cable,) = parse("netbox-cables", NETBOX + "gpu1,eth0,leaf1,swp1,30,ft\n")
+    assert cable.a_device == "gpu1"
+
+
+@pytest.mark.parametrize("speed", ["1e308", "99999999999999999999G", "-4"])
+def test_an_lldp_speed_out_of_range_is_a_parse_error(speed):
+    text = f"local_device,local_port,remote_device,remote_port,speed\nl1,1,l2,2,{speed}\n"
+    with pytest.raises(ParseError) as caught:
+        parse("lldp-csv", text)
+    assert caught.value.row == 2

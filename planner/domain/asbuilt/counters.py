@@ -52,6 +52,7 @@ from datetime import datetime
 import numpy as np
 
 from inventory.library.documents import DocumentError, load_json
+from inventory.library.quantities import range_problem
 from planner.domain.asbuilt.names import AsBuiltNameError, FabricNames
 from planner.domain.names import Names
 
@@ -320,6 +321,7 @@ def _read_row(raw: dict, row: int, problems: _Problems) -> PortCounters | None:
             if interval <= 0:
                 raise ValueError
         except (ValueError, TypeError, OverflowError):
+            interval = None
             problems.add(
                 row, device, port, "interval_s", "bad-interval",
                 f"{where}: interval_s must be a number of seconds above 0, "
@@ -380,6 +382,14 @@ def _read_row(raw: dict, row: int, problems: _Problems) -> PortCounters | None:
                 f"{where}: temperature_c must be a number of °C, "
                 f"not {str(raw['temperature_c'])[:40]!r}.",
             )  # fmt: skip
+    # Every number inside its physical range (a 1e-27 s interval, 1e308 bytes, 1e308 °C).
+    for name, value in {**values, "interval_s": interval}.items():
+        for number in value if isinstance(value, tuple) else (value,):
+            if number is None or number == -math.inf:  # not given; a dark lane
+                continue
+            if problem := range_problem(name, number):
+                problems.add(row, device, port, name, "out-of-range", f"{where}: {problem}.")
+                break
     if len(problems.items) + problems.more > before:
         return None
     return PortCounters(row=row, device=device, port=port, interval_s=interval, **values)

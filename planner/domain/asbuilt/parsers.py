@@ -53,6 +53,7 @@ from typing import NamedTuple
 
 from inventory.library.cells import unescape_cell
 from inventory.library.documents import DocumentError, load_json
+from inventory.library.quantities import range_problem
 
 __all__ = ["FORMATS", "Neighbour", "ParseError", "parse"]
 
@@ -101,6 +102,11 @@ IB_LANE_GBPS = {
 }
 
 
+#: Link widths (lanes per port) the InfiniBand architecture defines (IBTA Vol. 2: 1x, 2x, 4x,
+#: 8x, 12x); ``ibnetdiscover`` writes the active one before the rate (``4xNDR``).
+IB_WIDTHS = (1, 2, 4, 8, 12)
+
+
 def parse_speed(text: str, *, row: int = 0, field: str = "speed") -> float | None:
     """``400G`` / ``1.6T`` / ``400000`` (Mb/s when over 10,000) / ``400`` -> Gb/s; empty -> None."""
     text = (text or "").strip()
@@ -111,9 +117,11 @@ def parse_speed(text: str, *, row: int = 0, field: str = "speed") -> float | Non
         raise ParseError(f"speed {text!r} is not a speed (write e.g. 400G)", row=row, field=field)
     value, unit = float(match.group(1)), match.group(2).lower()
     if unit == "t":
-        return value * 1000
-    if unit == "m" or (not unit and value > 10000):
-        return value / 1000
+        value *= 1000
+    elif unit == "m" or (not unit and value > 10000):
+        value /= 1000
+    if problem := range_problem("speed_gbps", value):
+        raise ParseError(f"row {row}: {field} {text[:20]!r}: {problem}", row=row, field=field)
     return value
 
 
@@ -329,6 +337,8 @@ def parse_netbox_cables(text: str, **_) -> list[Neighbour]:
         )
     label = header.index("label") if "label" in header else None
     status = header.index("status") if "status" in header else None
+    length = header.index("length") if "length" in header else None
+    length_unit = header.index("length_unit") if "length_unit" in header else None
     out = []
     for number, row in rows:
 
@@ -352,8 +362,47 @@ def parse_netbox_cables(text: str, **_) -> list[Neighbour]:
                 row=number,
                 field="termination",
             )
+        _netbox_length(cell(length), cell(length_unit), number)
         out.append(Neighbour(number, *values, label=cell(label)))
     return out
+
+
+#: Metres per NetBox cable length unit (``CableLengthUnitChoices``: km, m, cm, mi, ft, in).
+NETBOX_LENGTH_UNITS_M = {
+    "km": 1000.0,
+    "m": 1.0,
+    "cm": 0.01,
+    "mi": 1609.344,
+    "ft": 0.3048,
+    "in": 0.0254,
+}
+
+
+def _netbox_length(text: str, unit: str, row: int) -> float | None:
+    """A cable's ``length`` in ``length_unit`` (metres when none), as metres; checked to be a
+    number inside a cable's physical range (:mod:`inventory.library.quantities`)."""
+    if not text:
+        return None
+    unit = unit.strip().lower() or "m"
+    if unit not in NETBOX_LENGTH_UNITS_M:
+        raise ParseError(
+            f"row {row}: length_unit {unit[:20]!r} is not one of "
+            f"{', '.join(NETBOX_LENGTH_UNITS_M)}",
+            row=row,
+            field="length_unit",
+        )
+    try:
+        metres = float(text.replace(",", "")) * NETBOX_LENGTH_UNITS_M[unit]
+    except ValueError:
+        metres = None
+    problem = range_problem("length_m", metres) if metres is not None else "not a number"
+    if problem:
+        raise ParseError(
+            f"row {row}: length {text[:20]!r} {unit}: {problem.split(': ', 1)[-1]}",
+            row=row,
+            field="length",
+        )
+    return metres
 
 
 # --- ibnetdiscover --------------------------------------------------------------------------
@@ -367,12 +416,22 @@ _DESC = re.compile(r'"([^"]*)"')
 _WIDTH_SPEED = re.compile(r"\b(\d+)x([A-Z]+[0-9]*)\b")
 
 
-def _ib_speed(comment: str) -> float | None:
+def _ib_speed(comment: str, row: int) -> float | None:
     match = _WIDTH_SPEED.search(comment or "")
     if not match:
         return None
     lane = IB_LANE_GBPS.get(match.group(2))
-    return None if lane is None else int(match.group(1)) * lane
+    if lane is None:
+        return None
+    width = match.group(1)
+    if len(width) > 2 or int(width) not in IB_WIDTHS:
+        raise ParseError(
+            f"line {row}: link width {width[:12]}x is not an InfiniBand width "
+            f"({', '.join(f'{w}x' for w in IB_WIDTHS)})",
+            row=row,
+            field="width",
+        )
+    return int(width) * lane
 
 
 def parse_ibnetdiscover(text: str, **_) -> list[Neighbour]:
@@ -419,7 +478,7 @@ def parse_ibnetdiscover(text: str, **_) -> list[Neighbour]:
                     peer,
                     int(port.group(3)),
                     comment,
-                    _ib_speed(comment),
+                    _ib_speed(comment, number),
                 )
             )
             continue
