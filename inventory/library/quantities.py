@@ -127,33 +127,30 @@ single-span optics (coherent ZR/ZR+) reach about 120 km)
 
 
 def range_problems(name: str, value) -> Iterator[tuple[str, str]]:
-    """``(field, problem)`` for every number in ``value`` and what it nests (lists of numbers,
-    objects whose keys name their own units: ``length_parts[].length_m``), each by its name.
+    """``(path, problem)`` for every number in ``value`` and what it nests (lists of numbers,
+    objects whose keys name their own units: ``length_parts.0.length_m``); a key without a
+    unit (``reach_by_grade: {OM4: 100}``) holds its parent's quantity. ``path`` is dotted from
+    ``name``, as :mod:`inventory.library.documents` names places.
 
     Examples
     --------
-    >>> list(range_problems("lengths_m", [1, 2, -3]))
-    [('lengths_m', 'lengths_m item 3: -3 m is out of range; a length is 0 to 200,000 m \
-(the longest single-span optics (coherent ZR/ZR+) reach about 120 km)')]
+    >>> [path for path, _ in range_problems("lengths_m", [1, 2, -3])]
+    ['lengths_m.2']
+    >>> [path for path, _ in range_problems("layout", {"slack_m": 1e308, "racks": 4})]
+    ['layout.slack_m']
     """
-    stack = [(name, name, value, "")]
+    stack = [(name, name, value)]  # (path, the name giving the quantity, value)
     while stack:
-        field, key, item, where = stack.pop()
+        path, key, item = stack.pop()
         if isinstance(item, dict):
             for child_key, child in item.items():
-                # A key without a unit (``reach_by_grade: {OM4: 100}``) holds its parent's.
                 named = quantity_of(str(child_key)) is not COUNT
-                child_name = str(child_key) if named else key
-                stack.append((field, child_name, child, f"{where}{child_key} "))
+                stack.append((f"{path}.{child_key}", str(child_key) if named else key, child))
         elif isinstance(item, list | tuple):
-            for index, child in enumerate(item, start=1):
-                stack.append((field, key, child, f"{where}item {index} "))
-        else:
-            problem = range_problem(key, item)
-            if problem is not None:
-                if where:
-                    problem = f"{name} {where.strip()}: {problem.split(': ', 1)[1]}"
-                yield field, problem
+            for index, child in enumerate(item):
+                stack.append((f"{path}.{index}", key, child))
+        elif problem := range_problem(path, item, quantity_of(key)):
+            yield path, problem
 
 
 __all__ = ["COUNT", "QUANTITIES", "Quantity", "quantity_of", "range_problem", "range_problems"]

@@ -603,9 +603,9 @@ def check_ranges(spec: dict) -> list[Violation]:
     ['max_length_m']
     """
     return [
-        Violation("out-of-range", problem, field)
+        Violation("out-of-range", problem, name)
         for name, value in spec.items()
-        for field, problem in range_problems(name, value)
+        for _path, problem in range_problems(name, value)
     ]
 
 
