@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import pytest
+import yaml
 
 from inventory.models import CableAssembly, Price, PriceBook
 from inventory.services import (
@@ -19,6 +21,8 @@ from inventory.services import (
 )
 from inventory.services.common import CatalogImportError
 from planner.audit.log import part_history_for
+from planner.designs.services import design_create
+from tests.factories import TINY_SPEC
 
 CABLE = "MCP7Y00-N001"  # a seed DAC
 
@@ -103,3 +107,50 @@ def test_a_price_book_csv_refuses_a_length_out_of_range(seed_catalog, length):
     problems = caught.value.problems
     assert problems and all(p.field == "length_m" and "row 3" in p.where for p in problems)
     assert Price.objects.filter(book=book).count() == count
+
+
+# --- hostile bodies: a 400 in plain words, never a 500 -------------------------------------------
+
+
+def _raw_spec_body(servers_literal: str, extra: dict) -> str:
+    """A JSON body whose spec holds a number literal as typed (json.dumps cannot write a
+    5,000-digit integer: Python's own conversion limit)."""
+    body = json.dumps({**extra, "spec": {**TINY_SPEC, "servers": 0}})
+    return body.replace('"servers": 0', f'"servers": {servers_literal}')
+
+
+@pytest.mark.parametrize("literal", ["9" * 5000, "1e308", "-1e308"])
+def test_a_huge_number_in_a_spec_is_a_400_on_designs_revisions_and_summary(
+    api_client, seed_catalog, user, literal
+):
+    design = design_create(owner=user, spec_document=TINY_SPEC)
+    for url, extra in (
+        ("/api/planner/designs/", {}),
+        ("/api/planner/summary/", {}),
+        (f"/api/planner/designs/{design.pk}/revisions/", {"base_revision": 1}),
+    ):
+        body = _raw_spec_body(literal, extra)
+        response = api_client.post(url, body, content_type="application/json")
+        assert response.status_code == 400, (url, response.content[:300])
+        # The spec as YAML text (a string the API reads with the spec parser).
+        text = yaml.safe_dump({**TINY_SPEC, "servers": 0})
+        text = text.replace("servers: 0", f"servers: {literal}")
+        response = api_client.post(url, {**extra, "spec": text}, format="json")
+        assert response.status_code == 400, (url, response.content[:300])
+        words = response.content.decode("utf-8")
+        assert "servers" in words or "line " in words, words[:300]
+    assert design.revisions.count() == 1
+
+
+def test_a_counters_json_device_named_by_a_lone_surrogate_is_a_plain_400(
+    api_client, seed_catalog, user
+):
+    design = design_create(owner=user, spec_document=TINY_SPEC)
+    text = json.dumps([{"device": "\ud800", "port": "1/1", "interval_s": 10, "rx_bytes": 1}])
+    response = api_client.post(
+        f"/api/planner/designs/{design.pk}/revisions/1/counters/",
+        {"format": "counters-json", "text": text},
+        format="json",
+    )
+    assert response.status_code == 400, response.content[:300]
+    assert "lone surrogate" in response.content.decode("utf-8")
