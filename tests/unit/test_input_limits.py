@@ -155,3 +155,21 @@ def test_an_lldp_speed_out_of_range_is_a_parse_error(speed):
     with pytest.raises(ParseError) as caught:
         parse("lldp-csv", text)
     assert caught.value.row == 2
+
+
+@pytest.mark.parametrize("length_m", [1e308, float("nan"), -1, 300_000])
+def test_a_canvas_link_length_out_of_range_is_refused_naming_the_link(facts, length_m):
+    from planner.domain.canvas.edit_documents import validate_edit
+
+    document = {
+        "nodes": [
+            {"name": "s1", "model": "DGX-H100", "role": "server"},
+            {"name": "l1", "model": "QM9700", "role": "leaf"},
+        ],
+        "links": [{"a": "s1", "a_port": 1, "b": "l1", "b_port": 1, "length_m": length_m}],
+    }
+    problems = [v for v in validate_edit(document, facts) if v.severity == "error"]
+    assert [v.code for v in problems] == ["malformed"]
+    assert "length_m" in problems[0].message
+    document["links"][0]["length_m"] = 10
+    assert [v for v in validate_edit(document, facts) if v.severity == "error"] == []
