@@ -154,3 +154,18 @@ def test_a_counters_json_device_named_by_a_lone_surrogate_is_a_plain_400(
     )
     assert response.status_code == 400, response.content[:300]
     assert "lone surrogate" in response.content.decode("utf-8")
+
+
+def test_the_migration_clears_infinite_numbers_stored_before_the_rules(seed_catalog, api_client):
+    """A catalog stored before issue 34 may hold such a number (SQLite stores NaN as null, so
+    infinity stands for both here): the migration makes it unknown, and the list answers."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("inventory.migrations.0011_clear_non_finite_numbers")
+    CableAssembly.objects.filter(slug=CABLE).update(max_length_m=float("inf"))
+    assert CableAssembly.objects.get(slug=CABLE).max_length_m == float("inf")
+    migration.clear_non_finite(apps, None)
+    assert CableAssembly.objects.get(slug=CABLE).max_length_m is None
+    assert api_client.get("/api/inventory/cables/?page_size=500").status_code == 200
