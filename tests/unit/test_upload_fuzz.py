@@ -111,6 +111,15 @@ JSON_ANY = st.recursive(
 )
 
 
+#: JSON nested past any parser's recursion (lldpd, counters): ``[[[...`` or ``{"a":{"a":...``.
+DEEP_JSON = st.builds(
+    lambda opener, depth, tail: opener * depth + tail,
+    st.sampled_from(["[", '{"a":', '{"lldp":{"interface":[']),
+    st.integers(1, 100_000),
+    st.sampled_from(["", "1", "]" * 10, "}"]),
+)
+
+
 def _json_text(value) -> str:
     return json.dumps(value)  # NaN and Infinity written as JavaScript does; "\ud800" escaped
 
@@ -167,6 +176,13 @@ def test_cabling_files_end_in_a_parse_error_or_rows(fmt):
 def test_lldp_json_of_any_shape(document):
     _cabling("lldp-json", _json_text(document))
     _cabling("lldp-json", _json_text({"leaf01": {"lldp": {"interface": document}}}))
+
+
+@FAST
+@given(DEEP_JSON)
+def test_deep_json_ends_in_the_parsers_error(text):
+    _cabling("lldp-json", text)
+    _counters(text, "counters-json")
 
 
 def _counters(text: str, fmt: str) -> None:
