@@ -92,9 +92,17 @@ def quantity_of(name: str) -> Quantity:
 
 
 def _number_text(value: float) -> str:
-    if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}"
-    return f"{value:,.6g}"
+    """``1,024``, ``0.5``, ``1e+308``: short whatever the size (an integer of a thousand
+    digits is written by its power of ten)."""
+    if isinstance(value, int) and abs(value) < 10**21:  # a 64-bit counter, exactly
+        return f"{value:,}"
+    try:
+        number = float(value)
+    except OverflowError:  # an int past a float's range
+        return f"about 1e+{int(value.bit_length() * 0.30103)}"
+    if number.is_integer() and abs(number) < 1e15:
+        return f"{int(number):,}"
+    return f"{number:,.6g}"
 
 
 def range_problem(name: str, value, quantity: Quantity | None = None) -> str | None:

@@ -20,6 +20,7 @@ from django.db import models, transaction
 
 from inventory.hooks import catalog_hooks
 from inventory.library.cells import unescape_cell
+from inventory.library.documents import DocumentError, load_json
 from inventory.library.files import CatalogFileError, PartRecord, read_catalog_folder
 from inventory.library.schema import IDENTITY_FIELDS, SPEC_FIELDS
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer, Price, PriceBook
@@ -448,9 +449,11 @@ def _cell(model, name: str, text: str, where: str):
         if text.strip() == "":
             return field_.get_default() if field_ else {}
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _CellError(where, name, f"not valid JSON ({exc.msg})") from None
+            return load_json(text)
+        except DocumentError as exc:  # too deep, a number too long, unstorable text
+            raise _CellError(where, name, f"refused: {exc}") from None
+        except ValueError as exc:
+            raise _CellError(where, name, f"not valid JSON ({getattr(exc, 'msg', exc)})") from None
     if text == "":
         return None
     if isinstance(field_, models.BooleanField):

@@ -169,3 +169,12 @@ def test_the_migration_clears_infinite_numbers_stored_before_the_rules(seed_cata
     migration.clear_non_finite(apps, None)
     assert CableAssembly.objects.get(slug=CABLE).max_length_m is None
     assert api_client.get("/api/inventory/cables/?page_size=500").status_code == 200
+
+
+@pytest.mark.parametrize("cell", ["[" * 100_000, "[" + "9" * 5000 + "]", '["\\ud800"]'])
+def test_a_hostile_json_cell_in_a_catalog_csv_is_refused_naming_row_and_field(seed_catalog, cell):
+    with pytest.raises(CatalogImportError) as caught:
+        catalog_import_csv(category="cable", text=_cable_csv_with(CABLE, lengths_m=cell))
+    (problem,) = caught.value.problems
+    assert (problem.field, problem.where) == ("lengths_m", "catalog.csv row 2")
+    problem.message.encode("utf-8")
