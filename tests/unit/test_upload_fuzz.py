@@ -247,3 +247,35 @@ def test_a_netbox_device_type_ends_in_its_error_or_a_record(text):
         parse_devicetype(text, "fuzz.yaml")
     except NetboxFileError as exc:
         _encodable(exc)
+
+
+@pytest.fixture(scope="module")
+def one_su_plan(facts):
+    """The 1 SU H100 design and its cabling plan CSV as the product writes it."""
+    from planner.domain.outputs import cabling_csv_lines
+    from planner.domain.pipeline import build_fabric
+
+    spec = load_spec_text((ROOT / "planner/domain/examples/h100-superpod-1su.yaml").read_text())
+    fabric = build_fabric(parse_spec(spec), facts)
+    return fabric, "".join(cabling_csv_lines(fabric, facts))
+
+
+def test_an_edited_cabling_plan_ends_in_its_error_or_a_valid_edit(one_su_plan, facts):
+    from planner.domain.canvas import edit_document, validate_edit
+    from planner.domain.outputs import CablingImportError, cabling_edit
+
+    fabric, plan = one_su_plan
+    document = edit_document(fabric)
+
+    @FAST
+    @given(mutated(plan))
+    def run(text):
+        try:
+            edit = cabling_edit(fabric, text, document, facts)
+        except CablingImportError as exc:
+            _encodable(exc)
+            return
+        for violation in validate_edit(edit.document, facts):  # problems, never an exception
+            violation.message.encode("utf-8")
+
+    run()
