@@ -173,3 +173,12 @@ def test_a_canvas_link_length_out_of_range_is_refused_naming_the_link(facts, len
     assert "length_m" in problems[0].message
     document["links"][0]["length_m"] = 10
     assert [v for v in validate_edit(document, facts) if v.severity == "error"] == []
+
+
+@pytest.mark.parametrize("fmt", ["lldp-csv", "netbox-cables", "ibnetdiscover", "lldp-json"])
+def test_a_file_over_the_line_limit_is_refused_before_parsing(fmt):
+    from planner.domain.asbuilt.parsers import MAX_LINES
+
+    with pytest.raises(ParseError) as caught:
+        parse(fmt, "\n" * MAX_LINES, device="leaf01")
+    assert f"the limit is {MAX_LINES:,}" in str(caught.value)
