@@ -182,3 +182,13 @@ def test_a_file_over_the_line_limit_is_refused_before_parsing(fmt):
     with pytest.raises(ParseError) as caught:
         parse(fmt, "\n" * MAX_LINES, device="leaf01")
     assert f"the limit is {MAX_LINES:,}" in str(caught.value)
+
+
+@pytest.mark.parametrize("loss_db", [float("nan"), float("inf"), 1e308])
+def test_an_optics_loss_out_of_range_is_refused_naming_it(loss_db):
+    from inventory.library.optics import OpticsFileError, _loss
+
+    with pytest.raises(OpticsFileError) as caught:
+        _loss(loss_db, "fiber.OM4.attenuation_db_per_km")
+    assert caught.value.field == "fiber.OM4.attenuation_db_per_km"
+    assert _loss(0.35, "fiber.OM4.attenuation_db_per_km") == 0.35
