@@ -294,7 +294,12 @@ else:
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+# A broker outage of any length never stops a worker: it retries the connection for ever (the
+# default gives up after 100 attempts), at start as after a loss, and keeps running its tasks.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_IGNORE_RESULT = True  # job state lives on the Job row, not in a result backend
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -111,26 +111,28 @@ _UUID_RE = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 
 def broker_task_ids() -> set[str] | None:
-    """The job ids in the task messages the broker holds: waiting in the jobs queue, or
-    delivered to a worker and not yet acknowledged. None when the broker cannot be read (down,
-    or not Redis: the filesystem broker of development keeps its messages on disk)."""
+    """The job ids in the task messages waiting in the broker's jobs queue; None when the
+    broker cannot be read (down, or not Redis: the filesystem broker of development keeps its
+    messages on disk and loses none).
+
+    Messages a worker has taken and not yet acknowledged are not counted: one the worker still
+    holds runs anyway (a copy sent again finds the job claimed and does nothing), and one whose
+    worker was killed would otherwise wait for Redis's visibility timeout (an hour).
+    """
     import redis
     from celery import current_app
 
     url = str(current_app.conf.broker_url or "")
     if not url.startswith(("redis://", "rediss://", "unix://")):
         return None
-    options = current_app.conf.broker_transport_options or {}
-    prefix = options.get("global_keyprefix", "")
+    prefix = (current_app.conf.broker_transport_options or {}).get("global_keyprefix", "")
     queue = current_app.conf.task_default_queue
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=2)
         with client.pipeline(transaction=False) as pipe:
-            # kombu's Redis transport: a list per queue (and per priority step), a hash of the
-            # delivered, unacknowledged messages.
+            # kombu's Redis transport keeps a list per queue and priority step.
             for step in ("", *(f"\x06\x16{pri}" for pri in (3, 6, 9))):
                 pipe.lrange(f"{prefix}{queue}{step}", 0, -1)
-            pipe.hvals(f"{prefix}{options.get('unacked_key', 'unacked')}")
             replies = pipe.execute()
         client.close()
     except redis.RedisError:
