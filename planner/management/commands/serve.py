@@ -31,8 +31,8 @@ class Supervised:
     process (or scheduled a restart), else None.
     """
 
-    def __init__(self, name: str, command: list[str], *, clock=time.monotonic):
-        self.name, self.command, self.clock = name, command, clock
+    def __init__(self, name: str, command: list[str], *, clock=time.monotonic, log_path=None):
+        self.name, self.command, self.clock, self.log_path = name, command, clock, log_path
         self.backoff_s = FIRST_BACKOFF_S
         self.restarts = 0
         self._restart_at = None
@@ -40,7 +40,12 @@ class Supervised:
 
     def _start(self) -> subprocess.Popen:
         self.started_at = self.clock()
-        return subprocess.Popen(self.command, start_new_session=True)
+        if self.log_path is None:
+            return subprocess.Popen(self.command, start_new_session=True)
+        with open(self.log_path, "ab") as log:
+            return subprocess.Popen(
+                self.command, start_new_session=True, stdout=log, stderr=subprocess.STDOUT
+            )
 
     def check(self) -> str | None:
         now = self.clock()
