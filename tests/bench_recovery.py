@@ -14,7 +14,7 @@ after 1 s when it exits), SQLite in ``.var/bench/recovery/``, this process submi
 - ``pool_kill``: SIGKILL to the pool process that runs the job alone.
 - ``redis_outage_<N>s``: one job running and four queued, Redis stopped N s (a job submitted
   meanwhile), started again empty; seconds from Redis back to every job finished, and whether
-  the worker process is the same one.
+  the worker process is the same one (one worker lives through all the outages in turn).
 
 Results go to ``.var/bench/recovery.json`` (and are printed); the exit status is 1 when a kill
 takes longer than 15 s or a job does not finish.
@@ -111,36 +111,30 @@ def _kill(owner, whole_worker: bool) -> dict:
     }
 
 
-def _outage(owner, redis_port: int, redis_proc, down_s: float):
+def _outage(owner, worker, log: Path, redis_port: int, redis_proc, down_s: float):
     from simulation.services import job_enqueue
     from tests.redis_server import start_redis, stop_redis
 
-    worker, log = _worker(f"outage-{down_s:g}")
     pid = worker.proc.pid
-    try:
-        jobs = [job_enqueue(owner=owner, kind="diagnostics", parameters={"hold_s": HOLD_S})]
-        jobs += [job_enqueue(owner=owner, kind="diagnostics") for _ in range(4)]
-        _wait([jobs[0].pk], lambda j: j.status == "running")
-        stop_redis(redis_proc)
-        jobs.append(job_enqueue(owner=owner, kind="diagnostics"))  # while Redis is down
-        end = time.monotonic() + down_s
-        while time.monotonic() < end:
-            worker.check()
-            time.sleep(0.1)
-        redis_proc = start_redis(redis_port)
-        back = time.monotonic()
-        rows = _wait([j.pk for j in jobs], lambda j: j.is_finished, worker)
-        took = time.monotonic() - back
-        alive = worker.proc.pid == pid and worker.proc.poll() is None
-    finally:
-        worker.stop(20)
-    text = log.read_text()
+    jobs = [job_enqueue(owner=owner, kind="diagnostics", parameters={"hold_s": HOLD_S})]
+    jobs += [job_enqueue(owner=owner, kind="diagnostics") for _ in range(4)]
+    _wait([jobs[0].pk], lambda j: j.status == "running")
+    stop_redis(redis_proc)
+    jobs.append(job_enqueue(owner=owner, kind="diagnostics"))  # while Redis is down
+    end = time.monotonic() + down_s
+    while time.monotonic() < end:
+        worker.check()
+        time.sleep(0.1)
+    redis_proc = start_redis(redis_port)
+    back = time.monotonic()
+    rows = _wait([j.pk for j in jobs], lambda j: j.is_finished, worker)
+    took = time.monotonic() - back
     return redis_proc, {
         "seconds_back_to_all_finished": round(took, 2),
         "jobs": len(rows),
         "succeeded": sum(row.status == "succeeded" for row in rows),
-        "same_worker_process_alive": alive,
-        "unrecoverable_errors": text.count("Unrecoverable error"),
+        "same_worker_process_alive": worker.proc.pid == pid and worker.proc.poll() is None,
+        "unrecoverable_errors": log.read_text().count("Unrecoverable error"),
     }
 
 
@@ -169,9 +163,14 @@ def main() -> int:
         print("worker kill:", report["worker_kill"], flush=True)
         report["pool_kill"] = _kill(owner, whole_worker=False)
         print("pool process kill:", report["pool_kill"], flush=True)
-        for down_s in OUTAGES_S:
-            redis_proc, report[f"redis_outage_{down_s}s"] = _outage(owner, port, redis_proc, down_s)
-            print(f"Redis outage {down_s} s:", report[f"redis_outage_{down_s}s"], flush=True)
+        worker, log = _worker("outages")  # one worker through every outage, one after another
+        try:
+            for down_s in OUTAGES_S:
+                key = f"redis_outage_{down_s}s"
+                redis_proc, report[key] = _outage(owner, worker, log, port, redis_proc, down_s)
+                print(f"Redis outage {down_s} s:", report[key], flush=True)
+        finally:
+            worker.stop(20)
         report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         stop_redis(redis_proc)
