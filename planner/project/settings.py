@@ -27,11 +27,13 @@ LOGIN_FAILURE_LIMIT, LOGIN_COOLOFF_MINUTES
     Failed logins allowed per username and address (5) before login is locked for that pair
     for the cool-off (15 minutes after the last failure).
 JOBS_MAX_CONCURRENT_PER_USER, JOBS_MAX_PER_MINUTE_PER_USER, JOBS_HEARTBEAT_TIMEOUT_S,
-JOBS_MAX_ATTEMPTS, JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_TIME_LIMIT_S
+JOBS_MAX_ATTEMPTS, JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_QUEUED_RESEND_S,
+JOBS_TIME_LIMIT_S
     Background jobs: queued + running jobs per user (4); job starts per user per minute (30,
     reused results not counted); seconds without a heartbeat after
-    which a running job's worker is taken for lost (60); runs per job before it fails (3);
-    heartbeat and stale-job sweep periods (timeout / 6 and timeout / 2); soft time limit of
+    which a running job's worker is taken for lost (10); runs per job before it fails (3);
+    heartbeat and stale-job sweep periods (timeout / 6 and timeout / 2); age after which a
+    queued job whose task the broker lost is sent again (10); soft time limit of
     one run (3600 s).
 """
 
@@ -292,7 +294,12 @@ else:
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+# A broker outage of any length never stops a worker: it retries the connection for ever (the
+# default gives up after 100 attempts), at start as after a loss, and keeps running its tasks.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_IGNORE_RESULT = True  # job state lives on the Job row, not in a result backend
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -307,7 +314,9 @@ JOBS_MAX_CONCURRENT_PER_USER = int(os.environ.get("JOBS_MAX_CONCURRENT_PER_USER"
 # Jobs a user may start per minute (results reused from an identical run do not count).
 JOBS_MAX_PER_MINUTE_PER_USER = int(os.environ.get("JOBS_MAX_PER_MINUTE_PER_USER", "30"))
 # A running job whose heartbeat is older than this is re-run (or failed after MAX_ATTEMPTS).
-JOBS_HEARTBEAT_TIMEOUT_S = float(os.environ.get("JOBS_HEARTBEAT_TIMEOUT_S", "60"))
+# 10 s: a worker killed mid-job on another machine has its job running again within 15 s
+# (timeout + half a recovery interval); on the same machine, at once (simulation.jobs.recovery).
+JOBS_HEARTBEAT_TIMEOUT_S = float(os.environ.get("JOBS_HEARTBEAT_TIMEOUT_S", "10"))
 JOBS_MAX_ATTEMPTS = int(os.environ.get("JOBS_MAX_ATTEMPTS", "3"))
 # How often a running job's worker writes its heartbeat, and workers sweep for stale jobs.
 JOBS_HEARTBEAT_INTERVAL_S = float(
@@ -316,6 +325,9 @@ JOBS_HEARTBEAT_INTERVAL_S = float(
 JOBS_RECOVERY_INTERVAL_S = float(
     os.environ.get("JOBS_RECOVERY_INTERVAL_S", str(max(1.0, JOBS_HEARTBEAT_TIMEOUT_S / 2)))
 )
+# A queued job older than this whose task the broker no longer holds (lost with a Redis restart
+# or never sent while it was down) is sent again by the recovery sweep.
+JOBS_QUEUED_RESEND_S = float(os.environ.get("JOBS_QUEUED_RESEND_S", "10"))
 JOBS_TIME_LIMIT_S = int(os.environ.get("JOBS_TIME_LIMIT_S", "3600"))
 
 # --- Security -------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ from planner.designs.selectors import design_get_for, revision_get
 from simulation.api.serializers import JobCreateSerializer, JobListSerializer, JobSerializer
 from simulation.models import Job
 from simulation.services import (
-    JobDispatchError,
     JobLimitError,
     job_cancel,
     job_enqueue,
@@ -19,11 +18,6 @@ from simulation.services import (
 class TooManyJobs(APIException):
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
     default_code = "too_many_jobs"
-
-
-class BrokerUnavailable(APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = "broker_unavailable"
 
 
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -71,13 +65,13 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             200: JobSerializer,
             404: OpenApiResponse(description="No such design or revision you may see"),
             429: OpenApiResponse(description="Too many of your jobs are queued or running"),
-            503: OpenApiResponse(description="The job broker does not answer"),
         },
         description="Start a job. `design` (and optionally `revision`, default the latest) is "
         "needed for validate, power and simulate and must be readable by you. A job with the same "
         "inputs that already succeeded is returned with `reused: true` and status 200. "
-        "429 when you already have JOBS_MAX_CONCURRENT_PER_USER jobs queued or running; "
-        "503 when the job broker does not answer.",
+        "429 when you already have JOBS_MAX_CONCURRENT_PER_USER jobs queued or running. "
+        "While the job broker does not answer, the job stays queued (its progress message "
+        "says so) and is sent when the broker is back.",
     )
     def create(self, request):
         params = JobCreateSerializer(data=request.data)
@@ -105,8 +99,6 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             too_many = TooManyJobs(str(exc))
             too_many.wait = exc.retry_after_s or None  # DRF sends it as Retry-After
             raise too_many from exc
-        except JobDispatchError as exc:
-            raise BrokerUnavailable(str(exc)) from exc
         code = status.HTTP_200_OK if job.reused else status.HTTP_201_CREATED
         return Response(JobSerializer(job).data, status=code)
 
