@@ -276,6 +276,9 @@ SPECTACULAR_SETTINGS = {
 
 # --- Celery ---------------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: A secret that lets a monitor read /healthz's details (``Authorization: Bearer <token>``);
+#: unset, only staff see them and everyone else gets up/down alone.
+HEALTHZ_TOKEN = os.environ.get("HEALTHZ_TOKEN", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A broker that does not answer fails a job submission within seconds, not minutes.

@@ -23,6 +23,12 @@ RUN_JOB = "simulation.run_job"
 SIMULATE_SEED = "simulation.simulate_seed"
 SWEEP_RUN = "simulation.sweep_run"
 
+#: What the user reads (API 503, page, job row) when the broker does not take a job.
+BROKER_DOWN_TEXT = (
+    "The job could not be queued: the job queue is not answering at the moment. "
+    "Try again in a minute; if it keeps failing, tell an administrator."
+)
+
 #: Publishing to a broker that does not answer gives up after about a second.
 DISPATCH_RETRY_POLICY = {
     "max_retries": 2,
@@ -56,15 +62,12 @@ def send_job(job_id: str) -> None:
             retry_policy=DISPATCH_RETRY_POLICY,
         )
     except Exception as exc:  # noqa: BLE001 - kombu raises several kinds of connection errors
-        reason = (
-            "The job could not be queued: the job broker (Redis) did not answer "
-            f"({type(exc).__name__}: {exc}). Try again when it is back."
-        )
         Job.objects.filter(pk=job_id, status=JobStatusChoices.QUEUED).update(
-            status=JobStatusChoices.FAILED, error=reason, finished=timezone.now()
+            status=JobStatusChoices.FAILED, error=BROKER_DOWN_TEXT, finished=timezone.now()
         )
-        logger.warning("job %s not sent: %s", job_id, exc)
-        raise JobDispatchError(reason) from exc
+        # The broker's address and the exception's text are for the log, never the user.
+        logger.warning("job %s not sent: %s: %s", job_id, type(exc).__name__, exc)
+        raise JobDispatchError(BROKER_DOWN_TEXT) from exc
 
 
 def send_parts(task: str, job_id, attempt: int, parts: list[int]) -> None:
