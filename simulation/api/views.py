@@ -1,3 +1,4 @@
+import django_filters
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -26,6 +27,18 @@ class BrokerUnavailable(APIException):
     default_code = "broker_unavailable"
 
 
+class JobFilterSet(django_filters.FilterSet):
+    design = django_filters.NumberFilter(
+        field_name="design_revision__design_id",
+        label="Design",
+        help_text="Only the jobs on revisions of this design (its id).",
+    )
+
+    class Meta:
+        model = Job
+        fields = ["kind", "status", "design"]
+
+
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Start, list, poll and cancel background jobs. Users see only their own jobs (others 404).
 
@@ -34,7 +47,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     queryset = Job.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = JobSerializer
-    filterset_fields = ["kind", "status"]
+    filterset_class = JobFilterSet
     ordering_fields = ["created", "finished"]
 
     def get_queryset(self):
@@ -46,9 +59,6 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         jobs = jobs.defer(
             "design_revision__topology", "design_revision__spec", "design_revision__summary"
         )
-        design = self.request.query_params.get("design")
-        if design:
-            jobs = jobs.filter(design_revision__design_id=design if design.isdigit() else -1)
         if self.action == "list":
             jobs = jobs.defer("result")
         return jobs
