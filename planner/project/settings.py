@@ -260,6 +260,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "planner.project.api.schema.document_error_responses",  # 400/401/403/404 where they happen
+        "planner.project.api.schema.document_request_media_types",  # JSON where forms cannot say
     ],
     # One schema name per vocabulary shared by several fields.
     "ENUM_NAME_OVERRIDES": {

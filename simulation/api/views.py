@@ -27,6 +27,57 @@ class BrokerUnavailable(APIException):
     default_code = "broker_unavailable"
 
 
+def job_create_schema() -> dict:
+    """The body of a job submission as the server takes it: a kind that works on a design
+    (validate, power, simulate, ...) names the design (and optionally its revision); one that
+    does not (diagnostics) names none."""
+    from simulation.jobs.kinds import KINDS
+
+    fields = JobCreateSerializer().fields
+    parameters = {
+        "type": "object",
+        "additionalProperties": {},
+        "description": fields["parameters"].help_text,
+    }
+
+    def kinds(on_design: bool) -> list[str]:
+        return [str(kind) for kind, spec in KINDS.items() if spec.needs_revision is on_design]
+
+    on_design = {
+        "type": "object",
+        "title": "A job on a design",
+        "properties": {
+            "kind": {"type": "string", "enum": kinds(True)},
+            "design": {"type": "integer", "description": "Design id."},
+            "revision": {
+                "type": "integer",
+                "minimum": 1,
+                "nullable": True,
+                "description": fields["revision"].help_text,
+            },
+            "parameters": parameters,
+        },
+        "required": ["kind", "design"],
+    }
+    alone = {
+        "type": "object",
+        "title": "A job on no design",
+        "properties": {
+            "kind": {"type": "string", "enum": kinds(False)},
+            "parameters": parameters,
+        },
+        "required": ["kind"],
+        # no design or revision given (null is "not given")
+        "not": {
+            "anyOf": [
+                {"required": [name], "properties": {name: {"type": "integer"}}}
+                for name in ("design", "revision")
+            ]
+        },
+    }
+    return {"oneOf": [on_design, alone]}
+
+
 class JobFilterSet(django_filters.FilterSet):
     design = django_filters.NumberFilter(
         field_name="design_revision__design_id",
@@ -75,7 +126,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(
-        request=JobCreateSerializer,
+        request={"application/json": job_create_schema()},
         responses={
             201: JobSerializer,
             200: JobSerializer,
