@@ -234,7 +234,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [
         "planner.project.api.parsers.LimitedJSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "planner.project.api.parsers.PlainMultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "planner.project.api.filters.StrictFilterBackend",

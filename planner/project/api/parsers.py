@@ -59,3 +59,16 @@ def not_json_text(exc: ValueError, encoding: str) -> str:
     line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
     where = f" (line {line:,}, column {column:,})" if line and column else ""
     return f"The body is not valid JSON{where}."
+
+
+class PlainMultiPartParser(parsers.MultiPartParser):
+    """``multipart/form-data`` bodies, refused in plain words when they do not parse (DRF
+    would append Django's exception text: "Invalid boundary in multipart: None")."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except exceptions.ParseError:
+            raise exceptions.ParseError(
+                "The body is not a readable multipart form: check its boundary and its parts."
+            ) from None
