@@ -104,3 +104,12 @@ def test_a_partial_update_names_at_least_one_field(api_client, schema):
     design = api_client.post("/api/planner/designs/", {"spec": SMALL_SPEC}, format="json").json()
     empty = api_client.patch(f"/api/planner/designs/{design['id']}/", {}, format="json")
     assert empty.status_code == 400
+
+
+def test_query_text_is_documented_without_nul_as_the_server_refuses_it(api_client, schema):
+    import re
+
+    search = _query(_operation(schema, "/api/planner/designs/", "get"))["search"]
+    assert not re.search(search["pattern"], "a\x00b") and re.search(search["pattern"], "ab")
+    response = api_client.get("/api/planner/designs/", {"search": "a\x00b"})
+    assert response.status_code == 400 and "search" in response.json()

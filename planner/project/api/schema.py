@@ -99,6 +99,8 @@ def document_error_responses(result, generator, request, public):
     return result
 
 
+#: Query text as :class:`planner.project.middleware.RequestTextMiddleware` lets it through.
+NO_NUL_TEXT = r"^[^\x00]*$"
 FORM_MEDIA_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
@@ -110,11 +112,15 @@ def document_request_media_types(result, generator, request, public):
     ``discounts_pct``) or a patch that may leave a field out only as JSON says what it holds.
     Such operations document ``application/json`` alone (unless they upload a file, then
     multipart alone); and a partial update (``PATCH``) has a body that names at least one
-    field, as the server requires.
+    field, as the server requires. Query text holds no NUL (a 400 naming the parameter).
     """
     schemas = result.get("components", {}).get("schemas", {})
     for methods in result.get("paths", {}).values():
         for method, operation in methods.items():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if parameter.get("in") == "query" and schema.get("type") == "string":
+                    schema.setdefault("pattern", NO_NUL_TEXT)  # the middleware refuses NUL
             content = operation.get("requestBody", {}).get("content", {})
             body = _resolved(schemas, content.get("application/json", {}).get("schema"))
             if body is None:
