@@ -119,7 +119,11 @@ def document_request_media_types(result, generator, request, public):
         for method, operation in methods.items():
             for parameter in operation.get("parameters", []):
                 schema = parameter.get("schema", {})
-                if parameter.get("in") == "query" and schema.get("type") == "string":
+                if (
+                    parameter.get("in") == "query"
+                    and schema.get("type") == "string"
+                    and ("enum" not in schema)
+                ):
                     schema.setdefault("pattern", NO_NUL_TEXT)  # the middleware refuses NUL
             content = operation.get("requestBody", {}).get("content", {})
             body = _resolved(schemas, content.get("application/json", {}).get("schema"))
