@@ -25,7 +25,7 @@ SWEEP_RUN = "simulation.sweep_run"
 
 #: What the user reads (API 503, page, job row) when the broker does not take a job.
 BROKER_DOWN_TEXT = (
-    "The job could not be queued: the job broker is not answering at the moment. "
+    "The job could not be queued: the job broker (Redis) is not answering at the moment. "
     "Try again in a minute; if it keeps failing, tell an administrator."
 )
 
