@@ -22,6 +22,7 @@ from inventory.hooks import catalog_hooks
 from inventory.library.cells import unescape_cell
 from inventory.library.documents import DocumentError, load_json
 from inventory.library.files import CatalogFileError, PartRecord, read_catalog_folder
+from inventory.library.parse_errors import csv_error_text
 from inventory.library.schema import IDENTITY_FIELDS, SPEC_FIELDS
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer, Price, PriceBook
 from inventory.services.common import (
@@ -409,7 +410,7 @@ def price_book_import_csv(
         missing = {"part", "price"} - set(reader.fieldnames or [])
         rows = [_unescaped(row) for row in reader]
     except csv.Error as exc:
-        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+        raise CatalogImportError([ImportProblem(origin, "", csv_error_text(exc))]) from exc
     if missing:
         raise CatalogImportError(
             [ImportProblem(origin, ", ".join(sorted(missing)), "required column missing")]
@@ -488,7 +489,7 @@ def catalog_import_csv(
         reader = csv.DictReader(io.StringIO(text))
         header = reader.fieldnames or []
     except csv.Error as exc:
-        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+        raise CatalogImportError([ImportProblem(origin, "", csv_error_text(exc))]) from exc
     allowed = set(csv_columns(category))
     problems = []
     unknown = [name for name in header if name not in allowed]
@@ -507,7 +508,7 @@ def catalog_import_csv(
     try:
         rows = [_unescaped(row) for row in reader]
     except csv.Error as exc:
-        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+        raise CatalogImportError([ImportProblem(origin, "", csv_error_text(exc))]) from exc
     for number, row in enumerate(rows, start=2):
         where = f"{origin} row {number}"
         if None in row:

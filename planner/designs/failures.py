@@ -42,9 +42,19 @@ class FailureParamError(ValueError):
         self.message = message
 
 
-def _number(params, name: str, default, *, whole: bool = False):
+def _given(params, name: str, blank_is_default: bool):
+    """The parameter's value, or None when it is not given (or blank, on the page's form)."""
     raw = params.get(name)
-    if raw is None or str(raw).strip() == "":
+    if raw is not None and str(raw).strip() == "":
+        if blank_is_default:
+            return None
+        raise FailureParamError(name, "give a value, or leave the parameter out")
+    return raw
+
+
+def _number(params, name: str, default, *, whole: bool = False, blank_is_default: bool = True):
+    raw = _given(params, name, blank_is_default)
+    if raw is None:
         return default
     try:
         value = float(str(raw).replace(",", "").strip())
@@ -55,24 +65,28 @@ def _number(params, name: str, default, *, whole: bool = False):
     return int(value) if whole else value
 
 
-def parse_params(params) -> dict:
+def parse_params(params, *, blank_is_default: bool = True) -> dict:
     """``job_gpus``, ``lead_time_days``, ``level`` (0-1) and ``fallback`` from a query dict.
+
+    ``blank_is_default``: a blank value means the default (the page's form sends its empty
+    fields); the API refuses it, naming the parameter, as it does every blank parameter.
 
     Raises
     ------
     FailureParamError
         A value that is not a number, out of range, or an unknown fallback.
     """
-    job = _number(params, "job_gpus", None, whole=True)
+    blank = {"blank_is_default": blank_is_default}
+    job = _number(params, "job_gpus", None, whole=True, **blank)
     if job is not None and job < 1:
         raise FailureParamError("job_gpus", "at least 1 GPU")
-    lead = _number(params, "lead_time_days", DEFAULT_LEAD_TIME_DAYS)
+    lead = _number(params, "lead_time_days", DEFAULT_LEAD_TIME_DAYS, **blank)
     if not 0 < lead <= 365:
         raise FailureParamError("lead_time_days", "more than 0 and at most 365 days")
-    level = _number(params, "level", DEFAULT_LEVEL * 100)
+    level = _number(params, "level", DEFAULT_LEVEL * 100, **blank)
     if not 0 < level < 100:
         raise FailureParamError("level", "a percentage above 0 and below 100 (e.g. 99)")
-    fallback = str(params.get("fallback") or "llama3")
+    fallback = str(_given(params, "fallback", blank_is_default) or "llama3")
     if fallback not in FALLBACKS:
         raise FailureParamError("fallback", f"one of {', '.join(FALLBACKS)}")
     return {

@@ -28,17 +28,25 @@ CURRENCY_SIGNS = {"USD": "$", "EUR": "€", "GBP": "£"}
 
 @dataclass(frozen=True)
 class Cost:
-    """A bill of materials priced at a book: the total of the priced lines and how many
-    distinct parts have no price (the total is then incomplete)."""
+    """A bill of materials priced at a book: its total, and how many lines and distinct parts
+    have no price. A total is never partial: with any line unpriced it is ``None`` (as a
+    quote, a missing price is never counted as zero)."""
 
-    total: Decimal
+    total: Decimal | None
     currency: str
+    unpriced_lines: int
     unpriced_parts: int
+
+    @property
+    def complete(self) -> bool:
+        return self.unpriced_lines == 0
 
     def as_dict(self) -> dict:
         return {
-            "total": f"{self.total:.2f}",
+            "total": None if self.total is None else f"{self.total:.2f}",
             "currency": self.currency,
+            "complete": self.complete,
+            "unpriced_lines": self.unpriced_lines,
             "unpriced_parts": self.unpriced_parts,
             "text": cost_text(self),
         }
@@ -60,7 +68,12 @@ def bom_cost_at(bom: BillOfMaterials, book: PriceBook, table=None) -> Cost:
     from planner.domain.outputs.quote import bom_cost
 
     priced = bom_cost(bom, table=table or price_table(book), currency=book.currency)
-    return Cost(priced.cost_total, book.currency, len(priced.unpriced_parts))
+    return Cost(
+        total=priced.cost_total if priced.complete else None,
+        currency=book.currency,
+        unpriced_lines=priced.unpriced_lines,
+        unpriced_parts=len(priced.unpriced_parts),
+    )
 
 
 def fabric_cost(fabric, book: PriceBook) -> Cost:
@@ -89,14 +102,14 @@ def cost_text(cost: Cost | None) -> str:
 
     Examples
     --------
-    >>> cost_text(Cost(Decimal("12345678.40"), "USD", 0))
+    >>> cost_text(Cost(Decimal("12345678.40"), "USD", 0, 0))
     '$12,345,678'
-    >>> cost_text(Cost(Decimal("10"), "USD", 1))
+    >>> cost_text(Cost(None, "USD", 2, 1))
     'unpriced (1 part)'
     """
     if cost is None:
         return "—"
-    if cost.unpriced_parts:
+    if cost.total is None:
         n = cost.unpriced_parts
         return f"unpriced ({n} part{'s' if n != 1 else ''})"
     sign = CURRENCY_SIGNS.get(cost.currency)

@@ -225,13 +225,18 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Signed in, and no query parameter the operation does not document (a 400 naming it:
+    # planner/project/api/parameters.py).
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "planner.project.api.parameters.KnownQueryParameters",
+    ],
     # JSON within depth and text limits (planner/project/api/parsers.py); forms and uploads as
     # usual.
     "DEFAULT_PARSER_CLASSES": [
         "planner.project.api.parsers.LimitedJSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "planner.project.api.parsers.PlainMultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "planner.project.api.filters.StrictFilterBackend",
@@ -257,6 +262,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "planner.project.api.schema.document_error_responses",  # 400/401/403/404 where they happen
+        "planner.project.api.schema.document_request_media_types",  # JSON where forms cannot say
     ],
     # One schema name per vocabulary shared by several fields.
     "ENUM_NAME_OVERRIDES": {
@@ -278,6 +284,9 @@ SPECTACULAR_SETTINGS = {
 
 # --- Celery ---------------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: A secret that lets a monitor read /healthz's details (``Authorization: Bearer <token>``);
+#: unset, only staff see them and everyone else gets up/down alone.
+HEALTHZ_TOKEN = os.environ.get("HEALTHZ_TOKEN", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A broker that does not answer fails a job submission within seconds, not minutes.

@@ -258,7 +258,8 @@ def _take_over_lost(job_id, worker: str, *, process: str, redelivered: bool) -> 
         if this_run.update(
             status=JobStatusChoices.FAILED,
             finished=timezone.now(),
-            error=f"worker lost ({reason}); the job was started "
+            # the process id and host are for the log, never the user
+            error="worker lost (it stopped answering); the job was started "
             f"{count(attempts, 'time')}, the limit is {limit} (JOBS_MAX_ATTEMPTS)",
         ):
             logger.warning(

@@ -52,6 +52,7 @@ from datetime import datetime
 import numpy as np
 
 from inventory.library.documents import DocumentError, load_json
+from inventory.library.parse_errors import csv_error_text
 from inventory.library.quantities import range_problem
 from planner.domain.asbuilt.names import AsBuiltNameError, FabricNames
 from planner.domain.names import Names
@@ -411,7 +412,7 @@ def _csv_entries(text: str, problems: _Problems) -> Iterable[tuple[int, dict]]:
     try:
         header = next(reader, None)
     except csv.Error as exc:
-        problems.add(1, "", "", "", "bad-csv", f"row 1: the header cannot be read ({exc}).")
+        problems.add(1, "", "", "", "bad-csv", f"row 1: the header is {csv_error_text(exc)}.")
         return
     if not header or not any(h.strip() for h in header):
         problems.add(
@@ -470,7 +471,7 @@ def _csv_entries(text: str, problems: _Problems) -> Iterable[tuple[int, dict]]:
                     raw[name] = values
             yield line, raw
     except csv.Error as exc:
-        problems.add(line, "", "", "", "bad-csv", f"row {line}: the CSV cannot be read ({exc}).")
+        problems.add(line, "", "", "", "bad-csv", f"row {line}: {csv_error_text(exc)}.")
 
 
 def _json_entries(text: str, problems: _Problems) -> tuple[list[tuple[int, dict]], str]:

@@ -53,6 +53,7 @@ from typing import NamedTuple
 
 from inventory.library.cells import unescape_cell
 from inventory.library.documents import DocumentError, load_json
+from inventory.library.parse_errors import csv_error_text, json_error_text
 from inventory.library.quantities import range_problem
 
 __all__ = ["FORMATS", "Neighbour", "ParseError", "parse"]
@@ -216,7 +217,7 @@ def parse_lldp_json(text: str, *, device: str = "") -> list[Neighbour]:
     except DocumentError as error:  # too deep, a number too long, text a database cannot store
         raise ParseError(f"the file is refused: {error}", field=error.path or "file") from None
     except ValueError as error:
-        raise ParseError(f"not JSON: {error}", field="file") from None
+        raise ParseError(json_error_text(error), field="file") from None
     if not isinstance(doc, dict):
         raise ParseError("the file is not a JSON object", field="file")
     if "lldp" in doc:
@@ -262,7 +263,7 @@ def _reader(text: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     try:
         lines = list(csv.reader(io.StringIO(text)))
     except csv.Error as error:
-        raise ParseError(f"not a CSV file: {error}", field="file") from None
+        raise ParseError(csv_error_text(error), field="file") from None
     numbered = [(i + 1, row) for i, row in enumerate(lines) if any(c.strip() for c in row)]
     if not numbered:
         raise ParseError("the file is empty", field="file")

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from inventory.library.cells import unescape_cell
+from inventory.library.parse_errors import csv_error_text
 from inventory.library.quantities import quantity_of, range_problem
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import TIER_NAMES, Fabric
@@ -166,7 +167,9 @@ def cabling_edit(
             [CablingProblem(0, "", "empty", "file: the file is empty; upload a cabling plan CSV")]
         ) from None
     except csv.Error as exc:
-        raise CablingImportError([CablingProblem(1, "", "malformed", f"row 1: {exc}")]) from None
+        raise CablingImportError(
+            [CablingProblem(1, "", "malformed", f"row 1: {csv_error_text(exc)}")]
+        ) from None
     missing = [name for name in REQUIRED_COLUMNS if name not in header]
     if missing:
         raise CablingImportError(
