@@ -9,6 +9,7 @@ with the price right: callers pass the book from :func:`cost_book`, ``None`` oth
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -155,3 +156,47 @@ def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
             row["cost_text"] = cost_text(cost)
         figures[design.pk] = row
     return figures
+
+
+def spec_summary(document: dict | str, *, user) -> dict:
+    """An unsaved spec's summary (:func:`planner.designs.services.design_build`) and, for
+    ``user`` with the price right, ``cost`` at the seed price book (the wizard's live summary
+    and ``POST /api/planner/summary/``).
+
+    Both are kept in the cache (:mod:`planner.outputs.cache`) by the spec's text, the catalog
+    and, for the cost, the book and its prices; the price right is checked on every call. A
+    spec that names its own ``price_book`` is built each time (that book is checked for the
+    user in the build).
+
+    Raises
+    ------
+    planner.designs.services.DesignError
+        The spec cannot be built (never kept).
+    """
+    from planner.designs.services import design_build
+    from planner.outputs.cache import cached, price_fingerprint
+
+    built: list = []
+
+    def build():
+        if not built:
+            built.extend(design_build(spec_document=document, user=user))
+        return built
+
+    if isinstance(document, str) or "price_book" in document:
+        key = None
+        summary = build()[2]
+    else:
+        key = json.dumps(document, sort_keys=True, default=str)
+        summary = cached("spec-summary", [key], lambda: build()[2])
+    answer = {**summary, "spec": document}
+    book = cost_book(user)
+    if book is not None:
+
+        def priced() -> dict:
+            return fabric_cost(build()[1], book).as_dict()
+
+        answer["cost"] = (
+            priced() if key is None else cached("spec-cost", [key, price_fingerprint(book)], priced)
+        )
+    return answer
