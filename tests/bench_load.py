@@ -13,8 +13,9 @@ Locust, as a library in this process, then runs ``BENCH_LOAD_USERS`` (50) users.
 waits 0.5-1.5 s between requests and picks, with equal weights: the design list page
 (``/designs/``), its design's page, the live summary of the 4 SU spec
 (``POST /api/planner/summary/``) and the revision's cabling plan CSV. After every user has
-started, ``BENCH_LOAD_WARMUP_S`` (10) seconds fill the caches (each process keeps a
-revision's outputs once computed: :mod:`planner.outputs.cache`), then the statistics are reset
+started, ``BENCH_LOAD_WARMUP_S`` (20) seconds fill the cache (a revision's outputs are
+computed once and kept: :mod:`planner.outputs.cache`; in a ``redis-server`` the bench starts
+on a free port, as deployed, when one is installed), then the statistics are reset
 and the users run ``BENCH_LOAD_SECONDS`` (60) more, which are measured.
 
 Results: ``.var/bench/load.json`` with p50/p99/max latency, request counts and errors per
@@ -46,7 +47,7 @@ VAR = OUT / "load"
 RESULT = OUT / "load.json"
 USERS = int(os.environ.get("BENCH_LOAD_USERS", "50"))
 DURATION_S = float(os.environ.get("BENCH_LOAD_SECONDS", "60"))
-WARMUP_S = float(os.environ.get("BENCH_LOAD_WARMUP_S", "10"))
+WARMUP_S = float(os.environ.get("BENCH_LOAD_WARMUP_S", "20"))
 WEB_WORKERS = os.environ.get("BENCH_LOAD_WEB_WORKERS", "")  # empty: gunicorn_conf's count
 WAIT_S = (0.5, 1.5)
 USERNAME = "bench-load-{:03d}"
@@ -65,7 +66,7 @@ def _bench_env() -> dict:
         "FABRIC_VAR_DIR": str(VAR),
     }
     for name in ("DEBUG", "PRODUCTION", "REDIS_URL"):
-        env.pop(name, None)  # no broker: the mix starts no job
+        env.pop(name, None)  # the mix starts no job; the web's cache gets a Redis of its own
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
         base, _, name = url.rpartition("/")
@@ -228,6 +229,13 @@ def _wait_until(ready, what: str, procs: list[subprocess.Popen], timeout_s: floa
     raise RuntimeError(f"{what}: not ready in {timeout_s:.0f} s")
 
 
+def _redis_up(port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1) as sock:
+        sock.sendall(b"PING\r\n")
+        return sock.recv(16).startswith(b"+PONG")
+    return False
+
+
 def _healthy(base: str) -> bool:
     import urllib.error
     import urllib.request
@@ -359,6 +367,19 @@ def main() -> int:
         port = _free_port()
         base = f"http://127.0.0.1:{port}"
         web_env = {**env, "WEB_BIND": f"127.0.0.1:{port}", "WEB_ACCESS_LOG": ""}
+        redis_server = shutil.which("redis-server")
+        if redis_server:  # the cache as deployed, on a Redis of the bench's own
+            redis_port = _free_port()
+            procs.append(
+                _start(
+                    [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1"]
+                    + ["--save", "", "--appendonly", "no"],
+                    VAR / "redis.log",
+                    env,
+                )
+            )
+            web_env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+            _wait_until(lambda: _redis_up(redis_port), "redis-server", procs)
         if WEB_WORKERS:
             web_env["WEB_WORKERS"] = WEB_WORKERS
         procs.append(
@@ -395,6 +416,7 @@ def main() -> int:
             "think_time_s": list(WAIT_S),
             "web": web,
             "database": "postgresql" if _postgres(env) else "sqlite",
+            "cache": "redis" if redis_server else "per process (no redis-server found)",
             "design": world["design"],
             "seed_s": world["seed_s"],
             "load_average_before": load_before,

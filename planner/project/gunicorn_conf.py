@@ -22,3 +22,6 @@ graceful_timeout = 10
 #: Kept-alive connections (a reverse proxy's) are served by the same threads.
 keepalive = 5
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
+#: The product is imported once, before the workers fork (they share its pages of memory and
+#: none pays the import); connections to PostgreSQL and Redis open in each worker, later.
+preload_app = True
