@@ -1,4 +1,5 @@
-"""Run the web server and a Celery worker side by side (what ``make run`` calls).
+"""Run the web server (gunicorn as deployed: :mod:`planner.project.gunicorn_conf`) and a Celery
+worker side by side (what ``make run`` calls).
 
 Ctrl-C (SIGINT) or SIGTERM stops both; if either exits, the other is stopped too.
 """
@@ -22,7 +23,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, host, port, concurrency, **options):
         python = sys.executable
-        web = [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"]
+        web = [
+            *(python, "-m", "gunicorn", "planner.project.wsgi:application"),
+            *("-c", "python:planner.project.gunicorn_conf", "--bind", f"{host}:{port}"),
+        ]
         worker = [
             python,
             "-m",
