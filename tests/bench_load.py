@@ -296,6 +296,14 @@ def _load(base: str, accounts: list[dict], spec: dict) -> dict:
             )
 
     env = Environment(user_classes=[MixUser])
+    samples: list[tuple[float, float]] = []  # (seconds since the measurement began, ms)
+    measuring = {"since": None}
+
+    def on_request(response_time, **_):
+        if measuring["since"] is not None:
+            samples.append((time.monotonic() - measuring["since"], response_time))
+
+    env.events.request.add_listener(on_request)
     runner = env.create_local_runner()
     spawn_rate = max(1.0, USERS / 5)
     runner.start(USERS, spawn_rate=spawn_rate)
@@ -303,7 +311,7 @@ def _load(base: str, accounts: list[dict], spec: dict) -> dict:
     warmup = env.stats.total
     warmup_counts = {"requests": warmup.num_requests, "errors": warmup.num_failures}
     env.stats.reset_all()  # latencies with every user running and the caches filled
-    started = time.monotonic()
+    started = measuring["since"] = time.monotonic()
     gevent.sleep(DURATION_S)
     runner.quit()
     elapsed = time.monotonic() - started
@@ -325,16 +333,30 @@ def _load(base: str, accounts: list[dict], spec: dict) -> dict:
             "requests": total.num_requests,
             "errors": total.num_failures,
             "p50_ms": total.get_response_time_percentile(0.5),
+            "p90_ms": total.get_response_time_percentile(0.9),
             "p99_ms": total.get_response_time_percentile(0.99),
             "max_ms": round(total.max_response_time or 0, 1),
             "requests_per_s": round(total.num_requests / elapsed, 1),
         },
         "warmup": warmup_counts,
+        "p99_ms_by_10_s": _p99_by_window(samples, 10),
         "error_samples": [
             {"request": f"{e.method} {e.name}", "error": str(e.error), "count": e.occurrences}
             for e in list(env.stats.errors.values())[:10]
         ],
     }
+
+
+def _p99_by_window(samples: list[tuple[float, float]], window_s: float) -> list[float]:
+    """The p99 latency (ms) of each ``window_s`` of the measurement: whether slow answers
+    come in bursts (another process taking the cores) or all along."""
+    windows: dict[int, list[float]] = {}
+    for at_s, ms in samples:
+        windows.setdefault(int(at_s // window_s), []).append(ms)
+    return [
+        round(sorted(values)[min(len(values) - 1, int(len(values) * 0.99))], 1)
+        for _, values in sorted(windows.items())
+    ]
 
 
 def _load_average() -> list[float]:

@@ -25,3 +25,6 @@ accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
 #: The product is imported once, before the workers fork (they share its pages of memory and
 #: none pays the import); connections to PostgreSQL and Redis open in each worker, later.
 preload_app = True
+#: No control socket (gunicorn 27's ``gunicornc``): several servers on one machine (the bench,
+#: ``make run``) would share its one default path.
+control_socket_disable = True
