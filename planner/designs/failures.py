@@ -28,6 +28,7 @@ from planner.analyses.resilience.failures import (
 from planner.designs.adapters import catalog_facts
 from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric
+from planner.outputs.cache import cached, revision_ref
 
 NO_FABRIC = "This revision has no stored fabric to count failures on."
 FALLBACKS = ("llama3", "none")
@@ -107,6 +108,10 @@ def revision_failures(revision: DesignRevision, params: dict | None = None) -> d
         ``job_gpus`` above the design's GPUs.
     """
     params = dict(params or parse_params({}))
+    return cached("failures", [revision_ref(revision), params], lambda: _failures(revision, params))
+
+
+def _failures(revision: DesignRevision, params: dict) -> dict:
     try:
         fabric = revision_fabric(revision) if revision.topology else None
     except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):

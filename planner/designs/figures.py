@@ -9,6 +9,7 @@ with the price right: callers pass the book from :func:`cost_book`, ``None`` oth
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -140,9 +141,17 @@ def _revision_bom_and_power(revision_id: int, facts) -> tuple[BillOfMaterials, f
 def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
     """``{design id: {"power_w", "power", "cost"?}}`` for designs annotated by
     :func:`planner.designs.selectors.design_list_for` (``latest_id``, ``latest_summary``); cost only
-    when ``book`` is given."""
+    when ``book`` is given (the caller checked the price right).
+
+    Each design's cost is kept in the cache (:mod:`planner.outputs.cache`) by its latest
+    revision, the catalog and ``book``'s prices, so a list of designs seen before reads no
+    BOM and no price table.
+    """
+    from planner.outputs.cache import cached, price_fingerprint
+
     facts = None
-    table = price_table(book) if book is not None else None
+    table = None
+    prices = price_fingerprint(book) if book is not None else None
     figures = {}
     for design in designs:
         summary = design.latest_summary or {}
@@ -152,8 +161,8 @@ def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
         if revision_id is None:
             figures[design.pk] = row
             continue
-        bom = cache.get(_bom_key(design)) if book is not None else None
-        if power is None or (book is not None and bom is None):
+        bom = None
+        if power is None:
             facts = facts or catalog_facts()
             try:
                 bom, power = _revision_bom_and_power(revision_id, facts)
@@ -163,8 +172,69 @@ def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
             cache.set(_bom_key(design), bom, BOM_CACHE_SECONDS)
             row.update(power_w=power, power=power_text(power))
         if book is not None:
-            cost = bom_cost_at(bom, book, table)
+
+            def priced(design=design, bom=bom) -> Cost | None:
+                nonlocal facts, table
+                bom = bom or cache.get(_bom_key(design))
+                if bom is None:
+                    facts = facts or catalog_facts()
+                    try:
+                        bom, _ = _revision_bom_and_power(design.latest_id, facts)
+                    except ValueError:  # a stored topology that no longer reads
+                        return None
+                    cache.set(_bom_key(design), bom, BOM_CACHE_SECONDS)
+                table = table or price_table(book)
+                return bom_cost_at(bom, book, table)
+
+            cost = cached("design-cost", [_bom_key(design), prices], priced)
+            if cost is None:
+                figures[design.pk] = row
+                continue
             row["cost"] = cost
             row["cost_text"] = cost_text(cost)
         figures[design.pk] = row
     return figures
+
+
+def spec_summary(document: dict | str, *, user) -> dict:
+    """An unsaved spec's summary (:func:`planner.designs.services.design_build`) and, for
+    ``user`` with the price right, ``cost`` at the seed price book (the wizard's live summary
+    and ``POST /api/planner/summary/``).
+
+    Both are kept in the cache (:mod:`planner.outputs.cache`) by the spec's text, the catalog
+    and, for the cost, the book and its prices; the price right is checked on every call. A
+    spec that names its own ``price_book`` is built each time (that book is checked for the
+    user in the build).
+
+    Raises
+    ------
+    planner.designs.services.DesignError
+        The spec cannot be built (never kept).
+    """
+    from planner.designs.services import design_build
+    from planner.outputs.cache import cached, price_fingerprint
+
+    built: list = []
+
+    def build():
+        if not built:
+            built.extend(design_build(spec_document=document, user=user))
+        return built
+
+    if isinstance(document, str) or "price_book" in document:
+        key = None
+        summary = build()[2]
+    else:
+        key = json.dumps(document, sort_keys=True, default=str)
+        summary = cached("spec-summary", [key], lambda: build()[2])
+    answer = {**summary, "spec": document}
+    book = cost_book(user)
+    if book is not None:
+
+        def priced() -> dict:
+            return fabric_cost(build()[1], book).as_dict()
+
+        answer["cost"] = (
+            priced() if key is None else cached("spec-cost", [key, price_fingerprint(book)], priced)
+        )
+    return answer

@@ -17,7 +17,9 @@ DATABASE_URL
     Any URL dj-database-url understands (``postgres://postgres@127.0.0.1:5432/fabric``).
     Default: SQLite in ``.var/db.sqlite3``.
 REDIS_URL
-    Celery broker. Default: kombu's filesystem transport in ``.var/broker`` (no server needed).
+    Celery broker and, under its own key prefix, the cache (the outputs of immutable revisions).
+    Default: kombu's filesystem transport in ``.var/broker`` (no server needed) and a cache
+    per process.
 DESIGN_MAX_GPUS
     Largest design the planner builds, in GPUs (default 2000000).
 REQUEST_MAX_BYTES, DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -389,3 +391,27 @@ LOGGING = {
 # --- Designs --------------------------------------------------------------------------------
 # The largest design (in GPUs) the planner builds; larger specs are refused naming `servers`.
 DESIGN_MAX_GPUS = int(os.environ.get("DESIGN_MAX_GPUS", "2000000"))
+
+# --- Cache ----------------------------------------------------------------------------------
+# What is derived from immutable revisions (planner.outputs.cache) and other recomputable
+# answers. With REDIS_URL, in Redis (beside the broker's keys, under their own prefix), so
+# every web process shares one copy and a revision's outputs are computed once; a Redis
+# outage makes them misses (planner.project.cache). Without it, each process keeps its own.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "planner.project.cache.TolerantRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "fabric-cache",
+            "TIMEOUT": 24 * 3600,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "TIMEOUT": 24 * 3600,
+            "OPTIONS": {"MAX_ENTRIES": 1000},
+        }
+    }

@@ -321,7 +321,7 @@ class SummaryView(APIView):
         fields = params.validated_data.get("fields")
         document = params.validated_data["spec"] if fields is None else spec_from_fields(fields)
         try:
-            _, fabric, summary = services.design_build(spec_document=document, user=request.user)
+            return Response(figures.spec_summary(document, user=request.user))
         except services.DesignError as exc:
             if fields is None:
                 raise
@@ -329,11 +329,6 @@ class SummaryView(APIView):
             return Response(
                 {"problems": problems, "spec": document}, status=status.HTTP_400_BAD_REQUEST
             )
-        answer = {**summary, "spec": document}
-        book = figures.cost_book(request.user)
-        if book is not None:
-            answer["cost"] = figures.fabric_cost(fabric, book).as_dict()
-        return Response(answer)
 
 
 def _request_problems(errors, prefix: str = "") -> list[dict]:

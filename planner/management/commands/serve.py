@@ -1,4 +1,5 @@
-"""Run the web server and a Celery worker side by side (what ``make run`` calls).
+"""Run the web server (gunicorn as deployed: :mod:`planner.project.gunicorn_conf`) and a Celery
+worker side by side (what ``make run`` calls).
 
 The worker is supervised: whenever it exits (killed, out of memory, or any crash), its process
 group is cleared and it is started again at once, or after a pause that grows from 1 s to 30 s
@@ -95,7 +96,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, host, port, concurrency, **options):
         python = sys.executable
-        web_command = [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"]
+        web_command = [
+            *(python, "-m", "gunicorn", "planner.project.wsgi:application"),
+            *("-c", "python:planner.project.gunicorn_conf", "--bind", f"{host}:{port}"),
+        ]
         worker_command = [
             python,
             "-m",
