@@ -19,8 +19,6 @@ from celery import bootsteps, shared_task
 from django.conf import settings
 from django.db import connections
 
-from planner.project.celery import app
-
 logger = logging.getLogger(__name__)
 
 #: A chain that finds the lease held looks again this many times, then stops.
@@ -153,6 +151,3 @@ class RecoverySweep(bootsteps.StartStopStep):
         finally:
             connections.close_all()  # pool processes forked later must not share them
         _send_sweep(new_sweep_token(), 0, 1)
-
-
-app.steps["consumer"].add(RecoverySweep)

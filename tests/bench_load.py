@@ -14,7 +14,7 @@ waits 0.5-1.5 s between requests and picks, with equal weights: the design list 
 (``/designs/``), its design's page, the live summary of the 4 SU spec
 (``POST /api/planner/summary/``) and the revision's cabling plan CSV. After every user has
 started, ``BENCH_LOAD_WARMUP_S`` (60) seconds fill the cache (a revision's outputs are
-computed once and kept: :mod:`planner.outputs.cache`; in a ``redis-server`` the bench starts
+computed once and kept: :mod:`planner.designs.cache`; in a ``redis-server`` the bench starts
 on a free port, as deployed, when one is installed: the first look at each of the 50 new
 designs costs about 0.5 s of CPU, 25 s in all, which a server meets once per revision), then
 the statistics are reset and the users run ``BENCH_LOAD_SECONDS`` (60) more, which are

@@ -26,9 +26,9 @@ from planner.analyses.resilience.failures import (
     expected_failures,
 )
 from planner.designs.adapters import catalog_facts
+from planner.designs.cache import cached, revision_ref
 from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric
-from planner.outputs.cache import cached, revision_ref
 
 NO_FABRIC = "This revision has no stored fabric to count failures on."
 FALLBACKS = ("llama3", "none")

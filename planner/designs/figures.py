@@ -143,11 +143,11 @@ def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
     :func:`planner.designs.selectors.design_list_for` (``latest_id``, ``latest_summary``); cost only
     when ``book`` is given (the caller checked the price right).
 
-    Each design's cost is kept in the cache (:mod:`planner.outputs.cache`) by its latest
+    Each design's cost is kept in the cache (:mod:`planner.designs.cache`) by its latest
     revision, the catalog and ``book``'s prices, so a list of designs seen before reads no
     BOM and no price table.
     """
-    from planner.outputs.cache import cached, price_fingerprint
+    from planner.designs.cache import cached, price_fingerprint
 
     facts = None
     table = None
@@ -201,7 +201,7 @@ def spec_summary(document: dict | str, *, user) -> dict:
     ``user`` with the price right, ``cost`` at the seed price book (the wizard's live summary
     and ``POST /api/planner/summary/``).
 
-    Both are kept in the cache (:mod:`planner.outputs.cache`) by the spec's text, the catalog
+    Both are kept in the cache (:mod:`planner.designs.cache`) by the spec's text, the catalog
     and, for the cost, the book and its prices; the price right is checked on every call. A
     spec that names its own ``price_book`` is built each time (that book is checked for the
     user in the build).
@@ -211,8 +211,8 @@ def spec_summary(document: dict | str, *, user) -> dict:
     planner.designs.services.DesignError
         The spec cannot be built (never kept).
     """
+    from planner.designs.cache import cached, price_fingerprint
     from planner.designs.services import design_build
-    from planner.outputs.cache import cached, price_fingerprint
 
     built: list = []
 

@@ -25,11 +25,11 @@ from planner.analyses.transport_compare import (
     price_comparison,
 )
 from planner.designs.adapters import catalog_facts, catalog_fingerprint, price_of_factory
+from planner.designs.cache import cached, price_fingerprint, revision_ref
 from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric, revision_part_names
 from planner.domain.catalog import CatalogLookupError
 from planner.domain.spec import SpecError
-from planner.outputs.cache import cached, price_fingerprint, revision_ref
 from planner.teams.selectors import quote_require_prices, user_can_view_prices
 
 #: Revisions never change; the catalog fingerprint in the key retires an entry when it does.

@@ -29,6 +29,7 @@ from planner import presentation
 from planner.designs import failures as expected_failures
 from planner.designs import figures, resilience, selectors, services, transport
 from planner.designs.bom import OutputError, revision_bom_diff
+from planner.designs.cache import cached, price_fingerprint, revision_ref
 from planner.designs.filtersets import DESIGN_SORTS, DesignFilterSet
 from planner.designs.forms import (
     DesignEditForm,
@@ -38,7 +39,6 @@ from planner.designs.forms import (
     wizard_presets,
 )
 from planner.domain.presets import preset_get
-from planner.outputs.cache import cached, price_fingerprint, revision_ref
 from planner.teams.selectors import teams_for, user_can_view_prices
 
 # --- Designs ------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def _revision_sections(request, design, shown, latest) -> str:
     """The design page's sections of the shown revision (summary, optical budget, latency,
     graph measurements, transport, expected failures) as HTML.
 
-    Kept in the cache (:mod:`planner.outputs.cache`) by revision, catalog, the failures'
+    Kept in the cache (:mod:`planner.designs.cache`) by revision, catalog, the failures'
     inputs and, for a user with the price right (checked here on every request), the price
     book and its prices: users without it share the unpriced sections.
     """

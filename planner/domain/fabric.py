@@ -11,14 +11,10 @@ canvas position (``node_x``, ``node_y``; NaN where a node was not placed).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from planner.domain.settings import FabricSettings
-
-if TYPE_CHECKING:
-    from planner.domain.networks.elements import ClusterElements
 
 ROLES = ("server", "manager", "leaf", "spine", "core")
 ROLE = {name: code for code, name in enumerate(ROLES)}
@@ -90,8 +86,9 @@ class Fabric:
     # the other networks (storage, in-band, OOB, converged, management) as devices and links,
     # built once by the pipeline from ``settings.networks`` and stored beside the compute
     # columns (None: not built yet, e.g. a fabric stored before they were kept; read them
-    # with planner.domain.networks.elements.network_elements)
-    networks: ClusterElements | None = None
+    # with planner.domain.networks.elements.network_elements). A ClusterElements, typed
+    # loosely here: that module builds on this one, and the fabric imports nothing above it.
+    networks: object | None = None
     # their stored columns until first read (a loaded fabric decodes them only when a page,
     # export or job asks for them: the compute fabric's loads stay as fast as before)
     network_columns: dict | None = field(default=None, repr=False, compare=False)

@@ -19,9 +19,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.parsers import FormParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from inventory.api.serializers import NoEmptyValuesMixin
@@ -32,7 +32,6 @@ from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_er
 from planner.domain.outputs import CATEGORIES, SPARES_CATEGORIES, BomError
 from planner.domain.outputs.telemetry import telemetry_plan
 from planner.outputs import services as outputs
-from planner.project.api.parsers import PlainMultiPartParser
 from simulation.overlays import revision_utilization
 
 SPARES_PARAMETERS = [
@@ -326,7 +325,10 @@ class DesignCablingImportView(APIView):
     """Upload an edited cabling plan: changed, added and removed rows become the next
     revision (kind ``edited``), checked like any topology edit. All or nothing."""
 
-    parser_classes = [PlainMultiPartParser, FormParser]
+    # a file or a form, never JSON: the project's own parsers for those (the defaults)
+    parser_classes = [
+        parser for parser in api_settings.PARSER_CLASSES if parser.media_type != "application/json"
+    ]
 
     @extend_schema(
         request={"multipart/form-data": CablingImportSerializer},

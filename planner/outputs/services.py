@@ -25,6 +25,7 @@ from planner.audit.models import AuditActionChoices
 from planner.designs import services
 from planner.designs.adapters import catalog_facts
 from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_error
+from planner.designs.cache import cached_text, keep_text, output_key, revision_ref
 from planner.designs.models import Design, DesignRevision
 from planner.domain.canvas import CanvasError, edit_document
 from planner.domain.catalog import CatalogFacts
@@ -51,7 +52,6 @@ from planner.domain.outputs.telemetry import (
     prometheus_rules_chunks,
     telemetry_plan,
 )
-from planner.outputs.cache import cached_text, keep_text, output_key, revision_ref
 
 #: Download formats of the web pages and the API (the CLI's ``netbox`` writes both NetBox CSVs).
 DOWNLOAD_FORMATS = {

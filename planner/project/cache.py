@@ -1,6 +1,6 @@
 """Django's cache on Redis that a Redis outage turns into misses, not errors.
 
-What the product keeps in the cache (a revision's outputs, :mod:`planner.outputs.cache`; BOMs,
+What the product keeps in the cache (a revision's outputs, :mod:`planner.designs.cache`; BOMs,
 transport comparisons, graph measurements) can always be computed again, so while Redis is
 down every read is a miss and every write is dropped (one warning per outage in the log)
 instead of a 500: pages and downloads are slower, never broken.

@@ -59,3 +59,6 @@ guard_closed_redis_channels()
 app = Celery("planner")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Each time a worker's consumer (re)connects it recovers lost jobs (simulation.tasks), named
+# here so that the jobs app does not import the project.
+app.steps["consumer"].add("simulation.tasks:RecoverySweep")

@@ -393,7 +393,7 @@ LOGGING = {
 DESIGN_MAX_GPUS = int(os.environ.get("DESIGN_MAX_GPUS", "2000000"))
 
 # --- Cache ----------------------------------------------------------------------------------
-# What is derived from immutable revisions (planner.outputs.cache) and other recomputable
+# What is derived from immutable revisions (planner.designs.cache) and other recomputable
 # answers. With REDIS_URL, in Redis (beside the broker's keys, under their own prefix), so
 # every web process shares one copy and a revision's outputs are computed once; a Redis
 # outage makes them misses (planner.project.cache). Without it, each process keeps its own.

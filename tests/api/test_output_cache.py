@@ -1,4 +1,4 @@
-"""Outputs of immutable revisions kept in the cache (issue 34 item 7, planner.outputs.cache):
+"""Outputs of immutable revisions kept in the cache (issue 34 item 7, planner.designs.cache):
 what the cache answers is what a fresh computation gives, a catalog or price change makes
 the next answer fresh, and no price reaches a user without the price right through it."""
 
@@ -16,10 +16,10 @@ from inventory.services import SEED_PRICE_BOOK
 from inventory.services.price_books import price_save
 from planner.designs import figures
 from planner.designs.adapters import catalog_facts
+from planner.designs.cache import output_key, revision_ref
 from planner.designs.selectors import revision_fabric
 from planner.designs.services import design_build, design_create
 from planner.domain.outputs import cabling_csv_lines
-from planner.outputs.cache import output_key, revision_ref
 from tests.factories import TINY_SPEC
 
 pytestmark = pytest.mark.django_db
