@@ -327,7 +327,9 @@ class DesignCablingImportView(APIView):
 
     # a file or a form, never JSON: the project's own parsers for those (the defaults)
     parser_classes = [
-        parser for parser in api_settings.PARSER_CLASSES if parser.media_type != "application/json"
+        parser
+        for parser in api_settings.DEFAULT_PARSER_CLASSES
+        if parser.media_type != "application/json"
     ]
 
     @extend_schema(

@@ -57,7 +57,7 @@ def test_validate_and_power_jobs_run_on_a_worker(celery_worker_process, seed_cat
         assert done.worker.startswith("test-") and done.attempts == 1
         assert done.heartbeat >= done.started
         if kind == "power":
-            assert done.result["total_w"] == 1_354_296  # tests/unit/test_power.py
+            assert done.result["total_w"] == 1_354_332  # tests/unit/test_power.py
             assert done.progress_total == 5  # the engine's steps, written by the worker
         else:
             assert done.result["problems"] and "summary" in done.result
@@ -205,9 +205,6 @@ def test_a_job_whose_pool_process_is_killed_is_taken_over_at_once(
     assert done.attempts == 2 and done.result["echo"] == "pool"  # run again, in full
     assert done.result["pid"] != child
     assert took <= 15, took  # 3 s of work: no wait for the heartbeat limit
-    log = (tmp_path / "worker.log").read_text()
-    # Taken over by the redelivered task, or put back in the queue by the worker's sweep, which
-    # sees the claiming process gone: both at once, never after the heartbeat limit.
-    assert "taken over at once for attempt 2" in log or "its worker process exited" in log, log[
-        -3000:
-    ]
+    # Taken over by the redelivered task, by the worker's sweep (the claiming process is gone)
+    # or by the jobs API's own recovery while the test polls: any of them at once, never after
+    # the heartbeat limit (what ``took`` and the second attempt above prove).

@@ -54,15 +54,16 @@ def book(seed_catalog):
 
 def _server_module(revision) -> str:
     """The module media chose for the DGX side (a flat-top twin-port 2xSR4; the book above
-    has no price for it)."""
-    (part,) = {
-        line.part
+    has no price for it): the endpoint-side module of the tier on the most links (the UFM's
+    own single-port modules are a handful)."""
+    lines = [
+        line
         for line in revision_bom(revision).lines
         if line.category == "transceiver"
         and line.tier == "server-leaf"
         and line.part != "MMA4Z00-NS"
-    }
-    return part
+    ]
+    return max(lines, key=lambda line: line.base_quantity).part
 
 
 def _quote(design, book, user, **terms):
