@@ -317,7 +317,10 @@ def quote_step(request, pk, quote_pk, step):
     try:
         if step == "send":
             result = quotes.quote_send(
-                quote=quote, actor=request.user, may_view_prices=may_view_prices
+                quote=quote,
+                actor=request.user,
+                may_view_prices=may_view_prices,
+                confirm_unpriced=request.POST.get("confirm_unpriced") in ("on", "true", "1"),
             )
         elif step == "approve":
             result = quotes.quote_approve(
