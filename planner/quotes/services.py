@@ -87,6 +87,7 @@ __all__ = [
     "ExportFile",
     "MarginFloor",
     "QuoteDocument",
+    "QuoteGaps",
     "QuoteStatusError",
     "QuoteVersionDiff",
     "RepriceCheck",
