@@ -585,6 +585,10 @@ def test_price_book_csv_download_and_upload(logged_in_client, book, prices_visib
     preview = logged_in_client.post(url, {"file": upload("p.csv", text)}).content.decode()
     assert "1 added" in preview and "0 removed" in preview
     assert list(book.prices.values_list("part_slug", flat=True)) == ["PB-1"]
+    changed = text.replace("PB-1,transceiver,100.00,", "PB-1,transceiver,1234.50,")
+    preview = logged_in_client.post(url, {"file": upload("p.csv", changed)}).content.decode()
+    assert "1 changed" in preview
+    assert '<td class="num">100.00</td><td class="num">1,234.50</td>' in preview
     applied = logged_in_client.post(
         url, {"step": "apply", "text": text, "name": "p.csv"}, follow=True
     ).content.decode()
