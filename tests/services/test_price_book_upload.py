@@ -113,3 +113,17 @@ def test_an_unreadable_file_is_refused_in_the_preview_as_in_the_import(book):
         price_book_import_preview(book=book, text="part,price\nNOT-A-PART,10\n", origin="x.csv")
     assert [(p.where, p.field) for p in caught.value.problems] == [("x.csv row 2", "part")]
     assert Price.objects.filter(book=book).count() > 0
+
+
+def test_the_catalog_command_asks_for_confirm_removals(book, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    header, _ = _rows(price_book_export_csv(book))
+    path = tmp_path / "empty.csv"
+    path.write_text(_text(header, []))
+    before = book.prices.count()
+    with pytest.raises(CommandError, match="--confirm-removals"):
+        call_command("catalog", "prices", "import", SEED_PRICE_BOOK, str(path))
+    assert book.prices.count() == before
+    call_command("catalog", "prices", "import", SEED_PRICE_BOOK, str(path), "--confirm-removals")
+    assert book.prices.count() == 0
