@@ -292,16 +292,16 @@ class PriceForm(forms.ModelForm):
     class Meta:
         model = Price
         fields = [name for name in Price.OFFER_FIELDS if name not in ("part_category", "part_slug")]
-        labels = {"as_of": "Seen (YYYY, YYYY-MM or YYYY-MM-DD)", "source_url": "Source URL"}
+        labels = {"as_of": "Seen", "source_url": "Source URL", "length_m": "Length (m)"}
 
     field_order = ["part", "price", "currency", "seller", "source_url", "as_of", "grade"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
-            self.fields["part"].initial = self.instance.part_slug
-        elif self.instance.book_id:
-            self.fields["currency"].initial = self.instance.book.currency
+            self.initial["part"] = self.instance.part_slug
+        elif self.instance.book_id and not self.instance.currency:
+            self.initial["currency"] = self.instance.book.currency
 
     def clean_part(self):
         name = self.cleaned_data["part"].strip()

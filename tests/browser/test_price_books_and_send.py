@@ -60,6 +60,19 @@ def test_header_only_upload_is_previewed_and_asks_again(live_catalog, browser_lo
     )
     assert book.prices.count() == 0
 
+    # one offer, added in the page: an unknown part is named next to its field
+    page.get_by_test_id("price-add").click()
+    page.get_by_label("Part:", exact=True).fill("NO-SUCH-PART")
+    page.get_by_label("Price:", exact=True).fill("28500")
+    page.get_by_label("Seller:", exact=True).fill("Example shop")
+    page.get_by_role("button", name="Add the offer").click()
+    expect(page.locator('[data-field="part"]')).to_contain_text("No part with slug")
+    keep_screenshot(page, "price-offer-form-error", full_page=False)
+    page.get_by_label("Part:", exact=True).fill("QM9700")
+    page.get_by_role("button", name="Add the offer").click()
+    expect(page.locator(".messages")).to_contain_text("Added the offer for QM9700: 28,500.00 USD.")
+    assert list(book.prices.values_list("part_slug", flat=True)) == ["QM9700"]
+
 
 def test_send_with_unpriced_lines_needs_the_checkbox(live_catalog, browser_login, live_server):
     from inventory.models import PriceBook
