@@ -3,7 +3,9 @@ rates.
 
 Reading is for everyone signed in; writes need the catalog-editor permission, and price books
 and offers are read and changed per book (:mod:`inventory.permissions`). Every write goes
-through an audited service of :mod:`inventory.services`.
+through an audited service of :mod:`inventory.services`. ``POST price-books/<slug>/upload/``
+replaces a book's offers with a CSV: ``dry_run`` first says what it adds, changes and removes;
+removing more than 5 offers or 10 % of the book needs ``confirm_removals`` (400 naming it).
 """
 
 from django.http import Http404
