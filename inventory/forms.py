@@ -20,7 +20,8 @@ from django.forms.models import construct_instance
 from django.template.defaultfilters import filesizeformat
 
 from inventory.library.schema import CATEGORY_LABELS, IDENTITY_FIELDS, SPEC_FIELDS
-from inventory.models import CATEGORY_MODELS, ExchangeRate
+from inventory.models import CATEGORY_MODELS, ExchangeRate, Price
+from inventory.services.common import part_get
 
 #: Unit suffixes of field names, shown in labels ("power_max_w" -> "Power max (W)").
 UNITS = {
@@ -254,10 +255,71 @@ class NetboxUploadForm(UploadForm):
 class PriceBookUploadForm(UploadForm):
     file = forms.FileField(
         label="CSV file",
-        help_text="Columns as in the downloaded CSV (part and price are required). Replaces "
-        "every price of this book.",
+        help_text="Columns as in the downloaded CSV (part and price are required). The file "
+        "replaces every offer of this book; you see what it adds, changes and removes before "
+        "anything is written.",
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
     )
+
+
+class PriceBookApplyForm(forms.Form):
+    """The second step of an upload: the previewed file, sent back to be applied, and the
+    confirmation a file that removes many offers needs."""
+
+    text = forms.CharField(widget=forms.HiddenInput, strip=False)
+    name = forms.CharField(widget=forms.HiddenInput, max_length=200)
+    confirm_removals = forms.BooleanField(
+        required=False,
+        label="Yes, remove these offers from the book",
+        help_text="Needed when the file removes more than 5 offers or 10 % of the book.",
+    )
+
+    def clean_text(self):
+        text = self.cleaned_data["text"]
+        if len(text.encode()) > settings.CATALOG_IMPORT_MAX_BYTES:
+            raise ValidationError("The file is over the upload limit. Nothing was imported.")
+        return text
+
+
+class PriceForm(forms.ModelForm):
+    """One offer of a book: the part by slug, part number or alias; the model's rules run in
+    :func:`inventory.services.price_save`."""
+
+    part = forms.CharField(
+        label="Part", max_length=100, help_text="Slug, part number or alias, e.g. QM9700."
+    )
+
+    class Meta:
+        model = Price
+        fields = [name for name in Price.OFFER_FIELDS if name not in ("part_category", "part_slug")]
+        labels = {"as_of": "Seen", "source_url": "Source URL", "length_m": "Length (m)"}
+
+    field_order = ["part", "price", "currency", "seller", "source_url", "as_of", "grade"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["part"] = self.instance.part_slug
+        elif self.instance.book_id and not self.instance.currency:
+            self.initial["currency"] = self.instance.book.currency
+
+    def clean_part(self):
+        name = self.cleaned_data["part"].strip()
+        part = part_get(name)
+        if part is None:
+            raise ValidationError(f"No part with slug, part number or alias {name!r}.")
+        self.cleaned_data["part_found"] = part
+        return part.slug
+
+    def clean_currency(self):
+        return (self.cleaned_data.get("currency") or "").strip().upper()
+
+    def _post_clean(self):
+        """Only copy the values onto the instance: the service validates (and audits)."""
+        self.instance = construct_instance(self, self.instance, self._meta.fields)
+        part = self.cleaned_data.get("part_found")
+        if part is not None:
+            self.instance.part_category, self.instance.part_slug = part.CATEGORY, part.slug
 
 
 class ExchangeRateForm(forms.ModelForm):

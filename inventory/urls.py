@@ -31,6 +31,11 @@ urlpatterns = [
     path("price-books/", views.price_book_list, name="price-book-list"),
     path("price-books/<slug:slug>/", views.price_book_detail, name="price-book-detail"),
     path("price-books/<slug:slug>/prices.csv", views.price_book_export, name="price-book-export"),
+    path("price-books/<slug:slug>/offers/new/", views.price_edit, name="price-add"),
+    path("price-books/<slug:slug>/offers/<int:pk>/", views.price_edit, name="price-edit"),
+    path(
+        "price-books/<slug:slug>/offers/<int:pk>/remove/", views.price_remove, name="price-remove"
+    ),
     path("exchange-rates/", views.exchange_rate_list, name="exchange-rate-list"),
     path("exchange-rates/<int:pk>/", views.exchange_rate_edit, name="exchange-rate-edit"),
     path(

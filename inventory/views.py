@@ -24,13 +24,15 @@ from inventory.forms import (
     CatalogUploadForm,
     ExchangeRateForm,
     NetboxUploadForm,
+    PriceBookApplyForm,
     PriceBookUploadForm,
+    PriceForm,
     add_model_errors,
     part_form_class,
 )
 from inventory.hooks import catalog_hooks
 from inventory.library.schema import CATEGORY_LABELS
-from inventory.models import CATEGORY_MODELS, CatalogPart, ExchangeRate
+from inventory.models import CATEGORY_MODELS, CatalogPart, ExchangeRate, Price
 from inventory.permissions import (
     CATALOG_EDITOR_NEEDED,
     PRICE_BOOK_EDITOR_NEEDED,
@@ -325,36 +327,14 @@ def price_book_list(request):
     )
 
 
-@require_http_methods(["GET", "POST"])
-def price_book_detail(request, slug):
-    """A book's prices; POST replaces them with the rows of an uploaded CSV (for those who may
-    change the book)."""
+def _price_book_editable(request, slug):
+    """The book (404 unless the user may read it) and whether the user may change it."""
     _require_prices(request)
     book = get_object_or_404(price_books_for(request.user), slug=slug)
-    may_edit = user_can_edit_price_book(request.user, book)
-    if request.method == "POST" and not may_edit:
-        return _forbidden(request, PRICE_BOOK_EDITOR_NEEDED, title="Price book editors only")
-    form = PriceBookUploadForm()
-    problems = None
-    if request.method == "POST":
-        form = PriceBookUploadForm(request.POST, request.FILES)
-        if form.is_valid():
-            try:
-                count = services.price_book_import_csv(
-                    book=book,
-                    text=form.cleaned_data["text"],
-                    origin=form.cleaned_data["name"],
-                    actor=request.user,
-                )
-            except services.CatalogImportError as exc:
-                problems = exc.problems
-            else:
-                messages.success(
-                    request,
-                    f"Replaced the prices of {book.name}: {count} rows "
-                    f"from {form.cleaned_data['name']}.",
-                )
-                return redirect("inventory:price-book-detail", slug=book.slug)
+    return book, user_can_edit_price_book(request.user, book)
+
+
+def _price_book_page(request, book, *, may_edit, status=200, **context):
     prices = [
         (price, presentation.part_url(price.part_category, price.part_slug))
         for price in book.prices.order_by("part_slug")
@@ -363,12 +343,118 @@ def price_book_detail(request, slug):
         "book": book,
         "prices": prices,
         "may_edit_book": may_edit,
-        "form": form,
-        "problems": problems,
-        "problems_for": problems and form.cleaned_data["name"],
+        "form": PriceBookUploadForm(),
         "max_bytes": _max_bytes(),
+        **context,
     }
-    return _render(request, "inventory/price_book_detail.html", context, current="price-books")
+    return _render(
+        request, "inventory/price_book_detail.html", context, current="price-books", status=status
+    )
+
+
+def _applied_text(book, preview, offers: int) -> str:
+    return (
+        f"Applied {preview.origin} to {book.name}: {len(preview.added):,} added, "
+        f"{len(preview.changed):,} changed, {len(preview.removed):,} removed; the book now holds "
+        f"{offers:,} offer{'s' if offers != 1 else ''}."
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def price_book_detail(request, slug):
+    """A book's offers. Those who may change the book upload a CSV in two steps: the file
+    (``step=preview``) shows what it adds, changes and removes, nothing written; the previewed
+    file sent back (``step=apply``, with ``confirm_removals`` when it removes many offers)
+    replaces the offers."""
+    book, may_edit = _price_book_editable(request, slug)
+    if request.method == "GET":
+        return _price_book_page(request, book, may_edit=may_edit)
+    if not may_edit:
+        return _forbidden(request, PRICE_BOOK_EDITOR_NEEDED, title="Price book editors only")
+    if request.POST.get("step") == "apply":
+        apply_form = PriceBookApplyForm(request.POST)
+        if not apply_form.is_valid():
+            return _price_book_page(
+                request, book, may_edit=may_edit, status=400, apply_errors=apply_form.errors
+            )
+        data = apply_form.cleaned_data
+        try:
+            preview = services.price_book_import_preview(
+                book=book, text=data["text"], origin=data["name"]
+            )
+            offers = services.price_book_import_csv(
+                book=book,
+                text=data["text"],
+                origin=data["name"],
+                actor=request.user,
+                confirm_removals=data["confirm_removals"],
+            )
+        except services.RemovalsNotConfirmed as exc:
+            apply_form.add_error("confirm_removals", exc.preview.removals_text())
+            return _price_book_page(
+                request, book, may_edit=may_edit, preview=exc.preview, apply_form=apply_form
+            )
+        except services.CatalogImportError as exc:
+            return _price_book_page(
+                request, book, may_edit=may_edit, problems=exc.problems, problems_for=data["name"]
+            )
+        messages.success(request, _applied_text(book, preview, offers))
+        return redirect("inventory:price-book-detail", slug=book.slug)
+    form = PriceBookUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _price_book_page(request, book, may_edit=may_edit, form=form)
+    name = form.cleaned_data["name"]
+    try:
+        preview = services.price_book_import_preview(
+            book=book, text=form.cleaned_data["text"], origin=name
+        )
+    except services.CatalogImportError as exc:
+        return _price_book_page(
+            request, book, may_edit=may_edit, form=form, problems=exc.problems, problems_for=name
+        )
+    apply_form = PriceBookApplyForm(initial={"text": form.cleaned_data["text"], "name": name})
+    return _price_book_page(
+        request, book, may_edit=may_edit, preview=preview, apply_form=apply_form
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def price_edit(request, slug, pk=None):
+    """Add one offer to a book (no ``pk``) or change one; for those who may change the book.
+    The change is audited old -> new (:func:`inventory.services.price_save`)."""
+    book, may_edit = _price_book_editable(request, slug)
+    if not may_edit:
+        return _forbidden(request, PRICE_BOOK_EDITOR_NEEDED, title="Price book editors only")
+    price = get_object_or_404(book.prices, pk=pk) if pk else Price(book=book)
+    form = PriceForm(request.POST or None, instance=price)
+    if request.method == "POST" and form.is_valid():
+        try:
+            saved = services.price_save(price=form.instance, actor=request.user)
+        except ValidationError as exc:
+            add_model_errors(form, exc)
+        else:
+            verb = "Changed" if pk else "Added"
+            messages.success(
+                request,
+                f"{verb} the offer for {saved.part_slug}: {saved.price:,.2f} {saved.currency}.",
+            )
+            return redirect("inventory:price-book-detail", slug=book.slug)
+    context = {"book": book, "form": form, "price": price if pk else None}
+    return _render(request, "inventory/price_form.html", context, current="price-books")
+
+
+@require_POST
+def price_remove(request, slug, pk):
+    """Remove one offer from a book; audited with its old values
+    (:func:`inventory.services.price_delete`)."""
+    book, may_edit = _price_book_editable(request, slug)
+    if not may_edit:
+        return _forbidden(request, PRICE_BOOK_EDITOR_NEEDED, title="Price book editors only")
+    price = get_object_or_404(book.prices, pk=pk)
+    text = f"{price.part_slug}: {price.price:,.2f} {price.currency}"
+    services.price_delete(price=price, actor=request.user)
+    messages.success(request, f"Removed the offer {text} from {book.name}.")
+    return redirect("inventory:price-book-detail", slug=book.slug)
 
 
 @require_GET

@@ -7,6 +7,7 @@ the planner's writable serializers use it): a PATCH that names no field it may c
 
 from collections.abc import Mapping
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 from rest_framework.settings import api_settings
@@ -246,6 +247,33 @@ class PriceSerializer(ValidatedModelSerializer):
     class Meta:
         model = Price
         fields = ["id", "book", *Price.OFFER_FIELDS]
+
+
+class PriceBookUploadSerializer(serializers.Serializer):
+    """A CSV for a price book (the columns of its download), with the two steps of an upload:
+    ``dry_run`` previews, ``confirm_removals`` allows removing many offers."""
+
+    text = serializers.CharField(
+        trim_whitespace=False, allow_blank=False, help_text="The CSV, as text."
+    )
+    name = serializers.CharField(
+        required=False, default="prices.csv", max_length=200, help_text="The file's name."
+    )
+    dry_run = serializers.BooleanField(
+        required=False, default=False, help_text="Only say what the file would change."
+    )
+    confirm_removals = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Apply a file that removes more than 5 offers or 10 % of the book.",
+    )
+
+    def validate_text(self, value):
+        if len(value.encode()) > settings.CATALOG_IMPORT_MAX_BYTES:
+            raise serializers.ValidationError(
+                f"The CSV is over the limit of {settings.CATALOG_IMPORT_MAX_BYTES:,} bytes."
+            )
+        return value
 
 
 class ExchangeRateSerializer(ValidatedModelSerializer):

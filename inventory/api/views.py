@@ -3,7 +3,9 @@ rates.
 
 Reading is for everyone signed in; writes need the catalog-editor permission, and price books
 and offers are read and changed per book (:mod:`inventory.permissions`). Every write goes
-through an audited service of :mod:`inventory.services`.
+through an audited service of :mod:`inventory.services`. ``POST price-books/<slug>/upload/``
+replaces a book's offers with a CSV: ``dry_run`` first says what it adds, changes and removes;
+removing more than 5 offers or 10 % of the book needs ``confirm_removals`` (400 naming it).
 """
 
 from django.http import Http404
@@ -21,6 +23,7 @@ from inventory.api.serializers import (
     ManufacturerSerializer,
     PartHistoryEventSerializer,
     PriceBookSerializer,
+    PriceBookUploadSerializer,
     PriceSerializer,
 )
 from inventory.filtersets import FILTERSETS
@@ -229,6 +232,57 @@ class PriceBookViewSet(viewsets.ModelViewSet):
             setattr(book, key, value)
         self._check_edit(book)
         serializer.instance = services.price_book_save(book=book, actor=self.request.user)
+
+    @extend_schema(
+        request=PriceBookUploadSerializer,
+        responses={
+            200: OpenApiResponse(
+                description="dry_run: what the file adds, changes and removes (nothing written)"
+            ),
+            201: OpenApiResponse(description="Applied: the counts, as in the preview"),
+            400: OpenApiResponse(
+                description="The file cannot be read (``text``, each problem by row and field) "
+                "or it removes more than 5 offers or 10 % of the book without "
+                "``confirm_removals`` (with the preview)"
+            ),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def upload(self, request, slug=None):
+        """Replace the book's offers with the rows of a CSV (``text``): first with
+        ``dry_run`` to see what it adds, changes and removes; a file removing more than 5
+        offers or 10 % of the book also needs ``confirm_removals``."""
+        book = self.get_object()
+        self._check_edit(book)
+        upload = PriceBookUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        data = upload.validated_data
+        try:
+            if data["dry_run"]:
+                preview = services.price_book_import_preview(
+                    book=book, text=data["text"], origin=data["name"]
+                )
+                return Response(preview.as_dict())
+            services.price_book_import_csv(
+                book=book,
+                text=data["text"],
+                origin=data["name"],
+                actor=request.user,
+                confirm_removals=data["confirm_removals"],
+            )
+        except services.RemovalsNotConfirmed as exc:
+            return Response(
+                {exc.field: [exc.preview.removals_text()], "preview": exc.preview.as_dict()},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        except services.CatalogImportError as exc:
+            return Response(
+                {"text": [str(problem) for problem in exc.problems]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response(
+            {"offers": book.prices.count(), "file": data["name"]}, status=status.HTTP_201_CREATED
+        )
 
     @extend_schema(responses={204: None, 409: IN_USE})
     def destroy(self, request, *args, **kwargs):

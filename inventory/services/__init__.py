@@ -34,10 +34,13 @@ from inventory.services.exports import (
 )
 from inventory.services.imports import (
     SEED_PRICE_BOOK,
+    PriceBookPreview,
+    RemovalsNotConfirmed,
     catalog_import_csv,
     catalog_load,
     parts_import,
     price_book_import_csv,
+    price_book_import_preview,
 )
 from inventory.services.manufacturers import manufacturer_delete, manufacturer_save
 from inventory.services.parts import part_archive, part_delete, part_save, part_usage
@@ -51,6 +54,8 @@ from inventory.services.price_books import (
 __all__ = [
     "PRICE_COLUMNS",
     "SEED_PRICE_BOOK",
+    "PriceBookPreview",
+    "RemovalsNotConfirmed",
     "CatalogConflict",
     "CatalogImportError",
     "ImportProblem",
@@ -75,6 +80,7 @@ __all__ = [
     "price_book_delete",
     "price_book_export_csv",
     "price_book_import_csv",
+    "price_book_import_preview",
     "price_book_save",
     "price_delete",
     "price_save",

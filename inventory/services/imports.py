@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -45,7 +46,10 @@ __all__ = [
     "catalog_load",
     "part_upsert",
     "parts_import",
+    "PriceBookPreview",
+    "RemovalsNotConfirmed",
     "price_book_import_csv",
+    "price_book_import_preview",
     "price_book_import_records",
 ]
 
@@ -337,7 +341,9 @@ def price_book_import_records(book_data: dict, prices) -> PriceBook:
     return book
 
 
-def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> int:
+def _price_rows_parse(book: PriceBook, rows: list[dict], *, origin: str) -> list[Price]:
+    """The offers of ``rows`` as unsaved prices of ``book``; raises
+    :class:`CatalogImportError` listing every row that cannot be read."""
     problems: list[ImportProblem] = []
     new_prices = []
     parts = _parts_by_name()
@@ -384,27 +390,146 @@ def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> in
         new_prices.append(price)
     if problems:
         raise CatalogImportError(problems)
-    fields = Price.OFFER_FIELDS
-
-    def key(price):
-        values = {name: getattr(price, name) for name in fields}
-        values["price"] = f"{Decimal(values['price']):.2f}"
-        values["length_m"] = None if values["length_m"] is None else float(values["length_m"])
-        return tuple(str(values[name]) for name in fields)
-
-    if sorted(map(key, book.prices.all())) != sorted(map(key, new_prices)):
-        book.prices.all().delete()
-        Price.objects.bulk_create(new_prices)
-    return len(new_prices)
+    return new_prices
 
 
-def price_book_import_csv(
-    *, book: PriceBook, text: str, origin: str = "prices.csv", actor=None
-) -> int:
-    """Replace a book's prices with the rows of a CSV (columns: :data:`PRICE_COLUMNS`).
+#: The fields that name an offer across an upload: an offer of the book and a row that agree
+#: on them are the same offer (changed when another field differs).
+OFFER_IDENTITY = ("part_slug", "seller", "currency", "condition", "length_m")
+#: An upload that removes more offers than this, or more than :data:`REMOVALS_ASK_SHARE` of
+#: the book, is applied only with a second confirmation (``confirm_removals``).
+REMOVALS_ASK_COUNT = 5
+REMOVALS_ASK_SHARE = Decimal("0.10")
 
-    Recorded in the audit log as done by ``actor`` (the row count, never the prices).
+
+def _offer_values(price: Price) -> dict:
+    values = {name: getattr(price, name) for name in Price.OFFER_FIELDS}
+    values["price"] = f"{Decimal(values['price']):.2f}"
+    values["length_m"] = None if values["length_m"] is None else float(values["length_m"])
+    return values
+
+
+def _offer_key(price: Price, names=Price.OFFER_FIELDS) -> tuple:
+    values = _offer_values(price)
+    return tuple(str(values[name]) for name in names)
+
+
+@dataclass(frozen=True)
+class PriceBookPreview:
+    """What replacing a book's offers with an upload does, before anything is written.
+
+    ``changed`` pairs an offer of the book with the row that replaces it (same
+    :data:`OFFER_IDENTITY`, another price, source, date, grade or note).
     """
+
+    origin: str
+    offers_before: int
+    added: tuple[Price, ...]
+    changed: tuple[tuple[Price, Price], ...]
+    removed: tuple[Price, ...]
+    unchanged: int
+
+    @property
+    def rows(self) -> int:
+        """Offers of the book after the upload."""
+        return len(self.added) + len(self.changed) + self.unchanged
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+    @property
+    def removes_many(self) -> bool:
+        """More than :data:`REMOVALS_ASK_COUNT` offers or :data:`REMOVALS_ASK_SHARE` of the
+        book removed: applying needs a second confirmation."""
+        removed = len(self.removed)
+        return removed > REMOVALS_ASK_COUNT or removed > REMOVALS_ASK_SHARE * self.offers_before
+
+    def removals_text(self) -> str:
+        removed, before = len(self.removed), self.offers_before
+        return (
+            f"This upload removes {removed:,} of the book's {before:,} "
+            f"offer{'s' if before != 1 else ''}; confirm the removals to apply it."
+        )
+
+    def changed_fields(self) -> list[dict]:
+        """Per changed offer: its part and each changed field, old -> new."""
+        rows = []
+        for old, new in self.changed:
+            before, after = _offer_values(old), _offer_values(new)
+            fields = {
+                name: {"old": before[name], "new": after[name]}
+                for name in Price.OFFER_FIELDS
+                if before[name] != after[name]
+            }
+            rows.append({"part": old.part_slug, "fields": fields})
+        return rows
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.origin,
+            "offers_before": self.offers_before,
+            "offers_after": self.rows,
+            "added": [_offer_values(p) for p in self.added],
+            "changed": self.changed_fields(),
+            "removed": [_offer_values(p) for p in self.removed],
+            "unchanged": self.unchanged,
+            "removes_many": self.removes_many,
+        }
+
+
+def _price_rows_diff(book: PriceBook, new_prices: list[Price], *, origin: str) -> PriceBookPreview:
+    """Pair the book's offers with ``new_prices``: identical, changed (same identity), added,
+    removed."""
+    stored = list(book.prices.all())
+    groups_old: dict[tuple, list[Price]] = {}
+    groups_new: dict[tuple, list[Price]] = {}
+    for price in stored:
+        groups_old.setdefault(_offer_key(price, OFFER_IDENTITY), []).append(price)
+    for price in new_prices:
+        groups_new.setdefault(_offer_key(price, OFFER_IDENTITY), []).append(price)
+    added, changed, removed, unchanged = [], [], [], 0
+    for identity in {**groups_old, **groups_new}:
+        olds = list(groups_old.get(identity, []))
+        news = []
+        for price in groups_new.get(identity, []):
+            same = next((o for o in olds if _offer_key(o) == _offer_key(price)), None)
+            if same is None:
+                news.append(price)
+            else:
+                olds.remove(same)
+                unchanged += 1
+        changed.extend(zip(olds, news, strict=False))
+        added.extend(news[len(olds) :])
+        removed.extend(olds[len(news) :])
+    return PriceBookPreview(
+        origin=origin,
+        offers_before=len(stored),
+        added=tuple(added),
+        changed=tuple(changed),
+        removed=tuple(removed),
+        unchanged=unchanged,
+    )
+
+
+def _price_rows_apply(preview: PriceBookPreview) -> None:
+    """Write a preview: removed offers deleted, changed ones updated in place (same id),
+    added ones created."""
+    Price.objects.filter(pk__in=[p.pk for p in preview.removed]).delete()
+    for old, new in preview.changed:
+        for name in Price.OFFER_FIELDS:
+            setattr(old, name, getattr(new, name))
+    Price.objects.bulk_update([old for old, _ in preview.changed], list(Price.OFFER_FIELDS))
+    Price.objects.bulk_create(list(preview.added))
+
+
+def _price_rows_replace(book: PriceBook, rows: list[dict], *, origin: str) -> int:
+    preview = _price_rows_diff(book, _price_rows_parse(book, rows, origin=origin), origin=origin)
+    _price_rows_apply(preview)
+    return preview.rows
+
+
+def _price_csv_rows(text: str, origin: str) -> list[dict]:
     try:
         reader = csv.DictReader(io.StringIO(text))
         missing = {"part", "price"} - set(reader.fieldnames or [])
@@ -415,17 +540,89 @@ def price_book_import_csv(
         raise CatalogImportError(
             [ImportProblem(origin, ", ".join(sorted(missing)), "required column missing")]
         )
+    return rows
+
+
+def price_book_import_preview(
+    *, book: PriceBook, text: str, origin: str = "prices.csv"
+) -> PriceBookPreview:
+    """What :func:`price_book_import_csv` would add, change and remove; writes nothing.
+
+    Raises
+    ------
+    CatalogImportError
+        The file cannot be read (every problem, by row and field).
+    """
+    rows = _price_csv_rows(text, origin)
+    return _price_rows_diff(book, _price_rows_parse(book, rows, origin=origin), origin=origin)
+
+
+class RemovalsNotConfirmed(CatalogImportError):
+    """An upload removes many offers (:attr:`PriceBookPreview.removes_many`) and
+    ``confirm_removals`` was not given; nothing was written. ``preview`` says what it does."""
+
+    field = "confirm_removals"
+
+    def __init__(self, preview: PriceBookPreview):
+        self.preview = preview
+        super().__init__([ImportProblem(preview.origin, self.field, preview.removals_text())])
+
+
+def price_book_import_csv(
+    *,
+    book: PriceBook,
+    text: str,
+    origin: str = "prices.csv",
+    actor=None,
+    confirm_removals: bool = False,
+) -> int:
+    """Replace a book's prices with the rows of a CSV (columns: :data:`PRICE_COLUMNS`); returns
+    the number of offers the book then holds.
+
+    Offers the file keeps unchanged keep their id; changed ones are updated in place. Recorded
+    in the audit log as done by ``actor``: how many offers were added, changed and removed and
+    which parts they price (never the prices: one offer's edit, :func:`price_save`, records
+    old -> new).
+
+    Raises
+    ------
+    CatalogImportError
+        The file cannot be read; nothing is written.
+    RemovalsNotConfirmed
+        The file removes many offers (:attr:`PriceBookPreview.removes_many`) and
+        ``confirm_removals`` is false; nothing is written.
+    """
     with transaction.atomic():
-        count = _price_rows_replace(book, rows, origin=origin)
+        PriceBook.objects.select_for_update().filter(pk=book.pk).first()
+        preview = price_book_import_preview(book=book, text=text, origin=origin)
+        if preview.removes_many and not confirm_removals:
+            raise RemovalsNotConfirmed(preview)
+        _price_rows_apply(preview)
+        parts = (
+            {p.part_slug for p in preview.added}
+            | {old.part_slug for old, _ in preview.changed}
+            | {p.part_slug for p in preview.removed}
+        )
         _audit_import(
             actor,
-            f"Replaced the prices of price book {book.slug} with {count} rows from {origin}",
+            f"Replaced the prices of price book {book.slug} from {origin}: "
+            f"{len(preview.added):,} added, {len(preview.changed):,} changed, "
+            f"{len(preview.removed):,} removed, {preview.unchanged:,} unchanged",
             object_type="price-book",
             object_ref=book.slug,
             team=book.team,
-            details={"rows": count, "file": origin},
+            details={
+                "rows": preview.rows,
+                "file": origin,
+                "added": len(preview.added),
+                "changed": len(preview.changed),
+                "removed": len(preview.removed),
+                "unchanged": preview.unchanged,
+                "removals_confirmed": bool(confirm_removals and preview.removed),
+                "parts": sorted(parts),
+            },
         )
-    return count
+    return preview.rows
 
 
 def _unescaped(row: dict) -> dict:

@@ -152,6 +152,7 @@ def price_table(book: PriceBook) -> PriceTable:
             as_of=row.as_of,
             source_url=row.source_url,
             reference=str(row.pk),
+            grade=row.grade,
         )
         for row in Price.objects.filter(book=book).order_by("pk")
     ]

@@ -14,7 +14,8 @@
   sending needs the price right); a step the status does not allow (sending a sent quote,
   accepting an expired one, changing or deleting a sent one, sending a quote below its team's
   margin floor without an owner's approval) is 409 with ``detail`` saying why and ``status``
-  naming the status (and ``field``: ``margin_pct`` for the floor);
+  naming the status (and ``field``: ``margin_pct`` for the floor); sending a quote with
+  unpriced lines needs ``confirm_unpriced`` (400 naming it otherwise), which is recorded;
 - ``POST <id>/approve/``: an owner of the team whose margin floor the draft is below approves
   its margin (audited); the ``approval`` field says whether one is needed and who gave it;
 - ``POST <id>/reprice/``: a sent quote's next version from current prices (201, the new
@@ -441,6 +442,21 @@ class QuoteRepriceSerializer(serializers.Serializer):
     )
 
 
+class QuoteSendSerializer(serializers.Serializer):
+    confirm_unpriced = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Send a quote with unpriced lines (its total is then partial); recorded with "
+        "who sent it, when and how many lines, and printed on the internal copy.",
+    )
+
+
+UNPRICED_NOT_CONFIRMED = OpenApiResponse(
+    description="The quote has unpriced lines and ``confirm_unpriced`` was not given "
+    "(``confirm_unpriced`` says how many lines); nothing was written."
+)
+
+
 class QuoteTransitionView(_QuoteAPIView):
     """A step of the quote's lifecycle (``step``, set by the URL): ``send`` (draft -> sent,
     freezes its prices; needs the price right), ``accept`` (sent, not expired -> accepted),
@@ -451,14 +467,24 @@ class QuoteTransitionView(_QuoteAPIView):
     step = ""
 
     @extend_schema(
-        request=None,
-        responses={200: QuoteSerializer, 403: NO_PRICES, 409: QUOTE_STATUS_CONFLICT},
+        request=QuoteSendSerializer,
+        responses={
+            200: QuoteSerializer,
+            400: UNPRICED_NOT_CONFIRMED,
+            403: NO_PRICES,
+            409: QUOTE_STATUS_CONFLICT,
+        },
     )
     def post(self, request, design_pk: int, pk: int):
         quote = self._quote(write=True)
         if self.step == "send":
+            params = QuoteSendSerializer(data=request.data)
+            params.is_valid(raise_exception=True)
             done = quotes.quote_send(
-                quote=quote, actor=request.user, may_view_prices=self._may_view_prices(quote)
+                quote=quote,
+                actor=request.user,
+                may_view_prices=self._may_view_prices(quote),
+                confirm_unpriced=params.validated_data["confirm_unpriced"],
             )
         elif self.step == "approve":
             done = quotes.quote_approve(

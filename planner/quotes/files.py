@@ -194,6 +194,28 @@ def customer_block(document) -> tuple[str, list[str]]:
     return _text(document.customer_name).strip(), address_lines(document.customer_address)
 
 
+def sent_gaps_text(document) -> str:
+    """For the internal copy only: how many lines a sent quote lacked prices for (or priced
+    from an estimate), and who confirmed sending it so, when; "" when it had none or is a
+    draft. Never printed on the customer's copy."""
+    gaps = (document.quote.snapshot or {}).get("gaps") if document.frozen else None
+    if not gaps:
+        return ""
+    bits = []
+    if gaps["unpriced_lines"]:
+        bits.append(
+            f"{gaps['unpriced_lines']:,} of {gaps['lines']:,} lines unpriced (the total is partial)"
+        )
+    if gaps["estimated_lines"]:
+        count = gaps["estimated_lines"]
+        bits.append(f"{count:,} line{'s' if count != 1 else ''} priced from an estimate")
+    text = f"Sent with {' and '.join(bits)}"
+    if gaps.get("unpriced_confirmed"):
+        at = gaps["at"][:16].replace("T", " ")
+        text += f"; confirmed by {_text(gaps['by']) or 'an unknown user'} on {at} UTC"
+    return text + "."
+
+
 def terms_text(document) -> str:
     """The quote's own terms for the customer (payment, delivery, warranty), "" for none."""
     return _text(document.terms).strip()
@@ -606,6 +628,7 @@ def _internal_pdf(document) -> bytes:
         ("Prices", f"{document.price_book_name} ({quote.price_condition} offers)"),
         ("Pricing", f"margin {priced.margin_pct} %; discounts: {discounts}"),
         ("Status", priced.status),
+        *([("Sent", sent_gaps_text(document))] if sent_gaps_text(document) else []),
     ]
     for label, value in facts:
         pdf.set_font(FONT, "B", 9)
@@ -788,6 +811,7 @@ def _internal_xlsx(document) -> bytes:
         ("Price book", f"{document.price_book_name} ({quote.price_condition} offers)"),
         ("Margin %", float(priced.margin_pct)),
         ("Status", priced.status),
+        *([("Sent", sent_gaps_text(document))] if sent_gaps_text(document) else []),
         ("Rules", f"{DISCOUNT_RULE} {MARGIN_RULE} {ROUNDING_RULE}"),
     ]
     _append_labelled(sheet, header, bold)

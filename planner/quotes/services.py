@@ -87,6 +87,7 @@ __all__ = [
     "ExportFile",
     "MarginFloor",
     "QuoteDocument",
+    "QuoteGaps",
     "QuoteStatusError",
     "QuoteVersionDiff",
     "RepriceCheck",
@@ -578,8 +579,57 @@ def _snapshot(quote: Quote, document: QuoteDocument) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class QuoteGaps:
+    """What a priced quote lacks: unpriced lines (left out of its total, which is then
+    partial) and lines priced from an estimate."""
+
+    lines: int
+    unpriced_lines: int
+    estimated_lines: int
+
+    @classmethod
+    def of(cls, priced: PricedQuote) -> QuoteGaps:
+        return cls(len(priced.lines), priced.unpriced_lines, priced.estimated_lines)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.unpriced_lines or self.estimated_lines)
+
+    def text(self) -> str:
+        """E.g. "24 of 38 lines unpriced (the total is partial), 2 estimated"."""
+        bits = []
+        if self.unpriced_lines:
+            bits.append(
+                f"{self.unpriced_lines:,} of {self.lines:,} line{'s' if self.lines != 1 else ''} "
+                "unpriced (the total is partial: priced lines only)"
+            )
+        if self.estimated_lines:
+            bits.append(
+                f"{self.estimated_lines:,} line{'s' if self.estimated_lines != 1 else ''} "
+                "priced from an estimate"
+            )
+        return ", ".join(bits)
+
+
+def _gaps_record(gaps: QuoteGaps, actor, confirmed: bool) -> dict | None:
+    """What a sent quote keeps of its gaps: who sent it with them, when, how many lines."""
+    if not gaps.any:
+        return None
+    return {
+        "by": actor.get_username() if getattr(actor, "is_authenticated", False) else "",
+        "at": timezone.now().isoformat(),
+        "lines": gaps.lines,
+        "unpriced_lines": gaps.unpriced_lines,
+        "estimated_lines": gaps.estimated_lines,
+        "unpriced_confirmed": confirmed and bool(gaps.unpriced_lines),
+    }
+
+
 @transaction.atomic
-def quote_send(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
+def quote_send(
+    *, quote: Quote, actor, may_view_prices: bool, confirm_unpriced: bool = False
+) -> Quote:
     """Send a draft: price it from the book now and store the priced quote with it.
 
     From then on the quote reads its snapshot (lines, offers with their source and date,
@@ -594,7 +644,12 @@ def quote_send(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
         The quote is not a draft (``status``), its validity has passed (``valid_until``), its
         margin is below its team's floor without an owner's approval (``margin_pct``, naming
         the margin and the floor), its currency has no exchange rate from the book's
-        (``currency``), or its terms cannot price it (the field at fault); nothing is written.
+        (``currency``), its terms cannot price it (the field at fault), or it has unpriced
+        lines and ``confirm_unpriced`` is false (``confirm_unpriced``: sending a partial total
+        is a decision); nothing is written.
+
+    A quote sent with unpriced or estimated lines keeps who sent it, when and how many lines
+    (``snapshot["gaps"]``, printed on the internal copy, never on the customer's).
     """
     _require_price_right(may_view_prices, "Sending a quote fixes its prices.")
     locked = _locked(quote)
@@ -611,7 +666,18 @@ def quote_send(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
     _check_currency(locked, today)
     _check_margin_floor(locked)
     document = quote_price(locked)
-    locked.snapshot = _snapshot(locked, document)
+    gaps = QuoteGaps.of(document.priced)
+    if gaps.unpriced_lines and not confirm_unpriced:
+        raise ValidationError(
+            {
+                "confirm_unpriced": f"Quote {locked.label} has {gaps.text()}: confirm that it is "
+                "sent with unpriced lines (confirm_unpriced), or price them first."
+            }
+        )
+    locked.snapshot = {
+        **_snapshot(locked, document),
+        "gaps": _gaps_record(gaps, actor, confirm_unpriced),
+    }
     locked.sent_at = timezone.now()
     locked.sent_by = actor if getattr(actor, "is_authenticated", False) else None
     return _transition(
@@ -622,6 +688,9 @@ def quote_send(*, quote: Quote, actor, may_view_prices: bool) -> Quote:
         revision=locked.revision.number,
         lines=len(document.priced.lines),
         complete=document.priced.complete,
+        unpriced_lines=gaps.unpriced_lines,
+        estimated_lines=gaps.estimated_lines,
+        unpriced_confirmed=bool(confirm_unpriced and gaps.unpriced_lines),
     )
 
 

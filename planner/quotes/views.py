@@ -10,7 +10,7 @@ and answers them; prices (the files, which are price documents, sending and re-p
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django import forms
 from django.contrib import messages
@@ -317,7 +317,10 @@ def quote_step(request, pk, quote_pk, step):
     try:
         if step == "send":
             result = quotes.quote_send(
-                quote=quote, actor=request.user, may_view_prices=may_view_prices
+                quote=quote,
+                actor=request.user,
+                may_view_prices=may_view_prices,
+                confirm_unpriced=request.POST.get("confirm_unpriced") in ("on", "true", "1"),
             )
         elif step == "approve":
             result = quotes.quote_approve(
@@ -400,6 +403,22 @@ def quote_detail(request, pk, quote_pk):
     design = selectors.design_get_for(request.user, pk)
     quote = quotes.quote_get(design, quote_pk)
     return _detail_page(request, design, quote)
+
+
+def _gaps(quote: Quote, document) -> dict | None:
+    """What the page says of a quote's unpriced and estimated lines: before sending a draft
+    (``gaps``: counts and text), or as recorded when it was sent (``sent``)."""
+    if document.priced is None:
+        return None
+    if quote.frozen:
+        sent = (quote.snapshot or {}).get("gaps")
+        if not sent:
+            return None
+        return {"sent": {**sent, "at": datetime.fromisoformat(sent["at"])}}
+    gaps = quotes.QuoteGaps.of(document.priced)
+    if not gaps.any:
+        return None
+    return {"gaps": gaps, "text": gaps.text()}
 
 
 def _buttons(
@@ -552,6 +571,7 @@ def _detail_page(
             quote, can_write=can_write, may_view_prices=may_view_prices, approval=approval
         ),
         "approval": approval,
+        "gaps": _gaps(quote, document),
         "exchange_rates": list(document.priced.exchange_rates) if document.priced else [],
         "versions": list(quotes.quote_versions(quote)),
         "reprice": reprice,

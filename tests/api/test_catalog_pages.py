@@ -581,8 +581,18 @@ def test_price_book_csv_download_and_upload(logged_in_client, book, prices_visib
     assert "PB-1" in text
     text += "PB-2,transceiver,55.50,USD,shop,,2026,secondary,new,,\n"
     url = reverse("inventory:price-book-detail", args=["web-2026"])
-    html = logged_in_client.post(url, {"file": upload("p.csv", text)}, follow=True)
-    assert "2 rows" in html.content.decode()
+    # the upload first previews (nothing written), then the previewed file is applied
+    preview = logged_in_client.post(url, {"file": upload("p.csv", text)}).content.decode()
+    assert "1 added" in preview and "0 removed" in preview
+    assert list(book.prices.values_list("part_slug", flat=True)) == ["PB-1"]
+    changed = text.replace("PB-1,transceiver,100.00,", "PB-1,transceiver,1234.50,")
+    preview = logged_in_client.post(url, {"file": upload("p.csv", changed)}).content.decode()
+    assert "1 changed" in preview
+    assert '<td class="num">100.00</td><td class="num">1,234.50</td>' in preview
+    applied = logged_in_client.post(
+        url, {"step": "apply", "text": text, "name": "p.csv"}, follow=True
+    ).content.decode()
+    assert "Applied p.csv to Web 2026: 1 added, 0 changed, 0 removed" in applied
     assert sorted(book.prices.values_list("part_slug", "price")) == [
         ("PB-1", Decimal("100.00")),
         ("PB-2", Decimal("55.50")),
@@ -594,4 +604,59 @@ def test_price_book_upload_with_a_bad_row_changes_nothing(logged_in_client, book
     url = reverse("inventory:price-book-detail", args=["web-2026"])
     html = logged_in_client.post(url, {"file": upload("p.csv", text)}).content.decode()
     assert "p.csv row 3" in html and "NO-SUCH-PART" in html
+    # the problems stand at the top, in the upload card next to the file field
+    card = html[html.index('data-testid="price-upload"') :]
+    assert card.index("p.csv row 3") < card.index('name="file"') < card.index('class="scroll"')
     assert list(book.prices.values_list("part_slug", flat=True)) == ["PB-1"]
+
+
+def test_price_book_header_only_upload_asks_again_before_removing_everything(
+    logged_in_client, book, prices_visible
+):
+    url = reverse("inventory:price-book-detail", args=["web-2026"])
+    header = "part,category,price,currency,seller,source_url,as_of,grade,condition,length_m,note\n"
+    preview = logged_in_client.post(url, {"file": upload("empty.csv", header)}).content.decode()
+    assert "1 removed" in preview and 'name="confirm_removals"' in preview
+    assert book.prices.count() == 1
+    refused = logged_in_client.post(
+        url, {"step": "apply", "text": header, "name": "empty.csv"}
+    ).content.decode()
+    assert "removes 1 of the book&#x27;s 1 offer" in refused
+    assert refused.index('data-field="confirm_removals"') < refused.index("removes 1 of the book")
+    assert book.prices.count() == 1
+    done = logged_in_client.post(
+        url,
+        {"step": "apply", "text": header, "name": "empty.csv", "confirm_removals": "on"},
+        follow=True,
+    ).content.decode()
+    assert "0 added, 0 changed, 1 removed; the book now holds 0 offers" in done
+    assert book.prices.count() == 0
+
+
+def test_price_book_one_offer_added_changed_and_removed_in_the_page(
+    logged_in_client, book, prices_visible
+):
+    from planner.models import AuditEvent
+
+    add = reverse("inventory:price-add", args=["web-2026"])
+    bad = logged_in_client.post(add, {"part": "NO-SUCH", "price": "5", "currency": "USD"})
+    assert bad.status_code == 200 and "No part with slug" in bad.content.decode()
+    fields = {"grade": "secondary", "condition": "new", "seller": "Shop", "as_of": "2026-11"}
+    done = logged_in_client.post(
+        add, {**fields, "part": "PB-2", "price": "1234.5", "currency": "usd"}, follow=True
+    )
+    assert "Added the offer for PB-2: 1,234.50 USD." in done.content.decode()
+    offer = book.prices.get(part_slug="PB-2")
+    edit = reverse("inventory:price-edit", args=["web-2026", offer.pk])
+    assert 'value="PB-2"' in logged_in_client.get(edit).content.decode()
+    logged_in_client.post(edit, {**fields, "part": "PB-2", "price": "1300", "currency": "USD"})
+    offer.refresh_from_db()
+    assert offer.price == Decimal("1300.00")
+    changed = AuditEvent.objects.filter(object_ref=str(offer.pk)).order_by("pk").last()
+    assert changed.details["fields"]["price"] == {"old": "1234.50", "new": "1300.00"}
+    remove = reverse("inventory:price-remove", args=["web-2026", offer.pk])
+    logged_in_client.post(remove)
+    assert not book.prices.filter(pk=offer.pk).exists()
+    removed = AuditEvent.objects.filter(object_ref=str(offer.pk)).order_by("pk").last()
+    assert removed.details["change"] == "deleted"
+    assert removed.details["fields"]["price"]["old"] == "1300.00"

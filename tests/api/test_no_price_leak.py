@@ -136,7 +136,7 @@ def _quoted(user) -> dict:
         margin_pct=MARGIN,
         notes=NOTES,
     )
-    quote_send(quote=quote, actor=sam, may_view_prices=True)
+    quote_send(quote=quote, actor=sam, may_view_prices=True, confirm_unpriced=True)
     offers.update(price=BOOK_PRICE)
     quote = quote_reprice(quote=quote, actor=sam, may_view_prices=True)
     clients = {}

@@ -79,7 +79,7 @@ def scene(seed_catalog, prices_visible, api_client):
         notes=NOTES,
     )
     quote = quote_reprice(
-        quote=quote_send(quote=quote, actor=user, may_view_prices=True),
+        quote=quote_send(quote=quote, actor=user, may_view_prices=True, confirm_unpriced=True),
         actor=user,
         may_view_prices=True,
     )

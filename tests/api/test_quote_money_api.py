@@ -163,7 +163,7 @@ def test_margin_floor_approval_over_the_api_and_page(people):
         "approved_by": None,
         "approved_at": None,
     }
-    refused = api(people["sam"]).post(base + "send/")
+    refused = api(people["sam"]).post(base + "send/", {"confirm_unpriced": True}, format="json")
     assert refused.status_code == 409 and refused.json()["field"] == "margin_pct"
     assert "12.5 %" in refused.json()["detail"] and "15 %" in refused.json()["detail"]
     assert api(people["sam"]).post(base + "approve/").status_code == 403  # not an owner
@@ -173,7 +173,12 @@ def test_margin_floor_approval_over_the_api_and_page(people):
     assert approved.status_code == 200 and approved.json()["approval"]["approved_by"] == "olga"
     detail = page(people["sam"]).get(Quote.objects.get().get_absolute_url()).content.decode()
     assert "Margin approved" in detail and 'data-testid="quote-approve"' not in detail
-    assert api(people["sam"]).post(base + "send/").status_code == 200
+    assert (
+        api(people["sam"])
+        .post(base + "send/", {"confirm_unpriced": True}, format="json")
+        .status_code
+        == 200
+    )
 
 
 def test_another_teams_book_is_kept_from_every_route_that_takes_a_book(people):

@@ -244,8 +244,11 @@ def test_send_freeze_reprice_and_diff_over_the_api(setting, api_client, bob_clie
     quote = _create(api_client, design, margin_pct="20").json()
     base = f"{_base(design)}{quote['id']}/"
     assert quote["status"] == "draft" and quote["label"] == quote["number"]
-    assert bob_client.post(base + "send/").status_code == 403
-    sent = api_client.post(base + "send/")
+    assert (
+        bob_client.post(base + "send/", {"confirm_unpriced": True}, format="json").status_code
+        == 403
+    )
+    sent = api_client.post(base + "send/", {"confirm_unpriced": True}, format="json")
     assert sent.status_code == 200 and sent.json()["status"] == "sent"
     assert sent.json()["reprice"] == {
         "available": False,
@@ -277,7 +280,7 @@ def test_send_freeze_reprice_and_diff_over_the_api(setting, api_client, bob_clie
     refused = api_client.patch(base, {"customer": "Other"}, format="json")
     assert refused.status_code == 409 and refused.json()["status"] == "sent"
     assert "only a draft quote can be changed" in refused.json()["detail"]
-    again = api_client.post(base + "send/")
+    again = api_client.post(base + "send/", {"confirm_unpriced": True}, format="json")
     assert again.status_code == 409 and "is sent: only a draft" in again.json()["detail"]
     assert api_client.delete(base).status_code == 409
 
@@ -311,7 +314,10 @@ def test_an_expired_quote_is_not_accepted_over_the_api(setting, api_client):
     design, _ = setting
     quote = _create(api_client, design).json()
     base = f"{_base(design)}{quote['id']}/"
-    assert api_client.post(base + "send/").status_code == 200
+    assert (
+        api_client.post(base + "send/", {"confirm_unpriced": True}, format="json").status_code
+        == 200
+    )
     Quote.objects.filter(pk=quote["id"]).update(
         created=timezone.now() - timedelta(days=40),
         valid_until=timezone.localdate() - timedelta(days=1),
@@ -337,12 +343,12 @@ def test_quote_page_shows_status_version_and_the_steps_allowed(setting, api_clie
 
     page = client.get(quote.get_absolute_url()).content.decode()
     assert steps(page) == {"send"} and 'data-testid="quote-lifecycle">Draft<' in page
-    sent = client.post(f"{quote.get_absolute_url()}send/")
+    sent = client.post(f"{quote.get_absolute_url()}send/", {"confirm_unpriced": "on"})
     assert sent.status_code == 302
     page = client.get(quote.get_absolute_url()).content.decode()
     assert steps(page) == {"accept", "decline", "reprice"} and ">Sent<" in page
     assert 'data-testid="reprice-available"' not in page and "Edit</a>" not in page
-    refused = client.post(f"{quote.get_absolute_url()}send/")
+    refused = client.post(f"{quote.get_absolute_url()}send/", {"confirm_unpriced": "on"})
     assert refused.status_code == 400
     assert (
         f"Quote {quote.number} is sent: only a draft quote can be sent." in refused.content.decode()

@@ -79,6 +79,7 @@ def test_migration_moves_the_address_lines_of_every_quote(quote, user):
         ),
         actor=user,
         may_view_prices=True,
+        confirm_unpriced=True,
     )
     old = {quote.pk: "ACME Labs\nΑθηνών 12\n\nشارع الملك فهد", sent.pk: "Sent Co\n1 Main St"}
     for pk, customer in old.items():
@@ -110,7 +111,7 @@ def test_services_keep_the_lines_and_reprice_copies_them(quote, user):
     with pytest.raises(ValidationError) as caught:
         quote_update(quote=quote, actor=user, customer_address="x\n" * 13)
     assert list(caught.value.message_dict) == ["customer_address"]
-    sent = quote_send(quote=changed, actor=user, may_view_prices=True)
+    sent = quote_send(quote=changed, actor=user, may_view_prices=True, confirm_unpriced=True)
     new = quote_reprice(quote=sent, actor=user, may_view_prices=True)
     assert (new.customer_address, new.terms) == (changed.customer_address, changed.terms)
 
@@ -149,7 +150,7 @@ def test_api_patch_and_the_form_page(quote, user, prices_visible, client):
     quote.refresh_from_db()
     assert (quote.customer_address, quote.terms) == ("Straße 1\n10115 Berlin", "Delivery: 6 weeks.")
 
-    api.post(f"{url}send/")
+    api.post(f"{url}send/", {"confirm_unpriced": True}, format="json")
     refused = api.patch(url, {"terms": "Payment on order."}, format="json")
     assert refused.status_code == 409 and refused.json()["status"] == "sent"
     quote.refresh_from_db()

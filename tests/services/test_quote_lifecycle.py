@@ -70,7 +70,7 @@ def _quote(design, book, user, **terms):
 
 
 def _send(quote, user):
-    return quote_send(quote=quote, actor=user, may_view_prices=True)
+    return quote_send(quote=quote, actor=user, may_view_prices=True, confirm_unpriced=True)
 
 
 def _reads(quote, user) -> dict:
@@ -149,7 +149,7 @@ def test_steps_the_status_does_not_allow_are_refused_naming_it(design, book, use
         quote_accept(quote=quote, actor=user)
     assert list(caught.value.message_dict) == ["status"]
     with pytest.raises(PermissionDenied, match="price right"):
-        quote_send(quote=quote, actor=other_user, may_view_prices=False)
+        quote_send(quote=quote, actor=other_user, may_view_prices=False, confirm_unpriced=True)
     quote = _send(quote, user)
     for refused in (
         lambda: _send(quote, user),

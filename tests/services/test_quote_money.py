@@ -137,7 +137,7 @@ def test_a_quote_converts_with_todays_rate_and_keeps_it_when_sent(scene):
     assert switch.unit_book == Decimal("27411.00")  # 30,000 USD x 0.9137
     assert switch.unit_sell == Decimal("34263.75")  # 27,411 / 0.8
 
-    sent = quote_send(quote=quote, actor=scene["sam"], may_view_prices=True)
+    sent = quote_send(quote=quote, actor=scene["sam"], may_view_prices=True, confirm_unpriced=True)
     frozen = sent.snapshot["priced"]
     assert frozen["exchange_rates"] == [
         {
@@ -183,7 +183,7 @@ def test_a_currency_without_a_rate_is_refused_naming_it_and_nothing_is_written(s
     quote = quote_update(quote=quote, actor=scene["sam"], currency="EUR")
     ExchangeRate.objects.all().delete()
     with pytest.raises(ValidationError) as caught:
-        quote_send(quote=quote, actor=scene["sam"], may_view_prices=True)
+        quote_send(quote=quote, actor=scene["sam"], may_view_prices=True, confirm_unpriced=True)
     assert "currency" in caught.value.message_dict
     assert Quote.objects.get(pk=quote.pk).status == QuoteStatusChoices.DRAFT
 
@@ -193,7 +193,7 @@ def test_below_the_margin_floor_a_quote_needs_an_owners_approval(scene):
     floor = quote_margin_floor(quote)
     assert (floor.team, floor.floor_pct) == (scene["alpha"], Decimal("15"))
     with pytest.raises(QuoteStatusError) as caught:
-        quote_send(quote=quote, actor=scene["sam"], may_view_prices=True)
+        quote_send(quote=quote, actor=scene["sam"], may_view_prices=True, confirm_unpriced=True)
     message = caught.value.message_dict["margin_pct"][0]
     assert "margin of 12.5 %" in message and "floor of 15 %" in message and "Alpha" in message
     assert Quote.objects.get(pk=quote.pk).status == QuoteStatusChoices.DRAFT
@@ -210,9 +210,11 @@ def test_below_the_margin_floor_a_quote_needs_an_owners_approval(scene):
     changed = quote_update(quote=approved, actor=scene["sam"], margin_pct=Decimal("10"))
     assert not changed.margin_approved and changed.approved_by is None
     with pytest.raises(QuoteStatusError):
-        quote_send(quote=changed, actor=scene["sam"], may_view_prices=True)
+        quote_send(quote=changed, actor=scene["sam"], may_view_prices=True, confirm_unpriced=True)
     quote_approve(quote=changed, actor=scene["olga"], may_view_prices=True)
-    sent = quote_send(quote=changed, actor=scene["sam"], may_view_prices=True)
+    sent = quote_send(
+        quote=changed, actor=scene["sam"], may_view_prices=True, confirm_unpriced=True
+    )
     assert sent.snapshot["approval"]["by"] == "olga"
     assert sent.snapshot["approval"]["floor_pct"] == "15.00"
     # at or above the floor: nothing to approve, and sending needs none
@@ -220,7 +222,12 @@ def test_below_the_margin_floor_a_quote_needs_an_owners_approval(scene):
     with pytest.raises(ValidationError) as caught:
         quote_approve(quote=plain, actor=scene["olga"], may_view_prices=True)
     assert "needs no approval" in caught.value.message_dict["margin_pct"][0]
-    assert quote_send(quote=plain, actor=scene["sam"], may_view_prices=True).status == "sent"
+    assert (
+        quote_send(
+            quote=plain, actor=scene["sam"], may_view_prices=True, confirm_unpriced=True
+        ).status
+        == "sent"
+    )
 
 
 def test_a_private_design_takes_the_floor_of_its_owners_teams(scene):
@@ -230,7 +237,7 @@ def test_a_private_design_takes_the_floor_of_its_owners_teams(scene):
     )
     assert quote_margin_floor(quote).team == scene["alpha"]
     with pytest.raises(QuoteStatusError):
-        quote_send(quote=quote, actor=scene["sam"], may_view_prices=True)
+        quote_send(quote=quote, actor=scene["sam"], may_view_prices=True, confirm_unpriced=True)
 
 
 BAD_INPUT = [

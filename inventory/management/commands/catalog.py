@@ -23,6 +23,7 @@ from inventory.management.base import DatabaseCommand
 from inventory.models import CATEGORY_MODELS, PriceBook
 from inventory.services import (
     CatalogImportError,
+    RemovalsNotConfirmed,
     catalog_export_csv,
     catalog_export_json,
     catalog_import_csv,
@@ -66,6 +67,11 @@ class Command(DatabaseCommand):
         pimp.add_argument("path")
         pimp.add_argument("--name", help="Name for a new book.")
         pimp.add_argument("--currency", default="USD")
+        pimp.add_argument(
+            "--confirm-removals",
+            action="store_true",
+            help="Apply a file that removes more than 5 offers or 10 %% of the book.",
+        )
 
     def handle(self, *args, action, **options):
         try:
@@ -149,5 +155,15 @@ class Command(DatabaseCommand):
                 "kind": "negotiated",
             },
         )
-        count = price_book_import_csv(book=book, text=text, origin=path.name)
+        try:
+            count = price_book_import_csv(
+                book=book,
+                text=text,
+                origin=path.name,
+                confirm_removals=options["confirm_removals"],
+            )
+        except RemovalsNotConfirmed as exc:
+            raise CommandError(
+                f"{exc.preview.removals_text()} Run again with --confirm-removals."
+            ) from exc
         self.stdout.write(f"{book.name}: {count} prices.")

@@ -180,6 +180,7 @@ class PriceOffer:
     as_of: str = ""
     source_url: str = ""
     reference: str = ""  # e.g. the price row's id
+    grade: str = ""  # provenance grade of the price: datasheet, secondary or estimate
 
     def describe(self) -> str:
         """Seller, date and length, for a quote line's "source" column."""
@@ -467,6 +468,11 @@ class PricedQuote:
     @property
     def complete(self) -> bool:
         return self.unpriced_lines == 0
+
+    @property
+    def estimated_lines(self) -> int:
+        """Lines priced from an offer graded ``estimate`` (not a seen price)."""
+        return sum(1 for line in self.lines if line.offer and line.offer.grade == "estimate")
 
     @property
     def margin_total(self) -> Decimal:

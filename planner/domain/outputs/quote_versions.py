@@ -72,6 +72,7 @@ def _offer_dict(offer: PriceOffer | None) -> dict | None:
         "as_of": offer.as_of,
         "source_url": offer.source_url,
         "reference": offer.reference,
+        "grade": offer.grade,
     }
 
 
