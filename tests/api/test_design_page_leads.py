@@ -28,8 +28,21 @@ def test_action_bar_comes_first_and_its_buttons_submit_the_existing_forms(
     bar = html.index('data-testid="action-bar"')
     # the bar precedes every section of the page
     assert bar < html.index('id="summary-heading"') < html.index('id="analysis-heading"')
-    labels = re.findall(r'data-testid="bar-(\w+)"', html)
-    assert labels == ["canvas", "validate", "power", "simulate", "whatif", "quote", "exports"]
+    nav = html[bar : html.index("</nav>", bar)]
+    labels = [
+        re.sub(r"\s+", " ", label).strip() for label in re.findall(r'">([^<]+)</(?:a|button)>', nav)
+    ]
+    assert labels == [
+        "Canvas",
+        "Validate",
+        "Power",
+        "Simulate…",
+        "What-if",
+        "Quote",
+        "BOM &amp; exports",
+    ]
+    # the bar is the page's one way to them (no second Canvas / Quotes / BOM button above)
+    assert html.count(">Canvas</a>") == 1 and html.count('data-testid="quotes-link"') == 1
     for form_id, kind in (("job-validate", "validate"), ("job-power", "power")):
         assert f'form="{form_id}"' in html
         form = re.search(rf'<form [^>]*id="{form_id}"[^>]*>(.*?)</form>', html, re.S)
@@ -37,7 +50,7 @@ def test_action_bar_comes_first_and_its_buttons_submit_the_existing_forms(
     # Simulate takes choices: the bar leads to its form
     assert 'href="#simulate"' in html and 'id="simulate" data-testid="simulate-form"' in html
     outputs = reverse("planner:revision-outputs", args=[design.pk, 1])
-    assert f'href="{outputs}#exports-heading" data-testid="bar-exports"' in html
+    assert f'href="{outputs}" data-testid="outputs-link"' in html
 
 
 def test_every_index_link_lands_on_the_page_and_long_sections_are_folded(
