@@ -16,6 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     inline_serializer,
 )
@@ -309,7 +310,11 @@ class SummaryView(APIView):
     @extend_schema(
         request=SummaryRequestSerializer,
         responses={
-            200: SummarySerializer,
+            200: PolymorphicProxySerializer(
+                component_name="SummaryOrDraftProblems",
+                serializers=[SummarySerializer, SummaryProblemsSerializer],
+                resource_type_field_name=None,
+            ),
             400: OpenApiResponse(
                 SummaryProblemsSerializer, description="It cannot be built (not a draft)"
             ),
