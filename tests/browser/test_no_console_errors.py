@@ -95,7 +95,12 @@ def test_design_page_action_bar_stays_on_top_and_sections_fold(
     assert box is not None and box["y"] <= 1  # sticky: at the top after scrolling
     assert page.evaluate("() => window.scrollY") > 200
     keep_screenshot(page, "design_page_transport_open", full_page=False)
-    print(f"\nGB300 design page: {height:,} px tall with the analyses folded")
+    unfolded = page.evaluate(
+        "() => { for (const d of document.querySelectorAll('details')) d.open = true;"
+        " return document.documentElement.scrollHeight; }"
+    )
+    assert unfolded > height  # the folds hold the long analyses
+    print(f"\nGB300 design page: {height:,} px folded, {unfolded:,} px with every section open")
     # Validate from the bar submits the Analysis section's form: a job page opens
     bar.get_by_role("button", name="Validate").click()
     expect(page).to_have_url(re.compile(r"/jobs/[0-9a-f-]+/$"))
