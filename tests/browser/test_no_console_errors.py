@@ -1,6 +1,7 @@
 """No dead ends in Chromium (issue 37 item 7): every page of the presets (design page, canvas,
-outputs, quotes, wizard with and without the preset) loads with no console error and no 4xx/5xx
-response; and the design page leads (item 5): its action bar stays on screen while scrolling."""
+outputs, quotes, a new quote and its page, wizard with and without the preset) loads with no
+console error and no 4xx/5xx response; and the design page leads (item 5): its action bar
+stays on screen while scrolling."""
 
 from __future__ import annotations
 
@@ -39,8 +40,11 @@ def test_preset_pages_load_without_console_errors_or_failed_requests(
 ):
     from planner.designs.services import design_create
     from planner.domain.presets import preset_get
+    from planner.teams.models import Team, TeamMembership
 
     carol = django_user_model.objects.get(username="carol")
+    team = Team.objects.create(name="Sales", slug="sales")
+    TeamMembership.objects.create(team=team, user=carol, role="owner", can_view_prices=True)
     design = design_create(owner=carol, spec_document=preset_get(preset).spec)
     page = browser_login
     seen = _watch(page)
@@ -61,6 +65,13 @@ def test_preset_pages_load_without_console_errors_or_failed_requests(
             )
         page.wait_for_load_state("networkidle")
         assert not seen, (name, seen)
+    # a quote of the preset, made through its form, and its page
+    page.goto(f"{base}/quotes/new/")
+    page.get_by_label("Customer name").fill("Initech")
+    page.get_by_role("button", name="Create quote").click()
+    expect(page).to_have_url(re.compile(r"/quotes/\d+/$"))
+    page.wait_for_load_state("networkidle")
+    assert not seen, ("quote", seen)
     page.goto(f"{base}/canvas/")
     wait_ready(page)
     page.wait_for_load_state("networkidle")
