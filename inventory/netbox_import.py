@@ -107,7 +107,11 @@ def _resolve_manufacturers(
                 match.full_clean()
             except ValidationError as exc:
                 problems.append(
-                    ImportProblem(record.origin, "manufacturer", f"cannot create {name!r}: {exc}")
+                    ImportProblem(
+                        record.origin,
+                        "manufacturer",
+                        f"cannot create {name!r}: {' '.join(exc.messages)}",
+                    )
                 )
                 continue
             match.save()

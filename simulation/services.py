@@ -8,15 +8,19 @@ services send tasks by name (:mod:`simulation.jobs.dispatch`).
 
 from planner.analyses.reports import fabric_power, fabric_simulate, fabric_validate
 from simulation.jobs.config import max_attempts, recovery_interval_s
-from simulation.jobs.errors import JobDispatchError, JobError, JobLimitError
+from simulation.jobs.errors import JobError, JobLimitError
 from simulation.jobs.heartbeat import process_identity
 from simulation.jobs.lifecycle import job_cancel, job_enqueue, job_execute
 from simulation.jobs.monte_carlo import simulate_seed_run
-from simulation.jobs.recovery import job_recover_stale, job_sweep_claim, new_sweep_token
+from simulation.jobs.recovery import (
+    job_recover_stale,
+    job_resend_lost,
+    job_sweep_claim,
+    new_sweep_token,
+)
 from simulation.jobs.sweep import sweep_run_part
 
 __all__ = [
-    "JobDispatchError",
     "JobError",
     "JobLimitError",
     "fabric_power",
@@ -26,6 +30,7 @@ __all__ = [
     "job_enqueue",
     "job_execute",
     "job_recover_stale",
+    "job_resend_lost",
     "job_sweep_claim",
     "max_attempts",
     "new_sweep_token",

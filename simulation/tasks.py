@@ -1,8 +1,11 @@
 """Celery tasks: thin wrappers that call services with row ids.
 
-``simulation.recover_stale`` is a self-rescheduling sweep (no Celery beat): every worker sends
-one when it is ready; the chain that holds the sweep lease (one per broker) runs
-:func:`~simulation.jobs.recovery.job_recover_stale` and sends itself again after
+``simulation.recover_stale`` is a self-rescheduling sweep (no Celery beat): each time a worker
+connects to the broker (at start, and again after every broker outage, whose restart may have
+lost the chain's message) it recovers lost jobs at once and sends a new chain
+(:class:`RecoverySweep`); the chain that holds the sweep lease (one per broker) runs
+:func:`~simulation.jobs.recovery.job_recover_stale` and
+:func:`~simulation.jobs.recovery.job_resend_lost` and sends itself again after
 ``JOBS_RECOVERY_INTERVAL_S``; other chains look again a few times in case the holder died, then
 stop. The jobs pages and API also sweep on every read, so recovery never depends on this chain
 alone.
@@ -12,9 +15,11 @@ import hashlib
 import logging
 import socket
 
-from celery import shared_task
-from celery.signals import worker_ready
+from celery import bootsteps, shared_task
 from django.conf import settings
+from django.db import connections
+
+from planner.project.celery import app
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +113,7 @@ def recover_stale(self, token: str = "", probes: int = 0) -> None:
     """Sweep for jobs whose worker was lost, then send itself again (see the module doc)."""
     from simulation.services import (
         job_recover_stale,
+        job_resend_lost,
         job_sweep_claim,
         new_sweep_token,
         recovery_interval_s,
@@ -120,15 +126,33 @@ def recover_stale(self, token: str = "", probes: int = 0) -> None:
             result = job_recover_stale()
             if result["requeued"] or result["failed"]:
                 logger.warning("stale jobs: %s", result)
+            job_resend_lost()
         finally:
             _send_sweep(token, 0, interval)
     elif probes < SWEEP_PROBES:
         _send_sweep(token, probes + 1, 2 * interval + 1)
 
 
-@worker_ready.connect
-def start_recovery_sweep(sender=None, **kwargs) -> None:
-    """Start this worker's sweep chain shortly after it is ready."""
-    from simulation.services import new_sweep_token
+class RecoverySweep(bootsteps.StartStopStep):
+    """A step of the worker's consumer, started each time it (re)connects to the broker:
+    recovers lost jobs at once (a worker restarted after a kill takes its jobs back without
+    waiting for a stale heartbeat), then starts a sweep chain."""
 
-    _send_sweep(new_sweep_token(), 0, 1)
+    requires = {"celery.worker.consumer.tasks:Tasks"}
+
+    def start(self, parent) -> None:
+        from simulation.services import job_recover_stale, job_resend_lost, new_sweep_token
+
+        try:
+            result = job_recover_stale()
+            if result["requeued"] or result["failed"]:
+                logger.warning("lost jobs at connection: %s", result)
+            job_resend_lost()
+        except Exception:  # noqa: BLE001 - the sweep chain and the jobs pages recover later
+            logger.warning("lost jobs not recovered at connection", exc_info=True)
+        finally:
+            connections.close_all()  # pool processes forked later must not share them
+        _send_sweep(new_sweep_token(), 0, 1)
+
+
+app.steps["consumer"].add(RecoverySweep)

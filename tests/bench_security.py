@@ -10,6 +10,9 @@ database, PostgreSQL when ``DATABASE_URL`` is set, and tears it down):
 2. Catalog and price-book writes by users without the catalog-editor permission
    (``tests/api/test_catalog_write_probe.py``): every write route of the catalog API and pages
    tried by a team viewer; the statuses they got (target: all 403).
+3. The upload formats fuzzed (``tests/unit/test_upload_fuzz.py``: as-built cabling and counter
+   files, specs, NetBox device types), ``BENCH_UPLOAD_EXAMPLES`` (200) examples per format
+   instead of the suite's 40 (target: every file ends in its parser's own error or a result).
 
 Run: ``python -m tests.bench_security``.
 """
@@ -28,9 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / ".var" / "bench"
 RESULT = OUT / "security.json"
 EXAMPLES = int(os.environ.get("BENCH_FUZZ_EXAMPLES", "25"))
+UPLOAD_EXAMPLES = int(os.environ.get("BENCH_UPLOAD_EXAMPLES", "200"))
 TESTS = {
     "schema_fuzz": ("tests/api/test_schema_fuzz.py::test_api_operations_answer_as_documented"),
     "catalog_writes": "tests/api/test_catalog_write_probe.py",
+    "upload_fuzz": "tests/unit/test_upload_fuzz.py",
 }
 
 
@@ -63,12 +68,18 @@ def main() -> int:
             {"FUZZ_EXAMPLES_PER_OPERATION": str(EXAMPLES)},
         )
         results["catalog_writes"] = _run(TESTS["catalog_writes"], Path(tmp) / "writes.json", {})
+        results["upload_fuzz"] = _run(
+            TESTS["upload_fuzz"],
+            Path(tmp) / "uploads.json",
+            {"FUZZ_UPLOAD_EXAMPLES": str(UPLOAD_EXAMPLES)},
+        )
     fuzz, writes = results["schema_fuzz"], results["catalog_writes"]
     results["pass"] = bool(
         fuzz.get("passed")
         and fuzz.get("server_errors", 1) == 0
         and writes.get("passed")
         and writes.get("allowed", 1) == 0
+        and results["upload_fuzz"]["passed"]
     )
     RESULT.write_text(json.dumps(results, indent=2))
     print(json.dumps(results, indent=2))

@@ -140,6 +140,22 @@ def _fast_password_hasher():
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _cache_in_the_process():
+    """Django's cache is the process's own (locmem) in tests, even with ``REDIS_URL`` set
+    (production keeps it in Redis): a test's ``cache.clear()`` must never flush a Redis
+    database that brokers or other runs use, and each test process sees only its entries.
+    The worker and server processes that tests start keep the production setting."""
+    from django.test.utils import override_settings
+
+    override = override_settings(
+        CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    )
+    override.enable()
+    yield
+    override.disable()
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _static_files_listed_once():
     """Outside production WhiteNoise serves static files through the finders, and lists and
     stats every one of them each time a middleware chain is built: for every test client, so

@@ -11,8 +11,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, PermissionDenied
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from inventory import services
 from inventory.api.serializers import (
@@ -63,7 +63,7 @@ class ManufacturerViewSet(viewsets.ModelViewSet):
 
     queryset = Manufacturer.objects.all()
     serializer_class = ManufacturerSerializer
-    permission_classes = [IsAuthenticated, CanEditCatalog]
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, CanEditCatalog]
     lookup_field = "slug"
     search_fields = ["name", "slug"]
 
@@ -99,7 +99,7 @@ class CatalogPartViewSet(viewsets.ModelViewSet):
     Creating, changing, archiving and deleting need the catalog-editor permission; a part that
     a design revision uses cannot be deleted (409: archive it)."""
 
-    permission_classes = [IsAuthenticated, CanEditCatalog]
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, CanEditCatalog]
     lookup_field = "slug"
     lookup_value_regex = r"[A-Za-z0-9._\-]+"
     search_fields = ["slug", "name", "part_number", "description"]
@@ -201,7 +201,11 @@ class PriceBookViewSet(viewsets.ModelViewSet):
 
     queryset = PriceBook.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = PriceBookSerializer
-    permission_classes = [IsAuthenticated, CanViewPrices, CanEditPriceBooks]
+    permission_classes = [
+        *api_settings.DEFAULT_PERMISSION_CLASSES,
+        CanViewPrices,
+        CanEditPriceBooks,
+    ]
     lookup_field = "slug"
 
     def get_queryset(self):
@@ -244,7 +248,11 @@ class PriceViewSet(viewsets.ModelViewSet):
 
     queryset = Price.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = PriceSerializer
-    permission_classes = [IsAuthenticated, CanViewPrices, CanEditPriceBooks]
+    permission_classes = [
+        *api_settings.DEFAULT_PERMISSION_CLASSES,
+        CanViewPrices,
+        CanEditPriceBooks,
+    ]
     filterset_fields = ["book__slug", "part_category", "part_slug", "currency"]
 
     def get_queryset(self):
@@ -283,7 +291,7 @@ class ExchangeRateViewSet(viewsets.ModelViewSet):
 
     queryset = ExchangeRate.objects.all()
     serializer_class = ExchangeRateSerializer
-    permission_classes = [IsAuthenticated, CanEditCatalog]
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, CanEditCatalog]
     filterset_fields = ["from_currency", "to_currency"]
 
     def perform_create(self, serializer):

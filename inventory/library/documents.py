@@ -12,6 +12,7 @@ parser share it.
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 
@@ -21,13 +22,17 @@ MAX_DEPTH = 64
 MAX_TEXT_CHARS = 8 * 1024 * 1024
 #: Most values a YAML document may expand to through anchors and aliases ("billion laughs").
 MAX_YAML_NODES = 2_000_000
+#: Longest number literal read (Python refuses integers over 4,300 digits with a ValueError; no
+#: quantity the product stores needs more than 20 digits: a 64-bit counter has 20).
+MAX_NUMBER_CHARS = 100
 
 
 class DocumentError(ValueError):
     """A document over a limit or holding text a database cannot store.
 
-    ``code`` is ``too-large``, ``too-deep``, ``too-many-nodes``, ``nul-character`` or
-    ``invalid-unicode``; ``path`` is the dotted path of the element at fault ("" = the whole).
+    ``code`` is ``too-large``, ``too-deep``, ``too-many-nodes``, ``long-number``,
+    ``nul-character`` or ``invalid-unicode``; ``path`` is the dotted path of the element at
+    fault ("" = the whole).
     """
 
     def __init__(self, code: str, message: str, path: str = ""):
@@ -53,6 +58,11 @@ def text_problem(text: str) -> str | None:
     except UnicodeEncodeError as exc:
         return f"is not valid Unicode (a lone surrogate \\u{ord(text[exc.start]):04x})"
     return None
+
+
+def _escaped(text: str) -> str:
+    """``text`` with NUL and lone surrogates written as escapes (``\\ud800``): sendable."""
+    return text.replace("\x00", "\\u0000").encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _join(path: str, key) -> str:
@@ -101,7 +111,8 @@ def check_document(value, *, max_depth: int = MAX_DEPTH, strings: bool = True) -
         for key, child in children:
             child_path = _join(path, key)
             if strings and isinstance(key, str) and (problem := text_problem(key)):
-                raise DocumentError("invalid-unicode", f"{child_path}: key {problem}", path)
+                shown = _join(path, _escaped(key))  # the key itself cannot be sent back
+                raise DocumentError("invalid-unicode", f"{shown}: key {problem}", path)
             if isinstance(child, str | dict | list | tuple):
                 stack.append((child, child_path, depth + 1))
 
@@ -111,6 +122,26 @@ def _check_size(text: str, max_chars: int) -> None:
         raise DocumentError(
             "too-large", f"the document is {len(text):,} characters; the limit is {max_chars:,}"
         )
+
+
+def _long_number(literal: str, where: str = "") -> DocumentError:
+    return DocumentError(
+        "long-number",
+        f"{where + ': ' if where else ''}a number of {len(literal):,} characters "
+        f"({literal[:12]}...); the limit is {MAX_NUMBER_CHARS} characters",
+    )
+
+
+def _json_int(literal: str) -> int:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise _long_number(literal)
+    return int(literal)
+
+
+def _json_float(literal: str) -> float:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise _long_number(literal)
+    return float(literal)
 
 
 def load_json(
@@ -134,6 +165,11 @@ def load_json(
     --------
     >>> load_json('{"a": [1, 2]}')
     {'a': [1, 2]}
+    >>> load_json("[" + "9" * 5000 + "]")
+    Traceback (most recent call last):
+    ...
+    inventory.library.documents.DocumentError: a number of 5,000 characters (999999999999...); \
+the limit is 100 characters
     >>> load_json("[" * 100_000 + "]" * 100_000)
     Traceback (most recent call last):
     ...
@@ -141,13 +177,21 @@ def load_json(
     """
     _check_size(text, max_chars)
     try:
-        value = json.loads(text, parse_constant=parse_constant)
+        value = json.loads(
+            text, parse_constant=parse_constant, parse_int=_json_int, parse_float=_json_float
+        )
     except RecursionError:
         raise DocumentError(
             "too-deep", f"the document is nested deeper than {max_depth} levels"
         ) from None
     check_document(value, max_depth=max_depth)
     return value
+
+
+#: What a plain YAML scalar read as a number looks like (YAML 1.1 ints and floats, loosely).
+_YAML_NUMBER = re.compile(
+    r"^[-+]?(0x[0-9a-fA-F_]+|0b[01_]+|[0-9][0-9_:]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?)$"
+)
 
 
 def _scan_yaml(text: str, loader, max_depth: int, max_nodes: int) -> None:
@@ -159,6 +203,10 @@ def _scan_yaml(text: str, loader, max_depth: int, max_nodes: int) -> None:
     for event in yaml.parse(text, Loader=loader):
         kind = type(event)
         if kind is yaml.ScalarEvent:
+            plain = not event.style  # None (PyYAML) or "" (libyaml)
+            if plain and len(event.value) > MAX_NUMBER_CHARS and _YAML_NUMBER.match(event.value):
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise _long_number(event.value, f"line {line}")
             total += 1
             open_[-1][0] += 1
             continue
@@ -205,7 +253,8 @@ def load_yaml(
     Raises
     ------
     DocumentError
-        Over a limit, or a string a database cannot store.
+        Over a limit (a number literal over :data:`MAX_NUMBER_CHARS` included), or a string a
+        database cannot store.
     yaml.YAMLError
         Not YAML.
 
@@ -221,13 +270,17 @@ def load_yaml(
     loader = loader or getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     _check_size(text, max_chars)
     _scan_yaml(text, loader, max_depth, max_nodes)
-    value = yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
+    try:
+        value = yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
+    except ValueError as exc:  # a value the scan let through that Python cannot convert
+        raise DocumentError("long-number", f"a value cannot be read: {exc}"[:200]) from None
     check_document(value, max_depth=max_depth)
     return value
 
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_NUMBER_CHARS",
     "MAX_TEXT_CHARS",
     "MAX_YAML_NODES",
     "DocumentError",

@@ -31,6 +31,7 @@ import yaml
 
 from inventory.library.documents import DocumentError, load_yaml
 from inventory.library.provenance import ProvenanceError, split_provenance
+from inventory.library.quantities import QUANTITIES, range_problem
 from inventory.library.vocab import FIBER_GRADES, values
 
 #: The file in a catalog folder.
@@ -145,6 +146,8 @@ def _loss(value, path: str) -> float:
         raise OpticsFileError(f"{path} must be a number of dB, not {value!r}", field=path)
     if value < 0:
         raise OpticsFileError(f"{path} must not be negative (got {value})", field=path)
+    if problem := range_problem(path, value, QUANTITIES["db"]):  # NaN, inf, 1e308 dB
+        raise OpticsFileError(problem, field=path)
     return float(value)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
+from inventory.library.quantities import range_problems
 from inventory.library.vocab import (
     CAGE_ROLES,
     CONNECTORS,
@@ -592,12 +593,29 @@ def check_shapes(spec: dict) -> list[Violation]:
     return problems
 
 
+def check_ranges(spec: dict) -> list[Violation]:
+    """Every number of ``spec``, nested ones included, finite and inside the physical range of
+    its quantity (:mod:`inventory.library.quantities`, by the unit in its name).
+
+    Examples
+    --------
+    >>> [v.field for v in check_ranges({"max_length_m": float("nan"), "legs": 4})]
+    ['max_length_m']
+    """
+    return [
+        Violation("out-of-range", problem, name)
+        for name, value in spec.items()
+        for _path, problem in range_problems(name, value)
+    ]
+
+
 def check_part(category: str, spec: dict) -> list[Violation]:
     """Every rule for one part of ``category``, given its spec values.
 
     The shapes of structured fields are checked first (:func:`check_shapes`); the rules run
     only on well-shaped values, and a value nested wrongly inside them is reported as a
-    problem of the part, never an exception.
+    problem of the part, never an exception. Every number is also checked against its
+    physical range (:func:`check_ranges`).
 
     Examples
     --------
@@ -610,21 +628,40 @@ def check_part(category: str, spec: dict) -> list[Violation]:
     problems = check_shapes(spec)
     if problems:
         return problems
+    ranged = check_ranges(spec)
     try:
-        return list(CHECKS[category](spec))
-    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        problems = list(CHECKS[category](spec))
+    except (TypeError, AttributeError, KeyError, ValueError, ArithmeticError):
+        if ranged:  # int(inf), a comparison with NaN...: the range problem says it plainly
+            return ranged
         return [
             Violation(
                 "bad-shape",
-                f"A structured field holds a value of the wrong shape ({type(exc).__name__}: "
-                f"{exc}); see each field's help text for the expected shape.",
+                "A structured field holds a value of the wrong shape; see each field's help "
+                "text for the expected shape.",
                 "",
             )
         ]
+    # A field a rule already refuses (a negative power) is said once, by the rule.
+    said = {problem.field for problem in problems}
+    return problems + [problem for problem in ranged if problem.field not in said]
+
+
+#: A source's address: a web page, as the manufacturer, price and rate URLs (Django's
+#: URLField) accept; never ``javascript:`` or ``data:``.
+WEB_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$", re.IGNORECASE)
 
 
 def check_provenance(sources, provenance) -> list[Violation]:
-    """Sources have a grade; every provenance record names a defined source or a grade."""
+    """Sources have a grade and a web address (or none); every provenance record names a
+    defined source or a grade.
+
+    Examples
+    --------
+    >>> [v.code for v in check_provenance({"ds": {"url": "javascript:alert(1)",
+    ...                                            "grade": "datasheet"}}, {})]
+    ['source-url']
+    """
     problems = []
     grades = values(GRADES)
     if not isinstance(sources, dict):
@@ -635,6 +672,15 @@ def check_provenance(sources, provenance) -> list[Violation]:
                 Violation(
                     "source-grade",
                     f"source {key!r} needs a grade out of {sorted(grades)}.",
+                    "sources",
+                )
+            )
+        elif source.get("url") is not None and not WEB_URL.match(str(source["url"])):
+            problems.append(
+                Violation(
+                    "source-url",
+                    f"source {key!r}: the url must be a web address (http:// or https://), "
+                    "or null.",
                     "sources",
                 )
             )

@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from inventory.library.quantities import range_problem
+
 __all__ = ["ExchangeRate", "Price", "PriceBook"]
 
 DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -135,6 +137,8 @@ class Price(models.Model):
             errors["currency"] = "Use a three-letter ISO 4217 code, e.g. USD."
         if self.as_of and not DATE_PATTERN.match(self.as_of):
             errors["as_of"] = "Use YYYY, YYYY-MM or YYYY-MM-DD."
+        if problem := range_problem("length_m", self.length_m):
+            errors["length_m"] = problem
         if errors:
             raise ValidationError(errors)
 

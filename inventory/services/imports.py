@@ -20,17 +20,23 @@ from django.db import models, transaction
 
 from inventory.hooks import catalog_hooks
 from inventory.library.cells import unescape_cell
+from inventory.library.documents import DocumentError, load_json
 from inventory.library.files import CatalogFileError, PartRecord, read_catalog_folder
+from inventory.library.parse_errors import csv_error_text
 from inventory.library.schema import IDENTITY_FIELDS, SPEC_FIELDS
 from inventory.models import CATEGORY_MODELS, CatalogPart, Manufacturer, Price, PriceBook
 from inventory.services.common import (
+    CATALOG_CHANGED,
     IMPORT_APPLIED,
     CatalogImportError,
     ImportProblem,
     ImportReport,
+    audit,
     csv_columns,
+    field_changes,
     validation_problems,
 )
+from inventory.services.parts import part_values
 
 __all__ = [
     "SEED_FOLDER",
@@ -90,12 +96,15 @@ def part_upsert(
     manufacturers: dict[str, Manufacturer],
     report: ImportReport,
     stored: dict[str, CatalogPart],
+    actor=None,
+    imported_from: str = "",
 ) -> list[ImportProblem]:
     """Create or update one part from a record; returns problems instead of raising.
 
     ``stored`` holds the catalog's parts by slug as the import found them
     (:func:`_stored_parts`): the record's own row, if any, and every slug taken in another
-    category.
+    category. A part created or changed gets an entry in its history (old -> new per field),
+    as done by ``actor`` (``None``: the system) importing ``imported_from``.
     """
     model = CATEGORY_MODELS[record.category]
     where = f"{record.origin} {record.slug}".strip()
@@ -114,6 +123,7 @@ def part_upsert(
     if manufacturer is None:
         return [ImportProblem(where, "manufacturer", f"unknown manufacturer {manufacturer_key!r}")]
     before = _comparable(part) if part else None
+    old_values = part_values(part) if part else {}
     part = part or model(slug=record.slug)
     blank = model()
     for name in (*IDENTITY_FIELDS, *model.SPEC_FIELDS):
@@ -144,6 +154,21 @@ def part_upsert(
     else:
         report.updated += 1
     part.save()
+    changes = field_changes(old_values, part_values(part))
+    noun = f"{part._meta.verbose_name} {part.slug}"
+    audit(
+        actor,
+        CATALOG_CHANGED,
+        (f"Created {noun}" if before is None else f"Changed {noun}: {', '.join(changes)}")
+        + f" (imported from {imported_from or 'records'})",
+        object_type=part.CATEGORY,
+        object_ref=part.slug,
+        details={
+            "change": "created" if before is None else "updated",
+            "fields": changes,
+            "import": imported_from or "records",
+        },
+    )
     return []
 
 
@@ -228,7 +253,14 @@ def parts_import(
         problems.extend(_check_aliases(records, stored))
         for record in records:
             problems.extend(
-                part_upsert(record, manufacturers=manufacturers, report=report, stored=stored)
+                part_upsert(
+                    record,
+                    manufacturers=manufacturers,
+                    report=report,
+                    stored=stored,
+                    actor=actor,
+                    imported_from=source,
+                )
             )
         if problems:
             transaction.set_rollback(True)
@@ -378,7 +410,7 @@ def price_book_import_csv(
         missing = {"part", "price"} - set(reader.fieldnames or [])
         rows = [_unescaped(row) for row in reader]
     except csv.Error as exc:
-        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+        raise CatalogImportError([ImportProblem(origin, "", csv_error_text(exc))]) from exc
     if missing:
         raise CatalogImportError(
             [ImportProblem(origin, ", ".join(sorted(missing)), "required column missing")]
@@ -418,9 +450,11 @@ def _cell(model, name: str, text: str, where: str):
         if text.strip() == "":
             return field_.get_default() if field_ else {}
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _CellError(where, name, f"not valid JSON ({exc.msg})") from None
+            return load_json(text)
+        except DocumentError as exc:  # too deep, a number too long, unstorable text
+            raise _CellError(where, name, f"refused: {exc}") from None
+        except ValueError as exc:
+            raise _CellError(where, name, f"not valid JSON ({getattr(exc, 'msg', exc)})") from None
     if text == "":
         return None
     if isinstance(field_, models.BooleanField):
@@ -455,7 +489,7 @@ def catalog_import_csv(
         reader = csv.DictReader(io.StringIO(text))
         header = reader.fieldnames or []
     except csv.Error as exc:
-        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+        raise CatalogImportError([ImportProblem(origin, "", csv_error_text(exc))]) from exc
     allowed = set(csv_columns(category))
     problems = []
     unknown = [name for name in header if name not in allowed]
@@ -474,7 +508,7 @@ def catalog_import_csv(
     try:
         rows = [_unescaped(row) for row in reader]
     except csv.Error as exc:
-        raise CatalogImportError([ImportProblem(origin, "", f"not CSV: {exc}")]) from exc
+        raise CatalogImportError([ImportProblem(origin, "", csv_error_text(exc))]) from exc
     for number, row in enumerate(rows, start=2):
         where = f"{origin} row {number}"
         if None in row:

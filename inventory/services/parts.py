@@ -22,7 +22,7 @@ from inventory.services.common import (
     plain,
 )
 
-__all__ = ["part_archive", "part_delete", "part_save", "part_usage"]
+__all__ = ["part_archive", "part_delete", "part_save", "part_usage", "part_values"]
 
 
 def _slug_owner(slug: str, exclude_model) -> str | None:
@@ -32,7 +32,8 @@ def _slug_owner(slug: str, exclude_model) -> str | None:
     return None
 
 
-def _part_values(part: CatalogPart) -> dict:
+def part_values(part: CatalogPart) -> dict:
+    """A part's fields as its history records them (old -> new per changed field)."""
     names = (*IDENTITY_FIELDS, *part.SPEC_FIELDS, "sources", "provenance", "archived")
     values = {name: plain(getattr(part, name)) for name in names if name != "manufacturer"}
     values["manufacturer"] = part.manufacturer.slug if part.manufacturer_id else None
@@ -64,7 +65,7 @@ def part_save(*, part: CatalogPart, actor=None) -> CatalogPart:
     """
     model = type(part)
     stored = model.objects.select_related("manufacturer").filter(pk=part.pk).first()
-    before = _part_values(stored) if part.pk and stored else {}
+    before = part_values(stored) if part.pk and stored else {}
     owner = _slug_owner(part.slug, model)
     if owner:
         raise ValidationError(
@@ -84,7 +85,7 @@ def part_save(*, part: CatalogPart, actor=None) -> CatalogPart:
             )
     part.full_clean()
     part.save()
-    changes = field_changes(before, _part_values(part))
+    changes = field_changes(before, part_values(part))
     if changes:
         created = stored is None
         audit(
@@ -116,7 +117,7 @@ def part_delete(*, part: CatalogPart, actor=None) -> None:
             field="slug",
             count=usage.revision_count,
         )
-    values = _part_values(part)
+    values = part_values(part)
     prices, _ = Price.objects.filter(part_category=part.CATEGORY, part_slug=part.slug).delete()
     part.delete()
     audit(

@@ -28,6 +28,7 @@ from planner.analyses.resilience.failures import (
 from planner.designs.adapters import catalog_facts
 from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric
+from planner.outputs.cache import cached, revision_ref
 
 NO_FABRIC = "This revision has no stored fabric to count failures on."
 FALLBACKS = ("llama3", "none")
@@ -42,9 +43,19 @@ class FailureParamError(ValueError):
         self.message = message
 
 
-def _number(params, name: str, default, *, whole: bool = False):
+def _given(params, name: str, blank_is_default: bool):
+    """The parameter's value, or None when it is not given (or blank, on the page's form)."""
     raw = params.get(name)
-    if raw is None or str(raw).strip() == "":
+    if raw is not None and str(raw).strip() == "":
+        if blank_is_default:
+            return None
+        raise FailureParamError(name, "give a value, or leave the parameter out")
+    return raw
+
+
+def _number(params, name: str, default, *, whole: bool = False, blank_is_default: bool = True):
+    raw = _given(params, name, blank_is_default)
+    if raw is None:
         return default
     try:
         value = float(str(raw).replace(",", "").strip())
@@ -55,24 +66,28 @@ def _number(params, name: str, default, *, whole: bool = False):
     return int(value) if whole else value
 
 
-def parse_params(params) -> dict:
+def parse_params(params, *, blank_is_default: bool = True) -> dict:
     """``job_gpus``, ``lead_time_days``, ``level`` (0-1) and ``fallback`` from a query dict.
+
+    ``blank_is_default``: a blank value means the default (the page's form sends its empty
+    fields); the API refuses it, naming the parameter, as it does every blank parameter.
 
     Raises
     ------
     FailureParamError
         A value that is not a number, out of range, or an unknown fallback.
     """
-    job = _number(params, "job_gpus", None, whole=True)
+    blank = {"blank_is_default": blank_is_default}
+    job = _number(params, "job_gpus", None, whole=True, **blank)
     if job is not None and job < 1:
         raise FailureParamError("job_gpus", "at least 1 GPU")
-    lead = _number(params, "lead_time_days", DEFAULT_LEAD_TIME_DAYS)
+    lead = _number(params, "lead_time_days", DEFAULT_LEAD_TIME_DAYS, **blank)
     if not 0 < lead <= 365:
         raise FailureParamError("lead_time_days", "more than 0 and at most 365 days")
-    level = _number(params, "level", DEFAULT_LEVEL * 100)
+    level = _number(params, "level", DEFAULT_LEVEL * 100, **blank)
     if not 0 < level < 100:
         raise FailureParamError("level", "a percentage above 0 and below 100 (e.g. 99)")
-    fallback = str(params.get("fallback") or "llama3")
+    fallback = str(_given(params, "fallback", blank_is_default) or "llama3")
     if fallback not in FALLBACKS:
         raise FailureParamError("fallback", f"one of {', '.join(FALLBACKS)}")
     return {
@@ -93,6 +108,10 @@ def revision_failures(revision: DesignRevision, params: dict | None = None) -> d
         ``job_gpus`` above the design's GPUs.
     """
     params = dict(params or parse_params({}))
+    return cached("failures", [revision_ref(revision), params], lambda: _failures(revision, params))
+
+
+def _failures(revision: DesignRevision, params: dict) -> dict:
     try:
         fabric = revision_fabric(revision) if revision.topology else None
     except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):

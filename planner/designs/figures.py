@@ -9,6 +9,7 @@ with the price right: callers pass the book from :func:`cost_book`, ``None`` oth
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -28,17 +29,25 @@ CURRENCY_SIGNS = {"USD": "$", "EUR": "€", "GBP": "£"}
 
 @dataclass(frozen=True)
 class Cost:
-    """A bill of materials priced at a book: the total of the priced lines and how many
-    distinct parts have no price (the total is then incomplete)."""
+    """A bill of materials priced at a book: its total, and how many lines and distinct parts
+    have no price. A total is never partial: with any line unpriced it is ``None`` (as a
+    quote, a missing price is never counted as zero)."""
 
-    total: Decimal
+    total: Decimal | None
     currency: str
+    unpriced_lines: int
     unpriced_parts: int
+
+    @property
+    def complete(self) -> bool:
+        return self.unpriced_lines == 0
 
     def as_dict(self) -> dict:
         return {
-            "total": f"{self.total:.2f}",
+            "total": None if self.total is None else f"{self.total:.2f}",
             "currency": self.currency,
+            "complete": self.complete,
+            "unpriced_lines": self.unpriced_lines,
             "unpriced_parts": self.unpriced_parts,
             "text": cost_text(self),
         }
@@ -60,7 +69,12 @@ def bom_cost_at(bom: BillOfMaterials, book: PriceBook, table=None) -> Cost:
     from planner.domain.outputs.quote import bom_cost
 
     priced = bom_cost(bom, table=table or price_table(book), currency=book.currency)
-    return Cost(priced.cost_total, book.currency, len(priced.unpriced_parts))
+    return Cost(
+        total=priced.cost_total if priced.complete else None,
+        currency=book.currency,
+        unpriced_lines=priced.unpriced_lines,
+        unpriced_parts=len(priced.unpriced_parts),
+    )
 
 
 def fabric_cost(fabric, book: PriceBook) -> Cost:
@@ -89,14 +103,14 @@ def cost_text(cost: Cost | None) -> str:
 
     Examples
     --------
-    >>> cost_text(Cost(Decimal("12345678.40"), "USD", 0))
+    >>> cost_text(Cost(Decimal("12345678.40"), "USD", 0, 0))
     '$12,345,678'
-    >>> cost_text(Cost(Decimal("10"), "USD", 1))
+    >>> cost_text(Cost(None, "USD", 2, 1))
     'unpriced (1 part)'
     """
     if cost is None:
         return "—"
-    if cost.unpriced_parts:
+    if cost.total is None:
         n = cost.unpriced_parts
         return f"unpriced ({n} part{'s' if n != 1 else ''})"
     sign = CURRENCY_SIGNS.get(cost.currency)
@@ -127,9 +141,17 @@ def _revision_bom_and_power(revision_id: int, facts) -> tuple[BillOfMaterials, f
 def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
     """``{design id: {"power_w", "power", "cost"?}}`` for designs annotated by
     :func:`planner.designs.selectors.design_list_for` (``latest_id``, ``latest_summary``); cost only
-    when ``book`` is given."""
+    when ``book`` is given (the caller checked the price right).
+
+    Each design's cost is kept in the cache (:mod:`planner.outputs.cache`) by its latest
+    revision, the catalog and ``book``'s prices, so a list of designs seen before reads no
+    BOM and no price table.
+    """
+    from planner.outputs.cache import cached, price_fingerprint
+
     facts = None
-    table = price_table(book) if book is not None else None
+    table = None
+    prices = price_fingerprint(book) if book is not None else None
     figures = {}
     for design in designs:
         summary = design.latest_summary or {}
@@ -139,8 +161,8 @@ def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
         if revision_id is None:
             figures[design.pk] = row
             continue
-        bom = cache.get(_bom_key(design)) if book is not None else None
-        if power is None or (book is not None and bom is None):
+        bom = None
+        if power is None:
             facts = facts or catalog_facts()
             try:
                 bom, power = _revision_bom_and_power(revision_id, facts)
@@ -150,8 +172,69 @@ def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
             cache.set(_bom_key(design), bom, BOM_CACHE_SECONDS)
             row.update(power_w=power, power=power_text(power))
         if book is not None:
-            cost = bom_cost_at(bom, book, table)
+
+            def priced(design=design, bom=bom) -> Cost | None:
+                nonlocal facts, table
+                bom = bom or cache.get(_bom_key(design))
+                if bom is None:
+                    facts = facts or catalog_facts()
+                    try:
+                        bom, _ = _revision_bom_and_power(design.latest_id, facts)
+                    except ValueError:  # a stored topology that no longer reads
+                        return None
+                    cache.set(_bom_key(design), bom, BOM_CACHE_SECONDS)
+                table = table or price_table(book)
+                return bom_cost_at(bom, book, table)
+
+            cost = cached("design-cost", [_bom_key(design), prices], priced)
+            if cost is None:
+                figures[design.pk] = row
+                continue
             row["cost"] = cost
             row["cost_text"] = cost_text(cost)
         figures[design.pk] = row
     return figures
+
+
+def spec_summary(document: dict | str, *, user) -> dict:
+    """An unsaved spec's summary (:func:`planner.designs.services.design_build`) and, for
+    ``user`` with the price right, ``cost`` at the seed price book (the wizard's live summary
+    and ``POST /api/planner/summary/``).
+
+    Both are kept in the cache (:mod:`planner.outputs.cache`) by the spec's text, the catalog
+    and, for the cost, the book and its prices; the price right is checked on every call. A
+    spec that names its own ``price_book`` is built each time (that book is checked for the
+    user in the build).
+
+    Raises
+    ------
+    planner.designs.services.DesignError
+        The spec cannot be built (never kept).
+    """
+    from planner.designs.services import design_build
+    from planner.outputs.cache import cached, price_fingerprint
+
+    built: list = []
+
+    def build():
+        if not built:
+            built.extend(design_build(spec_document=document, user=user))
+        return built
+
+    if isinstance(document, str) or "price_book" in document:
+        key = None
+        summary = build()[2]
+    else:
+        key = json.dumps(document, sort_keys=True, default=str)
+        summary = cached("spec-summary", [key], lambda: build()[2])
+    answer = {**summary, "spec": document}
+    book = cost_book(user)
+    if book is not None:
+
+        def priced() -> dict:
+            return fabric_cost(build()[1], book).as_dict()
+
+        answer["cost"] = (
+            priced() if key is None else cached("spec-cost", [key, price_fingerprint(book)], priced)
+        )
+    return answer

@@ -29,6 +29,7 @@ from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric, revision_part_names
 from planner.domain.catalog import CatalogLookupError
 from planner.domain.spec import SpecError
+from planner.outputs.cache import cached, price_fingerprint, revision_ref
 from planner.teams.selectors import quote_require_prices, user_can_view_prices
 
 #: Revisions never change; the catalog fingerprint in the key retires an entry when it does.
@@ -397,7 +398,14 @@ def page_context(user, revision: DesignRevision | None) -> dict:
         return context
     data = found.comparison.as_dict()
     book = cost_book(user)
-    cost = _cost_rows(comparison_cost(found.comparison, book)) if book is not None else None
+    cost = None
+    if book is not None:  # the price right was checked by cost_book: the book is theirs
+        priced = cached(
+            "transport-cost",
+            [revision_ref(revision), price_fingerprint(book)],
+            lambda: comparison_cost(found.comparison, book),
+        )
+        cost = _cost_rows(priced)
     sides = [
         _side_rows(side, (cost or {}).get("sides", {}).get(side["transport"]) if cost else None)
         for side in data["sides"]

@@ -16,7 +16,9 @@ from django.db.models.functions import Lower
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from inventory.permissions import (
@@ -36,6 +38,7 @@ from planner.designs.forms import (
     wizard_presets,
 )
 from planner.domain.presets import preset_get
+from planner.outputs.cache import cached, price_fingerprint, revision_ref
 from planner.teams.selectors import teams_for, user_can_view_prices
 
 # --- Designs ------------------------------------------------------------------------------------
@@ -166,14 +169,51 @@ def design_detail(request, pk):
         "revisions": revisions,
         "latest": latest,
         "shown": shown,
-        "summary": presentation.summary_context(shown.summary if shown else {}),
+        "revision_sections": _revision_sections(request, design, shown, latest),
         "can_write": selectors.design_can_write(request.user, design),
         "can_manage": selectors.design_can_manage(request.user, design),
-        "transport": transport.page_context(request.user, shown),
-        "resilience": resilience.page_context(shown),
     }
-    context["failures"] = expected_failures.page_context(request, design, shown)
     return render(request, "planner/design_detail.html", context)
+
+
+#: The query parameters the revision's sections read (the expected failures' inputs).
+SECTION_PARAMETERS = ("job_gpus", "lead_time_days", "level", "revision")
+
+
+def _revision_sections(request, design, shown, latest) -> str:
+    """The design page's sections of the shown revision (summary, optical budget, latency,
+    graph measurements, transport, expected failures) as HTML.
+
+    Kept in the cache (:mod:`planner.outputs.cache`) by revision, catalog, the failures'
+    inputs and, for a user with the price right (checked here on every request), the price
+    book and its prices: users without it share the unpriced sections.
+    """
+    book = figures.cost_book(request.user)
+
+    def render_sections() -> str:
+        context = {
+            "design": design,
+            "latest": latest,
+            "shown": shown,
+            "summary": presentation.summary_context(shown.summary if shown else {}),
+            "transport": transport.page_context(request.user, shown),
+            "resilience": resilience.page_context(shown),
+            "failures": expected_failures.page_context(request, design, shown),
+        }
+        return render_to_string("planner/_revision_sections.html", context, request=request)
+
+    if shown is None:
+        return mark_safe(render_sections())  # noqa: S308 (rendered by the template engine)
+    parts = [
+        revision_ref(shown),
+        design.pk,
+        design.name,
+        shown.number == latest.number,
+        price_fingerprint(book) if book is not None else None,
+        {name: request.GET.get(name, "") for name in SECTION_PARAMETERS},
+    ]
+    html = cached("design-page-sections", parts, render_sections)
+    return mark_safe(html)  # noqa: S308 (rendered by the template engine)
 
 
 def _spec_yaml(spec: dict) -> str:

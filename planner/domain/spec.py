@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import math
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -27,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from inventory.library.documents import DocumentError, load_json, load_yaml
+from inventory.library.quantities import range_problems
 from planner.domain.campus import Campus, parse_campus
 from planner.domain.spec_blocks import (
     BLOCK_DEFS,
@@ -690,21 +690,14 @@ def _cabling_message(value) -> str:
     )
 
 
-def _non_finite(value, path: str = "") -> list[tuple[str, str]]:
-    """Problems for NaN and infinite numbers (YAML's ``.nan``, ``.inf``), which JSON Schema's
-    ``minimum`` and ``exclusiveMinimum`` let through."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return [(path, f"{value!r} is not a finite number")]
-    if isinstance(value, dict):
-        items = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return []
+def _out_of_range(document: dict) -> list[tuple[str, str]]:
+    """Problems for numbers outside their physical range (:mod:`inventory.library.quantities`:
+    by the unit in the key, ``slack_m``; a count without one) and for NaN and infinite
+    numbers (YAML's ``.nan``, ``.inf``), which JSON Schema's ``minimum`` lets through."""
     return [
-        problem
-        for key, item in items
-        for problem in _non_finite(item, f"{path}.{key}" if path else str(key))
+        (path, problem.split(": ", 1)[1])
+        for key, value in document.items()
+        for path, problem in range_problems(str(key), value)
     ]
 
 
@@ -747,7 +740,7 @@ def parse_spec(document: dict | str) -> DesignSpec:
     """
     if isinstance(document, str):
         document = load_spec_text(document)
-    problems = _schema_problems(document) or _non_finite(document)
+    problems = _schema_problems(document) or _out_of_range(document)
     if problems:
         raise SpecError(problems)
     document = _whole_numbers(document, spec_schema())

@@ -19,7 +19,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -32,6 +32,7 @@ from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_er
 from planner.domain.outputs import CATEGORIES, SPARES_CATEGORIES, BomError
 from planner.domain.outputs.telemetry import telemetry_plan
 from planner.outputs import services as outputs
+from planner.project.api.parsers import PlainMultiPartParser
 from simulation.overlays import revision_utilization
 
 SPARES_PARAMETERS = [
@@ -325,7 +326,7 @@ class DesignCablingImportView(APIView):
     """Upload an edited cabling plan: changed, added and removed rows become the next
     revision (kind ``edited``), checked like any topology edit. All or nothing."""
 
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [PlainMultiPartParser, FormParser]
 
     @extend_schema(
         request={"multipart/form-data": CablingImportSerializer},

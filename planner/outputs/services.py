@@ -56,6 +56,7 @@ from planner.domain.outputs.telemetry import (
     prometheus_rules_chunks,
     telemetry_plan,
 )
+from planner.outputs.cache import cached_text, keep_text, output_key, revision_ref
 
 #: Download formats of the web pages and the API (the CLI's ``netbox`` writes both NetBox CSVs).
 DOWNLOAD_FORMATS = {
@@ -241,6 +242,52 @@ def _chunked(lines: Iterator[str], size: int = 64 * 1024) -> Iterator[str]:
         yield "".join(buffer)
 
 
+def _export_chunks_checked(
+    fmt: str,
+    *,
+    design: Design,
+    revision: DesignRevision,
+    spares_pct: Mapping[str, float] | None,
+    site: str,
+    makers: Mapping[str, str] | None,
+    utilization: Mapping[str, Mapping] | None,
+) -> Iterator[str]:
+    """:func:`export_chunks` of ``revision`` after the checks :func:`revision_export` names
+    (its fabric read, the spares and the format's refusals), made before anything is sent."""
+    fabric = revision_fabric_or_error(revision)
+    facts = catalog_facts()
+    if spares_pct:
+        bill_of_materials(fabric, facts, spares_pct=spares_pct)  # refuse bad input up front
+    own_rows = (
+        "bom-csv",
+        "cabling-csv",
+        *CONFIG_DOWNLOADS,
+        *TELEMETRY_DOWNLOADS,
+    )  # no other networks' elements
+    elements = network_elements(fabric, facts) if fmt not in own_rows else None
+    refusable = fmt == "avd" or fmt in CONFIG_DOWNLOADS
+    if refusable and (refused := export_refusals(fabric, facts, elements).get(fmt)):
+        raise refused
+    try:
+        chunks = export_chunks(
+            fmt,
+            fabric=fabric,
+            facts=facts,
+            name=design.name,
+            revision=revision.number,
+            spec=revision.spec,
+            summary=revision.summary,
+            spares_pct=spares_pct,
+            site=site,
+            makers=makers,
+            elements=elements,
+            utilization=utilization,
+        )
+    except (ConfigError, TelemetryError) as exc:
+        raise OutputError(exc.code, exc.message) from exc
+    return chunks
+
+
 @transaction.atomic
 def revision_export_refusals(revision: DesignRevision) -> dict[str, str]:
     """Download format -> why it cannot apply to ``revision`` (:func:`export_refusals`): what
@@ -284,38 +331,29 @@ def revision_export(
         raise OutputError(
             "unknown-format", f"Unknown format {fmt!r}; use one of {', '.join(DOWNLOAD_FORMATS)}."
         )
-    fabric = revision_fabric_or_error(revision)
-    facts = catalog_facts()
-    if spares_pct:
-        bill_of_materials(fabric, facts, spares_pct=spares_pct)  # refuse bad input up front
     stem, extension, title = DOWNLOAD_FORMATS[fmt]
-    own_rows = (
-        "bom-csv",
-        "cabling-csv",
-        *CONFIG_DOWNLOADS,
-        *TELEMETRY_DOWNLOADS,
-    )  # no other networks' elements
-    elements = network_elements(fabric, facts) if fmt not in own_rows else None
-    refusable = fmt == "avd" or fmt in CONFIG_DOWNLOADS
-    if refusable and (refused := export_refusals(fabric, facts, elements).get(fmt)):
-        raise refused
-    try:
-        chunks = export_chunks(
-            fmt,
-            fabric=fabric,
-            facts=facts,
-            name=design.name,
-            revision=revision.number,
-            spec=revision.spec,
-            summary=revision.summary,
-            spares_pct=spares_pct,
-            site=site,
-            makers=manufacturer_names() if fmt == "netbox-devices" else None,
-            elements=elements,
-            utilization=utilization,
+    makers = manufacturer_names() if fmt == "netbox-devices" else None
+    key = output_key(
+        "export",
+        [revision_ref(revision), fmt, design.name, dict(spares_pct or {}), site, utilization]
+        + [makers],
+    )
+    text = cached_text(key)
+    if text is not None:  # made before from this revision, catalog and parameters
+        chunks = iter([text])
+    else:
+        chunks = keep_text(
+            key,
+            _export_chunks_checked(
+                fmt,
+                design=design,
+                revision=revision,
+                spares_pct=spares_pct,
+                site=site,
+                makers=makers,
+                utilization=utilization,
+            ),
         )
-    except (ConfigError, TelemetryError) as exc:
-        raise OutputError(exc.code, exc.message) from exc
     audit_record(
         actor=user,
         action=AuditActionChoices.EXPORT_DOWNLOADED,

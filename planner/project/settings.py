@@ -17,7 +17,9 @@ DATABASE_URL
     Any URL dj-database-url understands (``postgres://postgres@127.0.0.1:5432/fabric``).
     Default: SQLite in ``.var/db.sqlite3``.
 REDIS_URL
-    Celery broker. Default: kombu's filesystem transport in ``.var/broker`` (no server needed).
+    Celery broker and, under its own key prefix, the cache (the outputs of immutable revisions).
+    Default: kombu's filesystem transport in ``.var/broker`` (no server needed) and a cache
+    per process.
 DESIGN_MAX_GPUS
     Largest design the planner builds, in GPUs (default 2000000).
 REQUEST_MAX_BYTES, DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -27,11 +29,13 @@ LOGIN_FAILURE_LIMIT, LOGIN_COOLOFF_MINUTES
     Failed logins allowed per username and address (5) before login is locked for that pair
     for the cool-off (15 minutes after the last failure).
 JOBS_MAX_CONCURRENT_PER_USER, JOBS_MAX_PER_MINUTE_PER_USER, JOBS_HEARTBEAT_TIMEOUT_S,
-JOBS_MAX_ATTEMPTS, JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_TIME_LIMIT_S
+JOBS_MAX_ATTEMPTS, JOBS_HEARTBEAT_INTERVAL_S, JOBS_RECOVERY_INTERVAL_S, JOBS_QUEUED_RESEND_S,
+JOBS_TIME_LIMIT_S
     Background jobs: queued + running jobs per user (4); job starts per user per minute (30,
     reused results not counted); seconds without a heartbeat after
-    which a running job's worker is taken for lost (60); runs per job before it fails (3);
-    heartbeat and stale-job sweep periods (timeout / 6 and timeout / 2); soft time limit of
+    which a running job's worker is taken for lost (10); runs per job before it fails (3);
+    heartbeat and stale-job sweep periods (timeout / 6 and timeout / 2); age after which a
+    queued job whose task the broker lost is sent again (10); soft time limit of
     one run (3600 s).
 """
 
@@ -223,13 +227,18 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Signed in, and no query parameter the operation does not document (a 400 naming it:
+    # planner/project/api/parameters.py).
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "planner.project.api.parameters.KnownQueryParameters",
+    ],
     # JSON within depth and text limits (planner/project/api/parsers.py); forms and uploads as
     # usual.
     "DEFAULT_PARSER_CLASSES": [
         "planner.project.api.parsers.LimitedJSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "planner.project.api.parsers.PlainMultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "planner.project.api.filters.StrictFilterBackend",
@@ -255,6 +264,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "planner.project.api.schema.document_error_responses",  # 400/401/403/404 where they happen
+        "planner.project.api.schema.document_request_media_types",  # JSON where forms cannot say
     ],
     # One schema name per vocabulary shared by several fields.
     "ENUM_NAME_OVERRIDES": {
@@ -276,6 +286,9 @@ SPECTACULAR_SETTINGS = {
 
 # --- Celery ---------------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: A secret that lets a monitor read /healthz's details (``Authorization: Bearer <token>``);
+#: unset, only staff see them and everyone else gets up/down alone.
+HEALTHZ_TOKEN = os.environ.get("HEALTHZ_TOKEN", "")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A broker that does not answer fails a job submission within seconds, not minutes.
@@ -292,7 +305,12 @@ else:
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+# A broker outage of any length never stops a worker: it retries the connection for ever (the
+# default gives up after 100 attempts), at start as after a loss, and keeps running its tasks.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_IGNORE_RESULT = True  # job state lives on the Job row, not in a result backend
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -307,7 +325,9 @@ JOBS_MAX_CONCURRENT_PER_USER = int(os.environ.get("JOBS_MAX_CONCURRENT_PER_USER"
 # Jobs a user may start per minute (results reused from an identical run do not count).
 JOBS_MAX_PER_MINUTE_PER_USER = int(os.environ.get("JOBS_MAX_PER_MINUTE_PER_USER", "30"))
 # A running job whose heartbeat is older than this is re-run (or failed after MAX_ATTEMPTS).
-JOBS_HEARTBEAT_TIMEOUT_S = float(os.environ.get("JOBS_HEARTBEAT_TIMEOUT_S", "60"))
+# 10 s: a worker killed mid-job on another machine has its job running again within 15 s
+# (timeout + half a recovery interval); on the same machine, at once (simulation.jobs.recovery).
+JOBS_HEARTBEAT_TIMEOUT_S = float(os.environ.get("JOBS_HEARTBEAT_TIMEOUT_S", "10"))
 JOBS_MAX_ATTEMPTS = int(os.environ.get("JOBS_MAX_ATTEMPTS", "3"))
 # How often a running job's worker writes its heartbeat, and workers sweep for stale jobs.
 JOBS_HEARTBEAT_INTERVAL_S = float(
@@ -316,6 +336,9 @@ JOBS_HEARTBEAT_INTERVAL_S = float(
 JOBS_RECOVERY_INTERVAL_S = float(
     os.environ.get("JOBS_RECOVERY_INTERVAL_S", str(max(1.0, JOBS_HEARTBEAT_TIMEOUT_S / 2)))
 )
+# A queued job older than this whose task the broker no longer holds (lost with a Redis restart
+# or never sent while it was down) is sent again by the recovery sweep.
+JOBS_QUEUED_RESEND_S = float(os.environ.get("JOBS_QUEUED_RESEND_S", "10"))
 JOBS_TIME_LIMIT_S = int(os.environ.get("JOBS_TIME_LIMIT_S", "3600"))
 
 # --- Security -------------------------------------------------------------------------------
@@ -368,3 +391,27 @@ LOGGING = {
 # --- Designs --------------------------------------------------------------------------------
 # The largest design (in GPUs) the planner builds; larger specs are refused naming `servers`.
 DESIGN_MAX_GPUS = int(os.environ.get("DESIGN_MAX_GPUS", "2000000"))
+
+# --- Cache ----------------------------------------------------------------------------------
+# What is derived from immutable revisions (planner.outputs.cache) and other recomputable
+# answers. With REDIS_URL, in Redis (beside the broker's keys, under their own prefix), so
+# every web process shares one copy and a revision's outputs are computed once; a Redis
+# outage makes them misses (planner.project.cache). Without it, each process keeps its own.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "planner.project.cache.TolerantRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "fabric-cache",
+            "TIMEOUT": 24 * 3600,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "TIMEOUT": 24 * 3600,
+            "OPTIONS": {"MAX_ENTRIES": 1000},
+        }
+    }

@@ -43,6 +43,9 @@ def address_lines(text: str) -> list[str]:
 
 #: Days a new quote stays valid unless another date is chosen.
 QUOTE_VALIDITY_DAYS = 30
+#: Longest validity a quote may be given: a year (a price book's offers are dated; a quote
+#: valid until 9999-12-31 would promise prices no one holds).
+QUOTE_MAX_VALIDITY_DAYS = 366
 
 
 def quote_default_valid_until():
@@ -289,6 +292,11 @@ class Quote(models.Model):
             if self.valid_until <= created_on:
                 errors["valid_until"] = (
                     f"The quote must stay valid after the day it is made ({created_on})."
+                )
+            elif self.valid_until > created_on + timedelta(days=QUOTE_MAX_VALIDITY_DAYS):
+                errors["valid_until"] = (
+                    f"A quote stays valid at most {QUOTE_MAX_VALIDITY_DAYS} days (until "
+                    f"{created_on + timedelta(days=QUOTE_MAX_VALIDITY_DAYS)}); prices move faster."
                 )
         if errors:
             raise ValidationError(errors)

@@ -1,3 +1,4 @@
+import django_filters
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -8,7 +9,6 @@ from planner.designs.selectors import design_get_for, revision_get
 from simulation.api.serializers import JobCreateSerializer, JobListSerializer, JobSerializer
 from simulation.models import Job
 from simulation.services import (
-    JobDispatchError,
     JobLimitError,
     job_cancel,
     job_enqueue,
@@ -21,9 +21,67 @@ class TooManyJobs(APIException):
     default_code = "too_many_jobs"
 
 
-class BrokerUnavailable(APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = "broker_unavailable"
+def job_create_schema() -> dict:
+    """The body of a job submission as the server takes it: a kind that works on a design
+    (validate, power, simulate, ...) names the design (and optionally its revision); one that
+    does not (diagnostics) names none."""
+    from simulation.jobs.kinds import KINDS
+
+    fields = JobCreateSerializer().fields
+    parameters = {
+        "type": "object",
+        "additionalProperties": {},
+        "description": fields["parameters"].help_text,
+    }
+
+    def kinds(on_design: bool) -> list[str]:
+        return [str(kind) for kind, spec in KINDS.items() if spec.needs_revision is on_design]
+
+    on_design = {
+        "type": "object",
+        "title": "A job on a design",
+        "properties": {
+            "kind": {"type": "string", "enum": kinds(True)},
+            "design": {"type": "integer", "description": "Design id."},
+            "revision": {
+                "type": "integer",
+                "minimum": 1,
+                "nullable": True,
+                "description": fields["revision"].help_text,
+            },
+            "parameters": parameters,
+        },
+        "required": ["kind", "design"],
+    }
+    alone = {
+        "type": "object",
+        "title": "A job on no design",
+        "properties": {
+            "kind": {"type": "string", "enum": kinds(False)},
+            "parameters": parameters,
+        },
+        "required": ["kind"],
+        # no design or revision given (null is "not given")
+        "not": {
+            "anyOf": [
+                {"required": [name], "properties": {name: {"type": "integer"}}}
+                for name in ("design", "revision")
+            ]
+        },
+    }
+    return {"oneOf": [on_design, alone]}
+
+
+class JobFilterSet(django_filters.FilterSet):
+    design = django_filters.NumberFilter(
+        field_name="design_revision__design_id",
+        label="Design",
+        help_text="Only the jobs on revisions of this design (its id).",
+    )
+
+    class Meta:
+        model = Job
+        fields = ["kind", "status", "design"]
 
 
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -34,7 +92,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     queryset = Job.objects.none()  # for the schema; get_queryset() scopes to the user
     serializer_class = JobSerializer
-    filterset_fields = ["kind", "status"]
+    filterset_class = JobFilterSet
     ordering_fields = ["created", "finished"]
 
     def get_queryset(self):
@@ -46,9 +104,6 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         jobs = jobs.defer(
             "design_revision__topology", "design_revision__spec", "design_revision__summary"
         )
-        design = self.request.query_params.get("design")
-        if design:
-            jobs = jobs.filter(design_revision__design_id=design if design.isdigit() else -1)
         if self.action == "list":
             jobs = jobs.defer("result")
         return jobs
@@ -65,19 +120,19 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(
-        request=JobCreateSerializer,
+        request={"application/json": job_create_schema()},
         responses={
             201: JobSerializer,
             200: JobSerializer,
             404: OpenApiResponse(description="No such design or revision you may see"),
             429: OpenApiResponse(description="Too many of your jobs are queued or running"),
-            503: OpenApiResponse(description="The job broker does not answer"),
         },
         description="Start a job. `design` (and optionally `revision`, default the latest) is "
         "needed for validate, power and simulate and must be readable by you. A job with the same "
         "inputs that already succeeded is returned with `reused: true` and status 200. "
-        "429 when you already have JOBS_MAX_CONCURRENT_PER_USER jobs queued or running; "
-        "503 when the job broker does not answer.",
+        "429 when you already have JOBS_MAX_CONCURRENT_PER_USER jobs queued or running. "
+        "While the job broker does not answer, the job stays queued (its progress message "
+        "says so) and is sent when the broker is back.",
     )
     def create(self, request):
         params = JobCreateSerializer(data=request.data)
@@ -105,8 +160,6 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             too_many = TooManyJobs(str(exc))
             too_many.wait = exc.retry_after_s or None  # DRF sends it as Retry-After
             raise too_many from exc
-        except JobDispatchError as exc:
-            raise BrokerUnavailable(str(exc)) from exc
         code = status.HTTP_200_OK if job.reused else status.HTTP_201_CREATED
         return Response(JobSerializer(job).data, status=code)
 

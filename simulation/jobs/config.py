@@ -11,7 +11,7 @@ def _setting(name: str, default: float) -> float:
 
 def heartbeat_timeout_s() -> float:
     """A running job whose heartbeat is older than this is lost (``JOBS_HEARTBEAT_TIMEOUT_S``)."""
-    return float(_setting("JOBS_HEARTBEAT_TIMEOUT_S", 60))
+    return float(_setting("JOBS_HEARTBEAT_TIMEOUT_S", 10))
 
 
 def max_attempts() -> int:
@@ -37,3 +37,9 @@ def heartbeat_interval_s() -> float:
 def recovery_interval_s() -> float:
     """How often the stale-job sweep runs (``JOBS_RECOVERY_INTERVAL_S``)."""
     return float(_setting("JOBS_RECOVERY_INTERVAL_S", max(1.0, heartbeat_timeout_s() / 2)))
+
+
+def queued_resend_s() -> float:
+    """A queued job older than this whose task the broker does not hold is sent again
+    (``JOBS_QUEUED_RESEND_S``)."""
+    return float(_setting("JOBS_QUEUED_RESEND_S", 10))

@@ -11,9 +11,7 @@ from __future__ import annotations
 import logging
 
 from celery import current_app, group
-from django.utils import timezone
 
-from simulation.jobs.errors import JobDispatchError
 from simulation.models import Job, JobStatusChoices
 
 logger = logging.getLogger(__name__)
@@ -44,9 +42,20 @@ def _apply_async(name: str, **options) -> None:
         task.apply_async(**options)
 
 
-def send_job(job_id: str) -> None:
-    """Send the task of ``job_id`` (task id = row id); if the broker does not take it, fail the
-    row and raise :class:`JobDispatchError`."""
+#: A queued job's progress line while its task waits for the broker.
+BROKER_WAIT_MESSAGE = (
+    "waiting for the job broker (Redis), which did not answer; the job is sent as soon as it "
+    "is back"
+)
+
+
+def send_job(job_id: str) -> bool:
+    """Send the task of ``job_id`` (task id = row id); whether the broker took it.
+
+    When the broker does not answer, the row stays ``queued`` and says so
+    (:data:`BROKER_WAIT_MESSAGE`); the recovery sweep sends it again once the broker is back
+    (:func:`simulation.jobs.recovery.job_resend_lost`). Nothing is raised.
+    """
     try:
         _apply_async(
             RUN_JOB,
@@ -56,15 +65,12 @@ def send_job(job_id: str) -> None:
             retry_policy=DISPATCH_RETRY_POLICY,
         )
     except Exception as exc:  # noqa: BLE001 - kombu raises several kinds of connection errors
-        reason = (
-            "The job could not be queued: the job broker (Redis) did not answer "
-            f"({type(exc).__name__}: {exc}). Try again when it is back."
-        )
         Job.objects.filter(pk=job_id, status=JobStatusChoices.QUEUED).update(
-            status=JobStatusChoices.FAILED, error=reason, finished=timezone.now()
+            progress_message=BROKER_WAIT_MESSAGE
         )
-        logger.warning("job %s not sent: %s", job_id, exc)
-        raise JobDispatchError(reason) from exc
+        logger.warning("job %s not sent (sent again when the broker is back): %s", job_id, exc)
+        return False
+    return True
 
 
 def send_parts(task: str, job_id, attempt: int, parts: list[int]) -> None:

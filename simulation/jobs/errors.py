@@ -17,9 +17,5 @@ class JobLimitError(JobError):
         self.retry_after_s = retry_after_s
 
 
-class JobDispatchError(JobError):
-    """The task could not be sent to the broker; the job row is marked failed."""
-
-
 class JobCancelled(Exception):
     """Raised inside a runner when its row is no longer this run's (cancelled or taken over)."""

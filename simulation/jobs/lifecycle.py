@@ -47,7 +47,7 @@ from simulation.jobs.dispatch import revoke, send_job
 from simulation.jobs.errors import JobCancelled, JobLimitError
 from simulation.jobs.heartbeat import PROCESS_RE, Heartbeat, claimant_alive, heartbeat_moves
 from simulation.jobs.kinds import KINDS
-from simulation.jobs.recovery import job_recover_stale, stale_q
+from simulation.jobs.recovery import job_recover_stale, job_resend_lost, stale_q
 from simulation.models import ACTIVE_STATUSES, Job, JobStatusChoices
 
 logger = logging.getLogger(__name__)
@@ -112,6 +112,17 @@ def _check_limits(owner) -> None:
         )
 
 
+def _recover_owner_jobs(owner) -> None:
+    """Before ``owner``'s jobs are counted against the cap: recover those whose worker or task
+    message was lost (only when the cap would refuse, so a normal submission costs nothing)."""
+    active = list(
+        Job.objects.filter(owner=owner, status__in=ACTIVE_STATUSES).values_list("pk", flat=True)
+    )
+    if len(active) >= max_concurrent():
+        job_recover_stale(job_ids=active)
+        job_resend_lost(job_ids=active)
+
+
 def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | None = None) -> Job:
     """Create a queued job and send its task once the transaction commits.
 
@@ -124,10 +135,12 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
     ValidationError
         Unknown kind, bad parameters, or a revision missing (or given where none is used).
     JobLimitError
-        ``owner`` already has ``JOBS_MAX_CONCURRENT_PER_USER`` jobs queued or running.
-    JobDispatchError
-        The broker did not take the task (raised when the transaction commits); the row is
-        then ``failed`` with the reason, never left queued.
+        ``owner`` already has ``JOBS_MAX_CONCURRENT_PER_USER`` jobs queued or running (after
+        lost ones were recovered: a job stuck with a lost worker or a lost message is sent
+        again first, and never holds the limit).
+
+    A job the broker does not take (Redis down) stays queued, says so, and is sent when the
+    broker is back (:func:`~simulation.jobs.dispatch.send_job`).
     """
     spec = KINDS.get(kind)
     if spec is None:
@@ -147,6 +160,7 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
         # (planner.designs.selectors).
         parameters.update(design=design_revision.design_id, revision=design_revision.number)
     input_hash = job_input_hash(kind=kind, design_revision=design_revision, parameters=parameters)
+    _recover_owner_jobs(owner)
     with transaction.atomic():
         if spec.reusable:
             done = (
@@ -174,6 +188,8 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
         _audit_job(job, owner, AuditActionChoices.JOB_SUBMITTED, "Submitted")
         job_id = str(job.pk)
         transaction.on_commit(lambda: send_job(job_id))
+    if transaction.get_autocommit():  # sent: the row may now say it waits for the broker
+        job.refresh_from_db(fields=["progress_message"])
     job.reused = False
     return job
 
@@ -242,7 +258,8 @@ def _take_over_lost(job_id, worker: str, *, process: str, redelivered: bool) -> 
         if this_run.update(
             status=JobStatusChoices.FAILED,
             finished=timezone.now(),
-            error=f"worker lost ({reason}); the job was started "
+            # the process id and host are for the log, never the user
+            error="worker lost (it stopped answering); the job was started "
             f"{count(attempts, 'time')}, the limit is {limit} (JOBS_MAX_ATTEMPTS)",
         ):
             logger.warning(

@@ -206,3 +206,21 @@ def test_database_errors_never_reach_a_client(error, code, rf):
     for text in (str(response.data), page.content.decode()):
         assert "INSERT" not in text and "SELECT" not in text and "UPDATE" not in text
         assert "UTF8" not in text and "x_pkey" not in text and "connection" not in text
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "words"),
+    [
+        ("application/json", b'{"spec": {"servers": 8,}}', "The body is not valid JSON (line 1"),
+        ("application/json", b"\xff\xfe{}", "The body is not utf-8 text (byte 1)."),
+        ("multipart/form-data; boundary=", b"--x\r\n", "The body is not a readable multipart"),
+    ],
+)
+def test_a_body_that_does_not_parse_is_refused_in_plain_words(
+    api_client, content_type, body, words
+):
+    response = api_client.generic("POST", "/api/planner/designs/", body, content_type=content_type)
+    assert response.status_code == 400, response.content
+    detail = response.json()["detail"]
+    assert detail.startswith(words), detail
+    assert not any(raw in detail for raw in ("Expecting", "codec", "parse error", "boundary in"))

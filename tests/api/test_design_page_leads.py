@@ -60,7 +60,7 @@ def test_every_index_link_lands_on_the_page_and_long_sections_are_folded(
     html = _html(logged_in_client, design)
     index = re.search(r'data-testid="page-index">(.*?)</nav>', html, re.S).group(1)
     targets = re.findall(r'href="#([\w-]+)"', index)
-    assert {"results-heading", "summary-heading", "fold-transport", "revisions-heading"} <= set(
+    assert {"summary-heading", "fold-transport", "analysis-heading", "revisions-heading"} <= set(
         targets
     )
     for target in targets:

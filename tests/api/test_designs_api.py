@@ -329,9 +329,43 @@ def test_power_for_all_cost_only_with_the_price_right(api_client, seed_catalog, 
     team = Team.objects.create(name="Sales", slug="sales")
     TeamMembership.objects.create(team=team, user=user, can_view_prices=True)
     detail = api_client.get(f"{BASE}/designs/{design['id']}/").json()
-    assert set(detail["cost"]) == {"total", "currency", "unpriced_parts", "text"}
+    assert set(detail["cost"]) == {
+        "total",
+        "currency",
+        "complete",
+        "unpriced_lines",
+        "unpriced_parts",
+        "text",
+    }
     assert detail["cost"]["currency"] == "USD"
     if detail["cost"]["unpriced_parts"]:
         assert detail["cost"]["text"].startswith("unpriced (")
     listed = api_client.get(f"{BASE}/designs/").json()["results"][0]
     assert listed["cost"] == detail["cost"]
+
+
+def test_a_cost_with_an_unpriced_line_has_no_total(
+    api_client, logged_in_client, seed_catalog, user
+):
+    """A total is never partial: with the leaf switch's prices gone, the designs list (API and
+    page) and the wizard's summary give no total but the count of unpriced lines."""
+    from django.core.cache import cache
+
+    from inventory.models import Price
+
+    team = Team.objects.create(name="Sales", slug="sales")
+    TeamMembership.objects.create(team=team, user=user, can_view_prices=True)
+    design = _create(api_client)
+    priced = api_client.get(f"{BASE}/designs/{design['id']}/").json()["cost"]
+    deleted, _ = Price.objects.filter(part_slug__iexact="QM9700").delete()
+    assert deleted, "the seed book prices the QM9700"
+    cache.clear()
+    listed = api_client.get(f"{BASE}/designs/").json()["results"][0]["cost"]
+    assert listed["total"] is None and listed["complete"] is False
+    assert listed["unpriced_lines"] > priced["unpriced_lines"]  # one line per tier
+    assert listed["unpriced_parts"] == priced["unpriced_parts"] + 1
+    assert (priced["total"] is None) == (priced["unpriced_lines"] > 0)
+    n = listed["unpriced_parts"]
+    assert listed["text"] == f"unpriced ({n} part{'s' if n != 1 else ''})"
+    page = logged_in_client.get("/designs/").content.decode()
+    assert listed["text"] in page

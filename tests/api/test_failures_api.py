@@ -58,3 +58,13 @@ def test_page_shows_failures_and_the_bom_option(logged_in_client, design):
 def test_api_hides_other_users_designs(seed_catalog, other_user, api_client):
     theirs = design_create(owner=other_user, spec_document={**SPEC, "name": "theirs"})
     assert api_client.get(f"{BASE}/designs/{theirs.pk}/revisions/1/failures/").status_code == 404
+
+
+@pytest.mark.parametrize("name", ["fallback", "level", "job_gpus", "lead_time_days"])
+def test_a_blank_parameter_is_a_400_naming_it_not_the_default(api_client, design, name):
+    """The schema's enum has no empty fallback: the API refuses a blank value (the page's form
+    still reads its empty fields as the defaults)."""
+    url = f"{BASE}/designs/{design.pk}/revisions/1/failures/"
+    response = api_client.get(url, {name: ""})
+    assert response.status_code == 400, response.content
+    assert "leave the parameter out" in response.json()[name][0]

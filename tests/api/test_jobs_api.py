@@ -139,7 +139,9 @@ def test_cancel_a_queued_job(api_client, sent, monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_cap_is_429_and_a_dead_broker_is_503(api_client, settings, sent, monkeypatch):
+def test_the_cap_is_429_and_a_dead_broker_leaves_the_job_queued(
+    api_client, settings, sent, monkeypatch
+):
     settings.JOBS_MAX_CONCURRENT_PER_USER = 1
     assert _start(api_client, kind="diagnostics").status_code == 201
     response = _start(api_client, kind="diagnostics")
@@ -153,8 +155,11 @@ def test_the_cap_is_429_and_a_dead_broker_is_503(api_client, settings, sent, mon
 
     monkeypatch.setattr(run_job, "apply_async", refused)
     response = _start(api_client, kind="diagnostics")
-    assert response.status_code == 503 and "broker" in response.json()["detail"]
-    assert not Job.objects.filter(status__in=["queued", "running"]).exists()
+    # Was 503 with a failed row: a job submitted while Redis is down now waits for it.
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "queued" and "job broker (Redis)" in body["progress_message"]
+    assert "Errno" not in body["progress_message"]
 
 
 def test_more_than_the_per_minute_rate_is_429_with_retry_after(api_client, settings, sent):

@@ -64,3 +64,49 @@ def test_whole_number_and_given_numbers_still_work(api_client, seed_catalog):
     assert api_client.get("/api/planner/audit/", {"design": "12"}).status_code == 200
     link = {"a": "DGX-H100", "b": "QM9700", "length_m": "3.5", "speed_gbps": "400"}
     assert api_client.get("/api/planner/link-options/", link).status_code == 200
+
+
+def test_an_unknown_parameter_is_a_400_naming_it_not_every_row(api_client, user, seed_catalog):
+    """The issue's case: ``book`` is not a filter of prices (``book__slug`` is)."""
+    from tests.conftest import grant_catalog_editor
+
+    user.is_staff = True  # staff read every price book
+    user.save()
+    grant_catalog_editor(user)
+    response = api_client.get("/api/inventory/prices/", {"book": "team-a-book"})
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == {"book"}
+    assert "book__slug" in response.json()["book"][0]  # says what it does accept
+    known = api_client.get("/api/inventory/prices/", {"book__slug": "no-such-book"})
+    assert known.status_code == 200 and known.json()["count"] == 0
+
+
+def test_every_api_operation_refuses_an_unknown_parameter(api_client, user, seed_catalog):
+    """One mechanism for every operation the schema lists, whatever the view's kind: the
+    request is refused before the view looks up its object or reads its body."""
+    import re
+
+    from tests.conftest import grant_catalog_editor
+
+    grant_catalog_editor(user)
+    schema = api_client.get("/api/schema/?format=json").json()
+    operations = 0
+    for path, methods in schema["paths"].items():
+        url = re.sub(r"\{[^}]+\}", "1", path)
+        for method in methods:
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            response = getattr(api_client, method)(f"{url}?no_such_parameter=1")
+            assert response.status_code == 400, (method, path, response.status_code)
+            assert set(response.data) == {"no_such_parameter"}, (method, path)
+            operations += 1
+    assert operations > 40
+
+
+def test_the_jobs_design_filter_is_documented_and_checked(api_client):
+    schema = api_client.get("/api/schema/?format=json").json()
+    listed = schema["paths"]["/api/simulation/jobs/"]["get"]["parameters"]
+    assert "design" in {parameter["name"] for parameter in listed}
+    assert api_client.get("/api/simulation/jobs/", {"design": "12"}).status_code == 200
+    response = api_client.get("/api/simulation/jobs/", {"design": "twelve"})
+    assert response.status_code == 400 and "design" in response.json()

@@ -5,25 +5,59 @@ import json
 from simulation.models import Job
 
 
-def test_healthz_reports_database_and_broker(client):
+def test_healthz_tells_an_outsider_only_up_or_down(client):
     response = client.get("/healthz")
     body = json.loads(response.content)
-    assert body["database"]["ok"] is True
+    assert body == {"status": "ok"} or body == {"status": "fail"}, body
+    assert response.status_code == (200 if body["status"] == "ok" else 503)
+
+
+def test_healthz_details_are_for_staff(client, user):
+    user.is_staff = True
+    user.save()
+    client.force_login(user)
+    body = json.loads(client.get("/healthz").content)
+    assert body["database"]["ok"] is True and body["database"]["vendor"]
     assert set(body) >= {"status", "database", "broker"}
-    assert response.status_code == (200 if body["broker"]["ok"] else 503)
 
 
-def test_healthz_reports_a_dead_broker(client, settings, monkeypatch):
+def test_healthz_details_for_the_bearer_of_the_token_only(client, settings):
+    settings.HEALTHZ_TOKEN = "monitor-secret"
+    right = client.get("/healthz", headers={"Authorization": "Bearer monitor-secret"})
+    assert "database" in json.loads(right.content)
+    for wrong in ("Bearer monitor-secre", "Token monitor-secret", "Bearer "):
+        body = json.loads(client.get("/healthz", headers={"Authorization": wrong}).content)
+        assert set(body) == {"status"}, (wrong, body)
+    settings.HEALTHZ_TOKEN = ""  # no token set: an empty bearer is no key
+    body = json.loads(client.get("/healthz", headers={"Authorization": "Bearer "}).content)
+    assert set(body) == {"status"}
+
+
+def _healthz_with_a_dead_broker(client, monkeypatch, **headers):
     from planner.project.celery import app
     from tests.conftest import reset_broker_connections
 
     monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")
     reset_broker_connections(app)
     try:
-        response = client.get("/healthz")
+        return client.get("/healthz", headers=headers)
     finally:
         monkeypatch.undo()
         reset_broker_connections(app)
+
+
+def test_healthz_reports_a_dead_broker_without_saying_where_to_outsiders(client, monkeypatch):
+    response = _healthz_with_a_dead_broker(client, monkeypatch)
+    assert response.status_code == 503
+    assert json.loads(response.content) == {"status": "fail"}
+    assert b"127.0.0.1" not in response.content and b"Error" not in response.content
+
+
+def test_healthz_names_the_broker_error_to_the_token(client, settings, monkeypatch):
+    settings.HEALTHZ_TOKEN = "monitor-secret"
+    response = _healthz_with_a_dead_broker(
+        client, monkeypatch, Authorization="Bearer monitor-secret"
+    )
     body = json.loads(response.content)
     assert response.status_code == 503
     assert body["status"] == "fail" and body["broker"]["ok"] is False

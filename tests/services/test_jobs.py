@@ -24,12 +24,12 @@ from simulation.jobs.heartbeat import process_identity
 from simulation.jobs.lifecycle import ProgressWriter
 from simulation.models import Job, JobStatusChoices
 from simulation.services import (
-    JobDispatchError,
     JobLimitError,
     job_cancel,
     job_enqueue,
     job_execute,
     job_recover_stale,
+    job_resend_lost,
     job_sweep_claim,
 )
 
@@ -158,7 +158,7 @@ def test_concurrent_jobs_are_capped_per_user(user, other_user, sent, settings):
     job_enqueue(owner=user, kind="diagnostics")
 
 
-def test_broker_down_at_submission_fails_clearly_and_leaves_no_queued_row(
+def test_broker_down_at_submission_leaves_the_job_queued_and_waiting(
     user, django_capture_on_commit_callbacks
 ):
     from planner.project.celery import app
@@ -169,20 +169,48 @@ def test_broker_down_at_submission_fails_clearly_and_leaves_no_queued_row(
     reset_broker_connections(app)
     started = time.monotonic()
     try:
-        with (
-            pytest.raises(JobDispatchError, match="broker") as caught,
-            django_capture_on_commit_callbacks(execute=True),
-        ):
-            job_enqueue(owner=user, kind="diagnostics", parameters={"echo": "down"})
+        with django_capture_on_commit_callbacks(execute=True):
+            job = job_enqueue(owner=user, kind="diagnostics", parameters={"echo": "down"})
+        # The broker cannot be read either: nothing is sent again, nothing fails.
+        assert job_resend_lost(now=timezone.now() + timedelta(minutes=5)) == []
     finally:
         app.conf.broker_url = previous
         reset_broker_connections(app)
     assert time.monotonic() - started < 15
-    assert "Try again" in str(caught.value)
-    job = Job.objects.get()
-    assert job.status == JobStatusChoices.FAILED and job.finished is not None
-    assert "could not be queued" in job.error and "Redis" in job.error
-    assert not Job.objects.filter(status__in=["queued", "running"]).exists()
+    job.refresh_from_db()
+    # Was failed ("could not be queued"): the job now waits for the broker instead.
+    assert job.status == JobStatusChoices.QUEUED and job.finished is None
+    assert job.progress_message.startswith("waiting for the job broker (Redis)")
+
+
+def test_a_queued_job_whose_task_the_broker_lost_is_sent_again(user, sent, monkeypatch):
+    lost = job_enqueue(owner=user, kind="diagnostics")
+    held = job_enqueue(owner=user, kind="diagnostics")
+    fresh = job_enqueue(owner=user, kind="diagnostics")
+    old = timezone.now() - timedelta(seconds=60)
+    Job.objects.filter(pk__in=[lost.pk, held.pk]).update(created=old)
+    monkeypatch.setattr("simulation.jobs.recovery.broker_task_ids", lambda: {str(held.pk)})
+    sends = len(sent)
+    assert job_resend_lost() == [str(lost.pk)]  # not the one the broker holds, nor the new one
+    assert [call[1]["task_id"] for call in sent[sends:]] == [str(lost.pk)]
+    assert str(fresh.pk) not in job_resend_lost(now=timezone.now())
+    monkeypatch.setattr("simulation.jobs.recovery.broker_task_ids", lambda: None)
+    assert job_resend_lost() == []  # a broker that cannot be read: nothing is sent blindly
+
+
+def test_stuck_jobs_do_not_hold_the_cap(user, sent, settings, monkeypatch):
+    settings.JOBS_MAX_CONCURRENT_PER_USER = 2
+    first = job_enqueue(owner=user, kind="diagnostics")
+    second = job_enqueue(owner=user, kind="diagnostics")
+    _stale(first, attempts=3)  # its worker is lost, and it has no attempt left: it fails
+    Job.objects.filter(pk=second.pk).update(created=timezone.now() - timedelta(minutes=5))
+    monkeypatch.setattr("simulation.jobs.recovery.broker_task_ids", lambda: set())
+    job_enqueue(owner=user, kind="diagnostics")  # not refused: the stale run no longer counts
+    first.refresh_from_db()
+    assert first.status == JobStatusChoices.FAILED
+    assert str(second.pk) in [call[1]["task_id"] for call in sent]  # the lost one sent again
+    with pytest.raises(JobLimitError, match="limit is 2"):
+        job_enqueue(owner=user, kind="diagnostics")  # live jobs still count
 
 
 # --- cancel ----------------------------------------------------------------------------------
@@ -271,7 +299,10 @@ def test_execute_leaves_a_job_running_elsewhere_alone(user, sent):
     assert (job.status, job.worker, job.attempts) == ("running", "other", 1)
 
 
-def test_diagnostics_hold_reports_progress_each_second(user, sent):
+def test_diagnostics_hold_reports_progress_each_second(user, sent, settings):
+    # No heartbeat thread write within the 2 s: its own connection would wait for this test's
+    # open transaction (SQLite locks the whole file) until the thread is joined.
+    settings.JOBS_HEARTBEAT_INTERVAL_S = 60
     job = job_enqueue(owner=user, kind="diagnostics", parameters={"hold_s": 2})
     started = time.monotonic()
     job_execute(job_id=job.pk, worker="w1")
@@ -408,6 +439,21 @@ def test_a_run_whose_process_died_is_taken_over_at_once_by_the_redelivered_task(
     assert job.worker == f"w2@host [{process_identity()}]"
 
 
+def test_the_sweep_requeues_at_once_a_run_whose_process_died_on_this_machine(user, sent):
+    job = job_enqueue(owner=user, kind="diagnostics")
+    _claimed_by(job, f"pid {_dead_pid()} on {socket.gethostname()}, t1")  # a fresh heartbeat
+    live = job_enqueue(owner=user, kind="diagnostics")
+    _claimed_by(live, process_identity())  # this process: alive
+    elsewhere = job_enqueue(owner=user, kind="diagnostics")
+    _claimed_by(elsewhere, "pid 1 on another-machine, t1")  # cannot tell: the heartbeat decides
+    sends = len(sent)
+    assert job_recover_stale() == {"requeued": [str(job.pk)], "failed": []}
+    job.refresh_from_db()
+    assert job.status == JobStatusChoices.QUEUED
+    assert job.progress_message.startswith("worker lost (its worker process exited)")
+    assert [call[1]["task_id"] for call in sent[sends:]] == [str(job.pk)]
+
+
 def test_a_process_whose_pid_was_reused_counts_as_dead(user, sent):
     job = job_enqueue(owner=user, kind="diagnostics")
     parent = os.getppid()  # alive, but not the process that claimed the run (t1)
@@ -452,7 +498,8 @@ def test_a_run_whose_process_died_fails_after_the_last_attempt(user, sent, setti
     job_execute(job_id=job.pk, worker="w2", process=process_identity())
     job.refresh_from_db()
     assert job.status == "failed" and job.attempts == 2
-    assert job.error.startswith(f"worker lost (its process, pid {pid} on ")
+    assert job.error.startswith("worker lost (it stopped answering)")
+    assert str(pid) not in job.error and socket.gethostname() not in job.error  # in the log
     assert "started 2 times, the limit is 2" in job.error
 
 

@@ -4,7 +4,7 @@ audited), PDF and XLSX files read back, and the revision diff with cost and powe
 from __future__ import annotations
 
 import io
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -90,6 +90,8 @@ BAD_TERMS = [
     ({"discounts_pct": {"widgets": 5}}, "discounts_pct"),
     ({"spares_pct": {"cable": -1}}, "spares_pct"),
     ({"valid_until": timezone.localdate()}, "valid_until"),
+    ({"valid_until": date(9999, 12, 31)}, "valid_until"),  # issue 34: at most a year ahead
+    ({"valid_until": timezone.localdate() + timedelta(days=367)}, "valid_until"),
     ({"currency": "dollars"}, "currency"),
 ]
 

@@ -217,6 +217,8 @@ def test_a_rack_scale_plan_names_tray_nics_and_reads_them_back(gb200, facts):
         ("b_port", "99/9", "bad-port"),
         ("a_device", "no-such-host", "unknown-device"),
         ("run_length_m", "-3", "bad-number"),
+        ("run_length_m", "1e308", "bad-number"),  # issue 34: inside a cable's physical range
+        ("length_m", "NaN", "bad-number"),
         ("label", "R9.U01.P1/R9.U02.P1", "unknown-label"),
     ],
 )

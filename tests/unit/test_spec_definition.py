@@ -44,7 +44,13 @@ def test_the_stored_schema_file_is_the_generated_schema():
     assert SCHEMA_PATH.read_text() == schema_text(), "run: make spec-schema"
 
 
-@pytest.mark.parametrize(("path", "item", "hint"), definition_fields(), ids=lambda v: str(v))
+def _param_id(value) -> str | None:
+    """A test id the same in every pytest-xdist worker: a path or a plain value; objects
+    (dataclass fields, types) get pytest's positional id, never a repr with an address."""
+    return str(value) if isinstance(value, str | int | float | bool | None) else None
+
+
+@pytest.mark.parametrize(("path", "item", "hint"), definition_fields(), ids=_param_id)
 def test_every_field_is_in_the_schema_with_its_type_and_a_default_it_accepts(path, item, hint):
     rule = rule_at(spec_schema(), path)
     assert rule, f"{path} is not in the schema"
@@ -82,7 +88,7 @@ def out_of_range() -> list[tuple[str, object]]:
     return cases
 
 
-@pytest.mark.parametrize(("path", "value"), out_of_range(), ids=lambda v: str(v))
+@pytest.mark.parametrize(("path", "value"), out_of_range(), ids=_param_id)
 def test_a_value_outside_a_declared_range_is_refused_naming_its_field(path, value):
     document = {**MINIMAL, "switches": dict(MINIMAL["switches"])}
     head, _, key = path.partition(".")

@@ -9,7 +9,7 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,6 +27,7 @@ from planner.asbuilt.services import (
 )
 from planner.designs import selectors
 from planner.outputs.api import JSONErrorsNegotiation
+from planner.project.api.parsers import LimitedJSONParser, PlainMultiPartParser
 
 FORMAT_HELP = (
     "lldp-json (lldpctl -f json, one switch with 'device' or keyed by host name), lldp-csv "
@@ -178,7 +179,7 @@ class RevisionCablingImportsView(APIView):
     ``file``): 201 with the report (each finding's kind, both ends by label, rack and RU,
     expected and found), or 400 naming the row, field, device and port with nothing stored."""
 
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [LimitedJSONParser, PlainMultiPartParser, FormParser]
 
     @extend_schema(responses={200: AsBuiltImportSerializer(many=True)})
     def get(self, request, design_pk: int, number: int):

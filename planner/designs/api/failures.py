@@ -60,7 +60,8 @@ class RevisionFailuresView(APIView):
         design = selectors.design_get_for(request.user, design_pk)
         revision = selectors.revision_get(design, number)
         try:
-            data = revision_failures(revision, parse_params(request.query_params))
+            params = parse_params(request.query_params, blank_is_default=False)
+            data = revision_failures(revision, params)
         except FailureParamError as exc:
             return Response({exc.field: [exc.message]}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"design": design.pk, "revision": revision.number, **data})

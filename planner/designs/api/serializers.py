@@ -57,9 +57,14 @@ class ConflictSerializer(serializers.Serializer):
 class CostSerializer(serializers.Serializer):
     """A bill of materials priced at the seed price book (new, no discounts)."""
 
-    total = serializers.CharField(help_text="Decimal, the priced lines only")
+    total = serializers.CharField(
+        allow_null=True,
+        help_text="Decimal; null when any line is unpriced (a total is never partial)",
+    )
     currency = serializers.CharField()
-    unpriced_parts = serializers.IntegerField(help_text="Parts without a price (total partial)")
+    complete = serializers.BooleanField(help_text="Every line priced (then `total` is given)")
+    unpriced_lines = serializers.IntegerField(help_text="Lines of the bill without a price")
+    unpriced_parts = serializers.IntegerField(help_text="Distinct parts without a price")
     text = serializers.CharField(help_text="e.g. '$12,345,678' or 'unpriced (3 parts)'")
 
 

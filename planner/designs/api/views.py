@@ -329,7 +329,7 @@ class SummaryView(APIView):
         fields = params.validated_data.get("fields")
         document = params.validated_data["spec"] if fields is None else spec_from_fields(fields)
         try:
-            _, fabric, summary = services.design_build(spec_document=document, user=request.user)
+            return Response(figures.spec_summary(document, user=request.user))
         except services.DesignError as exc:
             if fields is None and not params.validated_data["draft"]:
                 raise
@@ -346,11 +346,6 @@ class SummaryView(APIView):
                 else status.HTTP_400_BAD_REQUEST
             )
             return Response({"problems": problems, "spec": document}, status=answer_status)
-        answer = {**summary, "spec": document}
-        book = figures.cost_book(request.user)
-        if book is not None:
-            answer["cost"] = figures.fabric_cost(fabric, book).as_dict()
-        return Response(answer)
 
 
 def _request_problems(errors, prefix: str = "") -> list[dict]:

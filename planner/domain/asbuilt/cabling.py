@@ -90,13 +90,13 @@ class CablingReport:
         return {"findings": self.findings, "summary": self.summary}
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Found:
     a: tuple[int, int]  # (node, port)
     b: tuple[int, int] | None  # None: a device the design lacks
     foreign: tuple[str, str] = ("", "")  # as written, when b is None
     speed: float | None = None
-    rows: tuple[int, ...] = ()
+    rows: list[int] = field(default_factory=list)
 
 
 def _end_key(a: tuple[int, int], b: tuple[int, int]) -> tuple:
@@ -129,10 +129,31 @@ def _resolve(names: FabricNames, rows: Sequence[Neighbour]):
                 }
             )
 
+    # Files repeat names: each distinct device and port text is resolved once.
+    nodes: dict[str, int | None] = {}
+    ports: dict[tuple[int, str], int | AsBuiltNameError] = {}
+
+    def node_of(text: str) -> int | None:
+        if text not in nodes:
+            nodes[text] = names.device(text)
+        return nodes[text]
+
+    def port_of(node: int, text: str) -> int:
+        key = (node, text)
+        if key not in ports:
+            try:
+                ports[key] = names.port(node, text)
+            except AsBuiltNameError as problem:
+                ports[key] = problem
+        found = ports[key]
+        if isinstance(found, AsBuiltNameError):
+            raise found
+        return found
+
     for nb in rows:
-        a_node, b_node = names.device(nb.a_device), names.device(nb.b_device)
+        a_node, b_node = node_of(nb.a_device), node_of(nb.b_device)
         if nb.reporter:
-            rep = names.device(nb.reporter)
+            rep = node_of(nb.reporter)
             if rep is not None:
                 reporters.add(rep)
         if a_node is None and b_node is None:
@@ -166,7 +187,7 @@ def _resolve(names: FabricNames, rows: Sequence[Neighbour]):
                 ends.append(None)
                 continue
             try:
-                ends.append((node, names.port(node, port)))
+                ends.append((node, port_of(node, port)))
             except AsBuiltNameError as problem:
                 bad = True
                 error(nb.row, field_, problem.code, f"row {nb.row}: {problem}", device, port)
@@ -179,18 +200,14 @@ def _resolve(names: FabricNames, rows: Sequence[Neighbour]):
         else:
             foreign = (nb.b_device, nb.b_port) if b is None else ("", "")
         key = (a, ("~", foreign[0].lower(), foreign[1].lower())) if b is None else _end_key(a, b)
-        previous = found.get(key)
-        speed = (
-            nb.speed_gbps if nb.speed_gbps is not None else (previous.speed if previous else None)
-        )
-        rows_seen = (*(previous.rows if previous else ()), nb.row)
-        found[key] = _Found(
-            a=a if b is None else key[0],
-            b=None if b is None else key[1],
-            foreign=foreign,
-            speed=speed,
-            rows=rows_seen,
-        )
+        cable = found.get(key)
+        if cable is None:  # each row costs O(1): a file of one row repeated stays linear
+            cable = found[key] = _Found(
+                a=a if b is None else key[0], b=None if b is None else key[1], foreign=foreign
+            )
+        if nb.speed_gbps is not None:
+            cable.speed = nb.speed_gbps
+        cable.rows.append(nb.row)
     return errors, list(found.values()), foreign_rows, reporters
 
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -52,6 +51,9 @@ from datetime import datetime
 
 import numpy as np
 
+from inventory.library.documents import DocumentError, load_json
+from inventory.library.parse_errors import csv_error_text
+from inventory.library.quantities import range_problem
 from planner.domain.asbuilt.names import AsBuiltNameError, FabricNames
 from planner.domain.names import Names
 
@@ -320,6 +322,7 @@ def _read_row(raw: dict, row: int, problems: _Problems) -> PortCounters | None:
             if interval <= 0:
                 raise ValueError
         except (ValueError, TypeError, OverflowError):
+            interval = None
             problems.add(
                 row, device, port, "interval_s", "bad-interval",
                 f"{where}: interval_s must be a number of seconds above 0, "
@@ -380,6 +383,14 @@ def _read_row(raw: dict, row: int, problems: _Problems) -> PortCounters | None:
                 f"{where}: temperature_c must be a number of °C, "
                 f"not {str(raw['temperature_c'])[:40]!r}.",
             )  # fmt: skip
+    # Every number inside its physical range (a 1e-27 s interval, 1e308 bytes, 1e308 °C).
+    for name, value in {**values, "interval_s": interval}.items():
+        for number in value if isinstance(value, tuple) else (value,):
+            if number is None or number == -math.inf:  # not given; a dark lane
+                continue
+            if problem := range_problem(name, number):
+                problems.add(row, device, port, name, "out-of-range", f"{where}: {problem}.")
+                break
     if len(problems.items) + problems.more > before:
         return None
     return PortCounters(row=row, device=device, port=port, interval_s=interval, **values)
@@ -401,7 +412,7 @@ def _csv_entries(text: str, problems: _Problems) -> Iterable[tuple[int, dict]]:
     try:
         header = next(reader, None)
     except csv.Error as exc:
-        problems.add(1, "", "", "", "bad-csv", f"row 1: the header cannot be read ({exc}).")
+        problems.add(1, "", "", "", "bad-csv", f"row 1: the header is {csv_error_text(exc)}.")
         return
     if not header or not any(h.strip() for h in header):
         problems.add(
@@ -460,13 +471,16 @@ def _csv_entries(text: str, problems: _Problems) -> Iterable[tuple[int, dict]]:
                     raw[name] = values
             yield line, raw
     except csv.Error as exc:
-        problems.add(line, "", "", "", "bad-csv", f"row {line}: the CSV cannot be read ({exc}).")
+        problems.add(line, "", "", "", "bad-csv", f"row {line}: {csv_error_text(exc)}.")
 
 
 def _json_entries(text: str, problems: _Problems) -> tuple[list[tuple[int, dict]], str]:
     try:
-        document = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        document = load_json(text)
+    except DocumentError as exc:  # too deep, a number too long, text a database cannot store
+        problems.add(0, "", "", exc.path[:80], "bad-json", f"The file is refused: {exc}.")
+        return [], ""
+    except ValueError as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
         problems.add(0, "", "", "", "bad-json", f"The file is not JSON{where}.")
         return [], ""

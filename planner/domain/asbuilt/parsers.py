@@ -48,20 +48,35 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from inventory.library.cells import unescape_cell
+from inventory.library.documents import DocumentError, load_json
+from inventory.library.parse_errors import csv_error_text, json_error_text
+from inventory.library.quantities import range_problem
 
 __all__ = ["FORMATS", "Neighbour", "ParseError", "parse"]
 
 MAX_BYTES = 10 * 1024 * 1024
+#: Most lines a file may hold, counted before it is parsed (as the counter snapshots:
+#: 400,000 rows; 300,000 realistic LLDP rows fill the 10 MiB).
+MAX_LINES = 400_000
 
 
-@dataclass(frozen=True)
-class Neighbour:
-    """One cable as the file reports it: the local end (``a``) and its neighbour (``b``)."""
+def _check_size(text: str) -> None:
+    """Bytes and lines within the limits, before anything is parsed."""
+    if len(text) > MAX_BYTES:
+        raise ParseError("the file is over 10 MiB", field="file")
+    lines = text.count("\n") + 1
+    if lines > MAX_LINES:
+        raise ParseError(f"the file has {lines:,} lines; the limit is {MAX_LINES:,}", field="file")
+
+
+class Neighbour(NamedTuple):
+    """One cable as the file reports it: the local end (``a``) and its neighbour (``b``).
+
+    A named tuple: immutable, and cheap to build for the 300,000 rows of a large file."""
 
     row: int
     a_device: str
@@ -100,6 +115,11 @@ IB_LANE_GBPS = {
 }
 
 
+#: Link widths (lanes per port) the InfiniBand architecture defines (IBTA Vol. 2: 1x, 2x, 4x,
+#: 8x, 12x); ``ibnetdiscover`` writes the active one before the rate (``4xNDR``).
+IB_WIDTHS = (1, 2, 4, 8, 12)
+
+
 def parse_speed(text: str, *, row: int = 0, field: str = "speed") -> float | None:
     """``400G`` / ``1.6T`` / ``400000`` (Mb/s when over 10,000) / ``400`` -> Gb/s; empty -> None."""
     text = (text or "").strip()
@@ -110,9 +130,11 @@ def parse_speed(text: str, *, row: int = 0, field: str = "speed") -> float | Non
         raise ParseError(f"speed {text!r} is not a speed (write e.g. 400G)", row=row, field=field)
     value, unit = float(match.group(1)), match.group(2).lower()
     if unit == "t":
-        return value * 1000
-    if unit == "m" or (not unit and value > 10000):
-        return value / 1000
+        value *= 1000
+    elif unit == "m" or (not unit and value > 10000):
+        value /= 1000
+    if problem := range_problem("speed_gbps", value):
+        raise ParseError(f"row {row}: {field} {text[:20]!r}: {problem}", row=row, field=field)
     return value
 
 
@@ -189,10 +211,13 @@ def _lldpctl(doc: dict, device: str, first_row: int) -> list[Neighbour]:
 
 
 def parse_lldp_json(text: str, *, device: str = "") -> list[Neighbour]:
+    _check_size(text)
     try:
-        doc = json.loads(text)
+        doc = load_json(text)
+    except DocumentError as error:  # too deep, a number too long, text a database cannot store
+        raise ParseError(f"the file is refused: {error}", field=error.path or "file") from None
     except ValueError as error:
-        raise ParseError(f"not JSON: {error}", field="file") from None
+        raise ParseError(json_error_text(error), field="file") from None
     if not isinstance(doc, dict):
         raise ParseError("the file is not a JSON object", field="file")
     if "lldp" in doc:
@@ -232,14 +257,13 @@ _ALIASES = {
 
 
 def _reader(text: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    if len(text) > MAX_BYTES:
-        raise ParseError("the file is over 10 MiB", field="file")
+    _check_size(text)
     if "\x00" in text:
         raise ParseError("the file holds NUL bytes: not a text CSV", field="file")
     try:
         lines = list(csv.reader(io.StringIO(text)))
     except csv.Error as error:
-        raise ParseError(f"not a CSV file: {error}", field="file") from None
+        raise ParseError(csv_error_text(error), field="file") from None
     numbered = [(i + 1, row) for i, row in enumerate(lines) if any(c.strip() for c in row)]
     if not numbered:
         raise ParseError("the file is empty", field="file")
@@ -276,29 +300,32 @@ def parse_lldp_csv(text: str, *, device: str = "") -> list[Neighbour]:
             field=names[missing[0]],
         )
     out = []
+    read: dict[tuple[str, ...], tuple] = {}  # a row repeated is read once
     for number, row in rows:
+        key = tuple(row)
+        values = read.get(key)
+        if values is None:
 
-        def cell(key, row=row):
-            index = cols.get(key)
-            return (
-                unescape_cell(row[index].strip()) if index is not None and index < len(row) else ""
-            )
+            def cell(key, row=row):
+                index = cols.get(key)
+                return (
+                    unescape_cell(row[index].strip())
+                    if index is not None and index < len(row)
+                    else ""
+                )
 
-        local = cell("a_device") or device
-        for key, name in (("a_port", "local_port"), ("b_device", "remote_device")):
-            if not cell(key):
-                raise ParseError(f"row {number}: {name} is empty", row=number, field=name)
-        out.append(
-            Neighbour(
-                row=number,
-                a_device=local,
-                a_port=cell("a_port"),
-                b_device=cell("b_device"),
-                b_port=cell("b_port"),
-                speed_gbps=parse_speed(cell("speed"), row=number),
-                reporter=local,
+            local = cell("a_device") or device
+            for name_key, name in (("a_port", "local_port"), ("b_device", "remote_device")):
+                if not cell(name_key):
+                    raise ParseError(f"row {number}: {name} is empty", row=number, field=name)
+            values = read[key] = (
+                local,
+                cell("a_port"),
+                cell("b_device"),
+                cell("b_port"),
+                parse_speed(cell("speed"), row=number),
             )
-        )
+        out.append(Neighbour(number, *values, reporter=values[0]))
     return out
 
 
@@ -323,6 +350,8 @@ def parse_netbox_cables(text: str, **_) -> list[Neighbour]:
         )
     label = header.index("label") if "label" in header else None
     status = header.index("status") if "status" in header else None
+    length = header.index("length") if "length" in header else None
+    length_unit = header.index("length_unit") if "length_unit" in header else None
     out = []
     for number, row in rows:
 
@@ -346,8 +375,47 @@ def parse_netbox_cables(text: str, **_) -> list[Neighbour]:
                 row=number,
                 field="termination",
             )
+        _netbox_length(cell(length), cell(length_unit), number)
         out.append(Neighbour(number, *values, label=cell(label)))
     return out
+
+
+#: Metres per NetBox cable length unit (``CableLengthUnitChoices``: km, m, cm, mi, ft, in).
+NETBOX_LENGTH_UNITS_M = {
+    "km": 1000.0,
+    "m": 1.0,
+    "cm": 0.01,
+    "mi": 1609.344,
+    "ft": 0.3048,
+    "in": 0.0254,
+}
+
+
+def _netbox_length(text: str, unit: str, row: int) -> float | None:
+    """A cable's ``length`` in ``length_unit`` (metres when none), as metres; checked to be a
+    number inside a cable's physical range (:mod:`inventory.library.quantities`)."""
+    if not text:
+        return None
+    unit = unit.strip().lower() or "m"
+    if unit not in NETBOX_LENGTH_UNITS_M:
+        raise ParseError(
+            f"row {row}: length_unit {unit[:20]!r} is not one of "
+            f"{', '.join(NETBOX_LENGTH_UNITS_M)}",
+            row=row,
+            field="length_unit",
+        )
+    try:
+        metres = float(text.replace(",", "")) * NETBOX_LENGTH_UNITS_M[unit]
+    except ValueError:
+        metres = None
+    problem = range_problem("length_m", metres) if metres is not None else "not a number"
+    if problem:
+        raise ParseError(
+            f"row {row}: length {text[:20]!r} {unit}: {problem.split(': ', 1)[-1]}",
+            row=row,
+            field="length",
+        )
+    return metres
 
 
 # --- ibnetdiscover --------------------------------------------------------------------------
@@ -361,17 +429,26 @@ _DESC = re.compile(r'"([^"]*)"')
 _WIDTH_SPEED = re.compile(r"\b(\d+)x([A-Z]+[0-9]*)\b")
 
 
-def _ib_speed(comment: str) -> float | None:
+def _ib_speed(comment: str, row: int) -> float | None:
     match = _WIDTH_SPEED.search(comment or "")
     if not match:
         return None
     lane = IB_LANE_GBPS.get(match.group(2))
-    return None if lane is None else int(match.group(1)) * lane
+    if lane is None:
+        return None
+    width = match.group(1)
+    if len(width) > 2 or int(width) not in IB_WIDTHS:
+        raise ParseError(
+            f"line {row}: link width {width[:12]}x is not an InfiniBand width "
+            f"({', '.join(f'{w}x' for w in IB_WIDTHS)})",
+            row=row,
+            field="width",
+        )
+    return int(width) * lane
 
 
 def parse_ibnetdiscover(text: str, **_) -> list[Neighbour]:
-    if len(text) > MAX_BYTES:
-        raise ParseError("the file is over 10 MiB", field="file")
+    _check_size(text)
     names: dict[str, str] = {}
     kinds: dict[str, str] = {}
     links: list[tuple[int, str, int, str, int, str, float | None]] = []
@@ -413,7 +490,7 @@ def parse_ibnetdiscover(text: str, **_) -> list[Neighbour]:
                     peer,
                     int(port.group(3)),
                     comment,
-                    _ib_speed(comment),
+                    _ib_speed(comment, number),
                 )
             )
             continue

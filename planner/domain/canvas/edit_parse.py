@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from inventory.library.quantities import range_problem
 from inventory.library.rules import Violation
 from planner.domain.canvas.common import node_id, speed_text
 from planner.domain.canvas.port_speeds import common_speed, ports_at, speed_list, supports
@@ -285,8 +286,15 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
                 value = None
             parts.append(value or None)
         length = raw.get("length_m")
-        if length is not None and (not _is_number(length) or length < 0):
-            out.add("malformed", f"{link_id}: length_m is a length in metres.", ids, where)
+        problem = None
+        if length is not None:  # a number of metres inside a cable's physical range
+            problem = (
+                range_problem("length_m", length)
+                if _is_number(length)
+                else "length_m is a length in metres"
+            )
+        if problem:
+            out.add("malformed", f"{link_id}: {problem}.", ids, where)
             length = None
         link = EditLink(
             j,

@@ -23,11 +23,12 @@ unchanged structured plan therefore re-imports as no change.
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from inventory.library.cells import unescape_cell
+from inventory.library.parse_errors import csv_error_text
+from inventory.library.quantities import quantity_of, range_problem
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import TIER_NAMES, Fabric
 from planner.domain.outputs.cabling import (
@@ -102,12 +103,16 @@ class CablingEdit:
         return len(self.changed) + len(self.added_rows) + len(self.removed)
 
 
+#: What a length may be, as the refusal says it ("0 to 200,000 m").
+LENGTH_RANGE = f"{quantity_of('length_m').low:,} to {quantity_of('length_m').high:,} m"
+
+
 def _float_or_none(text: str) -> float | None:
     text = text.strip()
     if not text:
         return None
     value = float(text)
-    if not math.isfinite(value) or value < 0:
+    if range_problem("length_m", value):  # NaN, inf, negative, past any cable (1e308)
         raise ValueError
     return value
 
@@ -162,7 +167,9 @@ def cabling_edit(
             [CablingProblem(0, "", "empty", "file: the file is empty; upload a cabling plan CSV")]
         ) from None
     except csv.Error as exc:
-        raise CablingImportError([CablingProblem(1, "", "malformed", f"row 1: {exc}")]) from None
+        raise CablingImportError(
+            [CablingProblem(1, "", "malformed", f"row 1: {csv_error_text(exc)}")]
+        ) from None
     missing = [name for name in REQUIRED_COLUMNS if name not in header]
     if missing:
         raise CablingImportError(
@@ -434,7 +441,12 @@ def _apply_row(link, base, cell, ends, node_index, row_number, problem) -> bool:
         try:
             link["length_m"] = _float_or_none(text)
         except ValueError:
-            problem(row_number, column, "bad-number", f"{text!r} is not a length in metres (>= 0)")
+            problem(
+                row_number,
+                column,
+                "bad-number",
+                f"{text[:40]!r} is not a length in metres ({LENGTH_RANGE})",
+            )
         changed = True
         break
     return changed

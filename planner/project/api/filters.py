@@ -2,6 +2,7 @@
 
 from django.db.models import F
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import OrderingFilter
 
@@ -28,6 +29,27 @@ class StrictFilterBackend(DjangoFilterBackend):
                     {name: ["Give a value, or leave the parameter out."] for name in empty}
                 )
         return super().filter_queryset(request, queryset, view)
+
+
+#: A query value with a character other than white space, and no NUL.
+NOT_BLANK_TEXT = r"^[^\x00]*[^\x00\s][^\x00]*$"
+
+
+class StrictFilterSchema(DjangoFilterExtension):
+    """The schema of :class:`StrictFilterBackend`'s filters says what it accepts: a text
+    filter holds a character other than white space (an empty one is a 400) and no NUL
+    (:class:`planner.project.middleware.RequestTextMiddleware`)."""
+
+    target_class = StrictFilterBackend
+    priority = 1  # before drf-spectacular's own extension for every DjangoFilterBackend
+
+    def get_schema_operation_parameters(self, auto_schema, *args, **kwargs):
+        parameters = super().get_schema_operation_parameters(auto_schema, *args, **kwargs)
+        for parameter in parameters:
+            schema = parameter.get("schema", {})
+            if schema.get("type") == "string" and "enum" not in schema:
+                parameter["schema"] = {"pattern": NOT_BLANK_TEXT, **schema, "minLength": 1}
+        return parameters
 
 
 class NullsLastOrderingFilter(OrderingFilter):

@@ -15,6 +15,14 @@ class StandardPagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 1000
 
+    def get_schema_operation_parameters(self, view):
+        """``page`` and ``page_size`` as the server reads them: whole numbers from 1."""
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] in {self.page_query_param, self.page_size_query_param}:
+                parameter["schema"] = {**parameter["schema"], "minimum": 1}
+        return parameters
+
     def paginate_queryset(self, queryset, request, view=None):
         self._check_whole_number(request, self.page_query_param, allow=self.last_page_strings)
         self._check_whole_number(request, self.page_size_query_param)

@@ -38,4 +38,37 @@ class LimitedJSONParser(parsers.JSONParser):
                 raise exceptions.ValidationError(detail) from None
             raise exceptions.ParseError(f"JSON refused: {exc}") from None
         except ValueError as exc:  # not JSON, not text in the declared encoding
-            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
+            raise exceptions.ParseError(not_json_text(exc, encoding)) from None
+
+
+def not_json_text(exc: ValueError, encoding: str) -> str:
+    """A body that is not JSON, in plain words with where it goes wrong (never Python's own
+    exception text).
+
+    >>> import json as std_json
+    >>> try:
+    ...     std_json.loads('{"a": 1,}')
+    ... except ValueError as exc:
+    ...     print(not_json_text(exc, "utf-8"))
+    The body is not valid JSON (line 1, column 9).
+    >>> print(not_json_text(UnicodeDecodeError("utf-8", b"ab\\xff", 2, 3, "invalid"), "utf-8"))
+    The body is not utf-8 text (byte 3).
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        return f"The body is not {encoding} text (byte {exc.start + 1:,})."
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    where = f" (line {line:,}, column {column:,})" if line and column else ""
+    return f"The body is not valid JSON{where}."
+
+
+class PlainMultiPartParser(parsers.MultiPartParser):
+    """``multipart/form-data`` bodies, refused in plain words when they do not parse (DRF
+    would append Django's exception text: "Invalid boundary in multipart: None")."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except exceptions.ParseError:
+            raise exceptions.ParseError(
+                "The body is not a readable multipart form: check its boundary and its parts."
+            ) from None

@@ -97,3 +97,87 @@ def document_error_responses(result, generator, request, public):
                 schema = _error_schema(code, declared)
                 response["content"] = {media_type: {"schema": schema} for media_type in media_types}
     return result
+
+
+#: Query text as :class:`planner.project.middleware.RequestTextMiddleware` lets it through.
+NO_NUL_TEXT = r"^[^\x00]*$"
+FORM_MEDIA_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def document_request_media_types(result, generator, request, public):
+    """Request bodies as the server reads them (a POSTPROCESSING hook of drf-spectacular).
+
+    DRF parses JSON, form and multipart bodies alike, but a form field is a string: a body
+    with a nested object (a design's ``spec``, a topology's ``nodes``, a quote's
+    ``discounts_pct``) or a patch that may leave a field out only as JSON says what it holds.
+    Such operations document ``application/json`` alone (unless they upload a file, then
+    multipart alone); and a partial update (``PATCH``) has a body that names at least one
+    field, as the server requires. Query text holds no NUL (a 400 naming the parameter).
+    """
+    schemas = result.get("components", {}).get("schemas", {})
+    for methods in result.get("paths", {}).values():
+        for method, operation in methods.items():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if (
+                    parameter.get("in") == "query"
+                    and schema.get("type") == "string"
+                    and ("enum" not in schema)
+                ):
+                    schema.setdefault("pattern", NO_NUL_TEXT)  # the middleware refuses NUL
+            content = operation.get("requestBody", {}).get("content", {})
+            body = _resolved(schemas, content.get("application/json", {}).get("schema"))
+            if body is None:
+                continue
+            if method == "patch" and body.get("type") == "object" and body.get("properties"):
+                body.setdefault("minProperties", 1)
+                operation["requestBody"]["required"] = True
+            if (
+                "application/json" in content
+                and _nests(schemas, body)
+                and not _uploads(schemas, content)
+            ):
+                for media_type in FORM_MEDIA_TYPES:
+                    content.pop(media_type, None)
+    return result
+
+
+def _resolved(schemas: dict, schema):
+    while isinstance(schema, dict) and "$ref" in schema:
+        schema = schemas.get(schema["$ref"].rsplit("/", 1)[-1])
+    return schema if isinstance(schema, dict) else None
+
+
+def _nests(schemas: dict, body: dict) -> bool:
+    """Whether a body has a property a form field cannot carry: an object, any JSON value,
+    or a list of anything but plain values."""
+    for prop in body.get("properties", {}).values():
+        prop = _resolved(schemas, prop) or {}
+        if prop.get("readOnly"):
+            continue
+        if prop.get("type") == "array":
+            if not _plain(schemas, prop.get("items")):
+                return True
+        elif not _plain(schemas, prop):
+            return True
+    return False
+
+
+SCALAR_TYPES = {"string", "number", "integer", "boolean"}
+
+
+def _plain(schemas: dict, schema) -> bool:
+    """A value a form field carries as text: a scalar, an enum, or a choice of those."""
+    schema = _resolved(schemas, schema) or {}
+    if "enum" in schema or schema.get("type") in SCALAR_TYPES:
+        return True
+    parts = [part for key in ("oneOf", "anyOf", "allOf") for part in schema.get(key, [])]
+    return bool(parts) and all(_plain(schemas, part) for part in parts)
+
+
+def _uploads(schemas: dict, content: dict) -> bool:
+    body = _resolved(schemas, content.get("multipart/form-data", {}).get("schema")) or {}
+    return any(
+        (_resolved(schemas, prop) or {}).get("format") == "binary"
+        for prop in body.get("properties", {}).values()
+    )
