@@ -35,17 +35,18 @@ export function problemsByField(problems, fromText = false) {
 
 /**
  * The request body of a live summary: the YAML/JSON text as typed, or the form's fields (the
- * server maps them onto a spec). Leaves out the CSRF token and the text box.
+ * server maps them onto a spec). Leaves out the CSRF token and the text box. A draft: a design
+ * that cannot be built yet answers 200 with its problems, not a 400 in the browser's console.
  * @param {Record<string, string>} values form field name -> value
  * @param {boolean} fromText build from the text
- * @returns {{spec: string} | {fields: Record<string, string>}}
+ * @returns {{spec: string, draft: true} | {fields: Record<string, string>, draft: true}}
  */
 export function summaryRequest(values, fromText) {
-  if (fromText) return { spec: values.spec_text ?? "" };
+  if (fromText) return { spec: values.spec_text ?? "", draft: true };
   const fields = { ...values };
   delete fields.csrfmiddlewaretoken;
   delete fields.spec_text;
-  return { fields };
+  return { fields, draft: true };
 }
 
 /**
@@ -518,7 +519,7 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     }
     if (mine !== sequence) return data; // a newer request is on its way
     panel.removeAttribute("aria-busy");
-    if (response && response.ok) {
+    if (response && response.ok && !data.problems) {
       panel.dataset.state = "ok";
       status.textContent = "Up to date";
       stale.hidden = true;

@@ -15,8 +15,8 @@ import {
 
 test("the summary request: the fields as typed (the server builds the spec), or the text", () => {
   const values = { csrfmiddlewaretoken: "t", name: "x", servers: " 12 ", spec_text: "name: y", source: "form" };
-  assert.deepEqual(summaryRequest(values, false), { fields: { name: "x", servers: " 12 ", source: "form" } });
-  assert.deepEqual(summaryRequest(values, true), { spec: "name: y" });
+  assert.deepEqual(summaryRequest(values, false), { fields: { name: "x", servers: " 12 ", source: "form" }, draft: true });
+  assert.deepEqual(summaryRequest(values, true), { spec: "name: y", draft: true });
   assert.equal(values.csrfmiddlewaretoken, "t"); // the form's values are left as they were
 });
 

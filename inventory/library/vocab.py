@@ -22,6 +22,9 @@ FORM_FACTORS = [
     ("CPO", "Co-packaged optics port"),
 ]
 TOPS = [("ihs", "Finned top (IHS)"), ("rhs", "Flat top (RHS)"), ("none", "Not applicable")]
+#: A NIC record's ``card_form_factor`` when the NIC is built into the server that names it
+#: (``compute_nic``): part of the server, never a card of its own in a bill of materials.
+ON_BOARD = "on-board"
 PROTOCOLS = [("infiniband", "InfiniBand"), ("ethernet", "Ethernet"), ("nvlink", "NVLink")]
 MODULATIONS = [("PAM4", "PAM4"), ("NRZ", "NRZ")]
 MEDIA = [("mmf", "Multimode fiber"), ("smf", "Single-mode fiber"), ("copper", "Copper")]

@@ -45,7 +45,12 @@ from planner.domain.outputs import (
     network_elements,
     p2p_lines,
 )
-from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
+from planner.domain.outputs.config import (
+    CONFIG_FORMATS,
+    ConfigError,
+    config_chunks,
+    config_refusals,
+)
 from planner.domain.outputs.telemetry import (
     TelemetryError,
     gnmic_chunks,
@@ -127,6 +132,25 @@ def manufacturer_names() -> dict[str, str]:
 def _json_chunks(document: dict) -> Iterator[str]:
     yield from json.JSONEncoder(indent=None, separators=(",", ":")).iterencode(document)
     yield "\n"
+
+
+def export_refusals(fabric: Fabric, facts: CatalogFacts, elements=None) -> dict[str, OutputError]:
+    """The download formats (:data:`DOWNLOAD_FORMATS`) that cannot describe ``fabric``, each
+    with the :class:`OutputError` a download of it raises (``code`` and what to use instead).
+
+    One rule per format, the one its export applies: AVD needs an Ethernet fabric
+    (:func:`planner.domain.outputs.avd_refusal`); each day-0 configuration format its
+    transport and switches (:func:`planner.domain.outputs.config.config_refusals`).
+    ``elements`` are the design's network elements when already built.
+    """
+    refused: dict[str, OutputError] = {}
+    if refusal := avd_refusal(fabric, facts, elements):
+        refused["avd"] = OutputError(
+            "not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export."
+        )
+    for fmt, error in config_refusals(fabric, facts).items():
+        refused[f"config-{fmt}"] = OutputError(error.code, error.message)
+    return refused
 
 
 def export_chunks(
@@ -241,8 +265,9 @@ def _export_chunks_checked(
         *TELEMETRY_DOWNLOADS,
     )  # no other networks' elements
     elements = network_elements(fabric, facts) if fmt not in own_rows else None
-    if fmt == "avd" and (refusal := avd_refusal(fabric, facts, elements)):
-        raise OutputError("not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export.")
+    refusable = fmt == "avd" or fmt in CONFIG_DOWNLOADS
+    if refusable and (refused := export_refusals(fabric, facts, elements).get(fmt)):
+        raise refused
     try:
         chunks = export_chunks(
             fmt,
@@ -264,6 +289,19 @@ def _export_chunks_checked(
 
 
 @transaction.atomic
+def revision_export_refusals(revision: DesignRevision) -> dict[str, str]:
+    """Download format -> why it cannot apply to ``revision`` (:func:`export_refusals`): what
+    the outputs page shows beside a disabled download instead of a link to an error.
+
+    Raises
+    ------
+    OutputError
+        The revision's stored topology cannot be read.
+    """
+    refused = export_refusals(revision_fabric_or_error(revision), catalog_facts())
+    return {fmt: error.message for fmt, error in refused.items()}
+
+
 def revision_export(
     *,
     user,
@@ -511,8 +549,10 @@ __all__ = [
     "TELEMETRY_DOWNLOADS",
     "design_import_cabling",
     "export_chunks",
+    "export_refusals",
     "manufacturer_names",
     "revision_bom",
     "revision_export",
+    "revision_export_refusals",
     "revision_fabric_or_error",
 ]

@@ -16,6 +16,45 @@ register = template.Library()
 SHOWN_PER_KIND = 3
 
 
+#: The kinds a design page starts, in the order its "Latest results" lists them.
+DESIGN_KINDS = (
+    JobKindChoices.VALIDATE,
+    JobKindChoices.POWER,
+    JobKindChoices.SIMULATE,
+    JobKindChoices.SWEEP,
+    JobKindChoices.SIZE_SWEEP,
+)
+
+
+@register.inclusion_tag("simulation/_latest_results.html", takes_context=True)
+def design_latest_results(context, design, latest=None):
+    """The signed-in user's newest job of each kind on ``design``: status, its one-line
+    outcome (the headline figure) or error, and a link to the result."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    newest = []
+    if user is not None and user.is_authenticated:
+        jobs = (
+            Job.objects.filter(owner=user, design_revision__design=design)
+            .select_related("design_revision")
+            .only(
+                "id",
+                "kind",
+                "status",
+                "outcome",
+                "error",
+                "created",
+                "finished",
+                "design_revision__number",
+            )
+        )
+        for kind in DESIGN_KINDS:
+            job = jobs.filter(kind=kind).first()
+            if job is not None:
+                newest.append(job)
+    return {"design": design, "latest": latest, "results": newest}
+
+
 @register.inclusion_tag("simulation/_design_jobs.html", takes_context=True)
 def design_jobs(context, design, latest=None):
     """Buttons starting validate / power / simulate / sweep jobs on ``design``'s latest
@@ -42,13 +81,7 @@ def design_jobs(context, design, latest=None):
                 "design_revision__summary",
             )
         )
-        for kind in (
-            JobKindChoices.VALIDATE,
-            JobKindChoices.POWER,
-            JobKindChoices.SIMULATE,
-            JobKindChoices.SWEEP,
-            JobKindChoices.SIZE_SWEEP,
-        ):
+        for kind in DESIGN_KINDS:
             rows.extend(jobs.filter(kind=kind)[:SHOWN_PER_KIND])
         # The newest sweep drawn as a chart (redrawn while it runs).
         newest = (

@@ -54,8 +54,10 @@ def test_roce_design_on_the_page_api_and_cli(client, api_client, seed_catalog, u
     client.force_login(user)
     page = client.get(reverse("planner:revision-outputs", args=[design.pk, 1]))
     assert page.status_code == 200
-    for fmt in ("config-nvue", "config-sonic", "config-eos", "config-intent-yaml"):
+    for fmt in ("config-nvue", "config-sonic", "config-intent-yaml"):
         assert f'data-testid="download-{fmt}"' in page.content.decode()
+    # EOS runs on Arista switches only: shown disabled with why, not as a link to a 422
+    assert 'data-testid="refused-config-eos"' in page.content.decode()
     nvue = _body(_get(api_client, design, "config-nvue"))
     assert "nv set qos roce mode lossless" in nvue and "\nnv config apply\n" in nvue
     sonic = json.loads(_body(_get(api_client, design, "config-sonic")))

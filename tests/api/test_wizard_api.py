@@ -191,3 +191,33 @@ def test_servers_of_a_rack_scale_system_are_racks(api_client, seed_catalog):
     body = response.json()
     assert body["spec"]["racks"] == 8 and "servers" not in body["spec"]
     assert body["gpus"] == 576
+
+
+def test_a_draft_that_cannot_be_built_yet_answers_its_problems_without_an_error_status(
+    api_client, seed_catalog
+):
+    """The wizard's live check (issue 37 item 7): a half-filled form is no failed request (no
+    400 in the browser's console); without ``draft`` the API still refuses with 400."""
+    fields = {**FIELDS, "servers": "", "leaf": "NOPE"}
+    draft = api_client.post(SUMMARY, {"fields": fields, "draft": True}, format="json")
+    plain = api_client.post(SUMMARY, {"fields": fields}, format="json")
+    assert draft.status_code == 200 and plain.status_code == 400
+    assert draft.json() == plain.json()  # the same problems and spec
+    assert "servers" in {p["field"] for p in draft.json()["problems"]}
+    spec = {
+        "name": "x",
+        "topology": "rail-optimized",
+        "server": "DGX-H100",
+        "servers": 8,
+        "switches": {"leaf": "NOPE"},
+    }
+    text = api_client.post(SUMMARY, {"spec": spec, "draft": True}, format="json")
+    assert text.status_code == 200
+    assert [p["field"] for p in text.json()["problems"]] == _fields(_problems(api_client, spec))
+    built = api_client.post(SUMMARY, {"fields": FIELDS, "draft": True}, format="json")
+    assert built.status_code == 200 and "problems" not in built.json()
+    assert built.json()["gpus"] > 0
+
+
+def _fields(problems):
+    return [p["field"] for p in problems]

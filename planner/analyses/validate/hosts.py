@@ -33,7 +33,10 @@ def device_protocols(ctx: Context, g: LinkGroup) -> Iterator[Finding]:
         yield Finding(
             "compute-nic-unknown",
             unknown("compute NIC (its protocols and limits, rules 17-18)", [a.slug]),
-            "name the server's compute_nic in the catalog",
+            f"no source in the catalog names the compute NIC of {a.slug}: if you know it, "
+            f"edit {a.slug} in the catalog and set its compute NIC (a NIC card, or an on-board "
+            "NIC record), or ask a catalog editor to; until then its protocols and NIC limits "
+            "(rules 17-18) are not checked",
         )
 
 

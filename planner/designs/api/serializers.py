@@ -205,6 +205,11 @@ class SummaryRequestSerializer(serializers.Serializer):
         "leaf: 'QM9700', media_leaf_spine: 'auto'); the server maps them onto a spec "
         "(planner.designs.wizard.spec_from_fields). Unknown names are ignored.",
     )
+    draft = serializers.BooleanField(
+        default=False,
+        help_text="A design being typed (the wizard's live check): when it cannot be built yet, "
+        "answer 200 with its problems (and the spec built) instead of 400.",
+    )
 
     def validate(self, attrs):
         if ("spec" in attrs) == ("fields" in attrs):

@@ -16,6 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     inline_serializer,
 )
@@ -302,14 +303,21 @@ class SummaryView(APIView):
     wizard's save uses). The answer is the summary with ``spec`` (the document built) and, for
     users with the price right, ``cost`` at the seed price book. With ``fields``, problems
     name the form field that shows them (``spec_field``: the spec path) and the 400 carries
-    the ``spec`` built too.
+    the ``spec`` built too. With ``draft`` (a design being typed), a spec that cannot be built
+    yet answers 200 with ``problems`` (and ``spec``) instead of 400.
     """
 
     @extend_schema(
         request=SummaryRequestSerializer,
         responses={
-            200: SummarySerializer,
-            400: OpenApiResponse(SummaryProblemsSerializer, description="It cannot be built"),
+            200: PolymorphicProxySerializer(
+                component_name="SummaryOrDraftProblems",
+                serializers=[SummarySerializer, SummaryProblemsSerializer],
+                resource_type_field_name=None,
+            ),
+            400: OpenApiResponse(
+                SummaryProblemsSerializer, description="It cannot be built (not a draft)"
+            ),
         },
     )
     def post(self, request):
@@ -323,12 +331,21 @@ class SummaryView(APIView):
         try:
             return Response(figures.spec_summary(document, user=request.user))
         except services.DesignError as exc:
-            if fields is None:
+            if fields is None and not params.validated_data["draft"]:
                 raise
-            problems = [form_problem(problem) for problem in exc.problems]
-            return Response(
-                {"problems": problems, "spec": document}, status=status.HTTP_400_BAD_REQUEST
+            problems = [
+                form_problem(problem)
+                if fields is not None
+                else {**problem, "field": problem.get("field") or "spec"}
+                for problem in exc.problems
+            ]
+            # a draft that cannot be built yet is an answer, not a failed request
+            answer_status = (
+                status.HTTP_200_OK
+                if params.validated_data["draft"]
+                else status.HTTP_400_BAD_REQUEST
             )
+            return Response({"problems": problems, "spec": document}, status=answer_status)
 
 
 def _request_problems(errors, prefix: str = "") -> list[dict]:

@@ -5,8 +5,9 @@ Counting conventions (reference-architectures.md §1, the same rule as
 :func:`planner.domain.summary.first_link_of_units`):
 
 - servers and switches: one per device, per model and role;
-- NICs: only cards the catalog names as a server's ``compute_nic`` (on-board NICs are part of
-  the server); per server, enough cards to fill its compute cages;
+- NICs: only cards the catalog names as a server's ``compute_nic`` (on-board NICs, whose
+  record's ``card_form_factor`` is ``on-board``, are part of the server); per server, enough
+  cards to fill its compute cages;
 - transceivers: one per module, i.e. per cage; a twin-port module carrying two links counts
   once. A module's tier is the tier of the first link through it; on a campus, links
   between two buildings are the ``campus`` tier (:meth:`planner.domain.fabric.Fabric.report_tiers`);
@@ -64,6 +65,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 
 from inventory.library.provenance import provenance_for
+from inventory.library.vocab import ON_BOARD
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, SWITCH_ROLES, TIER_NAMES, Fabric
 from planner.domain.media import (
@@ -523,6 +525,8 @@ def _count_nics(server_slug, servers, facts, counts, counted_per, notes, canonic
     if not nic_slug:
         return  # compute NICs are on board
     nic = facts.parts.get(nic_slug)
+    if nic and nic.get("card_form_factor") == ON_BOARD:
+        return  # built into the server
     device = facts.devices.get(server_slug)
     cages = sum(group.count for group in device.port_groups) if device else 0
     nic_cages = sum(int(port.get("count") or 0) for port in (nic or {}).get("ports") or [])

@@ -149,6 +149,25 @@ def _check(fmt: str, header: FabricIntent, probes) -> list[str]:
     return []
 
 
+def config_refusals(fabric: Fabric, facts: CatalogFacts) -> dict[str, ConfigError]:
+    """The formats of :data:`CONFIG_FORMATS` that cannot describe ``fabric``, each with the
+    :class:`ConfigError` :func:`config_chunks` would raise (the same check, nothing rendered).
+
+    Notes
+    -----
+    An InfiniBand design has no NVUE, SONiC or EOS configuration; a RoCE one no opensm.conf.
+    """
+    probes = _model_probes(fabric, facts)
+    header = fabric_intent(fabric, facts, name="", revision=None)
+    refused: dict[str, ConfigError] = {}
+    for fmt in CONFIG_FORMATS:
+        try:
+            _check(fmt, header, probes)
+        except ConfigError as exc:
+            refused[fmt] = exc
+    return refused
+
+
 def config_chunks(
     fmt: str,
     fabric: Fabric,
@@ -193,5 +212,6 @@ __all__ = [
     "FORMAT",
     "ConfigError",
     "config_chunks",
+    "config_refusals",
     "skipped_switches",
 ]
