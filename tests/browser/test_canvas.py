@@ -26,6 +26,23 @@ def cy(page, expression: str):
     return page.evaluate(f"() => {{ const cy = window.fabricCanvas.cy; return {expression}; }}")
 
 
+def open_link_dialog(page):
+    """Click the inspector's "Change media…" for the selected link and return the dialog.
+
+    The inspector draws the link's panel after the selection: on a busy machine the first
+    click can land on the panel it replaces, as a person's would; they click again."""
+    dialog = page.get_by_role("dialog")
+    for attempt in range(3):
+        page.get_by_role("button", name="Change media…").click()
+        try:
+            expect(dialog).to_be_visible(timeout=5000)
+            return dialog
+        except AssertionError:
+            if attempt == 2:
+                raise
+    return dialog
+
+
 def cy_run(page, statement: str) -> None:
     """Run ``statement`` with ``cy`` bound, returning nothing: a cytoscape collection (what
     ``select()`` returns) reaches the whole graph, and serialising it back takes seconds."""
@@ -182,17 +199,7 @@ def test_draw_a_fabric_by_hand_save_and_reload(live_catalog, browser_login, live
     cable = cy(page, f"cy.getElementById('{link}').data('cable')")
     cy_run(page, "cy.$(':selected').unselect()")
     cy_run(page, f"cy.getElementById('{link}').select()")
-    dialog = page.get_by_role("dialog")
-    # The inspector draws the link's panel after the selection: on a busy machine the first
-    # click can land on the panel it replaces, as a person's would; they click again.
-    for attempt in range(3):
-        page.get_by_role("button", name="Change media…").click()
-        try:
-            expect(dialog).to_be_visible(timeout=5000)
-            break
-        except AssertionError:
-            if attempt == 2:
-                raise
+    dialog = open_link_dialog(page)
     # The link's current media is the choice checked (not always the first one offered).
     expect(dialog.locator("input[name=link-media]:checked")).to_have_count(1)
     dialog.get_by_label("Length (m)").fill("20")

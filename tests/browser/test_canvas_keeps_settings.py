@@ -6,7 +6,13 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.test_canvas import cy, cy_run, live_catalog, wait_ready  # noqa: F401
+from tests.browser.test_canvas import (  # noqa: F401
+    cy,
+    cy_run,
+    live_catalog,
+    open_link_dialog,
+    wait_ready,
+)
 from tests.conftest import keep_screenshot
 
 
@@ -29,10 +35,11 @@ def test_one_length_on_gb300_saves_without_warning_and_keeps_the_transport(
     link = "link:0"
     cy_run(page, "cy.$(':selected').unselect()")
     cy_run(page, f"cy.getElementById('{link}').select()")
-    page.get_by_role("button", name="Change media…").click()
-    dialog = page.get_by_role("dialog")
+    dialog = open_link_dialog(page)
     dialog.get_by_label("Length (m)").fill("25")
+    expect(dialog).to_contain_text("compatible choice")  # the media for 25 m are offered
     dialog.get_by_role("button", name="Change link").click()
+    expect(dialog).to_be_hidden()
     assert cy(page, f"cy.getElementById('{link}').data('length_m')") == 25
     page.get_by_role("button", name="Save", exact=True).click()
 
