@@ -10,5 +10,6 @@ class PlannerConfig(AppConfig):
     def ready(self):
         from inventory.hooks import install_catalog_hooks
         from planner.catalog_hooks import PlannerCatalogHooks
+        from planner.quotes import checks  # noqa: F401  (registers quotes.E001: the PDF's fonts)
 
         install_catalog_hooks(PlannerCatalogHooks())

@@ -25,7 +25,8 @@ with ``=``, ``+``, ``-``, ``@``, tab or CR is written with a ``'`` before it
 The PDF sets every text in DejaVu Sans (Latin, Greek, Cyrillic, Arabic, Hebrew), with Noto Sans
 CJK as the fallback for Chinese, Japanese and Korean, both embedded (subset) in the file, and,
 when a text is right-to-left or has combining marks, shapes text with HarfBuzz so that it reads
-right: any customer name and address prints as typed (:func:`pdf_fonts`). Unpriced amounts
+right: any customer name and address prints as typed (:func:`pdf_fonts`; the files come from the
+operating system's font packages, :mod:`planner.quotes.fonts`). Unpriced amounts
 print as "—" (with "unpriced" or "not priced"), never as a zero.
 """
 
@@ -33,14 +34,12 @@ from __future__ import annotations
 
 import csv
 import functools
-import importlib.util
 import io
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-import noto_cjk_sans_otc
 from fontTools.ttLib import TTFont
 from fpdf import FPDF
 from fpdf.fonts import FontFace
@@ -56,6 +55,7 @@ from planner.domain.outputs.quote import (
     minor_unit,
 )
 from planner.presentation import NETWORK_LABELS, money_text
+from planner.quotes.fonts import font_files
 from planner.quotes.models import address_lines
 
 __all__ = [
@@ -83,11 +83,11 @@ CJK_FACE = 0  # face of the Noto Sans CJK collection: JP (every CJK ideograph, k
 
 @dataclass(frozen=True)
 class PdfFonts:
-    """Font files of the quote PDF (all shipped by packages in requirements.lock).
+    """Font files of the quote PDF (from the operating system's font packages).
 
-    ``regular``, ``bold`` and ``italic`` are DejaVu Sans (static TrueType files in matplotlib's
-    ``mpl-data``: found by path, matplotlib is never imported); ``cjk`` is the Noto Sans CJK
-    collection of ``noto-cjk-sans-otc``; ``covered`` the code points DejaVu Sans draws.
+    ``regular``, ``bold`` and ``italic`` are DejaVu Sans; ``cjk`` is the Noto Sans CJK
+    collection; ``covered`` the code points DejaVu Sans draws. Where they are looked for, and
+    what to install: :mod:`planner.quotes.fonts`.
     """
 
     regular: Path
@@ -101,22 +101,21 @@ class PdfFonts:
 def pdf_fonts() -> PdfFonts:
     """The fonts the quote PDF embeds (looked up once per process).
 
+    Raises :class:`planner.quotes.fonts.FontsMissing` (naming the packages) when one is not
+    installed.
+
     >>> fonts = pdf_fonts()
     >>> fonts.regular.name, ord("Ж") in fonts.covered, ord("東") in fonts.covered
     ('DejaVuSans.ttf', True, False)
     """
-    spec = importlib.util.find_spec("matplotlib")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("DejaVu Sans comes with matplotlib: pip install -r requirements.lock")
-    ttf = Path(next(iter(spec.submodule_search_locations))) / "mpl-data" / "fonts" / "ttf"
-    regular = ttf / "DejaVuSans.ttf"
-    with TTFont(regular, lazy=True) as font:
+    files = font_files()
+    with TTFont(files["regular"], lazy=True) as font:
         covered = frozenset(font.getBestCmap())
     return PdfFonts(
-        regular=regular,
-        bold=ttf / "DejaVuSans-Bold.ttf",
-        italic=ttf / "DejaVuSans-Oblique.ttf",
-        cjk=Path(str(noto_cjk_sans_otc.FONT_PATH)),
+        regular=files["regular"],
+        bold=files["bold"],
+        italic=files["italic"],
+        cjk=files["cjk"],
         covered=covered,
     )
 

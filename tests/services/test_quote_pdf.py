@@ -110,10 +110,18 @@ def test_customer_names_in_any_script_print_with_embedded_fonts(document, script
     assert bool(cjk) == (script == "cjk")  # the large CJK font only when a text needs it
 
 
-def test_fonts_come_from_installed_packages():
+def test_fonts_come_from_the_operating_systems_packages():
     fonts = pdf_fonts()
-    for path in (fonts.regular, fonts.bold, fonts.italic, fonts.cjk):
-        assert path.is_file() and "site-packages" in str(path)
+    paths = (fonts.regular, fonts.bold, fonts.italic, fonts.cjk)
+    names = [path.name for path in paths]
+    assert names == [
+        "DejaVuSans.ttf",
+        "DejaVuSans-Bold.ttf",
+        "DejaVuSans-Oblique.ttf",
+        "NotoSansCJK-Regular.ttc",
+    ]
+    for path in paths:
+        assert path.is_file() and "site-packages" not in str(path)
     assert ord("Ω") in fonts.covered and ord("ש") in fonts.covered
 
 
