@@ -25,21 +25,29 @@ COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage r
 # collection order (heavy API walks early). PARALLEL= runs everything in one process.
 PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
 
-.PHONY: run test setup venv frontend db lint format spec-schema bench lock clean
+.PHONY: run test setup fonts venv frontend db lint format spec-schema bench lock clean
 
 run: setup db
 	@$(PY) manage.py ensure_admin
 	@$(PY) manage.py serve
 
-setup: $(STAMP) $(FLOW_KERNELS) frontend/dist/.built
+setup: $(STAMP) $(FLOW_KERNELS) frontend/dist/.built fonts
 
 $(VENV)/bin/python:
 	$(PYTHON_BIN) -m venv $(VENV)
 
-$(STAMP): $(VENV)/bin/python requirements.lock
+# The development set: requirements-dev.lock is requirements.lock (what the Docker image
+# installs) plus the tests', benchmarks' and linters' tools, at the same versions.
+$(STAMP): $(VENV)/bin/python requirements.lock requirements-dev.lock
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet -r requirements-dev.lock
 	@touch $@
+
+# The quote PDF's fonts are the operating system's packages (planner/quotes/fonts.py): without
+# them, say which to install now rather than fail inside a PDF later. Checked on every run
+# (a few milliseconds: no process is started when they are at Debian's paths).
+fonts: $(STAMP)
+	@$(PY) -m planner.quotes.fonts > /dev/null
 
 # Compiled once here (5-6 s of CPU), not in every test, web or worker process; again when the
 # kernels' sources or the installed packages change.
@@ -94,15 +102,27 @@ bench: setup
 	$(PY) -m tests.bench_optics
 	$(PY) -m tests.bench_scale
 
-# Re-pin requirements.lock from pyproject.toml's dependencies (needs network). The pins already
-# in the lock are kept and only what they do not cover is resolved; UPGRADE=1 re-resolves all.
-# The dependencies are read from pyproject.toml (the repository itself is not a package).
+# Re-pin the two locks from pyproject.toml (needs network; the repository itself is not a
+# package). requirements.lock: what the web server and the Celery worker run (`dependencies`),
+# the only lock the Docker image installs. requirements-dev.lock: that plus the tests',
+# benchmarks' and linters' tools (the `dev` group), resolved with requirements.lock as
+# constraints so every version both hold agrees (tests/unit/test_build.py checks it). The pins
+# already in the locks are kept and only what they do not cover is resolved; UPGRADE=1
+# re-resolves all.
+LOCK_DIR ?= /tmp/fabric-lock
+LOCKS := requirements.lock requirements-dev.lock
+LOCK_DEPS = $(PYTHON_BIN) -c 'import sys, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	print(*(p["dependencies"] if sys.argv[1] == "prod" else p["optional-dependencies"]["dev"]), sep="\n")'
 lock:
-	rm -rf /tmp/fabric-lock && $(PYTHON_BIN) -m venv /tmp/fabric-lock
-	$(PYTHON_BIN) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
-	print(*p["dependencies"], *p["optional-dependencies"]["dev"], sep="\n")' > /tmp/fabric-lock/direct.txt
-	/tmp/fabric-lock/bin/pip install --quiet -r /tmp/fabric-lock/direct.txt $(if $(UPGRADE),,-c requirements.lock)
-	/tmp/fabric-lock/bin/pip freeze | LC_ALL=C sort -f > requirements.lock
+	rm -rf $(LOCK_DIR) && mkdir -p $(LOCK_DIR)
+	$(PYTHON_BIN) -m venv $(LOCK_DIR)/prod && $(PYTHON_BIN) -m venv $(LOCK_DIR)/dev
+	$(LOCK_DEPS) prod > $(LOCK_DIR)/prod.txt && $(LOCK_DEPS) dev > $(LOCK_DIR)/dev.txt
+	$(LOCK_DIR)/prod/bin/pip install --quiet -r $(LOCK_DIR)/prod.txt \
+	  $(if $(UPGRADE),,$(foreach f,$(wildcard $(LOCKS)),-c $(f)))
+	$(LOCK_DIR)/prod/bin/pip freeze | LC_ALL=C sort -f > requirements.lock
+	$(LOCK_DIR)/dev/bin/pip install --quiet -r requirements.lock -r $(LOCK_DIR)/dev.txt \
+	  $(if $(UPGRADE),,$(foreach f,$(wildcard requirements-dev.lock),-c $(f)))
+	$(LOCK_DIR)/dev/bin/pip freeze | LC_ALL=C sort -f > requirements-dev.lock
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist staticfiles .pytest_cache .ruff_cache
