@@ -31,7 +31,7 @@ run: setup db
 	@$(PY) manage.py ensure_admin
 	@$(PY) manage.py serve
 
-setup: $(STAMP) $(FLOW_KERNELS) frontend/dist/.built fonts
+setup: fonts $(STAMP) $(FLOW_KERNELS) frontend/dist/.built
 
 $(VENV)/bin/python:
 	$(PYTHON_BIN) -m venv $(VENV)
@@ -43,11 +43,11 @@ $(STAMP): $(VENV)/bin/python requirements.lock requirements-dev.lock
 	$(PY) -m pip install --quiet -r requirements-dev.lock
 	@touch $@
 
-# The quote PDF's fonts are the operating system's packages (planner/quotes/fonts.py): without
-# them, say which to install now rather than fail inside a PDF later. Checked on every run
-# (a few milliseconds: no process is started when they are at Debian's paths).
-fonts: $(STAMP)
-	@$(PY) -m planner.quotes.fonts > /dev/null
+# The quote PDF's fonts are the operating system's packages (planner/quotes/fonts.py, which
+# needs only the standard library): without them, say which to install first, before any
+# download, rather than fail inside a PDF later. Checked on every run (0.1 s).
+fonts:
+	@$(firstword $(wildcard $(PY)) $(PYTHON_BIN)) -m planner.quotes.fonts > /dev/null
 
 # Compiled once here (5-6 s of CPU), not in every test, web or worker process; again when the
 # kernels' sources or the installed packages change.
