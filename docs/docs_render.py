@@ -98,12 +98,17 @@ def _rows(schema: dict, properties: dict, required: set, prefix: str, out: list)
         text = node.get("description", "")
         if title and title.lower() != name.replace("_", " ").lower():
             text = f"*{title}.* {text}" if text else f"*{title}.*"
-        limits = _limits_text(node)
-        out.append(
-            f"| `{path}`{' (required)' if name in required else ''} "
-            f"| {_cell(_type_text(schema, node))} | {_cell(default)} "
-            f"| {_cell(limits)} | {_cell(text)} |"
+        kind = "; ".join(
+            part
+            for part in (
+                _type_text(schema, node),
+                default and f"default {default}",
+                _limits_text(node),
+            )
+            if part
         )
+        required_text = " (required)" if name in required else ""
+        out.append(f"| `{path}`{required_text} | {_cell(kind)} | {_cell(text)} |")
         if node.get("type") == "object" and node.get("properties"):
             nested.append((path, node))
     for path, node in nested:
@@ -117,7 +122,7 @@ def spec_reference(schema: dict) -> str:
     >>> page = spec_reference({"title": "T", "description": "D", "required": ["a"],
     ...     "properties": {"a": {"type": "integer", "minimum": 1, "description": "Count."},
     ...                    "b": {"type": "object", "properties": {"c": {"enum": ["x", "y"]}}}}})
-    >>> "| `a` (required) | integer |  | minimum 1 | Count. |" in page
+    >>> "| `a` (required) | integer; minimum 1 | Count. |" in page
     True
     >>> "| `b.c` | one of `x`, `y` |" in page
     True
@@ -133,8 +138,8 @@ def spec_reference(schema: dict) -> str:
         "Fields of nested blocks are named with dots (`networks.storage.leaf` is `leaf` inside "
         "`storage` inside `networks`). See [Designs as code](specs.md) for worked examples.",
         "",
-        "| Field | Type | Default | Limits | Description |",
-        "|---|---|---|---|---|",
+        "| Field | Type; default; limits | Description |",
+        "|---|---|---|",
     ]
     rows = _rows(schema, schema.get("properties", {}), set(schema.get("required", [])), "", [])
     return "\n".join(header + rows) + "\n"
