@@ -16,9 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _text(response) -> str:
-    """The body of a page: a file of the site streams, a Django page does not."""
-    if response.streaming:
-        return b"".join(response.streaming_content).decode()
     return response.content.decode()
 
 
