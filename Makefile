@@ -24,10 +24,14 @@ COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage r
 # workers, 5 min 39 s with two, 6 min 13 s with four). Tests go to a worker by file, in
 # collection order (heavy API walks early). PARALLEL= runs everything in one process.
 PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
+# The built documentation site and what it is built from (the `docs` target below).
+DOCS_SITE := .var/docs-site/index.html
+DOCS_SOURCES := mkdocs.yml CHANGELOG.md planner/domain/design-spec.schema.json \
+	$(shell find docs -type f -not -path '*/__pycache__/*' 2>/dev/null)
 
-.PHONY: run test setup fonts venv frontend db lint format spec-schema bench lock clean
+.PHONY: run test setup fonts venv frontend db docs lint format spec-schema bench lock clean
 
-run: setup db
+run: setup db $(DOCS_SITE)
 	@$(PY) manage.py ensure_admin
 	@$(PY) manage.py serve
 
@@ -66,6 +70,22 @@ db: setup
 	@$(PY) manage.py migrate --noinput -v 0
 	@$(PY) manage.py load_catalog
 
+# The documentation site (mkdocs.yml over docs/): the OpenAPI schema written for its API page, then
+# a strict build (a broken link or a page missing from the nav fails it) into .var/docs-site/,
+# which the app serves at /docs/. `make test` always builds it; `make run` when docs/ changed.
+
+define BUILD_DOCS
+@mkdir -p .var
+$(PY) manage.py spectacular --format openapi-json --file .var/openapi.json
+$(PY) -m mkdocs build --strict --quiet
+endef
+
+docs: $(STAMP)
+	$(BUILD_DOCS)
+
+$(DOCS_SITE): $(STAMP) $(DOCS_SOURCES)
+	$(BUILD_DOCS)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -79,7 +99,7 @@ format: $(STAMP)
 spec-schema: $(STAMP)
 	$(PY) -c "from planner.domain.spec import SCHEMA_PATH, schema_text; SCHEMA_PATH.write_text(schema_text())"
 
-test: setup lint
+test: setup lint docs
 	cd frontend && npm test --silent
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 ifeq ($(strip $(PYTEST_ARGS)),)

@@ -361,7 +361,7 @@ class DesignSpec:
             "media",
             "Media",
             MediaChoice().kind,
-            "Per tier. auto = cheapest in the price book, then lowest power (see README).",
+            "Per tier. auto = cheapest in the price book, then lowest power (docs: Architect).",
         ),
     )
     price_book: str | None = spec_field(

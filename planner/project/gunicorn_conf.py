@@ -7,7 +7,7 @@ the client, which a thread of the same process fills, while the processes share 
 ``WEB_THREADS`` (4) threads: on 2 cores, 3 x 4 = 12 requests at a time. With 2 sync workers
 (gunicorn's default class) 50 users on the design list, a 4 SU design page, the live summary
 and the cabling CSV queued behind each other: median 1.5 s, p99 3.0 s (issue 34); see the
-README's load bench for the figures with these settings.
+docs/benchmarks-history.md (load bench) for the figures with these settings.
 """
 
 import os

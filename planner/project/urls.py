@@ -2,17 +2,20 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from planner.audit import views as audit_views
 from planner.navigation import views as navigation_views
 from planner.project import views as project_views
+from planner.project.docs_site import docs_site
 
 urlpatterns = [
     path("", navigation_views.home, name="home"),
     path("search/", navigation_views.search_page, name="search"),
     path("help/", navigation_views.help_page, name="help"),
+    path("docs/", docs_site, name="docs-site"),
+    re_path(r"^docs/(?P<path>.+)$", docs_site, name="docs-page"),
     path("healthz", project_views.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

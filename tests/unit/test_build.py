@@ -44,12 +44,13 @@ USED_WITHOUT_IMPORT = {
     "drf-spectacular-sidecar": "Swagger UI's files: named in settings' INSTALLED_APPS",
     "uharfbuzz": "fpdf2 shapes right-to-left text in the quote PDF with it",
     "ruff": "the linter, run as a command by `make lint`",
+    "mkdocs": "builds the documentation site, run as a command by `make docs`",
 }
 #: Tools that must never be in the production lock nor the image (prefixes of names).
 TOOLS = (
     "pytest", "hypothesis", "playwright", "locust", "schemathesis", "ruff", "coverage",
     "pypdf", "gevent", "flask", "pyzmq", "werkzeug", "faker", "mypy", "black", "isort",
-    "matplotlib", "noto-cjk-sans-otc",
+    "matplotlib", "noto-cjk-sans-otc", "mkdocs",
 )  # fmt: skip
 
 
@@ -263,19 +264,53 @@ def _commands(run: str) -> list[list[str]]:
     return [shlex.split(part) for part in re.split(r"&&|;|\|", run) if part.strip()]
 
 
-def test_the_image_installs_only_the_production_lock_and_the_font_packages():
-    instructions = _dockerfile_instructions()
-    copied = [args for kind, args in instructions if kind == "COPY"]
-    assert "requirements.lock ./" in copied
+def _stages(instructions: list[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """The Dockerfile's instructions by stage name (``FROM ... AS name``)."""
+    stages: dict[str, list[tuple[str, str]]] = {}
+    for kind, args in instructions:
+        if kind == "FROM":
+            name = args.split()[-1]
+            # A stage built FROM another starts with that one's instructions.
+            stages[name] = list(stages.get(args.split()[0], []))
+        stages[name].append((kind, args))
+    return stages
+
+
+def _pip_installs(instructions) -> list[list[str]]:
     commands = [c for kind, args in instructions if kind == "RUN" for c in _commands(args)]
-    pip = [c for c in commands if c[:2] == ["pip", "install"] or c[1:4] == ["-m", "pip", "install"]]
-    assert pip == [["pip", "install", "-r", "requirements.lock"]]
-    assert not any("requirements-dev.lock" in args or "[dev]" in args for _, args in instructions)
+    pip = (["pip", "install"], ["-m", "pip", "install"])
+    return [c for c in commands if c[:2] == pip[0] or c[1:4] == pip[1]]
+
+
+def test_the_image_installs_only_the_production_lock_and_the_font_packages():
+    stages = _stages(_dockerfile_instructions())
+    runtime = stages["runtime"]  # the image: the last stage
+    assert list(stages)[-1] == "runtime"
+    copied = [args for kind, args in runtime if kind == "COPY"]
+    assert "requirements.lock ./" in copied
+    assert _pip_installs(runtime) == [["pip", "install", "-r", "requirements.lock"]]
+    assert not any("requirements-dev.lock" in args or "[dev]" in args for _, args in runtime)
+    # From the other stages the image takes only built files: the front end and the docs site.
+    taken = [args.split()[0] for kind, args in runtime if kind == "COPY" and "--from=" in args]
+    assert sorted(taken) == ["--from=docs", "--from=frontend"]
+    commands = [c for kind, args in runtime if kind == "RUN" for c in _commands(args)]
     apt = [c for c in commands if c[:2] == ["apt-get", "install"]]
     packages = {word for c in apt for word in c[2:] if not word.startswith("-")}
     assert packages == {face.debian_package for face in FACES}
     # The build fails, naming the package, if a font is not where the PDF looks for it.
     assert ["python", "-m", "planner.quotes.fonts"] in commands
+
+
+def test_the_docs_stage_installs_mkdocs_at_the_dev_locks_versions():
+    """The docs site is built with the development lock's mkdocs, never installed in the image."""
+    docs = _stages(_dockerfile_instructions())["docs"]
+    dev = _lock("requirements-dev.lock")
+    extra = [c for c in _pip_installs(docs) if c != ["pip", "install", "-r", "requirements.lock"]]
+    assert len(extra) == 1
+    pins = dict(word.split("==") for word in extra[0][2:])
+    assert "mkdocs" in pins
+    lowered = {name.lower().replace("_", "-"): version for name, version in dev.items()}
+    assert {n: v for n, v in pins.items() if lowered.get(n.lower().replace("_", "-")) != v} == {}
 
 
 def test_the_image_leaves_out_the_tests_and_the_dev_lock():

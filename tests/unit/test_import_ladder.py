@@ -5,7 +5,7 @@ Every product module (``inventory``, ``planner``, ``simulation``; migrations asi
 to the room of its longest matching prefix in :data:`LADDER`; a module may import rooms on its
 own rung and below, never a room above; and the modules' import graph has no circle.
 
-The ladder, bottom up (README, "Where things live"):
+The ladder, bottom up (docs/architecture.md, "Where things live"):
 
 0. ``inventory.library``: pure catalog facts, link rules, file parsing.
 1. ``inventory``: the catalog app. What it needs from teams, designs and the audit log comes
