@@ -26,7 +26,7 @@ COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage r
 PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
 # The built documentation site and what it is built from (the `docs` target below).
 DOCS_SITE := .var/docs-site/index.html
-DOCS_SOURCES := mkdocs.yml CHANGELOG.md planner/domain/design-spec.schema.json \
+DOCS_SOURCES := docs/mkdocs.yml docs/CHANGELOG.md planner/domain/design-spec.schema.json \
 	$(shell find docs -type f -not -path '*/__pycache__/*' 2>/dev/null)
 
 .PHONY: run test setup fonts venv frontend db docs lint format spec-schema bench lock clean
@@ -70,14 +70,14 @@ db: setup
 	@$(PY) manage.py migrate --noinput -v 0
 	@$(PY) manage.py load_catalog
 
-# The documentation site (mkdocs.yml over docs/): the OpenAPI schema written for its API page, then
+# The documentation site (docs/mkdocs.yml over docs/pages/): the OpenAPI schema written for its API page, then
 # a strict build (a broken link or a page missing from the nav fails it) into .var/docs-site/,
 # which the app serves at /docs/. `make test` always builds it; `make run` when docs/ changed.
 
 define BUILD_DOCS
 @mkdir -p .var
 $(PY) manage.py spectacular --format openapi-json --file .var/openapi.json
-$(PY) -m mkdocs build --strict --quiet
+$(PY) -m mkdocs build --strict --quiet -f docs/mkdocs.yml
 endef
 
 docs: $(STAMP)

@@ -6,9 +6,9 @@ At each build, before the pages are read, four pages are added that are not in d
 - ``reference/api-operations.md`` from the OpenAPI schema (``FABRIC_OPENAPI``, default
   ``.var/openapi.json``, which ``make docs`` writes first; a build without it says so);
 - ``benchmarks.md`` from ``make bench``'s results (``FABRIC_BENCH_DIR``, default ``.var/bench``);
-- ``changelog.md``: ``CHANGELOG.md`` at the top of the repository.
+- ``changelog.md``: ``docs/CHANGELOG.md``.
 
-Paths are relative to the repository (the folder of mkdocs.yml). The rendering is in
+Paths are relative to the repository (the parent of docs/). The rendering is in
 ``docs_render.py`` beside this file, pure and tested without MkDocs.
 """
 
@@ -37,7 +37,7 @@ def generated_pages() -> dict[str, str]:
     """Each generated page's path in the site and its Markdown."""
     openapi_path = _path("FABRIC_OPENAPI", ".var/openapi.json")
     openapi = json.loads(openapi_path.read_text()) if openapi_path.is_file() else None
-    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    changelog = (ROOT / "docs" / "CHANGELOG.md").read_text(encoding="utf-8")
     return {
         "reference/spec.md": docs_render.spec_reference(json.loads(SCHEMA.read_text())),
         "reference/api-operations.md": docs_render.api_operations(

@@ -1,4 +1,4 @@
-"""Take the walkthrough's screenshots (docs/img/*.png) from a running Fabric Planner.
+"""Take the walkthrough's screenshots (docs/pages/img/*.png) from a running Fabric Planner.
 
 Run against a server with the seed catalog loaded (``make run``, or ``manage.py serve --port P``
 after ``migrate`` and ``load_catalog``) and an account that has the price right (the local admin
@@ -25,7 +25,7 @@ from pathlib import Path
 from PIL import Image
 from playwright.sync_api import expect, sync_playwright
 
-IMG = Path(__file__).resolve().parent / "img"
+IMG = Path(__file__).resolve().parent / "pages" / "img"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 VIEWPORT = {"width": 1280, "height": 800}
 #: A job on a loaded two-core machine may wait for the worker; screenshots wait as long.
@@ -33,7 +33,7 @@ JOB_TIMEOUT_MS = 120_000
 
 
 def save(page, name: str) -> Path:
-    """Screenshot the viewport into ``docs/img/NAME.png`` as a 256-colour PNG."""
+    """Screenshot the viewport into ``docs/pages/img/NAME.png`` as a 256-colour PNG."""
     raw = page.screenshot()
     image = Image.open(io.BytesIO(raw)).convert("RGB")
     path = IMG / f"{name}.png"

@@ -209,7 +209,7 @@ STORAGES = {
 # Locally, serve straight from the app and frontend folders: no collectstatic step.
 WHITENOISE_USE_FINDERS = not PRODUCTION
 WHITENOISE_AUTOREFRESH = DEBUG
-# The documentation site (mkdocs.yml's site_dir), served at /docs/ by planner/project/docs_site.py.
+# The docs site (docs/mkdocs.yml's site_dir), served at /docs/ by planner/project/docs_site.py.
 DOCS_SITE_DIR = Path(os.environ.get("DOCS_SITE_DIR", BASE_DIR / ".var" / "docs-site"))
 
 # --- Uploads --------------------------------------------------------------------------------

@@ -22,7 +22,17 @@ def _text(response) -> str:
 def build_site(site: Path) -> subprocess.CompletedProcess:
     """``mkdocs build --strict`` into ``site`` (about 1 s), without bench results."""
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            "docs/mkdocs.yml",
+            "--site-dir",
+            str(site),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -69,13 +69,13 @@ def test_every_command_the_readme_names_exists():
 def test_every_link_and_image_of_the_readme_exists():
     targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", _readme())
     local = [t for t in targets if not re.match(r"https?://", t)]
-    assert any(t.startswith("docs/img/") for t in local)
+    assert any(t.startswith("docs/pages/img/") for t in local)
     missing = [t for t in local if not (ROOT / t).exists()]
     assert not missing, missing
 
 
 def test_screenshots_are_small_pngs_and_each_is_shown():
-    images = sorted((DOCS / "img").glob("*"))
+    images = sorted((DOCS / "pages" / "img").glob("*"))
     assert len(images) >= 6
     pages = _readme() + "".join(p.read_text() for p in DOCS.rglob("*.md"))
     for image in images:
