@@ -1,8 +1,9 @@
 """Django system checks of the quotes: the quote PDF's fonts are installed (``quotes.E001``).
 
-Run by every ``manage.py`` command that checks (``serve`` of ``make run``, ``runserver``,
-``migrate``, ``check``; the Docker image's ``collectstatic``), so a machine without the fonts
-is told what to install before a quote PDF is asked for, not with a failure inside one.
+Run by every ``manage.py`` command that checks (``ensure_admin`` and ``serve`` of ``make run``,
+``runserver``, ``migrate``, ``check``), so a machine without the fonts is told what to install
+before a quote PDF is asked for, not with a failure inside one. (``collectstatic`` runs only the
+static files' checks: the Docker build runs ``python -m planner.quotes.fonts`` instead.)
 """
 
 from __future__ import annotations

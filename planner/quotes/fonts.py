@@ -10,9 +10,10 @@ then through fontconfig (``fc-match``), which answers any font it has, so only a
 expected name is taken.
 
 A missing font is :class:`FontsMissing`, whose message names the files and the packages to
-install. ``make setup``, the Django system check ``quotes.E001`` (so ``make run``, ``manage.py``
-and the Docker image's ``collectstatic``) and ``python -m planner.quotes.fonts`` all say it
-before any PDF is made. This module loads no Django.
+install. ``make setup`` and the Docker build (``python -m planner.quotes.fonts``, which needs
+only the standard library) and the Django system check ``quotes.E001`` (every ``manage.py``
+command that checks: ``make run``, ``migrate`` in docker compose) all say it before any PDF is
+made. This module loads no Django.
 """
 
 from __future__ import annotations
