@@ -1,0 +1,78 @@
+"""Switch breakouts from the vendors' platform files, and the fibre of native 800G DR8 (issue 36.3).
+
+Published row reproduced: NVIDIA DGX SuperPOD B300 (Spectrum-X) reference architecture, Table 3,
+1 SU = 64 DGX B300, two 400G planes per ConnectX-8 port: 16 leaves, 8 spines, 512 node-leaf and
+512 leaf-spine cables
+(https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300/latest/dgx-superpod-architecture.html).
+The SN5610's modes (1 x 800G, 2 x 400G, 4 x 200G per port) are those of NVIDIA's SONiC platform
+file ``device/mellanox/x86_64-nvidia_sn5610n-r0/platform.json`` (sonic-net/sonic-buildimage).
+"""
+
+import pytest
+
+from planner.analyses.validate import validate_fabric
+from planner.domain.pipeline import build_fabric
+from planner.domain.spec import parse_spec
+from planner.domain.summary import summarize
+
+TWIN_PLANE = {
+    "name": "B300 Spectrum-X twin-plane, 1 SU",
+    "topology": "rail-optimized",
+    "server": "DGX-B300",
+    "servers": 64,
+    "planes": 2,
+}
+
+
+@pytest.mark.parametrize("switch", ["SN5600", "SN5610"])
+def test_401_spectrum_x_twin_plane_table_3_row(facts, switch):
+    """[B300]==2x400G==[SN56x0 leaf]--[SN56x0 spine]: RA Table 3, 1 SU, on either switch."""
+    fabric = build_fabric(parse_spec({**TWIN_PLANE, "switches": {"leaf": switch}}), facts)
+    summary = summarize(fabric)
+    assert summary["switches"]["leaf"] == 16
+    assert summary["switches"]["spine"] == 8
+    assert summary["physical_ports"] == {"server-leaf": 512, "leaf-spine": 512}
+
+
+def test_sn5610_breakouts_are_sourced_from_the_vendor_platform_file(facts):
+    record = facts.parts["SN5610"]
+    group = next(m for m in facts.devices["SN5610"].port_groups)
+    assert set(group.breakouts) == {"1x800G", "2x400G", "4x200G"}
+    prov = record["provenance"]["cage_groups.0.breakouts"]
+    source = record["sources"][prov["source"]]
+    assert prov["grade"] == "datasheet"
+    assert "x86_64-nvidia_sn5610n-r0/platform.json" in source["url"]
+
+
+@pytest.mark.parametrize(
+    ("switch", "speed", "ports"),
+    [("SN5640", 400, 128), ("SN5640", 200, 256), ("SN5640", 800, 0), ("SN6600-LD", 400, 256)],
+)
+def test_platform_file_modes_give_the_radix(facts, switch, speed, ports):
+    """SN5640: 2 x 400G per cage, no 1 x 800G mode; SN6600-LD: 2 x 800G per cage, 4 x 400G."""
+    assert facts.devices[switch].radix_at(speed) == ports
+
+
+def test_402_sn5600_800g_leaf_spine_on_dr8(facts):
+    """[B300]==2x400G==[SN5600]==800G DR8 (MPO-16, OS2)==[SN5600]: builds and validates."""
+    spec = {
+        **TWIN_PLANE,
+        "switches": {"leaf": "SN5600"},
+        "uplink_speed_gbps": 800,
+        "media": {"leaf-spine": {"a": "OSFP-800G-DR8-05", "b": "OSFP-800G-DR8-05"}},
+    }
+    fabric = build_fabric(parse_spec(spec), facts)
+    summary = summarize(fabric)
+    assert summary["links"]["leaf-spine"] == 512
+    assert summary["transceivers"]["OSFP-800G-DR8-05"] == 2 * 512
+    assert summary["cables"]["FIBER-MPO16-APC-OS2-16F"] == 512
+    report = validate_fabric(fabric, facts)
+    assert "breakout-not-listed" not in report.codes("error")
+    assert report.codes("error") == set()
+
+
+def test_dr8_modules_take_an_mpo16_fibre(facts):
+    for slug in ("OSFP-800G-DR8-05", "Trixon-800G-OSFP-DR8", "QDD-DR8-800G", "MMS4X00-NM16"):
+        record = facts.parts[slug]
+        assert record["connector"] == "mpo16-apc", slug
+        assert record["provenance"]["connector"]["grade"] == "inferred", slug
