@@ -388,15 +388,18 @@ def test_intent_yaml_and_json_hold_every_switch(spectrum, facts):
     assert any("Arista EOS leaves out" in note for note in data["notes"])
 
 
-def test_intent_headroom_is_the_mlx5_formula(spectrum, facts):
+def test_intent_headroom_is_the_switch_vendors_table(spectrum, facts):
+    """SN5600: SONiC ACS-SN5600 pg_profile_lookup.ini, row '400000 40m ... xoff 283648' for a
+    400G port on a run up to 40 m (the shortest listed cable length covering it)."""
     fabric = _with_transport(spectrum, mtu_b=9216)
     settings, defaulted = transport_of(fabric, facts)
     switch = next(switch_intents(fabric, facts, settings))
+    assert switch.model == "SN5600"
     interface = switch.interfaces[0]
-    metres = -(-interface.cable_length_m // 1)
-    assert interface.pfc_xoff_b == round(pfc_xoff_bytes(400, metres, 9216)) and not defaulted
+    assert interface.speed_gbps == 400 and 5 < interface.cable_length_m <= 40
+    assert interface.pfc_xoff_b == 283648 and not defaulted
     assert switch.headroom_b == sum(i.pfc_xoff_b for i in switch.interfaces)
-    # next-wave.md §3.2 worked value: 400G on 100 m at MTU 9216 ~ 226 KiB
+    # the ConnectX (mlx5) formula is the NIC's: next-wave.md §3.2, 400G on 100 m ~ 226 KiB
     assert round(pfc_xoff_bytes(400, 100, 9216) / 1024) == 226
 
 

@@ -12,9 +12,11 @@ to give for them (``missing``), and notes. Then one :class:`SwitchIntent` per sw
 spine and core, in node order): its model, role, MTU, PFC headroom and the interfaces that
 have a link (:class:`InterfaceIntent`), each with the port as the cabling plan and the NetBox
 export name it (``3/2``), the vendor interface names, speed, peer, cable label and ordered
-cable length, whether it is lossless and its PFC xoff headroom (the mlx5 formula,
-:func:`planner.domain.transport.pfc_xoff_bytes`, from the port speed, the cable length in
-whole metres and the switch MTU; blank when the length or MTU is not known), and whether
+cable length, whether it is lossless and its PFC xoff headroom (the switch vendor's figure
+for the port speed and the cable length in whole metres, :mod:`planner.domain.transport.
+headroom`: SONiC's ``pg_profile_lookup.ini`` of the Spectrum platform; blank when the length
+or MTU is not known, the run is past the table's longest cable or the vendor's table is not
+in the planner: the ConnectX formula is the NIC's, not the switch's), and whether
 adaptive routing is on (switch-to-switch ports, when the design's load balancing is
 ``adaptive``). Only the compute fabric: the other networks (storage, in-band, out-of-band)
 carry no RoCE settings in the spec.
@@ -69,7 +71,8 @@ from planner.domain.names import PortLayout, end_text, layout_of, port_position
 from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
 from planner.domain.summary import ordered_cable_length_m
-from planner.domain.transport import TransportSettings, pfc_xoff_bytes
+from planner.domain.transport import TransportSettings
+from planner.domain.transport.headroom import headroom_table
 from planner.domain.transport.resolve import transport_or_default
 from planner.domain.transport.settings import CUMULUS_ROCE
 
@@ -277,6 +280,7 @@ def switch_intents(
             layout = layouts[(model, per_cage)] = layout_of(facts, model, per_cage)
         record = facts.parts.get(model) or {}
         device = facts.devices.get(model)
+        table = headroom_table(model)
         manufacturer = str(record.get("manufacturer") or "")
         protocols = tuple(device.protocols) if device is not None else ()
         mtu = roce.mtu_of(role) if roce else None
@@ -292,8 +296,9 @@ def switch_intents(
             length_m = round(length, 2) if math.isfinite(length) else None
             metres = whole_metres(length_m)
             xoff = None
-            if lossless and metres is not None and mtu:
-                xoff = int(round(pfc_xoff_bytes(speed, metres, mtu)))
+            if lossless and metres is not None and mtu and table is not None:
+                value = float(table.xoff_bytes([speed], [metres])[0])
+                xoff = int(value) if math.isfinite(value) else None
             interfaces.append(
                 InterfaceIntent(
                     port=ends.port_name(n, p),
