@@ -1,0 +1,63 @@
+"""Rack-scale power per SU and propagation per medium as their sources print them (issue 36.7).
+
+- NVIDIA DGX SuperPOD GB200 RA, "DGX SuperPOD Architecture": "Each SU requires a Thermal Design
+  Power (TDP) of 1.2 Megawatts (MW)", a single SU being 8 DGX GB200 rack systems
+  (https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-gb200/latest/dgx-superpod-architecture.html).
+- Glass: single-mode G.652.D effective group index 1.466 at 1310 nm (HNK fibre datasheet,
+  hnkoptic.com/indexbda3.html), multimode OM4 1.483 at 850 nm (OPTOKON OM4 datasheet,
+  https://www.optokon.com/tr/product/252-multimode-fiber-om4): 4.89 and 4.95 ns/m.
+- Copper twinax: NVIDIA MCP4Y10 DAC, 4.5 ns/m as published
+  (https://docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
+"""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from planner.analyses.power import power_budget
+from planner.domain.pipeline import build_fabric
+from planner.domain.spec import parse_spec
+
+C_M_PER_NS = 0.299792458
+EXAMPLES = Path(__file__).resolve().parents[2] / "planner/domain/examples"
+
+
+def test_gb200_nvl72_su_power_is_the_ra_tdp(facts):
+    """[8 x GB200 NVL72]--[QM9700 rail leaves]--[spines]: the RA's SU of 8 racks, 1.2 MW TDP."""
+    spec = parse_spec(yaml.safe_load((EXAMPLES / "gb200-nvl72-ndr.yaml").read_text()))
+    fabric = build_fabric(spec, facts)
+    budget = power_budget(fabric, facts)
+    assert budget.by_category["servers"] == pytest.approx(1.2e6)
+    # the SU's compute-fabric switches and optics on top: within 5 % of the RA's TDP
+    assert 1.2e6 < budget.total_w < 1.26e6
+    record = facts.parts["GB200-NVL72"]
+    prov = record["provenance"]["power_max_w"]
+    assert prov["grade"] == "inferred" and "1.2 Megawatts" in prov["note"]
+    assert record["sources"][prov["source"]]["url"].startswith("https://docs.nvidia.com/")
+
+
+@pytest.mark.parametrize(
+    ("kind", "group_index", "per_m"),
+    [("smf", 1.466, 4.89), ("mmf", 1.483, 4.95)],
+)
+def test_glass_propagation_is_its_group_index(facts, kind, group_index, per_m):
+    assert round(group_index / C_M_PER_NS, 2) == per_m
+    fibres = [
+        p
+        for p in facts.parts.values()
+        if p.get("category") == "fiber" and p.get("fiber_type") == kind and p.get("fiber_count")
+    ]
+    assert fibres
+    for part in fibres:
+        assert part["propagation_ns_per_m"] == per_m, part["slug"]
+        prov = part["provenance"]["propagation_ns_per_m"]
+        assert prov["grade"] == "inferred" and str(group_index) in prov["note"], part["slug"]
+        # NVIDIA's 4.5 ns/m stays beside it, as the alternative it is
+        assert [a["value"] for a in prov["alternatives"]] == [4.5], part["slug"]
+
+
+def test_copper_twinax_keeps_nvidias_figure(facts):
+    dacs = [p for p in facts.parts.values() if p.get("cable_type") == "dac"]
+    given = {p["propagation_ns_per_m"] for p in dacs if "propagation_ns_per_m" in p}
+    assert given == {4.5}
