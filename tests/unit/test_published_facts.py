@@ -61,3 +61,30 @@ def test_copper_twinax_keeps_nvidias_figure(facts):
     dacs = [p for p in facts.parts.values() if p.get("cable_type") == "dac"]
     given = {p["propagation_ns_per_m"] for p in dacs if "propagation_ns_per_m" in p}
     assert given == {4.5}
+
+
+def test_b300_networks_size_from_its_catalog_ports(facts):
+    """DGX SuperPOD B300 RA, network fabrics: "Each pair of in-band management and storage ports
+    provide parallel pathways into the DGX B300 system ... The BMC port is used for BMC access"
+    (https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300/latest/network-fabrics.html).
+    Their speed is not published: 400G as the DGX B200's BlueField-3 ports, named as inferred."""
+    from planner.domain.networks import cluster_networks
+
+    document = {
+        "name": "b300 networks",
+        "topology": "rail-optimized",
+        "server": "DGX-B300",
+        "servers": 64,
+        "switches": {"leaf": "Q3400-RA"},
+        "networks": {"storage": {"leaf": "SN5600"}, "inband": {"leaf": "SN5600"}},
+    }
+    spec = parse_spec(document)
+    plans = {p.name: p for p in cluster_networks(spec, build_fabric(spec, facts), facts).networks}
+    storage, inband = plans["storage"], plans["inband"]
+    assert storage.settings["speed_gbps"] == 400  # not the SN5600's 800G
+    node_links = next(g for g in storage.link_groups if g.name == "node-leaf")
+    assert node_links.links == 64 * 2 and node_links.speed_gbps == 400
+    for plan, role in ((storage, "storage"), (inband, "inband")):
+        (note,) = [c for c in plan.conventions if "from the catalog" in c]
+        assert note.startswith(f"DGX-B300 {role} ports from the catalog: 2 per node, 400G")
+        assert "(inferred: assumed as the DGX B200's BlueField-3" in note
