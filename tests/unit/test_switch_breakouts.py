@@ -76,3 +76,41 @@ def test_dr8_modules_take_an_mpo16_fibre(facts):
         record = facts.parts[slug]
         assert record["connector"] == "mpo16-apc", slug
         assert record["provenance"]["connector"]["grade"] == "inferred", slug
+
+
+@pytest.mark.parametrize(
+    ("form_factor", "speed", "pmd"),
+    [
+        ("OSFP", 800, "DR8"),
+        ("OSFP", 800, "2xDR4"),
+        ("OSFP", 800, "2xFR4"),
+        ("OSFP224", 1600, "DR8"),
+        ("OSFP224", 1600, "2xDR4"),
+        ("OSFP224", 1600, "2xFR4"),
+        ("QSFP-DD800", 800, "DR8"),
+        ("QSFP-DD800", 800, "2xFR4"),
+    ],
+)
+def test_a_fibre_carries_every_single_mode_pmd_on_every_cage_family(facts, form_factor, speed, pmd):
+    """Issue 36.3: DR8, 2xDR4 and 2xFR4 at 800G and 1.6T each have a module and a straight
+    fibre that plugs into it (media, connector, for_pmd). QSFP-DD800 2 x DR4 and 1.6T
+    QSFP-DD800 modules are not in the catalog (none found)."""
+    from inventory.library.compat import fiber_fits_optic
+    from planner.domain.part_facts import fiber_of, optic_of
+
+    parts = facts.parts.values()
+    modules = [
+        p
+        for p in parts
+        if p.get("category") == "transceiver"
+        and (p.get("form_factor"), p.get("speed_gbps"), p.get("pmd")) == (form_factor, speed, pmd)
+    ]
+    fibres = [p for p in parts if p.get("category") == "fiber" and p.get("topology") == "straight"]
+    assert modules
+    fits = {
+        (m["slug"], f["slug"])
+        for m in modules
+        for f in fibres
+        if not fiber_fits_optic(fiber_of(f), optic_of(m)) and pmd in (f.get("for_pmd") or [pmd])
+    }
+    assert fits, (form_factor, speed, pmd)
