@@ -88,3 +88,14 @@ def test_b300_networks_size_from_its_catalog_ports(facts):
         (note,) = [c for c in plan.conventions if "from the catalog" in c]
         assert note.startswith(f"DGX-B300 {role} ports from the catalog: 2 per node, 400G")
         assert "(inferred: assumed as the DGX B200's BlueField-3" in note
+
+
+def test_b300_xdr_rack_power_is_near_the_ra_figure(facts):
+    """DGX SuperPOD B300 XDR RA: "four DGX B300 fit within a single rack. The rack-level power
+    consumption per rack is ~56kW"
+    (https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html).
+    Ours: 4 x 14.5 kW (DGX B300 user guide, secondary) plus the rack's NIC-side optics."""
+    spec = parse_spec(yaml.safe_load((EXAMPLES / "b300-xdr-rail.yaml").read_text()))
+    budget = power_budget(build_fabric(spec, facts), facts)
+    racks = [r for r in budget.racks if r["kind"] == "server"]
+    assert racks and all(abs(r["power_w"] / 56_000 - 1) < 0.05 for r in racks)
