@@ -99,3 +99,30 @@ def test_b300_xdr_rack_power_is_near_the_ra_figure(facts):
     budget = power_budget(build_fabric(spec, facts), facts)
     racks = [r for r in budget.racks if r["kind"] == "server"]
     assert racks and all(abs(r["power_w"] / 56_000 - 1) < 0.05 for r in racks)
+
+
+@pytest.mark.parametrize(
+    ("server", "leaf"), [("GB200-NVL72", "QM9700"), ("GB300-NVL72", "Q3400-RA")]
+)
+def test_nvl72_converged_ports_are_the_ras(facts, server, leaf):
+    """NVL72 Enterprise RA: "The CPU Converged (North/South) network connects the nodes using two
+    400 Gb/s ports to two separate switches" (network-logical-architecture.html); DGX GB200 user
+    guide: the tray's "Storage/management network: 2x NVIDIA BlueField-3" (QSFP112). The GB300
+    tray's card is not named: its links keep no part and the conventions say why."""
+    document = {
+        "name": "nvl72",
+        "topology": "rail-optimized",
+        "server": server,
+        "racks": 8,
+        "switches": {"leaf": leaf},
+        "networks": {"converged": {"uplinks": 4}, "oob": {}, "management_racks": 1},
+    }
+    fabric = build_fabric(parse_spec(document), facts)
+    converged = fabric.settings.networks["converged"]
+    node = next(g for g in converged["link_groups"] if g["name"] == "node-leaf")
+    assert node["links"] == 8 * 18 * 2
+    if server == "GB200-NVL72":
+        assert node["cable"] is not None
+    else:
+        assert node["cable"] is None
+        assert any("unknown cage" in c for c in converged["conventions"])
