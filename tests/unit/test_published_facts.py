@@ -57,10 +57,15 @@ def test_glass_propagation_is_its_group_index(facts, kind, group_index, per_m):
         assert [a["value"] for a in prov["alternatives"]] == [4.5], part["slug"]
 
 
-def test_copper_twinax_keeps_nvidias_figure(facts):
-    dacs = [p for p in facts.parts.values() if p.get("cable_type") == "dac"]
-    given = {p["propagation_ns_per_m"] for p in dacs if "propagation_ns_per_m" in p}
-    assert given == {4.5}
+@pytest.mark.parametrize(("cable_types", "per_m"), [(("dac", "acc", "aec"), 4.5), (("aoc",), 4.95)])
+def test_cable_assemblies_by_medium(facts, cable_types, per_m):
+    """Copper twinax (DAC, linear and retimed active copper): NVIDIA's 4.5 ns/m; an active
+    optical cable: multimode glass, 4.95 ns/m. A twisted-pair RJ45 cord has none."""
+    cables = [p for p in facts.parts.values() if p.get("cable_type") in cable_types]
+    given = {p["propagation_ns_per_m"] for p in cables if "propagation_ns_per_m" in p}
+    assert given == {per_m}
+    missing = {p["slug"] for p in cables if "propagation_ns_per_m" not in p}
+    assert missing <= {"Cat5e-Cat6-RJ45-patch-cord"}
 
 
 def test_b300_networks_size_from_its_catalog_ports(facts):
