@@ -401,6 +401,12 @@ def test_intent_headroom_is_the_switch_vendors_table(spectrum, facts):
     assert switch.headroom_b == sum(i.pfc_xoff_b for i in switch.interfaces)
     # the ConnectX (mlx5) formula is the NIC's: next-wave.md §3.2, 400G on 100 m ~ 226 KiB
     assert round(pfc_xoff_bytes(400, 100, 9216) / 1024) == 226
+    # ... and it sizes the NIC end of a server link (the Spectrum fixture's ConnectX servers)
+    server_port = next(i for i in switch.interfaces if i.peer_role == "server")
+    metres = -(-server_port.cable_length_m // 1)
+    assert server_port.peer_pfc_xoff_b == round(pfc_xoff_bytes(400, metres, 9216))
+    assert server_port.as_dict()["peer_pfc_xoff_b"] == server_port.peer_pfc_xoff_b
+    assert all(i.peer_pfc_xoff_b is None for i in switch.interfaces if i.peer_role != "server")
 
 
 def test_infiniband_intent_has_the_subnet_manager(quantum, facts):

@@ -16,7 +16,10 @@ cable length, whether it is lossless and its PFC xoff headroom (the switch vendo
 for the port speed and the cable length in whole metres, :mod:`planner.domain.transport.
 headroom`: SONiC's ``pg_profile_lookup.ini`` of the Spectrum platform; blank when the length
 or MTU is not known, the run is past the table's longest cable or the vendor's table is not
-in the planner: the ConnectX formula is the NIC's, not the switch's), and whether
+in the planner: the ConnectX formula is the NIC's, not the switch's), on a server link the NIC
+end's xoff (``peer_pfc_xoff_b``: the mlx5 formula, :func:`planner.domain.transport.
+pfc_xoff_bytes`, from the speed, the cable length and the servers' MTU, ConnectX/BlueField
+NICs only), and whether
 adaptive routing is on (switch-to-switch ports, when the design's load balancing is
 ``adaptive``). Only the compute fabric: the other networks (storage, in-band, out-of-band)
 carry no RoCE settings in the spec.
@@ -71,10 +74,10 @@ from planner.domain.names import PortLayout, end_text, layout_of, port_position
 from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
 from planner.domain.summary import ordered_cable_length_m
-from planner.domain.transport import TransportSettings
+from planner.domain.transport import TransportSettings, pfc_xoff_bytes
 from planner.domain.transport.headroom import headroom_table
-from planner.domain.transport.resolve import transport_or_default
-from planner.domain.transport.settings import CUMULUS_ROCE
+from planner.domain.transport.resolve import nic_of_server, transport_or_default
+from planner.domain.transport.settings import CUMULUS_ROCE, nic_profile_for
 
 #: The intent's format name (its first key); a change of meaning gets a new number.
 FORMAT = "fabric-planner/day0-config/1"
@@ -152,6 +155,9 @@ class InterfaceIntent:
     lossless: bool
     pfc_xoff_b: int | None
     adaptive_routing: bool
+    # the NIC end of a server link: the ConnectX (mlx5) driver's xoff for this speed, cable
+    # length and the servers' MTU (None for another NIC, a switch peer or a length unknown)
+    peer_pfc_xoff_b: int | None = None
 
     @property
     def peer_end(self) -> str:
@@ -170,6 +176,7 @@ class InterfaceIntent:
             "cable_length_m": self.cable_length_m,
             "lossless": self.lossless,
             "pfc_xoff_b": self.pfc_xoff_b,
+            "peer_pfc_xoff_b": self.peer_pfc_xoff_b,
             "adaptive_routing": self.adaptive_routing,
         }
 
@@ -244,6 +251,14 @@ def _qos_block(settings: TransportSettings) -> dict:
     }
 
 
+def _is_connectx(facts: CatalogFacts, server: str, memo: dict[str, bool]) -> bool:
+    """Whether ``server``'s compute NIC is an NVIDIA ConnectX / BlueField (the mlx5 driver)."""
+    if server not in memo:
+        _, name, maker = nic_of_server(facts, server)
+        memo[server] = nic_profile_for(maker, name) == "nvidia-connectx"
+    return memo[server]
+
+
 def is_lossless(settings: TransportSettings) -> bool:
     """Whether the switch ports run PFC (RoCE lossless or semi-lossless, priority known)."""
     roce = settings.roce
@@ -272,6 +287,7 @@ def switch_intents(
     switch_codes = [ROLE[r] for r in SWITCH_ROLES]
     switches = np.flatnonzero(np.isin(fabric.node_role, switch_codes)).tolist()
     layouts: dict[tuple[str, int], PortLayout] = {}
+    connectx: dict[str, bool] = {}
     for n in switches:
         model, role = ends.models[n], ends.roles[n]
         per_cage = ends.per_cage[n]
@@ -299,6 +315,12 @@ def switch_intents(
             if lossless and metres is not None and mtu and table is not None:
                 value = float(table.xoff_bytes([speed], [metres])[0])
                 xoff = int(value) if math.isfinite(value) else None
+            peer_xoff = None
+            peer_model = ends.models[q]
+            if lossless and metres is not None and ends.roles[q] == "server":
+                nic_mtu = roce.mtu_of("server") if roce else None
+                if nic_mtu and _is_connectx(facts, peer_model, connectx):
+                    peer_xoff = int(round(pfc_xoff_bytes(speed, metres, nic_mtu)))
             interfaces.append(
                 InterfaceIntent(
                     port=ends.port_name(n, p),
@@ -315,6 +337,7 @@ def switch_intents(
                     cable_length_m=length_m,
                     lossless=lossless,
                     pfc_xoff_b=xoff,
+                    peer_pfc_xoff_b=peer_xoff,
                     adaptive_routing=adaptive and ends.roles[q] in SWITCH_ROLES,
                 )
             )
