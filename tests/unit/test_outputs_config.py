@@ -376,7 +376,7 @@ def test_intent_yaml_and_json_hold_every_switch(spectrum, facts):
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     docs = list(yaml.load_all(_text("intent-yaml", spectrum, facts), Loader=loader))
     header, switches = docs[0], docs[1:]
-    assert header["format"] == "fabric-planner/day0-config/1" and header["revision"] == 2
+    assert header["format"] == "fabric-planner/day0-config/2" and header["revision"] == 2
     assert header["transport"] == "roce" and header["roce"]["lossless_priority"] == 3
     assert header["switch_count"] == len(switches) == int((spectrum.node_role >= 2).sum())
     assert header["missing"] == [] and header["roce"]["mtu_b"] == 9216  # Spectrum-X defaults

@@ -80,7 +80,7 @@ from planner.domain.transport.resolve import nic_of_server, transport_or_default
 from planner.domain.transport.settings import CUMULUS_ROCE, nic_profile_for
 
 #: The intent's format name (its first key); a change of meaning gets a new number.
-FORMAT = "fabric-planner/day0-config/1"
+FORMAT = "fabric-planner/day0-config/2"  # 2: pfc_xoff_b from the switch vendor (issue 36)
 #: Choices the renderers make that the transport settings do not carry, each with its source:
 #: NVIDIA's RoCE defaults (Cumulus "RDMA over Converged Ethernet - RoCE": ETS TC3 (RoCE) WRR
 #: 50 %, TC0 WRR 50 %, TC6 (CNP) strict; ECN probability 100 as ``nv show qos roce`` prints).
