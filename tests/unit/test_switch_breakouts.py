@@ -114,3 +114,32 @@ def test_a_fibre_carries_every_single_mode_pmd_on_every_cage_family(facts, form_
         if not fiber_fits_optic(fiber_of(f), optic_of(m)) and pmd in (f.get("for_pmd") or [pmd])
     }
     assert fits, (form_factor, speed, pmd)
+
+
+def test_403_day0_configs_run_the_800g_uplink_cages_whole(facts):
+    """[B300]==2x400G==[SN5600]==800G==[SN5600]: the leaf's server cages break out 2 x 400G,
+    its uplink cages stay whole (NVUE swp33, SONiC Ethernet256: Cumulus and SONiC naming as
+    planner.domain.names documents), and only the split cages get a breakout."""
+    from planner.domain.outputs.config.intent import fabric_intent, switch_intents
+    from planner.domain.outputs.config.nvue import nvue_switch_lines
+    from planner.domain.outputs.config.sonic import sonic_config
+
+    spec = {
+        **TWIN_PLANE,
+        "switches": {"leaf": "SN5600"},
+        "uplink_speed_gbps": 800,
+        "media": {"leaf-spine": "SMF"},
+    }
+    fabric = build_fabric(parse_spec(spec), facts)
+    header = fabric_intent(fabric, facts, name="t", revision=1)
+    leaf = next(s for s in switch_intents(fabric, facts, header.settings) if s.role == "leaf")
+    up = [i for i in leaf.interfaces if i.speed_gbps == 800]
+    down = [i for i in leaf.interfaces if i.speed_gbps == 400]
+    assert len(up) == 32 and len(down) == 64
+    assert up[0].names == {"nvue": f"swp{up[0].cage}", "sonic": f"Ethernet{8 * (up[0].cage - 1)}"}
+    assert all(i.legs == 1 for i in up) and all(i.legs == 2 for i in down)
+    assert leaf.breakouts == sorted({i.cage for i in down})
+    modes = {v["brkout_mode"] for v in sonic_config(header, leaf)["BREAKOUT_CFG"].values()}
+    assert modes == {"2x400G"}
+    text = "\n".join(nvue_switch_lines(header, leaf))
+    assert f"swp{up[0].cage}s0" not in text

@@ -73,6 +73,7 @@ from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
 from planner.domain.names import PortLayout, end_text, layout_of, port_position
 from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
+from planner.domain.part_facts import ports_per_cage_at
 from planner.domain.summary import ordered_cable_length_m
 from planner.domain.transport import TransportSettings, pfc_xoff_bytes
 from planner.domain.transport.headroom import headroom_table
@@ -158,6 +159,11 @@ class InterfaceIntent:
     # the NIC end of a server link: the ConnectX (mlx5) driver's xoff for this speed, cable
     # length and the servers' MTU (None for another NIC, a switch peer or a length unknown)
     peer_pfc_xoff_b: int | None = None
+    # logical ports its cage is split into at this port's speed (1: not broken out); an 800G
+    # uplink beside 2 x 400G server ports on one leaf runs its cage whole
+    # (None: the switch layout's split, as every port of the cage group)
+    legs: int | None = None
+    lanes: int | None = None  # electrical lanes of this logical port (None: the layout's)
 
     @property
     def peer_end(self) -> str:
@@ -206,9 +212,15 @@ class SwitchIntent:
     @property
     def breakouts(self) -> list[int]:
         """The cages whose native ports are broken out (ascending)."""
-        if self.layout.legs == 1:
-            return []
-        return sorted({i.cage for i in self.interfaces})
+        return sorted({i.cage for i in self.interfaces if self.legs_of(i) > 1})
+
+    def legs_of(self, interface: InterfaceIntent) -> int:
+        """Logical ports ``interface``'s cage is split into (1: not broken out)."""
+        return interface.legs if interface.legs is not None else self.layout.legs
+
+    def lanes_of(self, interface: InterfaceIntent) -> int | None:
+        """Electrical lanes of ``interface`` (None: not known)."""
+        return interface.lanes if interface.lanes is not None else self.layout.lanes_per_port
 
     def as_dict(self) -> dict:
         doc = {
@@ -308,6 +320,16 @@ def switch_intents(
             q, qp = int(peer[end]), int(peer_port[end])
             cage, index = port_position(per_cage, p)
             speed = int(fabric.link_speed_gbps[i])
+            port_layout = layout
+            at_speed = ports_per_cage_at(
+                per_cage, device.group_at(speed) if device is not None else None, speed
+            )
+            if at_speed != per_cage:  # an unsplit port in a cage split at another speed
+                key = (model, at_speed)
+                port_layout = layouts.get(key) or layouts.setdefault(
+                    key, layout_of(facts, model, at_speed)
+                )
+                index = 0
             length = float(lengths[i]) if lengths is not None else float("nan")
             length_m = round(length, 2) if math.isfinite(length) else None
             metres = whole_metres(length_m)
@@ -326,7 +348,7 @@ def switch_intents(
                     port=ends.port_name(n, p),
                     cage=cage,
                     index=index,
-                    names=layout.names_on(
+                    names=port_layout.names_on(
                         cage, index, protocols=protocols, manufacturer=manufacturer
                     ),
                     speed_gbps=speed,
@@ -338,6 +360,8 @@ def switch_intents(
                     lossless=lossless,
                     pfc_xoff_b=xoff,
                     peer_pfc_xoff_b=peer_xoff,
+                    legs=port_layout.legs,
+                    lanes=port_layout.lanes_per_port,
                     adaptive_routing=adaptive and ends.roles[q] in SWITCH_ROLES,
                 )
             )
