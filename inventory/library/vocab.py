@@ -112,6 +112,7 @@ PORT_ROLES = [
     ("inband", "In-band management"),
     ("oob", "Out-of-band"),
     ("frontend", "Front-end"),
+    ("converged", "Converged storage + in-band"),
 ]
 
 

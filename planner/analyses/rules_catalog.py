@@ -155,6 +155,8 @@ RULES: dict[str, RuleInfo] = _rules(
     ("pfc-buffer-unknown", "transport", "info", "roce", "switch buffer not in the catalog"),
     ("pfc-length-unknown", "transport", "warning", "roce", "lossless link without a length"),
     ("pfc-long-run", "transport", "info", "roce", "long lossless run at 400G or more"),
+    ("pfc-headroom-unpublished", "transport", "info", "roce", "no vendor headroom table"),
+    ("pfc-headroom-unlisted", "transport", "warning", "roce", "run past the headroom table"),
     ("roce-priority-mismatch", "transport", "error", "roce", "NIC and switch lossless class"),
     ("roce-cnp-mismatch", "transport", "error", "roce", "NIC and switch CNP marking differ"),
     ("roce-trust-mismatch", "transport", "error", "roce", "NIC and switch trust differ"),

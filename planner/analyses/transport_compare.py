@@ -177,6 +177,13 @@ MLX5_HEADROOM = Source(
     "https://git.zx2c4.com/linux-dev/patch/?id=0696d60853d58f1b9431bc689e4e4526845b790a",
     "primary",
 )
+SPECTRUM_HEADROOM = Source(
+    "NVIDIA SONiC platform files, Spectrum switch PFC headroom per port speed and cable length "
+    "(pg_profile_lookup.ini, ACS-SN5600)",
+    "https://github.com/sonic-net/sonic-buildimage/blob/086b03bd70f9e211aaaf5f6aefe0790b508d2a94/"
+    "device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600/pg_profile_lookup.ini",
+    "primary",
+)
 IB_PKEY = Source(
     "NVIDIA config manager, InfiniBand PKey creation (the PKey is the IB fabric's per-tenant "
     "isolation primitive, set on the subnet manager / UFM)",
@@ -1030,12 +1037,13 @@ def _features(pair: tuple[Side, Side], facts: CatalogFacts, speed: int | None) -
             "flow-control",
             "Flow control and tuning",
             "Link-level, credit-based flow control: no PFC or ECN to tune.",
-            "Lossless RoCE needs PFC on one priority with headroom per port from its speed, "
-            "cable length and MTU, and ECN thresholds for congestion control; the design's "
+            "Lossless RoCE needs PFC on one priority with headroom per port from its speed and "
+            "cable length (the switch vendor's table on switch ports, the NIC's formula on NIC "
+            "ports), and ECN thresholds for congestion control; the design's "
             "transport checks verify them.",
             "The RoCE build's settings are the defaults of its switches' profile; the checks run "
             "in the validate job of a RoCE design.",
-            (IB_LINK_LAYER, IB_CREDITS, CUMULUS_ROCE, MLX5_HEADROOM),
+            (IB_LINK_LAYER, IB_CREDITS, CUMULUS_ROCE, SPECTRUM_HEADROOM, MLX5_HEADROOM),
         ),
         Feature(
             "multi-tenancy",

@@ -86,6 +86,23 @@ def end_cage(
     return model, group, device_cage(model, group)  # a model without its record (tests)
 
 
+def ports_per_cage_at(node_per_cage: int, group: PortGroup | None, speed_gbps: int) -> int:
+    """Logical ports a cage carries at a link's speed: the node's ports per cage, or fewer when
+    the cage runs this link unsplit (an 800G uplink in a cage whose other ports run 2 x 400G).
+
+    >>> from planner.domain.catalog import PortGroup
+    >>> sn5600 = PortGroup(64, 1, 800, breakouts=("2x400G", "4x200G"))
+    >>> ports_per_cage_at(2, sn5600, 800), ports_per_cage_at(2, sn5600, 400)
+    (1, 2)
+    >>> ports_per_cage_at(2, None, 400)
+    2
+    """
+    if group is None or not group.port_speed_gbps:
+        return node_per_cage
+    at_speed = group.ports_per_cage * max(1, group.split_at(speed_gbps))
+    return min(node_per_cage, at_speed) if at_speed else node_per_cage
+
+
 __all__ = [
     "COPPER_REACH_M",
     "cable_plugs_of",
@@ -93,6 +110,7 @@ __all__ = [
     "compute_nic_of",
     "device_cage",
     "end_cage",
+    "ports_per_cage_at",
     "fiber_of",
     "legs_of",
     "optic_of",

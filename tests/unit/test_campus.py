@@ -228,3 +228,42 @@ def test_a_building_ends_only_where_no_lower_tier_link_crosses(facts):
     assert info["servers_per_building"] == [1296, 752, 0] and info["core_building"] == 2
     assert any("building(s) 3 hold no servers" in n for n in fabric.info["layout_notes"])
     assert fabric.link_length_m[~campus].max() < 100
+
+
+@pytest.mark.parametrize(
+    "cabling",
+    [
+        None,  # point to point
+        {"leaf-spine": "patch-panel"},  # in-rack panels, cassettes
+        {
+            "leaf-spine": {
+                "type": "patch-panel",
+                "panels": "end-of-row",
+                "lc_termination": "harness",
+            }
+        },
+    ],
+    ids=["point-to-point", "patch-panel-in-rack", "patch-panel-end-of-row"],
+)
+def test_the_budget_runs_the_whole_route_between_buildings_for_every_cabling(facts, cabling):
+    """[SU 2 leaf]--B2 hall--entrance==1,200 m==entrance--B1 hall--[spine]: a structured tier
+    crossing buildings keeps the campus route in its trunk (issue 36.6: the patch-panel
+    channel counted only the in-hall metres, 15-17 m of a 1,245 m run)."""
+    from planner.domain.physical.budget import compute_budgets
+    from planner.domain.physical.cabling import channels_for
+
+    document = {**TWO_HALLS, "servers": 64, "servers_per_su": 32}
+    if cabling:
+        document["cabling"] = cabling
+    fabric = build_fabric(parse_spec(document), facts)
+    campus = fabric.link_campus()
+    assert campus.any()
+    run = fabric.link_length_m[campus]
+    assert run.min() > 1200 + 2 * 15
+    channels = channels_for(fabric, facts=facts)
+    assert (channels.fiber_m[campus] >= run - 0.1).all()
+    budgets = compute_budgets(fabric, facts)
+    inside = np.isin(budgets.links, np.flatnonzero(campus))
+    assert inside.any()
+    smf_worst = facts.optics.attenuation_db_per_km("OS2")
+    assert (budgets.loss_worst_db[inside] >= smf_worst * 1.2).all()

@@ -3,9 +3,9 @@ figures worked out here, link by link, from the seed catalog's facts.
 
 One SU of DGX-H100 on QM9700 (multimode optics): same leaf = 2 server-leaf links and one
 switch; via spine = 2 server-leaf + 2 leaf-spine links and three switches. QM9700's
-port-to-port latency (150 ns, "under 150 nanoseconds") and the fibres' 4.5 ns/m are seed
-figures; the modules have no published latency, so the figures are lower bounds until a test
-gives them one.
+port-to-port latency (150 ns, "under 150 nanoseconds") and the multimode fibres' 4.95 ns/m
+(group index 1.483 at 850 nm, issue 36.7) are seed figures; the modules have no published
+latency, so the figures are lower bounds until a test gives them one.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_same_leaf_and_via_spine_from_the_facts(pod, facts):
     fibres = {pod.parts[p] for p in pod.link_cable_part[_tier(pod, "leaf-spine")]}
     fibres |= {pod.parts[p] for p in pod.link_cable_part[_tier(pod, "server-leaf")]}
     assert switch == 150
-    assert {facts.parts[slug]["propagation_ns_per_m"] for slug in fibres} == {4.5}
+    assert {facts.parts[slug]["propagation_ns_per_m"] for slug in fibres} == {4.95}
     rows = _by_hand(pod, facts)
     sl = [rows[i] for i in _tier(pod, "server-leaf")]
     ls = [rows[i] for i in _tier(pod, "leaf-spine")]
@@ -93,7 +93,7 @@ def test_same_leaf_and_via_spine_from_the_facts(pod, facts):
         np.median([m for m, _, _ in ls])
     )
     assert spine["metres"]["typical"] == pytest.approx(typical_m)
-    assert spine["latency_ns"]["typical"] == pytest.approx(4.5 * typical_m + 3 * 150, abs=0.1)
+    assert spine["latency_ns"]["typical"] == pytest.approx(4.95 * typical_m + 3 * 150, abs=0.1)
     assert spine["switch_ns"] == {"min": 450.0, "typical": 450.0, "max": 450.0}
 
 

@@ -173,8 +173,21 @@ def test_power_budget_counts_the_chosen_transceivers(built, ported):
     assert converged["transceivers_w"] == pytest.approx(expected, abs=0.5)
 
 
+def test_the_seed_b300_storage_ports_get_parts(facts):
+    """The seed's DGX-B300 lists its storage ports (issue 36.4: a pair per the B300 RA,
+    QSFP112 on its BlueField-3 cards, 400G as the DGX B200's): converged node links get parts."""
+    fabric = build_fabric(b300(), facts)
+    converged = fabric.settings.networks["converged"]
+    node = next(g for g in converged["link_groups"] if g["name"] == "node-leaf")
+    assert node["cable"] is not None and node["links"] == 64 * 2
+    assert not any("unknown cage" in c for c in converged["conventions"])
+
+
 def test_a_node_port_without_a_cage_is_not_chosen_and_said(facts):
-    """The seed's DGX-B300 lists no converged port: its links keep no part, saying why."""
+    """A DGX-B300 whose record lists no converged port: its links keep no part, saying why."""
+    parts = dict(facts.parts)
+    parts["DGX-B300"] = {**parts["DGX-B300"], "other_ports": []}
+    facts = replace(facts, parts=parts)
     fabric = build_fabric(b300(), facts)
     converged = fabric.settings.networks["converged"]
     node = next(g for g in converged["link_groups"] if g["name"] == "node-leaf")

@@ -376,7 +376,7 @@ def test_intent_yaml_and_json_hold_every_switch(spectrum, facts):
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     docs = list(yaml.load_all(_text("intent-yaml", spectrum, facts), Loader=loader))
     header, switches = docs[0], docs[1:]
-    assert header["format"] == "fabric-planner/day0-config/1" and header["revision"] == 2
+    assert header["format"] == "fabric-planner/day0-config/2" and header["revision"] == 2
     assert header["transport"] == "roce" and header["roce"]["lossless_priority"] == 3
     assert header["switch_count"] == len(switches) == int((spectrum.node_role >= 2).sum())
     assert header["missing"] == [] and header["roce"]["mtu_b"] == 9216  # Spectrum-X defaults
@@ -388,16 +388,25 @@ def test_intent_yaml_and_json_hold_every_switch(spectrum, facts):
     assert any("Arista EOS leaves out" in note for note in data["notes"])
 
 
-def test_intent_headroom_is_the_mlx5_formula(spectrum, facts):
+def test_intent_headroom_is_the_switch_vendors_table(spectrum, facts):
+    """SN5600: SONiC ACS-SN5600 pg_profile_lookup.ini, row '400000 40m ... xoff 283648' for a
+    400G port on a run up to 40 m (the shortest listed cable length covering it)."""
     fabric = _with_transport(spectrum, mtu_b=9216)
     settings, defaulted = transport_of(fabric, facts)
     switch = next(switch_intents(fabric, facts, settings))
+    assert switch.model == "SN5600"
     interface = switch.interfaces[0]
-    metres = -(-interface.cable_length_m // 1)
-    assert interface.pfc_xoff_b == round(pfc_xoff_bytes(400, metres, 9216)) and not defaulted
+    assert interface.speed_gbps == 400 and 5 < interface.cable_length_m <= 40
+    assert interface.pfc_xoff_b == 283648 and not defaulted
     assert switch.headroom_b == sum(i.pfc_xoff_b for i in switch.interfaces)
-    # next-wave.md §3.2 worked value: 400G on 100 m at MTU 9216 ~ 226 KiB
+    # the ConnectX (mlx5) formula is the NIC's: next-wave.md §3.2, 400G on 100 m ~ 226 KiB
     assert round(pfc_xoff_bytes(400, 100, 9216) / 1024) == 226
+    # ... and it sizes the NIC end of a server link (the Spectrum fixture's ConnectX servers)
+    server_port = next(i for i in switch.interfaces if i.peer_role == "server")
+    metres = -(-server_port.cable_length_m // 1)
+    assert server_port.peer_pfc_xoff_b == round(pfc_xoff_bytes(400, metres, 9216))
+    assert server_port.as_dict()["peer_pfc_xoff_b"] == server_port.peer_pfc_xoff_b
+    assert all(i.peer_pfc_xoff_b is None for i in switch.interfaces if i.peer_role != "server")
 
 
 def test_infiniband_intent_has_the_subnet_manager(quantum, facts):

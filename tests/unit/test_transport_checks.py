@@ -12,6 +12,7 @@ from planner.analyses.validate import validate_fabric
 from planner.domain.fabric import ROLE, TIER
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
+from planner.domain.transport.settings import pfc_buffer_bytes
 
 MTU = {"mtu_b": 9216}
 CLOS = {  # XE9680: BlueField-3 B3140H SuperNICs (AR-capable), 400G
@@ -76,28 +77,67 @@ def b300(facts):
 # --- PFC headroom -------------------------------------------------------------------------------
 
 
-def test_headroom_over_the_buffer_is_an_error_naming_the_switches(facts, clos, monkeypatch):
+@pytest.fixture(scope="module")
+def spectrum(facts):
+    """The Clos on SN5600 leaves and spines: NVIDIA publishes their headroom (SONiC)."""
+    return build(facts, {**CLOS, "switches": {"leaf": "SN5600"}})
+
+
+def test_headroom_over_the_buffer_is_an_error_naming_the_switches(facts, spectrum, monkeypatch):
+    monkeypatch.setitem(facts.parts, "SN5600", {**facts.parts["SN5600"], "buffer_mb": 1})
+    (problem,) = problems(spectrum, facts, "pfc-headroom-exceeded")
+    switches = np.flatnonzero(spectrum.node_role >= ROLE["leaf"])
+    assert problem.severity == "error"
+    assert problem.element_ids == [f"node:{spectrum.node_name[i]}" for i in switches]
+    assert "1.0 MB packet buffer" in problem.message and "SN5600" in problem.message
+    assert "vendor's table" in problem.message
+
+
+def test_headroom_within_the_buffer_passes(facts, spectrum, monkeypatch):
+    monkeypatch.setitem(facts.parts, "SN5600", {**facts.parts["SN5600"], "buffer_mb": 100})
+    assert not problems(spectrum, facts, "pfc-headroom-exceeded")
+    assert not problems(spectrum, facts, "pfc-buffer-unknown")
+
+
+def test_a_switch_without_a_buffer_figure_is_computed_not_compared(facts, spectrum):
+    (problem,) = problems(spectrum, facts, "pfc-buffer-unknown")
+    assert problem.severity == "info" and "SN5600" in problem.message
+    assert not problems(spectrum, facts, "pfc-headroom-exceeded")
+
+
+def test_switch_headroom_is_the_vendors_table_not_the_nic_formula(facts, spectrum):
+    """SONiC ACS-SN5600 pg_profile_lookup.ini row '400000 40m 303104 19456 283648': a 400G port
+    on a run of 5 to 40 m reserves 303,104 B; the mlx5 NIC formula gives about a third less."""
+    (problem,) = problems(spectrum, facts, "pfc-buffer-unknown")
+    leaf = int(np.flatnonzero(spectrum.node_role == ROLE["leaf"])[0])
+    ends = (spectrum.link_a == leaf) | (spectrum.link_b == leaf)
+    lengths = spectrum.link_length_m[ends]
+    assert (spectrum.link_speed_gbps[ends] == 400).all() and (lengths > 5).all()
+    assert (lengths <= 40).all()
+    per_switch_mb = int(ends.sum()) * 303104 / 1e6
+    assert f"{per_switch_mb:.1f} MB" in problem.message
+    nic_formula = pfc_buffer_bytes(400, 40, 9216)
+    assert 0.6 < nic_formula / 303104 < 0.7  # issue 36: "about a third low at 400G"
+
+
+def test_a_switch_without_a_vendor_table_is_named_not_estimated(facts, clos, monkeypatch):
     monkeypatch.setitem(
         facts.parts, "QFX5240-64OD", {**facts.parts["QFX5240-64OD"], "buffer_mb": 1}
     )
-    (problem,) = problems(clos, facts, "pfc-headroom-exceeded")
-    switches = np.flatnonzero(clos.node_role >= ROLE["leaf"])
-    assert problem.severity == "error"
-    assert problem.element_ids == [f"node:{clos.node_name[i]}" for i in switches]
-    assert "1.0 MB packet buffer" in problem.message and "QFX5240-64OD" in problem.message
-    assert "larger buffer" in problem.suggestion
-
-
-def test_headroom_within_the_buffer_passes(facts, clos):
+    (problem,) = problems(clos, facts, "pfc-headroom-unpublished")
+    assert problem.severity == "info" and "QFX5240-64OD" in problem.message
+    assert "NIC ports only" in problem.message
     assert not problems(clos, facts, "pfc-headroom-exceeded")
-    assert not problems(clos, facts, "pfc-buffer-unknown")
 
 
-def test_a_switch_without_a_buffer_figure_is_computed_not_compared(facts):
-    fabric = build(facts, {**CLOS, "switches": {"leaf": "SN5600"}})
-    (problem,) = problems(fabric, facts, "pfc-buffer-unknown")
-    assert problem.severity == "info" and "SN5600" in problem.message
-    assert not problems(fabric, facts, "pfc-headroom-exceeded")
+def test_a_run_past_the_vendor_table_is_left_out_and_said(facts, spectrum):
+    fabric = copy.deepcopy(spectrum)
+    fabric.link_length_m = fabric.link_length_m.astype(float)
+    link = int(np.flatnonzero(fabric.node_role[fabric.link_b] >= ROLE["leaf"])[0])
+    fabric.link_length_m[link] = 301.0  # ACS-SN5600 lists 5, 40 and 300 m
+    (problem,) = problems(fabric, facts, "pfc-headroom-unlisted")
+    assert problem.element_ids == [f"link:{link}"]
+    assert not problems(spectrum, facts, "pfc-headroom-unlisted")
 
 
 def test_a_lossless_link_without_length_is_warned_and_left_out(facts, clos):
@@ -119,11 +159,10 @@ def test_long_runs_at_400g_are_pointed_out(facts, clos):
     assert not problems(clos, facts, "pfc-long-run")
 
 
-def test_headroom_is_not_checked_without_pfc(facts, clos, monkeypatch):
-    monkeypatch.setitem(
-        facts.parts, "QFX5240-64OD", {**facts.parts["QFX5240-64OD"], "buffer_mb": 1}
-    )
-    lossy = with_settings(clos, pfc_mode="lossy")
+def test_headroom_is_not_checked_without_pfc(facts, spectrum, monkeypatch):
+    monkeypatch.setitem(facts.parts, "SN5600", {**facts.parts["SN5600"], "buffer_mb": 1})
+    assert problems(spectrum, facts, "pfc-headroom-exceeded")
+    lossy = with_settings(spectrum, pfc_mode="lossy")
     assert not problems(lossy, facts, "pfc-headroom-exceeded")
 
 

@@ -20,7 +20,7 @@ from inventory.library.compat import TOP_NAMES, Cage
 from planner.analyses.validate.report import Collector
 from planner.domain.catalog import CatalogFacts, DeviceModel, PortGroup
 from planner.domain.fabric import ROLES, SWITCH_ROLES, TIER, TIER_NAMES, Fabric
-from planner.domain.part_facts import cage_of, port_group_of
+from planner.domain.part_facts import cage_of, port_group_of, ports_per_cage_at
 
 
 class Finding(NamedTuple):
@@ -103,7 +103,8 @@ def make_end(fabric: Fabric, facts: CatalogFacts, node: int, speed_gbps: int) ->
             updates["max_module_power_w"] = port["max_module_power_w"]
         if updates:
             cage = replace(cage, **updates)
-    return End(role, slug, model, group, cage, int(fabric.node_ports_per_cage[node]), record, nic)
+    per_cage = ports_per_cage_at(int(fabric.node_ports_per_cage[node]), group, speed_gbps)
+    return End(role, slug, model, group, cage, per_cage, record, nic)
 
 
 @dataclass

@@ -11,12 +11,15 @@ RoCE checks (:func:`roce_headroom`, :func:`roce_consistency`, :func:`roce_adapti
 :func:`roce_multiplane`):
 
 - **PFC headroom**: every port of a switch is a lossless port (RoCE runs on every compute link);
-  its headroom is the mlx5 driver's ``xoff + MTU`` (:func:`~planner.domain.transport.settings.
-  pfc_buffer_bytes`: speed, the link's run length, the port's MTU) for the one lossless
-  priority. Summed per switch, more than the switch's catalog packet buffer (``buffer_mb``) is
-  ``pfc-headroom-exceeded``; a switch model without a buffer figure is ``pfc-buffer-unknown``
-  (computed, not compared); a link without a run length is ``pfc-length-unknown`` (left out of
-  the sum); a run over :data:`LONG_RUN_M` at 400G or more is ``pfc-long-run``. Only in
+  its headroom is the switch vendor's per-port figure for the link's speed and run length
+  (:mod:`planner.domain.transport.headroom`: SONiC's ``pg_profile_lookup.ini`` per Spectrum
+  platform, ``xon + xoff``) for the one lossless priority. Summed per switch, more than the
+  switch's catalog packet buffer (``buffer_mb``) is ``pfc-headroom-exceeded``; a switch model
+  without a buffer figure is ``pfc-buffer-unknown`` (computed, not compared); a switch whose
+  vendor table the planner lacks is ``pfc-headroom-unpublished`` (the ConnectX formula is the
+  NIC's, never put on a switch port); a run past the table's longest cable length is
+  ``pfc-headroom-unlisted``; a link without a run length is ``pfc-length-unknown`` (left out
+  of the sum); a run over :data:`LONG_RUN_M` at 400G or more is ``pfc-long-run``. Only in
   ``lossless`` mode (semi-lossless switches send no pause, lossy ones none at all);
 - **priority and DSCP** end to end: each server model's NIC (:class:`~planner.domain.transport.
   settings.NicQos`) marks data and CNPs with what the switches expect (lossless priority and
@@ -46,6 +49,7 @@ import numpy as np
 from planner.analyses.validate.context import Context
 from planner.analyses.validate.registry import register
 from planner.domain.fabric import ROLE, ROLES, SWITCH_ROLES, TIER
+from planner.domain.transport.headroom import headroom_table
 from planner.domain.transport.resolve import (
     SHARP_ASICS,
     nic_of_server,
@@ -55,7 +59,6 @@ from planner.domain.transport.settings import (
     TransportSettings,
     default_nic,
     nic_profile_for,
-    pfc_buffer_bytes,
 )
 
 #: A run this long at 400G or more is pointed out (next-wave.md §3.5: "flag long runs at
@@ -159,10 +162,18 @@ def _bigger_buffers(ctx: Context, need_b: float) -> str:
 @register(
     stage="fabric",
     order=960,
-    codes=("pfc-headroom-exceeded", "pfc-buffer-unknown", "pfc-length-unknown", "pfc-long-run"),
+    codes=(
+        "pfc-headroom-exceeded",
+        "pfc-buffer-unknown",
+        "pfc-length-unknown",
+        "pfc-long-run",
+        "pfc-headroom-unpublished",
+        "pfc-headroom-unlisted",
+    ),
 )
 def roce_headroom(ctx: Context) -> None:
-    """PFC headroom per lossless port, summed per switch against its buffer."""
+    """PFC headroom per lossless switch port from the switch vendor's table, summed per switch
+    against its buffer."""
     roce = _roce(ctx)
     if roce is None or roce.pfc_mode != "lossless":
         return
@@ -191,26 +202,57 @@ def roce_headroom(ctx: Context) -> None:
         )
     need = np.zeros(fabric.node_count)
     per_end = {}
+    unpublished: dict[str, list[np.ndarray]] = {}
+    unlisted = np.zeros(fabric.link_count, dtype=bool)
+    tables = {int(m): headroom_table(fabric.models[int(m)]) for m in np.unique(fabric.node_model)}
     for end, nodes in (("a", a), ("b", b)):
         at_switch = known & switch[np.where(valid, nodes, 0)]
-        mtu = mtu_by_role[fabric.node_role[np.where(at_switch, nodes, 0)]]
-        use = at_switch & np.isfinite(mtu)
-        headroom = np.zeros(fabric.link_count)
-        headroom[use] = pfc_buffer_bytes(speed[use], length[use], mtu[use])
-        per_end[end] = headroom
+        model = fabric.node_model[np.where(valid, nodes, 0)]
+        headroom = np.full(fabric.link_count, np.nan)
+        for m, table in tables.items():
+            rows = at_switch & (model == m)
+            if not rows.any():
+                continue
+            if table is None:
+                unpublished.setdefault(fabric.models[m], []).append(nodes[rows])
+                continue
+            headroom[rows] = table.headroom_bytes(speed[rows], length[rows])
+            unlisted |= rows & np.isnan(headroom)
+        use = at_switch & np.isfinite(headroom)
+        per_end[end] = np.where(use, headroom, 0.0)
         need += np.bincount(nodes[use], weights=headroom[use], minlength=fabric.node_count)
+    for slug, parts in sorted(unpublished.items()):
+        ctx.out.add(
+            "pfc-headroom-unpublished",
+            f"{slug}: no per-port lossless headroom from its vendor in the planner (by speed "
+            "and cable length, as SONiC's pg_profile_lookup.ini gives for Spectrum switches); "
+            "its headroom is not summed (the ConnectX formula applies to NIC ports only)",
+            nodes=np.unique(np.concatenate(parts)),
+            suggestion=f"size {slug}'s PFC headroom from its vendor's buffer documentation",
+        )
+    if unlisted.any():
+        ctx.out.add(
+            "pfc-headroom-unlisted",
+            "these lossless runs are longer than the longest cable length (or at a speed) the "
+            "switch vendor's headroom table lists: left out of their switches' sums",
+            links=np.flatnonzero(unlisted),
+            suggestion="shorten these runs, or keep them off the lossless class",
+        )
     long_run = known & (speed >= LONG_RUN_GBPS) & (np.nan_to_num(length) > LONG_RUN_M)
     if long_run.any():
         worst = int(np.flatnonzero(long_run)[np.argmax(length[long_run])])
         port_b = max(per_end["a"][worst], per_end["b"][worst])
+        needs = (
+            f" needs {_kb(port_b)} of PFC headroom at its switch port, from the vendor's table"
+            if port_b > 0
+            else ""
+        )
         ctx.out.add(
             "pfc-long-run",
             f"lossless links at {LONG_RUN_GBPS}G or more run over {LONG_RUN_M:g} m (longest "
-            f"{length[worst]:,.0f} m at {int(speed[worst])}G needs {_kb(port_b)} of PFC "
-            "headroom at its switch port)",
+            f"{length[worst]:,.0f} m at {int(speed[worst])}G{needs})",
             links=np.flatnonzero(long_run),
-            suggestion="place these devices closer, or keep them off the lossless class "
-            "(headroom from the Linux mlx5 driver's formula)",
+            suggestion="place these devices closer, or keep them off the lossless class",
         )
     buffers = _model_buffers_b(ctx)
     node_buffer = buffers[fabric.node_model]
@@ -221,8 +263,8 @@ def roce_headroom(ctx: Context) -> None:
         if np.isnan(buffers[int(model)]):
             ctx.out.add(
                 "pfc-buffer-unknown",
-                f"{slug}: PFC headroom up to {_mb(worst)} per switch, not compared: its packet "
-                "buffer is not in the catalog",
+                f"{slug}: PFC headroom up to {_mb(worst)} per switch (its vendor's table), not "
+                "compared: its packet buffer is not in the catalog",
                 nodes=nodes,
                 suggestion=f"add {slug}'s packet buffer (buffer_mb, with its source) to the "
                 "catalog",
@@ -236,10 +278,11 @@ def roce_headroom(ctx: Context) -> None:
                 "pfc-headroom-exceeded",
                 f"{slug}: the PFC headroom of its lossless ports adds up to {_mb(worst_over)}, "
                 f"more than its {_mb(buffers[int(model)])} packet buffer (priority "
-                f"{roce.lossless_priority}, headroom per port from speed, run length and MTU)",
+                f"{roce.lossless_priority}, headroom per port from the vendor's table by speed "
+                "and cable length)",
                 nodes=over,
                 example=fabric.node_name[int(over[np.argmax(need[over])])],
-                suggestion="shorten the longest runs or lower the MTU"
+                suggestion="shorten the longest runs"
                 + (f", or choose a switch with a larger buffer: {bigger}" if bigger else ""),
             )
 

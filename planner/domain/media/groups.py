@@ -17,7 +17,7 @@ from planner.domain.arrays import unique as unique_sorted
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import Fabric
 from planner.domain.names import link_name
-from planner.domain.part_facts import end_cage
+from planner.domain.part_facts import end_cage, ports_per_cage_at
 
 NODE_SHIFT = 20  # key = node << NODE_SHIFT | first port of the cage or group
 
@@ -55,8 +55,11 @@ class LinkGroup:
         ends = []
         for node in (int(fabric.link_a[first]), int(fabric.link_b[first])):
             slug = fabric.models[int(fabric.node_model[node])]
-            model, _, cage = end_cage(facts, slug, self.speed)
-            ends.append(LinkEnd(model, cage, int(fabric.node_ports_per_cage[node])))
+            model, port_group, cage = end_cage(facts, slug, self.speed)
+            per_cage = ports_per_cage_at(
+                int(fabric.node_ports_per_cage[node]), port_group, self.speed
+            )
+            ends.append(LinkEnd(model, cage, per_cage))
         self.a, self.b = ends
         self._ends: dict | None = None
         self._describe = None

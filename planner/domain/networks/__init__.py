@@ -18,6 +18,8 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric, FabricError
 from planner.domain.networks.common import (
@@ -29,6 +31,7 @@ from planner.domain.networks.common import (
     PartCount,
     PartRef,
     SwitchGroup,
+    node_port_defaults,
     resolve_settings,
 )
 from planner.domain.networks.converged import converged_network
@@ -109,6 +112,7 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
     if problems:
         field, message = problems[0]
         raise FabricError(f"{field}: {message}", field=field)
+    settings, port_notes = node_port_defaults(settings, spec.networks or {}, spec.server, facts)
     shared = settings["shared"]
     hosts, nvlink_trays = _hosts(spec, fabric, facts)
     compute_racks = sum(1 for rack in fabric.racks if rack.get("kind") == "server")
@@ -154,6 +158,9 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
             plans["inband"] = take_core_ports(
                 plans["inband"], uplinks, field="networks.oob.uplinks"
             )
+    for name, note in port_notes.items():
+        if name in plans:
+            plans[name] = replace(plans[name], conventions=(*plans[name].conventions, note))
     oob_settings = settings.get("oob") or resolve_settings({"oob": {}}, spec.server)[0]["oob"]
     management = management_plan(shared, oob_settings, compute_racks=compute_racks, facts=facts)
     ordered = tuple(plans[name] for name in NETWORKS if name in plans)

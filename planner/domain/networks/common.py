@@ -16,9 +16,14 @@ architecture of the server family (:func:`family_defaults`):
   SN2201 out-of-band switches, two in every rack (:data:`NVL72_DEFAULTS`); no other
   per-network switch counts were found for them, so otherwise only the switch models and the
   node ports are defaults.
-- other servers (DGX-B300 included: no published storage, in-band or OOB figures were found):
-  the same rules; a field whose default is not known (the switch models, a converged fabric's
-  everything) must be given, and is refused naming the field.
+- other servers (DGX-B300 included: no published storage, in-band or OOB switch counts were
+  found): the same rules; a field whose default is not known (the switch models, a converged
+  fabric's everything) must be given, and is refused naming the field.
+
+Where neither the spec nor the family's reference gives a network's ports per node or speed,
+they come from the server's catalog ports of that role (``other_ports``:
+:func:`node_port_defaults`), and the network's conventions name what was taken and how firm
+it is (DGX-B300: a pair of storage and of in-band ports per the B300 RA, 400G inferred).
 
 Every figure behind these defaults, with its address, the sentence or table row quoted and the
 date it was read, is listed in :mod:`planner.domain.networks.published`.
@@ -263,6 +268,96 @@ def resolve_settings(networks: dict, server: str) -> tuple[dict, list[tuple[str,
     if "oob" in settings and not ({"inband", "converged"} & set(settings)):
         settings["oob"]["uplinks_into"] = "customer network"
     return settings, problems
+
+
+#: The role of a node's catalog ports (``other_ports``) each network's per-node ports and
+#: speed are read from, first found (planner.domain.networks.media reads the cage the same way).
+NODE_PORT_SETTINGS = {
+    "storage": ("storage",),
+    "converged": ("converged", "storage"),
+    "inband": ("inband",),
+    "oob": ("oob",),
+}
+
+
+def _plain(value):
+    return value.get("value") if isinstance(value, dict) else value
+
+
+def _graded(provenance: dict, index: int, key: str) -> str:
+    """`` (inferred: note)`` for an inferred or estimated node-port value, else ``""``."""
+    prov = provenance.get(f"other_ports.{index}.{key}") or {}
+    grade, note = prov.get("grade"), prov.get("note")
+    if grade in ("inferred", "estimate"):
+        return f" ({grade}: {note})" if note else f" ({grade})"
+    return ""
+
+
+def node_port_defaults(
+    settings: dict, networks: dict, server: str, facts: CatalogFacts
+) -> tuple[dict, dict[str, str]]:
+    """Each network's ``ports_per_node`` and ``speed_gbps`` from the server's catalog ports
+    (``other_ports`` of the network's role) where neither the spec nor the family's reference
+    gives them, and per network a sentence naming what was taken, with its grade and note.
+
+    A rack-scale system's ports are listed per rack while its hosts are compute trays: its
+    family defaults stand. The OOB network's speed is its switches' (1 GbE RJ45): only its
+    ports per node are read.
+
+    >>> from planner.domain.catalog import CatalogFacts
+    >>> facts = CatalogFacts(parts={"S": {"kind": "server", "other_ports": [
+    ...     {"role": "storage", "count": 2, "port_speed_gbps": 400}],
+    ...     "provenance": {"other_ports.0.port_speed_gbps": {"grade": "inferred",
+    ...                                                      "note": "as B200"}}}})
+    >>> values, notes = node_port_defaults({"storage": {"ports_per_node": 2}}, {}, "S", facts)
+    >>> values["storage"]["speed_gbps"], notes["storage"]
+    (400, 'S storage ports from the catalog: 2 per node, 400G (inferred: as B200)')
+    >>> node_port_defaults({"storage": {}}, {"storage": {"speed_gbps": 200}}, "S", facts)[1]
+    {'storage': 'S storage ports from the catalog: 2 per node'}
+    """
+    record = facts.parts.get(server) or {}
+    if record.get("kind") == "rack-system":
+        return settings, {}
+    provenance = record.get("provenance") or {}
+    family = family_defaults(server)
+    notes: dict[str, str] = {}
+    for name, values in settings.items():
+        roles = NODE_PORT_SETTINGS.get(name)
+        if not roles:
+            continue
+        found = None
+        for role in roles:
+            for index, entry in enumerate(record.get("other_ports") or []):
+                if isinstance(entry, dict) and entry.get("role") == role:
+                    found = (index, entry)
+                    break
+            if found:
+                break
+        if found is None:
+            continue
+        index, entry = found
+        given = {**(family.get(name) or {}), **(networks.get(name) or {})}
+        taken = []
+
+        count = _plain(entry.get("count"))
+        if "ports_per_node" not in given and isinstance(count, int) and count >= 1:
+            values["ports_per_node"] = count
+            taken.append(f"{count} per node{_graded(provenance, index, 'count')}")
+        speed = _plain(entry.get("port_speed_gbps"))
+        number = isinstance(speed, int | float) and not isinstance(speed, bool) and speed > 0
+        if name != "oob" and "speed_gbps" not in given and number:
+            leaf = facts.devices.get(values.get("leaf") or "")
+            if leaf is None or leaf.radix_at(int(speed)):
+                values["speed_gbps"] = int(speed)
+                taken.append(f"{int(speed)}G{_graded(provenance, index, 'port_speed_gbps')}")
+            else:  # a slower leaf: the links run at the leaf's speed (its default)
+                taken.append(
+                    f"{int(speed)}G ports on {leaf.slug} leaves without {int(speed)}G ports: "
+                    "the links run at the leaf's speed"
+                )
+        if taken:
+            notes[name] = f"{server} {entry['role']} ports from the catalog: {', '.join(taken)}"
+    return settings, notes
 
 
 def rack_group_shape(switches_per_rack) -> tuple[int, int]:

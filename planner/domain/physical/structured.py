@@ -24,7 +24,10 @@ Our rules (inferred unless a source is named):
 - Lengths follow the layout's run rule (:func:`planner.domain.layout.run_lengths_m`): a cord
   in the rack by the in-rack rule, a cord to an end-of-row rack and every trunk between racks
   by the tray rule (with its slack). Cords are the link's own fiber part; trunks are ordered
-  made to length (the ordering policy, :func:`planner.domain.media.policy_length_m`).
+  made to length (the ordering policy, :func:`planner.domain.media.policy_length_m`). A
+  trunk between two buildings of a campus carries the route between them: at least the
+  link's whole run (in-hall runs to both fiber entrances, the entrance allowances and the
+  distance between the buildings, :mod:`planner.domain.campus`) less its two cords.
 - Mated pairs per link (next-wave.md §1.4, inferred from the TIA FOTC channel definitions:
   the connectors at the modules are not counted): each panel crossing adds 1 (an MPO adapter,
   optics or harness) or 2 (a cassette: MPO at the rear, LC at the front); no splices.
@@ -389,6 +392,13 @@ def _lengths(plan, fabric, layout, row, position, units) -> None:
         ru_b=p_ru[pb],
         same_rack=np.zeros(links.size, dtype=bool),
     )
+    if fabric.link_length_m is not None:
+        # a trunk between buildings carries the route between them: the whole run less the
+        # two patch cords (the in-hall distance between the panels alone drops the campus)
+        crossing = fabric.link_campus()[links]
+        run = np.asarray(fabric.link_length_m, dtype=np.float64)[links]
+        rest = run - plan.cord_a_m[links] - plan.cord_b_m[links]
+        trunk = np.where(crossing & np.isfinite(rest), np.maximum(trunk, rest), trunk)
     longest = np.zeros(len(plan.trunks), dtype=np.float64)
     np.maximum.at(longest, plan.trunk[links], trunk)
     for index, value in enumerate(longest.tolist()):

@@ -98,8 +98,8 @@ def _interface_lines(switch: SwitchIntent) -> Iterator[str]:
         yield f"   description {safe_text(interface.peer_end)}"
         if switch.mtu_b:
             yield f"   mtu {switch.mtu_b}"
-        if switch.layout.legs > 1:
-            yield f"   speed {interface.speed_gbps}g-{lanes}"
+        if switch.legs_of(interface) > 1:
+            yield f"   speed {interface.speed_gbps}g-{switch.lanes_of(interface) or lanes}"
         yield f"   service-profile {PROFILE}"
         yield "!"
 

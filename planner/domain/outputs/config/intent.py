@@ -12,9 +12,14 @@ to give for them (``missing``), and notes. Then one :class:`SwitchIntent` per sw
 spine and core, in node order): its model, role, MTU, PFC headroom and the interfaces that
 have a link (:class:`InterfaceIntent`), each with the port as the cabling plan and the NetBox
 export name it (``3/2``), the vendor interface names, speed, peer, cable label and ordered
-cable length, whether it is lossless and its PFC xoff headroom (the mlx5 formula,
-:func:`planner.domain.transport.pfc_xoff_bytes`, from the port speed, the cable length in
-whole metres and the switch MTU; blank when the length or MTU is not known), and whether
+cable length, whether it is lossless and its PFC xoff headroom (the switch vendor's figure
+for the port speed and the cable length in whole metres, :mod:`planner.domain.transport.
+headroom`: SONiC's ``pg_profile_lookup.ini`` of the Spectrum platform; blank when the length
+or MTU is not known, the run is past the table's longest cable or the vendor's table is not
+in the planner: the ConnectX formula is the NIC's, not the switch's), on a server link the NIC
+end's xoff (``peer_pfc_xoff_b``: the mlx5 formula, :func:`planner.domain.transport.
+pfc_xoff_bytes`, from the speed, the cable length and the servers' MTU, ConnectX/BlueField
+NICs only), and whether
 adaptive routing is on (switch-to-switch ports, when the design's load balancing is
 ``adaptive``). Only the compute fabric: the other networks (storage, in-band, out-of-band)
 carry no RoCE settings in the spec.
@@ -68,13 +73,15 @@ from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
 from planner.domain.names import PortLayout, end_text, layout_of, port_position
 from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
+from planner.domain.part_facts import ports_per_cage_at
 from planner.domain.summary import ordered_cable_length_m
 from planner.domain.transport import TransportSettings, pfc_xoff_bytes
-from planner.domain.transport.resolve import transport_or_default
-from planner.domain.transport.settings import CUMULUS_ROCE
+from planner.domain.transport.headroom import headroom_table
+from planner.domain.transport.resolve import nic_of_server, transport_or_default
+from planner.domain.transport.settings import CUMULUS_ROCE, nic_profile_for
 
 #: The intent's format name (its first key); a change of meaning gets a new number.
-FORMAT = "fabric-planner/day0-config/1"
+FORMAT = "fabric-planner/day0-config/2"  # 2: pfc_xoff_b from the switch vendor (issue 36)
 #: Choices the renderers make that the transport settings do not carry, each with its source:
 #: NVIDIA's RoCE defaults (Cumulus "RDMA over Converged Ethernet - RoCE": ETS TC3 (RoCE) WRR
 #: 50 %, TC0 WRR 50 %, TC6 (CNP) strict; ECN probability 100 as ``nv show qos roce`` prints).
@@ -149,6 +156,14 @@ class InterfaceIntent:
     lossless: bool
     pfc_xoff_b: int | None
     adaptive_routing: bool
+    # the NIC end of a server link: the ConnectX (mlx5) driver's xoff for this speed, cable
+    # length and the servers' MTU (None for another NIC, a switch peer or a length unknown)
+    peer_pfc_xoff_b: int | None = None
+    # logical ports its cage is split into at this port's speed (1: not broken out); an 800G
+    # uplink beside 2 x 400G server ports on one leaf runs its cage whole
+    # (None: the switch layout's split, as every port of the cage group)
+    legs: int | None = None
+    lanes: int | None = None  # electrical lanes of this logical port (None: the layout's)
 
     @property
     def peer_end(self) -> str:
@@ -167,6 +182,7 @@ class InterfaceIntent:
             "cable_length_m": self.cable_length_m,
             "lossless": self.lossless,
             "pfc_xoff_b": self.pfc_xoff_b,
+            "peer_pfc_xoff_b": self.peer_pfc_xoff_b,
             "adaptive_routing": self.adaptive_routing,
         }
 
@@ -196,9 +212,15 @@ class SwitchIntent:
     @property
     def breakouts(self) -> list[int]:
         """The cages whose native ports are broken out (ascending)."""
-        if self.layout.legs == 1:
-            return []
-        return sorted({i.cage for i in self.interfaces})
+        return sorted({i.cage for i in self.interfaces if self.legs_of(i) > 1})
+
+    def legs_of(self, interface: InterfaceIntent) -> int:
+        """Logical ports ``interface``'s cage is split into (1: not broken out)."""
+        return interface.legs if interface.legs is not None else self.layout.legs
+
+    def lanes_of(self, interface: InterfaceIntent) -> int | None:
+        """Electrical lanes of ``interface`` (None: not known)."""
+        return interface.lanes if interface.lanes is not None else self.layout.lanes_per_port
 
     def as_dict(self) -> dict:
         doc = {
@@ -241,6 +263,14 @@ def _qos_block(settings: TransportSettings) -> dict:
     }
 
 
+def _is_connectx(facts: CatalogFacts, server: str, memo: dict[str, bool]) -> bool:
+    """Whether ``server``'s compute NIC is an NVIDIA ConnectX / BlueField (the mlx5 driver)."""
+    if server not in memo:
+        _, name, maker = nic_of_server(facts, server)
+        memo[server] = nic_profile_for(maker, name) == "nvidia-connectx"
+    return memo[server]
+
+
 def is_lossless(settings: TransportSettings) -> bool:
     """Whether the switch ports run PFC (RoCE lossless or semi-lossless, priority known)."""
     roce = settings.roce
@@ -269,6 +299,7 @@ def switch_intents(
     switch_codes = [ROLE[r] for r in SWITCH_ROLES]
     switches = np.flatnonzero(np.isin(fabric.node_role, switch_codes)).tolist()
     layouts: dict[tuple[str, int], PortLayout] = {}
+    connectx: dict[str, bool] = {}
     for n in switches:
         model, role = ends.models[n], ends.roles[n]
         per_cage = ends.per_cage[n]
@@ -277,6 +308,7 @@ def switch_intents(
             layout = layouts[(model, per_cage)] = layout_of(facts, model, per_cage)
         record = facts.parts.get(model) or {}
         device = facts.devices.get(model)
+        table = headroom_table(model)
         manufacturer = str(record.get("manufacturer") or "")
         protocols = tuple(device.protocols) if device is not None else ()
         mtu = roce.mtu_of(role) if roce else None
@@ -288,18 +320,35 @@ def switch_intents(
             q, qp = int(peer[end]), int(peer_port[end])
             cage, index = port_position(per_cage, p)
             speed = int(fabric.link_speed_gbps[i])
+            port_layout = layout
+            at_speed = ports_per_cage_at(
+                per_cage, device.group_at(speed) if device is not None else None, speed
+            )
+            if at_speed != per_cage:  # an unsplit port in a cage split at another speed
+                key = (model, at_speed)
+                port_layout = layouts.get(key) or layouts.setdefault(
+                    key, layout_of(facts, model, at_speed)
+                )
+                index = 0
             length = float(lengths[i]) if lengths is not None else float("nan")
             length_m = round(length, 2) if math.isfinite(length) else None
             metres = whole_metres(length_m)
             xoff = None
-            if lossless and metres is not None and mtu:
-                xoff = int(round(pfc_xoff_bytes(speed, metres, mtu)))
+            if lossless and metres is not None and mtu and table is not None:
+                value = float(table.xoff_bytes([speed], [metres])[0])
+                xoff = int(value) if math.isfinite(value) else None
+            peer_xoff = None
+            peer_model = ends.models[q]
+            if lossless and metres is not None and ends.roles[q] == "server":
+                nic_mtu = roce.mtu_of("server") if roce else None
+                if nic_mtu and _is_connectx(facts, peer_model, connectx):
+                    peer_xoff = int(round(pfc_xoff_bytes(speed, metres, nic_mtu)))
             interfaces.append(
                 InterfaceIntent(
                     port=ends.port_name(n, p),
                     cage=cage,
                     index=index,
-                    names=layout.names_on(
+                    names=port_layout.names_on(
                         cage, index, protocols=protocols, manufacturer=manufacturer
                     ),
                     speed_gbps=speed,
@@ -310,6 +359,9 @@ def switch_intents(
                     cable_length_m=length_m,
                     lossless=lossless,
                     pfc_xoff_b=xoff,
+                    peer_pfc_xoff_b=peer_xoff,
+                    legs=port_layout.legs,
+                    lanes=port_layout.lanes_per_port,
                     adaptive_routing=adaptive and ends.roles[q] in SWITCH_ROLES,
                 )
             )

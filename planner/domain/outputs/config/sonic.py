@@ -117,9 +117,10 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
             port["mtu"] = str(switch.mtu_b)
         port["description"] = safe_text(interface.peer_end)
         ports[name] = port
-        if layout.legs > 1 and layout.native_per_cage == 1:
+        legs = switch.legs_of(interface)
+        if legs > 1 and layout.native_per_cage == 1:
             first = f"Ethernet{(interface.cage - 1) * layout.lanes_per_cage}"
-            breakouts[first] = {"brkout_mode": f"{layout.legs}x{interface.speed_gbps}G"}
+            breakouts[first] = {"brkout_mode": f"{legs}x{interface.speed_gbps}G"}
         entry = {"tc_to_queue_map": MAP, "tc_to_pg_map": MAP, "pfc_to_queue_map": MAP}
         if roce.trust == "dscp":
             entry = {"dscp_to_tc_map": MAP, **entry}
