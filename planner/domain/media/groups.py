@@ -53,10 +53,14 @@ class LinkGroup:
         first = int(links[0])
         self.speed = int(fabric.link_speed_gbps[first])
         ends = []
-        for node in (int(fabric.link_a[first]), int(fabric.link_b[first])):
+        # ports per cage at this group's speed (a node whose other links run slower numbers
+        # its ports at their speed: Fabric.link_port_scale)
+        self._scale = {end: fabric.link_port_scale(links, end) for end in ("a", "b")}
+        for end, node in (("a", int(fabric.link_a[first])), ("b", int(fabric.link_b[first]))):
             slug = fabric.models[int(fabric.node_model[node])]
             model, _, cage = end_cage(facts, slug, self.speed)
-            ends.append(LinkEnd(model, cage, int(fabric.node_ports_per_cage[node])))
+            per_cage = int(fabric.node_ports_per_cage[node]) // int(self._scale[end][0])
+            ends.append(LinkEnd(model, cage, max(1, per_cage)))
         self.a, self.b = ends
         self._ends: dict | None = None
         self._describe = None
@@ -124,7 +128,7 @@ class LinkGroup:
                 nodes = (self.fabric.link_a if end == "a" else self.fabric.link_b)[self.links]
                 ports = (self.fabric.link_a_port if end == "a" else self.fabric.link_b_port)[
                     self.links
-                ]
+                ] // self._scale[end]
             self._keys[end, size] = (nodes.astype(np.int64) << NODE_SHIFT) | (
                 ports.astype(np.int64) // size * size
             )
