@@ -93,6 +93,7 @@ bench: setup
 	$(PY) -m tests.bench_cluster
 	$(PY) -m tests.bench_optics
 	$(PY) -m tests.bench_scale
+	$(PY) -m tests.bench_matrix
 
 # Re-pin requirements.lock from pyproject.toml's dependencies (needs network). The pins already
 # in the lock are kept and only what they do not cover is resolved; UPGRADE=1 re-resolves all.
