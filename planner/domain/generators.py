@@ -124,7 +124,11 @@ def leaf_split(
     """
     o = Fraction(oversubscription).limit_denominator(1000)
     if o <= 0:
-        raise FabricError("oversubscription must be above 0", field="oversubscription")
+        raise FabricError(
+            f"oversubscription {oversubscription:g}:1 is below the 1:1000 a leaf's whole "
+            "ports can give: use a larger ratio",
+            field="oversubscription",
+        )
     for up in range(math.floor(radix / ((o + 1) * stride)), 0, -1):
         down = o * up * stride / down_units
         if down.denominator != 1 or down < 1:
