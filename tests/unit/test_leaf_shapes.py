@@ -326,3 +326,28 @@ def test_513_spec_refusals_name_the_field(doc, field):
     with pytest.raises(SpecError) as caught:
         spec(topology="clos", server="DGX-H100", servers=8, switches={"leaf": "QM9700"}, **doc)
     assert field in dict(caught.value.problems)
+
+
+# --- day-0 configuration of a leaf with two link speeds ------------------------------------
+
+
+def test_514_day0_config_splits_each_cage_at_its_own_speed(facts):
+    """400G server links on 2 x 400G cages, 200G uplinks on 4 x 200G cages of one SN5600."""
+    from planner.domain.outputs.config import config_chunks
+
+    fabric = topology(
+        facts,
+        topology="rail-optimized",
+        server="XE9680",
+        servers=8,
+        uplink_speed_gbps=200,
+        switches={"leaf": "SN5600"},
+    )
+    nvue = "".join(config_chunks("nvue", fabric, facts, name="x", revision=1))
+    leaf = nvue.split("leaf-su001-r1 (SN5600, leaf) ----", 1)[1].split(" ----", 1)[0]
+    assert "nv set interface swp1-4 link breakout 2x" in leaf  # 8 servers: 4 cages
+    assert "nv set interface swp33-64 link breakout 4x" in leaf  # 128 x 200G uplinks
+    assert "swp1s1 description 'gpu00002" in leaf  # the second 400G leg, not lane 3
+    sonic = "".join(config_chunks("sonic", fabric, facts, name="x", revision=1))
+    assert '"Ethernet0":{"brkout_mode":"2x400G"}' in sonic.replace(" ", "")
+    assert '"Ethernet256":{"brkout_mode":"4x200G"}' in sonic.replace(" ", "")

@@ -149,6 +149,9 @@ class InterfaceIntent:
     lossless: bool
     pfc_xoff_b: int | None
     adaptive_routing: bool
+    # How this port's cage is split at its speed, when it differs from the switch's (a leaf
+    # whose uplinks run slower or faster than its server links); None: the switch's layout.
+    layout: PortLayout | None = None
 
     @property
     def peer_end(self) -> str:
@@ -168,6 +171,7 @@ class InterfaceIntent:
             "lossless": self.lossless,
             "pfc_xoff_b": self.pfc_xoff_b,
             "adaptive_routing": self.adaptive_routing,
+            **({"breakout_legs": self.layout.legs} if self.layout is not None else {}),
         }
 
 
@@ -193,12 +197,25 @@ class SwitchIntent:
             return None
         return int(sum(values))
 
+    def layout_of(self, interface: InterfaceIntent) -> PortLayout:
+        """How ``interface``'s cage is split (its own layout, else the switch's)."""
+        return interface.layout or self.layout
+
     @property
     def breakouts(self) -> list[int]:
         """The cages whose native ports are broken out (ascending)."""
-        if self.layout.legs == 1:
-            return []
-        return sorted({i.cage for i in self.interfaces})
+        return sorted({i.cage for i in self.interfaces if self.layout_of(i).legs > 1})
+
+    @property
+    def breakouts_by_legs(self) -> dict[int, list[int]]:
+        """The broken-out cages by their number of legs (a leaf may split its server-side
+        cages 2 x 400G and its uplink cages 4 x 200G)."""
+        out: dict[int, set[int]] = {}
+        for interface in self.interfaces:
+            legs = self.layout_of(interface).legs
+            if legs > 1:
+                out.setdefault(legs, set()).add(interface.cage)
+        return {legs: sorted(cages) for legs, cages in sorted(out.items())}
 
     def as_dict(self) -> dict:
         doc = {
@@ -269,6 +286,7 @@ def switch_intents(
     switch_codes = [ROLE[r] for r in SWITCH_ROLES]
     switches = np.flatnonzero(np.isin(fabric.node_role, switch_codes)).tolist()
     layouts: dict[tuple[str, int], PortLayout] = {}
+    unit = fabric.node_unit_speed_gbps()  # a node's port numbers count at its slowest link
     for n in switches:
         model, role = ends.models[n], ends.roles[n]
         per_cage = ends.per_cage[n]
@@ -288,6 +306,12 @@ def switch_intents(
             q, qp = int(peer[end]), int(peer_port[end])
             cage, index = port_position(per_cage, p)
             speed = int(fabric.link_speed_gbps[i])
+            own = None  # a faster link than the node's slowest takes ``scale`` of its ports
+            scale = speed // max(1, int(unit[n])) if unit[n] else 1
+            if scale > 1 and per_cage % scale == 0:
+                key = (model, per_cage // scale)
+                own = layouts.get(key) or layouts.setdefault(key, layout_of(facts, *key))
+                index //= scale
             length = float(lengths[i]) if lengths is not None else float("nan")
             length_m = round(length, 2) if math.isfinite(length) else None
             metres = whole_metres(length_m)
@@ -299,7 +323,7 @@ def switch_intents(
                     port=ends.port_name(n, p),
                     cage=cage,
                     index=index,
-                    names=layout.names_on(
+                    names=(own or layout).names_on(
                         cage, index, protocols=protocols, manufacturer=manufacturer
                     ),
                     speed_gbps=speed,
@@ -311,6 +335,7 @@ def switch_intents(
                     lossless=lossless,
                     pfc_xoff_b=xoff,
                     adaptive_routing=adaptive and ends.roles[q] in SWITCH_ROLES,
+                    layout=own,
                 )
             )
         yield SwitchIntent(

@@ -107,8 +107,8 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
     priority, cnp = roce.lossless_priority, roce.cnp_priority
     config = _class_maps(header)
     ports, qos_map, queues, lengths, groups, breakouts = {}, {}, {}, {}, {}, {}
-    layout = switch.layout
     for interface in switch.interfaces:
+        layout = switch.layout_of(interface)
         name = interface.names.get("sonic")
         if not name:
             continue
