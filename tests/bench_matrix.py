@@ -59,6 +59,7 @@ class Case:
     planes: int
     speed_gbps: int
     oversubscription: float
+    uplink_speed_gbps: int = 0  # 0: the link speed (the matrix proper)
     status: str = "built"  # built | refused
     fact: str = ""  # one of FACTS when refused
     field: str = ""
@@ -94,7 +95,7 @@ def catalog_switches(facts) -> list:
     ]
 
 
-def case_spec(server, switch: str, planes: int, ratio: float) -> dict:
+def case_spec(server, switch: str, planes: int, ratio: float, uplink_gbps: int = 0) -> dict:
     """The spec of one cell: one SU of :data:`SERVERS_PER_SU` servers (one rack-scale
     system), rail-optimized, the switch as leaf and spine."""
     doc = {
@@ -105,6 +106,8 @@ def case_spec(server, switch: str, planes: int, ratio: float) -> dict:
         "oversubscription": ratio,
         "switches": {"leaf": switch, "spine": switch},
     }
+    if uplink_gbps:
+        doc["uplink_speed_gbps"] = uplink_gbps
     if server.is_rack_system:
         doc.update(racks=1, servers_per_su=1)
     else:
@@ -158,7 +161,9 @@ def run_case(facts, case: Case, server) -> Case:
     from planner.domain.spec import SpecError, parse_spec
 
     started = time.perf_counter()
-    spec = parse_spec(case_spec(server, case.switch, case.planes, case.oversubscription))
+    spec = parse_spec(
+        case_spec(server, case.switch, case.planes, case.oversubscription, case.uplink_speed_gbps)
+    )
     try:
         fabric = build_fabric(spec, facts)
     except FabricError as exc:
@@ -207,20 +212,48 @@ def matrix(facts, *, switches=None, servers=None) -> list[Case]:
     return cases
 
 
-def refusal_table(cases: list[Case]) -> str:
+#: The free leaf shapes (issue 36 item 1) tried on every switch: (server, planes, uplink
+#: speed as a multiple of the link speed, ratio): uplinks at half and twice the server link
+#: speed, and a 1:2 leaf, for a 400G server and an 800G server in two 400G planes.
+SHAPES = (
+    ("XE9680", 1, 0.5, 1),
+    ("XE9680", 1, 2, 1),
+    ("XE9680", 1, 1, 0.5),
+    ("DGX-B300", 2, 0.5, 1),
+    ("DGX-B300", 2, 2, 1),
+    ("DGX-B300", 2, 1, 0.5),
+)
+
+
+def shapes_matrix(facts, *, switches=None) -> list[Case]:
+    """Every switch (leaf and spine) in each of :data:`SHAPES`."""
+    switches = switches if switches is not None else catalog_switches(facts)
+    cases = []
+    for slug, planes, times, ratio in SHAPES:
+        server = facts.devices[slug]
+        speed = server.port_speed_gbps // planes
+        up = int(speed * times) if times != 1 else 0
+        for switch in switches:
+            case = Case(slug, switch.slug, planes, speed, ratio, uplink_speed_gbps=up)
+            cases.append(run_case(facts, case, server))
+    return cases
+
+
+def refusal_table(cases: list[Case], title: str = "Generator matrix") -> str:
     """The refusals as a Markdown table, with counts by fact first."""
     built = sum(case.status == "built" for case in cases)
     by_fact = Counter(case.fact for case in cases if case.status == "refused")
     lines = [
-        "# Generator matrix",
+        f"# {title}",
         "",
         f"{len(cases)} cases: {built} built through media, validation and the BOM; "
         f"{len(cases) - built} refused ("
         + ", ".join(f"{fact} {by_fact[fact]}" for fact in FACTS if by_fact[fact])
         + ").",
         "",
-        "| Server | Switch (leaf and spine) | Planes | Link | Ratio | Fact | Reason | Source |",
-        "|---|---|---:|---:|---:|---|---|---|",
+        "| Server | Switch (leaf and spine) | Planes | Link | Uplink | Ratio | Fact | Reason "
+        "| Source |",
+        "|---|---|---:|---:|---:|---:|---|---|---|",
     ]
     for case in cases:
         if case.status != "refused":
@@ -230,7 +263,8 @@ def refusal_table(cases: list[Case]) -> str:
             reason = reason[:297] + "..."
         lines.append(
             f"| {case.server} | {case.switch} | {case.planes} | {case.speed_gbps}G | "
-            f"{case.oversubscription:g}:1 | {case.fact} | {reason} | {case.source} |"
+            f"{case.uplink_speed_gbps or case.speed_gbps}G | {case.oversubscription:g}:1 | "
+            f"{case.fact} | {reason} | {case.source} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -244,6 +278,7 @@ def main() -> int:
     started = time.perf_counter()
     cases = matrix(facts)
     seconds = round(time.perf_counter() - started, 2)
+    shapes = shapes_matrix(facts)
     OUT.mkdir(parents=True, exist_ok=True)
     built = sum(case.status == "built" for case in cases)
     result = {
@@ -254,9 +289,15 @@ def main() -> int:
         "seconds": seconds,
         "servers_per_su": SERVERS_PER_SU,
         "rows": [asdict(case) for case in cases],
+        "shapes": {
+            "cases": len(shapes),
+            "built": sum(case.status == "built" for case in shapes),
+            "refused_by_fact": dict(Counter(c.fact for c in shapes if c.status == "refused")),
+            "rows": [asdict(case) for case in shapes],
+        },
     }
     (OUT / "generator-matrix.json").write_text(json.dumps(result, indent=1) + "\n")
-    table = refusal_table(cases)
+    table = refusal_table(cases) + "\n" + refusal_table(shapes, "Free leaf shapes")
     (OUT / "generator-matrix.md").write_text(table)
     print(table)
     print(

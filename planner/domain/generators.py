@@ -1032,6 +1032,25 @@ def _uplink_base(sw: _Switches, down: int, up: int) -> int:
     return aligned if aligned + up * sw.up_units <= sw.r_leaf else base
 
 
+def _bundle(sw: _Switches, links_per_spine: int) -> int:
+    """Uplinks that go to one spine together: the legs of one of the leaf's ports when its
+    uplinks are a breakout slower than the server links (4 x 200G of an 800G port: one
+    straight cable or fibre then carries them to one spine port), else 1.
+
+    >>> from planner.domain.catalog import DeviceModel, PortGroup
+    >>> sn = DeviceModel("SN", "switch", (PortGroup(64, 1, 800, breakouts=("2x400G", "4x200G")),))
+    >>> _bundle(_Switches(sn, sn, sn, 400, 256, 256, 256, 200), 32)
+    4
+    >>> _bundle(_Switches(sn, sn, sn, 400, 128, 128, 128, 400), 32)
+    1
+    """
+    if not sw.up_speed or sw.up_speed >= sw.speed:
+        return 1
+    group = sw.leaf.group_at(sw.up_speed)
+    legs = group.split_at(sw.up_speed) if group else 1
+    return legs if legs > 1 and links_per_spine % legs == 0 else 1
+
+
 def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, plane, namer):
     if plan["tiers"] == 1:
         return
@@ -1054,11 +1073,12 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
         )
         l_idx = np.repeat(np.arange(leaves, dtype=np.int64), up)
         jj = np.tile(j, leaves)
+        k = _bundle(sw, m)  # uplinks k at a time to one spine (1: one by one)
         builder.add_links(
             leaf_nodes[l_idx],
             base + jj * stride,
-            spine_nodes[jj % s],
-            l_idx * m + jj // s,
+            spine_nodes[(jj // k) % s],
+            l_idx * m + (jj // k) // s * k + jj % k,
             tier="leaf-spine",
             plane=plane,
             speed_gbps=sw.up_speed,

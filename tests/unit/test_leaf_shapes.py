@@ -351,3 +351,28 @@ def test_514_day0_config_splits_each_cage_at_its_own_speed(facts):
     sonic = "".join(config_chunks("sonic", fabric, facts, name="x", revision=1))
     assert '"Ethernet0":{"brkout_mode":"2x400G"}' in sonic.replace(" ", "")
     assert '"Ethernet256":{"brkout_mode":"4x200G"}' in sonic.replace(" ", "")
+
+
+def test_515_slower_uplinks_go_to_a_spine_a_port_at_a_time(facts):
+    """4 x 200G uplinks of one 800G leaf port reach one spine port (one straight cable or
+    fibre can carry them); each leaf still has the same number of links to every spine."""
+    fabric = topology(
+        facts,
+        topology="rail-optimized",
+        server="XE9680",
+        servers=8,
+        uplink_speed_gbps=200,
+        switches={"leaf": "SN5600"},
+    )
+    up = links(fabric, "leaf-spine")
+    leaf, spine = fabric.link_a[up].astype(np.int64), fabric.link_b[up].astype(np.int64)
+    leaf_port = fabric.link_a_port[up] // 4  # the 800G port (4 x 200G)
+    spine_port = fabric.link_b_port[up] // 4
+    pairs = {
+        (a, pa): (b, pb) for a, pa, b, pb in zip(leaf, leaf_port, spine, spine_port, strict=True)
+    }
+    assert len(pairs) == up.size // 4
+    for a, pa, b, pb in zip(leaf, leaf_port, spine, spine_port, strict=True):
+        assert pairs[a, pa] == (b, pb)
+    counts = np.unique(leaf * fabric.node_count + spine, return_counts=True)[1]
+    assert set(counts.tolist()) == {32}
