@@ -1105,11 +1105,12 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
     pod = pod_of_leaf[l_idx]
     s_of = pod_spines[pod]
     q = l_idx - pod * plan["leaves_per_pod"]
+    k = _bundle(sw, int(np.gcd.reduce(up // pod_spines)))  # as in two tiers
     builder.add_links(
         leaf_nodes[l_idx],
         base + jj * stride,
-        spine_nodes[first_spine[pod] + jj % s_of],
-        q * (up // s_of) + jj // s_of,
+        spine_nodes[first_spine[pod] + (jj // k) % s_of],
+        q * (up // s_of) + (jj // k) // s_of * k + jj % k,
         tier="leaf-spine",
         plane=plane,
         speed_gbps=sw.up_speed,

@@ -376,3 +376,20 @@ def test_515_slower_uplinks_go_to_a_spine_a_port_at_a_time(facts):
         assert pairs[a, pa] == (b, pb)
     counts = np.unique(leaf * fabric.node_count + spine, return_counts=True)[1]
     assert set(counts.tolist()) == {32}
+
+
+def test_516_three_tiers_with_slower_uplinks(facts):
+    fabric = topology(
+        facts,
+        topology="clos",
+        server="XE9680",
+        servers=40,
+        tiers=3,
+        uplink_speed_gbps=200,
+        switches={"leaf": "SN5600"},
+    )
+    assert fabric.info["tiers"] == 3
+    for tier in ("leaf-spine", "spine-core"):
+        assert set(fabric.link_speed_gbps[links(fabric, tier)].tolist()) == {200}
+    assert errors(fabric, facts) == []
+    assert_budgeted_simulated_exported(fabric, facts, traffic="rail-rings")
