@@ -393,3 +393,18 @@ def test_516_three_tiers_with_slower_uplinks(facts):
         assert set(fabric.link_speed_gbps[links(fabric, tier)].tolist()) == {200}
     assert errors(fabric, facts) == []
     assert_budgeted_simulated_exported(fabric, facts, traffic="rail-rings")
+
+
+def test_517_mlag_pair_flow_job_runs_rings_per_rail_and_names_what_it_cannot(facts):
+    from planner.analyses.flow import RoutingError
+    from planner.analyses.scenario import run_scenario
+
+    fabric = build_fabric(
+        spec(topology="clos", server="DGX-H100", servers=12, tiers=1, switches={"leaf": "QM9700"}),
+        facts,
+    )
+    ring = run_scenario(fabric, traffic="all-reduce", size_bytes=1e8, summary_only=True)
+    assert ring["rings"] == "rail" and ring["completion_time_s"] > 0
+    with pytest.raises(RoutingError) as caught:
+        run_scenario(fabric, traffic="all-to-all", size_bytes=1e8, summary_only=True)
+    assert caught.value.field == "traffic" and "MLAG pair" in str(caught.value)
