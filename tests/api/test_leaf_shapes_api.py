@@ -39,3 +39,23 @@ def test_refusals_are_400_naming_the_field(api_client, seed_catalog):
         assert response.status_code == 400, (extra, response.content)
         fields = [p["field"] for p in response.json()["problems"]]
         assert field in fields, (extra, response.json())
+
+
+def test_the_wizard_fields_take_a_one_tier_plane_and_a_one_to_two_leaf(api_client, seed_catalog):
+    from tests.api.test_wizard_api import FIELDS
+
+    one_tier = {**FIELDS, "topology": "clos", "servers": "8", "tiers": "1"}
+    one_tier.update(reserved_leaf_ports="0", media_server_leaf="auto")
+    response = api_client.post(SUMMARY, {"fields": one_tier}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["spec"]["tiers"] == 1
+    assert response.json()["switches"] == {"leaf": 1, "spine": 0, "core": 0}
+    half = {**FIELDS, "servers": "8", "servers_per_su": "", "oversubscription": "0.5"}
+    half["reserved_leaf_ports"] = "0"
+    response = api_client.post(SUMMARY, {"fields": half}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["oversubscription_text"]["leaf"] == "1:2 down:up (0.5:1)"
+    zero = {**half, "oversubscription": "0"}
+    response = api_client.post(SUMMARY, {"fields": zero}, format="json")
+    assert response.status_code == 400, response.content
+    assert "oversubscription" in [p["field"] for p in response.json()["problems"]]
