@@ -577,8 +577,8 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
             n = spec.servers_per_su or down
             if n > down:
                 raise FabricError(
-                    f"servers_per_su = {n} needs {n} leaf downlinks; a {sw.r_leaf}-port leaf at "
-                    f"{float(o):g}:1 has {down}",
+                    f"servers_per_su = {n} needs {n} leaf downlinks; {sw.leaf.slug} "
+                    f"({sw.r_leaf} ports at {sw.unit}G) at {float(o):g}:1 has {down}",
                     field="servers_per_su",
                 )
             per_leaf = n
@@ -612,7 +612,8 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
         if rails > down:
             what = "a compute tray's" if trays > 1 else "a server's"
             raise FabricError(
-                f"{what} {rails} ports do not fit the {down} downlinks of a {sw.r_leaf}-port leaf",
+                f"{what} {rails} ports do not fit the {down} downlinks of {sw.leaf.slug} "
+                f"({sw.r_leaf} ports at {sw.unit}G)",
                 field="rails",
             )
         n = down // rails
