@@ -408,3 +408,34 @@ def test_517_mlag_pair_flow_job_runs_rings_per_rail_and_names_what_it_cannot(fac
     with pytest.raises(RoutingError) as caught:
         run_scenario(fabric, traffic="all-to-all", size_bytes=1e8, summary_only=True)
     assert caught.value.field == "traffic" and "MLAG pair" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("sus", "nodes", "leaf", "spine", "node_leaf", "leaf_spine"),
+    [(1, 64, 16, 8, 512, 512), (2, 128, 32, 16, 1024, 1024), (4, 256, 64, 32, 2048, 2048)],
+)
+def test_518_b300_spectrum_x_leaf_400g_down_800g_up(
+    facts, sus, nodes, leaf, spine, node_leaf, leaf_spine
+):
+    """NVIDIA DGX SuperPOD B300 on Spectrum-X, twin-plane, Table 3 (next-wave.md §4.2 names
+    the design; the rows as tests/unit/test_todays_systems.py cites them): each GPU 2 x 400GbE
+    in two planes on SN5600 leaves, leaf-spine 800G. With 800G uplinks the leaf-spine links
+    are the published cables one for one."""
+    fabric = topology(
+        facts,
+        topology="rail-optimized",
+        server="DGX-B300",
+        servers=nodes,
+        planes=2,
+        uplink_speed_gbps=800,
+        switches={"leaf": "SN5600"},
+    )
+    summary = summarize(fabric)
+    assert summary["scalable_units"] == sus
+    assert summary["switches"] == {"leaf": leaf, "spine": spine, "core": 0}
+    assert summary["physical_ports"]["server-leaf"] == node_leaf
+    assert summary["links"]["leaf-spine"] == leaf_spine
+    assert (fabric.info["leaf_down"], fabric.info["leaf_up"]) == (64, 32)
+    assert set(fabric.link_speed_gbps[links(fabric, "leaf-spine")].tolist()) == {800}
+    if sus == 1:
+        assert errors(fabric, facts) == []
