@@ -43,6 +43,7 @@ from planner.analyses.traffic import (
     collective_rings,
     incast,
     permutation,
+    pxn_flows,
 )
 from planner.domain.fabric import TIER_NAMES, Fabric
 from planner.domain.transport import TransportSettings
@@ -251,6 +252,8 @@ def run_scenario(
     flows, ranks, factor, bound = make_flows(
         net, traffic, float(size_bytes), placement=placement, seed=seed, rings=rings
     )
+    if fabric.info.get("mlag_pair"):  # and the other traffics move to the rail first (PXN)
+        flows = pxn_flows(net, flows)
     progress(0, len(flows), f"simulating {len(flows):,} flows")
     try:
         result = simulate(
@@ -285,6 +288,7 @@ def run_scenario(
         "routing": routing,
         **({"flowlets": int(flowlets)} if routing == "flowlet" else {}),
         **({"rings": rings} if rings != "flat" and traffic in RINGS else {}),
+        **({"pxn": True} if fabric.info.get("mlag_pair") else {}),
         "seed": seed if hash_seed is None else hash_seed,
         "size_bytes": float(size_bytes),
         "gpus": int(net.gpu_count),
