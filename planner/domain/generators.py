@@ -639,6 +639,14 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
             f"servers leave {free}. Use fewer servers (e.g. {fewer}) or fewer reserved ports",
             field="reserved_leaf_ports",
         )
+    rail_pair = spec.topology == "rail-optimized" and one_tier and leaves == 2
+    if rail_pair and (rails != 2 or trays > 1):
+        raise FabricError(
+            f"one tier with two rail leaves per plane keeps each rail on its own leaf; "
+            f"{servers:,} servers on {rails} rail(s) need two leaves for one rail, which nothing "
+            "joins: use tiers 2 (or auto), fewer servers, or topology: clos",
+            field="tiers",
+        )
     if one_tier and leaves > 2:
         raise FabricError(
             f"one tier is a single leaf or an MLAG pair per plane; {servers:,} servers on "
@@ -647,7 +655,9 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
             field="tiers",
         )
     return {
-        "mlag_pair": spec.topology != "rail-optimized" and one_tier and leaves == 2,
+        # one tier on two leaves: each server on both, nothing joins the two (see the flow
+        # job: rings per rail, PXN)
+        "mlag_pair": one_tier and leaves == 2,
         "servers_per_su": n,
         "servers_per_leaf": per_leaf if per_leaf is not None else n,
         "leaves_per_rail": leaves_per_rail,

@@ -442,3 +442,33 @@ def test_518_b300_spectrum_x_leaf_400g_down_800g_up(
     assert set(fabric.link_speed_gbps[links(fabric, "leaf-spine")].tolist()) == {800}
     if sus == 1:
         assert errors(fabric, facts) == []
+
+
+def test_519_one_tier_rail_optimized(facts):
+    """Two rails, one SU: a rail leaf each (a pair, each server on both); eight rails would
+    need eight leaves: refused, naming tiers."""
+    pair = generate_topology(
+        spec(
+            topology="rail-optimized",
+            server="DGX-H100",
+            servers=8,
+            rails=2,
+            tiers=1,
+            switches={"leaf": "QM9700"},
+        ),
+        facts,
+    )
+    assert pair.info["mlag_pair"] and pair.nodes_with_role("leaf").size == 2
+    assert errors(pair, facts) == []
+    with pytest.raises(FabricError) as caught:
+        generate_topology(
+            spec(
+                topology="rail-optimized",
+                server="DGX-H100",
+                servers=8,
+                tiers=1,
+                switches={"leaf": "QM9700"},
+            ),
+            facts,
+        )
+    assert caught.value.field == "tiers" and "8 rail leaves" in str(caught.value)
