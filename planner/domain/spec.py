@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import re
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -321,7 +322,8 @@ class DesignSpec:
         1,
         title="Oversubscription",
         description="Leaf downlink:uplink bandwidth ratio: 1 = non-blocking, 3 = 3:1, 0.5 = "
-        "1:2 (twice as much uplink as downlink bandwidth). Any ratio above 0.",
+        "1:2 (twice as much uplink as downlink bandwidth). Any ratio above 0; a spec may also "
+        'write it as vendors publish it, "down:up" ("3:1", "1:2").',
         exclusiveMinimum=0,
         maximum=16,
     )
@@ -716,6 +718,32 @@ def _whole_numbers(document: dict, schema: dict) -> dict:
     return out
 
 
+_RATIO_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
+
+
+def _ratio_text(document) -> tuple[dict, list[tuple[str, str]]]:
+    """``oversubscription`` written as vendors publish it, ``"down:up"`` (``"3:1"``,
+    ``"1:2"``), as the number the spec keeps (down / up bandwidth).
+
+    >>> _ratio_text({"oversubscription": "1:2"})
+    ({'oversubscription': 0.5}, [])
+    >>> _ratio_text({"oversubscription": "1:0"})[1]
+    [('oversubscription', "'1:0': both sides of down:up must be above 0")]
+    """
+    if not isinstance(document, dict) or not isinstance(document.get("oversubscription"), str):
+        return document, []
+    text = document["oversubscription"]
+    match = _RATIO_TEXT.match(text)
+    if match is None:
+        return document, [
+            ("oversubscription", f'{text!r}: write a number (3, 0.5) or down:up ("3:1", "1:2")')
+        ]
+    down, up = float(match.group(1)), float(match.group(2))
+    if down <= 0 or up <= 0:
+        return document, [("oversubscription", f"{text!r}: both sides of down:up must be above 0")]
+    return {**document, "oversubscription": round(down / up, 6)}, []
+
+
 def _one_tier_problems(document: dict) -> list[tuple[str, str]]:
     """Keys a one-tier fabric (a leaf or an MLAG pair per plane, no spines) cannot use.
 
@@ -766,7 +794,8 @@ def parse_spec(document: dict | str) -> DesignSpec:
     """
     if isinstance(document, str):
         document = load_spec_text(document)
-    problems = _schema_problems(document) or _out_of_range(document)
+    document, ratio_problems = _ratio_text(document)
+    problems = ratio_problems or _schema_problems(document) or _out_of_range(document)
     if problems:
         raise SpecError(problems)
     document = _whole_numbers(document, spec_schema())

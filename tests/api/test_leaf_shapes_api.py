@@ -17,6 +17,13 @@ def test_summary_of_a_one_to_two_leaf_says_both_ways(api_client, seed_catalog):
     assert summary["leaf_bandwidth_gbps"] == {"down": 8400, "up": 16800}
 
 
+def test_a_ratio_written_as_vendors_publish_it(api_client, seed_catalog):
+    spec = {**BASE, "topology": "rail-optimized", "oversubscription": "1:2"}
+    response = api_client.post(SUMMARY, {"spec": spec}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["oversubscription_text"]["leaf"] == "1:2 down:up (0.5:1)"
+
+
 def test_summary_of_a_one_leaf_plane(api_client, seed_catalog):
     spec = {**BASE, "topology": "clos", "tiers": 1}
     response = api_client.post(SUMMARY, {"spec": spec}, format="json")

@@ -472,3 +472,18 @@ def test_519_one_tier_rail_optimized(facts):
             facts,
         )
     assert caught.value.field == "tiers" and "8 rail leaves" in str(caught.value)
+
+
+@pytest.mark.parametrize(("text", "value"), [("1:2", 0.5), ("3:1", 3.0), ("16:15", 1.066667)])
+def test_520_ratio_written_down_to_up(text, value):
+    parsed = spec(
+        topology="clos", server="S", servers=8, switches={"leaf": "L"}, oversubscription=text
+    )
+    assert parsed.oversubscription == value
+
+
+@pytest.mark.parametrize("text", ["0:1", "1:0", "fast", "1/2"])
+def test_521_ratio_text_that_is_not_a_ratio_names_the_field(text):
+    with pytest.raises(SpecError) as caught:
+        spec(topology="clos", server="S", servers=8, switches={"leaf": "L"}, oversubscription=text)
+    assert [field for field, _ in caught.value.problems] == ["oversubscription"]
