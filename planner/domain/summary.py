@@ -152,7 +152,9 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         "spine-core": int(fabric.link_speed_gbps[tiers == TIER["spine-core"]].sum()),
     }
     present = [value for tier, value in capacity.items() if links[tier]]
-    tier_count = int(info.get("tiers") or (3 if links["spine-core"] else 2))
+    tier_count = int(
+        info.get("tiers") or (3 if links["spine-core"] else 2 if links["leaf-spine"] else 1)
+    )
     summary = {
         "name": name,
         "topology": info.get("topology"),

@@ -487,3 +487,25 @@ def test_521_ratio_text_that_is_not_a_ratio_names_the_field(text):
     with pytest.raises(SpecError) as caught:
         spec(topology="clos", server="S", servers=8, switches={"leaf": "L"}, oversubscription=text)
     assert [field for field, _ in caught.value.problems] == ["oversubscription"]
+
+
+@pytest.mark.parametrize("uplink", [200, 800])
+def test_522_canvas_edit_round_trip_of_a_two_speed_leaf(facts, uplink):
+    """The canvas's edit document of a leaf with slower or faster uplinks reads back as the
+    same fabric: ports counted at the leaf's slower speed, a faster link taking its lanes."""
+    from planner.domain.canvas import edit_document, fabric_from_edit, validate_edit
+
+    fabric = topology(
+        facts,
+        topology="rail-optimized",
+        server="XE9680",
+        servers=8,
+        uplink_speed_gbps=uplink,
+        switches={"leaf": "SN5600"},
+    )
+    document = edit_document(fabric)
+    assert [v.code for v in validate_edit(document, facts)] == []
+    again = fabric_from_edit(document, facts)
+    assert (again.node_ports == fabric.node_ports).all()
+    assert (again.node_ports_per_cage == fabric.node_ports_per_cage).all()
+    assert errors(again, facts) == []
