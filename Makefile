@@ -121,6 +121,7 @@ bench: setup
 	$(PY) -m tests.bench_cluster
 	$(PY) -m tests.bench_optics
 	$(PY) -m tests.bench_scale
+	$(PY) -m tests.bench_matrix
 
 # Re-pin the two locks from pyproject.toml (needs network; the repository itself is not a
 # package). requirements.lock: what the web server and the Celery worker run (`dependencies`),

@@ -30,6 +30,7 @@ BENCH_FILES: dict[str, str] = {
     "tests.bench_cluster": "cluster.json",
     "tests.bench_optics": "optics.json",
     "tests.bench_scale": "scale.json",
+    "tests.bench_matrix": "generator-matrix.json",
 }
 #: Rows shown per bench file; a longer result is cut, saying how many rows were left out.
 MAX_ROWS = 150

@@ -92,7 +92,11 @@ def key_figures(summary: dict) -> list[tuple[str, str, str]]:
         ("Planes", number(summary.get("planes")), "planes"),
         ("Link speed", bandwidth(summary.get("speed_gbps")), "speed"),
         ("Bisection", bandwidth(summary.get("bisection_gbps")), "bisection"),
-        ("Leaf oversubscription", ratio(over.get("leaf")), "oversubscription"),
+        (
+            "Leaf oversubscription",
+            (summary.get("oversubscription_text") or {}).get("leaf") or ratio(over.get("leaf")),
+            "oversubscription",
+        ),
         ("Max hops", number(summary.get("max_hops")), "hops"),
     ]
 
@@ -470,6 +474,13 @@ def summary_context(summary: dict) -> dict:
                 else []
             ),
             ("Uplink speed", bandwidth(summary.get("uplink_speed_gbps"))),
+            (
+                "Leaf bandwidth down / up",
+                " / ".join(
+                    bandwidth((summary.get("leaf_bandwidth_gbps") or {}).get(way))
+                    for way in ("down", "up")
+                ),
+            ),
             ("Rails", number(summary.get("rails"))),
             ("Servers per SU", number(summary.get("servers_per_su"))),
             ("Scalable units", number(summary.get("scalable_units"))),

@@ -29,6 +29,7 @@ from planner.analyses.flow import (
     FLOWLETS_DEFAULT,
     Flows,
     Network,
+    RoutingError,
     canonical_routing,
     congestion_tree,
     route,
@@ -42,6 +43,7 @@ from planner.analyses.traffic import (
     collective_rings,
     incast,
     permutation,
+    pxn_flows,
 )
 from planner.domain.fabric import TIER_NAMES, Fabric
 from planner.domain.transport import TransportSettings
@@ -142,14 +144,26 @@ def _group(n: int) -> int:
     return max(d for d in range(1, min(n, ALL_TO_ALL_GROUP) + 1) if n % d == 0)
 
 
-def make_flows(net: Network, traffic: str, size_bytes: float, *, placement: str, seed: int):
-    """(flows, ranks in the collective, busbw factor, bound in Gb/s)."""
+def make_flows(
+    net: Network,
+    traffic: str,
+    size_bytes: float,
+    *,
+    placement: str,
+    seed: int,
+    rings: str = "flat",
+):
+    """(flows, ranks in the collective, busbw factor, bound in Gb/s).
+
+    ``rings``: ``flat`` (one ring, rail by rail) or ``rail`` (one ring per rail, handed over
+    scale-up: NCCL's PXN), for the ring collectives."""
     ranks = _ranks(net, placement, seed)
     n = ranks.size
     if traffic in RINGS:
-        # one flat ring, rail by rail (GPU k of every server, then GPU k+1): the ring
-        # construction the message-size sweep shares (traffic.collective_rings)
-        flows = collective_rings(net, ranks, traffic, size_bytes, layout="flat").flows
+        # one flat ring, rail by rail (GPU k of every server, then GPU k+1), or one ring
+        # per rail: the ring constructions the message-size sweep shares
+        # (traffic.collective_rings)
+        flows = collective_rings(net, ranks, traffic, size_bytes, layout=rings).flows
     elif traffic == "all-to-all":
         n = _group(ranks.size)
         flows = all_to_all(ranks, size_bytes, group=n)
@@ -232,19 +246,36 @@ def run_scenario(
     progress = on_progress or (lambda *a, **k: None)
     progress(0, 1, "building the network")
     net = build_network(fabric, fail_links=fail_links, seed=seed)
+    # An MLAG pair (one tier) has no link between its two leaves: NCCL keeps such a fabric's
+    # ring traffic on the rails (one ring per rail, PXN), each rail on one leaf.
+    rings = "rail" if fabric.info.get("mlag_pair") else "flat"
     flows, ranks, factor, bound = make_flows(
-        net, traffic, float(size_bytes), placement=placement, seed=seed
+        net, traffic, float(size_bytes), placement=placement, seed=seed, rings=rings
     )
+    if fabric.info.get("mlag_pair"):  # and the other traffics move to the rail first (PXN)
+        flows = pxn_flows(net, flows)
     progress(0, len(flows), f"simulating {len(flows):,} flows")
-    result = simulate(
-        net,
-        flows,
-        routing,
-        seed=seed if hash_seed is None else hash_seed,
-        flowlets=flowlets,
-        hot_spot_count=HOT_SPOTS,
-        on_progress=progress,
-    )
+    try:
+        result = simulate(
+            net,
+            flows,
+            routing,
+            seed=seed if hash_seed is None else hash_seed,
+            flowlets=flowlets,
+            hot_spot_count=HOT_SPOTS,
+            on_progress=progress,
+        )
+    except RoutingError as exc:
+        if fabric.info.get("mlag_pair") and not fail_links:
+            raise RoutingError(
+                f"{traffic} sends traffic between GPUs whose NICs sit on different leaves of "
+                "the MLAG pair, and no link joins the two leaves (one tier: no spines, the "
+                "peer link is not modelled): run a ring collective (all-reduce, all-gather, "
+                "reduce-scatter: one ring per rail, each on one leaf), or build the fabric "
+                "with tiers: 2",
+                field="traffic",
+            ) from exc
+        raise
     if keep is not None:
         keep.update(net=net, flows=flows, result=result)
     t = result.completion_time_s
@@ -256,6 +287,8 @@ def run_scenario(
         "traffic": traffic,
         "routing": routing,
         **({"flowlets": int(flowlets)} if routing == "flowlet" else {}),
+        **({"rings": rings} if rings != "flat" and traffic in RINGS else {}),
+        **({"pxn": True} if fabric.info.get("mlag_pair") else {}),
         "seed": seed if hash_seed is None else hash_seed,
         "size_bytes": float(size_bytes),
         "gpus": int(net.gpu_count),

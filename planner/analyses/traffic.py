@@ -201,6 +201,43 @@ def run_phases(net: Network, phases: list[Flows], routing: str = "rail", **kw) -
     return float(sum(simulate(net, p, routing, **kw).completion_time_s for p in phases))
 
 
+def pxn_flows(net: Network, flows: Flows) -> Flows:
+    """``flows`` as NCCL's PXN sends them on a fabric whose leaves are not joined (an MLAG
+    pair of one tier: rail r on leaf r mod 2): a flow whose destination's NIC is on another
+    leaf than its source's is first handed over scale-up (NVLink) to the source server's GPU
+    of the destination's rail, and leaves from that GPU's NIC ("PXN ... NCCL 2.12": the data
+    moves to the GPU on the same rail as the destination first). Flows between two GPUs of
+    one server stay on scale-up and are left out; the scale-up hop is not a fabric flow.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> net = SimpleNamespace(gpu_leaf=np.array([10, 11, 10, 11]),
+    ...     gpu_local=np.array([0, 1, 0, 1]), gpu_server=np.array([0, 0, 1, 1]))
+    >>> moved = pxn_flows(net, Flows([0, 0, 0], [1, 2, 3], 1.0))
+    >>> moved.src.tolist(), moved.dst.tolist()
+    ([0, 1], [2, 3])
+    """
+    src, dst = flows.src, flows.dst
+    leaf = np.asarray(net.gpu_leaf)
+    local = np.asarray(net.gpu_local)
+    server = np.asarray(net.gpu_server)
+    proxy = src - local[src] + local[dst]
+    inside = (proxy >= 0) & (proxy < leaf.size)
+    proxy = np.where(inside, proxy, src)
+    usable = inside & (server[proxy] == server[src]) & (leaf[proxy] == leaf[dst])
+    moved = np.where((leaf[src] != leaf[dst]) & usable, proxy, src)
+    keep = server[moved] != server[dst]
+    return Flows(
+        moved[keep],
+        dst[keep],
+        flows.size[keep],
+        flows.start[keep],
+        flows.qp[keep],
+        flows.plane[keep],
+    )
+
+
 def all_to_all(ranks: np.ndarray, size_bytes: float, *, group: int | None = None) -> Flows:
     """All-to-all inside groups of ``group`` consecutive ranks (all ranks when None): each
     rank sends ``size_bytes / n`` to every other member."""
@@ -233,6 +270,7 @@ def incast(ranks: np.ndarray, size_bytes: float, *, target: int | None = None) -
 
 
 __all__ = [
+    "pxn_flows",
     "BUSBW_FACTOR",
     "EDGE_SHARE",
     "RING_LAYOUTS",

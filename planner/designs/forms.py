@@ -234,7 +234,10 @@ class DesignWizardForm(NetworkFieldsForm, TransportFieldsForm):
     )
     rails = spec_form_field("rails")
     planes = spec_form_field("planes")
-    tiers = spec_form_field("tiers", labels={"auto": "Auto (fewest that fit)"})
+    tiers = spec_form_field(
+        "tiers",
+        labels={"auto": "Auto (fewest that fit)", 1: "1 (a leaf or an MLAG pair per plane)"},
+    )
     servers_per_su = spec_form_field("servers_per_su")
     oversubscription = spec_form_field("oversubscription")
     k = spec_form_field("k")

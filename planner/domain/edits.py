@@ -39,6 +39,11 @@ KEPT_INFO = (
     "servers_per_su",
     "leaves_per_pod",
     "oversubscription",
+    # the leaf's designed split (the summary's leaf bandwidth each way) and a one-tier pair
+    # (the flow job keeps its traffic on the rails: planner.analyses.scenario)
+    "leaf_down",
+    "leaf_up",
+    "mlag_pair",
     "layout_notes",
     "media_notes",
     # structured cabling (issue 19): the parts the plan reads and its counts, so an edited

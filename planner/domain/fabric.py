@@ -136,6 +136,29 @@ class Fabric:
     def role_of(self, node: int) -> str:
         return ROLES[int(self.node_role[node])]
 
+    def node_unit_speed_gbps(self) -> np.ndarray:
+        """Per node, its slowest link speed (0 without links): the speed its port numbers
+        count in. A leaf whose uplinks run slower or faster than its server links numbers its
+        ports at the slower of the two; a faster link takes ``speed / unit`` consecutive ones
+        (the lanes of a split port), so ``port // node_ports_per_cage`` is still its cage."""
+        n = self.node_count
+        unit = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        speeds = self.link_speed_gbps.astype(np.int64)
+        for ends in (self.link_a.astype(np.int64), self.link_b.astype(np.int64)):
+            ok = (ends >= 0) & (ends < n)  # a dangling link (hand edit) names no node
+            np.minimum.at(unit, ends[ok], speeds[ok])
+        unit[unit == np.iinfo(np.int64).max] = 0
+        return unit
+
+    def link_port_scale(self, links: np.ndarray, end: str) -> np.ndarray:
+        """Node ports each of ``links`` takes at its ``end`` (``"a"`` or ``"b"``): its speed
+        over the node's unit speed (:meth:`node_unit_speed_gbps`), 1 on a one-speed node."""
+        nodes = (self.link_a if end == "a" else self.link_b)[links].astype(np.int64)
+        ok = (nodes >= 0) & (nodes < self.node_count)
+        unit = np.ones(nodes.size, dtype=np.int64)
+        unit[ok] = np.maximum(self.node_unit_speed_gbps()[nodes[ok]], 1)
+        return np.maximum(self.link_speed_gbps[links].astype(np.int64) // unit, 1)
+
     def nodes_with_role(self, role: str) -> np.ndarray:
         return np.flatnonzero(self.node_role == ROLE[role])
 

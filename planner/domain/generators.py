@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -39,15 +40,37 @@ class _Switches:
     spine: DeviceModel
     core: DeviceModel
     speed: int  # server-leaf links (the plane speed)
-    r_leaf: int  # leaf ports at ``speed``
+    r_leaf: int  # leaf ports at ``unit`` (the slower of ``speed`` and ``up_speed``)
     r_spine: int  # spine ports at ``up_speed``
     r_core: int
     up_speed: int = 0  # leaf-spine and spine-core links
 
     @property
-    def stride(self) -> int:
-        """Leaf ports at ``speed`` one uplink at ``up_speed`` takes (1 when they match)."""
-        return self.up_speed // self.speed
+    def unit(self) -> int:
+        """The leaf's logical port speed: the slower of its down- and uplinks. A leaf's ports
+        are numbered at this speed; a faster link takes several consecutive ones (the lanes
+        of a port split that way)."""
+        return min(self.speed, self.up_speed or self.speed)
+
+    @property
+    def down_units(self) -> int:
+        """Leaf ports at ``unit`` one server link takes (1 unless uplinks are slower)."""
+        return self.speed // self.unit
+
+    @property
+    def up_units(self) -> int:
+        """Leaf ports at ``unit`` one uplink takes (1 unless uplinks are faster)."""
+        return (self.up_speed or self.speed) // self.unit
+
+    @property
+    def max_down(self) -> int:
+        """The leaf's ports at the server link speed (its catalog port groups)."""
+        return self.leaf.radix_at(self.speed)
+
+    @property
+    def max_up(self) -> int:
+        """The leaf's ports at the uplink speed."""
+        return self.leaf.radix_at(self.up_speed or self.speed)
 
 
 def _divisors(n: int) -> list[int]:
@@ -66,11 +89,23 @@ def _fmt(number: float) -> str:
     return f"{number:,.0f}" if float(number).is_integer() else f"{number:,}"
 
 
-def leaf_split(radix: int, oversubscription: float, stride: int = 1) -> tuple[int, int]:
-    """Down and up ports of a leaf: ``down = up * stride * o`` as large as the radix allows.
+def leaf_split(
+    radix: int,
+    oversubscription: float,
+    stride: int = 1,
+    *,
+    down_units: int = 1,
+    max_down: int | None = None,
+    max_up: int | None = None,
+) -> tuple[int, int]:
+    """Down and up ports of a leaf with bandwidth ratio ``down:up = o:1``, as many as fit.
 
-    ``radix`` counts ports at the downlink speed; an uplink runs ``stride`` times faster and
-    takes ``stride`` of them (an 800G uplink on a leaf split 2 x 400G toward the servers).
+    ``radix`` counts the leaf's ports at its slower link speed; an uplink takes ``stride`` of
+    them and a downlink ``down_units`` (an 800G uplink on a leaf split 2 x 400G toward the
+    servers takes 2; a 400G server link on a leaf whose 200G uplinks split its ports 4 x 200G
+    takes 2). ``o`` is any ratio above 0: below 1 the uplinks carry more than the downlinks
+    (``0.5`` is the "1:2" some vendors publish). ``max_down`` and ``max_up`` cap each side at
+    the ports the leaf's groups offer at that speed.
 
     Examples
     --------
@@ -82,13 +117,31 @@ def leaf_split(radix: int, oversubscription: float, stride: int = 1) -> tuple[in
     (36, 24)
     >>> leaf_split(128, 1, stride=2)  # SN5600: 64 x 400G down, 32 x 800G up
     (64, 32)
+    >>> leaf_split(64, 0.5)  # 1:2: 21 down, 42 up (one port left over)
+    (21, 42)
+    >>> leaf_split(256, 1, down_units=2)  # SN5600 4 x 200G: 64 x 400G down, 128 x 200G up
+    (64, 128)
     """
-    for up in range(int(radix // ((oversubscription + 1) * stride)), 0, -1):
-        down = up * stride * oversubscription
-        if float(down).is_integer() and down + up * stride <= radix:
+    o = Fraction(oversubscription).limit_denominator(1000)
+    if o <= 0:
+        raise FabricError(
+            f"oversubscription {oversubscription:g}:1 is below the 1:1000 a leaf's whole "
+            "ports can give: use a larger ratio",
+            field="oversubscription",
+        )
+    for up in range(math.floor(radix / ((o + 1) * stride)), 0, -1):
+        down = o * up * stride / down_units
+        if down.denominator != 1 or down < 1:
+            continue
+        if (max_down is not None and down > max_down) or (max_up is not None and up > max_up):
+            continue
+        if down * down_units + up * stride <= radix:
             return int(down), up
     raise FabricError(
-        f"a {radix}-port leaf cannot be split {oversubscription}:1", field="oversubscription"
+        f"a leaf with {radix} ports cannot give whole down- and uplinks at {float(o):g}:1 "
+        f"(downlink:uplink bandwidth; an uplink takes {stride} port(s), a downlink "
+        f"{down_units}): choose another ratio or leaf",
+        field="oversubscription",
     )
 
 
@@ -295,14 +348,16 @@ def _plane_speed(spec: DesignSpec, server: DeviceModel, port_speed: int) -> int:
 
 
 def _uplink_speed(spec: DesignSpec, speed: int) -> int:
-    """Switch-to-switch link speed: ``uplink_speed_gbps`` when given, else the server link
-    (plane) speed. Either way the summary's ``physical_ports`` counts the cables per physical
-    port as NVIDIA's multi-plane tables do (a leaf's 800G port carrying two 400G uplinks is
-    one)."""
+    """Switch-to-switch link speed: ``uplink_speed_gbps`` when given (slower, equal or
+    faster than the server links), else the server link (plane) speed. Either way the
+    summary's ``physical_ports`` counts the cables per physical port as NVIDIA's multi-plane
+    tables do (a leaf's 800G port carrying two 400G uplinks is one)."""
     up = spec.uplink_speed_gbps or speed
-    if up % speed:
+    if up % speed and speed % up:
         raise FabricError(
-            f"uplink_speed_gbps = {up} is not a whole multiple of the {speed}G server links",
+            f"uplink_speed_gbps = {up}: a leaf port splits into equal lanes, so its {speed}G "
+            f"server links and {up}G uplinks need one speed to be a whole multiple of the "
+            f"other (e.g. {speed // 2}, {speed} or {speed * 2})",
             field="uplink_speed_gbps",
         )
     return up
@@ -407,6 +462,8 @@ def _switches(spec: DesignSpec, facts: CatalogFacts, speed: int, up_speed: int) 
         models[role] = model
     if up_speed != speed and not models["leaf"].radix_at(up_speed):
         raise FabricError(_speed_refusal(models["leaf"], up_speed), field="uplink_speed_gbps")
+    # The leaf's ports are counted at the slower of its two link speeds.
+    radix["leaf"] = models["leaf"].radix_at(min(speed, up_speed))
     return _Switches(
         models["leaf"],
         models["spine"],
@@ -491,8 +548,19 @@ def _plan(
 def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays: int) -> dict:
     """Servers per SU (or per leaf), leaves, and each leaf's downlinks and uplinks."""
     reserved = spec.reserved_leaf_ports
-    o = spec.oversubscription
-    down, up = leaf_split(sw.r_leaf, o, sw.stride)
+    one_tier = spec.tiers == 1
+    o = Fraction(spec.oversubscription).limit_denominator(1000)
+    if one_tier:  # no uplinks: every port at the server link speed faces down
+        down, up = min(sw.max_down, sw.r_leaf // sw.down_units), 0
+    else:
+        down, up = leaf_split(
+            sw.r_leaf,
+            spec.oversubscription,
+            sw.up_units,
+            down_units=sw.down_units,
+            max_down=sw.max_down,
+            max_up=sw.max_up,
+        )
     per_leaf = None  # servers whose rail port one leaf takes (rail-optimized)
     if spec.topology == "rail-optimized":
         if trays > 1:  # a rack-scale system puts ``trays`` ports on every rail
@@ -500,7 +568,7 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
             if systems_per_leaf < 1:
                 raise FabricError(
                     f"a rail leaf takes the {trays} trays of a {spec.server} on one rail; "
-                    f"{sw.leaf.slug} has {down} downlinks at {o:g}:1",
+                    f"{sw.leaf.slug} has {down} downlinks at {float(o):g}:1",
                     field="switches.leaf",
                 )
             n = spec.servers_per_su or systems_per_leaf
@@ -509,22 +577,29 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
             n = spec.servers_per_su or down
             if n > down:
                 raise FabricError(
-                    f"servers_per_su = {n} needs {n} leaf downlinks; a {sw.r_leaf}-port leaf at "
-                    f"{o:g}:1 has {down}",
+                    f"servers_per_su = {n} needs {n} leaf downlinks; {sw.leaf.slug} "
+                    f"({sw.r_leaf} ports at {sw.unit}G) at {float(o):g}:1 has {down}",
                     field="servers_per_su",
                 )
             per_leaf = n
         leaf_down = per_leaf * trays
-        if spec.servers_per_su or trays > 1:
-            up_exact = leaf_down / (o * sw.stride)
-            if not up_exact.is_integer():
+        if (spec.servers_per_su or trays > 1) and not one_tier:
+            up_exact = Fraction(leaf_down * sw.down_units) / (o * sw.up_units)
+            if up_exact.denominator != 1:
                 what = "servers per SU" if trays == 1 else f"{spec.server} trays per leaf"
                 raise FabricError(
-                    f"{leaf_down} {what} at {o:g}:1 gives {up_exact:g} uplinks of "
-                    f"{sw.up_speed}G per leaf; choose a size that divides evenly",
+                    f"{leaf_down} {what} at {float(o):g}:1 gives {float(up_exact):g} uplinks "
+                    f"of {sw.up_speed}G per leaf; choose a size that divides evenly",
                     field="servers_per_su" if spec.servers_per_su else "oversubscription",
                 )
             up = int(up_exact)
+            if leaf_down * sw.down_units + up * sw.up_units > sw.r_leaf or up > sw.max_up:
+                raise FabricError(
+                    f"{leaf_down} downlinks of {sw.speed}G and {up} uplinks of {sw.up_speed}G "
+                    f"at {float(o):g}:1 exceed {sw.leaf.slug}'s ports ({sw.r_leaf} x "
+                    f"{sw.unit}G): use fewer servers per SU or a higher ratio",
+                    field="servers_per_su" if spec.servers_per_su else "oversubscription",
+                )
         down = leaf_down
         leaves_per_rail = math.ceil(n / per_leaf)
         sus = math.ceil(servers / n)
@@ -537,13 +612,22 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
         if rails > down:
             what = "a compute tray's" if trays > 1 else "a server's"
             raise FabricError(
-                f"{what} {rails} ports do not fit the {down} downlinks of a {sw.r_leaf}-port leaf",
+                f"{what} {rails} ports do not fit the {down} downlinks of {sw.leaf.slug} "
+                f"({sw.r_leaf} ports at {sw.unit}G)",
                 field="rails",
             )
         n = down // rails
         down = n * rails
-        up = max(1, math.ceil(down / (o * sw.stride)))
-        leaves = math.ceil(servers * trays / n)
+        mlag_pair = False
+        if one_tier:
+            n, down, mlag_pair = _one_tier_leaves(spec, sw, servers * trays, rails, down)
+        else:
+            up = max(1, math.ceil(Fraction(down * sw.down_units) / (o * sw.up_units)))
+            while up > 1 and (
+                down * sw.down_units + up * sw.up_units > sw.r_leaf or up > sw.max_up
+            ):
+                up -= 1  # whole servers per leaf may round the ratio; keep to the ports
+        leaves = 2 if mlag_pair else math.ceil(servers * trays / n)
         sus = leaves
         leaves_per_rail = 1
         unit = 1
@@ -555,7 +639,25 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
             f"servers leave {free}. Use fewer servers (e.g. {fewer}) or fewer reserved ports",
             field="reserved_leaf_ports",
         )
+    rail_pair = spec.topology == "rail-optimized" and one_tier and leaves == 2
+    if rail_pair and (rails != 2 or trays > 1):
+        raise FabricError(
+            f"one tier with two rail leaves per plane keeps each rail on its own leaf; "
+            f"{servers:,} servers on {rails} rail(s) need two leaves for one rail, which nothing "
+            "joins: use tiers 2 (or auto), fewer servers, or topology: clos",
+            field="tiers",
+        )
+    if one_tier and leaves > 2:
+        raise FabricError(
+            f"one tier is a single leaf or an MLAG pair per plane; {servers:,} servers on "
+            f"{rails} rails need {leaves} rail leaves of {sw.leaf.slug} per plane: use tiers 2 "
+            "(or auto), or topology: clos to put every rail on one leaf",
+            field="tiers",
+        )
     return {
+        # one tier on two leaves: each server on both, nothing joins the two (see the flow
+        # job: rings per rail, PXN)
+        "mlag_pair": one_tier and leaves == 2,
         "servers_per_su": n,
         "servers_per_leaf": per_leaf if per_leaf is not None else n,
         "leaves_per_rail": leaves_per_rail,
@@ -565,8 +667,38 @@ def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays:
         "leaf_down": down,
         "leaf_up": up,
         "reserved_leaf_ports": reserved,
-        "oversubscription": {"leaf": round(down * sw.speed / (up * sw.up_speed), 4), "spine": 1.0},
+        "oversubscription": (
+            {}
+            if one_tier
+            else {"leaf": round(down * sw.speed / (up * sw.up_speed), 4), "spine": 1.0}
+        ),
     }
+
+
+def _one_tier_leaves(
+    spec: DesignSpec, sw: _Switches, units: int, rails: int, down: int
+) -> tuple[int, int, bool]:
+    """Servers per leaf, downlinks and whether it is an MLAG pair, for one tier (Clos).
+
+    Every compute port of the plane lands on one leaf, or on a pair of leaves with each
+    server dual-homed (its ports alternate between the two: no spine joins them, so each
+    server must reach both). ``units`` counts servers (a rack-scale system's trays)."""
+    links = units * rails
+    if links <= down:
+        return units, links, False
+    if links <= 2 * down and rails >= 2 and rails % 2 == 0:
+        return units, -(-links // 2), True
+    why = (
+        f"a pair takes at most {2 * down:,}"
+        if rails >= 2 and rails % 2 == 0
+        else "a pair needs each server dual-homed, and a server with one port cannot be"
+    )
+    raise FabricError(
+        f"one tier is a single leaf or an MLAG pair per plane: {units:,} servers x {rails} "
+        f"ports = {links:,} links at {sw.speed}G, and {sw.leaf.slug} has {down} ports at that "
+        f"speed ({why}): use tiers 2 (or auto), fewer servers or a larger-radix leaf",
+        field="tiers",
+    )
 
 
 def _spine_count(spec: DesignSpec, up: int, need: float, *, where: str) -> int:
@@ -608,6 +740,15 @@ def _upper_plan(spec, sw, plan, servers, gpus_per_server, final) -> dict:
         or _smallest_divisor_at_least(up, leaves * up / sw.r_spine) is not None
     )
     tiers = final["tiers"] if final else spec.tiers
+    if tiers == 1:
+        return {
+            "tiers": 1,
+            "pods": 1,
+            "spines_per_pod": 0,
+            "spines": 0,
+            "cores": 0,
+            "cores_per_group": 0,
+        }
     if tiers == "auto":
         tiers = 2 if fits_two else 3
     if tiers == 2:
@@ -779,7 +920,7 @@ def _leaf_spine_plane(
 ) -> None:
     servers = server_nodes.shape[0]
     leaves, down, up = plan["leaves"], plan["leaf_down"], plan["leaf_up"]
-    leaf_ppc = _ports_per_cage(sw.leaf, sw.speed)
+    leaf_ppc = _ports_per_cage(sw.leaf, sw.unit)
     ports = rails * trays  # per server: tray t's NIC r is port t * rails + r
     s_idx = np.repeat(np.arange(servers, dtype=np.int64), ports)
     p_idx = np.tile(np.arange(ports, dtype=np.int64), servers)
@@ -800,8 +941,12 @@ def _leaf_spine_plane(
         leaf_su = np.arange(leaves) // max(1, plan.get("leaves_per_pod", leaves))
         leaf_rail = np.full(leaves, -1)
         unit = s_idx * trays + t_idx
-        leaf_of = unit // per_leaf
-        leaf_port = (unit % per_leaf) * rails + r_idx
+        if plan.get("mlag_pair"):  # dual-homed: a server's ports alternate between the two
+            k = unit * rails + r_idx
+            leaf_of, leaf_port = k % 2, k // 2
+        else:
+            leaf_of = unit // per_leaf
+            leaf_port = (unit % per_leaf) * rails + r_idx
     pod_of_leaf = (
         np.arange(leaves) // plan.get("leaves_per_pod", leaves)
         if plan["tiers"] == 3
@@ -825,7 +970,7 @@ def _leaf_spine_plane(
         server_nodes[s_idx],
         p_idx * spec.planes + plane,
         leaf_nodes[leaf_of],
-        leaf_port,
+        leaf_port * sw.down_units,
         tier="server-leaf",
         plane=plane,
         speed_gbps=sw.speed,
@@ -855,6 +1000,8 @@ def _reserved_ports(builder, spec, plan, leaf_nodes, rails, trays, servers, plan
         used = servers * rails * trays
         slots = np.arange(used, used + reserved)
         leaf, port = slots // down, slots % down
+        if plan.get("mlag_pair"):
+            leaf, port = slots % 2, slots // 2
     manager = builder.add_nodes(
         [f"{namer.prefix}fabric-manager"],
         role="manager",
@@ -867,7 +1014,7 @@ def _reserved_ports(builder, spec, plan, leaf_nodes, rails, trays, servers, plan
         np.full(reserved, manager[0]),
         np.arange(reserved),
         leaf_nodes[leaf],
-        port,
+        port * sw.down_units,
         tier="server-leaf",
         plane=plane,
         speed_gbps=sw.speed,
@@ -881,10 +1028,47 @@ def _ports_per_cage(model: DeviceModel, speed: int) -> int:
     return group.ports_per_cage * group.split_at(speed)
 
 
+def _uplink_base(sw: _Switches, down: int, up: int) -> int:
+    """The leaf port (at ``sw.unit``) of the first uplink: after the downlinks, at the next
+    cage when the uplinks still fit from there (a cage then holds links of one speed).
+
+    >>> from planner.domain.catalog import DeviceModel, PortGroup
+    >>> leaf = DeviceModel("L", "switch", (PortGroup(8, 1, 800, breakouts=("2x400G",)),))
+    >>> _uplink_base(_Switches(leaf, leaf, leaf, 400, 16, 8, 8, 800), 5, 4)
+    6
+    """
+    base = down * sw.down_units
+    cage = max(1, _ports_per_cage(sw.leaf, sw.unit))
+    aligned = -(-base // cage) * cage
+    return aligned if aligned + up * sw.up_units <= sw.r_leaf else base
+
+
+def _bundle(sw: _Switches, links_per_spine: int) -> int:
+    """Uplinks that go to one spine together: the legs of one of the leaf's ports when its
+    uplinks are a breakout slower than the server links (4 x 200G of an 800G port: one
+    straight cable or fibre then carries them to one spine port), else 1.
+
+    >>> from planner.domain.catalog import DeviceModel, PortGroup
+    >>> sn = DeviceModel("SN", "switch", (PortGroup(64, 1, 800, breakouts=("2x400G", "4x200G")),))
+    >>> _bundle(_Switches(sn, sn, sn, 400, 256, 256, 256, 200), 32)
+    4
+    >>> _bundle(_Switches(sn, sn, sn, 400, 128, 128, 128, 400), 32)
+    1
+    """
+    if not sw.up_speed or sw.up_speed >= sw.speed:
+        return 1
+    group = sw.leaf.group_at(sw.up_speed)
+    legs = group.split_at(sw.up_speed) if group else 1
+    return legs if legs > 1 and links_per_spine % legs == 0 else 1
+
+
 def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, plane, namer):
+    if plan["tiers"] == 1:
+        return
     leaves = leaf_nodes.shape[0]
     spine_ppc = _ports_per_cage(sw.spine, sw.up_speed)
-    stride = sw.stride  # leaf ports (at the server link speed) one uplink takes
+    stride = sw.up_units  # leaf ports (at ``sw.unit``) one uplink takes
+    base = _uplink_base(sw, down, up)
     j = np.arange(up, dtype=np.int64)
     if plan["tiers"] == 2:
         s = plan["spines"]
@@ -900,11 +1084,12 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
         )
         l_idx = np.repeat(np.arange(leaves, dtype=np.int64), up)
         jj = np.tile(j, leaves)
+        k = _bundle(sw, m)  # uplinks k at a time to one spine (1: one by one)
         builder.add_links(
             leaf_nodes[l_idx],
-            down + jj * stride,
-            spine_nodes[jj % s],
-            l_idx * m + jj // s,
+            base + jj * stride,
+            spine_nodes[(jj // k) % s],
+            l_idx * m + (jj // k) // s * k + jj % k,
             tier="leaf-spine",
             plane=plane,
             speed_gbps=sw.up_speed,
@@ -931,11 +1116,12 @@ def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, pla
     pod = pod_of_leaf[l_idx]
     s_of = pod_spines[pod]
     q = l_idx - pod * plan["leaves_per_pod"]
+    k = _bundle(sw, int(np.gcd.reduce(up // pod_spines)))  # as in two tiers
     builder.add_links(
         leaf_nodes[l_idx],
-        down + jj * stride,
-        spine_nodes[first_spine[pod] + jj % s_of],
-        q * (up // s_of) + jj // s_of,
+        base + jj * stride,
+        spine_nodes[first_spine[pod] + (jj // k) % s_of],
+        q * (up // s_of) + (jj // k) // s_of * k + jj % k,
         tier="leaf-spine",
         plane=plane,
         speed_gbps=sw.up_speed,

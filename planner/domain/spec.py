@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import re
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -283,8 +284,9 @@ class DesignSpec:
     tiers: int | str = spec_field(
         "auto",
         title="Tiers",
-        description="Switch tiers; auto = the fewest that fit.",
-        rule={"oneOf": [{"enum": [2, 3]}, {"const": "auto"}]},
+        description="Switch tiers; auto = the fewest that fit (2 or 3). 1: one tier, a single "
+        "leaf or an MLAG pair of leaves per plane with every server port on it and no spines.",
+        rule={"oneOf": [{"enum": [1, 2, 3]}, {"const": "auto"}]},
     )
     spines: int | None = spec_field(
         None,
@@ -319,8 +321,10 @@ class DesignSpec:
     oversubscription: float = spec_field(
         1,
         title="Oversubscription",
-        description="Leaf downlink:uplink ratio (1 = non-blocking).",
-        minimum=1,
+        description="Leaf downlink:uplink bandwidth ratio: 1 = non-blocking, 3 = 3:1, 0.5 = "
+        "1:2 (twice as much uplink as downlink bandwidth). Any ratio above 0; a spec may also "
+        'write it as vendors publish it, "down:up" ("3:1", "1:2").',
+        exclusiveMinimum=0,
         maximum=16,
     )
     leaf: str | None = spec_field(
@@ -614,7 +618,7 @@ def _schema_problems(document: dict) -> list[tuple[str, str]]:
             problems.extend(_transport_problems(error))
             continue
         elif error.validator == "oneOf" and path == "tiers":
-            message = f"{error.instance!r}: use 2, 3 or auto"
+            message = f"{error.instance!r}: use 1, 2, 3 or auto"
         elif path.startswith("power.") and error.validator in ("pattern", "uniqueItems"):
             message = _feed_message(error)
         else:
@@ -703,7 +707,7 @@ def _out_of_range(document: dict) -> list[tuple[str, str]]:
 
 def _whole_numbers(document: dict, schema: dict) -> dict:
     """The document with whole floats (``8.0``, an integer to JSON Schema) made ``int`` where
-    the schema asks for an integer (and ``tiers``, 2 or 3), so that counts stay counts."""
+    the schema asks for an integer (and ``tiers``, 1, 2 or 3), so that counts stay counts."""
     out = dict(document)
     for key, rule in schema.get("properties", {}).items():
         value = out.get(key)
@@ -712,6 +716,56 @@ def _whole_numbers(document: dict, schema: dict) -> dict:
         elif isinstance(value, dict) and "properties" in rule:
             out[key] = _whole_numbers(value, rule)
     return out
+
+
+_RATIO_TEXT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
+
+
+def _ratio_text(document) -> tuple[dict, list[tuple[str, str]]]:
+    """``oversubscription`` written as vendors publish it, ``"down:up"`` (``"3:1"``,
+    ``"1:2"``), as the number the spec keeps (down / up bandwidth).
+
+    >>> _ratio_text({"oversubscription": "1:2"})
+    ({'oversubscription': 0.5}, [])
+    >>> _ratio_text({"oversubscription": "1:0"})[1]
+    [('oversubscription', "'1:0': both sides of down:up must be above 0")]
+    """
+    if not isinstance(document, dict) or not isinstance(document.get("oversubscription"), str):
+        return document, []
+    text = document["oversubscription"]
+    match = _RATIO_TEXT.match(text)
+    if match is None:
+        return document, [
+            ("oversubscription", f'{text!r}: write a number (3, 0.5) or down:up ("3:1", "1:2")')
+        ]
+    down, up = float(match.group(1)), float(match.group(2))
+    if down <= 0 or up <= 0:
+        return document, [("oversubscription", f"{text!r}: both sides of down:up must be above 0")]
+    return {**document, "oversubscription": round(down / up, 6)}, []
+
+
+def _one_tier_problems(document: dict) -> list[tuple[str, str]]:
+    """Keys a one-tier fabric (a leaf or an MLAG pair per plane, no spines) cannot use.
+
+    >>> _one_tier_problems({"tiers": 1, "spines": 2, "oversubscription": 1})
+    [('spines', 'a one-tier fabric has no spines (tiers: 1)')]
+    """
+    problems = []
+    for key in ("spines", "uplink_speed_gbps", "grow_to"):
+        if document.get(key):
+            what = {"grow_to": "is built whole", "spines": "has no spines"}.get(
+                key, "has no uplinks"
+            )
+            problems.append((key, f"a one-tier fabric {what} (tiers: 1)"))
+    if document.get("oversubscription", 1) != 1:
+        problems.append(
+            ("oversubscription", "a one-tier fabric has no uplinks to oversubscribe (tiers: 1)")
+        )
+    if (document.get("switches") or {}).get("spine") or (document.get("switches") or {}).get(
+        "core"
+    ):
+        problems.append(("switches.spine", "a one-tier fabric has no spines (tiers: 1)"))
+    return problems
 
 
 def parse_spec(document: dict | str) -> DesignSpec:
@@ -740,7 +794,8 @@ def parse_spec(document: dict | str) -> DesignSpec:
     """
     if isinstance(document, str):
         document = load_spec_text(document)
-    problems = _schema_problems(document) or _out_of_range(document)
+    document, ratio_problems = _ratio_text(document)
+    problems = ratio_problems or _schema_problems(document) or _out_of_range(document)
     if problems:
         raise SpecError(problems)
     document = _whole_numbers(document, spec_schema())
@@ -769,6 +824,8 @@ def parse_spec(document: dict | str) -> DesignSpec:
         problems.append(("switches.leaf", "required: the leaf switch model"))
     if topology == "fat-tree" and document.get("tiers", "auto") not in ("auto", 3):
         problems.append(("tiers", "a k-ary fat-tree has 3 tiers"))
+    if document.get("tiers") == 1:
+        problems.extend(_one_tier_problems(document))
     if topology != "rail-optimized" and "servers_per_su" in document:
         problems.append(("servers_per_su", "scalable units apply to rail-optimized fabrics"))
     if topology == "fat-tree" and not switches.get("leaf"):

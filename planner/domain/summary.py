@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 
@@ -52,6 +53,29 @@ def racks_by_kind(fabric: Fabric) -> dict[str, int]:
     out = {kind: kinds[layout] for kind, layout in RACK_LAYOUT_KINDS.items() if layout}
     out["management"] = management
     return out
+
+
+def ratio_both_ways(value: float | None) -> str:
+    """A leaf's (or spine's) downlink:uplink bandwidth ratio in whole numbers and as ``x:1``.
+
+    Vendors publish both: "3:1" oversubscription, and "1:2" for a leaf with twice as much
+    uplink as downlink bandwidth. ``None`` (a one-tier fabric: no uplinks) gives a dash.
+
+    Examples
+    --------
+    >>> ratio_both_ways(0.5)
+    '1:2 down:up (0.5:1)'
+    >>> ratio_both_ways(3)
+    '3:1 down:up (3:1)'
+    >>> ratio_both_ways(1.0667)
+    '16:15 down:up (1.067:1)'
+    >>> ratio_both_ways(None)
+    '— (no uplinks)'
+    """
+    if value is None or not float(value) > 0:
+        return "— (no uplinks)"
+    exact = Fraction(float(value)).limit_denominator(64)
+    return f"{exact.numerator}:{exact.denominator} down:up ({float(value):.4g}:1)"
 
 
 def first_link_of_units(ids: np.ndarray, parts: np.ndarray) -> np.ndarray:
@@ -128,7 +152,9 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         "spine-core": int(fabric.link_speed_gbps[tiers == TIER["spine-core"]].sum()),
     }
     present = [value for tier, value in capacity.items() if links[tier]]
-    tier_count = int(info.get("tiers") or (3 if links["spine-core"] else 2))
+    tier_count = int(
+        info.get("tiers") or (3 if links["spine-core"] else 2 if links["leaf-spine"] else 1)
+    )
     summary = {
         "name": name,
         "topology": info.get("topology"),
@@ -146,6 +172,16 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         "capacity_gbps": capacity,
         "bisection_gbps": min(present) / 2 if present else 0,
         "oversubscription": dict(info.get("oversubscription") or {}),
+        # the same ratio both ways ("1:2 down:up (0.5:1)") and a leaf's bandwidth each way
+        "oversubscription_text": {
+            role: ratio_both_ways(value)
+            for role, value in (info.get("oversubscription") or {"leaf": None}).items()
+        },
+        "leaf_bandwidth_gbps": {
+            "down": int(info.get("leaf_down") or 0) * int(info.get("speed_gbps") or 0),
+            "up": int(info.get("leaf_up") or 0)
+            * int(info.get("uplink_speed_gbps") or info.get("speed_gbps") or 0),
+        },
         "max_hops": 2 * tier_count,
         "servers_per_su": info.get("servers_per_su"),
         "scalable_units": info.get("sus"),

@@ -137,7 +137,8 @@ def test_403_day0_configs_run_the_800g_uplink_cages_whole(facts):
     down = [i for i in leaf.interfaces if i.speed_gbps == 400]
     assert len(up) == 32 and len(down) == 64
     assert up[0].names == {"nvue": f"swp{up[0].cage}", "sonic": f"Ethernet{8 * (up[0].cage - 1)}"}
-    assert all(i.legs == 1 for i in up) and all(i.legs == 2 for i in down)
+    assert all(leaf.layout_of(i).legs == 1 for i in up)
+    assert all(leaf.layout_of(i).legs == 2 for i in down)
     assert leaf.breakouts == sorted({i.cage for i in down})
     modes = {v["brkout_mode"] for v in sonic_config(header, leaf)["BREAKOUT_CFG"].values()}
     assert modes == {"2x400G"}

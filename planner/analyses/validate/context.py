@@ -76,9 +76,13 @@ class End:
         return None
 
 
-def make_end(fabric: Fabric, facts: CatalogFacts, node: int, speed_gbps: int) -> End:
+def make_end(
+    fabric: Fabric, facts: CatalogFacts, node: int, speed_gbps: int, *, unit_speed: int = 0
+) -> End:
     """The end of a link at ``node`` running ``speed_gbps``; a server's cage is completed from
-    its compute NIC (cage-only and top-only limits, form factor, module power budget)."""
+    its compute NIC (cage-only and top-only limits, form factor, module power budget).
+    ``unit_speed``: the speed the node's port numbers count in (its slowest link; default
+    the link's own)."""
     slug = fabric.models[int(fabric.node_model[node])]
     role = ROLES[int(fabric.node_role[node])]
     model = facts.devices.get(slug)
@@ -254,14 +258,17 @@ class Context:
         a, b = fabric.link_a, fabric.link_b
         self.valid = (a >= 0) & (a < n) & (b >= 0) & (b < n) & (a != b)
         self.has_media = fabric.link_a_part is not None and fabric.link_b_part is not None
+        self.unit_speed = fabric.node_unit_speed_gbps()  # per node (Fabric.link_port_scale)
 
     def group(self, members: np.ndarray) -> LinkGroup:
         """The link group of ``members`` (links alike in every grouping column)."""
         fabric, facts = self.fabric, self.facts
         first = int(members[0])
         speed = int(fabric.link_speed_gbps[first])
-        a = make_end(fabric, facts, int(fabric.link_a[first]), speed)
-        b = make_end(fabric, facts, int(fabric.link_b[first]), speed)
+        unit = self.unit_speed
+        a_node, b_node = int(fabric.link_a[first]), int(fabric.link_b[first])
+        a = make_end(fabric, facts, a_node, speed, unit_speed=int(unit[a_node]))
+        b = make_end(fabric, facts, b_node, speed, unit_speed=int(unit[b_node]))
         slugs: list[str | None] = [None, None, None]
         parts: list[dict | None] = [None, None, None]
         if self.has_media:
@@ -288,8 +295,8 @@ class Context:
             fabric.node_model[b],
             fabric.node_role[a],
             fabric.node_role[b],
-            fabric.node_ports_per_cage[a],
-            fabric.node_ports_per_cage[b],
+            fabric.node_ports_per_cage[a] // fabric.link_port_scale(links, "a"),
+            fabric.node_ports_per_cage[b] // fabric.link_port_scale(links, "b"),
         ]
         if self.has_media:
             none = np.full(links.size, -1, dtype=np.int64)

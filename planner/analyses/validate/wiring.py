@@ -106,9 +106,12 @@ def ports(ctx: Context) -> None:
     isolated = np.flatnonzero(ends == 0)
     if isolated.size:
         ctx.out.add("isolated-node", "node without any link", nodes=isolated)
-    # Logical ports against the catalog model's ports at the node's link speed.
-    speed = np.zeros(n, dtype=np.int64)
-    speed[nodes] = np.concatenate([fabric.link_speed_gbps[links]] * 2)
+    # Logical ports against the catalog model's ports at the node's slowest link speed (a
+    # leaf numbers its ports at the slower of its down- and uplinks; a faster link takes
+    # several of them).
+    speed = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(speed, nodes, np.concatenate([fabric.link_speed_gbps[links]] * 2))
+    speed[speed == np.iinfo(np.int64).max] = 0
     for model_index, slug in enumerate(fabric.models):
         model = ctx.facts.devices.get(slug)
         if model is None or model.category != "switch":

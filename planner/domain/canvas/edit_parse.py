@@ -194,12 +194,32 @@ def _tier_problem(out: ParsedEdit, link_id: str, a: EditNode, b: EditNode, where
     out.add("tier-order", message, (link_id, node_id(a.name), node_id(b.name)), where)
 
 
+def _unit_speeds(raw_links: list, index: dict[str, int], out: ParsedEdit) -> dict[int, int]:
+    """Per node (by index), the slowest speed of its links in the document: the speed its
+    port numbers count in (a leaf with faster uplinks numbers its ports at its server links'
+    speed, and a faster link takes several of them, as the generator builds it)."""
+    unit: dict[int, int] = {}
+    for raw in raw_links:
+        if not isinstance(raw, dict) or raw.get("a") not in index or raw.get("b") not in index:
+            continue
+        a, b = index[raw["a"]], index[raw["b"]]
+        speed = raw.get("speed_gbps")
+        if not (_is_int(speed) and speed > 0):
+            devices = out.nodes[a].device, out.nodes[b].device
+            speed = common_speed(*devices) if all(devices) else None
+        if speed:
+            for node in (a, b):
+                unit[node] = min(unit.get(node, speed), int(speed))
+    return unit
+
+
 def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
     """Read the links between known nodes into ``out`` (ports, speeds, parts by slug)."""
     raw_links = document.get("links", [])
     if not isinstance(raw_links, list):
         out.add("malformed", "A topology document has a list of links.", field_name="links")
         return
+    unit = _unit_speeds(raw_links, index, out)
     used: dict[tuple[int, int], list[int]] = defaultdict(list)
     for j, raw in enumerate(raw_links):
         link_id, where = f"link:{j}", f"links[{j}]"
@@ -266,11 +286,15 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         for node, port, end in ((a, ports[0], "a_port"), (b, ports[1], "b_port")):
             if node.device is None:
                 continue
-            count = ports_at(node.device, speed)[0]
-            if port > count:
+            at = min(speed, unit.get(index[node.name], speed))
+            count = ports_at(node.device, at)[0] or ports_at(node.device, speed)[0]
+            if not ports_at(node.device, at)[0]:
+                at = speed
+            takes = max(1, speed // at)  # a faster link takes the ports of its lanes
+            if port + takes - 1 > count:
                 out.add(
                     "port-out-of-range",
-                    f"{node.name} ({node.model}) has {count} ports at {speed_text(speed)}; "
+                    f"{node.name} ({node.model}) has {count} ports at {speed_text(at)}; "
                     f"port {port} does not exist.",
                     (link_id, node_id(node.name)),
                     f"{where}.{end}",
@@ -333,11 +357,13 @@ def assemble(out: ParsedEdit) -> Fabric:
     n = len(nodes)
     models = list(dict.fromkeys(node.model for node in nodes))
     model_index = {slug: i for i, slug in enumerate(models)}
+    # a node's ports count at its slowest link (the generator's numbering: a faster link
+    # takes several of them; Fabric.node_unit_speed_gbps)
     speed = np.zeros(n, dtype=np.int64)
     top_port = np.zeros(n, dtype=np.int64)
     for link in links:
         for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
-            speed[end] = max(speed[end], link.speed)
+            speed[end] = min(speed[end], link.speed) if speed[end] else link.speed
             top_port[end] = max(top_port[end], port)
     ports = np.zeros(n, dtype=np.int32)
     per_cage = np.ones(n, dtype=np.int16)

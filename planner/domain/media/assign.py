@@ -186,8 +186,9 @@ def _manager_links(fabric, tier_links, managers, cols, notes, facts: CatalogFact
     if not managers.size:
         return
     b_nodes = fabric.link_b[managers]
-    ppc = fabric.node_ports_per_cage[b_nodes].astype(np.int64)
-    ports = fabric.link_b_port[managers].astype(np.int64)
+    scale = fabric.link_port_scale(managers, "b")  # ports at the link's speed, as group.keys
+    ppc = np.maximum(fabric.node_ports_per_cage[b_nodes].astype(np.int64) // scale, 1)
+    ports = fabric.link_b_port[managers].astype(np.int64) // scale
     keys = (b_nodes.astype(np.int64) << NODE_SHIFT) | (ports // ppc * ppc)
     done = tier_links[cols.b_key[tier_links] >= 0]
     part = np.full(managers.size, -1, dtype=np.int16)
@@ -322,11 +323,15 @@ def assign_media(
         links = np.flatnonzero(tier_mask & ~is_manager)
         if links.size:
             a_nodes, b_nodes = fabric.link_a[links], fabric.link_b[links]
+            # ports per cage at the link's speed (a leaf with slower uplinks numbers its
+            # ports at their speed: Fabric.link_port_scale)
+            a_ppc = fabric.node_ports_per_cage[a_nodes] // fabric.link_port_scale(links, "a")
+            b_ppc = fabric.node_ports_per_cage[b_nodes] // fabric.link_port_scale(links, "b")
             combo = (
                 fabric.node_model[a_nodes].astype(np.int64) << 48
                 | fabric.node_model[b_nodes].astype(np.int64) << 32
-                | fabric.node_ports_per_cage[a_nodes].astype(np.int64) << 24
-                | fabric.node_ports_per_cage[b_nodes].astype(np.int64) << 16
+                | a_ppc.astype(np.int64) << 24
+                | b_ppc.astype(np.int64) << 16
                 | fabric.link_speed_gbps[links].astype(np.int64)
             )
             values, inverse = np.unique(combo, return_inverse=True)

@@ -53,6 +53,9 @@ class LinkGroup:
         first = int(links[0])
         self.speed = int(fabric.link_speed_gbps[first])
         ends = []
+        # ports per cage at this group's speed (a node whose other links run slower numbers
+        # its ports at their speed: Fabric.link_port_scale)
+        self._scale = {end: fabric.link_port_scale(links, end) for end in ("a", "b")}
         for node in (int(fabric.link_a[first]), int(fabric.link_b[first])):
             slug = fabric.models[int(fabric.node_model[node])]
             model, port_group, cage = end_cage(facts, slug, self.speed)
@@ -123,13 +126,18 @@ class LinkGroup:
         if (end, size) not in self._keys:
             if self._ends is not None:
                 nodes, ports = self._ends[end]
+                span = size
             else:
                 nodes = (self.fabric.link_a if end == "a" else self.fabric.link_b)[self.links]
                 ports = (self.fabric.link_a_port if end == "a" else self.fabric.link_b_port)[
                     self.links
                 ]
+                # ``size`` ports at this group's speed span ``size * scale`` of the node's port
+                # numbers: keys stay in those numbers, so a cage reached by links of two speeds
+                # (server links and faster uplinks on one leaf) has one key from each
+                span = size * self._scale[end].astype(np.int64)
             self._keys[end, size] = (nodes.astype(np.int64) << NODE_SHIFT) | (
-                ports.astype(np.int64) // size * size
+                ports.astype(np.int64) // span * span
             )
         return self._keys[end, size]
 

@@ -89,8 +89,8 @@ def _global_lines(header: FabricIntent) -> Iterator[str]:
 
 
 def _interface_lines(switch: SwitchIntent) -> Iterator[str]:
-    lanes = switch.layout.lanes_per_port
     for interface in switch.interfaces:
+        lanes = switch.layout_of(interface).lanes_per_port
         name = interface.names.get("eos")
         if not name:
             continue
@@ -98,8 +98,8 @@ def _interface_lines(switch: SwitchIntent) -> Iterator[str]:
         yield f"   description {safe_text(interface.peer_end)}"
         if switch.mtu_b:
             yield f"   mtu {switch.mtu_b}"
-        if switch.legs_of(interface) > 1:
-            yield f"   speed {interface.speed_gbps}g-{switch.lanes_of(interface) or lanes}"
+        if switch.layout_of(interface).legs > 1:
+            yield f"   speed {interface.speed_gbps}g-{lanes}"
         yield f"   service-profile {PROFILE}"
         yield "!"
 

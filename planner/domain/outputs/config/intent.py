@@ -73,7 +73,6 @@ from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
 from planner.domain.names import PortLayout, end_text, layout_of, port_position
 from planner.domain.outputs.cabling import FabricEnds, link_labels
 from planner.domain.outputs.config.text import safe_comment, safe_text, whole_metres
-from planner.domain.part_facts import ports_per_cage_at
 from planner.domain.summary import ordered_cable_length_m
 from planner.domain.transport import TransportSettings, pfc_xoff_bytes
 from planner.domain.transport.headroom import headroom_table
@@ -159,11 +158,9 @@ class InterfaceIntent:
     # the NIC end of a server link: the ConnectX (mlx5) driver's xoff for this speed, cable
     # length and the servers' MTU (None for another NIC, a switch peer or a length unknown)
     peer_pfc_xoff_b: int | None = None
-    # logical ports its cage is split into at this port's speed (1: not broken out); an 800G
-    # uplink beside 2 x 400G server ports on one leaf runs its cage whole
-    # (None: the switch layout's split, as every port of the cage group)
-    legs: int | None = None
-    lanes: int | None = None  # electrical lanes of this logical port (None: the layout's)
+    # How this port's cage is split at its speed, when it differs from the switch's (a leaf
+    # whose uplinks run slower or faster than its server links); None: the switch's layout.
+    layout: PortLayout | None = None
 
     @property
     def peer_end(self) -> str:
@@ -184,6 +181,7 @@ class InterfaceIntent:
             "pfc_xoff_b": self.pfc_xoff_b,
             "peer_pfc_xoff_b": self.peer_pfc_xoff_b,
             "adaptive_routing": self.adaptive_routing,
+            **({"breakout_legs": self.layout.legs} if self.layout is not None else {}),
         }
 
 
@@ -209,18 +207,25 @@ class SwitchIntent:
             return None
         return int(sum(values))
 
+    def layout_of(self, interface: InterfaceIntent) -> PortLayout:
+        """How ``interface``'s cage is split (its own layout, else the switch's)."""
+        return interface.layout or self.layout
+
     @property
     def breakouts(self) -> list[int]:
         """The cages whose native ports are broken out (ascending)."""
-        return sorted({i.cage for i in self.interfaces if self.legs_of(i) > 1})
+        return sorted({i.cage for i in self.interfaces if self.layout_of(i).legs > 1})
 
-    def legs_of(self, interface: InterfaceIntent) -> int:
-        """Logical ports ``interface``'s cage is split into (1: not broken out)."""
-        return interface.legs if interface.legs is not None else self.layout.legs
-
-    def lanes_of(self, interface: InterfaceIntent) -> int | None:
-        """Electrical lanes of ``interface`` (None: not known)."""
-        return interface.lanes if interface.lanes is not None else self.layout.lanes_per_port
+    @property
+    def breakouts_by_legs(self) -> dict[int, list[int]]:
+        """The broken-out cages by their number of legs (a leaf may split its server-side
+        cages 2 x 400G and its uplink cages 4 x 200G)."""
+        out: dict[int, set[int]] = {}
+        for interface in self.interfaces:
+            legs = self.layout_of(interface).legs
+            if legs > 1:
+                out.setdefault(legs, set()).add(interface.cage)
+        return {legs: sorted(cages) for legs, cages in sorted(out.items())}
 
     def as_dict(self) -> dict:
         doc = {
@@ -300,6 +305,7 @@ def switch_intents(
     switches = np.flatnonzero(np.isin(fabric.node_role, switch_codes)).tolist()
     layouts: dict[tuple[str, int], PortLayout] = {}
     connectx: dict[str, bool] = {}
+    unit = fabric.node_unit_speed_gbps()  # a node's port numbers count at its slowest link
     for n in switches:
         model, role = ends.models[n], ends.roles[n]
         per_cage = ends.per_cage[n]
@@ -320,16 +326,12 @@ def switch_intents(
             q, qp = int(peer[end]), int(peer_port[end])
             cage, index = port_position(per_cage, p)
             speed = int(fabric.link_speed_gbps[i])
-            port_layout = layout
-            at_speed = ports_per_cage_at(
-                per_cage, device.group_at(speed) if device is not None else None, speed
-            )
-            if at_speed != per_cage:  # an unsplit port in a cage split at another speed
-                key = (model, at_speed)
-                port_layout = layouts.get(key) or layouts.setdefault(
-                    key, layout_of(facts, model, at_speed)
-                )
-                index = 0
+            own = None  # a faster link than the node's slowest takes ``scale`` of its ports
+            scale = speed // max(1, int(unit[n])) if unit[n] else 1
+            if scale > 1 and per_cage % scale == 0:
+                key = (model, per_cage // scale)
+                own = layouts.get(key) or layouts.setdefault(key, layout_of(facts, *key))
+                index //= scale
             length = float(lengths[i]) if lengths is not None else float("nan")
             length_m = round(length, 2) if math.isfinite(length) else None
             metres = whole_metres(length_m)
@@ -348,7 +350,7 @@ def switch_intents(
                     port=ends.port_name(n, p),
                     cage=cage,
                     index=index,
-                    names=port_layout.names_on(
+                    names=(own or layout).names_on(
                         cage, index, protocols=protocols, manufacturer=manufacturer
                     ),
                     speed_gbps=speed,
@@ -360,9 +362,8 @@ def switch_intents(
                     lossless=lossless,
                     pfc_xoff_b=xoff,
                     peer_pfc_xoff_b=peer_xoff,
-                    legs=port_layout.legs,
-                    lanes=port_layout.lanes_per_port,
                     adaptive_routing=adaptive and ends.roles[q] in SWITCH_ROLES,
+                    layout=own,
                 )
             )
         yield SwitchIntent(

@@ -124,9 +124,8 @@ def _global_lines(header: FabricIntent, switch: SwitchIntent) -> Iterator[str]:
 def _interface_lines(header: FabricIntent, switch: SwitchIntent) -> Iterator[str]:
     roce = header.settings.roce
     watchdog = is_lossless(header.settings) and roce.pfc_watchdog
-    legs = switch.layout.legs
-    if legs > 1 and switch.breakouts:
-        yield f"nv set interface {swp_ranges(switch.breakouts)} link breakout {legs}x"
+    for legs, cages in switch.breakouts_by_legs.items():
+        yield f"nv set interface {swp_ranges(cages)} link breakout {legs}x"
     for interface in switch.interfaces:
         name = interface.names.get("nvue")
         if not name:

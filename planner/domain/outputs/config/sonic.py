@@ -107,8 +107,8 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
     priority, cnp = roce.lossless_priority, roce.cnp_priority
     config = _class_maps(header)
     ports, qos_map, queues, lengths, groups, breakouts = {}, {}, {}, {}, {}, {}
-    layout = switch.layout
     for interface in switch.interfaces:
+        layout = switch.layout_of(interface)
         name = interface.names.get("sonic")
         if not name:
             continue
@@ -117,7 +117,7 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
             port["mtu"] = str(switch.mtu_b)
         port["description"] = safe_text(interface.peer_end)
         ports[name] = port
-        legs = switch.legs_of(interface)
+        legs = layout.legs
         if legs > 1 and layout.native_per_cage == 1:
             first = f"Ethernet{(interface.cage - 1) * layout.lanes_per_cage}"
             breakouts[first] = {"brkout_mode": f"{legs}x{interface.speed_gbps}G"}

@@ -1,0 +1,102 @@
+"""The generator matrix (issue 36 item 2): every catalog switch as leaf and spine with every
+catalog GPU server, at every speed they share, 1/2/4/8 planes where the NIC allows, at 1:1
+and 3:1; each cell builds through media, validation and the BOM or is refused naming the
+physical fact and its source. The table: ``python -m tests.bench_matrix``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.bench_matrix import (
+    FACTS,
+    PLANES,
+    RATIOS,
+    catalog_switches,
+    gpu_servers,
+    matrix,
+    refusal_table,
+)
+
+
+@pytest.fixture(scope="module")
+def cases(facts):
+    return matrix(facts)
+
+
+def test_every_cell_is_present(facts, cases):
+    switches = {model.slug for model in catalog_switches(facts)}
+    servers = {model.slug for model in gpu_servers(facts)}
+    assert {c.switch for c in cases} - {"*"} == switches
+    assert {c.server for c in cases} == servers
+    for server in servers:
+        for planes in PLANES:
+            for ratio in RATIOS:
+                row = [
+                    c
+                    for c in cases
+                    if (c.server, c.planes, c.oversubscription) == (server, planes, ratio)
+                ]
+                # one row per switch, or one row for the whole server when its NIC refuses
+                assert len(row) in (1, len(switches)), (server, planes, ratio)
+                if len(row) == 1:
+                    assert row[0].switch == "*" and row[0].fact == "breakout"
+
+
+def test_every_cell_builds_or_names_the_fact_and_its_source(cases):
+    for case in cases:
+        if case.status == "built":
+            assert case.bom_lines > 0 and case.links > 0 and case.switches > 0, case
+            assert not case.severities.get("error"), case
+            continue
+        assert case.status == "refused", case
+        assert case.fact in FACTS, case
+        assert case.reason and case.source, case
+        if case.fact in ("breakout", "speed", "radix"):
+            assert "no source in the catalog" not in case.source or "cage_groups" in case.source
+
+
+def test_refusals_name_the_fact_in_their_words(cases):
+    words = {
+        "breakout": ("breakout", "cannot split"),
+        "speed": ("cannot run",),
+        "radix": ("downlinks", "ports"),
+        "reach": ("reach",),
+        "media": ("fits", "interoperates", "suits"),
+        "unknown-ports": ("lists no data ports",),
+    }
+    for case in cases:
+        if case.status == "refused" and case.fact in words:
+            assert any(word in case.reason for word in words[case.fact]), case
+
+
+def test_known_cells(cases):
+    cell = {(c.server, c.switch, c.planes, c.oversubscription): c for c in cases}
+    # NVIDIA's own pairs build at both ratios (H100 SuperPOD on QM9700; B300 on SN5600 in
+    # two 400G planes, as the B300 Spectrum-X RA).
+    for ratio in RATIOS:
+        assert cell["DGX-H100", "QM9700", 1, ratio].status == "built"
+        assert cell["DGX-B300", "SN5600", 2, ratio].status == "built"
+    # An 800G switch without a listed 2 x 400G breakout cannot take 400G server links.
+    sn6600 = cell["DGX-H100", "SN6600", 1, 1]
+    assert (sn6600.status, sn6600.fact) == ("refused", "breakout")
+    assert "no listed breakout" in sn6600.reason and "SN6600" in sn6600.source
+    # SN5610 lists 2 x 400G (its SONiC platform file): it now fares as the SN5600 does.
+    sn5610, sn5600 = cell["DGX-H100", "SN5610", 1, 1], cell["DGX-H100", "SN5600", 1, 1]
+    assert (sn5610.status, sn5610.fact) == (sn5600.status, sn5600.fact)
+    # A 400G-only switch cannot run 800G server links.
+    assert cell["DGX-B300", "QM9700", 1, 1].fact == "speed"
+    # ConnectX-8 lists 2 x 400G only: four planes are refused by the NIC, naming its source.
+    four = cell["DGX-B300", "*", 4, 1]
+    assert four.fact == "breakout" and "compute_ports" in four.source
+
+
+def test_refusal_table_lists_each_refusal(cases):
+    table = refusal_table(cases)
+    refused = sum(c.status == "refused" for c in cases)
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == refused + 1  # and the header
+    counts = Counter(c.fact for c in cases if c.status == "refused")
+    assert f"{sum(c.status == 'built' for c in cases)} built" in table
+    assert all(f"{fact} {n}" in table for fact, n in counts.items())
