@@ -58,9 +58,12 @@ db: setup
 	@$(PY) manage.py migrate --noinput -v 0
 	@$(PY) manage.py load_catalog
 
+# lint-imports checks the import contracts of pyproject.toml ([tool.importlinter]): the ladder
+# of apps and the pure core that imports neither a framework nor an app.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
