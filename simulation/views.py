@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from planner.analyses.sweep import MAX_POINTS
 from planner.designs.selectors import design_get_for
 from simulation import presentation
 from simulation.models import Job, JobKindChoices
@@ -95,7 +96,6 @@ def _sweep_parameters(post) -> dict:
     """A sweep's parameters from the design page's form: failed links 0 to ``fail_to`` in
     steps of ``fail_step``, the routings and placements ticked, sizes listed (bytes, commas or
     spaces between). Raises ``ValueError`` with what to fix."""
-    from planner.analyses.sweep import MAX_POINTS
 
     def whole(name: str, label: str, default: int) -> int:
         text = (post.get(name) or "").strip()

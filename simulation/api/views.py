@@ -7,6 +7,7 @@ from rest_framework.response import Response
 
 from planner.designs.selectors import design_get_for, revision_get
 from simulation.api.serializers import JobCreateSerializer, JobListSerializer, JobSerializer
+from simulation.jobs.kinds import KINDS
 from simulation.models import Job
 from simulation.services import (
     JobLimitError,
@@ -25,8 +26,6 @@ def job_create_schema() -> dict:
     """The body of a job submission as the server takes it: a kind that works on a design
     (validate, power, simulate, ...) names the design (and optionally its revision); one that
     does not (diagnostics) names none."""
-    from simulation.jobs.kinds import KINDS
-
     fields = JobCreateSerializer().fields
     parameters = {
         "type": "object",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 
 from planner.analyses.diagnostics import worker_report
+from planner.analyses.errors import JobInputError
 from planner.analyses.reports import (
     Progress,
     fabric_power,
@@ -23,6 +24,11 @@ from planner.analyses.reports import (
     fabric_validate,
     scenario_of,
 )
+from planner.analyses.resilience.whatif import COLLECTIVES, parse_failed, run_whatif
+from planner.analyses.sweep import AXES
+from planner.designs.adapters import catalog_facts, fabric_unpack
+from planner.designs.selectors import revision_fabric, revision_fabric_settings
+from planner.domain.transport import PFC_MODES
 from planner.presentation import count, severity_counts
 from simulation.jobs.monte_carlo import simulate_monte_carlo
 from simulation.jobs.sweep import run_sweep
@@ -76,6 +82,7 @@ def _only(parameters: dict, allowed: set[str]) -> None:
 
 def _routing(parameters: dict) -> str | None:
     """The ``routing`` parameter's canonical name (None when not given)."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import ROUTING_ALIASES, ROUTINGS, canonical_routing
 
     routing = parameters.get("routing")
@@ -111,9 +118,9 @@ def _clean_power(parameters: dict) -> dict:
 def _clean_simulate(parameters: dict) -> dict:
     """Traffic, placement and the numbers; ``routing`` (a mode or an old name, stored as the
     mode) only if given: :func:`_check_simulate` gives the design's when it is not."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import FLOWLETS_MAX
     from planner.analyses.scenario import PLACEMENTS, TRAFFICS
-    from planner.domain.transport import PFC_MODES
 
     _only(
         parameters,
@@ -240,10 +247,10 @@ def _clean_sweep(parameters: dict) -> dict:
     product of the axes) and runs (points x seeds) are capped. Numeric axes are sorted and
     repeated values dropped; ``routing`` is left out when not given: :func:`_check_sweep`
     gives the design's."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import FLOWLETS_MAX, ROUTINGS, canonical_routing
     from planner.analyses.scenario import PLACEMENTS, STORAGE_TRAFFICS, TRAFFICS
     from planner.analyses.sweep import AXES, MAX_POINTS, MAX_RUNS, MAX_SEEDS
-    from planner.domain.transport import PFC_MODES
 
     _only(parameters, {*AXES, "traffic", "seeds", "seed", "flowlets", "pfc_mode"})
     swept = [t for t in TRAFFICS if t not in STORAGE_TRAFFICS]
@@ -319,6 +326,7 @@ def _clean_size_sweep(parameters: dict) -> dict:
     first; every GPU when not given), ``seed`` (ECMP hashing), ``switch_latency_ns`` (every
     switch's port-to-port latency instead of the catalog's) and ``overhead_us`` (a fixed cost
     per ring step)."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.size_sweep import RINGS, TRAFFICS
 
     _only(
@@ -423,8 +431,8 @@ def _clean_whatif(parameters: dict) -> dict:
     :func:`_check_whatif`), the collective (``traffic``: ring all-reduce or all-to-all),
     ``size_bytes``, ``routing`` (a mode or an old name; the design's when not given), ``seed``
     (ECMP hashing) and ``flowlets`` (flowlet routing only)."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import FLOWLETS_MAX
-    from planner.analyses.resilience.whatif import COLLECTIVES
 
     _only(parameters, {"failed", "traffic", "size_bytes", "routing", "seed", "flowlets"})
     cleaned = {"failed": _failed_list(parameters)}
@@ -453,10 +461,6 @@ def _check_whatif(parameters: dict, design_revision) -> None:
     import json
     import zlib
 
-    from planner.analyses.errors import JobInputError
-    from planner.analyses.resilience.whatif import parse_failed
-    from planner.designs.selectors import revision_fabric
-
     if "routing" not in parameters:
         parameters["routing"] = design_transport_defaults(design_revision).routing
     if "flowlets" in parameters and parameters["routing"] != "flowlet":
@@ -479,8 +483,8 @@ def design_transport_defaults(design_revision):
     fabric (:func:`planner.designs.selectors.revision_fabric_settings`)."""
     import zlib
 
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.scenario import transport_defaults
-    from planner.designs.selectors import revision_fabric_settings
 
     try:
         return transport_defaults(revision_fabric_settings(design_revision).transport)
@@ -491,6 +495,7 @@ def design_transport_defaults(design_revision):
 def _check_simulate(parameters: dict, design_revision) -> None:
     """``storage-read`` only on a revision with a storage or converged network; without a
     ``routing``, the one the revision's transport settings give (then checked)."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.storage_read import READ_NETWORKS
 
     if "routing" not in parameters:
@@ -529,8 +534,6 @@ def _run_diagnostics(job: Job, on_progress: Progress) -> dict:
 
 def _revision_fabric(job: Job, on_progress: Progress):
     """The job revision's fabric and the catalog facts (two progress steps)."""
-    from planner.designs.adapters import catalog_facts, fabric_unpack
-
     on_progress(0, 1, "loading the fabric")
     fabric = fabric_unpack(job.design_revision.topology)
     on_progress(0, 1, "reading the catalog")
@@ -551,8 +554,8 @@ def _run_power(job: Job, on_progress: Progress) -> dict:
 
 def _run_simulate(job: Job, on_progress: Progress) -> dict:
     """One scenario; with ``seeds`` > 1, Monte Carlo over hash seeds (:mod:`.monte_carlo`)."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.scenario import STORAGE_TRAFFICS
-    from planner.designs.adapters import fabric_unpack
 
     if int(job.parameters.get("seeds") or 1) > 1:
         return simulate_monte_carlo(job, on_progress)
@@ -569,6 +572,7 @@ def _run_simulate(job: Job, on_progress: Progress) -> dict:
 def _run_size_sweep(job: Job, on_progress: Progress) -> dict:
     """busbw against message size (:func:`planner.analyses.size_sweep.run_size_sweep`), with
     the catalog's link and switch latencies."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.size_sweep import catalog_latency, run_size_sweep
 
     fabric, facts = _revision_fabric(job, on_progress)
@@ -588,9 +592,6 @@ def _run_size_sweep(job: Job, on_progress: Progress) -> dict:
 def _run_whatif(job: Job, on_progress: Progress) -> dict:
     """The failure's blast radius and the collective before and after it
     (:func:`planner.analyses.resilience.whatif.run_whatif`)."""
-    from planner.analyses.resilience.whatif import run_whatif
-    from planner.designs.adapters import fabric_unpack
-
     on_progress(0, 1, "loading the fabric")
     fabric = fabric_unpack(job.design_revision.topology)
     keys = ("failed", "traffic", "size_bytes", "routing", "seed", "flowlets")
@@ -613,6 +614,7 @@ def _outcome_validate(result: dict) -> str:
 
 
 def _outcome_simulate(result: dict) -> str:
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import ROUTING_ALIASES
 
     routing = result.get("routing", "?")
@@ -639,8 +641,6 @@ def _outcome_simulate(result: dict) -> str:
 
 
 def _outcome_sweep(result: dict) -> str:
-    from planner.analyses.sweep import AXES
-
     points = [p for p in result.get("points") or [] if "busbw_gbps" in p]
     varying = [a for a in result.get("varying") or [] if a in AXES]
     words = {"fail_links": "failed links", "size_bytes": "message size"}
