@@ -23,52 +23,42 @@ class TooManyJobs(APIException):
 
 
 def job_create_schema() -> dict:
-    """The body of a job submission as the server takes it: a kind that works on a design
-    (validate, power, simulate, ...) names the design (and optionally its revision); one that
-    does not (diagnostics) names none."""
+    """The body of a job submission as the server takes it, one schema per kind: its
+    parameters (from the kind's serializer, :mod:`simulation.jobs.parameters`); a kind that
+    works on a design (validate, power, simulate, ...) names the design (and optionally its
+    revision), one that does not (diagnostics) names none."""
     fields = JobCreateSerializer().fields
-    parameters = {
-        "type": "object",
-        "additionalProperties": {},
-        "description": fields["parameters"].help_text,
-    }
 
-    def kinds(on_design: bool) -> list[str]:
-        return [str(kind) for kind, spec in KINDS.items() if spec.needs_revision is on_design]
-
-    on_design = {
-        "type": "object",
-        "title": "A job on a design",
-        "properties": {
-            "kind": {"type": "string", "enum": kinds(True)},
-            "design": {"type": "integer", "description": "Design id."},
-            "revision": {
+    def branch(kind: str, spec) -> dict:
+        schema = {
+            "type": "object",
+            "title": f"A {kind} job",
+            "properties": {
+                "kind": {"type": "string", "enum": [kind]},
+                "parameters": spec.parameters.json_schema(),
+            },
+            "required": ["kind"],
+        }
+        if spec.needs_revision:
+            schema["properties"]["design"] = {"type": "integer", "description": "Design id."}
+            schema["properties"]["revision"] = {
                 "type": "integer",
                 "minimum": 1,
                 "nullable": True,
                 "description": fields["revision"].help_text,
-            },
-            "parameters": parameters,
-        },
-        "required": ["kind", "design"],
-    }
-    alone = {
-        "type": "object",
-        "title": "A job on no design",
-        "properties": {
-            "kind": {"type": "string", "enum": kinds(False)},
-            "parameters": parameters,
-        },
-        "required": ["kind"],
-        # no design or revision given (null is "not given")
-        "not": {
-            "anyOf": [
-                {"required": [name], "properties": {name: {"type": "integer"}}}
-                for name in ("design", "revision")
-            ]
-        },
-    }
-    return {"oneOf": [on_design, alone]}
+            }
+            schema["required"].append("design")
+        else:
+            # no design or revision given (null is "not given")
+            schema["not"] = {
+                "anyOf": [
+                    {"required": [name], "properties": {name: {"type": "integer"}}}
+                    for name in ("design", "revision")
+                ]
+            }
+        return schema
+
+    return {"oneOf": [branch(str(kind), spec) for kind, spec in KINDS.items()]}
 
 
 class JobFilterSet(django_filters.FilterSet):
