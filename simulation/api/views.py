@@ -1,4 +1,5 @@
 import django_filters
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -61,6 +62,17 @@ def job_create_schema() -> dict:
     return {"oneOf": [branch(str(kind), spec) for kind, spec in KINDS.items()]}
 
 
+class JobSchema(AutoSchema):
+    """A job submission's body is documented by :func:`job_create_schema`, built when the
+    schema is, not when this module loads (the kinds' parameters read the flow simulation's
+    choices, and the flow simulation loads numba)."""
+
+    def get_request_serializer(self):
+        if getattr(self.view, "action", None) == "create":
+            return {"application/json": job_create_schema()}
+        return super().get_request_serializer()
+
+
 class JobFilterSet(django_filters.FilterSet):
     design = django_filters.NumberFilter(
         field_name="design_revision__design_id",
@@ -80,6 +92,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     """
 
     queryset = Job.objects.none()  # for the schema; get_queryset() scopes to the user
+    schema = JobSchema()
     serializer_class = JobSerializer
     filterset_class = JobFilterSet
     ordering_fields = ["created", "finished"]
@@ -109,7 +122,6 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(
-        request={"application/json": job_create_schema()},
         responses={
             201: JobSerializer,
             200: JobSerializer,

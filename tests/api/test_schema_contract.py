@@ -56,9 +56,8 @@ def test_a_text_filter_is_documented_not_blank(api_client, schema):
 def test_a_job_names_its_design_exactly_when_its_kind_works_on_one(api_client, schema):
     body = _operation(schema, "/api/simulation/jobs/", "post")["requestBody"]["content"]
     assert set(body) == {"application/json"}
-    branches = {
-        b["properties"]["kind"]["enum"][0]: b for b in body["application/json"]["schema"]["oneOf"]
-    }
+    submission = body["application/json"]["schema"]
+    branches = {b["properties"]["kind"]["enum"][0]: b for b in submission["oneOf"]}
     assert "design" in branches["validate"]["required"] and "not" not in branches["validate"]
     assert "design" not in branches["diagnostics"]["required"] and "not" in branches["diagnostics"]
     # each kind documents its own parameters, and no other
