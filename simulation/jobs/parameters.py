@@ -22,6 +22,8 @@ from rest_framework import serializers
 from rest_framework.settings import api_settings
 
 from planner.analyses.resilience.whatif import COLLECTIVES
+from planner.analyses.sweep import AXES, MAX_POINTS, MAX_RUNS
+from planner.analyses.sweep import MAX_SEEDS as SWEEP_MAX_SEEDS
 from planner.domain.transport import PFC_MODES
 from planner.presentation import count
 
@@ -464,9 +466,6 @@ class SweepParameters(JobParameters):
 
     @classmethod
     def parameter_fields(cls):
-        # Lazy: it loads numba (about 1 s); only simulating needs it.
-        from planner.analyses.sweep import MAX_SEEDS as SWEEP_MAX_SEEDS
-
         flow = _flow_choices()
         swept = tuple(t for t in flow["traffics"] if t not in flow["storage_traffics"])
         return {
@@ -495,9 +494,6 @@ class SweepParameters(JobParameters):
         }
 
     def validate(self, attrs):
-        # Lazy: it loads numba (about 1 s); only simulating needs it.
-        from planner.analyses.sweep import AXES, MAX_POINTS, MAX_RUNS
-
         flow = _flow_choices()
         cleaned = {"traffic": attrs.get("traffic", "all-reduce")}
         cleaned["fail_links"] = sorted(set(attrs.get("fail_links", [0])))
