@@ -86,9 +86,14 @@ docs: $(STAMP)
 $(DOCS_SITE): $(STAMP) $(DOCS_SOURCES)
 	$(BUILD_DOCS)
 
-lint: $(STAMP)
+# lint-imports checks the import contracts of pyproject.toml ([tool.importlinter]): the ladder
+# of apps and the pure core that imports neither a framework nor an app.
+# The front end: eslint (frontend/eslint.config.js) and tsc --checkJs over src/ (tsconfig.json).
+lint: $(STAMP) frontend/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
+	cd frontend && npm run --silent lint
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .

@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from inventory.forms import (
     field_label,
 )
+from inventory.library import vocab
 from inventory.library.provenance import provenance_for
 from inventory.models import CATEGORY_MODELS
 
@@ -340,8 +341,6 @@ def filter_hints(form) -> None:
     """Readable empty choices, a lifecycle menu, suggestions for form factor and media."""
     from django import forms
 
-    from inventory.library import vocab
-
     for field_ in form.fields.values():
         if isinstance(field_, forms.ModelChoiceField):
             field_.empty_label = "Any"
@@ -370,8 +369,6 @@ def datalists(model) -> dict:
 def _form_factor_options() -> list[tuple[str, str]]:
     """Suggestions for the form-factor filter: each family (it matches its members), then
     every single form factor."""
-    from inventory.library import vocab
-
     families = [
         (root, f"{root} family: {', '.join(members)}")
         for root, members in vocab.form_factor_families()

@@ -8,6 +8,7 @@ class PlannerConfig(AppConfig):
     verbose_name = "Designs"
 
     def ready(self):
+        # Lazy: these modules use models, which load only once the app registry is ready.
         from inventory.hooks import install_catalog_hooks
         from planner.catalog_hooks import PlannerCatalogHooks
         from planner.quotes import checks  # noqa: F401  (registers quotes.E001: the PDF's fonts)

@@ -6,6 +6,8 @@ loop over the rows built here.
 
 from __future__ import annotations
 
+from planner.domain.outputs.quote import minor_unit
+
 TIER_LABELS = {
     "server-leaf": "Server – leaf",
     "leaf-spine": "Leaf – spine",
@@ -752,7 +754,6 @@ def money_text(value, currency: str | None = None) -> str:
     places of ``currency``'s minor unit when given (``12,346`` in JPY); ``""`` for none."""
     if value is None:
         return ""
-    from planner.domain.outputs.quote import minor_unit
 
     places = 2 if currency is None else minor_unit(currency)
     return f"{value:,.{places}f}"

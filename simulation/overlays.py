@@ -9,6 +9,7 @@ from planner.designs.adapters import (
 from planner.designs.models import Design
 from planner.designs.selectors import SHARED, revision_get
 from planner.teams.models import TeamMembership
+from simulation.models import Job, JobStatusChoices
 
 
 def _readers(design: Design) -> set[int]:
@@ -80,8 +81,6 @@ def _map_link_ids(overlays: dict, source, target) -> dict:
 def revision_overlays_older(design: Design, number: int) -> dict:
     """The newest revision before ``number`` with a succeeded job of each overlay kind, read by
     someone who may read ``design``: ``{"util": 1, ...}`` (kinds without one left out)."""
-    from simulation.models import Job, JobStatusChoices
-
     older: dict[str, int] = {}
     rows = Job.objects.filter(
         status=JobStatusChoices.SUCCEEDED,
@@ -126,8 +125,6 @@ def revision_overlays(design: Design, number: int) -> dict:
     racks of the newest job that reports racks, and the utilization of the newest job that
     reports it; empty lists and dict when there is none.
     """
-    from simulation.models import Job, JobStatusChoices
-
     jobs = Job.objects.filter(
         status=JobStatusChoices.SUCCEEDED,
         parameters__design=design.pk,
@@ -162,8 +159,6 @@ def revision_utilization(design, number: int) -> dict:
     """The per-tier load (``{tier: {mean, max}}``, 0..1) of the newest succeeded flow
     simulation of revision ``number``, run by someone who may read the design; ``{}`` when none
     (the telemetry plan's expected throughput)."""
-    from simulation.models import Job, JobStatusChoices
-
     jobs = Job.objects.filter(
         status=JobStatusChoices.SUCCEEDED,
         parameters__design=design.pk,

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from planner.designs.adapters import catalog_facts, fabric_unpack
 from planner.domain.names import ARROW, end_name, end_text
+from planner.domain.networks.elements import network_elements
 from planner.presentation import NETWORK_LABELS, TIER_LABELS, number, severity_counts
 from planner.presentation import count as count_of
 
@@ -393,6 +395,7 @@ def _hot_spot_name(spot: dict, names: ElementNames) -> str:
 def routing_label(name) -> str:
     """What a page calls a routing mode (an old name too): ``"adaptive"`` ->
     ``"Packet spraying (Spectrum-X, equal split)"``; an unknown name as it is."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import ROUTING_ALIASES, ROUTING_LABELS
 
     name = ROUTING_ALIASES.get(name, name)
@@ -429,6 +432,7 @@ def limit_text(result: dict, names: ElementNames) -> str:
     """Why a run falls short of its bound, in words: the link holding back the last flow to
     finish, how many flows share it, and what to try (:data:`LIMIT_ADVICE`); ``""`` when
     the result names no such link."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import ROUTING_ALIASES
 
     limit = result.get("limit")
@@ -732,8 +736,6 @@ def _fabric_loader(job) -> Callable | None:
         return None
 
     def load():
-        from planner.designs.adapters import fabric_unpack
-
         try:
             return fabric_unpack(revision.topology)
         except Exception:  # noqa: BLE001 - names fall back to the result's own
@@ -748,9 +750,6 @@ def _network_elements(fabric):
     if fabric is None or not fabric.settings.networks:
         return None
     try:
-        from planner.designs.adapters import catalog_facts
-        from planner.domain.networks.elements import network_elements
-
         return network_elements(fabric, catalog_facts())
     except Exception:  # noqa: BLE001 - names fall back to "network link <i>"
         return None

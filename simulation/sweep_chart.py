@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from planner.analyses.sweep import SweepPlan, sweep_result
 from planner.presentation import count as count_of
 from planner.presentation import number
 from simulation.presentation import gbps, percent, routing_label, seconds
@@ -87,8 +88,6 @@ def _x_positions(axis: str, values: list) -> dict:
 def _points_of(job) -> tuple[dict | None, bool]:
     """The sweep result to draw (final, or built from the runs done so far) and whether it is
     final."""
-    from planner.analyses.sweep import SweepPlan, sweep_result
-
     result = job.result if isinstance(job.result, dict) else {}
     if job.status == "succeeded" and "points" in result:
         return result, True

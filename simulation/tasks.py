@@ -19,6 +19,18 @@ from celery import bootsteps, shared_task
 from django.conf import settings
 from django.db import connections
 
+from simulation.services import (
+    job_execute,
+    job_recover_stale,
+    job_resend_lost,
+    job_sweep_claim,
+    new_sweep_token,
+    process_identity,
+    recovery_interval_s,
+    simulate_seed_run,
+    sweep_run_part,
+)
+
 logger = logging.getLogger(__name__)
 
 #: A chain that finds the lease held looks again this many times, then stops.
@@ -39,8 +51,6 @@ def run_job(self, job_id: str) -> None:
     ``reject_on_worker_lost``); the redelivered task sees the claiming process gone and takes
     the run over, without waiting for the stale-heartbeat sweep.
     """
-    from simulation.services import job_execute, process_identity
-
     job_execute(
         job_id=job_id,
         worker=self.request.hostname or socket.gethostname(),
@@ -58,8 +68,6 @@ def run_job(self, job_id: str) -> None:
 )
 def simulate_seed(self, job_id: str, attempt: int, seed: int) -> None:
     """One Monte Carlo seed of a running simulate job (see simulation.jobs.monte_carlo)."""
-    from simulation.services import process_identity, simulate_seed_run
-
     simulate_seed_run(
         job_id=job_id,
         attempt=attempt,
@@ -78,8 +86,6 @@ def simulate_seed(self, job_id: str, attempt: int, seed: int) -> None:
 )
 def sweep_run(self, job_id: str, attempt: int, run: int) -> None:
     """One run of a running sweep job (see simulation.jobs.sweep)."""
-    from simulation.services import process_identity, sweep_run_part
-
     sweep_run_part(
         job_id=job_id,
         attempt=attempt,
@@ -109,14 +115,6 @@ def _send_sweep(token: str, probes: int, countdown: float) -> None:
 @shared_task(name="simulation.recover_stale", bind=True, acks_late=True, ignore_result=True)
 def recover_stale(self, token: str = "", probes: int = 0) -> None:
     """Sweep for jobs whose worker was lost, then send itself again (see the module doc)."""
-    from simulation.services import (
-        job_recover_stale,
-        job_resend_lost,
-        job_sweep_claim,
-        new_sweep_token,
-        recovery_interval_s,
-    )
-
     token = token or new_sweep_token()
     interval = recovery_interval_s()
     if job_sweep_claim(token=token, name=_sweep_name(self.app), interval_s=interval):
@@ -139,8 +137,6 @@ class RecoverySweep(bootsteps.StartStopStep):
     requires = {"celery.worker.consumer.tasks:Tasks"}
 
     def start(self, parent) -> None:
-        from simulation.services import job_recover_stale, job_resend_lost, new_sweep_token
-
         try:
             result = job_recover_stale()
             if result["requeued"] or result["failed"]:

@@ -9,8 +9,11 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from planner.analyses.sweep import MAX_POINTS
 from planner.designs.selectors import design_get_for
 from simulation import presentation
+from simulation.jobs.kinds import KINDS
+from simulation.jobs.parameters import Choice, Number
 from simulation.models import Job, JobKindChoices
 from simulation.services import JobError, job_cancel, job_enqueue, job_recover_stale, max_attempts
 from simulation.size_sweep_chart import size_sweep_context
@@ -34,24 +37,23 @@ def _finite(text: str) -> float:
     return value
 
 
-SIZE_SWEEP_FIELDS = {
-    "traffic": str,
-    "rings": str,
-    "gpus": int,
-    "switch_latency_ns": _finite,
-    "overhead_us": _finite,
-}
-SIMULATE_FIELDS = {
-    "traffic": str,
-    "routing": str,
-    "placement": str,
-    "seed": int,
-    "size_bytes": _finite,
-    "fail_links": int,
-    "seeds": int,
-    "flowlets": int,
-    "pfc_mode": str,
-}
+#: The kinds whose design-page form sends each parameter as a text box or a list.
+FORM_KINDS = (JobKindChoices.SIMULATE, JobKindChoices.SIZE_SWEEP)
+
+
+def form_casts(kind: str) -> dict:
+    """How the design page's form of ``kind`` reads each parameter's text, from the kind's
+    parameters serializer (:mod:`simulation.jobs.parameters`): whole numbers as ``int``, other
+    numbers as typed (``1e9``), choices as text."""
+    casts = {}
+    for name, field in KINDS[kind].parameters.parameter_fields().items():
+        if isinstance(field, Number):
+            casts[name] = int if field.whole else _finite
+        elif isinstance(field, Choice):
+            casts[name] = str
+    return casts
+
+
 #: The design page's names of the job parameters, for its error messages.
 FIELD_LABELS = {
     "gpus": "GPUs",
@@ -95,7 +97,6 @@ def _sweep_parameters(post) -> dict:
     """A sweep's parameters from the design page's form: failed links 0 to ``fail_to`` in
     steps of ``fail_step``, the routings and placements ticked, sizes listed (bytes, commas or
     spaces between). Raises ``ValueError`` with what to fix."""
-    from planner.analyses.sweep import MAX_POINTS
 
     def whole(name: str, label: str, default: int) -> int:
         text = (post.get(name) or "").strip()
@@ -239,10 +240,7 @@ def job_start_for_design(request, design_pk):
             parameters = _sweep_parameters(request.POST)
         except ValueError as exc:
             return _refuse(request, design, kind, str(exc))
-    fields = {
-        JobKindChoices.SIMULATE: SIMULATE_FIELDS,
-        JobKindChoices.SIZE_SWEEP: SIZE_SWEEP_FIELDS,
-    }.get(kind)
+    fields = form_casts(kind) if kind in FORM_KINDS else None
     if fields:
         for field, cast in fields.items():
             value = (request.POST.get(field) or "").strip()

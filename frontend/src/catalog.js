@@ -21,6 +21,7 @@ export function jsonProblem(text) {
  */
 export function checkJsonFields(root) {
   for (const area of root.querySelectorAll?.("textarea[data-json]") ?? []) {
+    if (!(area instanceof HTMLTextAreaElement)) continue;
     const note = area.ownerDocument.createElement("p");
     note.className = "error";
     note.id = `${area.id}_json`;

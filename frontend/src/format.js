@@ -6,7 +6,7 @@ const DASH = "—";
 
 /**
  * A number with thousands separators: 1016 → "1,016", 2.5 → "2.5", null → "—".
- * @param {number|null|undefined} value
+ * @param {number|string|null|undefined} value  ("" and non-numbers as they are)
  * @returns {string}
  */
 export function formatNumber(value) {
@@ -53,6 +53,7 @@ export function formatMoney(amount, currency = "") {
   return currency ? `${text} ${currency}` : text;
 }
 
+/** @type {Record<string, [string, string]>} */
 const SEVERITY_WORDS = { error: ["error", "errors"], warning: ["warning", "warnings"], info: ["note", "notes"] };
 
 /**

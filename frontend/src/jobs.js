@@ -6,7 +6,7 @@ export const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
 
 /**
  * Describe a job's outcome for the table cell.
- * @param {{status: string, error?: string, outcome?: string, result?: object|null}} job
+ * @param {{status?: string, error?: string, outcome?: string, result?: Record<string, any>|null}} job
  * @returns {string}
  */
 export function outcomeText(job) {
@@ -18,7 +18,7 @@ export function outcomeText(job) {
 
 /**
  * The progress bar's value and maximum for a job (a succeeded job shows a full bar).
- * @param {{status: string, progress_done: number, progress_total: number}} job
+ * @param {{status?: string, progress_done?: number, progress_total?: number}} job
  * @returns {{value: number, max: number}}
  */
 export function progressOf(job) {
@@ -39,7 +39,7 @@ export function shortTime(iso) {
 /**
  * Write a polled job into its table row.
  * @param {HTMLElement} row  a `tr[data-job-id]`
- * @param {object} job  the API's job
+ * @param {Record<string, any>} job  the API's job
  */
 export function updateRow(row, job) {
   row.dataset.status = job.status;
@@ -48,7 +48,7 @@ export function updateRow(row, job) {
     badge.textContent = job.status[0].toUpperCase() + job.status.slice(1);
     badge.className = `badge status-${job.status}`;
   }
-  const bar = row.querySelector('[data-field="progress"]');
+  const bar = /** @type {HTMLProgressElement|null} */ (row.querySelector('[data-field="progress"]'));
   if (bar) {
     const { value, max } = progressOf(job);
     bar.max = max;
@@ -69,12 +69,12 @@ export function updateRow(row, job) {
  * drawn (`data-drawn`: "status:runs done"), so points appear as they complete.
  * @param {Document|HTMLElement} root
  * @param {string} jobId
- * @param {object} job  the API's job
+ * @param {Record<string, any>} job  the API's job
  * @param {(url: string) => Promise<Response>} fetchFn
  * @returns {Promise<number>} how many charts were redrawn
  */
 export async function refreshSweepCharts(root, jobId, job, fetchFn) {
-  const charts = [...(root.querySelectorAll?.("[data-sweep-chart]") ?? [])]
+  const charts = [.../** @type {NodeListOf<HTMLElement>|[]} */ (root.querySelectorAll?.("[data-sweep-chart]") ?? [])]
     .filter((chart) => chart.dataset?.jobId === jobId && chart.dataset.src);
   const drawn = `${job.status}:${job.progress_done}`;
   let redrawn = 0;
@@ -105,7 +105,7 @@ export function startJobPolling(
   const tables = [...(root.querySelectorAll?.("[data-live-jobs]") ?? [])];
   if (!tables.length) return;
   const tick = async () => {
-    const rows = tables.flatMap((t) => [...t.querySelectorAll("tr[data-job-id]")]);
+    const rows = tables.flatMap((t) => [.../** @type {NodeListOf<HTMLTableRowElement>} */ (t.querySelectorAll("tr[data-job-id]"))]);
     const open = rows.filter((r) => !FINISHED.has(r.dataset.status));
     if (!open.length) return;
     let reloadNow = false;

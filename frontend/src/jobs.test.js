@@ -28,7 +28,11 @@ test("times read like the tables", () => {
   assert.equal(shortTime(null), "");
 });
 
-/** A minimal stand-in for a table row: elements found by their data-field selector. */
+/**
+ * A minimal stand-in for a table row: elements found by their data-field selector.
+ * @param {string} status
+ * @returns {any} only what updateRow and the poller touch of an HTMLElement
+ */
 function fakeRow(status) {
   const fields = {
     status: { textContent: "", className: "" },
@@ -71,13 +75,14 @@ test("polling asks the API for unfinished rows only and reloads a job page when 
   const done = fakeRow("succeeded");
   done.dataset.jobId = "j2";
   const table = { querySelectorAll: () => [running, done] };
-  const root = { querySelectorAll: () => [table] };
+  const root = /** @type {any} */ ({ querySelectorAll: () => [table] });
   const asked = [];
+  /** @type {(url: string) => Promise<any>} a stand-in fetch: only ok and json */
   const fetchFn = async (url) => {
     asked.push(url);
     return { ok: true, json: async () => ({ status: "succeeded", progress_done: 1, progress_total: 1 }) };
   };
-  const reloaded = new Promise((resolve) => startJobPolling(root, fetchFn, resolve));
+  const reloaded = new Promise((resolve) => startJobPolling(root, fetchFn, () => resolve(undefined)));
   await reloaded;
   assert.deepEqual(asked, ["/api/simulation/jobs/j1/"]);
   assert.equal(running.dataset.status, "succeeded");
@@ -86,8 +91,9 @@ test("polling asks the API for unfinished rows only and reloads a job page when 
 test("a sweep's chart is fetched again when its runs move on, and only then", async () => {
   const chart = { dataset: { jobId: "j1", src: "/jobs/j1/sweep-chart/", drawn: "running:2" }, innerHTML: "old" };
   const other = { dataset: { jobId: "j2", src: "/jobs/j2/sweep-chart/", drawn: "running:0" }, innerHTML: "other" };
-  const root = { querySelectorAll: (selector) => (selector === "[data-sweep-chart]" ? [chart, other] : []) };
+  const root = /** @type {any} */ ({ querySelectorAll: (selector) => (selector === "[data-sweep-chart]" ? [chart, other] : []) });
   const fetched = [];
+  /** @type {(url: string) => Promise<any>} a stand-in fetch: only ok and text */
   const fetchFn = async (url) => {
     fetched.push(url);
     return { ok: true, text: async () => `<svg>${fetched.length}</svg>` };

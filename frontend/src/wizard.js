@@ -18,7 +18,7 @@ export const DEBOUNCE_MS = 300;
  * Group problems by the form field that shows them; "" collects the rest. The server names
  * the form field of each problem of the fields (and prefixes the spec path when it is not
  * that field); building from the YAML/JSON text, every problem goes there, with its path.
- * @param {{field: string, message: string}[]} problems
+ * @param {{field: string, spec_field?: string, message: string}[]} problems
  * @param {boolean} fromText building from the YAML/JSON text
  * @returns {Map<string, string[]>}
  */
@@ -51,7 +51,7 @@ export function summaryRequest(values, fromText) {
 
 /**
  * "1,016"; "2.5"; "—" for nothing.
- * @param {number|null|undefined} value
+ * @param {number|string|null|undefined} value
  * @returns {string}
  */
 export function formatNumber(value) {
@@ -85,7 +85,7 @@ export function formatPower(watts) {
 
 /**
  * The headline figures of a summary.
- * @param {object} summary as /api/planner/summary/ returns it
+ * @param {Record<string, any>} summary as /api/planner/summary/ returns it
  * @returns {{id: string, label: string, value: string}[]}
  */
 export function summaryFigures(summary) {
@@ -108,7 +108,7 @@ export function summaryFigures(summary) {
 /**
  * One row per network of the cluster beside the compute fabric that has switches: its label,
  * its switches by model and role ("QM9700 (8 leaf, 4 storage leaf, 4 spine)") and how many.
- * @param {object} summary as /api/planner/summary/ returns it (`networks`: per network
+ * @param {Record<string, any>} summary as /api/planner/summary/ returns it (`networks`: per network
  *   `switches` {role: {model: count}} and `switches_total`)
  * @param {Record<string, string>} [labels] network name -> label
  * @returns {string[][]}
@@ -135,7 +135,7 @@ const TIER_LABELS = { "server-leaf": "Server – leaf", "leaf-spine": "Leaf – 
 /**
  * The summary's tables: switches per tier and model, links per tier, optics and cables, and
  * the switches of the cluster's other networks (`id` "networks").
- * @param {object} summary
+ * @param {Record<string, any>} summary
  * @param {Record<string, string>} [networkLabels] network name -> label
  * @returns {{title: string, head: string[], rows: string[][], id?: string}[]}
  */
@@ -229,7 +229,7 @@ const BOOLEAN_TEXT = { true: "yes", false: "no" };
  * The transport step for the fields as they are (as planner/designs/wizard_transport.py
  * transport_view): the transport it runs, each field's default (`default`, `help`, `url`),
  * the three lists' empty entries and the server NIC's heading.
- * @param {object} table the server's `transport-defaults`
+ * @param {Record<string, any>} table the server's `transport-defaults`
  * @param {Record<string, string>} values form field name -> value (leaf, server, transport_*)
  * @returns {{kind: string, fields: Record<string, {default: string, help: string, url: string}>,
  *   blanks: Record<string, string>, nic: string, nic_heading: string}}
@@ -302,9 +302,20 @@ function showNetworkFields(form) {
 }
 
 /**
+ * A form control by name (an input, a select or a textarea, or a radio group's list), typed
+ * as what the wizard reads and sets on them: value, placeholder, tagName, its options.
+ * @param {HTMLFormElement} form
+ * @param {string} name
+ * @returns {(HTMLInputElement & HTMLSelectElement) | null}
+ */
+function control(form, name) {
+  return /** @type {any} */ (form.elements.namedItem(name));
+}
+
+/**
  * Each network field's default for `server`: a box's placeholder, a switch list's empty entry.
  * @param {HTMLFormElement} form
- * @param {{defaults: Record<string, object>, switch_blank: Record<string, object>}} table per
+ * @param {{defaults: Record<string, Record<string, any>>, switch_blank: Record<string, Record<string, any>>}} table per
  *   server with reference defaults, and "other" for the rest (forms.network_placeholders)
  * @param {string} server
  */
@@ -312,7 +323,7 @@ function showNetworkDefaults(form, table, server) {
   if (!table?.defaults) return;
   const family = server in table.defaults ? server : "other";
   for (const [name, text] of Object.entries(table.defaults[family] ?? {})) {
-    const input = form.elements.namedItem(name);
+    const input = control(form, name);
     if (!input) continue;
     if (input.tagName === "SELECT") {
       const blank = input.querySelector("option[value='']");
@@ -329,29 +340,29 @@ function showNetworkDefaults(form, table, server) {
  * each empty field's default (a box's placeholder, a list's empty entry) and its source.
  * The three fields whose help the server wrote itself (transport, the two profiles) keep it.
  * @param {HTMLFormElement} form
- * @param {object} table the server's `transport-defaults`
+ * @param {Record<string, any>} table the server's `transport-defaults`
  */
 function showTransport(form, table) {
   const step = form.querySelector("[data-transport]");
   if (!step || !table?.leaves) return;
   const values = {};
   for (const name of ["leaf", "server", "transport_type", "transport_profile", "transport_nic_profile"]) {
-    values[name] = form.elements.namedItem(name)?.value ?? "";
+    values[name] = control(form, name)?.value ?? "";
   }
   const view = transportView(table, values);
-  for (const section of step.querySelectorAll("[data-transport-kind]")) {
+  for (const section of /** @type {NodeListOf<HTMLElement>} */ (step.querySelectorAll("[data-transport-kind]"))) {
     const other = section.dataset.transportKind === "roce" ? "infiniband" : "roce";
     section.hidden = view.kind === other;
   }
   const heading = step.querySelector("[data-transport-nic-heading]");
   if (heading) heading.textContent = view.nic_heading;
-  const blankOption = (name) => form.elements.namedItem(name)?.querySelector?.("option[value='']");
+  const blankOption = (name) => control(form, name)?.querySelector?.("option[value='']");
   for (const [name, label] of Object.entries(view.blanks)) {
     const blank = blankOption(name);
     if (blank) blank.textContent = label;
   }
   for (const [name, entry] of Object.entries(view.fields)) {
-    const input = form.elements.namedItem(name);
+    const input = control(form, name);
     if (!input || name in view.blanks) continue;
     if (input.tagName === "SELECT") {
       const blank = blankOption(name);
@@ -361,7 +372,7 @@ function showTransport(form, table) {
     }
     const help = step.querySelector(`#id_${name}_helptext`);
     const text = help?.querySelector("[data-help-text]");
-    const link = help?.querySelector("[data-help-link]");
+    const link = /** @type {HTMLElement|null} */ (help?.querySelector("[data-help-link]"));
     if (text) text.textContent = entry.help;
     if (link) {
       link.hidden = !entry.url;
@@ -469,25 +480,25 @@ function focusFirstProblem(form) {
 /**
  * Start the wizard on `root` if it has a `form[data-wizard]` (the design wizard page).
  * @param {Document|HTMLElement} root
- * @param {(url: string, init: object) => Promise<Response>} [fetchFn]
+ * @param {(url: string, init: Record<string, any>) => Promise<Response>} [fetchFn]
  */
 export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
-  const form = root.querySelector?.("form[data-wizard]");
+  const form = /** @type {HTMLFormElement|null} */ (root.querySelector?.("form[data-wizard]"));
   if (!form) return;
   const doc = form.ownerDocument;
-  const panel = doc.querySelector("[data-summary-panel]");
+  const panel = /** @type {HTMLElement} */ (doc.querySelector("[data-summary-panel]"));
   const status = panel.querySelector("[data-summary-status]");
   const presets = JSON.parse(doc.getElementById("design-presets")?.textContent || "[]");
   const networkTable = JSON.parse(doc.getElementById("network-placeholders")?.textContent || "{}");
   const transportTable = JSON.parse(doc.getElementById("transport-defaults")?.textContent || "{}");
-  const token = form.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
-  const fromText = () => form.elements.namedItem("source")?.value === "text";
+  const token = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=csrfmiddlewaretoken]"))?.value ?? "";
+  const fromText = () => control(form, "source")?.value === "text";
   let sequence = 0;
   // Fields the user has changed: a required field left empty before then is a hint, not an
   // error. After a save that failed, every field counts (the errors are the user's).
   const touched = new Set();
   const saved = Boolean(form.querySelector(".errorlist, .problems"));
-  if (saved) for (const el of form.elements) if (el.name) touched.add(el.name);
+  if (saved) for (const el of /** @type {Iterable<HTMLInputElement>} */ (form.elements)) if (el.name) touched.add(el.name);
   const stale = element(doc, "p", { class: "stale-note", "data-summary-stale": "" }, "Fix the errors to update the summary.");
   stale.hidden = true;
   const jump = element(doc, "button", { type: "button", class: "linklike", "data-summary-jump": "" }, "Go to the first problem");
@@ -504,7 +515,7 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     panel.setAttribute("aria-busy", "true");
     status.textContent = "Updating…";
     let response;
-    let data = {};
+    let data;
     try {
       response = await fetchFn(form.dataset.summaryUrl, {
         method: "POST",
@@ -540,8 +551,8 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
   const schedule = debounce(refresh, DEBOUNCE_MS);
 
   const refreshLeaves = async () => {
-    const server = form.elements.namedItem("server")?.value;
-    const leaf = form.elements.namedItem("leaf");
+    const server = control(form, "server")?.value;
+    const leaf = control(form, "leaf");
     if (!server || !leaf || !form.dataset.leafOptionsUrl) return;
     let fit;
     try {
@@ -552,7 +563,7 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     } catch {
       return; // the list stays as it was; the summary still names any problem
     }
-    if (form.elements.namedItem("server")?.value !== server) return;
+    if (control(form, "server")?.value !== server) return;
     const chosen = leaf.value;
     leaf.replaceChildren();
     for (const group of leafGroups(fit)) {
@@ -568,19 +579,21 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
   };
 
   form.addEventListener("input", (event) => {
-    touched.add(event.target.name);
-    event.target.closest(".field")?.querySelector(":scope > .errorlist")?.remove();
+    const target = /** @type {HTMLInputElement} */ (event.target);
+    touched.add(target.name);
+    target.closest(".field")?.querySelector(":scope > .errorlist")?.remove();
     schedule();
   });
   form.addEventListener("change", (event) => {
-    touched.add(event.target.name);
-    if (event.target.name === "topology") showTopologyFields(form);
-    if (event.target.name?.startsWith("network_")) showNetworkFields(form);
-    if (["leaf", "transport_type", "transport_profile", "transport_nic_profile"].includes(event.target.name)) {
+    const target = /** @type {HTMLInputElement} */ (event.target);
+    touched.add(target.name);
+    if (target.name === "topology") showTopologyFields(form);
+    if (target.name?.startsWith("network_")) showNetworkFields(form);
+    if (["leaf", "transport_type", "transport_profile", "transport_nic_profile"].includes(target.name)) {
       showTransport(form, transportTable);
     }
-    if (event.target.name === "server") {
-      showNetworkDefaults(form, networkTable, event.target.value);
+    if (target.name === "server") {
+      showNetworkDefaults(form, networkTable, target.value);
       showTransport(form, transportTable);
       refreshLeaves()
         .then(() => showTransport(form, transportTable))
@@ -589,19 +602,19 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
     }
     schedule();
   });
-  for (const button of doc.querySelectorAll("[data-preset]")) {
+  for (const button of /** @type {NodeListOf<HTMLElement>} */ (doc.querySelectorAll("[data-preset]"))) {
     button.addEventListener("click", (event) => {
       event.preventDefault();
       const preset = presets.find((p) => p.slug === button.dataset.preset);
       if (!preset) return;
       // Every field, as the server maps the preset's spec (forms.fields_from_spec).
       writeValues(form, preset.fields ?? {});
-      for (const el of form.elements) if (el.name) touched.add(el.name);
+      for (const el of /** @type {Iterable<HTMLInputElement>} */ (form.elements)) if (el.name) touched.add(el.name);
       // A preset the fields cannot show whole (a networks block) comes as its YAML text.
       const source = preset.fields?.source === "text" ? "text" : "form";
-      const radio = form.querySelector(`input[name=source][value=${source}]`);
+      const radio = /** @type {HTMLInputElement|null} */ (form.querySelector(`input[name=source][value=${source}]`));
       if (radio) radio.checked = true;
-      const text = form.querySelector("details.spec-text");
+      const text = /** @type {HTMLDetailsElement|null} */ (form.querySelector("details.spec-text"));
       if (text) text.open = source === "text";
       showTopologyFields(form);
       showNetworkFields(form);
@@ -610,15 +623,15 @@ export function startWizard(root, fetchFn = (url, init) => fetch(url, init)) {
       refreshLeaves()
         .then(() => writeValues(form, { leaf: preset.fields?.leaf ?? "" }))
         .then(() => showTransport(form, transportTable))
-        .then(refresh);
+        .then(() => refresh());
     });
   }
   // The fields as text: the spec the server builds from them (also when it has problems).
   doc.querySelector("[data-copy-spec]")?.addEventListener("click", async () => {
     const { spec } = await refresh({ fields: true });
     if (!spec || typeof spec !== "object") return; // no answer: the problem is shown
-    form.elements.namedItem("spec_text").value = JSON.stringify(spec, null, 2);
-    const textSource = form.querySelector("input[name=source][value=text]");
+    control(form, "spec_text").value = JSON.stringify(spec, null, 2);
+    const textSource = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=source][value=text]"));
     if (textSource) textSource.checked = true;
     schedule();
   });

@@ -15,6 +15,7 @@ from rest_framework.settings import api_settings
 from inventory.library.documents import text_problem
 from inventory.library.schema import IDENTITY_FIELDS
 from inventory.models import CATEGORY_MODELS, ExchangeRate, Manufacturer, Price, PriceBook
+from inventory.permissions import price_books_for
 
 
 class SlugField(serializers.SlugRelatedField):
@@ -239,8 +240,6 @@ class PriceSerializer(ValidatedModelSerializer):
         fields = super().get_fields()
         request = self.context.get("request")
         if request is not None:
-            from inventory.permissions import price_books_for
-
             fields["book"].queryset = price_books_for(request.user)
         return fields
 

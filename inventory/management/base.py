@@ -23,6 +23,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 
+from inventory.services import CatalogImportError, catalog_load
+
 RUN_FIRST = (
     "the database has no tables yet: run `python manage.py migrate` "
     "then `python manage.py load_catalog`"
@@ -60,8 +62,6 @@ def ensure_database_ready(*, stderr, seed_catalog: bool = True, alias: str = DEF
     call_command("migrate", database=alias, interactive=False, verbosity=0)
     note = "migrated"
     if seed_catalog:
-        from inventory.services import CatalogImportError, catalog_load
-
         try:
             with transaction.atomic(using=alias):
                 report = catalog_load()

@@ -8,6 +8,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 
 from inventory.library.quantities import range_problem
+from inventory.models.parts import CATEGORY_MODELS
 
 __all__ = ["ExchangeRate", "Price", "PriceBook"]
 
@@ -124,8 +125,6 @@ class Price(models.Model):
         return f"{self.part_slug}: {self.price} {self.currency}"
 
     def clean(self):
-        from inventory.models.parts import CATEGORY_MODELS
-
         super().clean()
         errors = {}
         model = CATEGORY_MODELS.get(self.part_category)

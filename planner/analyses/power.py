@@ -61,6 +61,7 @@ from inventory.library.provenance import provenance_for
 from planner.domain.arrays import unique as unique_sorted
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLE, ROLES, SWITCH_ROLES, Fabric
+from planner.domain.networks.elements import network_elements
 from planner.domain.summary import summarize
 
 BTU_PER_W = 3.412
@@ -370,7 +371,6 @@ def _network_loads(fabric: Fabric, facts: CatalogFacts) -> tuple[dict[str, dict]
     models, airflow and count; and the management racks (name, row, position), in order."""
     if not fabric.settings.networks:
         return {}, []
-    from planner.domain.networks.elements import network_elements
 
     elements = network_elements(fabric, facts)
     loads: dict[str, dict] = {}

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from planner.analyses.power import power_budget
+from planner.analyses.validate import validate_fabric
+
 Progress = Callable[..., None]
 
 #: The ``simulate`` parameters that describe one scenario (``seeds`` is Monte Carlo's).
@@ -27,8 +30,6 @@ def fabric_validate(*, fabric, facts, on_progress: Progress | None = None) -> di
 
     The one code path of the ``validate`` job and ``manage.py fabric validate``.
     """
-    from planner.analyses.validate import validate_fabric
-
     return validate_fabric(fabric, facts, on_progress=on_progress).as_dict()
 
 
@@ -37,8 +38,6 @@ def fabric_power(*, fabric, facts, pue=None, on_progress: Progress | None = None
 
     The one code path of the ``power`` job and ``manage.py fabric power``.
     """
-    from planner.analyses.power import power_budget
-
     return power_budget(fabric, facts, pue=pue, on_progress=on_progress).as_dict()
 
 
@@ -57,6 +56,7 @@ def fabric_simulate(
     ``manage.py fabric simulate``. ``facts`` (catalog facts) is needed by the traffics that
     run on the storage network (``storage-read``).
     """
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.scenario import run_scenario
 
     return run_scenario(

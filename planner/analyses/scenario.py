@@ -37,6 +37,7 @@ from planner.analyses.flow import (
     sub_flows,
 )
 from planner.analyses.flow.congestion import FLOW_CONTROLS
+from planner.analyses.storage_read import run_storage_read
 from planner.analyses.traffic import (
     BUSBW_FACTOR,
     all_to_all,
@@ -46,6 +47,7 @@ from planner.analyses.traffic import (
     pxn_flows,
 )
 from planner.domain.fabric import TIER_NAMES, Fabric
+from planner.domain.networks.elements import network_elements
 from planner.domain.transport import TransportSettings
 
 TRAFFICS = (
@@ -226,9 +228,6 @@ def run_scenario(
     if routing == "flowlet" and flowlets is None:
         flowlets = FLOWLETS_DEFAULT
     if traffic in STORAGE_TRAFFICS:
-        from planner.analyses.storage_read import run_storage_read
-        from planner.domain.networks.elements import network_elements
-
         if facts is None:
             raise ValueError(f"{traffic} needs the catalog facts (facts=)")
         return run_storage_read(

@@ -47,11 +47,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
+from planner.analyses.power import power_budget
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, DeviceModel
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric, FabricError
 from planner.domain.outputs.bom import BillOfMaterials, bill_of_materials
 from planner.domain.outputs.quote import PriceTable, bom_cost, network_of
+from planner.domain.pipeline import build_fabric
 from planner.domain.spec import SpecError, parse_spec
+from planner.domain.transport.resolve import SHARP_ASICS, nic_of_server
+from planner.domain.transport.settings import nic_capabilities, nic_family
 
 __all__ = [
     "COST_CATEGORIES",
@@ -564,8 +568,6 @@ def _quantities(bom: BillOfMaterials) -> dict[str, int]:
 
 
 def _power(fabric: Fabric, facts: CatalogFacts) -> dict:
-    from planner.analyses.power import power_budget
-
     report = power_budget(fabric, facts).as_dict()
     unknown = report.get("unknown") or {}
     switches = {
@@ -588,6 +590,7 @@ def _power(fabric: Fabric, facts: CatalogFacts) -> dict:
 
 
 def _routing_names():
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses import flow
 
     return tuple(flow.ROUTINGS), dict(getattr(flow, "ROUTING_LABELS", {}))
@@ -643,6 +646,7 @@ def _configured_key(transport: str, settings: dict | None) -> str | None:
 
 
 def _flows(fabric: Fabric, transport: str, settings: dict | None, nic: dict) -> list[FlowRun]:
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.scenario import run_scenario
 
     configured = _configured_key(transport, settings)
@@ -684,9 +688,6 @@ def _flows(fabric: Fabric, transport: str, settings: dict | None, nic: dict) -> 
 
 def _nic(facts: CatalogFacts, server: str, transport: str) -> dict:
     """What the catalog says of the server's compute NIC for ``transport``."""
-    from planner.domain.transport.resolve import nic_of_server
-    from planner.domain.transport.settings import nic_capabilities, nic_family
-
     key, name, _maker = nic_of_server(facts, server)
     record = facts.parts.get(key) or {}
     card = record.get("category") == "nic"
@@ -742,8 +743,6 @@ def _side(
     build: bool,
     notes: list[str],
 ) -> Side:
-    from planner.domain.pipeline import build_fabric
-
     spec = parse_spec(document)
     switches = _roles(spec)
     nic = _nic(facts, spec.server, transport)
@@ -982,8 +981,6 @@ def _nic_makers(facts: CatalogFacts, protocol: str) -> list[str]:
 
 
 def _features(pair: tuple[Side, Side], facts: CatalogFacts, speed: int | None) -> list[Feature]:
-    from planner.domain.transport.resolve import SHARP_ASICS
-
     ib, roce = pair
     ib_asics = _asics(facts, ib)
     sharp_ok = bool(ib_asics) and ib_asics <= set(SHARP_ASICS)

@@ -32,6 +32,7 @@ from planner.domain.asbuilt.counters import (
     rx_expectation,
 )
 from planner.domain.physical.budget import compute_budgets
+from simulation.overlays import revision_overlays
 
 #: Largest snapshot text accepted, characters (the API's body limit is lower still).
 MAX_SNAPSHOT_CHARS = 10 * 1024 * 1024
@@ -164,8 +165,6 @@ def revision_counters_overlay(design: Design, revision: DesignRevision) -> dict:
     and, where a flow simulation of the revision finished, each link's simulated
     utilization beside the measured one.
     """
-    from simulation.overlays import revision_overlays
-
     row = (
         FieldImport.objects.filter(revision=revision, kind=FieldImportKindChoices.COUNTERS)
         .select_related("created_by")

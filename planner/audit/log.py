@@ -31,6 +31,7 @@ from django.db.models import Q, QuerySet
 
 from planner.audit.models import AuditActionChoices, AuditEvent
 from planner.teams.models import Team, TeamMembership, TeamRoleChoices
+from planner.teams.selectors import user_can_view_prices
 
 __all__ = [
     "DETAILS_MAX_CHARS",
@@ -208,8 +209,6 @@ def audit_events_for(user) -> QuerySet[AuditEvent]:
       events and those of their teams where they have it);
     - a superuser reads all of them.
     """
-    from planner.teams.selectors import user_can_view_prices
-
     if not getattr(user, "is_authenticated", False):
         return AuditEvent.objects.none()
     events = AuditEvent.objects.select_related("actor", "team")

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from django.core.exceptions import ValidationError
 
 from inventory.models import PriceBook
+from inventory.permissions import price_books_for
+from planner.analyses.reports import fabric_power
 from planner.designs import selectors
 from planner.designs.adapters import catalog_facts, price_table
 from planner.designs.models import DesignRevision
@@ -78,8 +80,6 @@ def revision_bom(
 def revision_power_w(revision: DesignRevision) -> float:
     """Total power of a revision's fabric in W (:func:`planner.analyses.power.power_budget`;
     figures missing from the catalog are not in it)."""
-    from planner.analyses.reports import fabric_power
-
     return float(fabric_power(fabric=revision_fabric(revision), facts=catalog_facts())["total_w"])
 
 
@@ -130,8 +130,6 @@ def revision_bom_diff_for(
     """
     book = None
     if price_book_slug:
-        from inventory.permissions import price_books_for
-
         quote_require_prices(user_can_view_prices(user))
         book = price_books_for(user).filter(slug=price_book_slug).first()
         if book is None:

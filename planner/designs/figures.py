@@ -16,10 +16,16 @@ from decimal import Decimal
 from django.core.cache import cache
 
 from inventory.models import PriceBook
+from inventory.permissions import price_books_for
+from inventory.services import SEED_PRICE_BOOK
+from planner.analyses.reports import fabric_power
 from planner.designs.adapters import catalog_facts, price_table
+from planner.designs.cache import cached, price_fingerprint
 from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric
+from planner.designs.services import design_build
 from planner.domain.outputs.bom import BillOfMaterials, bill_of_materials
+from planner.domain.outputs.quote import bom_cost
 from planner.teams.selectors import user_can_view_prices
 
 #: A revision's bill of materials is fixed by its topology; keep it a while between pages.
@@ -56,9 +62,6 @@ class Cost:
 def cost_book(user) -> PriceBook | None:
     """The book costs are shown at (the seed reseller book), or ``None`` when ``user`` may
     not see prices or read that book."""
-    from inventory.permissions import price_books_for
-    from inventory.services import SEED_PRICE_BOOK
-
     if not user_can_view_prices(user):
         return None
     return price_books_for(user).filter(slug=SEED_PRICE_BOOK).first()
@@ -66,8 +69,6 @@ def cost_book(user) -> PriceBook | None:
 
 def bom_cost_at(bom: BillOfMaterials, book: PriceBook, table=None) -> Cost:
     """``bom`` at ``book`` (``table``: its :func:`price_table`, when already read)."""
-    from planner.domain.outputs.quote import bom_cost
-
     priced = bom_cost(bom, table=table or price_table(book), currency=book.currency)
     return Cost(
         total=priced.cost_total if priced.complete else None,
@@ -129,8 +130,6 @@ def _revision_bom_and_power(revision_id: int, facts) -> tuple[BillOfMaterials, f
     fabric = revision_fabric(revision)
     power = (revision.summary or {}).get("power_w")
     if power is None:
-        from planner.analyses.reports import fabric_power
-
         power = float(fabric_power(fabric=fabric, facts=facts)["total_w"])
         DesignRevision.objects.filter(pk=revision_id).update(
             summary={**(revision.summary or {}), "power_w": power}
@@ -147,8 +146,6 @@ def design_figures(designs, *, book: PriceBook | None) -> dict[int, dict]:
     revision, the catalog and ``book``'s prices, so a list of designs seen before reads no
     BOM and no price table.
     """
-    from planner.designs.cache import cached, price_fingerprint
-
     facts = None
     table = None
     prices = price_fingerprint(book) if book is not None else None
@@ -211,9 +208,6 @@ def spec_summary(document: dict | str, *, user) -> dict:
     planner.designs.services.DesignError
         The spec cannot be built (never kept).
     """
-    from planner.designs.cache import cached, price_fingerprint
-    from planner.designs.services import design_build
-
     built: list = []
 
     def build():

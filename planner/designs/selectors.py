@@ -31,6 +31,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Substr
 from django.http import Http404
 
+from inventory.models import ServerModel
 from planner.designs.adapters import (
     catalog_facts,
     fabric_part_names,
@@ -213,8 +214,6 @@ def part_usage(part) -> PartUsage:
     For the catalog's checks only: it names designs the caller may not see, so show counts,
     not names, to users.
     """
-    from inventory.models import ServerModel
-
     names = {part.slug, *(part.aliases or [])}
     if part.CATEGORY == "nic":
         for server in ServerModel.objects.filter(compute_nic__in=names).only("slug", "aliases"):

@@ -17,7 +17,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
+from inventory.permissions import price_books_pickable_for
 from planner import presentation
+from planner.analyses.latency import latency_report
+from planner.analyses.reports import fabric_power
 from planner.audit.log import audit_record
 from planner.audit.models import AuditActionChoices
 from planner.designs.adapters import catalog_facts, fabric_pack, fabric_unpack, price_of_factory
@@ -27,7 +30,7 @@ from planner.designs.models import (
     DesignRevisionKindChoices,
     DesignSharingChoices,
 )
-from planner.designs.selectors import revision_fabric
+from planner.designs.selectors import revision_fabric, revision_part_names
 from planner.domain.canvas import CanvasError, EditError, fabric_from_edit, violation_dict
 from planner.domain.canvas.views import node_positions
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, archived_problems
@@ -36,9 +39,11 @@ from planner.domain.fabric import Fabric, FabricError
 from planner.domain.fabric_diff import diff_fabrics
 from planner.domain.generators import requested_servers
 from planner.domain.networks.elements import network_elements
+from planner.domain.physical.budget import budget_report, compute_budgets
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
 from planner.domain.summary import diff_networks, diff_summaries, summarize
+from planner.domain.transport.resolve import resolve_transport
 from planner.teams.models import Team
 
 DEFAULT_MAX_GPUS = 2_000_000  # a 1,048,576-GPU campus design fits (issue 21)
@@ -134,7 +139,6 @@ def _check_price_book(spec: DesignSpec, user) -> None:
     refused as if it did not exist."""
     if not spec.price_book or user is None:
         return
-    from inventory.permissions import price_books_pickable_for
 
     if not price_books_pickable_for(user).filter(slug=spec.price_book).exists():
         raise SpecError([("price_book", f"no price book {spec.price_book!r} in the catalog")])
@@ -372,8 +376,6 @@ def design_revise(
 def _base_part_names(design: Design, number: int) -> set[str]:
     """Catalog names revision ``number`` of ``design`` uses (an edit may keep using them even
     if they were archived since)."""
-    from planner.designs.selectors import revision_part_names
-
     base = design.revisions.only("spec", "topology").filter(number=number).first()
     return revision_part_names(base) if base is not None else set()
 
@@ -410,8 +412,6 @@ def _with_power(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
     optics, cables; figures the catalog lacks are not in it), computed once when the
     revision is built so that lists and the wizard read it for free; and with
     ``optical_budget`` (:func:`_with_optics`) and ``latency`` (:func:`_with_latency`)."""
-    from planner.analyses.reports import fabric_power
-
     summary = {**summary, "power_w": float(fabric_power(fabric=fabric, facts=facts)["total_w"])}
     return _with_latency(_with_optics(summary, fabric, facts), fabric, facts)
 
@@ -420,16 +420,12 @@ def _with_latency(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
     """``summary`` with ``latency``: GPU-to-GPU one-way latency per path class
     (:func:`planner.analyses.latency.latency_report`), computed once when the revision is
     built, for the design page, the API and ``manage.py fabric summary``."""
-    from planner.analyses.latency import latency_report
-
     return {**summary, "latency": latency_report(fabric, facts)}
 
 
 def _with_optics(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
     """``summary`` with ``optical_budget`` (margin histogram, worst links; fabrics with media
     and lengths only), computed once when the revision is built, for the design page."""
-    from planner.domain.physical.budget import budget_report, compute_budgets
-
     if fabric.link_a_part is None or fabric.link_length_m is None:
         return summary
     budgets = compute_budgets(fabric, facts)
@@ -467,8 +463,6 @@ def _edit_base(revision: DesignRevision, keep: Collection[str]) -> Fabric:
     """The fabric a canvas edit of ``revision`` starts from. One stored before transport
     settings were kept (``settings.legacy``, no transport) gets the transport its spec gives,
     as the pipeline stores it today, so that the edited revision keeps it."""
-    from planner.domain.transport.resolve import resolve_transport
-
     fabric = fabric_unpack(revision.topology)
     if fabric.settings.transport is not None or not fabric.settings.legacy or not revision.spec:
         return fabric

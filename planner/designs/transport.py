@@ -18,18 +18,26 @@ from decimal import Decimal
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
+from inventory.permissions import price_books_for
 from planner.analyses.transport_compare import (
     TRANSPORT_NAMES,
     TransportComparison,
     compare_transports,
     price_comparison,
 )
-from planner.designs.adapters import catalog_facts, catalog_fingerprint, price_of_factory
+from planner.designs.adapters import (
+    catalog_facts,
+    catalog_fingerprint,
+    price_of_factory,
+    price_table,
+)
 from planner.designs.cache import cached, price_fingerprint, revision_ref
+from planner.designs.figures import cost_book, power_text
 from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric, revision_part_names
 from planner.domain.catalog import CatalogLookupError
 from planner.domain.spec import SpecError
+from planner.domain.transport.resolve import resolve_transport
 from planner.teams.selectors import quote_require_prices, user_can_view_prices
 
 #: Revisions never change; the catalog fingerprint in the key retires an entry when it does.
@@ -70,8 +78,6 @@ def _key(revision: DesignRevision) -> str:
 
 def _settings(fabric, facts) -> tuple[dict | None, str]:
     """The fabric's transport settings and their origin (see :class:`RevisionTransport`)."""
-    from planner.domain.transport.resolve import resolve_transport
-
     if fabric.settings.transport is not None:
         return fabric.settings.transport.as_dict(), "design"
     origin = "defaults" if fabric.settings.legacy else "profile"
@@ -122,7 +128,6 @@ def comparison_cost(comparison: TransportComparison | None, book) -> dict | None
     The caller has checked the price right."""
     if comparison is None or book is None:
         return None
-    from planner.designs.adapters import price_table
 
     return price_comparison(comparison, price_table(book), currency=book.currency)
 
@@ -140,8 +145,6 @@ def revision_transport_for(user, revision: DesignRevision, *, price_book_slug: s
     """
     book = None
     if price_book_slug:
-        from inventory.permissions import price_books_for
-
         quote_require_prices(user_can_view_prices(user))
         book = price_books_for(user).filter(slug=price_book_slug).first()
         if book is None:
@@ -248,8 +251,6 @@ def settings_rows(settings: dict | None) -> tuple[list[dict], list[dict]]:
 
 
 def _w(watts) -> str:
-    from planner.designs.figures import power_text
-
     return power_text(watts)
 
 
@@ -380,7 +381,6 @@ def page_context(user, revision: DesignRevision | None) -> dict:
     costs at the seed price book for users with the price right."""
     if revision is None:
         return {}
-    from planner.designs.figures import cost_book
 
     found = revision_transport(revision)
     rows, nics = settings_rows(found.settings)

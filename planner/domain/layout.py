@@ -80,6 +80,7 @@ from dataclasses import replace
 import numpy as np
 
 from planner.domain.arrays import unique as unique_sorted
+from planner.domain.campus import BY_PLANE
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, TIER, Fabric, FabricError
 from planner.domain.spec import DesignSpec, Layout
@@ -567,8 +568,6 @@ def _place_campus(fabric, campus, blocks, cuts, placer, place_block, middle, not
     ``cuts`` is ``(ends, clean)``: the blocks holding a pod's last leaf (where a building's
     share of the top tier may follow) and those after which a building may end
     (:func:`_clean_cuts`)."""
-    from planner.domain.campus import BY_PLANE
-
     ends, clean = cuts
     middle_spines, spine_cap, cores, core_cap = middle
     count = campus.buildings

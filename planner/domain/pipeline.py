@@ -10,6 +10,10 @@ from planner.domain.fabric import Fabric
 from planner.domain.generators import generate_topology
 from planner.domain.layout import assign_layout
 from planner.domain.media import PriceOf, assign_media
+from planner.domain.networks import cluster_networks
+from planner.domain.networks import elements as elements_module
+from planner.domain.networks.media import choose_network_media, needs_media
+from planner.domain.physical.structured import part_summary, plan_structured
 from planner.domain.spec import DesignSpec
 from planner.domain.transport.resolve import resolve_transport
 
@@ -81,21 +85,16 @@ def _networks(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts, price_of: P
     and links (``fabric.networks``, stored with the revision; empty without a ``networks``
     block). Links sized without a part get their media by length from the built links' runs,
     then the links take the media chosen."""
-    from planner.domain.networks.elements import ClusterElements, cluster_elements, with_plan_media
-
     if not spec.networks:
-        fabric.networks = ClusterElements()
+        fabric.networks = elements_module.ClusterElements()
         return
-    from planner.domain.networks import cluster_networks
-    from planner.domain.networks.media import choose_network_media, needs_media
-
     cluster = cluster_networks(spec, fabric, facts)
     fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
-    elements = cluster_elements(fabric, facts)
+    elements = elements_module.cluster_elements(fabric, facts)
     if needs_media(cluster):  # media by length: their links' runs are needed
         cluster = choose_network_media(cluster, elements, facts, price_of=price_of)
         fabric.settings = replace(fabric.settings, networks=cluster.as_dict())
-        elements = with_plan_media(elements, fabric.settings.networks, facts)
+        elements = elements_module.with_plan_media(elements, fabric.settings.networks, facts)
     fabric.networks = elements
 
 
@@ -103,8 +102,6 @@ def _structured(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None:
     """A spec that cables some tier through patch panels: keep its ``cabling`` block in
     ``fabric.settings``, what the plan reads of the parts and the plan's counts in
     ``fabric.info["structured"]`` (:mod:`planner.domain.physical.structured`)."""
-    from planner.domain.physical.structured import part_summary, plan_structured
-
     cabling = {tier: choice.as_spec() for tier, choice in spec.cabling.items()}
     fabric.settings = replace(fabric.settings, cabling=cabling)
     fabric.info["structured"] = {"parts": part_summary(fabric, facts)}

@@ -29,6 +29,7 @@ import yaml
 from inventory.library.documents import DocumentError, load_json, load_yaml
 from inventory.library.quantities import range_problems
 from planner.domain.campus import Campus, parse_campus
+from planner.domain.networks import check_networks
 from planner.domain.spec_blocks import (
     BLOCK_DEFS,
     CAMPUS_RULE,
@@ -831,8 +832,6 @@ def parse_spec(document: dict | str) -> DesignSpec:
     if topology == "fat-tree" and not switches.get("leaf"):
         problems.append(("switches.leaf", "required: the switch model of the tree"))
     if document.get("networks"):
-        from planner.domain.networks import check_networks
-
         problems.extend(check_networks(document["networks"], document["server"]))
     cabling = _cabling(document.get("cabling") or {}, problems)
     campus = parse_campus(document.get("campus"), problems)

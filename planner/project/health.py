@@ -6,6 +6,8 @@ import time
 
 from django.db import connection
 
+from planner.project.celery import app
+
 
 def check_database() -> dict:
     """Run ``SELECT 1`` and report ``{"ok": bool, "latency_ms": float, "error": str}``."""
@@ -25,8 +27,6 @@ def check_database() -> dict:
 
 def check_broker(timeout_s: float = 2.0) -> dict:
     """Open a connection to the Celery broker and report the same shape as the database check."""
-    from planner.project.celery import app
-
     started = time.perf_counter()
     try:
         with app.connection_for_write() as conn:

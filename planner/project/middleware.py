@@ -5,6 +5,9 @@ import logging
 from django.contrib.auth import middleware as auth_middleware
 from rest_framework.views import APIView
 
+from inventory.library.documents import text_problem
+from planner.project.api.exceptions import database_error_status
+
 logger = logging.getLogger(__name__)
 
 
@@ -38,8 +41,6 @@ class RequestTextMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        from inventory.library.documents import text_problem
-
         for key, values in request.GET.lists():
             for text in (key, *values):
                 if problem := text_problem(text):
@@ -48,8 +49,6 @@ class RequestTextMiddleware:
 
     def process_exception(self, request, exception):
         from django.db import DatabaseError
-
-        from planner.project.api.exceptions import database_error_status
 
         if not isinstance(exception, DatabaseError):
             return None

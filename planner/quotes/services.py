@@ -70,6 +70,7 @@ from planner.domain.outputs.quote_versions import (
     quote_diff,
     thaw,
 )
+from planner.quotes import files as quote_files
 from planner.quotes.models import (
     QUOTE_EXPIRED,
     QUOTE_STATUS_LABELS,
@@ -1117,8 +1118,6 @@ def quote_export(
     ValueError
         ``fmt`` is not one of :data:`EXPORT_FORMATS`, or ``audience`` is unknown.
     """
-    from planner.quotes import files as quote_files
-
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"format: use one of {', '.join(EXPORT_FORMATS)}")
     if not may_view_prices:

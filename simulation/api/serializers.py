@@ -71,16 +71,7 @@ class JobCreateSerializer(serializers.Serializer):
     parameters = serializers.DictField(
         required=False,
         default=dict,
-        help_text=(
-            "By kind. simulate: traffic, routing (rail, ecmp, flowlet, spraying, ib-ar; "
-            "'adaptive' is stored as spraying; default: the design's transport settings), "
-            "flowlets (flowlet routing, 1-64), pfc_mode (lossless, semi-lossless, lossy: what "
-            "the congestion report assumes; default the design's), seed, size_bytes, "
-            "fail_links, placement, seeds (Monte Carlo, ecmp or flowlet). sweep: the axes "
-            "fail_links, size_bytes, placement and routing (each a list, or one value; the "
-            "points are their cross product, at most 100), seeds per point (run k uses seed + k; "
-            "at most 1,000 runs in all), traffic, seed, flowlets, pfc_mode. power: pue."
-        ),
+        help_text="By kind: each kind's parameters (simulation.jobs.parameters), checked there.",
     )
 
 

@@ -1,4 +1,5 @@
 import django_filters
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -7,6 +8,7 @@ from rest_framework.response import Response
 
 from planner.designs.selectors import design_get_for, revision_get
 from simulation.api.serializers import JobCreateSerializer, JobListSerializer, JobSerializer
+from simulation.jobs.kinds import KINDS
 from simulation.models import Job
 from simulation.services import (
     JobLimitError,
@@ -22,54 +24,53 @@ class TooManyJobs(APIException):
 
 
 def job_create_schema() -> dict:
-    """The body of a job submission as the server takes it: a kind that works on a design
-    (validate, power, simulate, ...) names the design (and optionally its revision); one that
-    does not (diagnostics) names none."""
-    from simulation.jobs.kinds import KINDS
-
+    """The body of a job submission as the server takes it, one schema per kind: its
+    parameters (from the kind's serializer, :mod:`simulation.jobs.parameters`); a kind that
+    works on a design (validate, power, simulate, ...) names the design (and optionally its
+    revision), one that does not (diagnostics) names none."""
     fields = JobCreateSerializer().fields
-    parameters = {
-        "type": "object",
-        "additionalProperties": {},
-        "description": fields["parameters"].help_text,
-    }
 
-    def kinds(on_design: bool) -> list[str]:
-        return [str(kind) for kind, spec in KINDS.items() if spec.needs_revision is on_design]
-
-    on_design = {
-        "type": "object",
-        "title": "A job on a design",
-        "properties": {
-            "kind": {"type": "string", "enum": kinds(True)},
-            "design": {"type": "integer", "description": "Design id."},
-            "revision": {
+    def branch(kind: str, spec) -> dict:
+        schema = {
+            "type": "object",
+            "title": f"A {kind} job",
+            "properties": {
+                "kind": {"type": "string", "enum": [kind]},
+                "parameters": spec.parameters.json_schema(),
+            },
+            "required": ["kind"],
+        }
+        if spec.needs_revision:
+            schema["properties"]["design"] = {"type": "integer", "description": "Design id."}
+            schema["properties"]["revision"] = {
                 "type": "integer",
                 "minimum": 1,
                 "nullable": True,
                 "description": fields["revision"].help_text,
-            },
-            "parameters": parameters,
-        },
-        "required": ["kind", "design"],
-    }
-    alone = {
-        "type": "object",
-        "title": "A job on no design",
-        "properties": {
-            "kind": {"type": "string", "enum": kinds(False)},
-            "parameters": parameters,
-        },
-        "required": ["kind"],
-        # no design or revision given (null is "not given")
-        "not": {
-            "anyOf": [
-                {"required": [name], "properties": {name: {"type": "integer"}}}
-                for name in ("design", "revision")
-            ]
-        },
-    }
-    return {"oneOf": [on_design, alone]}
+            }
+            schema["required"].append("design")
+        else:
+            # no design or revision given (null is "not given")
+            schema["not"] = {
+                "anyOf": [
+                    {"required": [name], "properties": {name: {"type": "integer"}}}
+                    for name in ("design", "revision")
+                ]
+            }
+        return schema
+
+    return {"oneOf": [branch(str(kind), spec) for kind, spec in KINDS.items()]}
+
+
+class JobSchema(AutoSchema):
+    """A job submission's body is documented by :func:`job_create_schema`, built when the
+    schema is, not when this module loads (the kinds' parameters read the flow simulation's
+    choices, and the flow simulation loads numba)."""
+
+    def get_request_serializer(self):
+        if getattr(self.view, "action", None) == "create":
+            return {"application/json": job_create_schema()}
+        return super().get_request_serializer()
 
 
 class JobFilterSet(django_filters.FilterSet):
@@ -91,6 +92,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     """
 
     queryset = Job.objects.none()  # for the schema; get_queryset() scopes to the user
+    schema = JobSchema()
     serializer_class = JobSerializer
     filterset_class = JobFilterSet
     ordering_fields = ["created", "finished"]
@@ -120,7 +122,6 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(
-        request={"application/json": job_create_schema()},
         responses={
             201: JobSerializer,
             200: JobSerializer,

@@ -34,8 +34,11 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from planner.analyses.errors import JobInputError
 from planner.audit.log import audit_record
 from planner.audit.models import AuditActionChoices
+from planner.designs.adapters import catalog_fingerprint
+from planner.domain.fabric import FabricError
 from planner.presentation import count
 from simulation.jobs.config import (
     heartbeat_interval_s,
@@ -64,8 +67,6 @@ def job_input_hash(*, kind: str, design_revision=None, parameters: dict) -> str:
     """sha256 of kind, revision id, parameters and (for design jobs) the catalog fingerprint."""
     payload = {"kind": kind, "parameters": parameters}
     if design_revision is not None:
-        from planner.designs.adapters import catalog_fingerprint
-
         payload["revision"] = design_revision.pk
         payload["catalog"] = catalog_fingerprint()
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
@@ -305,9 +306,6 @@ def job_error_text(exc: Exception, *, job_id) -> str:
     """What a failed job's row says: the plain reason of a failure the user can fix
     (:class:`~planner.analyses.errors.JobInputError`, a design the generator cannot build),
     never an exception's text or class otherwise (that is in the worker's log)."""
-    from planner.analyses.errors import JobInputError
-    from planner.domain.fabric import FabricError
-
     if isinstance(exc, JobInputError | FabricError):
         message = str(exc)
         return (message[:1].upper() + message[1:]).rstrip(".") + "."

@@ -16,6 +16,7 @@ completion time and busbw over all seeds (``engine.scenario.monte_carlo_summary`
 from __future__ import annotations
 
 from planner.analyses.reports import Progress, fabric_simulate, scenario_of
+from planner.designs.adapters import fabric_unpack
 from simulation.jobs.dispatch import send_seeds
 from simulation.jobs.fanout import claim_part, collect_parts, part_done, parts_state
 from simulation.models import Job
@@ -58,8 +59,6 @@ def simulate_seed_run(
     (:func:`~simulation.jobs.heartbeat.process_identity`) is recorded with the claim. Returns
     whether it ran.
     """
-    from planner.designs.adapters import fabric_unpack
-
     owner = worker or "subtask"
     if not claim_seed(job_id, attempt, seed, f"{owner} [{process}]" if process else owner):
         return False
@@ -76,8 +75,8 @@ def simulate_monte_carlo(job: Job, on_progress: Progress) -> dict:
     On a worker (``on_progress`` carries the ``attempt``) the extra seeds go out as subtasks;
     called directly, this process runs them all.
     """
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.scenario import monte_carlo_summary
-    from planner.designs.adapters import fabric_unpack
 
     params = job.parameters
     seeds = int(params.get("seeds") or 1)

@@ -19,6 +19,8 @@ import logging
 
 from planner.analyses.reports import Progress, fabric_simulate
 from planner.analyses.sweep import SweepPlan, progress_text, run_summary, sweep_result
+from planner.designs.adapters import fabric_unpack
+from planner.designs.models import DesignRevision
 from simulation.jobs.dispatch import send_sweep_runs
 from simulation.jobs.fanout import claim_part, collect_parts, part_done, parts_restart
 from simulation.models import Job
@@ -34,9 +36,6 @@ _FABRICS_KEPT = 2
 
 def revision_fabric(revision_id):
     """The fabric of a design revision, unpacked once per process (revisions never change)."""
-    from planner.designs.adapters import fabric_unpack
-    from planner.designs.models import DesignRevision
-
     created = DesignRevision.objects.filter(pk=revision_id).values_list("created", flat=True)[0]
     key = (revision_id, created)
     if key not in _FABRICS:

@@ -6,6 +6,7 @@ from planner.analyses.flow import FLOWLETS_DEFAULT, FLOWLETS_MAX, ROUTING_LABELS
 from planner.analyses.scenario import PLACEMENTS, STORAGE_TRAFFICS, TRAFFICS
 from planner.analyses.storage_read import READ_NETWORKS
 from planner.domain.transport import PFC_MODES
+from simulation.jobs.kinds import design_transport_defaults
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
 from simulation.sweep_chart import sweep_context
@@ -95,8 +96,6 @@ def design_jobs(context, design, latest=None):
             sweep = sweep_context(newest)
     transport = None
     if latest is not None:
-        from simulation.jobs.kinds import design_transport_defaults
-
         transport = design_transport_defaults(latest)
     networks = (getattr(latest, "summary", None) or {}).get("networks") or {}
     has_storage = any(name in networks for name in READ_NETWORKS)

@@ -56,11 +56,16 @@ def test_a_text_filter_is_documented_not_blank(api_client, schema):
 def test_a_job_names_its_design_exactly_when_its_kind_works_on_one(api_client, schema):
     body = _operation(schema, "/api/simulation/jobs/", "post")["requestBody"]["content"]
     assert set(body) == {"application/json"}
-    on_design, alone = body["application/json"]["schema"]["oneOf"]
-    assert (
-        "design" in on_design["required"] and "validate" in on_design["properties"]["kind"]["enum"]
-    )
-    assert alone["properties"]["kind"]["enum"] == ["diagnostics"]
+    submission = body["application/json"]["schema"]
+    branches = {b["properties"]["kind"]["enum"][0]: b for b in submission["oneOf"]}
+    assert "design" in branches["validate"]["required"] and "not" not in branches["validate"]
+    assert "design" not in branches["diagnostics"]["required"] and "not" in branches["diagnostics"]
+    # each kind documents its own parameters, and no other
+    simulate = branches["simulate"]["properties"]["parameters"]
+    assert simulate["additionalProperties"] is False
+    assert simulate["properties"]["seeds"]["type"] == "integer"
+    assert "adaptive" in simulate["properties"]["routing"]["enum"]
+    assert branches["validate"]["properties"]["parameters"]["properties"] == {}
     without = api_client.post("/api/simulation/jobs/", {"kind": "validate"}, format="json")
     assert without.status_code == 400 and "design" in without.json()
     design = api_client.post("/api/planner/designs/", {"spec": SMALL_SPEC}, format="json")

@@ -45,12 +45,13 @@ USED_WITHOUT_IMPORT = {
     "uharfbuzz": "fpdf2 shapes right-to-left text in the quote PDF with it",
     "ruff": "the linter, run as a command by `make lint`",
     "mkdocs": "builds the documentation site, run as a command by `make docs`",
+    "import-linter": "checks the import contracts, run as `lint-imports` by `make lint`",
 }
 #: Tools that must never be in the production lock nor the image (prefixes of names).
 TOOLS = (
     "pytest", "hypothesis", "playwright", "locust", "schemathesis", "ruff", "coverage",
     "pypdf", "gevent", "flask", "pyzmq", "werkzeug", "faker", "mypy", "black", "isort",
-    "matplotlib", "noto-cjk-sans-otc", "mkdocs",
+    "matplotlib", "noto-cjk-sans-otc", "mkdocs", "import-linter", "grimp",
 )  # fmt: skip
 
 

@@ -288,7 +288,9 @@ def test_a_scenario_takes_the_design_transport_and_reports_the_congestion():
 
 
 def test_job_parameters_accept_the_modes_by_name():
-    from simulation.jobs.kinds import _clean_simulate
+    from simulation.jobs.parameters import SimulateParameters
+
+    _clean_simulate = SimulateParameters.clean
 
     assert _clean_simulate({"routing": "adaptive"})["routing"] == "spraying"  # stored as the mode
     assert _clean_simulate({"routing": "ib-ar"})["routing"] == "ib-ar"
@@ -323,7 +325,10 @@ class _Revision:
 
 def test_a_job_without_routing_gets_the_design_transport():
     from planner.designs.adapters import fabric_pack
-    from simulation.jobs.kinds import _check_simulate, _clean_simulate
+    from simulation.jobs.kinds import _check_simulate
+    from simulation.jobs.parameters import SimulateParameters
+
+    _clean_simulate = SimulateParameters.clean
 
     fabric = toy_fabric(servers_per_pod=4, spines_per_pod=2)
     _with_roce(fabric, load_balancing="flowlet")

@@ -8,6 +8,11 @@ const PLANNER = "/api/planner";
 export const urls = {
   design: (id) => `${PLANNER}/designs/${id}/`,
   designs: () => `${PLANNER}/designs/`,
+  /**
+   * @param {number|string} id
+   * @param {number|string} revision
+   * @param {{view?: string, scope?: string, plane?: number|string}} [options]
+   */
   canvas: (id, revision, { view, scope, plane } = {}) => {
     const params = new URLSearchParams();
     if (view) params.set("view", view);
@@ -37,7 +42,7 @@ export const urls = {
 };
 
 /**
- * @param {{csrfToken: string, fetchFn?: (url: string, init: object) => Promise<Response>}} options
+ * @param {{csrfToken: string, fetchFn?: (url: string, init: Record<string, any>) => Promise<Response>}} options
  */
 export function createApi({ csrfToken, fetchFn = (url, init) => fetch(url, init) }) {
   async function call(method, url, body) {

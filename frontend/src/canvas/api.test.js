@@ -17,10 +17,11 @@ test("writes send JSON with the CSRF token; HTTP errors come back as answers", a
   const calls = [];
   const api = createApi({
     csrfToken: "tok",
-    fetchFn: async (url, init) => {
+    // A stand-in fetch: its answers have only status, ok and json.
+    fetchFn: /** @type {(url: string, init: Record<string, any>) => Promise<any>} */ (async (url, init) => {
       calls.push({ url, init });
       return { status: 409, ok: false, json: async () => ({ latest_revision: 4 }) };
-    },
+    }),
   });
   const answer = await api.put("/x/", { a: 1 });
   assert.deepEqual(answer, { status: 409, ok: false, data: { latest_revision: 4 } });

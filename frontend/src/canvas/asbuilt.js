@@ -40,7 +40,7 @@ export function asbuiltStyles(overlay, edgeIds) {
 
 /**
  * Counts per kind and a one-line text per finding for the legend.
- * @param {{findings?: object[]}} overlay
+ * @param {{findings?: Record<string, any>[]}} overlay
  */
 export function asbuiltCounts(overlay) {
   const counts = Object.fromEntries(ASBUILT_KINDS.map((k) => [k.kind, 0]));
@@ -60,7 +60,7 @@ const LISTED = 10;
 
 /**
  * Wire the "As built" checkbox (data-c="overlay-asbuilt") and its legend (data-c="asbuilt-legend").
- * @param {{doc: Document, $: Function, api: object, state: object, cy: object, setStatus: Function}} canvas
+ * @param {{doc: Document, $: Function, api: Record<string, any>, state: Record<string, any>, cy: Record<string, any>, setStatus: Function}} canvas
  * @returns {{active: () => boolean, apply: () => Promise<void>}}
  */
 export function createAsBuiltOverlay({ doc, $, api, state, cy, setStatus }) {

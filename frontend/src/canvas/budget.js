@@ -10,7 +10,7 @@ export const OPEN_ALL_LIMIT = EDIT_LIMIT;
 
 /**
  * Elements (nodes and links) of a design by its summary: servers + switches + links.
- * @param {object|null|undefined} summary a revision summary
+ * @param {Record<string, any>|null|undefined} summary a revision summary
  * @returns {number|null} null when the summary does not say
  */
 export function summaryElements(summary) {

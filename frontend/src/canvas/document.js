@@ -10,7 +10,7 @@ const LINK_FIELDS = ["a_part", "b_part", "cable", "length_m", "speed_gbps"];
 
 /**
  * The device name of a node: its `name`, else its label, else its id without "node:".
- * @param {object} data node data
+ * @param {Record<string, any>} data node data
  * @returns {string}
  */
 export function nodeName(data) {
@@ -65,9 +65,9 @@ export function nameProblem(name, others) {
 
 /**
  * Order a link's ends so that "a" is the lower tier (server below leaf below spine below core).
- * @param {{id: string, role?: string}} first the node the user dragged from
- * @param {{id: string, role?: string}} second the node the user dropped on
- * @returns {{a: object, b: object, swapped: boolean}}
+ * @param {{id?: string, role?: string}} first the node the user dragged from
+ * @param {{id?: string, role?: string}} second the node the user dropped on
+ * @returns {{a: Record<string, any>, b: Record<string, any>, swapped: boolean}}
  */
 export function orientLink(first, second) {
   const rank = (node) => ROLE_RANK[node.role] ?? 99;
@@ -92,8 +92,8 @@ const ADJACENT = new Set(["server-leaf", "manager-leaf", "leaf-spine", "spine-co
 
 /**
  * Why two devices cannot be linked directly, or null when their tiers are adjacent.
- * @param {{role: string, label?: string}} a
- * @param {{role: string, label?: string}} b
+ * @param {{id?: string, role: string, label?: string}} a
+ * @param {{id?: string, role: string, label?: string}} b
  * @returns {string|null}
  */
 export function tierProblem(a, b) {
@@ -108,7 +108,7 @@ export function tierProblem(a, b) {
 /**
  * Ports (1-based) of a node that links already use.
  * @param {string} nodeId
- * @param {object[]} edges link edge data ({source, target, a_port, b_port})
+ * @param {Record<string, any>[]} edges link edge data ({source, target, a_port, b_port})
  * @returns {Set<number>}
  */
 export function usedPorts(nodeId, edges) {
@@ -137,7 +137,7 @@ export function freePorts(total, used) {
  * Ports to offer for each end of a new link, or why the link cannot be made.
  * @param {{id: string, ports: number, label?: string}} a
  * @param {{id: string, ports: number, label?: string}} b
- * @param {object[]} edges link edge data
+ * @param {Record<string, any>[]} edges link edge data
  * @param {{a_port?: number, b_port?: number}} [keep] ports of the link being edited (stay free)
  * @returns {{a: number[], b: number[], problem: string|null}}
  */
@@ -164,9 +164,9 @@ function present(value) {
 /**
  * The edit document of the drawing (PUT /topology/ body without base_revision), and which
  * element each `link:<i>` of the document is, to map problems back to the canvas.
- * @param {{data: object, position?: {x: number, y: number}}[]} nodes every node (groups ignored)
- * @param {{data: object}[]} edges every edge (only kind "link" is saved)
- * @returns {{nodes: object[], links: object[], linkIds: string[], nodeIds: Map<string, string>}}
+ * @param {{data: Record<string, any>, position?: {x: number, y: number}}[]} nodes every node (groups ignored)
+ * @param {{data: Record<string, any>}[]} edges every edge (only kind "link" is saved)
+ * @returns {{nodes: Record<string, any>[], links: Record<string, any>[], linkIds: string[], nodeIds: Map<string, string>}}
  */
 export function buildEditDocument(nodes, edges) {
   const names = new Map();
@@ -228,9 +228,9 @@ export function resolveProblemIds(ids, saved) {
 /**
  * Elements to paste: copies of nodes (new names, ids, offset positions) and of the links
  * among them (same ports: the copies' ports are all free).
- * @param {{nodes: {data: object, position: object}[], edges: {data: object}[]}} clip
+ * @param {{nodes: {data: Record<string, any>, position: Record<string, any>}[], edges: {data: Record<string, any>}[]}} clip
  * @param {{names: Iterable<string>, exists: (id: string) => boolean, offset: number, edgeId: () => string}} ctx
- * @returns {object[]} cytoscape element definitions
+ * @returns {Record<string, any>[]} cytoscape element definitions
  */
 export function pasteElements(clip, { names, exists, offset, edgeId }) {
   const taken = new Set(names);
@@ -243,6 +243,7 @@ export function pasteElements(clip, { names, exists, offset, edgeId }) {
     const id = freeNodeId(name, (candidate) => exists(candidate) || ids.has(candidate));
     ids.add(id);
     idOf.set(data.id, id);
+    /** @type {Record<string, any>} */
     const copy = { ...data, id, name, label: name };
     delete copy.parent;
     delete copy.edit_extra; // a copy is not in the original's rack, SU or rail
@@ -264,7 +265,7 @@ export function pasteElements(clip, { names, exists, offset, edgeId }) {
 
 /**
  * The label of a link: "400G DAC 3 m" from its speed, media kind and length.
- * @param {object} data link data
+ * @param {Record<string, any>} data link data
  * @returns {string}
  */
 export function linkLabel(data) {

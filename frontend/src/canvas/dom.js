@@ -4,11 +4,12 @@
 /**
  * Create an element: `text` sets its text, `on<event>` adds a listener, `true` gives an empty
  * attribute, and null, undefined or false leave an attribute out.
+ * @template {keyof HTMLElementTagNameMap} K
  * @param {Document} doc
- * @param {string} tag
- * @param {Record<string, unknown>} [attrs]
+ * @param {K} tag
+ * @param {Record<string, any>} [attrs]
  * @param {...(Node|string|null|undefined)} children
- * @returns {HTMLElement}
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(doc, tag, attrs = {}, ...children) {
   const el = doc.createElement(tag);

@@ -24,14 +24,27 @@ import { canvasStyle } from "./style.js";
 import { createViews } from "./views.js";
 
 /**
+ * The page's window, with what the canvas leaves on it for the browser tests: the handle
+ * (`fabricCanvas`) and when the first drawing was ready (`fabricCanvasReady`, ms).
+ * @typedef {Window & typeof globalThis & {fabricCanvas?: Record<string, any>, fabricCanvasReady?: number}} CanvasWindow
+ */
+
+/**
  * Start the canvas on a page with `[data-canvas]` (the design canvas page).
  * @param {Document} doc
- * @param {{cytoscape: Function, win?: Window, fetchFn?: Function}} deps
+ * @param {{cytoscape?: Function, win?: CanvasWindow,
+ *   fetchFn?: (url: string, init: Record<string, any>) => Promise<Response>}} [deps]
  */
 export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
-  const root = doc.querySelector("[data-canvas]");
+  const root = /** @type {HTMLElement|null} */ (doc.querySelector("[data-canvas]"));
   if (!root) return null;
   const config = JSON.parse(doc.getElementById("canvas-config")?.textContent || "{}");
+  /**
+   * A control of the canvas page by its `data-c` name. Typed as an input: what the canvas
+   * reads and sets on its controls (value, disabled, hidden, dataset, focus) an input has.
+   * @param {string} name
+   * @returns {HTMLInputElement}
+   */
   const $ = (name) => root.querySelector(`[data-c="${name}"]`);
   const api = createApi({ csrfToken: config.csrf_token ?? "", ...(fetchFn ? { fetchFn } : {}) });
 
@@ -219,7 +232,8 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     $("palette-note").textContent = editable
       ? "Click a device to add it, or drag it onto the canvas."
       : reason || "This view is read-only.";
-    for (const button of root.querySelectorAll("[data-palette-item]")) button.disabled = !editable;
+    const items = /** @type {NodeListOf<HTMLButtonElement>} */ (root.querySelectorAll("[data-palette-item]"));
+    for (const button of items) button.disabled = !editable;
     const groups = cy.nodes("[kind = 'group']").length > 0 || cy.nodes(":parent").length > 0;
     $("collapse-all").disabled = !groups;
     $("expand-all").disabled = !groups;
@@ -429,7 +443,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
 
   doc.addEventListener("keydown", (event) => {
     if (links.isOpen()) return;
-    const target = event.target;
+    const target = /** @type {HTMLElement} */ (event.target);
     if (target.closest?.("input, select, textarea, [contenteditable='true']")) return;
     const mod = event.ctrlKey || event.metaKey;
     const key = event.key.toLowerCase();

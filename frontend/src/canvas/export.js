@@ -6,7 +6,7 @@ import { exportFileName } from "./export_names.js";
 
 /**
  * The export commands of a canvas.
- * @param {{doc: Document, cy: object, state: object, setStatus: Function}} canvas
+ * @param {{doc: Document, cy: Record<string, any>, state: Record<string, any>, setStatus: Function}} canvas
  * @returns {{exportPng: () => void, exportSvg: () => void}}
  */
 export function createExport({ doc, cy, state, setStatus }) {

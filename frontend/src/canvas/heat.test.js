@@ -17,7 +17,7 @@ test("heat colour runs green -> yellow -> red and clamps", () => {
   assert.equal(heatColor(1.7), heatColor(1));
   assert.equal(heatColor(-1), heatColor(0));
   assert.equal(heatColor(null), NO_DATA);
-  assert.equal(heatColor("x"), NO_DATA);
+  assert.equal(heatColor(/** @type {any} */ ("x")), NO_DATA);
   assert.match(heatColor(0.33), /^#[0-9a-f]{6}$/);
 });
 

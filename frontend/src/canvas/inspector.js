@@ -22,8 +22,8 @@ import {
 
 /**
  * The inspector of a canvas.
- * @param {{doc: Document, win: Window, $: Function, state: object, cy: object, ec: object, ur: object,
- *   setStatus: Function, deviceNames: () => string[], linkEdgeData: () => object[]}} canvas
+ * @param {{doc: Document, win: Window, $: Function, state: Record<string, any>, cy: Record<string, any>, ec: Record<string, any>, ur: Record<string, any>,
+ *   setStatus: Function, deviceNames: () => string[], linkEdgeData: () => Record<string, any>[]}} canvas
  * @param {{scopeLabel: Function, changeView: Function, openLinkDialog: Function,
  *   deleteSelection: Function, modelInfo: Function, toggleGroup: Function}} hooks
  * @returns {{renderInspector: () => void, scheduleInspector: () => void}}

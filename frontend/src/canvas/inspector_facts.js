@@ -19,7 +19,7 @@ export function shownFacts(list) {
 /**
  * What the view holds when nothing is selected.
  * @param {{view: string, devices: number, links: number, aggregates: number, bundles: number,
- *   networkDevices?: number, networkLinks?: number, editable: boolean, reason: string}} view
+ *   networkDevices?: number, networkLinks?: number, editable: boolean, reason?: string}} view
  *   `view`: its label ("Overview", "SU 1", ...); network*: nodes and edges of the other networks
  * @returns {[string, unknown][]}
  */
@@ -48,7 +48,7 @@ export function selectionSummary(nodes, edges) {
 
 /**
  * An aggregate of the overview (many devices drawn as one).
- * @param {object} data node data
+ * @param {Record<string, any>} data node data
  * @returns {[string, unknown][]}
  */
 export function aggregateFacts(data) {
@@ -57,7 +57,7 @@ export function aggregateFacts(data) {
 
 /**
  * A group (SU, rail, rack) and the devices inside it.
- * @param {object} data node data
+ * @param {Record<string, any>} data node data
  * @param {number} inside devices in the group, collapsed or not
  * @returns {[string, unknown][]}
  */
@@ -67,7 +67,7 @@ export function groupFacts(data, inside) {
 
 /**
  * A model's power from the catalog: "1.1 kW typical, 1.72 kW max", or null when unknown.
- * @param {{power_typical_w?: number|null, power_max_w?: number|null}|null|undefined} info
+ * @param {{power_typical_w?: number|null, power_max_w?: number|null, [key: string]: any}|null|undefined} info
  * @returns {string|null}
  */
 export function powerText(info) {
@@ -77,7 +77,7 @@ export function powerText(info) {
 
 /**
  * A device: model, role, ports used and free, speed, place in the fabric, power.
- * @param {object} data node data
+ * @param {Record<string, any>} data node data
  * @param {{ports?: number|null, speed_gbps?: number|null}|null|undefined} info its catalog entry, when known
  * @param {number} used ports in use
  * @returns {[string, unknown][]}
@@ -133,7 +133,7 @@ export function trayTables(trays) {
 
 /**
  * A bundle of the overview (many links drawn as one).
- * @param {object} data edge data
+ * @param {Record<string, any>} data edge data
  * @returns {[string, unknown][]}
  */
 export function bundleFacts(data) {
@@ -145,7 +145,7 @@ export function bundleFacts(data) {
  * it; else its number), tier, speed, length, media and parts.
  * @param {string} a the A end's device name
  * @param {string} b the B end's device name
- * @param {object} data edge data
+ * @param {Record<string, any>} data edge data
  * @returns {[string, unknown][]}
  */
 export function linkFacts(a, b, data) {
@@ -178,7 +178,7 @@ function byNetwork(counts) {
 /**
  * A device of another network (storage, in-band, OOB switch; storage array, UFM appliance,
  * management node): model, role, network, rack and its links.
- * @param {object} data node data
+ * @param {Record<string, any>} data node data
  * @returns {[string, unknown][]}
  */
 export function networkDeviceFacts(data) {
@@ -195,7 +195,7 @@ export function networkDeviceFacts(data) {
 
 /**
  * Devices of another network drawn as one node, or an OOB switch's managed ports.
- * @param {object} data node data
+ * @param {Record<string, any>} data node data
  * @returns {[string, unknown][]}
  */
 export function networkAggregateFacts(data) {
@@ -222,7 +222,7 @@ export function networkAggregateFacts(data) {
  * A link of another network: both ends by device and port, group, speed, cable and optics.
  * @param {string} a the A end's device name
  * @param {string} b the B end's device name
- * @param {object} data edge data
+ * @param {Record<string, any>} data edge data
  * @returns {[string, unknown][]}
  */
 export function networkLinkFacts(a, b, data) {
@@ -241,7 +241,7 @@ export function networkLinkFacts(a, b, data) {
 
 /**
  * Links of another network drawn as one edge.
- * @param {object} data edge data
+ * @param {Record<string, any>} data edge data
  * @returns {[string, unknown][]}
  */
 export function networkBundleFacts(data) {

@@ -52,7 +52,7 @@ export function layerChoices(networks) {
 /**
  * The layers that show an element: its `layers` (a server reached by storage is in compute
  * and storage), else its `network`, else compute.
- * @param {{layers?: string[], network?: string}} data
+ * @param {{layers?: string[], network?: string, [key: string]: any}} data
  * @returns {string[]}
  */
 export function elementLayers(data) {
@@ -63,7 +63,7 @@ export function elementLayers(data) {
 /**
  * Whether an element shows while `hidden` layers are switched off: while any of its layers
  * is on.
- * @param {{layers?: string[], network?: string}} data
+ * @param {{layers?: string[], network?: string, [key: string]: any}} data
  * @param {Set<string>} hidden
  * @returns {boolean}
  */

@@ -23,10 +23,10 @@ import {
 
 /**
  * Link creation of a canvas.
- * @param {{doc: Document, root: HTMLElement, $: Function, api: object, state: object, cy: object,
- *   ur: object, container: HTMLElement, setStatus: Function, refuse: Function,
- *   countEditable: () => number, linkEdgeData: () => object[], newEdgeId: () => string}} canvas
- * @param {{modelInfo: (slug: string) => Promise<object|null>}} hooks
+ * @param {{doc: Document, root: HTMLElement, $: Function, api: Record<string, any>, state: Record<string, any>, cy: Record<string, any>,
+ *   ur: Record<string, any>, container: HTMLElement, setStatus: Function, refuse: Function,
+ *   countEditable: () => number, linkEdgeData: () => Record<string, any>[], newEdgeId: () => string}} canvas
+ * @param {{modelInfo: (slug: string) => Promise<Record<string, any>|null>}} hooks
  * @returns {{openLinkDialog: Function, isOpen: () => boolean, setDrawMode: (on: boolean) => void,
  *   drawMode: () => boolean}}
  */
@@ -169,9 +169,11 @@ export function createLinkDialog(canvas, { modelInfo }) {
   function pickedLegs(ctx, option) {
     const legs = [{ node: ctx.a.id(), port: Number($("link-a-port").value), role: ctx.a.data("role"), label: nodeName(ctx.a.data()) }];
     for (let leg = 2; leg <= option.legs; leg++) {
-      const id = legsBox.querySelector(`[data-c=link-leg-${leg}-device]`)?.value ?? "";
+      const device = /** @type {HTMLSelectElement|null} */ (legsBox.querySelector(`[data-c=link-leg-${leg}-device]`));
+      const id = device?.value ?? "";
       const node = id ? cy.getElementById(id) : null;
-      const port = Number(legsBox.querySelector(`[data-c=link-leg-${leg}-port]`)?.value) || null;
+      const portSelect = /** @type {HTMLSelectElement|null} */ (legsBox.querySelector(`[data-c=link-leg-${leg}-port]`));
+      const port = Number(portSelect?.value) || null;
       legs.push({ node: id, port, role: node?.data("role"), label: node ? nodeName(node.data()) : "" });
     }
     const { head } = headText(ctx, option);
@@ -205,7 +207,7 @@ export function createLinkDialog(canvas, { modelInfo }) {
   // --- the dialog -----------------------------------------------------------------------------
   /**
    * Open the dialog for a new link between two devices, or to change an edge's media.
-   * @param {{source?: object, target?: object, edge?: object}} what cytoscape elements
+   * @param {{source?: Record<string, any>, target?: Record<string, any>, edge?: Record<string, any>}} what cytoscape elements
    */
   async function openLinkDialog({ source = null, target = null, edge = null }) {
     if (!state.editable) return;

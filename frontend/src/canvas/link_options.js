@@ -50,7 +50,7 @@ export function checkedOption(options, current) {
 /**
  * Why no link can be made, as lines of text, from a link-options answer without options:
  * the server's refusal, else its error, else that the catalog has nothing fitting both ends.
- * @param {{ok: boolean, data?: object}} answer the API answer
+ * @param {{ok: boolean, data?: Record<string, any>}} answer the API answer
  * @returns {string[]}
  */
 export function refusalReasons(answer) {
@@ -80,7 +80,7 @@ export function portsHeading(device, free, total) {
  * @param {{aPort: string, bPort: string, speed: string, length: string, offeredSpeed: number|null,
  *   aRole: string, bRole: string}} form the dialog's fields as typed, the speed the server
  *   chose when the speed field was empty, and the two ends' roles
- * @returns {object} edge data: kind, ports, speed, length, parts, media kind, tier and label
+ * @returns {Record<string, any>} edge data: kind, ports, speed, length, parts, media kind, tier and label
  */
 export function linkData(option, { aPort, bPort, speed, length, offeredSpeed, aRole, bRole }) {
   const data = {
@@ -142,11 +142,11 @@ export function legProblem(legs) {
  * The links of a breakout: one per leg, each from its device port to the next port of the
  * head's cage, all naming the same 1:N part (the server takes links through one cage that
  * name one 1:N part as one assembly).
- * @param {object} option the picked breakout (legs > 1)
+ * @param {Record<string, any>} option the picked breakout (legs > 1)
  * @param {{node: string, port: number, role: string}[]} legs the legs' lower ends, leg 1 first
  * @param {number[]} headPorts the switch ports, from {@link breakoutPorts}
  * @param {{speed: string, length: string, offeredSpeed: number|null, bRole: string}} form
- * @returns {{source: string, data: object}[]}
+ * @returns {{source: string, data: Record<string, any>}[]}
  */
 export function breakoutLinks(option, legs, headPorts, { speed, length, offeredSpeed, bRole }) {
   return legs.map((leg, i) => ({

@@ -3,7 +3,7 @@
 
 /** Margin levels: over the limit, under the design's threshold, fine. */
 export const MARGIN_LEVELS = [
-  { level: "over", color: "#b3261e", label: (t) => "over the limit (margin < 0 dB)" },
+  { level: "over", color: "#b3261e", label: (_t) => "over the limit (margin < 0 dB)" },
   { level: "low", color: "#c98a00", label: (t) => `margin under ${t} dB` },
   { level: "ok", color: "#1b7f3b", label: (t) => `margin ≥ ${t} dB` },
 ];

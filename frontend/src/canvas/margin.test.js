@@ -10,7 +10,7 @@ test("margin levels: negative is over, under the threshold is low, else ok", () 
   assert.equal(marginLevel(1, 1).level, "ok");
   assert.equal(marginLevel(0.5, 0.25).level, "ok");
   assert.equal(marginLevel(null, 1), null);
-  assert.equal(marginLevel("x", 1), null);
+  assert.equal(marginLevel(/** @type {any} */ ("x"), 1), null);
   assert.equal(MARGIN_LEVELS[1].label(1.5), "margin under 1.5 dB");
 });
 

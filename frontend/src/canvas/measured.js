@@ -55,7 +55,7 @@ export function measuredStyle(entry) {
 
 /**
  * Per drawn link edge the API names, its style: `{id: {color, label}}`.
- * @param {{links?: Object<string, object>}} data  the counters API's answer
+ * @param {{links?: Object<string, Record<string, any>>}} data  the counters API's answer
  * @param {string[]} edgeIds
  */
 export function measuredStyles(data, edgeIds) {
@@ -70,7 +70,7 @@ export function measuredStyles(data, edgeIds) {
 /**
  * One end's optical figures in words: "A end Rx −2.50 dBm (expected −3.20 dBm, margin +0.70 dB;
  * sensitivity −7.00 dBm)".
- * @param {object|undefined} end
+ * @param {Record<string, any>|undefined} end
  * @returns {string|null}
  */
 export function rxText(end) {
@@ -90,7 +90,7 @@ export function rxText(end) {
 
 /**
  * The link's details from the measured overlay, simulated and measured side by side.
- * @param {object|undefined} entry  the API's entry for the link
+ * @param {Record<string, any>|undefined} entry  the API's entry for the link
  * @returns {[string, unknown][]}
  */
 export function measuredFacts(entry) {

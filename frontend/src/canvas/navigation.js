@@ -11,7 +11,7 @@ export const COLLAPSE_OPTIONS = { layoutBy: null, fisheye: false, animate: false
 
 /**
  * The navigation commands of a canvas.
- * @param {{doc: Document, $: Function, cy: object, ec: object, container: HTMLElement,
+ * @param {{doc: Document, $: Function, cy: Record<string, any>, ec: Record<string, any>, container: HTMLElement,
  *   setStatus: Function}} canvas
  * @param {{scheduleInspector: () => void}} hooks
  */

@@ -7,7 +7,7 @@ import { h } from "./dom.js";
 import { layerChoices, layerStatus, shownWith } from "./layers.js";
 
 /**
- * @param {{doc: Document, $: Function, state: object, cy: object, setStatus: Function}} canvas
+ * @param {{doc: Document, $: Function, state: Record<string, any>, cy: Record<string, any>, setStatus: Function}} canvas
  * @returns {{renderNetworks: () => void, applyLayers: () => void}}
  */
 export function createNetworkPanel({ doc, $, state, cy, setStatus }) {

@@ -16,9 +16,9 @@ const FLAGGED_LISTED = 8;
 
 /**
  * The problems list and overlays of a canvas.
- * @param {{doc: Document, $: Function, api: object, state: object, cy: object, ec: object,
+ * @param {{doc: Document, $: Function, api: Record<string, any>, state: Record<string, any>, cy: Record<string, any>, ec: Record<string, any>,
  *   container: HTMLElement, setStatus: Function, isDirty: () => boolean}} canvas
- * @param {{focusOn: (eles: object) => void}} hooks
+ * @param {{focusOn: (eles: Record<string, any>) => void}} hooks
  */
 export function createOverlayPanel({ doc, $, api, state, cy, ec, container, setStatus, isDirty }, { focusOn }) {
   function clearProblems() {

@@ -33,7 +33,7 @@ export function missingOverlays(data, wanted) {
 
 /**
  * The label of overlays drawn from an older revision, or "" for the canvas's own.
- * @param {{revision: number, source_revision?: number, unmatched_links?: number}} data
+ * @param {{revision?: number, source_revision?: number, unmatched_links?: number}} data
  * @param {number} canvasRevision  the revision on the canvas
  * @returns {string}
  */

@@ -11,10 +11,10 @@ const DRAG_TYPE = "application/x-fabric-device";
 
 /**
  * The palette of a canvas.
- * @param {{doc: Document, $: Function, api: object, state: object, cy: object, ur: object,
+ * @param {{doc: Document, $: Function, api: Record<string, any>, state: Record<string, any>, cy: Record<string, any>, ur: Record<string, any>,
  *   container: HTMLElement, setStatus: Function, refuse: Function, countEditable: () => number,
  *   deviceNames: () => string[], idExists: (id: string) => boolean}} canvas
- * @returns {{loadPalette: (search?: string) => Promise<void>, modelInfo: (slug: string) => Promise<object|null>}}
+ * @returns {{loadPalette: (search?: string) => Promise<void>, modelInfo: (slug: string) => Promise<Record<string, any>|null>}}
  */
 export function createPalette(canvas) {
   const { doc, $, api, state, cy, ur, container, setStatus, refuse } = canvas;

@@ -6,8 +6,8 @@ import { freeNodeId, nextName } from "./document.js";
 
 /**
  * A catalog row (server or switch API) as a palette entry.
- * @param {object} row a `/api/inventory/{servers,switches}/` row
- * @param {"server"|"switch"} category
+ * @param {Record<string, any>} row a `/api/inventory/{servers,switches}/` row
+ * @param {string} category  "server" or "switch"
  * @returns {{slug: string, name: string, category: string, ports: number|null, speed_gbps: number|null,
  *   rack_units: number|null, power_typical_w: number|null, power_max_w: number|null, gpus: number|null}}
  */

@@ -6,8 +6,8 @@
 //         | "error" (network or unexpected answer) | "reloading"
 
 /**
- * @param {{revision: number|null}} init revision the drawing is based on (null: never saved)
- * @returns {object}
+ * @param {{revision?: number|null}} [init] revision the drawing is based on (null: never saved)
+ * @returns {Record<string, any>}
  */
 export function initialSaveState({ revision = null } = {}) {
   return { status: "idle", revision, base: revision, latest: null, problems: [], message: "" };
@@ -15,11 +15,11 @@ export function initialSaveState({ revision = null } = {}) {
 
 /**
  * The next save state.
- * @param {object} state
+ * @param {Record<string, any>} state
  * @param {{type: string, [key: string]: any}} event
  *   save | saved {revision} | problems {problems} | conflict {latest, detail}
  *   | failed {message} | reload | reloaded {revision} | keepMine | dismiss
- * @returns {object}
+ * @returns {Record<string, any>}
  */
 export function saveReducer(state, event) {
   switch (event.type) {
@@ -106,7 +106,7 @@ export function eventForResponse(response) {
 /**
  * What the Save button does in a state: save (a PUT with base_revision), create (POST: a new
  * drawing) or nothing.
- * @param {object} state
+ * @param {Record<string, any>} state
  * @param {{dirty: boolean, editable: boolean, designId: number|null}} page
  * @returns {"save"|"create"|null}
  */

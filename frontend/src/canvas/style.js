@@ -29,6 +29,7 @@ const NETWORK_SHAPES = {
 
 /** Rules for the network layers: devices and aggregates in their layer's colour, links too. */
 function networkRules() {
+  /** @type {{selector: string, style: Record<string, any>}[]} */
   const rules = [
     {
       selector: "node[kind = 'network-device']",
@@ -84,9 +85,10 @@ function networkRules() {
 
 /**
  * @param {{large?: boolean}} [options] large: a view with many elements (cheaper styles)
- * @returns {object[]}
+ * @returns {Record<string, any>[]}
  */
 export function canvasStyle({ large = false } = {}) {
+  /** @type {{selector: string, style: Record<string, any>}[]} */
   const style = [
     {
       selector: "node",

@@ -19,8 +19,8 @@ const EDIT_EXTRA_KEYS = ["plane", "su", "rail", "group", "rack", "ru"];
 /**
  * A node of the canvas API as a cytoscape element: aggregates show their models, groups keep
  * their label for when they collapse, devices get a name.
- * @param {{data: object, position?: {x: number, y: number}, classes?: string}} node
- * @returns {object}
+ * @param {{data: Record<string, any>, position?: {x: number, y: number}, classes?: string}} node
+ * @returns {Record<string, any>}
  */
 function prepareNode(node) {
   const data = { ...node.data };
@@ -35,8 +35,8 @@ function prepareNode(node) {
 
 /**
  * An edge of the canvas API as a cytoscape element: bundles say their links and bandwidth.
- * @param {{data: object, classes?: string}} edge
- * @returns {object}
+ * @param {{data: Record<string, any>, classes?: string}} edge
+ * @returns {Record<string, any>}
  */
 function prepareEdge(edge) {
   const data = { ...edge.data };
@@ -50,8 +50,8 @@ function prepareEdge(edge) {
 
 /**
  * The views of a canvas.
- * @param {{doc: Document, win: Window, root: HTMLElement, $: Function, api: object, state: object,
- *   cy: object, ur: object, setStatus: Function, isDirty: () => boolean}} canvas
+ * @param {{doc: Document, win: Window, root: HTMLElement, $: Function, api: Record<string, any>, state: Record<string, any>,
+ *   cy: Record<string, any>, ur: Record<string, any>, setStatus: Function, isDirty: () => boolean}} canvas
  * @param {{afterViewChange: () => void, clearProblems: () => void, anyOverlay: () => boolean,
  *   applyOverlays: () => void, openingView: () => boolean, renderFindNames: () => void}} hooks
  */

@@ -57,7 +57,7 @@ const TIER_LABELS = { "server-leaf": "Server–leaf", "leaf-spine": "Leaf–spin
 
 /**
  * The numbers panel's lines from the API's answer.
- * @param {object} answer
+ * @param {Record<string, any>} answer
  * @returns {string[]}
  */
 export function whatifLines(answer) {
@@ -79,7 +79,7 @@ export function whatifLines(answer) {
 
 /**
  * Wire the what-if section of the inspector (data-c="whatif…").
- * @param {{doc: Document, $: Function, api: object, state: object, cy: object, setStatus: Function}} canvas
+ * @param {{doc: Document, $: Function, api: Record<string, any>, state: Record<string, any>, cy: Record<string, any>, setStatus: Function}} canvas
  * @returns {{refresh: () => Promise<void>, clear: () => void}}
  */
 export function createWhatIf({ doc, $, api, state, cy, setStatus }) {

@@ -21,6 +21,7 @@ from django.core.management.base import CommandError
 from inventory.library.schema import FILES
 from inventory.management.base import DatabaseCommand
 from inventory.models import CATEGORY_MODELS, PriceBook
+from inventory.netbox_import import netbox_import
 from inventory.services import (
     CatalogImportError,
     RemovalsNotConfirmed,
@@ -123,8 +124,6 @@ class Command(DatabaseCommand):
         ):
             report = catalog_load(path)
         else:
-            from inventory.netbox_import import netbox_import
-
             report = netbox_import([path], category=category, replace_existing=replace)
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")

@@ -72,8 +72,10 @@ from decimal import Decimal
 import numpy as np
 
 from inventory.library.facts import failure_facts_of
+from planner.analyses.resilience.domains import gpus_per_server
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
+from planner.domain.outputs.bom import bill_of_materials
 
 #: Meta, "The Llama 3 Herd of Models" (arXiv 2407.21783), Table 5: root causes of the 419
 #: unexpected interruptions in a 54-day snapshot of Llama 3 405B pre-training on 16,384 H100
@@ -225,8 +227,6 @@ class PartRate:
 def design_parts(fabric: Fabric, facts: CatalogFacts) -> list[PartRate]:
     """Every field-replaceable unit of the categories of :data:`CATEGORIES` with its count
     (the BOM's installed units, all tiers and networks together) and MTBF."""
-    from planner.domain.outputs.bom import bill_of_materials
-
     counts: dict[tuple[str, str], int] = {}
     for line in bill_of_materials(fabric, facts).lines:
         if line.category in CATEGORIES and line.installed:
@@ -353,8 +353,6 @@ def _mtbf(facts: CatalogFacts, slug: str) -> float | None:
 def job_dependencies(fabric: Fabric, gpus: int) -> dict[str, np.ndarray]:
     """The servers, links and switches a job of ``gpus`` GPUs depends on (see the module
     docstring): ``servers``, ``links``, ``switches`` as sorted index arrays."""
-    from planner.analyses.resilience.domains import gpus_per_server
-
     role = fabric.node_role
     servers = np.flatnonzero(role == ROLE["server"])
     per = gpus_per_server(fabric) or 1

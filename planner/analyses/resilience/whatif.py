@@ -387,6 +387,7 @@ def _collective_flows(net, ranks: np.ndarray, traffic: str, size_bytes: float):
     """Flows of ``traffic`` over ``ranks`` (GPU indices of ``net``): the ring in rail order (GPU
     k of every server, then k+1, as the simulate job orders it), all-to-all in groups of at
     most :data:`ALL_TO_ALL_GROUP` consecutive ranks."""
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.traffic import all_to_all, ring_allreduce
 
     if traffic == "all-reduce":
@@ -398,6 +399,7 @@ def _collective_flows(net, ranks: np.ndarray, traffic: str, size_bytes: float):
 
 
 def _run(net, ranks, traffic, size_bytes, routing, seed, flowlets) -> dict:
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import RoutingError, simulate
     from planner.analyses.traffic import BUSBW_FACTOR
 
@@ -446,6 +448,7 @@ def run_whatif(
     ``completion_time_s``, ``algbw_gbps``, ``busbw_gbps`` (or ``error`` when no run is
     possible, e.g. the fabric is cut).
     """
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import FLOWLETS_DEFAULT, Network, canonical_routing
     from planner.analyses.scenario import transport_defaults
 

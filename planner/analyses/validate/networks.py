@@ -49,6 +49,7 @@ from planner.analyses.validate.parts import ieee_reach_m, num, or_list
 from planner.analyses.validate.registry import register
 from planner.domain.fabric import FabricError
 from planner.domain.names import ARROW, end_text
+from planner.domain.networks.elements import network_elements
 from planner.domain.part_facts import (
     COPPER_REACH_M,
     cable_plugs_of,
@@ -91,10 +92,8 @@ def _elements(ctx: Context):
         ctx.memo[_ELEMENTS] = None
         if ctx.fabric.settings.networks:
             try:
-                from planner.domain.networks.elements import network_elements
-
                 elements = network_elements(ctx.fabric, ctx.facts)
-            except (ImportError, FabricError):
+            except FabricError:
                 elements = None  # an old revision whose networks no longer build
             if elements is not None and elements.links:
                 ctx.memo[_ELEMENTS] = _Index(ctx, elements)

@@ -22,6 +22,7 @@ from collections import defaultdict
 import numpy as np
 
 from planner.analyses.validate.context import Context
+from planner.analyses.validate.networks import _elements as network_elements
 from planner.analyses.validate.registry import register
 from planner.domain.fabric import ROLE
 
@@ -32,8 +33,6 @@ MANAGEMENT_RACK_KIND = "network"
 
 def _elements(ctx: Context):
     """The cluster networks' elements (shared with the networks checks), or None."""
-    from planner.analyses.validate.networks import _elements as network_elements
-
     return network_elements(ctx)
 
 

@@ -15,6 +15,7 @@ from planner.analyses.validate.context import Context
 from planner.analyses.validate.registry import register
 from planner.domain.fabric import FabricError
 from planner.domain.networks.bandwidth import BITS_PER_BYTE, TIER_ROLES
+from planner.domain.networks.elements import network_elements
 
 NETWORKS = ("storage", "converged")
 
@@ -50,11 +51,7 @@ def _fix(name: str, bandwidth: dict, settings: dict, tier: str) -> str:
 
 def _device_ids(ctx: Context, name: str, roles: tuple[str, ...]) -> list[str]:
     """``node:<name>`` of the network's devices with these roles; none when the network's
-    elements cannot be built (an old revision, or before the elements module)."""
-    try:
-        from planner.domain.networks.elements import network_elements
-    except ImportError:
-        return []
+    elements cannot be built (an old revision)."""
     try:
         elements = network_elements(ctx.fabric, ctx.facts)
     except FabricError:

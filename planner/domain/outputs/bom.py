@@ -75,7 +75,15 @@ from planner.domain.media import (
     policy_length_m,
     sold_lengths,
 )
+from planner.domain.networks.elements import network_elements
 from planner.domain.networks.management import RA_PARTS
+from planner.domain.outputs.cabling import network_ordered_lengths_m
+from planner.domain.physical.structured import (
+    ADAPTERS_PER_PLATE,
+    LC_PER_CASSETTE,
+    PANEL_PART,
+    plan_structured,
+)
 from planner.domain.summary import first_link_of_units, ordered_cable_length_m, racks_by_kind
 
 #: Line categories, in display order.
@@ -313,8 +321,6 @@ def bill_of_materials(
     _count_devices(fabric, facts, counts, installed, counted_per, described, notes, canonical)
     plan = None
     if fabric.link_a_part is not None and fabric.settings.cabling:
-        from planner.domain.physical.structured import plan_structured
-
         plan = plan_structured(fabric, fabric.settings.cabling, facts)
         if not plan.structured.any():
             plan = None
@@ -594,12 +600,6 @@ def _count_structured(fabric, facts, plan, counts, counted_per, notes, canonical
     """Patch cords (two per structured link, the link's fiber part at each cord's length),
     trunks by size and length, panels, adapter plates, cassettes and harnesses
     (:mod:`planner.domain.physical.structured`)."""
-    from planner.domain.physical.structured import (
-        ADAPTERS_PER_PLATE,
-        LC_PER_CASSETTE,
-        PANEL_PART,
-    )
-
     links = np.flatnonzero(plan.structured)
     tiers = fabric.link_tier[links]
     cords = fabric.link_cable_part[links]
@@ -790,9 +790,6 @@ def _count_network_cables(fabric, facts, counts, counted_per, canonical, element
     as its cable but the catalog files otherwise (a CWDM4 module) keeps its category."""
     if not fabric.settings.networks:
         return
-    from planner.domain.networks.elements import network_elements
-    from planner.domain.outputs.cabling import network_ordered_lengths_m
-
     elements = elements if elements is not None else network_elements(fabric, facts)
     ordered = network_ordered_lengths_m(elements, facts)
     filed = {  # how each link group files its cable (a part the catalog lacks, too)

@@ -117,6 +117,8 @@ from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import REPORT_TIER_NAMES, ROLES, TIER_NAMES, Fabric
 from planner.domain.media import order_length_m, order_lengths_of, part_number_at, policy_length_m
 from planner.domain.names import Names, port_position
+from planner.domain.networks.elements import network_elements
+from planner.domain.physical.structured import MPO_UNIT, plan_structured
 from planner.domain.summary import ordered_cable_length_m
 
 #: The columns the row builders write; :data:`CABLING_COLUMNS` inserts ``part_number`` after
@@ -725,7 +727,6 @@ def structured_plan(fabric: Fabric, facts: CatalogFacts | None = None):
     cabling = fabric.settings.cabling
     if not cabling:
         return None
-    from planner.domain.physical.structured import plan_structured
 
     plan = plan_structured(fabric, cabling, facts)
     return plan if plan.structured.any() else None
@@ -746,8 +747,6 @@ class StructuredSegments:
     """
 
     def __init__(self, fabric: Fabric, plan, ends: FabricEnds, facts: CatalogFacts | None = None):
-        from planner.domain.physical.structured import MPO_UNIT
-
         self.fabric, self.plan, self.ends = fabric, plan, ends
         self.panel_names = [f"{p['rack']}.U{int(p['ru']):02d}" for p in plan.panels]
         self.panel_cells = [
@@ -988,7 +987,6 @@ def network_rows(
     if elements is None:
         if not fabric.settings.networks:
             return
-        from planner.domain.networks.elements import network_elements
 
         elements = network_elements(fabric, facts)
     if not elements.links:

@@ -65,6 +65,7 @@ import numpy as np
 
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
+from planner.domain.networks.elements import network_elements as stored
 from planner.domain.outputs.bom import BillOfMaterials
 from planner.domain.outputs.cabling import (
     COPPER_TYPES,
@@ -193,7 +194,6 @@ def network_elements(fabric: Fabric, facts: CatalogFacts | None, elements=None):
     if elements is None:
         if not fabric.settings.networks or (fabric.networks is None and facts is None):
             return None
-        from planner.domain.networks.elements import network_elements as stored
 
         elements = stored(fabric, facts)
     if not elements.devices and not elements.links:

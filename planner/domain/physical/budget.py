@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.domain.fabric import Fabric
+from planner.domain.fabric import TIER_NAMES, Fabric
 from planner.domain.names import link_name, scheme_of
 from planner.domain.physical.cabling import channels_for
 from planner.domain.physical.channels import Channels
@@ -393,8 +393,6 @@ def budget_report(
         as :mod:`planner.domain.names` names the link, each end's device, port from 1 and port
         name, tier, parts, PHY, grade, fibre, connections, losses, limit, margin).
     """
-    from planner.domain.fabric import TIER_NAMES
-
     known = budgets.known
     margin = budgets.margin_db
     bins = []

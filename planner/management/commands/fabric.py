@@ -42,18 +42,23 @@ from django.core.management.base import CommandError
 
 from inventory.management.base import DatabaseCommand
 from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS
-from planner.analyses.scenario import PLACEMENTS, TRAFFICS
+from planner.analyses.reports import fabric_power, fabric_simulate, fabric_validate
+from planner.analyses.resilience import measure_graph
+from planner.analyses.scenario import PLACEMENTS, TRAFFICS, flow_dump
+from planner.designs.adapters import catalog_facts
+from planner.designs.bom import OutputError, revision_fabric_or_error
+from planner.designs.models import Design
 from planner.designs.services import DesignError, design_build, design_create
-from planner.domain.outputs import EXPORT_FORMATS
-from planner.domain.outputs.config import CONFIG_FORMATS
+from planner.domain.outputs import EXPORT_FORMATS, BomError, avd_refusal, clean_spares_pct
+from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
+from planner.domain.outputs.telemetry import TelemetryError
 from planner.domain.spec import SpecError, load_spec_text
+from planner.outputs.services import export_chunks, manufacturer_names
 
 
 def _graph_figures(fabric) -> dict:
     """The bisection measured by max-flow beside the summary's formula, and the leaves' edge
     connectivity (:func:`planner.analyses.resilience.measure_graph`)."""
-    from planner.analyses.resilience import measure_graph
-
     graph = measure_graph(fabric).as_dict()
     bisection = graph["bisection"]
     return {
@@ -272,9 +277,6 @@ class Command(DatabaseCommand):
         self.stdout.write(str(design.pk))
 
     def _analyse(self, action: str, spec_file: str, document: dict, options: dict) -> None:
-        from planner.analyses.reports import fabric_power, fabric_validate
-        from planner.designs.adapters import catalog_facts
-
         pue = options.get("pue")
         if pue is not None and not pue >= 1:
             raise CommandError(f"--pue: must be at least 1.0 (got {pue:g})")
@@ -297,9 +299,6 @@ class Command(DatabaseCommand):
             self.stdout.write(_power_text(report))
 
     def _simulate(self, spec_file: str, document: dict, options: dict) -> None:
-        from planner.analyses.reports import fabric_simulate
-        from planner.analyses.scenario import flow_dump
-
         try:
             _, fabric, _ = design_build(spec_document=document)
         except DesignError as exc:
@@ -315,8 +314,6 @@ class Command(DatabaseCommand):
             )
         facts = None
         if storage:
-            from planner.designs.adapters import catalog_facts
-
             facts = catalog_facts()
         keep: dict = {}
         try:
@@ -384,10 +381,6 @@ class Command(DatabaseCommand):
             )
 
     def _export(self, source: str, options: dict) -> None:
-        from planner.designs.adapters import catalog_facts
-        from planner.domain.outputs import BomError, avd_refusal, clean_spares_pct
-        from planner.outputs.services import export_chunks, manufacturer_names
-
         spares: dict[str, str] = {}
         for item in options["spares"]:
             category, sep, value = item.partition("=")
@@ -402,8 +395,6 @@ class Command(DatabaseCommand):
         fmt = options["fmt"]
         formats = ["netbox-devices", "netbox-cables"] if fmt == "netbox" else [fmt]
         if fmt.startswith("telemetry-"):
-            from planner.domain.outputs.telemetry import TelemetryError
-
             try:
                 body = export_chunks(fmt, fabric=fabric, facts=catalog_facts(), **context)
             except TelemetryError as exc:
@@ -481,9 +472,6 @@ class Command(DatabaseCommand):
         self.stderr.write(f"wrote {target}")
 
     def _config(self, source: str, options: dict) -> None:
-        from planner.designs.adapters import catalog_facts
-        from planner.domain.outputs.config import ConfigError, config_chunks
-
         fabric, context = self._source(source, options)
         try:
             body = config_chunks(
@@ -502,9 +490,6 @@ class Command(DatabaseCommand):
             self.stdout.write(chunk, ending="")
 
     def _saved_design(self, pk: int, number: int | None):
-        from planner.designs.bom import OutputError, revision_fabric_or_error
-        from planner.designs.models import Design
-
         design = Design.objects.filter(pk=pk).first()
         if design is None:
             raise CommandError(f"no design {pk} (and no spec file of that name)")

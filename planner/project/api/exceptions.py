@@ -21,13 +21,13 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from planner.designs.services import DesignError, RevisionConflict
+
 logger = logging.getLogger(__name__)
 
 
 def exception_handler(exc, context):
     """Translate Django validation errors to DRF's before the default handler runs."""
-    from planner.designs.services import DesignError, RevisionConflict
-
     if isinstance(exc, DesignError):
         # A problem with the document as a whole (not one of its keys) is about the request's
         # ``spec`` field, so every problem names a field.
