@@ -8,6 +8,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 
 from inventory.library.quantities import range_problem
+from planner.teams.models import Team
 
 __all__ = ["ExchangeRate", "Price", "PriceBook"]
 
@@ -36,7 +37,7 @@ class PriceBook(models.Model):
     kind = models.CharField(max_length=16, choices=KIND_CHOICES, default="reseller")
     description = models.TextField(blank=True)
     team = models.ForeignKey(
-        "planner.Team",
+        Team,
         on_delete=models.PROTECT,
         null=True,
         blank=True,

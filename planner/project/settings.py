@@ -105,6 +105,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "planner.teams",  # label "teams": the bottom rung (inventory and planner point at it)
     "planner",
     "inventory",
     "simulation",

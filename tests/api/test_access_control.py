@@ -459,8 +459,8 @@ def test_price_right_is_managed_in_the_admin(client, user, django_user_model):
     team = Team.objects.create(name="Sales", slug="sales")
     membership = TeamMembership.objects.create(team=team, user=user)
     client.force_login(admin)
-    page = client.get(f"/admin/planner/team/{team.pk}/change/").content.decode()
+    page = client.get(f"/admin/teams/team/{team.pk}/change/").content.decode()
     assert "can_view_prices" in page
-    listing = client.get("/admin/planner/teammembership/").content.decode()
+    listing = client.get("/admin/teams/teammembership/").content.decode()
     assert 'name="form-0-can_view_prices"' in listing
     assert membership.can_view_prices is False

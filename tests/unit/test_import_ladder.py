@@ -8,24 +8,29 @@ own rung and below, never a room above; and the modules' import graph has no cir
 The ladder, bottom up (README, "Where things live"):
 
 0. ``inventory.library``: pure catalog facts, link rules, file parsing.
-1. ``inventory``: the catalog app. What it needs from teams, designs and the audit log comes
+1. ``planner.teams`` (the ``teams`` app: Team, memberships, roles and the price right): the
+   bottom Django app, as NetBox's ``tenancy``. It imports nothing of ``inventory`` or the rest
+   of ``planner``.
+2. ``inventory``: the catalog app. It may import ``planner.teams`` (price books belong to a
+   team), nothing else of ``planner``; what it needs from designs and the audit log comes
    through :mod:`inventory.hooks`, installed by the ``planner`` app at start-up.
-2. ``planner.domain``: the pure design domain (spec, columnar fabric, generators, layout,
+3. ``planner.domain``: the pure design domain (spec, columnar fabric, generators, layout,
    media, canvas, outputs, pricing).
-3. ``planner.analyses``: pure analyses of a fabric (validation, power, flow simulation).
-4. ``planner.teams`` (roles and the price right) and ``planner.presentation`` (numbers with
-   units for pages).
-5. ``planner.audit`` (the log and its event) and the template tags.
-6. ``planner.designs``: designs and revisions (models, services, selectors, adapters, forms).
-7. ``planner.outputs``: bill of materials, cabling plan and exports of a revision.
-8. ``planner.quotes``: priced quotes (read designs and outputs).
-9. ``simulation``: jobs, which run the analyses on designs, their pages and API.
-10. ``planner.asbuilt``: what the built fabric reports (cabling, counters) checked against a
+4. ``planner.analyses``: pure analyses of a fabric (validation, power, flow simulation).
+5. ``planner.presentation`` (numbers with units for pages).
+6. ``planner.audit`` (the log and its event) and the template tags.
+7. ``planner.teams.services`` and ``.forms``: the writes of teams (members, roles, the price
+   right), audited in the same transaction, so above the audit log.
+8. ``planner.designs``: designs and revisions (models, services, selectors, adapters, forms).
+9. ``planner.outputs``: bill of materials, cabling plan and exports of a revision.
+10. ``planner.quotes``: priced quotes (read designs and outputs).
+11. ``simulation``: jobs, which run the analyses on designs, their pages and API.
+12. ``planner.asbuilt``: what the built fabric reports (cabling, counters) checked against a
     revision and its jobs' results.
-11. Pages and API views of designs, outputs, quotes, as-built imports and the audit log, the
-    navigation (home, search) and the catalog hooks' answers. (The designs' API serializers
-    stay with designs: the jobs' API reuses their problem shape.)
-12. The project: settings, URLs, Celery app, middleware; the CLI; the admin; the app config
+13. Pages and API views of teams, designs, outputs, quotes, as-built imports and the audit log,
+    the navigation (home, search) and the catalog hooks' answers. (The designs' API
+    serializers stay with designs: the jobs' API reuses their problem shape.)
+14. The project: settings, URLs, Celery app, middleware; the CLI; the admin; the app configs
     and the model index Django loads.
 """
 
@@ -42,17 +47,21 @@ PACKAGES = ("inventory", "planner", "simulation")
 
 LADDER: list[tuple[str, ...]] = [
     ("inventory.library",),
+    ("planner.teams",),
     ("inventory",),
     ("planner.domain",),
     ("planner.analyses",),
-    ("planner.teams", "planner.presentation"),
+    ("planner.presentation",),
     ("planner.audit", "planner.templatetags"),
+    ("planner.teams.services", "planner.teams.forms"),
     ("planner.designs",),
     ("planner.outputs",),
     ("planner.quotes",),
     ("simulation",),
     ("planner.asbuilt",),
     (
+        "planner.teams.views",
+        "planner.teams.api",
         "planner.designs.views",
         "planner.designs.api.views",
         "planner.designs.api.canvas",
@@ -70,6 +79,9 @@ LADDER: list[tuple[str, ...]] = [
     ),
     (
         "planner.project",
+        "planner.teams.urls",
+        "planner.teams.admin",
+        "planner.teams.apps",
         "planner.management",
         "planner.admin",
         "planner.apps",
@@ -197,9 +209,25 @@ def test_the_ladder_test_can_fail(monkeypatch, tmp_path):
         lambda: {"inventory.sneaky": fake},
     )
     assert climbs() == [
-        "inventory.sneaky (inventory, rung 1) imports planner.designs (planner.designs, rung 6)",
-        "inventory.sneaky (inventory, rung 1) imports planner.designs.services "
-        "(planner.designs, rung 6)",
+        "inventory.sneaky (inventory, rung 2) imports planner.designs (planner.designs, rung 8)",
+        "inventory.sneaky (inventory, rung 2) imports planner.designs.services "
+        "(planner.designs, rung 8)",
+    ]
+
+
+def test_teams_import_nothing_above_them(monkeypatch, tmp_path):
+    """Teams are below the catalog: a team module reading a price book is caught."""
+    fake = tmp_path / "teams_sneaky.py"
+    fake.write_text("from inventory.models import PriceBook\n")
+    monkeypatch.setattr(
+        __import__(__name__, fromlist=["product_modules"]),
+        "product_modules",
+        lambda: {"planner.teams.sneaky": fake},
+    )
+    assert climbs() == [
+        "planner.teams.sneaky (planner.teams, rung 1) imports inventory.models (inventory, rung 2)",
+        "planner.teams.sneaky (planner.teams, rung 1) imports inventory.models.PriceBook "
+        "(inventory, rung 2)",
     ]
 
 
