@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from planner.audit import views as audit_views
 from planner.navigation import views as navigation_views
 from planner.project import views as project_views
+from planner.teams.urls import api_urlpatterns as teams_api_urls
 
 urlpatterns = [
     path("", navigation_views.home, name="home"),
@@ -19,6 +20,7 @@ urlpatterns = [
     path("account/token/", project_views.account_token, name="account-token"),
     path("designs/", include("planner.project.design_urls")),
     path("audit/", audit_views.audit_list, name="audit-list"),
+    path("teams/", include("planner.teams.urls")),
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -33,6 +35,7 @@ urlpatterns = [
     path("api/search/", navigation_views.SearchView.as_view(), name="api-search"),
     path("api/inventory/", include("inventory.api.urls")),
     path("api/simulation/", include("simulation.api.urls")),
+    path("api/teams/", include(teams_api_urls)),
     path("api/planner/", include("planner.project.api_urls")),
     path("admin/", admin.site.urls),
 ]

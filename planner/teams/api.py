@@ -1,0 +1,143 @@
+"""Teams API, mounted at ``/api/teams/``: my teams (staff: all), a team's members, and for
+its owners and staff adding, changing and removing members.
+
+- ``GET /api/teams/``, ``GET /api/teams/{slug}/``: teams the user is in (404 for any other);
+- ``GET|POST /api/teams/{slug}/members/``: list; add ``{username, role, can_view_prices}``;
+- ``PATCH|DELETE /api/teams/{slug}/members/{username}/``: set ``role``/``can_view_prices``;
+  remove.
+
+Writes: 403 for a member who is not an owner, or who raises their own rights; 400 naming the
+field (``username``: no such user, already a member, the last owner; ``role``).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from planner.teams import selectors, services
+from planner.teams.models import Team, TeamMembership, TeamRoleChoices
+
+
+class MemberSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+
+    class Meta:
+        model = TeamMembership
+        fields = ["username", "role", "can_view_prices"]
+        read_only_fields = fields
+
+
+class TeamSerializer(serializers.ModelSerializer):
+    member_count = serializers.IntegerField(read_only=True)
+    my_role = serializers.SerializerMethodField(help_text="Your role; null for staff outside it.")
+    can_manage = serializers.SerializerMethodField(
+        help_text="Whether you may add, change and remove members (owners and staff)."
+    )
+
+    class Meta:
+        model = Team
+        fields = ["slug", "name", "member_count", "my_role", "can_manage"]
+        read_only_fields = fields
+
+    def get_my_role(self, team) -> str | None:
+        user = self.context["request"].user
+        membership = team.memberships.filter(user_id=user.pk).first()
+        return membership.role if membership else None
+
+    def get_can_manage(self, team) -> bool:
+        return selectors.team_can_manage(self.context["request"].user, team)
+
+
+class TeamDetailSerializer(TeamSerializer):
+    members = serializers.SerializerMethodField()
+
+    class Meta(TeamSerializer.Meta):
+        fields = [*TeamSerializer.Meta.fields, "members"]
+        read_only_fields = fields
+
+    def get_members(self, team) -> list[dict]:
+        return MemberSerializer(selectors.team_members(team), many=True).data
+
+
+class MemberAddSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=TeamRoleChoices.choices, default=TeamRoleChoices.VIEWER)
+    can_view_prices = serializers.BooleanField(default=False)
+
+
+class MemberChangeSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=TeamRoleChoices.choices, required=False)
+    can_view_prices = serializers.BooleanField(required=False)
+
+
+class TeamListView(APIView):
+    @extend_schema(responses={200: TeamSerializer(many=True)})
+    def get(self, request, format=None):
+        """Teams you are in (staff: every team)."""
+        teams = selectors.team_list_for(request.user)
+        return Response(TeamSerializer(teams, many=True, context={"request": request}).data)
+
+
+class TeamDetailView(APIView):
+    @extend_schema(responses={200: TeamDetailSerializer})
+    def get(self, request, slug, format=None):
+        """A team you are in, with its members."""
+        team = selectors.team_get_for(request.user, slug)
+        return Response(TeamDetailSerializer(team, context={"request": request}).data)
+
+
+class MemberListView(APIView):
+    @extend_schema(responses={200: MemberSerializer(many=True)})
+    def get(self, request, slug, format=None):
+        """The team's members, owners first."""
+        team = selectors.team_get_for(request.user, slug)
+        return Response(MemberSerializer(selectors.team_members(team), many=True).data)
+
+    @extend_schema(request=MemberAddSerializer, responses={201: MemberSerializer})
+    def post(self, request, slug, format=None):
+        """Add a member (the team's owners and staff)."""
+        team = selectors.team_get_for(request.user, slug)
+        if not selectors.team_can_manage(request.user, team):
+            raise PermissionDenied(services.MANAGE_DENIED)
+        params = MemberAddSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        membership = services.team_member_add(
+            team=team, actor=request.user, **params.validated_data
+        )
+        return Response(MemberSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+
+class MemberDetailView(APIView):
+    def _membership(self, request, slug, username):
+        team = selectors.team_get_for(request.user, slug)
+        return selectors.membership_get(team, username)
+
+    @extend_schema(responses={200: MemberSerializer})
+    def get(self, request, slug, username, format=None):
+        return Response(MemberSerializer(self._membership(request, slug, username)).data)
+
+    @extend_schema(request=MemberChangeSerializer, responses={200: MemberSerializer})
+    def patch(self, request, slug, username, format=None):
+        """Set the member's role and/or price right (owners and staff; not your own rights
+        upwards)."""
+        membership = self._membership(request, slug, username)
+        if not selectors.team_can_manage(request.user, membership.team):
+            raise PermissionDenied(services.MANAGE_DENIED)
+        params = MemberChangeSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        membership = services.team_member_update(
+            membership=membership, actor=request.user, **params.validated_data
+        )
+        return Response(MemberSerializer(membership).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, slug, username, format=None):
+        """Remove the member (owners and staff); their designs shared with the team become
+        private."""
+        membership = self._membership(request, slug, username)
+        services.team_member_remove(membership=membership, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
