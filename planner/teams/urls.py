@@ -9,18 +9,20 @@ app_name = "teams"
 
 urlpatterns = [
     path("", views.team_list, name="team-list"),
-    path("<slug:slug>/", views.team_detail, name="team-detail"),
-    path("<slug:slug>/members/<str:username>/", views.member_change, name="member-change"),
-    path("<slug:slug>/members/<str:username>/remove/", views.member_remove, name="member-remove"),
+    path("<slug:team_slug>/", views.team_detail, name="team-detail"),
+    path("<slug:team_slug>/members/<str:username>/", views.member_change, name="member-change"),
+    path(
+        "<slug:team_slug>/members/<str:username>/remove/", views.member_remove, name="member-remove"
+    ),
 ]
 
 api_urlpatterns = (
     [
         path("", api.TeamListView.as_view(), name="team-list"),
-        path("<slug:slug>/", api.TeamDetailView.as_view(), name="team-detail"),
-        path("<slug:slug>/members/", api.MemberListView.as_view(), name="member-list"),
+        path("<slug:team_slug>/", api.TeamDetailView.as_view(), name="team-detail"),
+        path("<slug:team_slug>/members/", api.MemberListView.as_view(), name="member-list"),
         path(
-            "<slug:slug>/members/<str:username>/",
+            "<slug:team_slug>/members/<str:username>/",
             api.MemberDetailView.as_view(),
             name="member-detail",
         ),

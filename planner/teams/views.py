@@ -28,9 +28,9 @@ def _errors(exc: ValidationError) -> list[str]:
 
 
 @require_http_methods(["GET", "POST"])
-def team_detail(request, slug):
+def team_detail(request, team_slug):
     """A team's members; its owners (and staff) add members here (POST)."""
-    team = selectors.team_get_for(request.user, slug)
+    team = selectors.team_get_for(request.user, team_slug)
     can_manage = selectors.team_can_manage(request.user, team)
     form = MemberAddForm(request.POST or None)
     if request.method == "POST":
@@ -47,7 +47,7 @@ def team_detail(request, slug):
                         form.add_error(field if field in form.fields else None, message)
             else:
                 messages.success(request, f"Added {membership.user.get_username()} to {team.name}.")
-                return redirect("teams:team-detail", slug=team.slug)
+                return redirect("teams:team-detail", team_slug=team.slug)
     members = [
         {
             "membership": m,
@@ -71,14 +71,14 @@ def team_detail(request, slug):
 
 
 @require_POST
-def member_change(request, slug, username):
+def member_change(request, team_slug, username):
     """Set a member's role and price right (owners and staff)."""
-    team = selectors.team_get_for(request.user, slug)
+    team = selectors.team_get_for(request.user, team_slug)
     membership = selectors.membership_get(team, username)
     form = MemberChangeForm(request.POST, prefix=f"m-{username}")
     if not form.is_valid():
         messages.error(request, f"{username}: choose one of the roles.")
-        return redirect("teams:team-detail", slug=team.slug)
+        return redirect("teams:team-detail", team_slug=team.slug)
     try:
         services.team_member_update(membership=membership, actor=request.user, **form.cleaned_data)
     except PermissionDenied as exc:
@@ -89,13 +89,13 @@ def member_change(request, slug, username):
         messages.error(request, f"{username}: {' '.join(_errors(exc))}")
     else:
         messages.success(request, f"Saved {username}'s role and price right.")
-    return redirect("teams:team-detail", slug=team.slug)
+    return redirect("teams:team-detail", team_slug=team.slug)
 
 
 @require_POST
-def member_remove(request, slug, username):
+def member_remove(request, team_slug, username):
     """Remove a member (owners and staff)."""
-    team = selectors.team_get_for(request.user, slug)
+    team = selectors.team_get_for(request.user, team_slug)
     membership = selectors.membership_get(team, username)
     try:
         services.team_member_remove(membership=membership, actor=request.user)
@@ -103,4 +103,4 @@ def member_remove(request, slug, username):
         messages.error(request, f"{username}: {' '.join(_errors(exc))}")
     else:
         messages.success(request, f"Removed {username} from {team.name}.")
-    return redirect("teams:team-detail", slug=team.slug)
+    return redirect("teams:team-detail", team_slug=team.slug)

@@ -111,6 +111,8 @@ def world_rows(django_db_blocker):
         TeamMembership.objects.create(team=tango, user=mallory, role="owner")
         TeamMembership.objects.create(team=tango, user=viewer, role="viewer")
         secret, secret_objects = _design(mallory, SECRET, zebra, "team-edit")
+        # Zebra's team pages and API: Mallory owns the team, Tess is not in it.
+        secret_objects.update(team=zebra.slug, member=zed.username)
         read, read_objects = _design(mallory, "Tango read", tango, "team-read")
         edit, edit_objects = _design(mallory, "Tango edit", tango, "team-edit")
         crawled = urlwalk.crawl(_logged_in(mallory), [secret.get_absolute_url()])
