@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from planner.teams import selectors, services
 from planner.teams.forms import MemberAddForm, MemberChangeForm
-from planner.teams.models import TeamMembership
+from planner.teams.models import TeamMembership, TeamRoleChoices
 
 
 @require_GET
@@ -48,6 +48,8 @@ def team_detail(request, team_slug):
             else:
                 messages.success(request, f"Added {membership.user.get_username()} to {team.name}.")
                 return redirect("teams:team-detail", team_slug=team.slug)
+    memberships = list(selectors.team_members(team))
+    owners = sum(1 for m in memberships if m.role == TeamRoleChoices.OWNER)
     members = [
         {
             "membership": m,
@@ -56,8 +58,9 @@ def team_detail(request, team_slug):
                 prefix=f"m-{m.user.get_username()}",
             ),
             "is_me": m.user_id == request.user.pk,
+            "last_owner": m.role == TeamRoleChoices.OWNER and owners == 1,
         }
-        for m in selectors.team_members(team)
+        for m in memberships
     ]
     context = {
         "team": team,
