@@ -280,6 +280,7 @@ SPECTACULAR_SETTINGS = {
         "JobKindEnum": "simulation.models.JobKindChoices",
         "AsBuiltCablingFormatEnum": "planner.asbuilt.services.CABLING_FORMATS",
         "JobStatusEnum": "simulation.models.JobStatusChoices",
+        "TeamRoleEnum": "planner.teams.models.TeamRoleChoices",
         "DesignRevisionKindEnum": "planner.models.DesignRevisionKindChoices",
         "DesignSharingEnum": "planner.models.DesignSharingChoices",
     },

@@ -7,7 +7,8 @@ team's price book with a price, designs shared and private with revisions, audit
 content types and a permission the old ``migrate`` made), then migrated forward with today's
 migrations. Every row and relation is still there, read through today's models.
 
-It runs on a SQLite file of its own (a second connection), not the test database.
+It runs on a SQLite database of its own, in memory (a second connection), not the test database;
+migrating the whole history there takes a few seconds.
 """
 
 from __future__ import annotations
@@ -38,12 +39,12 @@ OLD_MODULES = {
 
 
 @pytest.fixture
-def old_connection(tmp_path, django_db_blocker):
-    """A second connection, to an empty SQLite file."""
+def old_connection(django_db_blocker):
+    """A second connection, to an empty SQLite database in memory."""
     settings = connections.configure_settings(
         {
             "default": connections.settings["default"],
-            ALIAS: {"ENGINE": "django.db.backends.sqlite3", "NAME": str(tmp_path / "old.db")},
+            ALIAS: {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"},
         }
     )
     connections.settings[ALIAS] = settings[ALIAS]
@@ -177,3 +178,32 @@ def test_a_populated_database_migrates_in_place(old_connection):
     # And the state is today's: nothing left to migrate, no model change without a migration.
     after = MigrationExecutor(old_connection)
     assert after.migration_plan(after.loader.graph.leaf_nodes()) == []
+
+
+def test_a_database_from_before_the_price_right_gains_its_columns(old_connection):
+    """A database last migrated before the price right and the margin floor existed (planner
+    0002): the teams app adds both columns, and the rows stay."""
+    old_targets = [
+        ("planner", "0002_revision_spec_blank_for_drawn"),
+        ("inventory", "0001_initial"),
+        ("simulation", "0001_initial"),
+    ]
+    with override_settings(MIGRATION_MODULES=OLD_MODULES):
+        old = MigrationExecutor(old_connection)
+        old.migrate(old_targets)
+        apps = old.loader.project_state(old_targets).apps
+        user = apps.get_model("auth.User").objects.using(ALIAS).create(username="ann")
+        team = apps.get_model("planner.Team").objects.using(ALIAS).create(name="Blue", slug="b")
+        apps.get_model("planner.TeamMembership").objects.using(ALIAS).create(
+            team=team, user=user, role="owner"
+        )
+    new = MigrationExecutor(old_connection)
+    new.migrate(new.loader.graph.leaf_nodes())
+    membership = TeamMembership.objects.using(ALIAS).get()
+    assert (membership.team.name, membership.user.username, membership.role) == (
+        "Blue",
+        "ann",
+        "owner",
+    )
+    assert membership.can_view_prices is False
+    assert membership.team.margin_floor_pct is None
