@@ -3,7 +3,8 @@
 
 from django.urls import path
 
-from planner.teams import api, views
+from planner.teams import views
+from planner.teams.api import views as api
 
 app_name = "teams"
 
