@@ -8,7 +8,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from planner.audit import views as audit_views
 from planner.navigation import views as navigation_views
 from planner.project import views as project_views
-from planner.teams.urls import api_urlpatterns as teams_api_urls
 
 urlpatterns = [
     path("", navigation_views.home, name="home"),
@@ -35,7 +34,7 @@ urlpatterns = [
     path("api/search/", navigation_views.SearchView.as_view(), name="api-search"),
     path("api/inventory/", include("inventory.api.urls")),
     path("api/simulation/", include("simulation.api.urls")),
-    path("api/teams/", include(teams_api_urls)),
+    path("api/teams/", include("planner.teams.api.urls")),
     path("api/planner/", include("planner.project.api_urls")),
     path("admin/", admin.site.urls),
 ]

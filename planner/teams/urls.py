@@ -1,10 +1,8 @@
-"""Team pages (mounted at ``/teams/``) and the teams API (``api_urlpatterns``, at
-``/api/teams/``)."""
+"""Team pages, mounted at ``/teams/`` (the API's routes: :mod:`planner.teams.api.urls`)."""
 
 from django.urls import path
 
 from planner.teams import views
-from planner.teams.api import views as api
 
 app_name = "teams"
 
@@ -16,17 +14,3 @@ urlpatterns = [
         "<slug:team_slug>/members/<str:username>/remove/", views.member_remove, name="member-remove"
     ),
 ]
-
-api_urlpatterns = (
-    [
-        path("", api.TeamListView.as_view(), name="team-list"),
-        path("<slug:team_slug>/", api.TeamDetailView.as_view(), name="team-detail"),
-        path("<slug:team_slug>/members/", api.MemberListView.as_view(), name="member-list"),
-        path(
-            "<slug:team_slug>/members/<str:username>/",
-            api.MemberDetailView.as_view(),
-            name="member-detail",
-        ),
-    ],
-    "teams-api",
-)
