@@ -1,10 +1,12 @@
 """What the catalog asks of the rest of the product, without importing it.
 
-The catalog is the bottom rung of the house: it imports nothing of designs, teams or the audit
-log. What it needs from them is asked through :class:`CatalogHooks`, which the ``planner`` app
-plugs in when Django starts (``planner.apps.PlannerConfig.ready``):
+The catalog sits just above teams (:mod:`planner.teams`, whose Team its price books point at)
+and imports nothing of designs or the audit log. What it needs from them is asked through
+:class:`CatalogHooks`, which the ``planner`` app plugs in when Django starts
+(``planner.apps.PlannerConfig.ready``):
 
-- who has the price right, and in which teams (price-book visibility and editing);
+- who has the price right, and in which teams (price-book visibility and editing; this one
+  could now ask :mod:`planner.teams.selectors` directly);
 - which design revisions use a part (a used part cannot be deleted, only archived);
 - where a catalog or price change is recorded (the audit log, in the same transaction);
 - a part's recorded history.

@@ -2,24 +2,6 @@ from django.contrib import admin
 
 from planner.audit.models import AuditEvent
 from planner.designs.models import Design, DesignRevision
-from planner.teams.models import Team, TeamMembership
-
-
-class TeamMembershipInline(admin.TabularInline):
-    """Members, their role, and whether they see prices (the sales role)."""
-
-    model = TeamMembership
-    fields = ["user", "role", "can_view_prices"]
-    extra = 1
-    autocomplete_fields = ["user"]
-
-
-@admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "margin_floor_pct", "created"]
-    prepopulated_fields = {"slug": ["name"]}
-    search_fields = ["name", "slug"]
-    inlines = [TeamMembershipInline]
 
 
 class DesignRevisionInline(admin.TabularInline):
@@ -42,15 +24,6 @@ class DesignAdmin(admin.ModelAdmin):
     list_filter = ["sharing", "team"]
     search_fields = ["name", "owner__username"]
     inlines = [DesignRevisionInline]
-
-
-@admin.register(TeamMembership)
-class TeamMembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "team", "role", "can_view_prices"]
-    list_filter = ["role", "can_view_prices", "team"]
-    list_editable = ["role", "can_view_prices"]
-    search_fields = ["user__username", "team__name"]
-    autocomplete_fields = ["user", "team"]
 
 
 @admin.register(AuditEvent)

@@ -1,5 +1,6 @@
 """The models of the ``planner`` app, each defined in its concern's package and gathered here
-for Django (app label ``planner``; migrations refer to ``planner.models``)."""
+for Django (app label ``planner``; migrations refer to ``planner.models``). Teams are an app
+of their own, :mod:`planner.teams` (label ``teams``)."""
 
 from planner.asbuilt.models import (
     FieldImport,
@@ -15,10 +16,8 @@ from planner.designs.models import (
     RevisionImmutableError,
 )
 from planner.quotes.models import Quote, QuoteNumberSequence, quote_default_valid_until
-from planner.teams.models import WRITE_ROLES, Team, TeamMembership, TeamRoleChoices
 
 __all__ = [
-    "WRITE_ROLES",
     "AuditActionChoices",
     "AuditEvent",
     "Design",
@@ -31,8 +30,5 @@ __all__ = [
     "Quote",
     "QuoteNumberSequence",
     "RevisionImmutableError",
-    "Team",
-    "TeamMembership",
-    "TeamRoleChoices",
     "quote_default_valid_until",
 ]

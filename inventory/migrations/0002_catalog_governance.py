@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('inventory', '0001_initial'),
-        ('planner', '0005_catalog_audit_actions'),
+        ('teams', '0001_initial'),
     ]
 
     operations = [
@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='pricebook',
             name='team',
-            field=models.ForeignKey(blank=True, help_text='The team whose owners (with the price right) keep this book; empty = a public book, kept by catalog editors.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='price_books', to='planner.team'),
+            field=models.ForeignKey(blank=True, help_text='The team whose owners (with the price right) keep this book; empty = a public book, kept by catalog editors.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='price_books', to='teams.team'),
         ),
         migrations.AddField(
             model_name='racktype',

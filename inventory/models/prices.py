@@ -9,6 +9,7 @@ from django.db import models
 
 from inventory.library.quantities import range_problem
 from inventory.models.parts import CATEGORY_MODELS
+from planner.teams.models import Team
 
 __all__ = ["ExchangeRate", "Price", "PriceBook"]
 
@@ -37,7 +38,7 @@ class PriceBook(models.Model):
     kind = models.CharField(max_length=16, choices=KIND_CHOICES, default="reseller")
     description = models.TextField(blank=True)
     team = models.ForeignKey(
-        "planner.Team",
+        Team,
         on_delete=models.PROTECT,
         null=True,
         blank=True,

@@ -23,6 +23,7 @@ class AuditActionChoices(models.TextChoices):
     CATALOG_DELETED = "catalog.deleted", "Catalog entry deleted"
     CATALOG_ARCHIVED = "catalog.archived", "Catalog part archived"
     PRICE_CHANGED = "price.changed", "Prices changed"
+    TEAM_CHANGED = "team.changed", "Team members changed"
 
 
 class AuditEvent(models.Model):

@@ -616,3 +616,23 @@ class DesignEditForm(forms.Form):
         for problem in problems:
             field, message = problem["field"], problem["message"]
             self.add_error("spec_text", f"{field}: {message}" if field else message)
+
+
+class DesignShareForm(forms.Form):
+    """The owner's share control on the design page: a team of theirs and how it shares."""
+
+    team = forms.ModelChoiceField(queryset=None, required=False, empty_label="No team")
+    sharing = forms.ChoiceField(choices=DesignSharingChoices.choices, label="Access")
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["team"].queryset = teams_for(owner)
+        self.fields["team"].to_field_name = "slug"
+
+    def clean(self):
+        data = super().clean()
+        if data.get("sharing") == DesignSharingChoices.PRIVATE:
+            data["team"] = None  # private: no team reads it
+        elif "team" in data and data["team"] is None and not self.has_error("team"):
+            self.add_error("team", "Choose the team to share with, or make the design private.")
+        return data

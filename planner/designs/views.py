@@ -33,6 +33,7 @@ from planner.designs.cache import cached, price_fingerprint, revision_ref
 from planner.designs.filtersets import DESIGN_SORTS, DesignFilterSet
 from planner.designs.forms import (
     DesignEditForm,
+    DesignShareForm,
     DesignWizardForm,
     initial_from_spec,
     network_placeholders,
@@ -158,7 +159,10 @@ def _add_model_errors(form, exc):
 @require_GET
 def design_detail(request, pk):
     """A design's summary (latest revision, or ``?revision=n``), revisions and actions."""
-    design = selectors.design_get_for(request.user, pk)
+    return _design_detail(request, selectors.design_get_for(request.user, pk))
+
+
+def _design_detail(request, design, *, share_form=None, status=200):
     revisions = list(selectors.revision_list(design))
     latest = revisions[0] if revisions else None
     shown = latest
@@ -173,7 +177,41 @@ def design_detail(request, pk):
         "can_write": selectors.design_can_write(request.user, design),
         "can_manage": selectors.design_can_manage(request.user, design),
     }
-    return render(request, "planner/design_detail.html", context)
+    if context["can_manage"]:
+        context["share_form"] = share_form or DesignShareForm(
+            owner=design.owner,
+            initial={"team": design.team.slug if design.team else None, "sharing": design.sharing},
+        )
+    return render(request, "planner/design_detail.html", context, status=status)
+
+
+@require_POST
+def design_share(request, pk):
+    """Share the design with one of the owner's teams, or make it private (owner only)."""
+    design = selectors.design_get_for(request.user, pk, manage=True)
+    form = DesignShareForm(request.POST, owner=design.owner)
+    if form.is_valid():
+        try:
+            services.design_update(
+                design=design,
+                actor=request.user,
+                team=form.cleaned_data["team"],
+                sharing=form.cleaned_data["sharing"],
+            )
+        except ValidationError as exc:
+            _add_model_errors(form, exc)
+        else:
+            if design.team is None:
+                messages.success(request, f"“{design.name}” is private: only you see it.")
+            else:
+                messages.success(
+                    request,
+                    f"Shared “{design.name}” with {design.team.name} "
+                    f"({design.get_sharing_display().lower()}).",
+                )
+            return redirect(design)
+    design.refresh_from_db()
+    return _design_detail(request, design, share_form=form, status=400)
 
 
 #: The query parameters the revision's sections read (the expected failures' inputs).

@@ -12,14 +12,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
-            model_name="teammembership",
-            name="can_view_prices",
-            field=models.BooleanField(
-                default=False,
-                help_text="Sees catalog prices, price books and priced quotes (sales role).",
-            ),
-        ),
+        # TeamMembership.can_view_prices: now teams.0002_price_right_margin_floor.
         migrations.CreateModel(
             name="AuditEvent",
             fields=[
@@ -81,7 +74,7 @@ class Migration(migrations.Migration):
                         null=True,
                         on_delete=django.db.models.deletion.SET_NULL,
                         related_name="audit_events",
-                        to="planner.team",
+                        to="teams.team",
                     ),
                 ),
             ],

@@ -30,9 +30,5 @@ class Migration(migrations.Migration):
             name='approved_margin_pct',
             field=models.DecimalField(blank=True, decimal_places=2, editable=False, help_text='The margin approved; a changed margin needs a new approval.', max_digits=5, null=True),
         ),
-        migrations.AddField(
-            model_name='team',
-            name='margin_floor_pct',
-            field=models.DecimalField(blank=True, decimal_places=2, help_text="A quote with a lower margin (percent of the sell price) needs an owner's approval before it is sent; empty = no floor.", max_digits=5, null=True, validators=[django.core.validators.MinValueValidator(0), django.core.validators.MaxValueValidator(Decimal('99.99'))], verbose_name='margin floor %'),
-        ),
+        # Team.margin_floor_pct: now teams.0002_price_right_margin_floor.
     ]

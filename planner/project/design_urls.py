@@ -16,6 +16,7 @@ urlpatterns = [
     path("<int:pk>/edit/", views.design_edit, name="design-edit"),
     path("<int:pk>/canvas/", views.design_canvas, name="design-canvas"),
     path("<int:pk>/delete/", views.design_delete, name="design-delete"),
+    path("<int:pk>/share/", views.design_share, name="design-share"),
     path("<int:pk>/diff/", views.design_diff, name="design-diff"),
     path(
         "<int:pk>/revisions/<int:number>/restore/",

@@ -105,6 +105,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "planner.teams",  # label "teams": the bottom rung (inventory and planner point at it)
     "planner",
     "inventory",
     "simulation",
@@ -281,6 +282,7 @@ SPECTACULAR_SETTINGS = {
         "JobKindEnum": "simulation.models.JobKindChoices",
         "AsBuiltCablingFormatEnum": "planner.asbuilt.services.CABLING_FORMATS",
         "JobStatusEnum": "simulation.models.JobStatusChoices",
+        "TeamRoleEnum": "planner.teams.models.TeamRoleChoices",
         "DesignRevisionKindEnum": "planner.models.DesignRevisionKindChoices",
         "DesignSharingEnum": "planner.models.DesignSharingChoices",
     },

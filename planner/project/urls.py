@@ -22,6 +22,7 @@ urlpatterns = [
     path("account/token/", project_views.account_token, name="account-token"),
     path("designs/", include("planner.project.design_urls")),
     path("audit/", audit_views.audit_list, name="audit-list"),
+    path("teams/", include("planner.teams.urls")),
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -36,6 +37,7 @@ urlpatterns = [
     path("api/search/", navigation_views.SearchView.as_view(), name="api-search"),
     path("api/inventory/", include("inventory.api.urls")),
     path("api/simulation/", include("simulation.api.urls")),
+    path("api/teams/", include("planner.teams.api.urls")),
     path("api/planner/", include("planner.project.api_urls")),
     path("admin/", admin.site.urls),
 ]

@@ -42,6 +42,7 @@ class Team(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "planner_team"  # the table as it was under the planner app (kept in place)
         ordering = ["name"]
 
     def __str__(self):
@@ -64,6 +65,7 @@ class TeamMembership(models.Model):
     )
 
     class Meta:
+        db_table = "planner_teammembership"  # kept in place from the planner app
         ordering = ["team", "user"]
         constraints = [
             models.UniqueConstraint(fields=["team", "user"], name="planner_membership_unique"),

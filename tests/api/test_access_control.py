@@ -111,6 +111,8 @@ def world_rows(django_db_blocker):
         TeamMembership.objects.create(team=tango, user=mallory, role="owner")
         TeamMembership.objects.create(team=tango, user=viewer, role="viewer")
         secret, secret_objects = _design(mallory, SECRET, zebra, "team-edit")
+        # Zebra's team pages and API: Mallory owns the team, Tess is not in it.
+        secret_objects.update(team=zebra.slug, member=zed.username)
         read, read_objects = _design(mallory, "Tango read", tango, "team-read")
         edit, edit_objects = _design(mallory, "Tango edit", tango, "team-edit")
         crawled = urlwalk.crawl(_logged_in(mallory), [secret.get_absolute_url()])
@@ -459,8 +461,8 @@ def test_price_right_is_managed_in_the_admin(client, user, django_user_model):
     team = Team.objects.create(name="Sales", slug="sales")
     membership = TeamMembership.objects.create(team=team, user=user)
     client.force_login(admin)
-    page = client.get(f"/admin/planner/team/{team.pk}/change/").content.decode()
+    page = client.get(f"/admin/teams/team/{team.pk}/change/").content.decode()
     assert "can_view_prices" in page
-    listing = client.get("/admin/planner/teammembership/").content.decode()
+    listing = client.get("/admin/teams/teammembership/").content.decode()
     assert 'name="form-0-can_view_prices"' in listing
     assert membership.can_view_prices is False

@@ -33,6 +33,8 @@ OBJECT_BY_NAME = {
     "quote_pk": "quote",
     "quote_id": "quote",
     "event_pk": "audit",
+    "team_slug": "team",
+    "username": "member",  # teams/<team_slug>/members/<username>/
 }
 #: For ``pk``, ``id``, ``number`` and the like: the object named by the segment before it.
 OBJECT_BY_SEGMENT = {
