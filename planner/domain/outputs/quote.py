@@ -283,9 +283,15 @@ class PriceTable:
             part_offers.sort(key=_offer_order)
         self._lengths = {part: tuple(v) for part, v in (part_lengths_m or {}).items()}
 
-    def lowest(self, part: str, *, currency: str, condition: str = "new") -> PriceOffer | None:
-        """The lowest offer for ``part`` in ``currency`` and ``condition``, at any length."""
+    def lowest(
+        self, part: str, *, currency: str, condition: str = "new", seen_only: bool = False
+    ) -> PriceOffer | None:
+        """The lowest offer for ``part`` in ``currency`` and ``condition``, at any length;
+        ``seen_only`` leaves out offers graded ``estimate`` (media choice is steered by prices
+        seen, never by an estimate)."""
         for offer in self._offers.get(part, ()):
+            if seen_only and offer.grade == "estimate":
+                continue
             if offer.currency == currency and offer.condition == condition:
                 return offer
         return None
