@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from planner.audit import views as audit_views
 from planner.navigation import views as navigation_views
 from planner.project import views as project_views
+from planner.quotes import views as quote_views
 
 urlpatterns = [
     path("", navigation_views.home, name="home"),
@@ -19,6 +20,11 @@ urlpatterns = [
     path("account/token/", project_views.account_token, name="account-token"),
     path("designs/", include("planner.project.design_urls")),
     path("audit/", audit_views.audit_list, name="audit-list"),
+    path(
+        "catalog/price-books/<slug:slug>/coverage/",
+        quote_views.price_book_coverage,
+        name="price-book-coverage",
+    ),
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
