@@ -153,6 +153,7 @@ def price_table(book: PriceBook) -> PriceTable:
             source_url=row.source_url,
             reference=str(row.pk),
             grade=row.grade,
+            note=row.note,
         )
         for row in Price.objects.filter(book=book).order_by("pk")
     ]

@@ -181,6 +181,12 @@ class PriceOffer:
     source_url: str = ""
     reference: str = ""  # e.g. the price row's id
     grade: str = ""  # provenance grade of the price: datasheet, secondary or estimate
+    note: str = ""  # the offer's note (an estimate's basis)
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the price is an estimate (graded ``estimate``), not a seen price."""
+        return self.grade == "estimate"
 
     def describe(self) -> str:
         """Seller, date and length, for a quote line's "source" column."""
