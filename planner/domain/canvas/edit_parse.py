@@ -201,6 +201,23 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         out.add("malformed", "A topology document has a list of links.", field_name="links")
         return
     used: dict[tuple[int, int], list[int]] = defaultdict(list)
+    # What a model runs, asked for both ends of every link: kept per (model, speed) for this
+    # document (a node's model names one catalog device throughout a parse).
+    runs: dict[tuple[str, int], bool] = {}
+    counts: dict[tuple[str, int], int] = {}
+
+    def runs_at(node, speed: int) -> bool:
+        key = (node.model, speed)
+        if key not in runs:
+            runs[key] = supports(node.device, speed)
+        return runs[key]
+
+    def ports_of(node, speed: int) -> int:
+        key = (node.model, speed)
+        if key not in counts:
+            counts[key] = ports_at(node.device, speed)[0]
+        return counts[key]
+
     for j, raw in enumerate(raw_links):
         link_id, where = f"link:{j}", f"links[{j}]"
         if not isinstance(raw, dict):
@@ -240,7 +257,7 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
             if not _is_int(speed) or speed <= 0:
                 out.add("malformed", f"{link_id}: speed_gbps is a whole number.", ids, where)
                 continue
-            unable = [node for node in (a, b) if not supports(node.device, speed)]
+            unable = [node for node in (a, b) if not runs_at(node, speed)]
             for node in unable:
                 out.add(
                     "speed-unsupported",
@@ -266,7 +283,7 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         for node, port, end in ((a, ports[0], "a_port"), (b, ports[1], "b_port")):
             if node.device is None:
                 continue
-            count = ports_at(node.device, speed)[0]
+            count = ports_of(node, speed)
             if port > count:
                 out.add(
                     "port-out-of-range",
