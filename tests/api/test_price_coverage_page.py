@@ -61,3 +61,15 @@ def test_without_the_price_right_403_and_an_unreadable_book_404(
     user.team_memberships.update(can_view_prices=False)
     seed = reverse("price-book-coverage", args=[SEED_PRICE_BOOK])
     assert logged_in_client.get(seed).status_code == 403
+
+
+def test_the_api_gives_the_same_figures(api_client, prices_visible, two_presets):
+    answer = api_client.get(f"/api/planner/price-books/{SEED_PRICE_BOOK}/coverage/")
+    assert answer.status_code == 200
+    data = answer.json()
+    assert data["price_book"] == SEED_PRICE_BOOK and data["currency"] == "USD"
+    four_su = next(row for row in data["presets"] if row["preset"] == "h100-superpod-4su")
+    assert four_su["lines"] == 14 and four_su["counts"]["unpriced"] == 2
+    assert four_su["priced_pct"] == 85.7 and not four_su["complete"]
+    assert all(line["reason"].startswith("Basis:") for line in four_su["estimated"])
+    assert api_client.get("/api/planner/price-books/nope/coverage/").status_code == 404
