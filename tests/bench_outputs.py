@@ -15,8 +15,15 @@ Two passes over the same fabric:
    the second small and independent of the number of rows: both are also measured on a
    fabric 1/8 the size, for comparison.
 
-Targets (issue 8): <= 5 s for >= 100,000 cables, flat memory. Results go to
-``.var/bench/outputs.json`` (and are printed).
+Targets (issue 8): <= 5 s for >= 100,000 cables, flat memory.
+
+Then the quote PDF of the H100 SuperPOD 4 SU preset (issue 37 item 8: <= 1 s), through the
+download view in the bench database (``tests.bench`` sets it up: ``.var/bench``, or
+``DATABASE_URL``), at the seed price book: the internal and the customer's copy, each made
+fresh (the first download, and again after the quote is edited) and then again unchanged
+(read from the cache, keyed by everything the file prints).
+
+Results go to ``.var/bench/outputs.json`` (and are printed).
 """
 
 from __future__ import annotations
@@ -122,10 +129,74 @@ def bench_cabling_stream() -> dict:
     }
 
 
+QUOTE_PRESET = "h100-superpod-4su"
+QUOTE_TARGET_S = 1.0
+
+
+def bench_quote_pdf() -> dict:
+    """Seconds to download the 4 SU preset's quote PDF (module docstring)."""
+    from tests.bench import _setup_django
+
+    _setup_django()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import Client
+    from django.urls import reverse
+
+    from inventory.models import PriceBook
+    from inventory.services import SEED_PRICE_BOOK, catalog_load
+    from planner.designs.services import design_create
+    from planner.domain.presets import preset_get
+    from planner.quotes.services import quote_create, quote_update
+
+    call_command("migrate", verbosity=0)
+    catalog_load()
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    user, _ = get_user_model().objects.get_or_create(
+        username="bench-quote", defaults={"is_staff": True, "is_superuser": True}
+    )
+    design = design_create(owner=user, spec_document=preset_get(QUOTE_PRESET).spec)
+    book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
+    quote = quote_create(design=design, actor=user, customer="Bench", price_book=book)
+    client = Client()
+    client.force_login(user)
+    url = reverse("planner:quote-download", args=[design.pk, quote.pk, "pdf"])
+
+    def download(audience: str) -> tuple[float, int]:
+        started = time.perf_counter()
+        response = client.get(url, {"audience": audience})
+        seconds = time.perf_counter() - started
+        assert response.status_code == 200, response.status_code
+        return round(seconds, 3), len(response.content)
+
+    result = {"preset": QUOTE_PRESET, "price_book": SEED_PRICE_BOOK}
+    for audience in ("internal", "customer"):
+        first, size = download(audience)
+        again, _ = download(audience)
+        quote = quote_update(quote=quote, actor=user, notes=f"bench {audience}")
+        edited, _ = download(audience)
+        result[audience] = {
+            "first_s": first,
+            "unchanged_again_s": again,
+            "after_edit_s": edited,
+            "pdf_kb": round(size / 1024, 1),
+        }
+    worst = max(
+        max(v["first_s"], v["after_edit_s"])
+        for k, v in result.items()
+        if k in ("internal", "customer")
+    )
+    result.update(
+        target_s=QUOTE_TARGET_S, worst_fresh_s=worst, meets_target=worst <= QUOTE_TARGET_S
+    )
+    return result
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
-    result = {"cabling_csv": bench_cabling_stream()}
+    result = {"cabling_csv": bench_cabling_stream(), "quote_pdf": bench_quote_pdf()}
     (OUT / "outputs.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 

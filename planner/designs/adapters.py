@@ -153,6 +153,7 @@ def price_table(book: PriceBook) -> PriceTable:
             source_url=row.source_url,
             reference=str(row.pk),
             grade=row.grade,
+            note=row.note,
         )
         for row in Price.objects.filter(book=book).order_by("pk")
     ]
@@ -183,7 +184,8 @@ def exchange_rates(to_currency: str, day: date) -> dict[str, ExchangeRate]:
 
 
 def price_of_factory(book_slug: str | None = None) -> Callable[[str], float | None]:
-    """``price_of(slug)``: the lowest new-condition price of a part in a price book.
+    """``price_of(slug)``: the lowest new-condition price of a part in a price book, seen
+    prices only (an offer graded ``estimate`` never steers the media choice).
 
     Only offers in the book's own currency count (no conversion), at any length; a part
     without one is unpriced (``None``). ``book_slug`` defaults to the seed reseller book; when
@@ -202,7 +204,7 @@ def price_of_factory(book_slug: str | None = None) -> Callable[[str], float | No
     table = price_table(book)
 
     def price_of(slug: str) -> float | None:
-        offer = table.lowest(slug, currency=book.currency, condition="new")
+        offer = table.lowest(slug, currency=book.currency, condition="new", seen_only=True)
         return None if offer is None else float(offer.amount)
 
     return price_of

@@ -10,8 +10,9 @@ with are unchanged. The key of each entry names everything the output depends on
   part is added, saved or deleted (one aggregate query, so every process sees a change at
   once, whatever cache backend it uses);
 - for anything priced, the book and its offers: :func:`price_fingerprint` (the book's id and
-  currency and a hash of every offer's part, amount, currency, condition and length), so a
-  price added, edited or deleted gives a new key;
+  currency and a hash of every offer's part, amount, currency, condition, length, grade,
+  seller, date, URL and note: all a quote prints), so a price added, edited or deleted gives
+  a new key;
 - the request's own parameters (spares, design name, ...).
 
 The cache never decides who sees a price: callers check the price right on every request
@@ -52,7 +53,18 @@ def price_fingerprint(book: PriceBook) -> str:
     digest = hashlib.sha256(f"{book.pk}:{book.currency}|".encode())
     rows = Price.objects.filter(book=book).order_by("pk")
     for row in rows.values_list(
-        "pk", "part_category", "part_slug", "price", "currency", "condition", "length_m"
+        "pk",
+        "part_category",
+        "part_slug",
+        "price",
+        "currency",
+        "condition",
+        "length_m",
+        "grade",
+        "seller",
+        "as_of",
+        "source_url",
+        "note",
     ):
         digest.update(repr(row).encode())
     return digest.hexdigest()[:16]

@@ -10,10 +10,13 @@ severity, field}]``, from :func:`planner.domain.canvas.validate_edit`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Collection
 from dataclasses import replace
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Max
 
@@ -436,6 +439,40 @@ def _with_optics(summary: dict, fabric: Fabric, facts: CatalogFacts) -> dict:
     return {**summary, "optical_budget": report}
 
 
+#: How long an edit's build is kept for the save that follows its preview (seconds).
+EDIT_BUILD_SECONDS = 600
+
+
+def _edit_build(
+    design: Design, base: DesignRevision, document: dict
+) -> tuple[Fabric | None, bytes, dict]:
+    """:func:`topology_build` of ``document`` on top of revision ``base``: the fabric (None when
+    it comes from the cache), the fabric packed as a revision stores it, and the summary.
+
+    The canvas previews an edit and then saves the same document: the build is kept in the
+    cache (:data:`EDIT_BUILD_SECONDS`) under a key naming everything it depends on (the base
+    revision, the design's name, the catalog, the document's exact content), so the save
+    stores what the preview built instead of parsing and checking the document again. A
+    document with errors is never kept (each request raises the same :class:`TopologyError`).
+    """
+    from planner.designs.cache import output_key, revision_ref
+
+    keep = _base_part_names(design, base.number)
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    key = output_key("edit-build", [revision_ref(base), design.name, sorted(keep), digest])
+    found = cache.get(key)
+    if found is not None:
+        packed, summary = found
+        return None, packed, summary
+    fabric, summary = topology_build(
+        document=document, name=design.name, keep=keep, base=_edit_base(base, keep)
+    )
+    packed = fabric_pack(fabric)
+    cache.set(key, (packed, summary), EDIT_BUILD_SECONDS)
+    return fabric, packed, summary
+
+
 def design_preview_topology(*, design: Design, document: dict, base_revision: int) -> dict:
     """What saving ``document`` on top of revision ``base_revision`` would do, without
     saving: ``{"problems" (warnings), "stale_parameters", "changes" (summary diff)}``.
@@ -446,10 +483,9 @@ def design_preview_topology(*, design: Design, document: dict, base_revision: in
     base = design.revisions.filter(number=base_revision).first()
     if base is None:
         raise DesignError([{"field": "base_revision", "message": f"no revision {base_revision}"}])
-    keep = _base_part_names(design, base_revision)
-    fabric, summary = topology_build(
-        document=document, name=design.name, keep=keep, base=_edit_base(base, keep)
-    )
+    fabric, packed, summary = _edit_build(design, base, document)
+    if fabric is None:
+        fabric = fabric_unpack(packed)
     old_summary = {k: v for k, v in base.summary.items() if k != "stale_parameters"}
     new_summary = {k: v for k, v in summary.items() if k != "stale_parameters"}
     return {
@@ -504,16 +540,13 @@ def design_edit_topology(
     """
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
-    base = design.revisions.only("spec", "topology").get(number=base_revision)
-    keep = _base_part_names(design, base_revision)
-    fabric, summary = topology_build(
-        document=document, name=design.name, keep=keep, base=_edit_base(base, keep)
-    )
+    base = design.revisions.only("spec", "topology", "created").get(number=base_revision)
+    _, packed, summary = _edit_build(design, base, document)
     revision = _revision_create(
         design=design,
         number=latest + 1,
         spec=base.spec,
-        topology=fabric_pack(fabric),
+        topology=packed,
         summary=summary,
         kind=DesignRevisionKindChoices.EDITED,
         user=user,

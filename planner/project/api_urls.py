@@ -200,5 +200,10 @@ urlpatterns = [
         name="design-cabling-import",
     ),
     path("link-options/", canvas.LinkOptionsView.as_view(), name="link-options"),
+    path(
+        "price-books/<slug:slug>/coverage/",
+        quotes.PriceBookCoverageView.as_view(),
+        name="api-price-book-coverage",
+    ),
     *router.urls,
 ]

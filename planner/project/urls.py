@@ -9,6 +9,7 @@ from planner.audit import views as audit_views
 from planner.navigation import views as navigation_views
 from planner.project import views as project_views
 from planner.project.docs_site import docs_site
+from planner.quotes import views as quote_views
 
 urlpatterns = [
     path("", navigation_views.home, name="home"),
@@ -23,6 +24,11 @@ urlpatterns = [
     path("designs/", include("planner.project.design_urls")),
     path("audit/", audit_views.audit_list, name="audit-list"),
     path("teams/", include("planner.teams.urls")),
+    path(
+        "catalog/price-books/<slug:slug>/coverage/",
+        quote_views.price_book_coverage,
+        name="price-book-coverage",
+    ),
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

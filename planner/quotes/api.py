@@ -32,8 +32,9 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.core.validators import RegexValidator
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.urls import reverse
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -47,10 +48,15 @@ from rest_framework.views import APIView
 
 from inventory.api.serializers import NoEmptyValuesMixin, PatchNamesAFieldMixin, SlugField
 from inventory.models import PriceBook
-from inventory.permissions import price_books_pickable_for, user_can_read_price_book
+from inventory.permissions import (
+    price_books_for,
+    price_books_pickable_for,
+    user_can_read_price_book,
+)
 from planner.designs import selectors
 from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
+from planner.quotes.coverage import price_book_coverage
 from planner.quotes.models import (
     CUSTOMER_ADDRESS_MAX_CHARS,
     CUSTOMER_ADDRESS_MAX_LINES,
@@ -551,3 +557,27 @@ def quote_file_response(export: quotes.ExportFile) -> HttpResponse:
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     response["Content-Length"] = str(len(export.content))
     return response
+
+
+class PriceBookCoverageView(APIView):
+    """How completely a price book prices every preset (the page's figures as JSON)."""
+
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        description="Per preset: its lines by grade (`counts`: list, reseller, estimate, "
+        "unpriced), `priced_pct`, and each unpriced line's reason and each estimated line's "
+        "basis. Needs the price right; a book the user may not read is 404.",
+    )
+    def get(self, request, slug: str):
+        quote_require_prices(user_can_view_prices(request.user))
+        book = price_books_for(request.user).filter(slug=slug).first()
+        if book is None:
+            raise Http404("No such price book.")
+        rows = price_book_coverage(book, day=timezone.localdate())
+        return Response(
+            {
+                "price_book": book.slug,
+                "currency": book.currency,
+                "presets": [row.as_dict() for row in rows],
+            }
+        )

@@ -145,6 +145,23 @@ CATEGORY_LABELS = {
     "rack": "Racks",
 }
 NOT_PRICED = "not priced"  # a line without a price, in the customer's copy
+#: The mark of a line priced from an estimate (an offer graded ``estimate``), on every copy.
+ESTIMATE_MARK = "\u2020"
+#: The footnote of the mark: the customer's copy, and the internal one (whose source column
+#: gives each estimate's basis).
+ESTIMATE_NOTE = (
+    f"{ESTIMATE_MARK} Estimated price: no public price of this part was found; the price is an "
+    "estimate on a stated basis (the nearest model or length priced), not an offer."
+)
+ESTIMATE_NOTE_INTERNAL = (
+    f"{ESTIMATE_MARK} Estimated price (the offer is graded estimate): its basis is in the "
+    "source column. Confirm it with the vendor before the quote is final."
+)
+
+
+def is_estimated(line) -> bool:
+    """Whether a priced line's price is an estimate (:attr:`PriceOffer.estimated`)."""
+    return line.offer is not None and line.offer.estimated
 
 
 def _text(value) -> str:
@@ -177,10 +194,13 @@ def _source(line) -> str:
     exchange rate that converted it into the quote's currency."""
     if line.offer is None:
         return ""
-    if line.rate is None:
-        return line.offer.describe()
     offer = line.offer
-    return f"{offer.describe()}; {offer.amount} {offer.currency} at {line.rate.describe()}"
+    text = offer.describe()
+    if offer.estimated:
+        text = f"{ESTIMATE_MARK} estimate: {offer.note or text}"
+    if line.rate is None:
+        return text
+    return f"{text}; {offer.amount} {offer.currency} at {line.rate.describe()}"
 
 
 def _length(value: float | None) -> str:
@@ -244,6 +264,7 @@ class CustomerLine:
     quantity: int
     unit_sell: Decimal | None
     extended_sell: Decimal | None
+    estimated: bool = False  # priced from an estimate (its description ends with the mark)
 
 
 def customer_quote_lines(priced) -> list[CustomerLine]:
@@ -261,7 +282,9 @@ def customer_quote_lines(priced) -> list[CustomerLine]:
             # the part number to order (a cable's is that of its length), else the part
             part = bom_line.part_number or bom_line.part
             description = line_description(bom_line, with_length=True, shown=part)
-            merged[key] = [part, description, 0, line.unit_sell, None]
+            if is_estimated(line):
+                description = f"{description} {ESTIMATE_MARK}"
+            merged[key] = [part, description, 0, line.unit_sell, None, is_estimated(line)]
         item = merged[key]
         item[2] += bom_line.quantity
         if line.extended_sell is not None:
@@ -451,6 +474,8 @@ def customer_terms(document) -> list[str]:
         terms.append(
             f'Lines marked "{NOT_PRICED}" have no price in this quote and are not in the total.'
         )
+    if priced.estimated_lines:
+        terms.append(ESTIMATE_NOTE)
     return terms
 
 
@@ -659,6 +684,9 @@ def _internal_pdf(document) -> bytes:
     _lines_table(pdf, INTERNAL_COLUMNS, rows, currency=quote.currency, size=7, height=3.8)
     pdf.ln(3)
     _totals(pdf, total_rows(priced, audience=INTERNAL), quote.currency, (62, 45, 100))
+    if priced.estimated_lines:
+        pdf.ln(2)
+        _paragraphs(pdf, [ESTIMATE_NOTE_INTERNAL], size=8)
 
     if not priced.complete:
         pdf.ln(2)
@@ -885,6 +913,9 @@ def _internal_xlsx(document) -> bytes:
     for column in (13, 15):
         sheet.cell(row=total_row, column=column).number_format = money_format(quote.currency)
     sheet.cell(row=total_row, column=1).font = bold
+    if priced.estimated_lines:
+        _append(sheet, [])
+        _append(sheet, ["Note", ESTIMATE_NOTE_INTERNAL])
     if not priced.complete:
         _append(sheet, [])
         _append(sheet, ["Unpriced parts (not in the total)"])
@@ -975,6 +1006,8 @@ def quote_csv(document, audience: str = INTERNAL) -> bytes:
         )
         if terms:
             row(["terms", terms])
+        if priced.estimated_lines:
+            row(["note", ESTIMATE_NOTE])
         return out.getvalue().encode()
 
     row([f"Quote {quote.label}", name, *(["\n".join(address)] if address else [])])
@@ -1012,6 +1045,8 @@ def quote_csv(document, audience: str = INTERNAL) -> bytes:
     writer.writerow([*total, priced.status, f"{quote.currency}"])
     if terms:
         row(["terms", terms])
+    if priced.estimated_lines:
+        row(["note", ESTIMATE_NOTE_INTERNAL])
     return out.getvalue().encode()
 
 

@@ -37,6 +37,8 @@ and :func:`quote_reprice` refuse without them (sending and re-pricing fix prices
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -52,6 +54,7 @@ from planner.audit.log import audit_record
 from planner.audit.models import AuditActionChoices
 from planner.designs.adapters import exchange_rates, price_table
 from planner.designs.bom import revision_bom
+from planner.designs.cache import cached
 from planner.designs.models import Design, DesignRevision
 from planner.domain.outputs.bom import BillOfMaterials
 from planner.domain.outputs.quote import (
@@ -1125,7 +1128,11 @@ def quote_export(
     if audience not in quote_files.AUDIENCES:
         raise ValueError(f"audience: use {' or '.join(quote_files.AUDIENCES)}")
     document = quote_price(quote)
-    content = quote_files.quote_file(document, fmt, audience=audience)
+    content = cached(
+        "quote-file",
+        [fmt, audience, _document_fingerprint(document)],
+        lambda: quote_files.quote_file(document, fmt, audience=audience),
+    )
     _audit_quote(
         quote,
         actor,
@@ -1141,6 +1148,37 @@ def quote_export(
     )
     stem = f"{quote_file_stem(quote)}{quote_files.file_suffix(audience)}"
     return ExportFile(content, f"{stem}.{fmt}", EXPORT_FORMATS[fmt])
+
+
+#: Bump when a quote file's layout changes, so that files kept in the cache are made again.
+FILES_VERSION = 2
+
+
+def _document_fingerprint(document: QuoteDocument) -> str:
+    """A hash of everything a quote file prints: the priced lines with their offers (grade
+    and note included: :func:`~planner.domain.outputs.quote_versions.freeze`), the quote's
+    own fields (its ``updated`` time changes with every save and status change) and the
+    document's names, dates and texts. Two documents with the same fingerprint give the same
+    file, so a file is made once and then read from the cache (:func:`quote_export`)."""
+    quote = document.quote
+    body = {
+        "files": FILES_VERSION,
+        "priced": freeze(document.bom, document.priced),
+        "quote": [quote.pk, quote.label, quote.updated.isoformat() if quote.updated else ""],
+        "document": [
+            document.priced_on.isoformat(),
+            document.frozen,
+            document.design_name,
+            document.revision_number,
+            document.price_book_slug,
+            document.price_book_name,
+            document.customer_name,
+            document.customer_address,
+            document.terms,
+        ],
+    }
+    text = json.dumps(body, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def quote_file_stem(quote: Quote) -> str:

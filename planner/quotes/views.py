@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from inventory.models import PriceBook
 from inventory.permissions import (
+    price_books_for,
     price_books_pickable_for,
     user_can_read_price_book,
 )
@@ -29,9 +30,11 @@ from inventory.services import SEED_PRICE_BOOK
 from planner import presentation
 from planner.designs import selectors
 from planner.domain.outputs.bom import CATEGORY_LABELS
+from planner.domain.outputs.price_coverage import GRADE_LABELS, GRADES
 from planner.domain.outputs.quote import DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE
 from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
+from planner.quotes.coverage import price_book_coverage as price_book_coverage_report
 from planner.quotes.files import network_label
 from planner.quotes.models import (
     CUSTOMER_ADDRESS_MAX_CHARS,
@@ -524,6 +527,8 @@ def _detail_page(
                     "unit_sell": money(line.unit_sell),
                     "extended_sell": money(line.extended_sell),
                     "source": line.offer.describe() if line.offer else "",
+                    "estimated": quote_files.is_estimated(line),
+                    "basis": line.offer.note if quote_files.is_estimated(line) else "",
                     "rate": line.rate.describe() if line.rate else "",
                 }
             )
@@ -554,6 +559,9 @@ def _detail_page(
         "document": document,
         "priced": document.priced,
         "rows": rows,
+        "estimate_mark": quote_files.ESTIMATE_MARK,
+        "estimate_note": quote_files.ESTIMATE_NOTE,
+        "estimate_note_internal": quote_files.ESTIMATE_NOTE_INTERNAL,
         "categories": categories,
         "networks": networks,
         "totals": {
@@ -619,3 +627,29 @@ def quote_download(request, pk, quote_pk, fmt):
     response = HttpResponse(export.content, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
+
+
+@require_GET
+def price_book_coverage(request, slug):
+    """How completely the book prices every preset: lines by grade (list, reseller, estimate,
+    unpriced), and each unpriced or estimated line with its reason or basis. Needs the price
+    right; a book the user may not read is 404."""
+    if not user_can_view_prices(request.user):
+        raise PermissionDenied(PRICES_HIDDEN)
+    book = price_books_for(request.user).filter(slug=slug).first()
+    if book is None:
+        raise Http404("No such price book.")
+    rows = price_book_coverage_report(book, day=timezone.localdate())
+    covered = [row.coverage for row in rows if row.coverage]
+    totals = {grade: sum(c.counts[grade] for c in covered) for grade in GRADES}
+    lines = sum(c.lines for c in covered)
+    context = {
+        "book": book,
+        "rows": rows,
+        "grades": [(grade, GRADE_LABELS[grade]) for grade in GRADES],
+        "totals": totals,
+        "total_counts": [totals[grade] for grade in GRADES],
+        "lines": lines,
+        "priced_pct": round(100.0 * (lines - totals["unpriced"]) / lines, 1) if lines else 100.0,
+    }
+    return render(request, "planner/quotes/price_coverage.html", context)

@@ -83,6 +83,10 @@ def test_member_changes_and_their_400s(world):
     assert response.json() == {"username": "mia", "role": "viewer", "can_view_prices": True}
     response = olga.patch("/api/teams/blue/members/mia/", {"role": "boss"}, format="json")
     assert response.status_code == 400 and "role" in response.json()
+    # A PATCH that names no field it may change (a misspelt one) is a 400 naming the key.
+    response = olga.patch("/api/teams/blue/members/mia/", {"rol": "owner"}, format="json")
+    assert response.status_code == 400 and "rol" in response.json()
+    assert team.memberships.get(user__username="mia").role == "viewer"
     response = olga.post("/api/teams/blue/members/", {"username": "ghost"}, format="json")
     assert response.status_code == 400
     assert response.json() == {"username": ["There is no user “ghost”."]}

@@ -64,8 +64,11 @@ def test_seed_price_book(seeded):
     assert book.name == "Reseller list prices (public web shops, 2026 snapshots)"
     qm = Price.objects.get(book=book, part_slug="QM9700")
     assert (qm.price, qm.currency, qm.grade) == (32870, "USD", "secondary")
-    # A part with no public price has no row: it is unpriced, never zero.
-    assert not Price.objects.filter(part_slug="Q3400-RA").exists()
+    # A part with no public price has an estimate stating its basis, or no row (unpriced),
+    # never a zero.
+    q3400 = Price.objects.get(book=book, part_slug="Q3400-RA")
+    assert q3400.grade == "estimate" and q3400.note.startswith("Basis: QM9700")
+    assert not Price.objects.filter(part_slug="SN2201").exists()
     assert not Price.objects.filter(price=0).exists()
 
 

@@ -91,9 +91,11 @@ def _patch_routes(resolver=None, prefix="") -> dict[str, type]:
 def test_every_patch_route_writes_through_a_serializer_with_the_rule():
     from planner.designs.api.serializers import DesignUpdateSerializer
     from planner.quotes.api import QuoteDetailView, QuoteWriteSerializer
+    from planner.teams.api.serializers import MemberChangeSerializer
+    from planner.teams.api.views import MemberDetailView
 
     # Views that build their PATCH serializer themselves (not ``serializer_class``).
-    own = {QuoteDetailView: QuoteWriteSerializer}
+    own = {QuoteDetailView: QuoteWriteSerializer, MemberDetailView: MemberChangeSerializer}
     routes = _patch_routes()
     assert any("inventory/" in route and "manufacturers" in route for route in routes)
     assert QuoteDetailView in routes.values()

@@ -19,7 +19,7 @@ import { OVERLAY_BOXES, createOverlayPanel } from "./overlay_panel.js";
 import { createPalette } from "./palette.js";
 import { planeValue } from "./planes.js";
 import { createWhatIf } from "./whatif.js";
-import { eventForResponse, initialSaveState, saveAction, saveReducer } from "./save.js";
+import { eventForResponse, initialSaveState, saveAction, saveProgressText, saveReducer } from "./save.js";
 import { canvasStyle } from "./style.js";
 import { createViews } from "./views.js";
 
@@ -125,8 +125,9 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     const dirty = isDirty();
     const action = saveAction(save, { dirty, editable: state.editable, designId: state.designId });
     const button = $("save");
-    button.disabled = !action || (action === "create" && cy.nodes("[kind = 'device']").empty());
-    button.textContent = save.status === "saving" ? "Saving…" : "Save";
+    const busy = save.status === "saving" || progress !== null;
+    button.disabled = busy || !action || (action === "create" && cy.nodes("[kind = 'device']").empty());
+    button.textContent = busy ? "Saving…" : "Save";
     root.dataset.dirty = dirty ? "true" : "false";
     root.dataset.saveStatus = save.status;
     $("revision").textContent = state.revision ? `revision ${state.revision}${dirty ? " · unsaved changes" : ""}` : dirty ? "not saved · unsaved changes" : "not saved";
@@ -320,6 +321,36 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   }
 
   // --- saving ---------------------------------------------------------------------------------
+  // A save under way (null: none): its step, the drawing's size and when it started. The
+  // status line says them and the time so far, redrawn every 200 ms (saveProgressText).
+  let progress = null;
+  let progressTimer = null;
+
+  function drawProgress() {
+    if (!progress) return;
+    const elapsedMs = win.performance.now() - progress.started;
+    setStatus(saveProgressText({ ...progress, elapsedMs }), "");
+    root.dataset.saveStep = progress.step;
+  }
+
+  function progressStep(step, elements) {
+    if (!progress) {
+      progress = { step, elements: elements ?? 0, started: win.performance.now() };
+      progressTimer = win.setInterval(drawProgress, 200);
+    }
+    progress.step = step;
+    if (elements !== undefined) progress.elements = elements;
+    drawProgress();
+    renderSave();
+  }
+
+  function progressDone() {
+    if (progressTimer !== null) win.clearInterval(progressTimer);
+    progress = null;
+    progressTimer = null;
+    delete root.dataset.saveStep;
+  }
+
   function editDocument() {
     const collapsed = ec.expandableNodes();
     ec.expandAllEdges();
@@ -338,17 +369,32 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     if (items.length) $("save-anyway").focus();
   }
 
-  async function save({ keepMine = false, confirmed = false } = {}) {
+  async function save(options) {
+    try {
+      await saveSteps(options);
+    } finally {
+      if (progress) {
+        progressDone();
+        renderSave();
+      }
+    }
+  }
+
+  async function saveSteps({ keepMine = false, confirmed = false } = {}) {
     const action = keepMine ? (state.save.status === "conflict" ? "save" : null) : saveAction(state.save, { dirty: isDirty(), editable: state.editable, designId: state.designId });
     if (!action) return;
     showStale([]);
     if (action === "save" && !keepMine && !confirmed) {
       // Ask the server what the edit makes untrue first; problems (400) come with the save.
+      progressStep("check");
       await state.extras;
       const built = editDocument();
+      progressStep("check", built.nodes.length + built.links.length);
       const preview = await api.post(urls.topologyPreview(state.designId), { base_revision: state.save.base, nodes: built.nodes, links: built.links });
       const stale = preview.status === 200 ? preview.data?.stale_parameters ?? [] : [];
       if (stale.length) {
+        progressDone();
+        renderSave();
         showStale(stale);
         setStatus(`Not saved yet: ${stale.length} spec parameter${stale.length === 1 ? "" : "s"} would no longer hold.`, "bad");
         return;
@@ -359,6 +405,8 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     if (action === "create") {
       name = $("name").value.trim();
       if (!name) {
+        progressDone();
+        renderSave();
         setStatus("Name the design before saving it.", "bad");
         $("name").setAttribute("aria-invalid", "true");
         $("name").focus();
@@ -367,11 +415,13 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
       $("name").removeAttribute("aria-invalid");
     }
     dispatch(keepMine ? { type: "keepMine" } : { type: "save" });
+    progressStep("store");
     await state.extras;
     overlays.clearProblems();
     const built = editDocument();
     state.lastSaved = built;
     const body = { nodes: built.nodes, links: built.links };
+    progressStep("store", body.nodes.length + body.links.length);
     let answer;
     if (action === "create") {
       answer = await api.post(urls.designs(), { name, message, topology_document: body });
@@ -401,9 +451,11 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
       state.tracker.saved();
       state.overlays = null;
       $("message").value = "";
+      progressStep("reload");
       await views.loadView("detail", "all", { fit: false, quiet: true });
       event.revision = state.revision;
     }
+    progressDone();
     dispatch(event);
     if (event.type === "problems") overlays.showProblems(event.problems, "save");
   }

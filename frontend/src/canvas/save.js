@@ -116,3 +116,24 @@ export function saveAction(state, { dirty, editable, designId }) {
   if (state.status === "conflict") return null; // choose Reload or Keep mine
   return dirty ? "save" : null;
 }
+
+/** What each step of a save under way is doing, as the status line says it. */
+export const SAVE_STEPS = {
+  check: "checking the edit",
+  store: "storing the new revision",
+  reload: "loading the saved revision",
+};
+
+/**
+ * The status line of a save under way: its step, the size of the drawing and the time so far,
+ * e.g. "Saving… storing the new revision (4,381 elements) · 1.2 s". Redrawn a few times a
+ * second, so that a long save shows it is still moving and how long it has taken.
+ * @param {{step: string, elements?: number, elapsedMs?: number}} progress
+ * @returns {string}
+ */
+export function saveProgressText({ step, elements = 0, elapsedMs = 0 }) {
+  const what = SAVE_STEPS[step] ?? "saving";
+  const size = elements ? ` (${elements.toLocaleString("en-US")} elements)` : "";
+  const seconds = (Math.max(0, elapsedMs) / 1000).toFixed(1);
+  return `Saving… ${what}${size} · ${seconds} s`;
+}

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { eventForResponse, initialSaveState, saveAction, saveReducer } from "./save.js";
+import { eventForResponse, initialSaveState, saveAction, saveProgressText, saveReducer } from "./save.js";
 
 const run = (state, ...events) => events.reduce(saveReducer, state);
 
@@ -77,4 +77,14 @@ test("saveAction: create a new drawing, save a dirty one, nothing otherwise", ()
   assert.equal(saveAction(idle, { dirty: false, editable: true, designId: 3 }), null);
   assert.equal(saveAction(idle, { dirty: true, editable: false, designId: 3 }), null);
   assert.equal(saveAction({ ...idle, status: "saving" }, { dirty: true, editable: true, designId: 3 }), null);
+});
+
+test("a save under way says its step, the drawing's size and the time so far", () => {
+  assert.equal(
+    saveProgressText({ step: "store", elements: 4381, elapsedMs: 1234 }),
+    "Saving… storing the new revision (4,381 elements) · 1.2 s",
+  );
+  assert.equal(saveProgressText({ step: "check", elapsedMs: 0 }), "Saving… checking the edit · 0.0 s");
+  assert.equal(saveProgressText({ step: "reload", elements: 12, elapsedMs: 250 }), "Saving… loading the saved revision (12 elements) · 0.3 s");
+  assert.equal(saveProgressText({ step: "other", elapsedMs: -5 }), "Saving… saving · 0.0 s");
 });

@@ -339,6 +339,19 @@ class TopologyEditSchemaSerializer(serializers.Serializer):
     links = TopologyLinkSerializer(many=True)
 
 
+class JSONItemsField(serializers.ListField):
+    """A list of JSON values taken as parsed: the request body is JSON already, so its items
+    need no check of their own here (a large canvas edit has thousands); what they hold is
+    checked by ``validate_edit``, which names each bad item."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, list):
+            self.fail("not_a_list", input_type=type(data).__name__)
+        if not self.allow_empty and not data:
+            self.fail("empty")
+        return data
+
+
 class TopologyEditSerializer(serializers.Serializer):
     """Parses a topology edit; the nodes and links are checked by ``validate_edit`` (so every
     problem comes back in one list with element ids)."""
@@ -347,8 +360,8 @@ class TopologyEditSerializer(serializers.Serializer):
         min_value=1, help_text="The revision this edit started from (must be the latest)."
     )
     message = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
-    nodes = serializers.ListField(child=serializers.JSONField())
-    links = serializers.ListField(child=serializers.JSONField(), required=False, default=list)
+    nodes = JSONItemsField(child=serializers.JSONField())
+    links = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
 
 
 class LinkOptionSerializer(serializers.Serializer):

@@ -221,6 +221,23 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         return
     unit = _unit_speeds(raw_links, index, out)
     used: dict[tuple[int, int], list[int]] = defaultdict(list)
+    # What a model runs, asked for both ends of every link: kept per (model, speed) for this
+    # document (a node's model names one catalog device throughout a parse).
+    runs: dict[tuple[str, int], bool] = {}
+    counts: dict[tuple[str, int], int] = {}
+
+    def runs_at(node, speed: int) -> bool:
+        key = (node.model, speed)
+        if key not in runs:
+            runs[key] = supports(node.device, speed)
+        return runs[key]
+
+    def ports_of(node, speed: int) -> int:
+        key = (node.model, speed)
+        if key not in counts:
+            counts[key] = ports_at(node.device, speed)[0]
+        return counts[key]
+
     for j, raw in enumerate(raw_links):
         link_id, where = f"link:{j}", f"links[{j}]"
         if not isinstance(raw, dict):
@@ -260,7 +277,7 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
             if not _is_int(speed) or speed <= 0:
                 out.add("malformed", f"{link_id}: speed_gbps is a whole number.", ids, where)
                 continue
-            unable = [node for node in (a, b) if not supports(node.device, speed)]
+            unable = [node for node in (a, b) if not runs_at(node, speed)]
             for node in unable:
                 out.add(
                     "speed-unsupported",
@@ -287,8 +304,8 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
             if node.device is None:
                 continue
             at = min(speed, unit.get(index[node.name], speed))
-            count = ports_at(node.device, at)[0] or ports_at(node.device, speed)[0]
-            if not ports_at(node.device, at)[0]:
+            count = ports_of(node, at) or ports_of(node, speed)
+            if not ports_of(node, at):
                 at = speed
             takes = max(1, speed // at)  # a faster link takes the ports of its lanes
             if port + takes - 1 > count:

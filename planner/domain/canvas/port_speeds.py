@@ -4,13 +4,17 @@ generators count them (used by edit documents and link media options).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from inventory.library.rules import parse_breakout
 from planner.domain.canvas.common import speed_text
 from planner.domain.catalog import DeviceModel
 
 
-def model_speeds(model: DeviceModel) -> set[int]:
-    """Port speeds a model runs: its cages' speeds and their listed breakouts."""
+@lru_cache(maxsize=1024)
+def model_speeds(model: DeviceModel) -> frozenset[int]:
+    """Port speeds a model runs: its cages' speeds and their listed breakouts (kept per model:
+    an edit document asks it for both ends of every link)."""
     out = set()
     for group in model.port_groups:
         if group.port_speed_gbps:
@@ -22,23 +26,24 @@ def model_speeds(model: DeviceModel) -> set[int]:
                 continue
             if group.ports_at(speed):
                 out.add(speed)
-    return out
+    return frozenset(out)
 
 
-def plane_speeds(model: DeviceModel) -> set[int]:
+@lru_cache(maxsize=1024)
+def plane_speeds(model: DeviceModel) -> frozenset[int]:
     """The slower speeds a server's ports run: a half, quarter or eighth of the native speed
     (a 400G NIC at 200G behind a 1:2 splitter or a 1:4 breakout, or one plane of a
     multi-plane fabric). Without a listed breakout the cage stays one port at that speed
     (:func:`ports_at`)."""
     if model.category != "server":
-        return set()
-    return {
+        return frozenset()
+    return frozenset(
         g.port_speed_gbps // k
         for g in model.port_groups
         if g.port_speed_gbps
         for k in (2, 4, 8)
         if g.port_speed_gbps % k == 0
-    }
+    )
 
 
 def supports(model: DeviceModel | None, speed: int) -> bool:

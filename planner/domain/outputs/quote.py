@@ -181,6 +181,12 @@ class PriceOffer:
     source_url: str = ""
     reference: str = ""  # e.g. the price row's id
     grade: str = ""  # provenance grade of the price: datasheet, secondary or estimate
+    note: str = ""  # the offer's note (an estimate's basis)
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the price is an estimate (graded ``estimate``), not a seen price."""
+        return self.grade == "estimate"
 
     def describe(self) -> str:
         """Seller, date and length, for a quote line's "source" column."""
@@ -283,9 +289,15 @@ class PriceTable:
             part_offers.sort(key=_offer_order)
         self._lengths = {part: tuple(v) for part, v in (part_lengths_m or {}).items()}
 
-    def lowest(self, part: str, *, currency: str, condition: str = "new") -> PriceOffer | None:
-        """The lowest offer for ``part`` in ``currency`` and ``condition``, at any length."""
+    def lowest(
+        self, part: str, *, currency: str, condition: str = "new", seen_only: bool = False
+    ) -> PriceOffer | None:
+        """The lowest offer for ``part`` in ``currency`` and ``condition``, at any length;
+        ``seen_only`` leaves out offers graded ``estimate`` (media choice is steered by prices
+        seen, never by an estimate)."""
         for offer in self._offers.get(part, ()):
+            if seen_only and offer.grade == "estimate":
+                continue
             if offer.currency == currency and offer.condition == condition:
                 return offer
         return None

@@ -73,6 +73,7 @@ def _offer_dict(offer: PriceOffer | None) -> dict | None:
         "source_url": offer.source_url,
         "reference": offer.reference,
         "grade": offer.grade,
+        **({"note": offer.note} if offer.note else {}),
     }
 
 

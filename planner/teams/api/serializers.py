@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from inventory.api.serializers import PatchNamesAFieldMixin
 from planner.teams import selectors
 from planner.teams.models import Team, TeamMembership, TeamRoleChoices
 
@@ -55,6 +56,6 @@ class MemberAddSerializer(serializers.Serializer):
     can_view_prices = serializers.BooleanField(default=False)
 
 
-class MemberChangeSerializer(serializers.Serializer):
+class MemberChangeSerializer(PatchNamesAFieldMixin, serializers.Serializer):
     role = serializers.ChoiceField(choices=TeamRoleChoices.choices, required=False)
     can_view_prices = serializers.BooleanField(required=False)

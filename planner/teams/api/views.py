@@ -81,7 +81,7 @@ class MemberDetailView(APIView):
         membership = self._membership(request, team_slug, username)
         if not selectors.team_can_manage(request.user, membership.team):
             raise PermissionDenied(services.MANAGE_DENIED)
-        params = MemberChangeSerializer(data=request.data)
+        params = MemberChangeSerializer(data=request.data, partial=True)
         params.is_valid(raise_exception=True)
         membership = services.team_member_update(
             membership=membership, actor=request.user, **params.validated_data
