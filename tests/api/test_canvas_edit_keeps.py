@@ -93,7 +93,7 @@ def test_canvas_edit_keeps_the_design_and_names_what_no_longer_holds(
     # a line per kind of rack (issue 33: the 6 switch racks were ordered as compute racks)
     assert [(r["tier"], r["part"], r["quantity"]) for r in racks] == [
         ("compute", "DGX-H100-SuperPOD-rack", 32),
-        ("network", "network rack", 6),
+        ("network", "Rack-cabinet-19in", 6),
     ]
 
     # The diff names every change, never "the same" when the topology differs.

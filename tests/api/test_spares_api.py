@@ -117,4 +117,4 @@ def test_outputs_page_shows_spares_by_group(logged_in_client, seed_catalog, user
     if name.startswith("gb300"):
         assert "GB300-NVL72 compute tray" in text
     else:
-        assert "Rack PDUs" in text and "network rack (compute-fabric switches)" in text
+        assert "Rack PDUs" in text and "19-inch IT cabinet (generic)" in text

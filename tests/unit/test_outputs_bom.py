@@ -15,7 +15,7 @@ from inventory.library.provenance import provenance_for
 from planner.domain.fabric import ROLE, TIER, FabricBuilder
 from planner.domain.media import sold_lengths
 from planner.domain.outputs import CATEGORIES, BomError, bill_of_materials, spares_for
-from planner.domain.outputs.bom import racks_by_kind
+from planner.domain.outputs.bom import CABINET_PART, racks_by_kind
 from planner.domain.pipeline import build_fabric
 from planner.domain.settings import FabricSettings
 from planner.domain.spec import parse_spec
@@ -134,11 +134,12 @@ def test_racks_are_a_line_per_kind_and_never_spared(superpod, gb200, facts):
     assert kinds["server"] and kinds["network"]
     assert [(r.tier, r.part, r.base_quantity) for r in racks] == [
         ("compute", "DGX-H100-SuperPOD-rack", kinds["server"]),
-        ("network", "network rack", kinds["network"]),
+        ("network", CABINET_PART, kinds["network"]),
     ]
     assert sum(r.quantity for r in racks) == len(superpod.racks)
     assert all(r.spares == 0 and r.installed == 0 for r in racks)
-    assert racks[1].name.startswith("network rack") and not racks[1].part_number
+    # a kind the layout names no catalog rack for is the catalog's generic cabinet (issue 37)
+    assert racks[1].name == facts.parts[CABINET_PART]["name"] and not racks[1].part_number
     # a rack-scale system's compute racks are the systems: no rack line of their own
     rack_scale = bill_of_materials(gb200, facts)
     lines = [line for line in rack_scale.lines if line.category == "rack"]

@@ -21,8 +21,9 @@ Counting conventions (reference-architectures.md §1, the same rule as
   of servers), network racks (the layout's racks of compute-fabric switches) and management
   racks (the cluster networks' ``MGMT-nn``). Compute racks are the layout's catalog rack
   (``layout.rack``); a rack-scale system's compute racks are the systems themselves (no line
-  of their own, said in the notes); a kind without a catalog rack is listed by its
-  description, without part number;
+  of their own, said in the notes); a kind without a catalog rack is the catalog's generic
+  19-inch cabinet (:data:`CABINET_PART`, a class entry that a price book can price), or, in a
+  catalog without it, is listed by its description, without part number;
 - the cluster's other networks (a spec with ``networks``; :mod:`planner.domain.networks`):
   lines whose tier is the network (``storage``, ``converged``, ``inband``, ``oob``), counted
   as that network's conventions say (each line's ``counted_per`` names its link groups); a
@@ -114,8 +115,12 @@ CATEGORY_LABELS = {
     "fiber": "Fibers",
     "rack": "Racks",
 }
+#: The catalog's generic 19-inch cabinet (``inventory/library/seed/racks.yaml``): the part of
+#: a rack line whose kind names no catalog rack (network and management racks, compute racks
+#: of a layout without ``layout.rack``).
+CABINET_PART = "Rack-cabinet-19in"
 #: Kinds of rack, in display order (:data:`planner.domain.summary.RACK_LAYOUT_KINDS`), and
-#: what a kind without a catalog rack is listed as.
+#: what a kind without a catalog rack is listed as when the catalog has no cabinet either.
 RACK_KINDS = {
     "compute": "compute rack (servers); the layout names no catalog rack",
     "network": "network rack (compute-fabric switches); cabinet not chosen",
@@ -713,6 +718,8 @@ def _count_racks(fabric, facts, counts, installed, counted_per, described, notes
                 "themselves (their own lines)"
             )
             continue
+        elif CABINET_PART in facts.parts:
+            part = canonical(CABINET_PART)
         else:
             part = f"{kind} rack"
             described[part] = ("", RACK_KINDS[kind])
@@ -818,6 +825,7 @@ def _count_network_cables(fabric, facts, counts, counted_per, canonical, element
 
 
 __all__ = [
+    "CABINET_PART",
     "CATEGORIES",
     "CATEGORY_LABELS",
     "RACK_KINDS",
