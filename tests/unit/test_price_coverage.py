@@ -12,7 +12,7 @@ import pytest
 
 from inventory.library.files import read_catalog_folder
 from planner.domain.catalog import facts_from_records
-from planner.domain.outputs.bom import bill_of_materials
+from planner.domain.outputs.bom import CABINET_PART, bill_of_materials
 from planner.domain.outputs.price_coverage import line_grade, price_coverage
 from planner.domain.outputs.quote import PriceOffer, PriceTable, bom_cost
 from planner.domain.pipeline import build_fabric
@@ -21,23 +21,11 @@ from planner.domain.spec import parse_spec
 
 SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"
 
-#: Parts no public price was found for, and no part near enough in the book to base an
-#: estimate on (listed at the end of prices.yaml); and the rack kinds the layout names no
-#: catalog cabinet for (a BOM line with no part to price).
-KNOWN_UNPRICED = {
-    "Cat5e-Cat6-RJ45-patch-cord",
-    "NVIDIA-SFP-1G-BASE-T",
-    "NVIDIA-QSA-QSFP-to-SFP",
-    "SN2201",
-    "PX3-5747V-V2",
-    "PX3-5878I2R-P1Q2R1A15D5",
-    "UFM-Enterprise-Appliance-NDR",
-    "SuperPOD-H100-BCM-node",
-    "DGX-H100-SuperPOD-rack",
-    "compute rack",
-    "network rack",
-    "management rack",
-}
+#: The only lines the seed book leaves unpriced: racks. No public cabinet price was found in the
+#: stored corpora (searched 2026-12-07; listed at the end of prices.yaml) and no part in the book
+#: is near enough to base an estimate on. Every rack line names a catalog part (the layout's
+#: rack, else the generic cabinet), so a book that has a cabinet price prices it.
+KNOWN_UNPRICED = {"DGX-H100-SuperPOD-rack", CABINET_PART}
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +74,10 @@ def test_every_preset_line_is_priced_but_the_known_gaps(seed, slug):
     coverage = price_coverage(priced, notes=seed[2])
     left = {line.part for line in coverage.unpriced}
     assert left <= KNOWN_UNPRICED, f"{slug}: unpriced {sorted(left - KNOWN_UNPRICED)}"
+    # every line but the racks is priced; every rack line names a catalog part
+    assert {line.category for line in coverage.unpriced} <= {"rack"}
+    racks = [line.line for line in priced.lines if line.line.category == "rack"]
+    assert racks and all(line.part in seed[0].parts for line in racks), slug
     # every estimate states its basis (the offer's note), shown as the line's reason
     assert all(line.reason.startswith("Basis:") for line in coverage.estimated)
     assert sum(coverage.counts.values()) == coverage.lines == len(priced.lines)
@@ -93,15 +85,47 @@ def test_every_preset_line_is_priced_but_the_known_gaps(seed, slug):
 
 def test_h100_4su_prices_all_but_its_racks(seed):
     """The 4 SU SuperPOD: 14 lines; the DGX H100 from an estimate (its list price), the
-    fibers from estimates (the nearest sold length), the rest at reseller prices."""
+    fibers from estimates (the nearest sold length), the rest at reseller prices; its compute
+    racks (the RA's rack) and network racks (the generic cabinet) are unpriced."""
     priced = _priced(seed, "h100-superpod-4su")
     coverage = price_coverage(priced, notes=seed[2])
     assert coverage.lines == 14
-    assert {line.part for line in coverage.unpriced} == {"DGX-H100-SuperPOD-rack", "network rack"}
+    assert {line.part for line in coverage.unpriced} == {"DGX-H100-SuperPOD-rack", CABINET_PART}
     assert coverage.counts["unpriced"] == 2 and coverage.priced_pct == 85.7
     grades = {line.line.part: line_grade(line) for line in priced.lines}
     assert grades["DGX-H100"] == grades["MFP7E10-Nxxx"] == "estimate"
     assert grades["QM9700"] == grades["MMA4Z00-NS"] == "reseller"
+
+
+def test_the_h100_cluster_prices_its_management_networks(seed):
+    """The 4 SU cluster preset (issue 37): the OOB switches, Cat5e/Cat6 cords of every length,
+    1G SFPs, QSAs, PDUs, UFM appliances and head nodes all priced (estimates with their basis);
+    only its 3 rack lines (compute, network, management) are left, from 21 unpriced lines."""
+    priced = _priced(seed, "h100-superpod-4su-cluster")
+    coverage = price_coverage(priced, notes=seed[2])
+    assert coverage.lines == 53
+    assert [(line.part, line.category) for line in coverage.unpriced] == [
+        ("DGX-H100-SuperPOD-rack", "rack"),
+        (CABINET_PART, "rack"),
+        (CABINET_PART, "rack"),
+    ]
+    grades = {}
+    for line in priced.lines:
+        grades.setdefault(line.line.part, set()).add(line_grade(line))
+    for part in (
+        "SN2201",
+        "Cat5e-Cat6-RJ45-patch-cord",
+        "NVIDIA-SFP-1G-BASE-T",
+        "NVIDIA-QSA-QSFP-to-SFP",
+        "PX3-5878I2R-P1Q2R1A15D5",
+        "PX3-5747V-V2",
+        "UFM-Enterprise-Appliance-NDR",
+        "SuperPOD-H100-BCM-node",
+    ):
+        assert grades[part] == {"estimate"}, part
+    cords = [line for line in coverage.estimated if line.part == "Cat5e-Cat6-RJ45-patch-cord"]
+    assert len(cords) >= 10 and len({line.length_m for line in cords}) == len(cords)
+    assert all("upper bound" in line.reason for line in cords)
 
 
 def test_every_estimate_row_of_the_seed_book_names_its_basis(seed):
