@@ -38,7 +38,7 @@ def test_infiniband_design_downloads_opensm_and_refuses_nvue(api_client, seed_ca
     text = _body(response)
     assert response["Content-Type"].startswith("text/plain")
     assert f'filename="design-{design.pk}-r1-day0-opensm.conf"' in response["Content-Disposition"]
-    assert "\nrouting_engine ar_updn\n" in text
+    assert "\nrouting_engine ar_updn,updn\n" in text
     intent = json.loads(_body(_get(api_client, design, "config-intent-json")))
     assert intent["transport"] == "infiniband" and intent["switch_count"] == len(intent["switches"])
     refused = _get(api_client, design, "config-nvue")
