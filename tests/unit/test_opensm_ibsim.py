@@ -109,19 +109,21 @@ class Simulated:
             "OSM_TMP_DIR": str(directory),
             "OSM_CACHE_DIR": str(directory),
         }
-        self.process = subprocess.Popen(
-            [tools["ibsim"], "-s", "-n", str(directory / "net")],
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        for line in self.process.stdout:  # ready once the net is parsed and started
-            if "Network simulator ready" in line:
-                break
-        else:
-            raise AssertionError(f"ibsim did not start: {self.process.wait()}")
+        log = directory / "ibsim.log"  # a file, not a pipe: ibsim never blocks on its output
+        with log.open("w") as out:
+            self.process = subprocess.Popen(
+                [tools["ibsim"], "-s", "-n", str(directory / "net")],
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 30
+        while "Network simulator ready" not in log.read_text():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.close()
+                raise AssertionError(f"ibsim did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.02)
 
     def run(self, *command: str, timeout: float = 60) -> str:
         done = subprocess.run(
@@ -135,7 +137,8 @@ class Simulated:
         return done.stdout
 
     def close(self) -> None:
-        os.killpg(self.process.pid, signal.SIGTERM)
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
         self.process.wait(timeout=10)
 
 
@@ -251,3 +254,46 @@ def test_opensm_on_ibsim_routes_every_adapter_without_credit_loops(
     assert {kind: n for kind, n in counts.items() if kind != "wrong-speed"} == dict.fromkeys(
         ("missing", "unexpected", "swapped-ports", "wrong-rail", "wrong-plane"), 0
     )
+
+
+def test_the_route_tracer_finds_loops_dead_ends_and_credit_loops():
+    r"""A ring of three switches, one adapter on each (no tools needed)::
+
+    [H1]--[S1]--[S2]--[H2]
+            \   /
+             [S3]--[H3]
+    """
+
+    def s(n: int) -> str:
+        return f'"S-{n:016x}"'
+
+    net = (
+        f'Switch\t3 {s(1)}\t# "s1"\n[1]\t"H-1"[1]\n[2]\t{s(2)}[2]\n[3]\t{s(3)}[3]\n\n'
+        f'Switch\t3 {s(2)}\t# "s2"\n[1]\t"H-2"[1]\n[2]\t{s(1)}[2]\n[3]\t{s(3)}[2]\n\n'
+        f'Switch\t3 {s(3)}\t# "s3"\n[1]\t"H-3"[1]\n[2]\t{s(2)}[3]\n[3]\t{s(1)}[3]\n\n'
+        + "".join(f'Ca\t1 "H-{n}"\t# "h{n}"\n[1]\t{s(n)}[1]\n\n' for n in (1, 2, 3))
+    )
+
+    def fts(entries: dict[int, dict[int, int]]) -> str:
+        lines = []
+        for switch, table in entries.items():
+            lines.append(f"Unicast lids [0x0-0x3] of switch DR path slid 0; guid 0x{switch:x} (x):")
+            for lid, port in table.items():
+                lines.append(f"0x{lid:04x} {port:03d} : (Channel Adapter portguid 0x9: 'h{lid}')")
+        return "\n".join(lines)
+
+    shortest = {1: {1: 1, 2: 2, 3: 3}, 2: {1: 2, 2: 1, 3: 3}, 3: {1: 3, 2: 2, 3: 1}}
+    problems, dependencies = trace_routes(net, fts(shortest))
+    assert problems == [] and nx.is_directed_acyclic_graph(dependencies)
+    looped = {**shortest, 2: {1: 2, 2: 2, 3: 3}}  # S2 sends lid 2 back to S1
+    assert any("loop" in p for p in trace_routes(net, fts(looped))[0])
+    dead = {**shortest, 1: {1: 1, 3: 3}}  # S1 has no entry for lid 2
+    assert any("no route to lid 2" in p for p in trace_routes(net, fts(dead))[0])
+    bounced = {**shortest, 3: {1: 3, 2: 2, 3: 3}}  # S3 sends lid 3 to S1, which sends it back
+    assert any("loop" in p for p in trace_routes(net, fts(bounced))[0])
+    astray = {**shortest, 1: {1: 1, 2: 2, 3: 1}}  # S1 delivers lid 3 to H1
+    assert any("not H-3" in p for p in trace_routes(net, fts(astray))[0])
+    # every remote route turns the same way round the ring S1 -> S2 -> S3 -> S1: credit loop
+    ring = {1: {1: 1, 2: 2, 3: 2}, 2: {1: 3, 2: 1, 3: 3}, 3: {1: 3, 2: 3, 3: 1}}
+    problems, dependencies = trace_routes(net, fts(ring))
+    assert problems == [] and not nx.is_directed_acyclic_graph(dependencies)
