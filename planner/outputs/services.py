@@ -51,6 +51,7 @@ from planner.domain.outputs.config import (
     config_chunks,
     config_refusals,
 )
+from planner.domain.outputs.ib_topology import ib_topology_lines
 from planner.domain.outputs.telemetry import (
     TelemetryError,
     gnmic_chunks,
@@ -73,6 +74,11 @@ DOWNLOAD_FORMATS = {
     "config-sonic": ("day0-sonic-config-db", "json", "Day-0 RoCE configuration, SONiC config_db"),
     "config-eos": ("day0-eos", "txt", "Day-0 RoCE configuration, Arista EOS"),
     "config-opensm": ("day0-opensm", "conf", "Day-0 InfiniBand subnet manager, opensm.conf"),
+    "ib-topology": (
+        "ib-topology",
+        "txt",
+        "InfiniBand topology (ibnetdiscover format, an ibsim net file)",
+    ),
     "telemetry-prometheus": (
         "telemetry-alert-rules",
         "yaml",
@@ -84,6 +90,13 @@ DOWNLOAD_FORMATS = {
 TELEMETRY_DOWNLOADS = ("telemetry-prometheus", "telemetry-gnmic")
 #: The day-0 configuration formats (:mod:`planner.domain.outputs.config`), by download name.
 CONFIG_DOWNLOADS = {f"config-{fmt}": fmt for fmt in CONFIG_FORMATS}
+#: Downloads for the InfiniBand subnet manager beside its ``opensm.conf``: the fabric as
+#: ``ibnetdiscover`` writes it (:mod:`planner.domain.outputs.ib_topology`).
+SUBNET_DOWNLOADS = ("ib-topology",)
+IB_TOPOLOGY_NOT_INFINIBAND = (
+    "This design runs RoCE (Ethernet): there is no InfiniBand topology for a subnet manager. "
+    "Download the cabling plan, NetBox or P2P files for its cabling."
+)
 MAX_CABLING_UPLOAD_BYTES = 20 * 1024 * 1024
 CONTENT_TYPES = {
     "csv": "text/csv; charset=utf-8",
@@ -140,7 +153,8 @@ def export_refusals(fabric: Fabric, facts: CatalogFacts, elements=None) -> dict[
 
     One rule per format, the one its export applies: AVD needs an Ethernet fabric
     (:func:`planner.domain.outputs.avd_refusal`); each day-0 configuration format its
-    transport and switches (:func:`planner.domain.outputs.config.config_refusals`).
+    transport and switches (:func:`planner.domain.outputs.config.config_refusals`); the
+    InfiniBand topology the opensm.conf fragment's (an InfiniBand compute fabric).
     ``elements`` are the design's network elements when already built.
     """
     refused: dict[str, OutputError] = {}
@@ -150,6 +164,8 @@ def export_refusals(fabric: Fabric, facts: CatalogFacts, elements=None) -> dict[
         )
     for fmt, error in config_refusals(fabric, facts).items():
         refused[f"config-{fmt}"] = OutputError(error.code, error.message)
+        if fmt == "opensm" and error.code == "not-infiniband":  # the same rule: no subnet manager
+            refused["ib-topology"] = OutputError("not-infiniband", IB_TOPOLOGY_NOT_INFINIBAND)
     return refused
 
 
@@ -211,6 +227,7 @@ def export_chunks(
         ),
         "netbox-cables": lambda: netbox_cable_lines(fabric, facts, elements=elements),
         "p2p": lambda: p2p_lines(fabric, facts, elements=elements),
+        "ib-topology": lambda: ib_topology_lines(fabric, name=name, revision=revision),
         "avd": lambda: avd_topology_lines(fabric, facts, elements=elements),
         "json": lambda: _json_chunks(
             design_json(
@@ -263,9 +280,10 @@ def _export_chunks_checked(
         "cabling-csv",
         *CONFIG_DOWNLOADS,
         *TELEMETRY_DOWNLOADS,
+        *SUBNET_DOWNLOADS,
     )  # no other networks' elements
     elements = network_elements(fabric, facts) if fmt not in own_rows else None
-    refusable = fmt == "avd" or fmt in CONFIG_DOWNLOADS
+    refusable = fmt == "avd" or fmt in CONFIG_DOWNLOADS or fmt in SUBNET_DOWNLOADS
     if refusable and (refused := export_refusals(fabric, facts, elements).get(fmt)):
         raise refused
     try:
@@ -546,6 +564,7 @@ __all__ = [
     "CablingImportRejected",
     "Export",
     "OutputError",
+    "SUBNET_DOWNLOADS",
     "TELEMETRY_DOWNLOADS",
     "design_import_cabling",
     "export_chunks",

@@ -130,11 +130,13 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
         "formats": [
             {"fmt": fmt, "title": title}
             for fmt, (_, _, title) in outputs.DOWNLOAD_FORMATS.items()
-            if fmt not in outputs.CONFIG_DOWNLOADS and fmt not in outputs.TELEMETRY_DOWNLOADS
+            if fmt not in outputs.CONFIG_DOWNLOADS
+            and fmt not in outputs.TELEMETRY_DOWNLOADS
+            and fmt not in outputs.SUBNET_DOWNLOADS
         ],
-        "config_formats": [
+        "config_formats": [  # the InfiniBand topology beside the opensm.conf fragment
             {"fmt": fmt, "title": outputs.DOWNLOAD_FORMATS[fmt][2]}
-            for fmt in outputs.CONFIG_DOWNLOADS
+            for fmt in (*outputs.CONFIG_DOWNLOADS, *outputs.SUBNET_DOWNLOADS)
         ],
         "telemetry_formats": [
             {"fmt": fmt, "title": outputs.DOWNLOAD_FORMATS[fmt][2]}

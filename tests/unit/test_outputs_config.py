@@ -30,7 +30,7 @@ Reference fragments (short, asserted on):
 - EOS "Layer 1 Profiles" (https://www.arista.com/en/um-eos/eos-layer-1-profiles): an OSFP cage
   numbered 1 exposes ``Ethernet1/1`` to ``Ethernet1/8``.
 - InfiniBand Cluster Bring-up (NVIDIA): ``routing_engine`` default ``ar_updn``; SHIELD off with
-  ``shield_mode 0``.
+  ``shield_mode 0`` (NVIDIA's OpenSM only: upstream 3.3.23 names it an unrecognized token).
 """
 
 from __future__ import annotations
@@ -56,7 +56,11 @@ from planner.domain.outputs.config.intent import (
     transport_of,
 )
 from planner.domain.outputs.config.nvue import nvue_switch_lines
-from planner.domain.outputs.config.opensm import opensm_chunks
+from planner.domain.outputs.config.opensm import (
+    UPSTREAM_ENGINES,
+    UPSTREAM_OPTIONS,
+    opensm_chunks,
+)
 from planner.domain.outputs.config.sonic import sonic_config
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
@@ -322,16 +326,48 @@ def _opensm(**ib) -> list[str]:
 
 
 def test_opensm_fragment_sets_routing_engine_and_shield():
-    assert _opensm() == ["routing_engine ar_updn"]  # AR and SHIELD on: opensm defaults
-    assert _opensm(adaptive_routing=False, shield=False) == [
-        "routing_engine updn",
-        "shield_mode 0",
-    ]
+    # AR and SHIELD on: NVIDIA's engine, then the upstream engine upstream OpenSM sets up
+    assert _opensm() == ["routing_engine ar_updn,updn"]
+    # SHIELD is NVIDIA-only ("Unrecognized token" upstream): written commented out
+    assert _opensm(adaptive_routing=False, shield=False) == ["routing_engine updn"]
+    text = "".join(
+        opensm_chunks(
+            FabricIntent(
+                "IB",
+                1,
+                TransportSettings("infiniband", None, default_infiniband(shield=False)),
+                False,
+                0,
+            ),
+            iter(()),
+        )
+    )
+    assert "\n# shield_mode 0\n" in text
+
+
+@pytest.mark.parametrize(
+    ("engine", "adaptive", "written"),
+    [
+        ("ar_updn", True, "ar_updn,updn"),
+        ("ar_ftree", True, "ar_ftree,ftree,updn"),
+        ("ar_ftree", False, "ftree,updn"),
+        ("pqft", True, "pqft,ftree,updn"),
+        ("dfp", True, "dfp,updn"),
+        ("ftree", False, "ftree,updn"),
+        ("updn", False, "updn"),
+        ("minhop", False, "minhop"),
+    ],
+)
+def test_opensm_engine_lists_end_in_an_upstream_engine(engine, adaptive, written):
+    lines = _opensm(routing_engine=engine, adaptive_routing=adaptive)
+    assert lines == [f"routing_engine {written}"]
+    assert written.split(",")[-1] in UPSTREAM_ENGINES
+    assert all(line.split()[0] in UPSTREAM_OPTIONS for line in lines)
 
 
 def test_opensm_for_an_infiniband_design_lists_its_switches(quantum, facts):
     text = _text("opensm", quantum, facts)
-    assert "\nrouting_engine ar_updn\n" in text
+    assert "\nrouting_engine ar_updn,updn\n" in text
     assert re.search(r"#   leaf-su001-r1  QM9700  leaf  \d+ ports", text)
 
 

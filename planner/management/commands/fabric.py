@@ -53,7 +53,12 @@ from planner.domain.outputs import EXPORT_FORMATS, BomError, avd_refusal, clean_
 from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
 from planner.domain.outputs.telemetry import TelemetryError
 from planner.domain.spec import SpecError, load_spec_text
-from planner.outputs.services import export_chunks, manufacturer_names
+from planner.outputs.services import (
+    SUBNET_DOWNLOADS,
+    export_chunks,
+    export_refusals,
+    manufacturer_names,
+)
 
 
 def _graph_figures(fabric) -> dict:
@@ -200,7 +205,7 @@ class Command(DatabaseCommand):
         export.add_argument(
             "--format",
             required=True,
-            choices=[*EXPORT_FORMATS, "telemetry-prometheus", "telemetry-gnmic"],
+            choices=[*EXPORT_FORMATS, *SUBNET_DOWNLOADS, "telemetry-prometheus", "telemetry-gnmic"],
             dest="fmt",
         )
         export.add_argument("--out", metavar="FILE", help="Write here instead of stdout.")
@@ -409,6 +414,8 @@ class Command(DatabaseCommand):
         makers = manufacturer_names() if fmt == "netbox" else {}
         if fmt == "avd" and (refusal := avd_refusal(fabric, facts)):
             raise CommandError(f"{refusal}. Use --format p2p or netbox.")
+        if fmt in SUBNET_DOWNLOADS and (refused := export_refusals(fabric, facts).get(fmt)):
+            raise CommandError(refused.message)
         bodies = [
             export_chunks(
                 name,
