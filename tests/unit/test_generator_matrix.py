@@ -87,6 +87,12 @@ def test_known_cells(cases):
     # SN6810-LD): what stops them now is a module for their cages, not the breakout.
     for switch in ("SN6600", "SN6810-LD"):
         assert cell["DGX-H100", switch, 1, 1].fact == "media", switch
+    # Air-cooled OSFP switches whose cages are now finned (IHS, inferred from their fans)
+    # take the NDR twin-port modules: the Edgecore AIS800-64O builds with the H100.
+    assert cell["DGX-H100", "AIS800-64O", 1, 1].status == "built"
+    # ConnectX-8 runs 800G only as XDR InfiniBand: on an Ethernet leaf a refusal names the NIC.
+    b300 = cell["DGX-B300", "SN5600", 1, 1]
+    assert (b300.fact, b300.field) == ("speed", "planes") and "ConnectX-8" in b300.source
     # SN5610 lists 2 x 400G (its SONiC platform file): it now fares as the SN5600 does.
     sn5610, sn5600 = cell["DGX-H100", "SN5610", 1, 1], cell["DGX-H100", "SN5600", 1, 1]
     assert (sn5610.status, sn5610.fact) == (sn5600.status, sn5600.fact)
