@@ -11,7 +11,9 @@ physical fact at fault and its catalog source:
     a port cannot split to the link speed (the NIC into planes, or the switch's faster ports
     to the server link speed: no listed breakout);
 ``speed``
-    the switch's ports are all slower than the link;
+    the switch's ports are all slower than the link, or the server's compute NIC cannot run
+    the link speed on one port at the leaf's protocol (ConnectX-8: 800G as XDR InfiniBand
+    only);
 ``radix``
     too few ports at that speed for the servers, the uplinks or the ratio;
 ``reach`` / ``media``
@@ -138,6 +140,9 @@ def classify(facts, case: Case, message: str, error_field: str) -> tuple[str, st
         fact = "reach" if ("reach" in message and "fits" not in message) else "media"
         ports = _source(facts, server.slug, ("compute_ports",))
         return fact, f"{_source(facts, case.switch, cages)}; {ports}"
+    if error_field == "planes" and "compute NIC" in message:
+        nic = (facts.parts.get(server.slug) or {}).get("compute_nic") or server.slug
+        return "speed", _source(facts, nic, ("limits.0", "limits"))
     if error_field == "planes":
         return "breakout", _source(
             facts, case.server, ("compute_ports.0.breakouts", "compute_ports")

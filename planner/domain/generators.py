@@ -254,6 +254,7 @@ def generate_topology(
         )
     up_speed = _uplink_speed(spec, speed)
     switches = _switches(spec, facts, speed, up_speed)
+    _check_nic_single_port(spec, facts, server, switches.leaf, speed)
     plan = _plan(spec, switches, servers, rails, trays, gpus_per_server, final_servers)
     builder = FabricBuilder()
     server_group = server.group_at(port_speed)
@@ -345,6 +346,35 @@ def _plane_speed(spec: DesignSpec, server: DeviceModel, port_speed: int) -> int:
             field="planes",
         )
     return speed
+
+
+def _check_nic_single_port(
+    spec: DesignSpec, facts: CatalogFacts, server: DeviceModel, leaf: DeviceModel, speed: int
+) -> None:
+    """Refuse up front a server link its compute NIC cannot run on one port at the leaf's
+    protocol (rule 18, ``no-single-port-speed``: ConnectX-8 runs 800G as XDR InfiniBand
+    only, Ethernet as 2 x 400G), naming the limit's source; validation reports the same
+    limit (``nic-single-port-speed``) on a design built by hand."""
+    if set(leaf.protocols) != {"ethernet"}:
+        return
+    record = facts.parts.get(server.slug) or {}
+    nic = facts.parts.get(record.get("compute_nic") or "") or {}
+    for index, limit in enumerate(nic.get("limits") or []):
+        if (
+            limit.get("code") == "no-single-port-speed"
+            and limit.get("protocol") == "ethernet"
+            and speed >= (limit.get("speed_gbps") or speed + 1)
+        ):
+            stated = (nic.get("provenance") or {}).get(f"limits.{index}") or {}
+            ref = (nic.get("sources") or {}).get(stated.get("source")) or {}
+            grade = stated.get("grade") or ref.get("grade") or "unknown"
+            where = f"{grade}: {ref.get('url') or ref.get('title') or 'no source in the catalog'}"
+            raise FabricError(
+                f"{server.slug}'s compute NIC {nic.get('slug')} cannot run {speed}G Ethernet "
+                f"on one port to the {leaf.slug} leaf: {limit.get('message')} ({where}); "
+                f"run {spec.planes * 2} planes of {speed // 2}G, or an InfiniBand leaf",
+                field="planes",
+            )
 
 
 def _uplink_speed(spec: DesignSpec, speed: int) -> int:

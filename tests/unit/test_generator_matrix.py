@@ -17,6 +17,7 @@ from tests.bench_matrix import (
     gpu_servers,
     matrix,
     refusal_table,
+    shapes_matrix,
 )
 
 
@@ -79,9 +80,19 @@ def test_known_cells(cases):
         assert cell["DGX-H100", "QM9700", 1, ratio].status == "built"
         assert cell["DGX-B300", "SN5600", 2, ratio].status == "built"
     # An 800G switch without a listed 2 x 400G breakout cannot take 400G server links.
-    sn6600 = cell["DGX-H100", "SN6600", 1, 1]
-    assert (sn6600.status, sn6600.fact) == ("refused", "breakout")
-    assert "no listed breakout" in sn6600.reason and "SN6600" in sn6600.source
+    q3401 = cell["DGX-H100", "Q3401-RD", 1, 1]
+    assert (q3401.status, q3401.fact) == ("refused", "breakout")
+    assert "no listed breakout" in q3401.reason and "Q3401-RD" in q3401.source
+    # Spectrum-6 lists 2 x 400G (NVIDIA's SONiC platform files of the SN6600-LD and
+    # SN6810-LD): what stops them now is a module for their cages, not the breakout.
+    for switch in ("SN6600", "SN6810-LD"):
+        assert cell["DGX-H100", switch, 1, 1].fact == "media", switch
+    # Air-cooled OSFP switches whose cages are now finned (IHS, inferred from their fans)
+    # take the NDR twin-port modules: the Edgecore AIS800-64O builds with the H100.
+    assert cell["DGX-H100", "AIS800-64O", 1, 1].status == "built"
+    # ConnectX-8 runs 800G only as XDR InfiniBand: on an Ethernet leaf a refusal names the NIC.
+    b300 = cell["DGX-B300", "SN5600", 1, 1]
+    assert (b300.fact, b300.field) == ("speed", "planes") and "ConnectX-8" in b300.source
     # SN5610 lists 2 x 400G (its SONiC platform file): it now fares as the SN5600 does.
     sn5610, sn5600 = cell["DGX-H100", "SN5610", 1, 1], cell["DGX-H100", "SN5600", 1, 1]
     assert (sn5610.status, sn5610.fact) == (sn5600.status, sn5600.fact)
@@ -90,6 +101,18 @@ def test_known_cells(cases):
     # ConnectX-8 lists 2 x 400G only: four planes are refused by the NIC, naming its source.
     four = cell["DGX-B300", "*", 4, 1]
     assert four.fact == "breakout" and "compute_ports" in four.source
+
+
+def test_200g_leaf_spine_between_quantum2_switches_builds(facts):
+    # 400G servers, 200G uplinks on QM9700 (4 x 200G per twin-port cage): the picker runs the
+    # two 200G links of one MPO on one straight fiber and rule 21 agrees (it used to refuse
+    # them as "more links than legs").
+    [cell] = [
+        c
+        for c in shapes_matrix(facts, switches=[facts.devices["QM9700"]])
+        if (c.server, c.uplink_speed_gbps) == ("XE9680", 200)
+    ]
+    assert cell.status == "built", cell.reason
 
 
 def test_refusal_table_lists_each_refusal(cases):

@@ -432,6 +432,21 @@ def test_infeasible_specs_name_field_and_way_out(seed_facts, spec, field, text):
     assert text in str(caught.value)
 
 
+def test_connectx8_800g_ethernet_on_one_port_is_refused_naming_the_nic_and_its_source(seed_facts):
+    # ConnectX-8 firmware release notes: "800GbE link speed is not supported on a single port"
+    # (800G only as XDR InfiniBand); the DGX-B300 runs Spectrum-X in two 400G planes.
+    doc = dict(topology="rail-optimized", server="DGX-B300", servers=8)
+    with pytest.raises(FabricError) as caught:
+        build(seed_facts, **doc, switches={"leaf": "SN5600"})
+    assert caught.value.field == "planes"
+    message = str(caught.value)
+    assert "ConnectX-8-on-board" in message and "800G Ethernet" in message
+    assert "connectx8firmware" in message and "2 planes of 400G" in message
+    assert build(seed_facts, **doc, planes=2, switches={"leaf": "SN5600"}).link_count
+    # an InfiniBand leaf runs 800G XDR on the one port
+    assert build(seed_facts, **doc, switches={"leaf": "Q3400-RA"}).link_count
+
+
 def test_unknown_part(seed_facts):
     with pytest.raises(CatalogLookupError, match="switches.leaf"):
         build(seed_facts, topology="clos", server="DGX-H100", servers=4, switches={"leaf": "NOPE"})

@@ -757,6 +757,34 @@ def test_rule_21_module_that_does_not_run_the_link_speed(superpod, facts):
     assert "module-speed-unsupported" in {p.code for p in rule_problems(report, "21")}
 
 
+def test_rule_21_straight_fiber_carries_the_two_200g_links_of_one_mpo(facts):
+    # QM9700 to QM9700 at 200G (4 x 200G per twin-port cage): the twin-port SR8 module has two
+    # MPO-12s of 4 lanes, so one straight fiber carries ports 0-1 and one ports 2-3 (NVIDIA
+    # MMA4Z00-NS: 2 x 400G SR4 engines, 4 x 100G-PAM4 lanes per MPO), as the picker wires it.
+    media = ("MMA4Z00-NS", "MMA4Z00-NS", "MFP7E10-Nxxx")
+    fabric = two_switches(facts, "QM9700", "QM9700", speed=200, ppc=4, media=media, links=4)
+    fabric.link_cable = np.array([0, 0, 1, 1], dtype=np.int32)
+    assert "fiber-legs-exceeded" not in validate_fabric(fabric, facts).codes()
+    # ports 1 and 2 sit on the two MPOs of the module: one fiber cannot carry both
+    fabric.link_cable = np.array([0, 1, 1, 2], dtype=np.int32)
+    [problem] = validate_fabric(fabric, facts).by_code("fiber-legs-exceeded")
+    assert "MFP7E10-Nxxx" in problem.message
+    # at 400G one MPO carries one link (two 400G links exceed its 400G)
+    fabric = two_switches(facts, "QM9700", "QM9700", speed=400, ppc=2, media=media, links=2)
+    fabric.link_cable = np.array([0, 0], dtype=np.int32)
+    assert "fiber-legs-exceeded" in validate_fabric(fabric, facts).codes()
+
+
+def test_rule_21_straight_fiber_to_two_servers(facts):
+    # two servers' 200G links from one MPO of the leaf's module need a 1:2 splitter fiber
+    fabric = mini(facts, "GB200-NVL72", "QM9700", speed=200, links=2, leaf_ppc=4)
+    set_media(fabric, "MMA4Z00-NS400", "MMA4Z00-NS", "MFP7E10-Nxxx")
+    fabric.link_a = np.array([0, 0], dtype=fabric.link_a.dtype)
+    fabric.link_a_module = np.array([0, 1], dtype=np.int32)  # two server modules
+    fabric.link_cable = np.array([0, 0], dtype=np.int32)
+    assert "fiber-legs-exceeded" in validate_fabric(fabric, facts).codes()
+
+
 def test_rule_22_host_lanes_against_switch_lanes(facts):
     host = {
         "slug": "TEST-QSFP112-HOST",
