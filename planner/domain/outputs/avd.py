@@ -59,8 +59,8 @@ import yaml
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
 from planner.domain.names import layout_of
+from planner.domain.outputs.config.eos import eos_speed
 from planner.domain.outputs.config.intent import (
-    InterfaceIntent,
     SwitchIntent,
     switch_intents,
     transport_of,
@@ -100,23 +100,6 @@ class _Node:
     name: str
     node_id: int
     mgmt_ip: str
-
-
-def eos_speed(layout_legs: int, lanes: int | None, speed_gbps: int) -> str | None:
-    """EOS's ``speed`` of a port: rate and lanes on a broken-out port (``400g-4``), else None
-    (the port runs at its native speed), as the EOS day-0 configuration writes it.
-
-    >>> eos_speed(2, 4, 400), eos_speed(1, 8, 800)
-    ('400g-4', None)
-    """
-    if layout_legs > 1 and lanes:
-        return f"{speed_gbps}g-{lanes}"
-    return None
-
-
-def _speed(switch: SwitchIntent, interface: InterfaceIntent) -> str | None:
-    layout = switch.layout_of(interface)
-    return eos_speed(layout.legs, layout.lanes_per_port, interface.speed_gbps)
 
 
 def avd_yaml_refusal(switches: list[SwitchIntent]) -> str | None:
@@ -199,7 +182,7 @@ def avd_inputs(fabric: Fabric, facts: CatalogFacts, *, name: str = "") -> dict:
         (s.name, i.port): i.names["eos"] for s in switches for i in s.interfaces
     }
     speeds: dict[tuple[str, str], str | None] = {
-        (s.name, i.port): _speed(s, i) for s in switches for i in s.interfaces
+        (s.name, i.port): eos_speed(s, i) for s in switches for i in s.interfaces
     }
     by_role: dict[str, list[_Node]] = {role: [] for role in NODE_TYPES}
     for position, switch in enumerate(switches):
@@ -361,5 +344,4 @@ __all__ = [
     "avd_yaml_chunks",
     "avd_yaml_model_refusal",
     "avd_yaml_refusal",
-    "eos_speed",
 ]
