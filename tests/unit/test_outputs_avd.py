@@ -169,3 +169,16 @@ def test_105_a_design_on_other_switches_is_refused(facts):
 
 def test_106_an_arista_design_is_not_refused(arista, facts):
     assert avd_yaml_model_refusal(arista, facts) is None
+
+
+def test_107_other_networks_are_named_as_left_out(arista, facts, inventory):
+    """An OOB network beside the compute fabric: the file says it is not in it, and the
+    compute fabric's inputs are unchanged."""
+    spec = yaml.safe_load((EXAMPLES / "arista-7060x6-rail.yaml").read_text())
+    spec = {**spec, "servers": 8, "networks": {"oob": {"leaf": "SN2201"}}}
+    fabric = build_fabric(parse_spec(spec), facts)
+    text = "".join(avd_yaml_chunks(fabric, facts, name="Rail", revision=3))
+    assert "other networks (storage, in-band, out-of-band) are not in this" in text
+    assert yaml.safe_load(text) == inventory
+    plain = "".join(avd_yaml_chunks(arista, facts, name="Rail", revision=3))
+    assert "other networks" not in plain

@@ -164,7 +164,7 @@ def _pool(base: ipaddress.IPv4Network, first: int, count: int) -> str:
     return str(network)
 
 
-def avd_inputs(fabric: Fabric, facts: CatalogFacts, *, name: str = "") -> dict:
+def avd_inputs(fabric: Fabric, facts: CatalogFacts) -> dict:
     """The AVD inputs of ``fabric`` as one Ansible YAML inventory (see the module docstring).
 
     Raises
@@ -312,7 +312,7 @@ def avd_yaml_chunks(
 ) -> Iterator[str]:
     """The AVD inputs (:func:`avd_inputs`) as YAML text: a comment header, then the
     inventory. Raises :class:`AvdExportError` at the call, before any text."""
-    inventory = avd_inputs(fabric, facts, name=name)
+    inventory = avd_inputs(fabric, facts)
     header = (
         "# Arista AVD eos_designs inputs (Fabric Planner): an Ansible YAML inventory with the\n"
         "# group variables inline. Run it with the arista.avd collection (eos_designs, then\n"
@@ -321,6 +321,11 @@ def avd_yaml_chunks(
         "# The compute fabric only. Addresses and AS numbers are the planner's defaults:\n"
         "# replace the pools with your site's plan before deploying.\n"
     )
+    if fabric.settings.networks:
+        header += (
+            "# This design's other networks (storage, in-band, out-of-band) are not in this\n"
+            "# file; the Arista AVD topology CSV lists their links.\n"
+        )
 
     def chunks():
         yield header
