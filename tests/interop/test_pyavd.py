@@ -1,11 +1,13 @@
 """Arista's own AVD (pyavd, pinned in requirements-dev.lock) reads the ``avd-yaml`` export.
 
 The export of the Arista 7060X6 rail preset (eight servers: 8 leaves, 4 spines, 576 cables)
-goes through pyavd as AVD's Ansible collection would run it: ``validate_inputs`` per device
-(no violation), ``get_avd_facts`` over the fabric, then ``get_device_structured_config`` per
-device, whose ``ethernet_interfaces`` must hold every cable of the cabling plan, on the switch
-port EOS names, with the right peer and peer port (AVD's ``metadata``) and the split port's
-speed; two devices are rendered to EOS CLI with ``get_device_config``.
+with an in-band network on 7060X6 (an MLAG leaf pair, two cores, NFS storage and the
+customer's core) goes through pyavd as AVD's Ansible collection would run it:
+``validate_inputs`` per device (no violation), ``get_avd_facts`` over both fabrics, then
+``get_device_structured_config`` per device, whose ``ethernet_interfaces`` must hold every
+cable of the cabling plan, on the switch port EOS names, with the right peer and peer port
+(AVD's ``metadata``) and the split port's speed; three devices are rendered to EOS CLI with
+``get_device_config``.
 
 pyavd is imported, not skipped when missing: in CI it comes with the dev lock.
 """
@@ -23,7 +25,6 @@ from inventory.library.files import read_catalog_folder
 from planner.domain.catalog import facts_from_records
 from planner.domain.outputs import cabling_csv_lines
 from planner.domain.outputs.avd import avd_hostvars, avd_yaml_chunks
-from planner.domain.outputs.config.intent import switch_intents, transport_of
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 
@@ -33,11 +34,22 @@ ROOT = Path(__file__).resolve().parents[2]
 PRESET = ROOT / "planner" / "domain" / "examples" / "arista-7060x6-rail.yaml"
 
 
+def _eos(port: str) -> str:
+    """EOS name of a DCS-7060X6-64PE port as the cabling plan names it: an 8-lane OSFP cage,
+    whole (``59`` is ``Ethernet59/1``) or split 2 x 400G (``1/2`` is ``Ethernet1/5``): EOS
+    "Layer 1 Profiles" (https://www.arista.com/en/um-eos/eos-layer-1-profiles)."""
+    cage, _, half = port.partition("/")
+    return f"Ethernet{cage}/{(int(half or 1) - 1) * 4 + 1}"
+
+
 @pytest.fixture(scope="module")
 def design():
+    """The preset with eight servers and an in-band network on 7060X6 leaf pairs and cores
+    (NFS storage and the customer's core cabled to the cores)."""
     facts = facts_from_records(read_catalog_folder(ROOT / "inventory/library/seed").parts)
     spec = yaml.safe_load(PRESET.read_text())
-    fabric = build_fabric(parse_spec({**spec, "servers": 8}), facts)
+    inband = {"leaf": "DCS-7060X6-64PE", "core": "DCS-7060X6-64PE", "nfs_links": 2, "uplinks": 2}
+    fabric = build_fabric(parse_spec({**spec, "servers": 8, "networks": {"inband": inband}}), facts)
     return fabric, facts
 
 
@@ -62,34 +74,38 @@ def structured(design):
 
 def test_every_device_validates_and_every_cable_is_an_interface_with_its_peer(design, structured):
     fabric, facts = design
-    settings, _ = transport_of(fabric, facts)
-    eos = {  # the plan's port of a switch -> EOS's name, as the day-0 EOS configuration says
-        (switch.name, interface.port): interface.names["eos"]
-        for switch in switch_intents(fabric, facts, settings)
-        for interface in switch.interfaces
-    }
-    assert len(structured) == len({switch for switch, _ in eos}) == 12
+    switches = set(structured)
+    assert len(switches) == 12 + 4  # 8 leaves, 4 spines; 2 in-band leaves, 2 cores
     interfaces = {
         (host, interface["name"]): interface
         for host, config in structured.items()
         for interface in config.get("ethernet_interfaces", [])
     }
     plan = list(csv.DictReader(cabling_csv_lines(fabric, facts)))
-    assert len(plan) == fabric.link_count == 576
+    networks = {row["network"] for row in plan}
+    assert networks == {"compute", "inband"}
     seen = 0
+    kinds = set()
     for row in plan:
         ends = ((row["a_device"], row["a_port"]), (row["b_device"], row["b_port"]))
         for (device, port), (peer, peer_port) in (ends, ends[::-1]):
-            if (device, port) not in eos:
-                continue  # a server's own port: AVD configures switches only
-            found = interfaces.get((device, eos[(device, port)]))
-            assert found is not None, f"{device} {eos[(device, port)]} ({row})"
+            if device not in switches:
+                continue  # a server's or an endpoint's own port: AVD configures switches
+            found = interfaces.get((device, _eos(port)))
+            assert found is not None, f"{device} {_eos(port)} ({row})"
             assert found["metadata"]["peer"] == peer
-            assert found["metadata"]["peer_interface"] == eos.get((peer, peer_port), peer_port)
-            assert found["speed"] == "400g-4"  # 2 x 400G on an 8-lane 800G OSFP cage
+            wanted = _eos(peer_port) if peer in switches else peer_port
+            assert found["metadata"]["peer_interface"] == wanted
             assert found["shutdown"] is False
+            if row["network"] == "compute":
+                assert found["speed"] == "400g-4"  # 2 x 400G on an 8-lane 800G OSFP cage
+            kinds.add((row["network"], found["metadata"].get("peer_type")))
             seen += 1
     assert seen == len(interfaces)  # nothing AVD configured that the plan does not hold
+    # MLAG peer links are AVD's mlag_peer; the cores (l3spine) keep their NFS and customer ports
+    assert ("inband", "mlag_peer") in kinds
+    cores = [i for (host, _), i in interfaces.items() if host.startswith("inb-core")]
+    assert {i["metadata"]["peer"] for i in cores} >= {"nfs-storage-01", "customer-core"}
 
 
 def test_eos_configuration_renders_the_split_ports(structured):
@@ -97,3 +113,5 @@ def test_eos_configuration_renders_the_split_ports(structured):
         config = pyavd.get_device_config(structured[host])
         assert f"hostname {host}" in config
         assert "interface Ethernet1/5\n" in config and "   speed 400g-4\n" in config
+    config = pyavd.get_device_config(structured["inb-leaf-01"])
+    assert "interface Ethernet63/1\n" in config and "mlag configuration" in config

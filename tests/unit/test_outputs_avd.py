@@ -178,7 +178,51 @@ def test_107_other_networks_are_named_as_left_out(arista, facts, inventory):
     spec = {**spec, "servers": 8, "networks": {"oob": {"leaf": "SN2201"}}}
     fabric = build_fabric(parse_spec(spec), facts)
     text = "".join(avd_yaml_chunks(fabric, facts, name="Rail", revision=3))
-    assert "other networks (storage, in-band, out-of-band) are not in this" in text
+    assert "# Not in this file: oob, management (the Arista AVD topology CSV" in text
     assert yaml.safe_load(text) == inventory
     plain = "".join(avd_yaml_chunks(arista, facts, name="Rail", revision=3))
-    assert "other networks" not in plain
+    assert "Not in this file" not in plain
+
+
+def _inband(facts, **inband):
+    spec = yaml.safe_load((EXAMPLES / "arista-7060x6-rail.yaml").read_text())
+    fabric = build_fabric(parse_spec({**spec, "servers": 8, "networks": {"inband": inband}}), facts)
+    return yaml.safe_load("".join(avd_yaml_chunks(fabric, facts, name="x", revision=1))), fabric
+
+
+def test_108_inband_is_a_second_fabric_of_mlag_pairs_and_l3spine_cores(facts):
+    """[gpu]=={leaf pair}==[core]--[nfs]/[customer]: the pair's ISLs are its
+    mlag_interfaces, the cores l3spine with the NFS and customer ports as endpoints."""
+    arista = "DCS-7060X6-64PE"
+    inventory, _ = _inband(facts, leaf=arista, core=arista, nfs_links=2, uplinks=2)
+    inband = inventory["all"]["children"]["INBAND"]
+    variables = inband["vars"]
+    assert {g["vars"]["type"] for g in inband["children"].values()} == {"l3leaf", "l3spine"}
+    (pair,) = variables["l3leaf"]["node_groups"]
+    assert [n["name"] for n in pair["nodes"]] == ["inb-leaf-01", "inb-leaf-02"]
+    assert pair["mlag_interfaces"] == ["Ethernet63/1", "Ethernet64/1"]  # ports 63, 64
+    assert "spine" not in variables and variables["l3spine"]["defaults"]["mlag"] is False
+    assert [s["name"] for s in variables["storage_arrays"]] == ["nfs-storage-01"]
+    assert [r["name"] for r in variables["routers"]] == ["customer-core"]
+    node = variables["servers"][0]["adapters"]
+    assert node == [
+        {
+            "endpoint_ports": ["inb1", "inb2"],
+            "switch_ports": ["Ethernet1/1", "Ethernet1/1"],
+            "switches": ["inb-leaf-01", "inb-leaf-02"],
+            "port_channel": {"mode": "active"},
+        }
+    ]
+    mgmt = [
+        n["mgmt_ip"]
+        for f in inventory["all"]["children"].values()
+        for key in ("l3leaf", "spine", "l3spine")
+        for n in f["vars"].get(key, {}).get("nodes", [])
+    ]
+    mgmt += [n["mgmt_ip"] for n in pair["nodes"]]
+    assert len(set(mgmt)) == len(mgmt) == 12 + 4
+
+
+def test_109_an_inband_network_on_other_switches_is_left_out(facts):
+    inventory, _ = _inband(facts, leaf="SN4600C", core="SN4600C")
+    assert list(inventory["all"]["children"]) == ["FABRIC"]

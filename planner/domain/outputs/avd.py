@@ -41,8 +41,13 @@ schema (aristanetworks/avd, ``python-avd/pyavd/_eos_designs/schema``; checked wi
   range (RFC 6996: 4200000000-4294967294), one per leaf, one per spine tier, one for the
   cores. They are not a site's plan: replace the pools before deploying (the file says so).
 
-Only the compute fabric's switches are in the file, and only when every one of them is an
-Arista switch whose ports EOS names (:func:`avd_yaml_refusal`); names pass through
+The in-band network, when its leaves and cores are Arista switches EOS names, is a second
+fabric ``INBAND`` in the same file (:func:`inband_inputs`: MLAG leaf pairs, ``l3spine``
+cores that keep the endpoints cabled to them, dual-homed nodes in LACP port-channels); the
+other networks (storage, converged, out-of-band) are not in it and the header says so.
+
+The file is written only when every compute switch is an Arista switch whose ports EOS
+names (:func:`avd_yaml_refusal`); names pass through
 :func:`planner.domain.outputs.config.text.safe_token` and the YAML is written by PyYAML's safe
 dumper, so no text the user wrote can add a key or a document.
 """
@@ -164,7 +169,7 @@ def _pool(base: ipaddress.IPv4Network, first: int, count: int) -> str:
     return str(network)
 
 
-def avd_inputs(fabric: Fabric, facts: CatalogFacts) -> dict:
+def avd_inputs(fabric: Fabric, facts: CatalogFacts, *, elements=None) -> dict:
     """The AVD inputs of ``fabric`` as one Ansible YAML inventory (see the module docstring).
 
     Raises
@@ -221,7 +226,11 @@ def avd_inputs(fabric: Fabric, facts: CatalogFacts) -> dict:
         for role in ("core", "spine", "leaf")
         if by_role[role]
     }
-    return {"all": {"children": {FABRIC_GROUP: {"vars": variables, "children": children}}}}
+    groups = {FABRIC_GROUP: {"vars": variables, "children": children}}
+    inband = inband_inputs(fabric, facts, elements, mgmt_first=len(switches) + 1)
+    if inband is not None:
+        groups[INBAND_GROUP] = inband
+    return {"all": {"children": groups}}
 
 
 def _node_type(role, nodes: list[_Node], eos_name, speeds, *, uplink_base, loopback_base):
@@ -298,13 +307,233 @@ def _servers(nodes: list[_Node], speeds) -> list[dict]:
 
 def avd_hostvars(inventory: Mapping) -> dict[str, dict]:
     """Each device's variables from the inventory (:func:`avd_inputs`), as Ansible merges them:
-    the fabric group's, then the device's own group's (``type``). What pyavd takes."""
-    fabric = inventory["all"]["children"][FABRIC_GROUP]
+    its fabric group's, then the device's own group's (``type``). What pyavd takes."""
     out: dict[str, dict] = {}
-    for group in fabric["children"].values():
-        for host in group["hosts"]:
-            out[host] = {**fabric["vars"], **group["vars"]}
+    for fabric in inventory["all"]["children"].values():
+        for group in fabric["children"].values():
+            for host in group["hosts"]:
+                out[host] = {**fabric["vars"], **group["vars"]}
     return out
+
+
+# --- the in-band network -------------------------------------------------------------------
+
+INBAND_GROUP = "INBAND"
+INBAND_LOOPBACK_POOL = ipaddress.ip_network("10.252.0.0/24")
+INBAND_UPLINK_POOL = ipaddress.ip_network("10.251.0.0/16")
+INBAND_MLAG_POOL = ipaddress.ip_network("10.250.0.0/24")
+INBAND_MLAG_L3_POOL = ipaddress.ip_network("10.250.1.0/24")
+#: AVD connected-endpoint key of an in-band endpoint by its role (the rest are ``servers``).
+ENDPOINT_KEYS = {"nfs-storage": "storage_arrays", "customer-core": "routers"}
+
+
+def _eos_port_names(devices, links, facts: CatalogFacts) -> dict[tuple[str, str], str] | None:
+    """EOS name of every port of ``devices`` (Arista switches) that ``links`` use, or None when
+    one cannot be named (not Arista, lanes unknown). Ports are ``<cage>`` or ``<cage>/<n>``."""
+    used: dict[str, list[str]] = {}
+    for link in links:
+        for device, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+            if device in devices:
+                used.setdefault(device, []).append(port)
+    names: dict[tuple[str, str], str] = {}
+    for device, ports in used.items():
+        model = devices[device].model
+        record = facts.parts.get(model) or {}
+        catalog = facts.devices.get(model)
+        protocols = tuple(catalog.protocols) if catalog is not None else ()
+        split = [p.split("/") for p in ports]
+        if not all(all(part.isdigit() for part in pieces) for pieces in split):
+            return None
+        per_cage = max(int(pieces[1]) if len(pieces) > 1 else 1 for pieces in split)
+        layout = layout_of(facts, model, per_cage)
+        for port, pieces in zip(ports, split, strict=True):
+            index = int(pieces[1]) - 1 if len(pieces) > 1 else 0
+            found = layout.names_on(
+                int(pieces[0]),
+                index,
+                protocols=protocols,
+                manufacturer=str(record.get("manufacturer") or ""),
+            ).get("eos")
+            if not found:
+                return None
+            names[(device, port)] = found
+    return names
+
+
+def inband_inputs(fabric: Fabric, facts: CatalogFacts, elements=None, *, mgmt_first: int = 1):
+    """The in-band network as a second AVD fabric (``INBAND``), or None when the design has
+    no in-band network of Arista leaves and cores EOS names.
+
+    Leaf pairs are MLAG ``node_groups`` of ``l3leaf`` (their inter-switch links are the pair's
+    ``mlag_interfaces``, the same ports on both switches), the cores ``l3spine`` (AVD's
+    ``spine`` takes no endpoints: the management nodes, NFS storage and the customer's core
+    cabled to the cores would be dropped), leaf-to-core cables uplinks, and every other device
+    a connected endpoint: a node dual-homed to a pair gets one adapter with both ports in an
+    LACP port-channel.
+    """
+    from planner.domain.outputs.exports import network_elements  # exports imports this module
+
+    elements = network_elements(fabric, facts, elements)
+    if not elements:
+        return None
+    devices = {d.name: d for d in elements.devices if d.network == "inband"}
+    links = [link for link in elements.links if link.network == "inband"]
+    switches = {name: d for name, d in devices.items() if d.role in ("leaf", "core")}
+    leaves = [name for name, d in switches.items() if d.role == "leaf"]
+    cores = [name for name, d in switches.items() if d.role == "core"]
+    if not leaves or any(d.role == "spine" for d in devices.values()):
+        return None
+    eos = _eos_port_names(switches, links, facts)
+    if eos is None:
+        return None
+    isl = [link for link in links if link.a_device in switches and link.b_device in switches]
+    peers: dict[str, str] = {}
+    mlag_ports: dict[str, list[str]] = {}
+    uplinks: dict[str, list] = {}
+    for link in isl:
+        a, b = switches[link.a_device], switches[link.b_device]
+        if a.role == b.role == "leaf":
+            if link.a_port != link.b_port:
+                return None  # AVD's mlag_interfaces are the same ports on both peers
+            peers[a.name], peers[b.name] = b.name, a.name
+            mlag_ports.setdefault(a.name, []).append(eos[(a.name, link.a_port)])
+        elif {a.role, b.role} == {"leaf", "core"}:
+            leaf, core = (
+                (link.a_device, link.b_device)
+                if a.role == "leaf"
+                else (
+                    link.b_device,
+                    link.a_device,
+                )
+            )
+            leaf_port = link.a_port if leaf == link.a_device else link.b_port
+            core_port = link.b_port if leaf == link.a_device else link.a_port
+            uplinks.setdefault(leaf, []).append(
+                (eos[(leaf, leaf_port)], core, eos[(core, core_port)])
+            )
+        else:
+            return None
+    mgmt = iter(range(mgmt_first, 1 << 16))
+
+    def node(name: str, node_id: int) -> dict:
+        address = MGMT_POOL.network_address + next(mgmt)
+        return {
+            "name": safe_token(name),
+            "id": node_id,
+            "mgmt_ip": f"{address}/{MGMT_POOL.prefixlen}",
+        }
+
+    parallel = max(
+        [sum(1 for u in ups if u[1] == core) for ups in uplinks.values() for core in cores] or [1]
+    )
+    node_groups = []
+    done: set[str] = set()
+    next_id = 1
+    for leaf in leaves:
+        if leaf in done:
+            continue
+        members = [leaf] + ([peers[leaf]] if leaf in peers else [])
+        done.update(members)
+        entries = []
+        for member in members:
+            entry = node(member, next_id)
+            next_id += 1
+            ups = uplinks.get(member, [])
+            if ups:
+                entry["uplink_interfaces"] = [u[0] for u in ups]
+                entry["uplink_switches"] = [safe_token(u[1]) for u in ups]
+                entry["uplink_switch_interfaces"] = [u[2] for u in ups]
+            entries.append(entry)
+        group = {
+            "group": f"INBAND_LEAVES_{len(node_groups) + 1}",
+            "bgp_as": str(PRIVATE_ASN + 100_001 + len(node_groups)),
+            "nodes": entries,
+        }
+        if leaf in peers:
+            group["mlag_interfaces"] = mlag_ports.get(leaf) or mlag_ports[peers[leaf]]
+        node_groups.append(group)
+    leaf_defaults = {
+        "platform": switches[leaves[0]].model.removeprefix("DCS-"),
+        "loopback_ipv4_pool": _pool(INBAND_LOOPBACK_POOL, 0, next_id),
+        "uplink_ipv4_pool": _pool(
+            INBAND_UPLINK_POOL, 0, 2 * next_id * max(1, len(cores)) * parallel
+        ),
+        "max_uplink_switches": max(1, len(cores)),
+        "max_parallel_uplinks": parallel,
+        "mlag_peer_ipv4_pool": str(INBAND_MLAG_POOL),
+        "mlag_peer_l3_ipv4_pool": str(INBAND_MLAG_L3_POOL),
+        "vtep": False,
+    }
+    variables: dict = {
+        "fabric_name": INBAND_GROUP,
+        "overlay_routing_protocol": "none",
+        "l3leaf": {"defaults": leaf_defaults, "node_groups": node_groups},
+    }
+    if cores:
+        loopbacks = ipaddress.ip_network(leaf_defaults["loopback_ipv4_pool"])
+        first = int(loopbacks.broadcast_address) + 1 - int(INBAND_LOOPBACK_POOL.network_address)
+        variables["l3spine"] = {
+            "defaults": {
+                "platform": switches[cores[0]].model.removeprefix("DCS-"),
+                "loopback_ipv4_pool": _pool(INBAND_LOOPBACK_POOL, first, len(cores) + 1),
+                "bgp_as": str(PRIVATE_ASN + 100_000),
+                "mlag": False,
+                "vtep": False,
+            },
+            "nodes": [node(core, k + 1) for k, core in enumerate(cores)],
+        }
+    endpoints: dict[str, dict[str, list[dict]]] = {}
+    pending: dict[str, list[tuple[str, str, str]]] = {}
+    for link in links:
+        if (link.a_device in switches) == (link.b_device in switches):
+            continue
+        switch, port, other, other_port = (
+            (link.a_device, link.a_port, link.b_device, link.b_port)
+            if link.a_device in switches
+            else (link.b_device, link.b_port, link.a_device, link.a_port)
+        )
+        pending.setdefault(other, []).append((other_port, switch, eos[(switch, port)]))
+    roles = {d.name: d.role for d in elements.devices}
+    for other, ends in pending.items():
+        key = ENDPOINT_KEYS.get(roles.get(other, ""), "servers")
+        adapters = []
+        paired = [e for e in ends if e[1] in peers]
+        single = [e for e in ends if e[1] not in peers]
+        by_pair: dict[frozenset, list] = {}
+        for end in paired:
+            by_pair.setdefault(frozenset((end[1], peers[end[1]])), []).append(end)
+        for group in by_pair.values():
+            adapter = {
+                "endpoint_ports": [safe_comment(e[0], 120) for e in group],
+                "switch_ports": [e[2] for e in group],
+                "switches": [safe_token(e[1]) for e in group],
+            }
+            if len({e[1] for e in group}) == 2:
+                adapter["port_channel"] = {"mode": "active"}
+            adapters.append(adapter)
+        for end in single:
+            adapters.append(
+                {
+                    "endpoint_ports": [safe_comment(end[0], 120)],
+                    "switch_ports": [end[2]],
+                    "switches": [safe_token(end[1])],
+                }
+            )
+        endpoints.setdefault(key, {}).setdefault(safe_token(other), []).extend(adapters)
+    for key, found in endpoints.items():
+        variables[key] = [{"name": name, "adapters": adapters} for name, adapters in found.items()]
+    children = {
+        "INBAND_L3LEAVES": {
+            "vars": {"type": "l3leaf"},
+            "hosts": {safe_token(n): {} for n in leaves},
+        }
+    }
+    if cores:
+        children["INBAND_L3SPINES"] = {
+            "vars": {"type": "l3spine"},
+            "hosts": {safe_token(n): {} for n in cores},
+        }
+    return {"vars": variables, "children": children}
 
 
 def avd_yaml_chunks(
@@ -318,14 +547,22 @@ def avd_yaml_chunks(
         "# group variables inline. Run it with the arista.avd collection (eos_designs, then\n"
         "# eos_cli_config_gen) or feed each host's merged variables to pyavd.\n"
         f"# Design: {safe_comment(name, 200)}, revision {revision or '-'}.\n"
-        "# The compute fabric only. Addresses and AS numbers are the planner's defaults:\n"
+        "# Addresses and AS numbers are the planner's defaults:\n"
         "# replace the pools with your site's plan before deploying.\n"
     )
     if fabric.settings.networks:
-        header += (
-            "# This design's other networks (storage, in-band, out-of-band) are not in this\n"
-            "# file; the Arista AVD topology CSV lists their links.\n"
-        )
+        from planner.domain.outputs.exports import network_elements
+
+        elements = network_elements(fabric, facts)
+        held = ["inband"] if INBAND_GROUP in inventory["all"]["children"] else []
+        left = [name for name in (elements.networks() if elements else ()) if name not in held]
+        if held:
+            header += "# The in-band network is the INBAND fabric (Arista leaf pairs and cores).\n"
+        if left:
+            header += (
+                f"# Not in this file: {', '.join(left)} (the Arista AVD topology CSV lists "
+                "their links).\n"
+            )
 
     def chunks():
         yield header
