@@ -158,7 +158,8 @@ class RevisionBomView(APIView):
 class RevisionExportView(APIView):
     """Download a revision as ``bom-csv``, ``cabling-csv``, ``netbox-devices``,
     ``netbox-cables``, ``p2p`` (NVIDIA cable validation), ``avd`` (Arista topology CSV),
-    ``json`` (spec, summary, topology and BOM), or its day-0 switch configuration:
+    ``avd-yaml`` (Arista AVD ``eos_designs`` inputs, one Ansible YAML inventory), ``json``
+    (spec, summary, topology and BOM), or its day-0 switch configuration:
     ``config-intent-yaml`` / ``config-intent-json`` (per switch, the QoS/RoCE or subnet-manager
     settings the design needs), ``config-nvue`` (NVIDIA Cumulus ``nv set`` commands),
     ``config-sonic`` (SONiC ``config_db.json`` per switch), ``config-eos`` (Arista EOS) or

@@ -45,6 +45,7 @@ from planner.domain.outputs import (
     network_elements,
     p2p_lines,
 )
+from planner.domain.outputs.avd import AvdExportError, avd_yaml_chunks, avd_yaml_model_refusal
 from planner.domain.outputs.config import (
     CONFIG_FORMATS,
     ConfigError,
@@ -67,6 +68,7 @@ DOWNLOAD_FORMATS = {
     "netbox-cables": ("netbox-cables", "csv", "NetBox cables (bulk import CSV)"),
     "p2p": ("p2p", "csv", "NVIDIA cable validation P2P (CSV)"),
     "avd": ("avd-topology", "csv", "Arista AVD topology (CSV)"),
+    "avd-yaml": ("avd-inputs", "yaml", "Arista AVD eos_designs inputs (YAML inventory)"),
     "json": ("design", "json", "Whole design (JSON)"),
     "config-intent-yaml": ("day0-intent", "yaml", "Day-0 configuration intent (YAML)"),
     "config-intent-json": ("day0-intent", "json", "Day-0 configuration intent (JSON)"),
@@ -162,6 +164,10 @@ def export_refusals(fabric: Fabric, facts: CatalogFacts, elements=None) -> dict[
         refused["avd"] = OutputError(
             "not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export."
         )
+    if refusal := avd_yaml_model_refusal(fabric, facts):
+        refused["avd-yaml"] = OutputError(
+            "not-arista", f"{refusal}. Use the cabling plan, NetBox or NVIDIA P2P export."
+        )
     for fmt, error in config_refusals(fabric, facts).items():
         refused[f"config-{fmt}"] = OutputError(error.code, error.message)
         if fmt == "opensm" and error.code == "not-infiniband":  # the same rule: no subnet manager
@@ -229,6 +235,7 @@ def export_chunks(
         "p2p": lambda: p2p_lines(fabric, facts, elements=elements),
         "ib-topology": lambda: ib_topology_lines(fabric, name=name, revision=revision),
         "avd": lambda: avd_topology_lines(fabric, facts, elements=elements),
+        "avd-yaml": lambda: avd_yaml_chunks(fabric, facts, name=name, revision=revision),
         "json": lambda: _json_chunks(
             design_json(
                 name=name,
@@ -278,12 +285,13 @@ def _export_chunks_checked(
     own_rows = (
         "bom-csv",
         "cabling-csv",
+        "avd-yaml",
         *CONFIG_DOWNLOADS,
         *TELEMETRY_DOWNLOADS,
         *SUBNET_DOWNLOADS,
     )  # no other networks' elements
     elements = network_elements(fabric, facts) if fmt not in own_rows else None
-    refusable = fmt == "avd" or fmt in CONFIG_DOWNLOADS or fmt in SUBNET_DOWNLOADS
+    refusable = fmt in ("avd", "avd-yaml") or fmt in CONFIG_DOWNLOADS or fmt in SUBNET_DOWNLOADS
     if refusable and (refused := export_refusals(fabric, facts, elements).get(fmt)):
         raise refused
     try:
@@ -301,7 +309,7 @@ def _export_chunks_checked(
             elements=elements,
             utilization=utilization,
         )
-    except (ConfigError, TelemetryError) as exc:
+    except (ConfigError, TelemetryError, AvdExportError) as exc:
         raise OutputError(exc.code, exc.message) from exc
     return chunks
 
@@ -338,7 +346,8 @@ def revision_export(
     ------
     OutputError
         ``unknown-format``, ``topology-unreadable``, ``not-ethernet`` (AVD of a design
-        none of whose fabrics runs Ethernet), or a day-0 configuration format that cannot
+        none of whose fabrics runs Ethernet), ``not-arista`` (AVD inputs of a design whose
+        compute switches EOS cannot name), or a day-0 configuration format that cannot
         describe the design (``not-roce``, ``not-infiniband``, ``not-supported``,
         ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`), gNMIc subscriptions
         of an InfiniBand design (``not-ethernet``).

@@ -70,3 +70,30 @@ def test_avd_of_an_ethernet_design_uses_the_cabling_plan_port_names(api_client, 
     out = io.StringIO()
     call_command("fabric", "export", str(ethernet.pk), "--format", "avd", stdout=out)
     assert out.getvalue().splitlines()[0] == ",".join(AVD_COLUMNS)
+
+
+ARISTA_SPEC = {**yaml.safe_load((EXAMPLES / "arista-7060x6-rail.yaml").read_text()), "servers": 8}
+
+
+def test_avd_inputs_download_and_refusal(api_client, ethernet, user, tmp_path):
+    """``avd-yaml``: an Arista design's inputs (one YAML inventory, EOS names); an SN5600
+    design gets 422 ``not-arista`` naming its model, in the API and the CLI."""
+    arista = design_create(owner=user, spec_document=ARISTA_SPEC)
+    response = api_client.get(_url(arista, "avd-yaml"))
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"].startswith("application/yaml")
+    inventory = yaml.safe_load(b"".join(response.streaming_content).decode())
+    fabric = inventory["all"]["children"]["FABRIC"]
+    assert {g["vars"]["type"] for g in fabric["children"].values()} == {"l3leaf", "spine"}
+    assert sum(len(g["hosts"]) for g in fabric["children"].values()) == 12
+    assert fabric["vars"]["l3leaf"]["nodes"][0]["uplink_interfaces"][0].startswith("Ethernet")
+    refused = api_client.get(_url(ethernet, "avd-yaml"))
+    assert refused.status_code == 422
+    assert refused.json()["code"] == "not-arista" and "SN5600" in refused.json()["detail"]
+    spec = tmp_path / "clos.yaml"
+    spec.write_text(yaml.safe_dump(ETHERNET_SPEC))
+    with pytest.raises(CommandError, match="not Arista switches EOS names"):
+        call_command("fabric", "export", str(spec), "--format", "avd-yaml", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("fabric", "export", str(arista.pk), "--format", "avd-yaml", stdout=out)
+    assert yaml.safe_load(out.getvalue()) == inventory

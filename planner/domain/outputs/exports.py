@@ -47,7 +47,9 @@ byte for byte as before (no extra column).
   ``l3leaf`` (the in-band and converged leaf pairs; the OOB access switches ``l2leaf``), its
   spines and cores ``spine``, every other device ``server``; a network on InfiniBand
   switches is left out (:func:`avd_scope` says which and why), and the export is refused
-  only when no fabric of the design runs Ethernet.
+  only when no fabric of the design runs Ethernet. This CSV is for reading: AVD writes it as
+  documentation and does not read it; the inputs AVD builds configurations from are
+  :mod:`planner.domain.outputs.avd` (the ``avd-yaml`` download).
 - **JSON**: the spec, the summary, the topology (``Fabric.to_dict()`` columns; its ``info``
   holds the networks' plan, ``settings.networks``) and the BOM; with networks also
   ``network_elements``, every network device and link (the

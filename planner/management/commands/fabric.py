@@ -50,6 +50,7 @@ from planner.designs.bom import OutputError, revision_fabric_or_error
 from planner.designs.models import Design
 from planner.designs.services import DesignError, design_build, design_create
 from planner.domain.outputs import EXPORT_FORMATS, BomError, avd_refusal, clean_spares_pct
+from planner.domain.outputs.avd import avd_yaml_model_refusal
 from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
 from planner.domain.outputs.telemetry import TelemetryError
 from planner.domain.spec import SpecError, load_spec_text
@@ -190,7 +191,8 @@ class Command(DatabaseCommand):
             "length_rule), "
             "cabling-csv (one row per cable and breakout leg), netbox (NetBox bulk-import "
             "device and cable CSVs), p2p (NVIDIA cable validation point-to-point sheet), avd "
-            "(Arista AVD topology CSV), json (spec, summary, topology and BOM), "
+            "(Arista AVD topology CSV), avd-yaml (Arista AVD eos_designs inputs, one Ansible YAML "
+            "inventory; Arista compute switches only), json (spec, summary, topology and BOM), "
             "telemetry-prometheus (Prometheus alerting rules of the telemetry plan, YAML), "
             "telemetry-gnmic (gNMIc subscriptions, YAML; not for InfiniBand). netbox writes "
             "two files: with --out FILE, FILE-devices.csv and FILE-cables.csv (a .csv suffix of "
@@ -205,7 +207,13 @@ class Command(DatabaseCommand):
         export.add_argument(
             "--format",
             required=True,
-            choices=[*EXPORT_FORMATS, *SUBNET_DOWNLOADS, "telemetry-prometheus", "telemetry-gnmic"],
+            choices=[
+                *EXPORT_FORMATS,
+                *SUBNET_DOWNLOADS,
+                "avd-yaml",
+                "telemetry-prometheus",
+                "telemetry-gnmic",
+            ],
             dest="fmt",
         )
         export.add_argument("--out", metavar="FILE", help="Write here instead of stdout.")
@@ -416,6 +424,8 @@ class Command(DatabaseCommand):
             raise CommandError(f"{refusal}. Use --format p2p or netbox.")
         if fmt in SUBNET_DOWNLOADS and (refused := export_refusals(fabric, facts).get(fmt)):
             raise CommandError(refused.message)
+        if fmt == "avd-yaml" and (refusal := avd_yaml_model_refusal(fabric, facts)):
+            raise CommandError(f"{refusal}. Use --format cabling-csv, p2p or netbox.")
         bodies = [
             export_chunks(
                 name,

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from planner.domain.outputs.config.intent import FIXED, FabricIntent, SwitchIntent, is_lossless
+from planner.domain.outputs.config.intent import (
+    FIXED,
+    FabricIntent,
+    InterfaceIntent,
+    SwitchIntent,
+    is_lossless,
+)
 from planner.domain.outputs.config.text import safe_comment, safe_text, shown
 
 PROFILE = "FP-ROCE"
@@ -37,6 +43,24 @@ def eos_refusal(switch: SwitchIntent) -> str | None:
         return "EOS runs on Arista switches"
     if switch.layout.lanes_per_port is None:
         return "its lanes per port are not in the catalog (EOS names ports by lane)"
+    return None
+
+
+def eos_speed(switch: SwitchIntent, interface: InterfaceIntent) -> str | None:
+    """EOS's ``speed`` of a linked port: rate and lanes on a broken-out port (``400g-4``),
+    else None (the port runs at its native speed). The AVD inputs write the same value.
+
+    >>> from planner.domain.names import PortLayout
+    >>> split = SwitchIntent("l1", "leaf", "m", "arista", ("ethernet",), PortLayout(2, 1, 8),
+    ...                      None, ())
+    >>> port = InterfaceIntent("1/2", 1, 1, {}, 400, "s", "1", "server", "", None, False,
+    ...                        None, False)
+    >>> eos_speed(split, port)
+    '400g-4'
+    """
+    layout = switch.layout_of(interface)
+    if layout.legs > 1 and layout.lanes_per_port:
+        return f"{interface.speed_gbps}g-{layout.lanes_per_port}"
     return None
 
 
@@ -90,7 +114,6 @@ def _global_lines(header: FabricIntent) -> Iterator[str]:
 
 def _interface_lines(switch: SwitchIntent) -> Iterator[str]:
     for interface in switch.interfaces:
-        lanes = switch.layout_of(interface).lanes_per_port
         name = interface.names.get("eos")
         if not name:
             continue
@@ -98,8 +121,8 @@ def _interface_lines(switch: SwitchIntent) -> Iterator[str]:
         yield f"   description {safe_text(interface.peer_end)}"
         if switch.mtu_b:
             yield f"   mtu {switch.mtu_b}"
-        if switch.layout_of(interface).legs > 1:
-            yield f"   speed {interface.speed_gbps}g-{lanes}"
+        if speed := eos_speed(switch, interface):
+            yield f"   speed {speed}"
         yield f"   service-profile {PROFILE}"
         yield "!"
 
