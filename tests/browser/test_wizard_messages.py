@@ -46,17 +46,15 @@ def test_leaf_list_marks_switches_that_cannot_connect(live_catalog, browser_logi
     _wizard(page, live_server)
     page.locator("#id_server").select_option("DGX-H100")
     bad = page.locator('#id_leaf optgroup[label="Cannot connect to DGX-H100"]')
-    expect(bad.locator('option[value="7060X6-32PE"]')).to_contain_text(
-        "cannot connect to DGX-H100:"
-    )
+    expect(bad.locator('option[value="SN4600C"]')).to_contain_text("cannot connect to DGX-H100:")
     good = page.locator('#id_leaf optgroup[label="Can connect to DGX-H100"]')
     expect(good.locator('option[value="QM9700"]')).to_have_count(1)
-    # The long "no transceiver fits" note sits at the leaf switch, cut, with a "more".
+    # The long "no transceiver for the … cage" note sits at the leaf switch, cut, with a "more".
     page.locator("#id_server").select_option("DGX-B200")
     page.locator("#id_leaf").select_option("Q3400-RA")
     page.locator("#id_servers").fill("8")
     note = page.locator('[data-field="leaf"] [data-live-problem]')
-    expect(note).to_contain_text("no transceiver fits the Q3400-RA")
+    expect(note).to_contain_text("no transceiver for the Q3400-RA")
     expect(note.locator("details.more")).to_have_count(1)
     expect(page.locator('[data-field="media_server_leaf"] [data-live-problem]')).to_have_count(0)
     summary_text = note.locator("details.more summary").inner_text()
