@@ -19,12 +19,8 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
 from inventory.permissions import price_books_for
-from planner.analyses.transport_compare import (
-    TRANSPORT_NAMES,
-    TransportComparison,
-    compare_transports,
-    price_comparison,
-)
+from planner.analyses.transport_compare import compare_transports, price_comparison
+from planner.analyses.transport_features import TRANSPORT_NAMES, TransportComparison
 from planner.designs.adapters import (
     catalog_facts,
     catalog_fingerprint,
