@@ -77,7 +77,7 @@ from planner.domain.media import (
 )
 from planner.domain.networks.elements import network_elements
 from planner.domain.networks.management import RA_PARTS
-from planner.domain.outputs.cabling import network_ordered_lengths_m
+from planner.domain.outputs.cabling_networks import network_ordered_lengths_m
 from planner.domain.physical.structured import (
     ADAPTERS_PER_PLATE,
     LC_PER_CASSETTE,

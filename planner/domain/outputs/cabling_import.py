@@ -31,13 +31,12 @@ from inventory.library.parse_errors import csv_error_text
 from inventory.library.quantities import quantity_of, range_problem
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import TIER_NAMES, Fabric
-from planner.domain.outputs.cabling import (
+from planner.domain.outputs.cabling import link_labels
+from planner.domain.outputs.cabling_ends import FabricEnds, measure_text
+from planner.domain.outputs.cabling_segments import (
     SEGMENT_COLUMNS,
     SEGMENTS,
-    FabricEnds,
     StructuredSegments,
-    link_labels,
-    measure_text,
     structured_plan,
 )
 from planner.domain.summary import ordered_cable_length_m
