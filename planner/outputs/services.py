@@ -51,12 +51,8 @@ from planner.domain.outputs.config import (
     config_chunks,
     config_refusals,
 )
-from planner.domain.outputs.telemetry import (
-    TelemetryError,
-    gnmic_chunks,
-    prometheus_rules_chunks,
-    telemetry_plan,
-)
+from planner.domain.outputs.telemetry import TelemetryError, telemetry_plan
+from planner.domain.outputs.telemetry_files import gnmic_chunks, prometheus_rules_chunks
 
 #: Download formats of the web pages and the API (the CLI's ``netbox`` writes both NetBox CSVs).
 DOWNLOAD_FORMATS = {
