@@ -21,16 +21,13 @@ from planner.audit.models import AuditActionChoices
 from planner.designs.adapters import catalog_facts, fabric_unpack
 from planner.designs.models import Design, DesignRevision
 from planner.designs.selectors import design_can_write
-from planner.domain.asbuilt.counters import (
-    FORMATS,
-    CounterProblem,
-    CountersError,
+from planner.domain.asbuilt.counter_overlay import (
     counter_overlay,
     fabric_resolver,
-    parse_counters,
     resolve_rows,
     rx_expectation,
 )
+from planner.domain.asbuilt.counters import FORMATS, CounterProblem, CountersError, parse_counters
 from planner.domain.physical.budget import compute_budgets
 from simulation.overlays import revision_overlays
 
