@@ -27,7 +27,8 @@ from planner.designs.wizard_transport import (
     transport_from_fields,
 )
 from planner.domain import canvas
-from planner.domain.spec import TIERS, spec_schema
+from planner.domain.spec import spec_schema
+from planner.domain.spec_model import TIERS
 from planner.domain.specfields import rule_at
 from planner.domain.transport.resolve import nic_of_server
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from planner.domain.catalog import DeviceModel
 from planner.domain.fabric import FabricError
-from planner.domain.spec import DesignSpec
+from planner.domain.spec_model import DesignSpec
 
 
 @dataclass

@@ -10,7 +10,7 @@ import numpy as np
 
 from planner.domain.catalog import DeviceModel
 from planner.domain.fabric import FabricBuilder, FabricError
-from planner.domain.spec import DesignSpec
+from planner.domain.spec_model import DesignSpec
 
 from .generator_plans import _Switches
 

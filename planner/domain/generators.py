@@ -26,7 +26,7 @@ from inventory.library.vocab import GPU_SERVER_KINDS
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.fabric import Fabric, FabricBuilder, FabricError
 from planner.domain.settings import FabricSettings
-from planner.domain.spec import DesignSpec
+from planner.domain.spec_model import DesignSpec
 
 from .generator_plans import _plan, _Switches
 from .generator_wiring import _fat_tree_plane, _leaf_spine_plane, _Namer

@@ -83,7 +83,7 @@ from planner.domain.arrays import unique as unique_sorted
 from planner.domain.campus import BY_PLANE
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, TIER, Fabric, FabricError
-from planner.domain.spec import DesignSpec, Layout
+from planner.domain.spec_model import DesignSpec, Layout
 
 RU_M = 0.04445  # one rack unit, metres
 MANAGEMENT_RU = 2  # top-of-rack management gear

@@ -16,7 +16,8 @@ from planner.domain.outputs.bom import bill_of_materials
 from planner.domain.outputs.cabling import CABLING_COLUMNS, cabling_rows
 from planner.domain.part_facts import end_cage
 from planner.domain.pipeline import build_fabric
-from planner.domain.spec import MediaChoice, SpecError, parse_spec
+from planner.domain.spec import SpecError, parse_spec
+from planner.domain.spec_model import MediaChoice
 from planner.domain.summary import summarize
 
 # Two SUs of DGX-B300 on SN5600, two 400G planes, leaf-spine at 400G: SU 1 in building 1

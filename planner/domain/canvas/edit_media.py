@@ -34,7 +34,7 @@ from planner.domain.media import (
 )
 from planner.domain.names import end_text, link_name, scheme_of
 from planner.domain.part_facts import fiber_of, optic_of
-from planner.domain.spec import MediaChoice
+from planner.domain.spec_model import MediaChoice
 
 PART_CATEGORIES = {
     "a_part": ("transceiver", "cable"),

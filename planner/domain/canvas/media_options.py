@@ -23,7 +23,7 @@ from planner.domain.media import (
     optic_candidates,
     rank_candidates,
 )
-from planner.domain.spec import MediaChoice
+from planner.domain.spec_model import MediaChoice
 
 
 class LinkOptions(list):

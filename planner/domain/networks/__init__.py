@@ -90,7 +90,7 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
 
     Parameters
     ----------
-    spec : planner.domain.spec.DesignSpec
+    spec : planner.domain.spec_model.DesignSpec
         A parsed spec; ``spec.networks`` is its ``networks`` block (may be empty).
     fabric : Fabric
         The compute fabric after layout (its racks give the PDU count).

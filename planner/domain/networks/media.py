@@ -64,7 +64,7 @@ from planner.domain.networks.common import (
     switch_ports,
 )
 from planner.domain.part_facts import end_cage
-from planner.domain.spec import MediaChoice
+from planner.domain.spec_model import MediaChoice
 
 #: A node port's role in the server record's ``other_ports``, per network (first found).
 NODE_PORT_ROLES = {
