@@ -8,7 +8,7 @@ import pytest
 from planner.analyses.power import power_budget
 from planner.domain.campus import parse_campus
 from planner.domain.fabric import Fabric, FabricError
-from planner.domain.layout import entrance_runs_m
+from planner.domain.layout_distances import entrance_runs_m
 from planner.domain.media import LinkGroup, MediaCatalog, optic_candidates, rank_candidates
 from planner.domain.media.choice import choose_candidates
 from planner.domain.media.groups import LinkEnd

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.domain.layout import RU_M, layout_distances
+from planner.domain.layout_distances import RU_M, layout_distances
 from planner.domain.networks.elements import cluster_elements
 from planner.domain.networks.lengths import management_rack_places, with_run_lengths
 from planner.domain.pipeline import build_fabric

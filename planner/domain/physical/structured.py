@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from planner.domain.fabric import TIER, TIER_NAMES, Fabric
-from planner.domain.layout import layout_distances, run_lengths_m
+from planner.domain.layout_distances import layout_distances, run_lengths_m
 from planner.domain.physical.channels import Channels, Segment, point_to_point_channels
 
 MANAGEMENT_RU = 2  # the layout's top-of-rack reserve
