@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from planner.domain.outputs.bom import CATEGORIES, BillOfMaterials, BomLine
+from planner.domain.outputs.bom import BillOfMaterials, BomLine
+from planner.domain.outputs.bom_categories import CATEGORIES
 from planner.domain.outputs.quote import (
     CurrencyMismatchError,
     PriceChoice,

@@ -38,7 +38,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from planner.domain.outputs.bom import CATEGORIES, NETWORK_TIERS, BillOfMaterials, BomLine
+from planner.domain.outputs.bom import BillOfMaterials, BomLine
+from planner.domain.outputs.bom_categories import CATEGORIES, NETWORK_TIERS
 
 __all__ = [
     "bom_cost",
