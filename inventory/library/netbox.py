@@ -307,7 +307,11 @@ TOP_NOTES = {
 
 
 def _read_interfaces(data: dict, category: str, reader: _Reader) -> tuple[list, list]:
-    """Data and management groups, in order of first appearance."""
+    """Data and management groups, in order of first appearance.
+
+    Long because: one pass over the file's interfaces that sorts each into a data or management
+    group as it goes; the groups' running state is shared by every branch.
+    """
     interfaces = data.get("interfaces")
     if interfaces is None:
         return [], []
@@ -630,6 +634,10 @@ def parse_devicetype(text: str, origin: str, *, category: str | None = None) -> 
     >>> result.record.category, result.record.slug, result.record.spec["cage_groups"]
     ('switch', 'X1', [{'role': 'data', 'count': 2, 'form_factor': 'QSFP112', \
 'ports_per_cage': 1, 'port_speed_gbps': 400}])
+
+    Long because: it reads one file's fields in the file's order (kind, names, cages, rack units,
+    weight, airflow, power) into one part record; each step is a call or a few lines that fill the
+    record.
     """
     if category is not None and category not in CATEGORIES:
         raise NetboxFileError(

@@ -219,6 +219,9 @@ def run_scenario(
     the design's, :func:`transport_defaults`), ``flowlets`` (``flowlet`` routing's flowlets
     per flow) and ``pfc_mode`` (the flow control the congestion report assumes; ``None``: the
     design's) are the transport's.
+
+    Long because: it runs one scenario end to end (traffic, failures, routing, the run) and builds
+    the result dict from all of their figures.
     """
     defaults = transport_defaults(fabric.settings.transport)
     routing = canonical_routing(routing or defaults.routing)

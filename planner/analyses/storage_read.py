@@ -82,6 +82,9 @@ def storage_graph(elements, network: str):
         ``(net, node_ports, array_ports, node_of_port, readers, link_tier)``: endpoint
         indices of node ports and of storage-array ports, the reader index of each node port,
         the reader names (device, or device/tray) and each directed link's tier (``TIERS``).
+
+    Long because: it lays out one storage network's nodes, ports and links as the flow engine's
+    arrays in one pass; the arrays are filled together.
     """
     devices = {d.name: d for d in elements.devices_of(network)}
     links = elements.links_of(network)
@@ -232,6 +235,9 @@ def run_storage_read(
     JobInputError
         The design has no storage or converged network with storage-array ports (``traffic``),
         or a flow has no path after the failures (``fail_links``).
+
+    Long because: one job from graph to result: the run, then its certificate by tier and the worst-
+    served nodes, all read from the same rate arrays; the result dict is much of it.
     """
     progress = on_progress or (lambda *a, **k: None)
     network = read_network(fabric)

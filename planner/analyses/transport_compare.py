@@ -134,6 +134,9 @@ def counterpart_switch(
     ...     parts={"IB": {"slug": "IB"}, "ETH": {"slug": "ETH"}})
     >>> counterpart_switch(facts, "IB", 400, "roce").chosen
     'ETH'
+
+    Long because: the counterpart rule's ordered tie-breaks (lane rate, maker, power, capacity,
+    slug), each with the reason it gives.
     """
     model = facts.devices.get(original)
     wanted = PROTOCOL[transport]
@@ -595,6 +598,9 @@ def compare_transports(
     ------
     SpecError
         The document is not a spec (e.g. the empty spec of a design drawn on the canvas).
+
+    Long because: it builds both sides, caps them, and assembles the comparison record from them;
+    each step is a call, the record is many fields.
     """
     document = {k: v for k, v in document.items() if k != "networks"}
     spec = parse_spec(document)
@@ -674,6 +680,9 @@ def price_comparison(comparison: TransportComparison, table: PriceTable, *, curr
     ``difference`` (``None`` unless both bills are complete); ``difference_priced_only`` is the
     difference of the priced lines' totals, whatever is missing. Amounts are strings with two
     decimals (exact).
+
+    Long because: one loop over both sides' lines that prices them per cost group, with the unpriced
+    parts and the largest differences gathered in the same pass.
     """
 
     def money(value: Decimal | None) -> str | None:

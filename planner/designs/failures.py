@@ -157,7 +157,11 @@ BASIS_TEXT = {
 
 def page_context(request, design, revision: DesignRevision | None) -> dict | None:
     """What the design page's "Expected failures" section shows (its inputs from the
-    query string: ``job_gpus``, ``lead_time_days``, ``level``)."""
+    query string: ``job_gpus``, ``lead_time_days``, ``level``).
+
+    Long because: it reads three query parameters (each with its own 400 message) and builds one
+    template context of many figures.
+    """
     if revision is None:
         return None
     query = request.GET

@@ -207,6 +207,9 @@ def diff_fabrics(
     ...     return f
     >>> diff_fabrics(fabric(9.8), fabric(25.0))["changes"][0]["text"]
     'link leaf-1 3/1 → spine-1 1/1: length 9.8 m → 25 m'
+
+    Long because: two passes (devices by name, links by their ends) that share the index maps they
+    build; each pass is short.
     """
     names = {name: i for i, name in enumerate(dict.fromkeys([*old.node_name, *new.node_name]))}
     before, after = _Side(old, names, positions[0]), _Side(new, names, positions[1])

@@ -171,7 +171,11 @@ def _plan(
 
 
 def _leaf_plan(spec: DesignSpec, sw: _Switches, servers: int, rails: int, trays: int) -> dict:
-    """Servers per SU (or per leaf), leaves, and each leaf's downlinks and uplinks."""
+    """Servers per SU (or per leaf), leaves, and each leaf's downlinks and uplinks.
+
+    Long because: the leaf sizing rule: one case per topology (rail-optimized, one tier, Clos, rack-
+    scale) over the same counts; the cases are the rule as the module docstring states it.
+    """
     reserved = spec.reserved_leaf_ports
     one_tier = spec.tiers == 1
     o = Fraction(spec.oversubscription).limit_denominator(1000)
@@ -355,7 +359,11 @@ def _spine_count(spec: DesignSpec, up: int, need: float, *, where: str) -> int:
 
 
 def _upper_plan(spec, sw, plan, servers, gpus_per_server, final) -> dict:
-    """Tiers, pods, spines and cores of one plane (those of ``final`` when growing)."""
+    """Tiers, pods, spines and cores of one plane (those of ``final`` when growing).
+
+    Long because: the spine and core sizing rule for two and three tiers over the same counts, as
+    the module docstring states it.
+    """
     leaves, up, unit = plan["leaves"], plan["leaf_up"], plan["leaves_per_su"]
     gpus = servers * gpus_per_server
     per_unit_gpus = plan["servers_per_su"] * gpus_per_server / unit if unit else 0

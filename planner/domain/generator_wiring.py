@@ -199,6 +199,11 @@ def _bundle(sw: _Switches, links_per_spine: int) -> int:
 
 
 def _upper_tiers(builder, spec, sw, plan, leaf_nodes, pod_of_leaf, down, up, plane, namer):
+    """Spines and cores of one plane, and their links to the leaves (two or three tiers).
+
+    Long because: the wiring formulas of two and three tiers (see its comments) work on the same
+    index arrays.
+    """
     if plan["tiers"] == 1:
         return
     leaves = leaf_nodes.shape[0]

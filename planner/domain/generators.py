@@ -65,6 +65,9 @@ def generate_topology(
         ...); the message says why and what would work.
     CatalogLookupError
         The spec names a part that is not in the catalog.
+
+    Long because: it builds a fabric plane by plane from the plans: servers, leaves, tiers,
+    settings, each step a call with the counts they share.
     """
     server = facts.device(spec.server, "server", field_name="server")
     if server.kind and server.kind not in GPU_SERVER_KINDS:

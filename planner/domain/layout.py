@@ -329,6 +329,9 @@ def assign_layout(fabric: Fabric, spec: DesignSpec, facts: CatalogFacts) -> None
     ------
     FabricError
         The rack type is unknown, or servers do not fit it (field ``layout.*``).
+
+    Long because: the placement is one pass (racks per row, buildings, halls, places) over arrays
+    each step extends; its nested helper shares them.
     """
     layout = spec.layout
     notes: list[str] = []

@@ -376,6 +376,9 @@ def parse_spec(document: dict | str) -> DesignSpec:
     Traceback (most recent call last):
     ...
     planner.domain.spec.SpecError: topology: 'ring' is not one of [...]
+
+    Long because: it checks the document block by block (schema, transport, cabling, ranges, one
+    tier, networks), each block a few lines that add problems naming the field.
     """
     if isinstance(document, str):
         document = load_spec_text(document)

@@ -465,6 +465,9 @@ def design_import_cabling(
         ``base_revision`` is not the latest revision (checked first).
     planner.designs.services.DesignError
         ``base_revision`` does not exist.
+
+    Long because: one transaction whose steps (stale check first, then parse and edit; see its
+    comments) each give their own error.
     """
     base = design.revisions.filter(number=base_revision).first()
     if base is None:

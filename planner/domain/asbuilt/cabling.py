@@ -111,6 +111,11 @@ def _speed_text(gbps) -> str:
 
 
 def _resolve(names: FabricNames, rows: Sequence[Neighbour]):
+    """Each reported cable's two ends resolved to the design's devices and ports, with the errors.
+
+    Long because: its nested helpers share the error list and the caches of names already resolved
+    (each device and port text once).
+    """
     errors: list[dict] = []
     found: dict[tuple, _Found] = {}
     foreign_rows = 0
@@ -227,6 +232,9 @@ def check_cabling(
     ------
     CablingImportError
         Unknown devices or ports, an empty file, or a file for another design.
+
+    Long because: one pass from reported rows to the result: resolve, match, classify the rest,
+    count; the result dict is a large part of it.
     """
     fabric = names.fabric
     if not rows:
@@ -377,6 +385,11 @@ def _other_end(names: FabricNames, link: int, node: int, port: int) -> tuple[int
 
 
 def _classify(names: FabricNames, labels, cable: _Found, matched: set[int], explained: set[int]):
+    """Why a reported cable matches no design link: swapped, moved, foreign or extra.
+
+    Long because: one case per kind of mismatch, each building its row; the cases read the same
+    ends.
+    """
     fabric = names.fabric
     a_end = names.end(*cable.a)
     speeds = fabric.link_speed_gbps

@@ -219,6 +219,9 @@ def counter_overlay(
     b_port_name, flags, margin_db, util}], "counts": {...}}`` (ports 1-based, and named by
     :mod:`planner.domain.names`); ``flagged`` lists the worst first (sensitivity, then
     expectation, then errors; smaller margin first).
+
+    Long because: one loop over the links that measures both directions and judges each link,
+    building each link's entry as it goes.
     """
     names = fabric.node_name
     ports = Names(fabric)

@@ -261,7 +261,11 @@ def _port_text(value) -> str:
 
 
 def _read_row(raw: dict, row: int, problems: _Problems) -> PortCounters | None:
-    """One entry's fields checked and converted (problems added; ``None`` when any)."""
+    """One entry's fields checked and converted (problems added; ``None`` when any).
+
+    Long because: one check per field of a snapshot entry (port, counters, lanes, power, time), each
+    naming its field in the problem it adds.
+    """
     device = _port_text(raw.get("device"))
     port = _port_text(raw.get("port"))
     before = len(problems.items) + problems.more

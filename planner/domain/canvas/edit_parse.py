@@ -96,7 +96,11 @@ _OPTIONAL_INTS = ("plane", "su", "rail", "group", "ru")
 
 
 def parse_nodes(document: dict, facts: CatalogFacts, out: ParsedEdit) -> dict[str, int]:
-    """Read the nodes into ``out``; returns the index of each node name."""
+    """Read the nodes into ``out``; returns the index of each node name.
+
+    Long because: one loop that checks each node's fields in turn, each problem naming the node and
+    the field.
+    """
     raw_nodes = document.get("nodes")
     if not isinstance(raw_nodes, list):
         out.add("malformed", "A topology document has a list of nodes.", field_name="nodes")
@@ -214,7 +218,11 @@ def _unit_speeds(raw_links: list, index: dict[str, int], out: ParsedEdit) -> dic
 
 
 def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
-    """Read the links between known nodes into ``out`` (ports, speeds, parts by slug)."""
+    """Read the links between known nodes into ``out`` (ports, speeds, parts by slug).
+
+    Long because: one loop that checks each link's fields in turn (ends, ports, speed, parts), with
+    two nested helpers sharing the per-model cache.
+    """
     raw_links = document.get("links", [])
     if not isinstance(raw_links, list):
         out.add("malformed", "A topology document has a list of links.", field_name="links")

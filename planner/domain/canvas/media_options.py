@@ -97,6 +97,9 @@ def link_options(
     :mod:`planner.domain.media`); a cable
     assembly has no ``a_part``/``b_part``. With ``length_m``, options that do not reach it are
     left out. When none remain, ``refusal`` says why.
+
+    Long because: it enumerates every media choice (cables, transceiver pairs, breakouts) for a link
+    in one pass, each kind a few lines with its compatibility check.
     """
     result = LinkOptions()
     result.a, result.b = a_model, b_model

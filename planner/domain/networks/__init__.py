@@ -107,6 +107,9 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
     ------
     FabricError
         A network cannot be built; ``field`` names the setting, e.g. ``networks.oob.uplinks``.
+
+    Long because: the networks are sized in an order and again until the in-band cores and OOB
+    uplinks agree (see its comment).
     """
     settings, problems = resolve_settings(spec.networks or {}, spec.server)
     if problems:

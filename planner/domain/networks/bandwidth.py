@@ -307,6 +307,9 @@ def read_bandwidth(
     ------
     ValueError
         ``readers`` is not ``"all"`` or a whole number from 1 to ``hosts``.
+
+    Long because: its two nested helpers share the tier figures they build; the tiers are computed
+    and explained together.
     """
     if readers == "all":
         readers = hosts

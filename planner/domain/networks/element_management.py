@@ -30,6 +30,11 @@ from .element_parts import (
 
 
 def _inband(b: _Builder, plan: dict, hosts: _Hosts) -> list[str]:
+    """The in-band network's switches and links, dual-homed or not (rules in the elements module).
+
+    Long because: the rules name ports in one order (nodes, uplinks, ISLs, management, NFS,
+    customer), sharing the port counters of every leaf and core.
+    """
     groups = {g["name"]: g for g in plan.get("link_groups") or []}
     settings = plan.get("settings") or {}
     switch_groups = {g["role"]: g for g in plan.get("switch_groups") or []}
@@ -146,6 +151,11 @@ _SWITCH_LABELS = {
 
 
 def _oob(b: _Builder, plan: dict, hosts: _Hosts, shared: dict, pdus: list[str], tops) -> None:
+    """The out-of-band network's switches and links (rules in the elements module).
+
+    Long because: one pass that gathers every managed port in the generator's order and fills the
+    switches with them; the order is the rule.
+    """
     groups = {g["name"]: g for g in plan.get("link_groups") or []}
     settings = plan.get("settings") or {}
     names = _switches(b, "oob", plan)

@@ -115,6 +115,11 @@ from .element_parts import (
 
 
 def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: dict) -> None:
+    """A storage or converged network's switches and links (rules in the module docstring).
+
+    Long because: its steps (node ports, storage-array ports, splitters and UFM cables, uplinks,
+    customer uplinks; see its comments) share the per-leaf port counters.
+    """
     groups = {g["name"]: g for g in plan.get("link_groups") or []}
     settings = plan.get("settings") or {}
     switch_groups = {g["role"]: g for g in plan.get("switch_groups") or []}

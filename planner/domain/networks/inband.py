@@ -74,6 +74,9 @@ def inband_network(
     ------
     FabricError
         A switch without enough ports at the speed, naming ``networks.inband.<field>``.
+
+    Long because: the sizing steps (leaves, pairs, cores, uplinks, parts, conventions) share many
+    intermediate counts that a split would pass as arguments.
     """
     where = "networks.inband"
     leaf, core = values["leaf"], values.get("core") or values["leaf"]

@@ -392,7 +392,11 @@ def choose_network_media(
 
 
 def _choose_group(network, group, links, indexes, devices, facts, catalog):
-    """One link group: its options, choice and counts; and the notes on what was not chosen."""
+    """One link group: its options, choice and counts; and the notes on what was not chosen.
+
+    Long because: one loop over a group's options that keeps the best choice and the notes on every
+    option not chosen.
+    """
     options, uses, notes = [], {}, []
     chosen_links = 0
     for sub in _subgroups(network, group.name, links, indexes, devices, facts):

@@ -105,6 +105,9 @@ def oob_network(
         ``networks.oob.leaf`` (no RJ45 ports known), ``networks.oob.uplinks`` (more uplinks
         than the switch has uplink ports), ``networks.oob.switches_per_rack`` (a rack group
         needs more ports than its switches have, or the layout has no compute racks).
+
+    Long because: the sizing steps (managed ports, switches, uplinks, parts, conventions) share the
+    port counts that a split would pass as arguments.
     """
     where = "networks.oob"
     leaf = values["leaf"]

@@ -119,6 +119,10 @@ def leaf_spine_network(
     FabricError
         A switch without enough ports or speed, or a fabric that needs a third tier; ``field``
         names the setting, e.g. ``networks.storage.leaf``.
+
+    Long because: node leaves, storage leaves, spines, parts and read bandwidth share some twenty
+    intermediate counts; its link groups, spine ports and conventions are already functions of their
+    own.
     """
     where = f"networks.{name}"
     leaf, spine = values["leaf"], values.get("spine") or values["leaf"]
@@ -446,7 +450,10 @@ def _link_groups(
     mgmt_cables: int,
 ) -> list[LinkGroup]:
     """The network's link groups (node, leaf-spine, spine-core, storage-array, UFM and
-    management-node links), those without links left out."""
+    management-node links), those without links left out.
+
+    Long because: one LinkGroup literal of nine fields per kind of link (six kinds).
+    """
     links = [
         LinkGroup(
             "node-leaf",

@@ -175,6 +175,9 @@ def bom_diff(
     ...                 currency="USD", old_power_w=100.0, new_power_w=250.0)
     >>> diff.changed[0].delta, diff.cost_delta, diff.power_delta_w
     (3, Decimal('30'), 150.0)
+
+    Long because: one pass over both bills by (part, length) that prices each change as it goes, so
+    that cost and power deltas come from the same rows.
     """
     if prices is not None and currency is None:
         raise QuoteError("currency", "give the currency of the prices")

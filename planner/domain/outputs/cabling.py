@@ -325,6 +325,9 @@ def _built_rows(
         ``{network: colour}`` over :data:`CORD_COLOURS`.
     plan : StructuredPlan or None, optional
         The fabric's :func:`structured_plan` when already computed (None: point to point).
+
+    Long because: one vectorised pass over every link's text columns (ends, labels, parts, lengths,
+    segments) that fills the rows column by column.
     """
     if plan is False:
         plan = structured_plan(fabric, facts)

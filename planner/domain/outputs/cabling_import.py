@@ -149,6 +149,9 @@ def cabling_edit(
         devices, ports not written as the plan writes them, bad numbers. Problems of the
         edited topology itself (tier order, ports in use, parts that do not fit) are found
         afterwards by :func:`planner.domain.canvas.validate_edit`.
+
+    Long because: one pass over the uploaded rows, a check per column each naming its row and
+    column; the nested helper shares the row being read.
     """
     if isinstance(text, str):
         text = text.lstrip("\ufeff").splitlines()

@@ -89,7 +89,11 @@ def network_rows(
     colours: dict[str, str] | None = None,
 ) -> Iterator[tuple]:
     """The cabling-plan rows of the cluster's other networks (:data:`CABLING_COLUMNS`
-    order), network by network in build order, link by link; nothing without networks."""
+    order), network by network in build order, link by link; nothing without networks.
+
+    Long because: one loop over the networks and their links that writes each row's columns; the
+    nested helper shares the row's ends.
+    """
     if elements is None:
         if not fabric.settings.networks:
             return

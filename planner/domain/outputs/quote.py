@@ -503,7 +503,10 @@ class PricedQuote:
 
     def as_dict(self) -> dict:
         """JSON-ready: amounts as exact strings with the currency's decimal places (two for
-        cents), never floats."""
+        cents), never floats.
+
+        Long because: one JSON literal of every field of the quote, its lines and totals.
+        """
 
         def money(value: Decimal | None) -> str | None:
             return format_money(value, self.currency)
@@ -631,6 +634,9 @@ def price_quote(
     ... )
     >>> quote.lines[0].unit_cost, quote.lines[0].unit_sell, quote.sell_total
     (Decimal('90.00'), Decimal('120.00'), Decimal('240.00'))
+
+    Long because: one pass over the bill's lines that picks each line's offer, converts, rounds and
+    totals per category; the nested helper shares the rates.
     """
     currency, discounts, margin = terms.checked()
     keep = (HUNDRED - margin) / HUNDRED

@@ -332,6 +332,10 @@ def _oc(path: str, source: str, os_name: str) -> Path:
 
 
 def _ethernet_counters(priority: int | None) -> list[CounterSpec]:
+    """The Ethernet counters of the plan, each with its path per switch OS and its source.
+
+    Long because: a table: one CounterSpec literal per counter, with its sourced path per OS.
+    """
     p = priority if priority is not None else 3
     pnote = "" if priority is not None else " (lossless priority not set: priority 3 shown)"
 
@@ -681,6 +685,9 @@ def telemetry_plan(
     ------
     ValueError
         An interval or bytes-per-sample that is not a positive number.
+
+    Long because: it gathers the plan's parts (counters, ends, expectations, thresholds) into one
+    record; each part is a call or a few lines.
     """
     fast = interval_s if pfc_ecn_interval_s is None else pfc_ecn_interval_s
     for label, value in (("interval_s", interval_s), ("pfc_ecn_interval_s", fast),

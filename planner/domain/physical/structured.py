@@ -176,7 +176,11 @@ def part_summary(fabric: Fabric, facts) -> dict:
 
 def plan_structured(fabric: Fabric, cabling: dict | None, facts=None) -> StructuredPlan:
     """The structured plan of ``fabric`` (module docstring); nothing structured when no tier
-    asks for patch panels or the fabric has no layout or media."""
+    asks for patch panels or the fabric has no layout or media.
+
+    Long because: one pass that places panels, trunks and MPO legs per panel pair (see its
+    comments); the steps share the same index arrays.
+    """
     count = fabric.link_count
     nan = np.full(count, np.nan, dtype=np.float32)
     minus = np.full(count, -1, dtype=np.int32)
