@@ -68,8 +68,10 @@ class RevisionTransport:
 
 
 def _key(revision: DesignRevision) -> str:
+    """The cache key of ``revision``'s transport (v3: the comparison's records moved to
+    ``planner.analyses.transport_features``, so entries pickled before cannot be read)."""
     created = revision.created.timestamp() if revision.created else 0
-    return f"planner:transport:v2:{revision.pk}:{created}:{catalog_fingerprint()}"
+    return f"planner:transport:v3:{revision.pk}:{created}:{catalog_fingerprint()}"
 
 
 def _settings(fabric, facts) -> tuple[dict | None, str]:
