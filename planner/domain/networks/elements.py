@@ -117,8 +117,8 @@ from .element_parts import (
 def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: dict) -> None:
     """A storage or converged network's switches and links (rules in the module docstring).
 
-    Long because: its steps (node ports, storage-array ports, splitters and UFM cables, uplinks,
-    customer uplinks; see its comments) share the per-leaf port counters.
+    The steps (node ports, storage-array ports, splitters and UFM cables, uplinks) are
+    functions of their own, in that order: each takes the leaves' ports after the last.
     """
     groups = {g["name"]: g for g in plan.get("link_groups") or []}
     settings = plan.get("settings") or {}
@@ -131,17 +131,47 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
     spine_cage = _ports(b.facts, switch_groups["spine"], speed)[1] if spines else 1
     optics = _side_parts(plan)
     sw_optic, node_optic, ufm_optic = (optics.get(s, "") for s in ("switch", "node", "ufm"))
-    used: dict[str, int] = {}  # leaf -> next free port from the bottom (0-based)
+    ports = _LeafPorts(per_cage)
     b.per_cage.update(dict.fromkeys(leaves + sleaves, per_cage))
     b.per_cage.update(dict.fromkeys(spines, spine_cage))
 
-    def cage_start(leaf: str) -> int:
+    _node_links(b, network, groups, settings, leaves, hosts, ports, node_optic, sw_optic)
+    _storage_links(b, network, groups, sleaves, ports, sw_optic)
+    _host_cables(
+        b, network, groups, settings, shared, sleaves or leaves, ports, ufm_optic, sw_optic
+    )
+    _uplinks(
+        b, network, groups, settings, leaves, sleaves, spines, names, radix, ports, speed, sw_optic
+    )
+
+    # a converged fabric's customer uplinks
+    customer_group = groups.get("spine-customer")
+    if customer_group:
+        tops = spines or leaves + sleaves
+        core = _endpoint(b, "customer-core", "customer-core", network)
+        for k in range(int(customer_group["links"])):
+            switch = tops[k % len(tops)]
+            port = b.take(switch) if spines else port_name(radix - 1 - k // len(tops), per_cage)
+            b.link(network, customer_group, switch, port, core, b.take(core))
+
+
+class _LeafPorts:
+    """The next free port of each leaf, from the bottom (0-based), one by one or by whole cage."""
+
+    def __init__(self, per_cage: int):
+        self.per_cage = per_cage
+        self.used: dict[str, int] = {}
+
+    def cage_start(self, leaf: str) -> int:
         """The first port of the leaf's next whole cage."""
-        start = ceil_div(used.get(leaf, 0), per_cage) * per_cage
-        used[leaf] = start + per_cage
+        start = ceil_div(self.used.get(leaf, 0), self.per_cage) * self.per_cage
+        self.used[leaf] = start + self.per_cage
         return start
 
-    # node ports, the port-0s of every node first
+
+def _node_links(b, network, groups, settings, leaves, hosts, ports, node_optic, sw_optic) -> None:
+    """The nodes' ports on the node leaves, the port-0s of every node first."""
+    per_cage = ports.per_cage
     node_group = groups.get("node-leaf")
     ppn = int(settings.get("ports_per_node") or 0)
     if node_group and leaves and ppn:
@@ -151,8 +181,8 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
             for _ in range(load):
                 port, host = divmod(position, host_count)
                 a, a_port = hosts.port(host, f"{PORT_PREFIX[network]}{port + 1}")
-                index = used.get(leaf, 0)
-                used[leaf] = index + 1
+                index = ports.used.get(leaf, 0)
+                ports.used[leaf] = index + 1
                 b.link(
                     network,
                     node_group,
@@ -165,7 +195,10 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                 )
                 position += 1
 
-    # storage-array ports: cables spread over the storage leaves
+
+def _storage_links(b, network, groups, sleaves, taken, sw_optic) -> None:
+    """The storage arrays' ports: cables spread over the storage leaves."""
+    per_cage = taken.per_cage
     storage_group = groups.get("storage-leaf")
     if storage_group and sleaves:
         ports = int(storage_group["links"])
@@ -176,7 +209,7 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
         for leaf, count in zip(sleaves, spread(cables, len(sleaves)), strict=True):
             for _ in range(count):
                 if legs > 1:
-                    start = cage_start(leaf)
+                    start = taken.cage_start(leaf)
                     this = min(legs, ports - port)
                     assembly = f"{leaf}:{start // per_cage + 1} 1:{this}"
                     for leg in range(this):
@@ -193,8 +226,8 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                         )
                         port += 1
                 else:
-                    index = used.get(leaf, 0)
-                    used[leaf] = index + 1
+                    index = taken.used.get(leaf, 0)
+                    taken.used[leaf] = index + 1
                     b.link(
                         network,
                         storage_group,
@@ -206,8 +239,12 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                     )
                     port += 1
 
-    # management-node splitters, then UFM cables: round the host leaves, a cage each
-    host_leaves = sleaves or leaves
+
+def _host_cables(
+    b, network, groups, settings, shared, host_leaves, ports, ufm_optic, sw_optic
+) -> None:
+    """Management-node splitters, then UFM cables: round the host leaves, a cage each."""
+    per_cage = ports.per_cage
     turn = 0
     mgmt_group = groups.get("management-leaf")
     if mgmt_group and host_leaves:
@@ -217,7 +254,7 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
         for cable in range(cables):
             leaf = host_leaves[turn % len(host_leaves)]
             turn += 1
-            start = cage_start(leaf)
+            start = ports.cage_start(leaf)
             this = min(legs, links - cable * legs)
             assembly = f"{leaf}:{start // per_cage + 1} 1:{this}" if this > 1 else ""
             for leg in range(this):
@@ -243,7 +280,7 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
         for cable in range(cables):
             leaf = host_leaves[turn % len(host_leaves)]
             turn += 1
-            start = cage_start(leaf)
+            start = ports.cage_start(leaf)
             ufm = _ufm(b, total - cables + cable)
             assembly = f"{leaf}:{start // per_cage + 1} 1:{legs}" if legs > 1 else ""
             for leg in range(legs):
@@ -260,7 +297,14 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                     leg=leg + 1 if assembly else None,
                 )
 
-    # leaf uplinks: every leaf's top cages, round the spines (of its pod, three tiers)
+
+def _uplinks(
+    b, network, groups, settings, leaves, sleaves, spines, names, radix, ports, speed, sw_optic
+) -> None:
+    """Every leaf's uplinks on its top cages, round the spines (of its pod, three tiers)."""
+    per_cage = ports.per_cage
+    used = ports.used
+    storage_group = groups.get("storage-leaf")
     up_group = groups.get("leaf-spine")
     if up_group and spines and int(up_group["links"]) and settings.get("pods"):
         up = int(up_group["links"])
@@ -317,16 +361,6 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                     b_transceiver=sw_optic,
                 )
             offset += up
-
-    # a converged fabric's customer uplinks
-    customer_group = groups.get("spine-customer")
-    if customer_group:
-        tops = spines or leaves + sleaves
-        core = _endpoint(b, "customer-core", "customer-core", network)
-        for k in range(int(customer_group["links"])):
-            switch = tops[k % len(tops)]
-            port = b.take(switch) if spines else port_name(radix - 1 - k // len(tops), per_cage)
-            b.link(network, customer_group, switch, port, core, b.take(core))
 
 
 # --------------------------------------------------------------------------------------------
