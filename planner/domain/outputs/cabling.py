@@ -326,8 +326,9 @@ def _built_rows(
     plan : StructuredPlan or None, optional
         The fabric's :func:`structured_plan` when already computed (None: point to point).
 
-    Long because: one vectorised pass over every link's text columns (ends, labels, parts, lengths,
-    segments) that fills the rows column by column.
+    Long because: it reads every link's columns block by block into rows in one pass that
+    shares the per-fabric texts (a multi-leg assembly's row is :func:`_leg_row`), and its
+    docstring documents the streaming and three parameters.
     """
     if plan is False:
         plan = structured_plan(fabric, facts)
@@ -344,7 +345,6 @@ def _built_rows(
     has_media = fabric.link_a_part is not None
     ordered_all = ordered_cable_length_m(fabric)
     run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
-    empty = _PartText()
     segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
     shown_tiers = fabric.report_tiers()  # links between buildings: the campus tier
     texts = _Texts()
@@ -394,67 +394,13 @@ def _built_rows(
                 if through[i]:
                     yield from segments.rows(block.start + i, row)
                 continue
-            cable = parts[pc] if pc >= 0 else empty
-            length = measure_text(ordered[i]) if pc >= 0 else ""
-            a_module = parts[pa].slug if pa >= 0 and pa != pc else ""
-            assembly = leg_number = ""
-            if i in multi:
-                legs, leg, shared = multi[i]
-                node, port = (b, b_port[i]) if shared else (a, a_port[i])
-                head = ends.cage_name(node, port)
-                per_cage = ends.per_cage[node]
-                per_module = module_ports[pb] if shared and pb >= 0 else 1
-                if cable.cable_type == "fiber" and per_module > 1 and per_cage % per_module == 0:
-                    # a splitter fiber's head is one port of a multi-port module: name it
-                    per_head = per_cage // per_module
-                    head = ends.schemes[node].label(port // per_head * per_head)
-                assembly = f"{ends.location[node]}.P{head} 1:{legs}"
-                leg_number = str(leg)
-            topology_tier = TIER_NAMES[tier[i]]
-            tier_name = REPORT_TIER_NAMES[shown[i]]
-            leaf = b if topology_tier == "server-leaf" else a
-            rail_text = (
-                str(rail[leaf] + 1) if rail[leaf] >= 0 and topology_tier != "spine-core" else ""
-            )
-            connector = cable.connector
-            if cable.cable_type == "fiber" and not connector and pa >= 0:
-                connector = parts[pa].connector
-            a_port_name = ends.port_name(a, a_port[i])
-            b_port_name = ends.port_name(b, b_port[i])
-            row = (
-                f"{ends.end_label(a, a_port[i])}/{ends.end_label(b, b_port[i])}",
-                "compute",
-                assembly,
-                leg_number,
-                tier_name,
-                str(plane[i] + 1) if plane[i] >= 0 else "",
-                rail_text,
-                str(speed[i]),
-                ends.row[a],
-                ends.rack[a],
-                ends.ru[a],
-                ends.names[a],
-                ends.roles[a],
-                a_port_name,
-                str(a_port[i] // ports_per_tray + 1)
-                if ports_per_tray and ends.roles[a] == "server"
-                else "",
-                a_module,
-                ends.row[b],
-                ends.rack[b],
-                ends.ru[b],
-                ends.names[b],
-                ends.roles[b],
-                b_port_name,
-                parts[pb].slug if pb >= 0 and pb != pc else "",
-                cable.slug,
-                cable.cable_type,
-                cable.media,
-                connector,
-                cable.fiber_type,
-                length,
-                measure_text(run[i]),
-                compute_colour,
+            row = _leg_row(
+                ends,
+                parts,
+                (module_ports, rail, ports_per_tray, compute_colour),
+                (a, a_port[i], b, b_port[i], pa, pb, pc),
+                (tier[i], shown[i], plane[i], speed[i], ordered[i], run[i]),
+                multi[i],
             )
             if segments is None:
                 yield row
@@ -468,6 +414,76 @@ def _built_rows(
     else:
         for row in rows:
             yield row + _NO_SEGMENT
+
+
+def _leg_row(ends: FabricEnds, parts, per_fabric, ends_of, columns, multi) -> tuple:
+    """The plan's row of one leg of a multi-leg assembly (a breakout cable or splitter), in
+    ``_BUILT_COLUMNS`` order; its assembly is named by the shared end's cage (or module port).
+
+    ``per_fabric``: ``(module_ports, rail, ports_per_tray, compute_colour)``; ``ends_of``: the
+    link's ``(a, a_port, b, b_port, a_part, b_part, cable_part)``; ``columns``: its ``(tier,
+    shown tier, plane, speed, ordered length, run length)``; ``multi``: ``(legs, leg, shared)``.
+    """
+    module_ports, rail, ports_per_tray, compute_colour = per_fabric
+    a, a_port, b, b_port, pa, pb, pc = ends_of
+    tier, shown, plane, speed, ordered, run = columns
+    cable = parts[pc] if pc >= 0 else _PartText()
+    length = measure_text(ordered) if pc >= 0 else ""
+    a_module = parts[pa].slug if pa >= 0 and pa != pc else ""
+    legs, leg, shared = multi
+    node, port = (b, b_port) if shared else (a, a_port)
+    head = ends.cage_name(node, port)
+    per_cage = ends.per_cage[node]
+    per_module = module_ports[pb] if shared and pb >= 0 else 1
+    if cable.cable_type == "fiber" and per_module > 1 and per_cage % per_module == 0:
+        # a splitter fiber's head is one port of a multi-port module: name it
+        per_head = per_cage // per_module
+        head = ends.schemes[node].label(port // per_head * per_head)
+    assembly = f"{ends.location[node]}.P{head} 1:{legs}"
+    leg_number = str(leg)
+    topology_tier = TIER_NAMES[tier]
+    tier_name = REPORT_TIER_NAMES[shown]
+    leaf = b if topology_tier == "server-leaf" else a
+    rail_text = str(rail[leaf] + 1) if rail[leaf] >= 0 and topology_tier != "spine-core" else ""
+    connector = cable.connector
+    if cable.cable_type == "fiber" and not connector and pa >= 0:
+        connector = parts[pa].connector
+    a_port_name = ends.port_name(a, a_port)
+    b_port_name = ends.port_name(b, b_port)
+    row = (
+        f"{ends.end_label(a, a_port)}/{ends.end_label(b, b_port)}",
+        "compute",
+        assembly,
+        leg_number,
+        tier_name,
+        str(plane + 1) if plane >= 0 else "",
+        rail_text,
+        str(speed),
+        ends.row[a],
+        ends.rack[a],
+        ends.ru[a],
+        ends.names[a],
+        ends.roles[a],
+        a_port_name,
+        str(a_port // ports_per_tray + 1) if ports_per_tray and ends.roles[a] == "server" else "",
+        a_module,
+        ends.row[b],
+        ends.rack[b],
+        ends.ru[b],
+        ends.names[b],
+        ends.roles[b],
+        b_port_name,
+        parts[pb].slug if pb >= 0 and pb != pc else "",
+        cable.slug,
+        cable.cable_type,
+        cable.media,
+        connector,
+        cable.fiber_type,
+        length,
+        measure_text(run),
+        compute_colour,
+    )
+    return row
 
 
 class _Texts:
