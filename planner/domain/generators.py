@@ -66,41 +66,11 @@ def generate_topology(
     CatalogLookupError
         The spec names a part that is not in the catalog.
 
-    Long because: it builds a fabric plane by plane from the plans: servers, leaves, tiers,
-    settings, each step a call with the counts they share.
+    Long because: it sizes the fabric from the plans and then builds it plane by plane, with
+    the fabric's info record in between; the server checks are
+    :func:`_server_ports`.
     """
-    server = facts.device(spec.server, "server", field_name="server")
-    if server.kind and server.kind not in GPU_SERVER_KINDS:
-        raise FabricError(
-            f"{server.slug} is a {server.kind.replace('-', ' ')} part, not a GPU server or "
-            "rack-scale system: choose the GPU server the fabric connects",
-            field="server",
-        )
-    if not server.ports or not server.port_speed_gbps:
-        raise FabricError(
-            f"{server.slug} has no compute ports with a known speed in the catalog", field="server"
-        )
-    trays = server.compute_trays or 1
-    if spec.racks is not None and not server.is_rack_system:
-        raise FabricError(
-            f"racks counts rack-scale systems; {server.slug} is a server: give servers or gpus",
-            field="racks",
-        )
-    if server.ports % trays:
-        raise FabricError(
-            f"{server.slug}'s {server.ports} compute ports do not split evenly over its "
-            f"{trays} compute trays",
-            field="server",
-        )
-    nics = server.ports // trays  # per server, or per tray of a rack-scale system
-    rails = spec.rails or nics
-    if rails > nics:
-        where = "per compute tray" if server.is_rack_system else ""
-        raise FabricError(
-            f"{server.slug} has {nics} compute ports{' ' + where if where else ''}; rails "
-            f"cannot be {rails}",
-            field="rails",
-        )
+    server, trays, nics, rails = _server_ports(spec, facts)
     port_speed = server.port_speed_gbps
     speed = _plane_speed(spec, server, port_speed)
     gpus_per_server = server.gpus or rails * trays
@@ -190,6 +160,45 @@ def generate_topology(
             field="naming",
         )
     return fabric
+
+
+def _server_ports(spec: DesignSpec, facts: CatalogFacts) -> tuple[DeviceModel, int, int, int]:
+    """The spec's GPU server (or rack-scale system) checked: ``(server, compute trays, NICs
+    per server or tray, rails)``; a :class:`FabricError` naming the field when it cannot be
+    wired as asked."""
+    server = facts.device(spec.server, "server", field_name="server")
+    if server.kind and server.kind not in GPU_SERVER_KINDS:
+        raise FabricError(
+            f"{server.slug} is a {server.kind.replace('-', ' ')} part, not a GPU server or "
+            "rack-scale system: choose the GPU server the fabric connects",
+            field="server",
+        )
+    if not server.ports or not server.port_speed_gbps:
+        raise FabricError(
+            f"{server.slug} has no compute ports with a known speed in the catalog", field="server"
+        )
+    trays = server.compute_trays or 1
+    if spec.racks is not None and not server.is_rack_system:
+        raise FabricError(
+            f"racks counts rack-scale systems; {server.slug} is a server: give servers or gpus",
+            field="racks",
+        )
+    if server.ports % trays:
+        raise FabricError(
+            f"{server.slug}'s {server.ports} compute ports do not split evenly over its "
+            f"{trays} compute trays",
+            field="server",
+        )
+    nics = server.ports // trays  # per server, or per tray of a rack-scale system
+    rails = spec.rails or nics
+    if rails > nics:
+        where = "per compute tray" if server.is_rack_system else ""
+        raise FabricError(
+            f"{server.slug} has {nics} compute ports{' ' + where if where else ''}; rails "
+            f"cannot be {rails}",
+            field="rails",
+        )
+    return server, trays, nics, rails
 
 
 def _plane_speed(spec: DesignSpec, server: DeviceModel, port_speed: int) -> int:
