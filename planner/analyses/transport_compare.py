@@ -681,8 +681,8 @@ def price_comparison(comparison: TransportComparison, table: PriceTable, *, curr
     difference of the priced lines' totals, whatever is missing. Amounts are strings with two
     decimals (exact).
 
-    Long because: one loop over both sides' lines that prices them per cost group, with the unpriced
-    parts and the largest differences gathered in the same pass.
+    Long because: one loop over both sides' lines that prices them per cost group, with the
+    unpriced parts, then the difference between the two sides.
     """
 
     def money(value: Decimal | None) -> str | None:

@@ -73,7 +73,9 @@ def revision_import_counters(
         The file, a row, a device or a port is wrong, or the snapshot is of another design
         (its ``design`` name differs, or none of its devices is in this revision).
 
-    Long because: one all-or-nothing import in one transaction, each step with the error it gives.
+    Long because: it checks the request (permission, revision, format), parses and resolves
+    the snapshot, each step with its own error, then stores it and its audit record in one
+    transaction.
     """
     if not design_can_write(user, design):
         raise PermissionDenied("You may read this design but not import into it.")

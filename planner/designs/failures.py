@@ -159,8 +159,8 @@ def page_context(request, design, revision: DesignRevision | None) -> dict | Non
     """What the design page's "Expected failures" section shows (its inputs from the
     query string: ``job_gpus``, ``lead_time_days``, ``level``).
 
-    Long because: it reads three query parameters (each with its own 400 message) and builds one
-    template context of many figures.
+    Long because: it formats the failure figures into the section's rows (groups, job,
+    spares), each row a dict of formatted columns; a bad query parameter is shown on the page.
     """
     if revision is None:
         return None

@@ -466,8 +466,9 @@ def design_import_cabling(
     planner.designs.services.DesignError
         ``base_revision`` does not exist.
 
-    Long because: one transaction whose steps (stale check first, then parse and edit; see its
-    comments) each give their own error.
+    Long because: it checks the base revision, reads the plan into an edit (each step with
+    its own error; stale first, see its comments), then saves the next revision in one
+    transaction.
     """
     base = design.revisions.filter(number=base_revision).first()
     if base is None:

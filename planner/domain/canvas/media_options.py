@@ -98,8 +98,9 @@ def link_options(
     assembly has no ``a_part``/``b_part``. With ``length_m``, options that do not reach it are
     left out. When none remain, ``refusal`` says why.
 
-    Long because: it enumerates every media choice (cables, transceiver pairs, breakouts) for a link
-    in one pass, each kind a few lines with its compatibility check.
+    Long because: it refuses what cannot be joined (device categories, protocols, speed),
+    then ranks every candidate cable and optics pair and says what is missing, each check a
+    few lines with its reason.
     """
     result = LinkOptions()
     result.a, result.b = a_model, b_model

@@ -261,8 +261,9 @@ def bill_of_materials(
     BomError
         A bad spares percentage.
 
-    Long because: it calls each counting rule (devices, media, structured, racks, networks) in turn
-    and merges their lines; each step is a call.
+    Long because: it calls each counting rule (devices, media, structured, racks, networks)
+    in turn, then turns the counts into lines (canonical slugs, descriptions, spares) in one
+    loop.
     """
     pct = clean_spares_pct(spares_pct)
     counts: Counter = Counter()  # (category, tier, part, length_m) -> base quantity
