@@ -225,7 +225,10 @@ def _strip(racks: list[dict]) -> dict:
 
 
 def power_context(result: dict | None, names: ElementNames | None = None) -> dict:
-    """Headline figures and the rows of the power tables."""
+    """Headline figures and the rows of the power tables.
+
+    Long because: one template context of many figures and table rows, each row a few lines.
+    """
     result = result or {}
     total = result.get("total_w") or 0
     by_category = result.get("by_category") or {}
@@ -558,7 +561,10 @@ def _fct_ticks() -> list[dict]:
 
 def simulation_context(result: dict | None, names: ElementNames | None = None) -> dict:
     """Figures, the utilization histogram and FCT CDF (inline SVG), tiers, hot spots (named by
-    ``names``, an :class:`ElementNames`)."""
+    ``names``, an :class:`ElementNames`).
+
+    Long because: one template context of many figures and two inline charts, each a few lines.
+    """
     names = names or ElementNames()
     result = result or {}
     figures = [

@@ -109,7 +109,11 @@ def _y(value: float, top: float) -> float:
 
 def sweep_chart(data: dict) -> dict:
     """The chart of a sweep result (final or partial): axes, ticks, series (p50 and p90 lines
-    and markers) and the bound line."""
+    and markers) and the bound line.
+
+    Long because: one SVG chart: axes, ticks, two series and the bound line, computed together from
+    the same scales.
+    """
     varying = list(data.get("varying") or [])
     axes = data.get("axes") or {}
     x_axis = varying[0] if varying else "fail_links"

@@ -166,6 +166,11 @@ def _plug_fits_cage_cached(plug: Plug, cage: Cage) -> tuple[Violation, ...]:
 
 
 def _plug_fits_cage(plug: Plug, cage: Cage) -> list[Violation]:
+    """Violations of a plug in a cage: form factor, top, lanes, speed, power, owner.
+
+    Long because: one check after another on the same plug and cage, each adding to one collector;
+    read top to bottom they are the compatibility rule.
+    """
     out = _Collector()
     if not _known(plug.form_factor, cage.form_factor):
         out.unknown("form-factor-unknown", "The form factor of the plug or the cage is unknown.")

@@ -25,16 +25,17 @@ from inventory.library.documents import DocumentError, load_yaml
 from inventory.library.files import CatalogFileError, PartRecord, part_from_entry
 from inventory.library.rules import check_part
 
-__all__ = [
-    "CAGE_TYPES",
-    "CageType",
-    "NetboxFileError",
-    "NetboxProblem",
-    "NetboxResult",
-    "SOURCE_KEY",
-    "map_interface_type",
-    "parse_devicetype",
-]
+from .netbox_types import (
+    MGMT_NAME,
+    OSFP_FAMILY,
+    TWIN_PORT,
+    UNMAPPED_REASONS,
+    CageType,
+    _base_t_speed,
+    map_interface_type,
+)
+
+__all__ = ["NetboxFileError", "NetboxProblem", "NetboxResult", "SOURCE_KEY", "parse_devicetype"]
 
 SOURCE_KEY = "netbox"
 GRADE = "secondary"
@@ -42,53 +43,6 @@ LIBRARY_URL = "https://github.com/netbox-community/devicetype-library/blob/maste
 CATEGORIES = ("switch", "nic")
 
 
-@dataclass(frozen=True)
-class CageType:
-    """What a NetBox interface type says about the cage: form factor, speed, stated top."""
-
-    form_factor: str
-    speed_gbps: int
-    top: str | None = None  # only when the type states it (``-rhs``)
-
-
-#: NetBox interface types (``InterfaceTypeChoices`` values) that name a pluggable cage of our
-#: form-factor vocabulary. NetBox has no ``800gbase-x-osfp-rhs``: an 800G flat-top OSFP is
-#: entered as ``800gbase-x-osfp``.
-CAGE_TYPES: dict[str, CageType] = {
-    "25gbase-x-sfp28": CageType("SFP28", 25),
-    "50gbase-x-sfp56": CageType("SFP56", 50),
-    "100gbase-x-qsfp28": CageType("QSFP28", 100),
-    "100gbase-x-qsfpdd": CageType("QSFP-DD", 100),
-    "200gbase-x-qsfp56": CageType("QSFP56", 200),
-    "200gbase-x-qsfpdd": CageType("QSFP-DD", 200),
-    "400gbase-x-qsfp112": CageType("QSFP112", 400),
-    "400gbase-x-qsfpdd": CageType("QSFP-DD", 400),
-    "400gbase-x-osfp": CageType("OSFP", 400),
-    "400gbase-x-osfp-rhs": CageType("OSFP", 400, "rhs"),
-    "800gbase-x-qsfpdd": CageType("QSFP-DD800", 800),
-    "800gbase-x-osfp": CageType("OSFP", 800),
-    "1.6tbase-x-osfp1600": CageType("OSFP224", 1600),
-    "1.6tbase-x-osfp1600-rhs": CageType("OSFP224", 1600, "rhs"),
-}
-
-#: Why some real NetBox types are refused (the generic reason covers the rest).
-UNMAPPED_REASONS = {
-    "10gbase-x-sfpp": "SFP+ is not in our form-factor vocabulary",
-    "1000base-x-sfp": "SFP is not in our form-factor vocabulary",
-    "40gbase-x-qsfpp": "QSFP+ is not in our form-factor vocabulary",
-    "50gbase-x-sfp28": "NetBox's value says SFP28 but its label says QSFP28 (50GE): ambiguous",
-    "100gbase-x-sfp112": "SFP112 is not in our form-factor vocabulary",
-    "1.6tbase-x-qsfpdd1600": "QSFP-DD1600 is not in our form-factor vocabulary",
-    "virtual": "a logical interface, not a cage",
-    "bridge": "a logical interface, not a cage",
-    "lag": "a link aggregation group, not a cage",
-    "other": "NetBox type 'other' does not say which cage",
-}
-
-OSFP_FAMILY = {"OSFP", "OSFP224"}
-BASE_T = re.compile(r"^(?P<speed>\d+(?:\.\d+)?)(?P<giga>g?)base-tx?$")
-MGMT_NAME = re.compile(r"^(?:mgmt|management|oob)[\d/]*$|^eth\d+$", re.IGNORECASE)
-TWIN_PORT = re.compile(r"^(?P<cage>.+?)[./](?P<port>\d+)$")
 SLUG_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
 LIBRARY_PATH = re.compile(r"(?:^|/)((?:device-types|module-types)/[^/]+/[^/]+\.ya?ml)$")
 
@@ -185,40 +139,6 @@ class NetboxResult:
 
     record: PartRecord
     warnings: list[str] = field(default_factory=list)
-
-
-def map_interface_type(netbox_type: str) -> CageType | None:
-    """The cage a NetBox interface type names, or ``None`` if it names none we know.
-
-    Parameters
-    ----------
-    netbox_type : str
-        A NetBox interface type value, e.g. ``800gbase-x-osfp``.
-
-    Returns
-    -------
-    CageType or None
-        Form factor of our vocabulary, speed and the top when the type states it.
-
-    Examples
-    --------
-    >>> map_interface_type("800gbase-x-qsfpdd")
-    CageType(form_factor='QSFP-DD800', speed_gbps=800, top=None)
-    >>> map_interface_type("400gbase-x-osfp-rhs").top
-    'rhs'
-    >>> map_interface_type("10gbase-x-sfpp") is None
-    True
-    """
-    return CAGE_TYPES.get(netbox_type.strip().lower())
-
-
-def _base_t_speed(netbox_type: str) -> int | float | None:
-    """Speed in Gb/s of a BASE-T type (``1000base-t`` -> 1), else ``None``."""
-    match = BASE_T.match(netbox_type)
-    if not match:
-        return None
-    speed = float(match["speed"]) / (1 if match["giga"] else 1000)
-    return int(speed) if speed.is_integer() else speed
 
 
 def _number(value) -> bool:
@@ -387,7 +307,11 @@ TOP_NOTES = {
 
 
 def _read_interfaces(data: dict, category: str, reader: _Reader) -> tuple[list, list]:
-    """Data and management groups, in order of first appearance."""
+    """Data and management groups, in order of first appearance.
+
+    Long because: one pass over the file's interfaces that sorts each into a data or management
+    group as it goes; the groups' running state is shared by every branch.
+    """
     interfaces = data.get("interfaces")
     if interfaces is None:
         return [], []
@@ -710,6 +634,10 @@ def parse_devicetype(text: str, origin: str, *, category: str | None = None) -> 
     >>> result.record.category, result.record.slug, result.record.spec["cage_groups"]
     ('switch', 'X1', [{'role': 'data', 'count': 2, 'form_factor': 'QSFP112', \
 'ports_per_cage': 1, 'port_speed_gbps': 400}])
+
+    Long because: it reads one file's fields in the file's order (kind, names, cages, rack units,
+    weight, airflow, power) into one part record; each step is a call or a few lines that fill the
+    record.
     """
     if category is not None and category not in CATEGORIES:
         raise NetboxFileError(

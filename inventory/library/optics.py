@@ -195,6 +195,9 @@ def optics_from_data(data) -> OpticsTable:
     ... except OpticsFileError as exc:
     ...     print(exc.field)
     fiber_grades.OS2.attenuation_db_per_km.typical
+
+    Long because: one pass over the file's sections (fiber grades, connectors, splices), each
+    entry checked field by field, so that every problem names its entry and field.
     """
     if not isinstance(data, dict):
         raise OpticsFileError("expected a mapping with sources, fiber_grades, connectors, splices")

@@ -79,6 +79,9 @@ def split_provenance(entry: dict) -> tuple[dict, dict[str, dict]]:
     >>> plain, prov = split_provenance(entry)
     >>> plain["power_max_w"], prov["rack_units"]["grade"], prov["power_max_w"]["grade"]
     (900, 'datasheet', 'estimate')
+
+    Long because: its three nested helpers walk one entry's nested values and share the path and
+    provenance map they fill.
     """
     sources = entry.get("sources") or {}
     if not isinstance(sources, dict):

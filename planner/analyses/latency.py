@@ -330,6 +330,9 @@ def latency_report(fabric: Fabric, facts: CatalogFacts) -> dict:
         ``typical``, ``max``; None when nothing is known), ``switch_ns`` and ``link_ns``
         (the two shares of ``latency_ns``), ``complete`` (every fact known) and
         ``unknown`` (what is missing, in words)), ``notes`` (planes, forwarding modes).
+
+    Long because: one row per path class, each with its hop counts and the sourced per-hop figures,
+    built in one pass.
     """
     terms = link_latency_terms(fabric, facts)
     by_model = model_latency_ns(fabric, facts)

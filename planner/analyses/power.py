@@ -398,6 +398,11 @@ def _network_loads(fabric: Fabric, facts: CatalogFacts) -> tuple[dict[str, dict]
 
 
 def _racks(fabric, facts, node_w, node_unknown, airflow_of_model, problems):
+    """Per-rack power, limits and airflow rows of a placed fabric (none when it has no layout).
+
+    Long because: one vectorised pass over the racks that builds the rack rows and the row totals
+    together from the same arrays.
+    """
     if not fabric.racks or fabric.node_rack is None:
         return [], []
     network_loads, management_racks = _network_loads(fabric, facts)
@@ -555,6 +560,9 @@ def power_budget(
     ------
     ValueError
         ``pue`` is below 1.
+
+    Long because: it gathers every figure of the budget (per device, per tier, per rack, thermal)
+    into one result, each figure a few lines with its source and unknowns.
     """
     if pue is not None and not pue >= 1.0:
         raise ValueError(f"pue: must be at least 1.0 (got {pue})")

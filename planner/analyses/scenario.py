@@ -219,6 +219,10 @@ def run_scenario(
     the design's, :func:`transport_defaults`), ``flowlets`` (``flowlet`` routing's flowlets
     per flow) and ``pfc_mode`` (the flow control the congestion report assumes; ``None``: the
     design's) are the transport's.
+
+    Long because: it checks the transport's options, builds and runs the scenario (with the
+    one-tier MLAG pair's own error) and writes the summary figures in one pass; the full
+    result's details are :func:`_add_details`.
     """
     defaults = transport_defaults(fabric.settings.transport)
     routing = canonical_routing(routing or defaults.routing)
@@ -305,6 +309,18 @@ def run_scenario(
     }
     if summary_only:
         return out
+    _add_details(out, fabric, net, flows, result, util)
+    out["congestion"] = congestion_result(
+        fabric, net, result, flow_control=flow_control, reason="" if pfc_mode else defaults.reason
+    )
+    progress(1, 1, "simulated")
+    return out
+
+
+def _add_details(out: dict, fabric: Fabric, net: Network, flows, result, util) -> None:
+    """The full result's keys (``summary_only`` leaves them out): the busiest links'
+    utilization and its histogram, the hot spots, the limiting link when the efficiency is
+    low, flow completion times and the load per tier."""
     busy = np.flatnonzero(util > 0)
     busy = busy[np.argsort(-util[busy], kind="stable")][:MAX_LINKS_REPORTED]
     out["link_utilization"] = {f"link:{i}": round(float(util[i]), 6) for i in sorted(busy)}
@@ -350,11 +366,6 @@ def run_scenario(
             "busy_links": int((util[mask] > 0).sum()),
         }
     out["per_tier_load"] = tiers
-    out["congestion"] = congestion_result(
-        fabric, net, result, flow_control=flow_control, reason="" if pfc_mode else defaults.reason
-    )
-    progress(1, 1, "simulated")
-    return out
 
 
 def limiting_link(fabric: Fabric, net: Network, result) -> dict | None:

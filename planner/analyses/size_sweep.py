@@ -189,7 +189,11 @@ def run_size_sweep(
     """busbw and algbw per message size (module doc). ``rings``: ``rail`` (NCCL's ring per
     NIC) or ``flat``; ``gpus``: a job of that many GPUs on whole servers from the first
     (default every GPU); ``switch_latency_ns`` replaces every switch's latency;
-    ``overhead_us`` is added to every ring step (scale-up hops too)."""
+    ``overhead_us`` is added to every ring step (scale-up hops too).
+
+    Long because: it checks its options, places the job, then runs and records each message size in
+    one loop; the result dict is most of it.
+    """
     if traffic not in TRAFFICS:
         raise JobInputError(f"traffic: one of {', '.join(TRAFFICS)} (got {traffic!r})", "traffic")
     progress = on_progress or (lambda *a, **k: None)

@@ -82,6 +82,9 @@ def storage_graph(elements, network: str):
         ``(net, node_ports, array_ports, node_of_port, readers, link_tier)``: endpoint
         indices of node ports and of storage-array ports, the reader index of each node port,
         the reader names (device, or device/tray) and each directed link's tier (``TIERS``).
+
+    Long because: it lays out one storage network's nodes, ports and links as the flow engine's
+    arrays in one pass; the arrays are filled together.
     """
     devices = {d.name: d for d in elements.devices_of(network)}
     links = elements.links_of(network)
@@ -232,6 +235,10 @@ def run_storage_read(
     JobInputError
         The design has no storage or converged network with storage-array ports (``traffic``),
         or a flow has no path after the failures (``fail_links``).
+
+    Long because: its docstring documents ten parameters, and it goes from graph to result
+    dict in one pass over the same arrays; the certificate and the full result's details are
+    functions of their own.
     """
     progress = on_progress or (lambda *a, **k: None)
     network = read_network(fabric)
@@ -261,37 +268,9 @@ def run_storage_read(
     )
     per_reader_bps = np.bincount(reader_of_flow, weights=result.first_rates, minlength=len(readers))
     gbps = per_reader_bps / 1e9
-    # the bottleneck certificate of the rates at the start: the saturated links and the
-    # flows they hold back, by tier
-    incidence = route(net, flows, routing, seed=hash_seed, flowlets=flowlets)
-    capacity = np.where(net.alive, net.capacity, 0.0)
-    rates, bottleneck = max_min_rates(incidence, capacity, return_bottleneck=True)
-    load = incidence.T @ rates
-    saturated = (capacity > 0) & (load >= capacity * (1 - SATURATED_RTOL))
-    by_tier = {}
-    for name in TIERS:
-        mask = tier == name
-        if mask.any():
-            by_tier[name] = {
-                "links": int(mask.sum()),
-                "saturated_links": int((saturated & mask).sum()),
-                "capacity_gbps": float(capacity[mask].sum() / 1e9),
-                "max_utilization_at_start": float((load[mask] / capacity[mask]).max()),
-                "flows_bottlenecked": int(np.isin(bottleneck, np.flatnonzero(mask)).sum()),
-            }
-    # bottleneck tiers: the saturated links on which a worst-served node's flow is among the
-    # fastest (max-min's certificate: there it cannot get more without slowing a slower flow)
-    worst = gbps <= gbps.min() * (1 + SATURATED_RTOL)
-    rows, cols = incidence.nonzero()
-    link_top = np.zeros(net.link_count)
-    np.maximum.at(link_top, cols, rates[rows])
-    held = (
-        saturated[cols]
-        & (rates[rows] >= link_top[cols] * (1 - SATURATED_RTOL))
-        & worst[reader_of_flow[rows]]
+    by_tier, bottleneck_tiers, worst = _certificate(
+        net, flows, routing, hash_seed, flowlets, tier, gbps, reader_of_flow
     )
-    limiting = set(tier[np.unique(cols[held])].tolist())
-    bottleneck_tiers = [name for name in TIERS if name in limiting]
     analytic = ((fabric.settings.networks or {}).get(network) or {}).get("bandwidth") or {}
     expected = analytic.get("all_gbytes_per_node")
     got = float(gbps.min()) / BITS_PER_BYTE
@@ -332,6 +311,51 @@ def run_storage_read(
     }
     if summary_only:
         return out
+    _add_details(out, result, net, flows, tier, util, elements.links_of(network))
+    progress(1, 1, "simulated")
+    return out
+
+
+def _certificate(net, flows, routing, hash_seed, flowlets, tier, gbps, reader_of_flow):
+    """The bottleneck certificate of the rates at the start, by tier: ``(by_tier,
+    bottleneck_tiers, worst)``, ``worst`` marking the worst-served readers."""
+    # the bottleneck certificate of the rates at the start: the saturated links and the
+    # flows they hold back, by tier
+    incidence = route(net, flows, routing, seed=hash_seed, flowlets=flowlets)
+    capacity = np.where(net.alive, net.capacity, 0.0)
+    rates, bottleneck = max_min_rates(incidence, capacity, return_bottleneck=True)
+    load = incidence.T @ rates
+    saturated = (capacity > 0) & (load >= capacity * (1 - SATURATED_RTOL))
+    by_tier = {}
+    for name in TIERS:
+        mask = tier == name
+        if mask.any():
+            by_tier[name] = {
+                "links": int(mask.sum()),
+                "saturated_links": int((saturated & mask).sum()),
+                "capacity_gbps": float(capacity[mask].sum() / 1e9),
+                "max_utilization_at_start": float((load[mask] / capacity[mask]).max()),
+                "flows_bottlenecked": int(np.isin(bottleneck, np.flatnonzero(mask)).sum()),
+            }
+    # bottleneck tiers: the saturated links on which a worst-served node's flow is among the
+    # fastest (max-min's certificate: there it cannot get more without slowing a slower flow)
+    worst = gbps <= gbps.min() * (1 + SATURATED_RTOL)
+    rows, cols = incidence.nonzero()
+    link_top = np.zeros(net.link_count)
+    np.maximum.at(link_top, cols, rates[rows])
+    held = (
+        saturated[cols]
+        & (rates[rows] >= link_top[cols] * (1 - SATURATED_RTOL))
+        & worst[reader_of_flow[rows]]
+    )
+    limiting = set(tier[np.unique(cols[held])].tolist())
+    bottleneck_tiers = [name for name in TIERS if name in limiting]
+    return by_tier, bottleneck_tiers, worst
+
+
+def _add_details(out: dict, result, net, flows, tier, util, links) -> None:
+    """The full result's keys (``summary_only`` leaves them out): load per tier, the
+    utilization histogram, the hot spots named by their ends, flow completion times."""
     tiers = {}
     for name in TIERS:
         mask = tier == name
@@ -347,7 +371,6 @@ def run_storage_read(
     out["per_tier_load"] = tiers
     out["links_reported"] = int((util > 0).sum())
     out["utilization_histogram"] = _histogram(util, np.linspace(0, 1, HISTOGRAM_BINS + 1))
-    links = elements.links_of(network)
 
     def end(index: int, start: bool) -> str:
         """``device 3/2`` at the start (or the end) of directed link ``index``
@@ -375,8 +398,6 @@ def run_storage_read(
         **{k: result.fct.get(k) for k in ("p50", "p90", "p99", "max")},
         "histogram": _histogram(fct, np.linspace(0, top or 1.0, HISTOGRAM_BINS + 1)),
     }
-    progress(1, 1, "simulated")
-    return out
 
 
 __all__ = ["READ_NETWORKS", "read_network", "run_storage_read", "storage_graph"]

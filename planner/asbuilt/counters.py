@@ -21,16 +21,13 @@ from planner.audit.models import AuditActionChoices
 from planner.designs.adapters import catalog_facts, fabric_unpack
 from planner.designs.models import Design, DesignRevision
 from planner.designs.selectors import design_can_write
-from planner.domain.asbuilt.counters import (
-    FORMATS,
-    CounterProblem,
-    CountersError,
+from planner.domain.asbuilt.counter_overlay import (
     counter_overlay,
     fabric_resolver,
-    parse_counters,
     resolve_rows,
     rx_expectation,
 )
+from planner.domain.asbuilt.counters import FORMATS, CounterProblem, CountersError, parse_counters
 from planner.domain.physical.budget import compute_budgets
 from simulation.overlays import revision_overlays
 
@@ -75,6 +72,10 @@ def revision_import_counters(
     CountersRejected
         The file, a row, a device or a port is wrong, or the snapshot is of another design
         (its ``design`` name differs, or none of its devices is in this revision).
+
+    Long because: it checks the request (permission, revision, format), parses and resolves
+    the snapshot, each step with its own error, then stores it and its audit record in one
+    transaction.
     """
     if not design_can_write(user, design):
         raise PermissionDenied("You may read this design but not import into it.")

@@ -22,11 +22,8 @@ from planner.domain.outputs import (
     BillOfMaterials,
     bill_of_materials,
 )
-from planner.domain.outputs.quote import (
-    BomDiff,
-    bom_diff,
-    prices_for,
-)
+from planner.domain.outputs.bom_diff import BomDiff, bom_diff
+from planner.domain.outputs.quote import prices_for
 from planner.teams.selectors import quote_require_prices, user_can_view_prices
 
 

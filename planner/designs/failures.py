@@ -157,7 +157,11 @@ BASIS_TEXT = {
 
 def page_context(request, design, revision: DesignRevision | None) -> dict | None:
     """What the design page's "Expected failures" section shows (its inputs from the
-    query string: ``job_gpus``, ``lead_time_days``, ``level``)."""
+    query string: ``job_gpus``, ``lead_time_days``, ``level``).
+
+    Long because: it formats the failure figures into the section's rows (groups, job,
+    spares), each row a dict of formatted columns; a bad query parameter is shown on the page.
+    """
     if revision is None:
         return None
     query = request.GET

@@ -44,7 +44,8 @@ from planner.designs.models import Design, DesignRevision, DesignSharingChoices
 from planner.domain import canvas
 from planner.domain.catalog import spec_part_fields
 from planner.domain.fabric import Fabric
-from planner.domain.networks.elements import ClusterElements, network_elements
+from planner.domain.networks.element_parts import ClusterElements
+from planner.domain.networks.elements import network_elements
 from planner.domain.settings import FabricSettings
 from planner.domain.spec import SpecError, parse_spec
 from planner.teams.models import WRITE_ROLES, TeamMembership

@@ -44,7 +44,8 @@ from planner.domain.generators import requested_servers
 from planner.domain.networks.elements import network_elements
 from planner.domain.physical.budget import budget_report, compute_budgets
 from planner.domain.pipeline import build_fabric
-from planner.domain.spec import DesignSpec, SpecError, load_spec_text, parse_spec
+from planner.domain.spec import SpecError, load_spec_text, parse_spec
+from planner.domain.spec_model import DesignSpec
 from planner.domain.summary import diff_networks, diff_summaries, summarize
 from planner.domain.transport.resolve import resolve_transport
 from planner.teams.models import Team

@@ -19,12 +19,8 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
 from inventory.permissions import price_books_for
-from planner.analyses.transport_compare import (
-    TRANSPORT_NAMES,
-    TransportComparison,
-    compare_transports,
-    price_comparison,
-)
+from planner.analyses.transport_compare import compare_transports, price_comparison
+from planner.analyses.transport_features import TRANSPORT_NAMES, TransportComparison
 from planner.designs.adapters import (
     catalog_facts,
     catalog_fingerprint,
@@ -72,8 +68,10 @@ class RevisionTransport:
 
 
 def _key(revision: DesignRevision) -> str:
+    """The cache key of ``revision``'s transport (v3: the comparison's records moved to
+    ``planner.analyses.transport_features``, so entries pickled before cannot be read)."""
     created = revision.created.timestamp() if revision.created else 0
-    return f"planner:transport:v2:{revision.pk}:{created}:{catalog_fingerprint()}"
+    return f"planner:transport:v3:{revision.pk}:{created}:{catalog_fingerprint()}"
 
 
 def _settings(fabric, facts) -> tuple[dict | None, str]:

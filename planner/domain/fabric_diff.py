@@ -207,6 +207,9 @@ def diff_fabrics(
     ...     return f
     >>> diff_fabrics(fabric(9.8), fabric(25.0))["changes"][0]["text"]
     'link leaf-1 3/1 → spine-1 1/1: length 9.8 m → 25 m'
+
+    Long because: its docstring documents the result with an example, and the links' pass
+    shares the index maps and the change limit with the devices' (:func:`_device_changes`).
     """
     names = {name: i for i, name in enumerate(dict.fromkeys([*old.node_name, *new.node_name]))}
     before, after = _Side(old, names, positions[0]), _Side(new, names, positions[1])
@@ -224,31 +227,8 @@ def diff_fabrics(
         if len(changes) < limit:
             changes.append(record)
 
-    # Devices, by name.
-    old_index = {name: i for i, name in enumerate(old.node_name)}
-    new_index = {name: i for i, name in enumerate(new.node_name)}
-    for name in old.node_name:
-        if name not in new_index:
-            was = before.node(old_index[name])
-            text = f"{name} removed (was {was['role']} {was['model']})"
-            add_device(_record("device", "removed", name, {}, text))
-    for name in new.node_name:
-        now = after.node(new_index[name])
-        if name not in old_index:
-            where = f" in rack {now['rack']}" if now["rack"] else ""
-            text = f"{name} added: {now['role']} {now['model']}{where}"
-            add_device(_record("device", "added", name, {}, text))
-            continue
-        was = before.node(old_index[name])
-        if was["position"] is None or now["position"] is None:
-            was["position"] = now["position"]  # placed by the canvas, not moved
-        fields = {k: {"old": was[k], "new": now[k]} for k in NODE_FIELDS if was[k] != now[k]}
-        if fields:
-            words = [
-                _change_text(NODE_FIELDS[k], None, v["old"], v["new"]) for k, v in fields.items()
-            ]
-            text = f"{name}: " + "; ".join(words)
-            add_device(_record("device", "changed", name, fields, text))
+    for record in _device_changes(old, new, before, after):
+        add_device(record)
 
     # Links, by their two ends.
     span = (
@@ -310,6 +290,37 @@ def diff_fabrics(
         text = f"link {name}: " + "; ".join(words)
         changes.append(_record("link", "changed", name, fields, text))
     return {"counts": counts, "changes": changes, "more": total - len(changes)}
+
+
+def _device_changes(old: Fabric, new: Fabric, before: _Side, after: _Side) -> list[dict]:
+    """The devices removed, added and changed from ``old`` to ``new``, by name, in that order
+    (a device placed in only one of the two has not moved)."""
+    records: list[dict] = []
+    old_index = {name: i for i, name in enumerate(old.node_name)}
+    new_index = {name: i for i, name in enumerate(new.node_name)}
+    for name in old.node_name:
+        if name not in new_index:
+            was = before.node(old_index[name])
+            text = f"{name} removed (was {was['role']} {was['model']})"
+            records.append(_record("device", "removed", name, {}, text))
+    for name in new.node_name:
+        now = after.node(new_index[name])
+        if name not in old_index:
+            where = f" in rack {now['rack']}" if now["rack"] else ""
+            text = f"{name} added: {now['role']} {now['model']}{where}"
+            records.append(_record("device", "added", name, {}, text))
+            continue
+        was = before.node(old_index[name])
+        if was["position"] is None or now["position"] is None:
+            was["position"] = now["position"]  # placed by the canvas, not moved
+        fields = {k: {"old": was[k], "new": now[k]} for k in NODE_FIELDS if was[k] != now[k]}
+        if fields:
+            words = [
+                _change_text(NODE_FIELDS[k], None, v["old"], v["new"]) for k, v in fields.items()
+            ]
+            text = f"{name}: " + "; ".join(words)
+            records.append(_record("device", "changed", name, fields, text))
+    return records
 
 
 def _record(element: str, change: str, name: str, fields: dict, text: str) -> dict:

@@ -14,7 +14,7 @@ from planner.domain.networks import cluster_networks
 from planner.domain.networks import elements as elements_module
 from planner.domain.networks.media import choose_network_media, needs_media
 from planner.domain.physical.structured import part_summary, plan_structured
-from planner.domain.spec import DesignSpec
+from planner.domain.spec_model import DesignSpec
 from planner.domain.transport.resolve import resolve_transport
 
 STEPS = 3

@@ -133,6 +133,9 @@ def summarize(fabric: Fabric, *, name: str = "") -> dict:
         ``endpoints``, ``parts_not_in_catalog``, ``conventions``; OOB also ``managed_ports``;
         see :mod:`planner.domain.networks`); and ``stale_parameters`` (a hand-edited fabric
         only, when the edit made spec parameters untrue: see :mod:`planner.domain.edits`).
+
+    Long because: it computes every figure of the summary (counts, bandwidths, ratios, parts) from
+    the same arrays; each figure is a few lines.
     """
     info = fabric.info
     roles = fabric.node_role

@@ -53,12 +53,8 @@ from planner.domain.outputs.config import (
     config_refusals,
 )
 from planner.domain.outputs.ib_topology import ib_topology_lines
-from planner.domain.outputs.telemetry import (
-    TelemetryError,
-    gnmic_chunks,
-    prometheus_rules_chunks,
-    telemetry_plan,
-)
+from planner.domain.outputs.telemetry import TelemetryError, telemetry_plan
+from planner.domain.outputs.telemetry_files import gnmic_chunks, prometheus_rules_chunks
 
 #: Download formats of the web pages and the API (the CLI's ``netbox`` writes both NetBox CSVs).
 DOWNLOAD_FORMATS = {
@@ -496,6 +492,10 @@ def design_import_cabling(
         ``base_revision`` is not the latest revision (checked first).
     planner.designs.services.DesignError
         ``base_revision`` does not exist.
+
+    Long because: it checks the base revision, reads the plan into an edit (each step with
+    its own error; stale first, see its comments), then saves the next revision in one
+    transaction.
     """
     base = design.revisions.filter(number=base_revision).first()
     if base is None:

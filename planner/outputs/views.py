@@ -18,7 +18,8 @@ from planner.designs import selectors, services
 from planner.designs.adapters import catalog_facts
 from planner.designs.bom import OutputError, revision_bom, revision_fabric_or_error
 from planner.domain.outputs import CATEGORY_LABELS, SPARES_CATEGORIES, BomError
-from planner.domain.outputs.telemetry import OS_TITLES, SOURCES, plan_rows, telemetry_plan
+from planner.domain.outputs.telemetry import OS_TITLES, SOURCES, telemetry_plan
+from planner.domain.outputs.telemetry_files import plan_rows
 from planner.outputs import services as outputs
 from simulation.overlays import revision_utilization
 

@@ -13,7 +13,7 @@ from planner.asbuilt.models import FieldImport
 from planner.audit.models import AuditActionChoices, AuditEvent
 from planner.designs.adapters import fabric_unpack
 from planner.designs.services import design_create
-from planner.domain.outputs.cabling import FabricEnds
+from planner.domain.outputs.cabling_ends import FabricEnds
 from tests.factories import TINY_SPEC
 
 pytestmark = pytest.mark.api

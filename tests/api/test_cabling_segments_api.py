@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from planner.designs.models import DesignRevision
 from planner.designs.services import design_create
 from planner.domain.outputs import CABLING_COLUMNS, csv_lines
-from planner.domain.outputs.cabling import SEGMENT_COLUMNS, SEGMENTS
+from planner.domain.outputs.cabling_segments import SEGMENT_COLUMNS, SEGMENTS
 from tests.services.test_outputs import SPEC
 
 BASE = "/api/planner"

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from planner.designs.services import DesignError, design_build
 from planner.domain.presets import EXAMPLES_DIR
-from planner.domain.spec import MEDIA_KINDS, TIERS, load_spec_text
+from planner.domain.spec import load_spec_text
+from planner.domain.spec_model import MEDIA_KINDS, TIERS
 from tests.unit.test_properties import SPEC_KEYS, YAML_VALUES
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}

@@ -11,7 +11,8 @@ from inventory.models import FiberCable
 from planner.designs.adapters import read_catalog_facts
 from planner.domain.catalog import facts_from_records
 from planner.domain.media import part_number_at
-from planner.domain.outputs.bom import CABLES, bill_of_materials
+from planner.domain.outputs.bom import bill_of_materials
+from planner.domain.outputs.bom_counts import CABLES
 from planner.domain.outputs.quote import QuoteTerms, price_quote
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import load_spec_text, parse_spec

@@ -28,7 +28,8 @@ from planner.designs.wizard_transport import (
     roce_field,
 )
 from planner.domain.networks.common import SHARED_FIELDS
-from planner.domain.spec import DesignSpec, spec_schema
+from planner.domain.spec import spec_schema
+from planner.domain.spec_model import DesignSpec
 from planner.domain.specfields import rule_at, spec_rule
 
 #: Spec keys the wizard has no field for, and why: a spec that gives one opens as its text.

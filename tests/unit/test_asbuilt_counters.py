@@ -10,15 +10,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from planner.domain.asbuilt.counters import (
-    CountersError,
+from planner.domain.asbuilt.counter_overlay import (
     PortRef,
     counter_overlay,
     fabric_resolver,
-    parse_counters,
     resolve_rows,
     rx_expectation,
 )
+from planner.domain.asbuilt.counters import CountersError, parse_counters
 from planner.domain.fabric import FabricBuilder
 from planner.domain.physical.budget import compute_budgets
 from planner.domain.physical.channels import point_to_point_channels

@@ -18,7 +18,7 @@ from planner.domain.media import UFM_LEAF_CABLE, UFM_SIDE_TRANSCEIVER, policy_le
 from planner.domain.networks.elements import cluster_elements
 from planner.domain.outputs import CABLING_COLUMNS, cabling_csv_lines, cabling_edit, csv_lines
 from planner.domain.outputs.bom import bill_of_materials
-from planner.domain.outputs.cabling import CORD_COLOURS
+from planner.domain.outputs.cabling_ends import CORD_COLOURS
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import load_spec_text, parse_spec
 

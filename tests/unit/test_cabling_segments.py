@@ -16,14 +16,9 @@ import yaml
 from planner.domain.canvas import edit_document
 from planner.domain.fabric import TIER
 from planner.domain.outputs.bom import bill_of_materials
-from planner.domain.outputs.cabling import (
-    CABLING_COLUMNS,
-    SEGMENT_COLUMNS,
-    SEGMENTS,
-    cabling_csv_lines,
-    csv_lines,
-)
+from planner.domain.outputs.cabling import CABLING_COLUMNS, cabling_csv_lines, csv_lines
 from planner.domain.outputs.cabling_import import CablingImportError, cabling_edit
+from planner.domain.outputs.cabling_segments import SEGMENT_COLUMNS, SEGMENTS
 from planner.domain.physical.structured import plan_structured, structured_channels
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec

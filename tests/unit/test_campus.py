@@ -8,7 +8,7 @@ import pytest
 from planner.analyses.power import power_budget
 from planner.domain.campus import parse_campus
 from planner.domain.fabric import Fabric, FabricError
-from planner.domain.layout import entrance_runs_m
+from planner.domain.layout_distances import entrance_runs_m
 from planner.domain.media import LinkGroup, MediaCatalog, optic_candidates, rank_candidates
 from planner.domain.media.choice import choose_candidates
 from planner.domain.media.groups import LinkEnd
@@ -16,7 +16,8 @@ from planner.domain.outputs.bom import bill_of_materials
 from planner.domain.outputs.cabling import CABLING_COLUMNS, cabling_rows
 from planner.domain.part_facts import end_cage
 from planner.domain.pipeline import build_fabric
-from planner.domain.spec import MediaChoice, SpecError, parse_spec
+from planner.domain.spec import SpecError, parse_spec
+from planner.domain.spec_model import MediaChoice
 from planner.domain.summary import summarize
 
 # Two SUs of DGX-B300 on SN5600, two 400G planes, leaf-spine at 400G: SU 1 in building 1

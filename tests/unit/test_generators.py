@@ -14,7 +14,8 @@ import pytest
 from inventory.library.files import read_catalog_folder
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, DeviceModel, PortGroup
 from planner.domain.fabric import ROLE, TIER, Fabric, FabricError
-from planner.domain.generators import generate_topology, leaf_split
+from planner.domain.generator_plans import leaf_split
+from planner.domain.generators import generate_topology
 from planner.domain.spec import SpecError, parse_spec
 from planner.domain.summary import diff_summaries, summarize
 

@@ -7,7 +7,8 @@ import pytest
 
 from planner.domain.fabric import ROLE, TIER, FabricError
 from planner.domain.generators import generate_topology
-from planner.domain.layout import RU_M, assign_layout, link_lengths
+from planner.domain.layout import assign_layout
+from planner.domain.layout_distances import RU_M, link_lengths
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from planner.domain.summary import summarize

@@ -22,7 +22,8 @@ from planner.analyses.traffic import all_to_all, place_job, rail_rings
 from planner.analyses.validate import validate_fabric
 from planner.domain.catalog import DeviceModel, PortGroup
 from planner.domain.fabric import ROLE, TIER, FabricError
-from planner.domain.generators import generate_topology, leaf_split
+from planner.domain.generator_plans import leaf_split
+from planner.domain.generators import generate_topology
 from planner.domain.layout import assign_layout
 from planner.domain.outputs.bom import bill_of_materials
 from planner.domain.outputs.exports import p2p_lines

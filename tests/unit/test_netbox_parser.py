@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from inventory.library.netbox import NetboxFileError, map_interface_type, parse_devicetype
+from inventory.library.netbox import NetboxFileError, parse_devicetype
+from inventory.library.netbox_types import map_interface_type
 from inventory.library.provenance import provenance_for
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "netbox"

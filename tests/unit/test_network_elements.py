@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from planner.domain.fabric import Fabric
-from planner.domain.networks.elements import cluster_elements, port_name
+from planner.domain.networks.element_parts import port_name
+from planner.domain.networks.elements import cluster_elements
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import load_spec_text, parse_spec
 

@@ -18,11 +18,8 @@ from planner.analyses.scenario import run_scenario
 from planner.analyses.validate import validate_fabric
 from planner.domain.canvas import detail_elements, overview_elements
 from planner.domain.fabric import Fabric
-from planner.domain.networks.elements import (
-    ClusterElements,
-    cluster_elements,
-    network_elements,
-)
+from planner.domain.networks.element_parts import ClusterElements
+from planner.domain.networks.elements import cluster_elements, network_elements
 from planner.domain.outputs import (
     bill_of_materials,
     cabling_csv_lines,

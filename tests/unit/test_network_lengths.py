@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.domain.layout import RU_M, layout_distances
+from planner.domain.layout_distances import RU_M, layout_distances
 from planner.domain.networks.elements import cluster_elements
 from planner.domain.networks.lengths import management_rack_places, with_run_lengths
 from planner.domain.pipeline import build_fabric
-from planner.domain.spec import Layout, load_spec_text, parse_spec
+from planner.domain.spec import load_spec_text, parse_spec
+from planner.domain.spec_model import Layout
 
 EXAMPLE = (
     Path(__file__).resolve().parents[2] / "planner/domain/examples/h100-superpod-4su-cluster.yaml"

@@ -19,7 +19,8 @@ import pytest
 from inventory.library.rules import check_cable, check_fiber
 from planner.domain.media import order_length_m, order_lengths_of, part_number_at, sold_lengths
 from planner.domain.outputs import cabling_csv_lines
-from planner.domain.outputs.bom import CABLES, bill_of_materials
+from planner.domain.outputs.bom import bill_of_materials
+from planner.domain.outputs.bom_counts import CABLES
 from planner.domain.outputs.quote import QuoteTerms, price_quote
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import load_spec_text, parse_spec

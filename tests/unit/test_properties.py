@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 
 from inventory.library.files import CatalogFileError, part_from_entry, read_catalog_folder
 from inventory.library.schema import FILES
-from planner.domain.spec import MEDIA_KINDS, TIERS, TOPOLOGIES, DesignSpec, SpecError, parse_spec
+from planner.domain.spec import SpecError, parse_spec
 from planner.domain.spec import spec_schema as load_spec_schema
+from planner.domain.spec_model import MEDIA_KINDS, TIERS, TOPOLOGIES, DesignSpec
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"

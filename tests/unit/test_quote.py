@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 
 from planner.domain.outputs.bom import BillOfMaterials, BomLine
+from planner.domain.outputs.bom_diff import bom_diff
 from planner.domain.outputs.quote import (
     CurrencyMismatchError,
     PriceChoice,
@@ -13,7 +14,6 @@ from planner.domain.outputs.quote import (
     PriceTable,
     QuoteError,
     QuoteTerms,
-    bom_diff,
     price_quote,
 )
 

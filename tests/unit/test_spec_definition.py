@@ -8,16 +8,8 @@ import typing
 import pytest
 from jsonschema import Draft202012Validator
 
-from planner.domain.spec import (
-    SCHEMA_PATH,
-    DesignSpec,
-    Layout,
-    Naming,
-    SpecError,
-    parse_spec,
-    schema_text,
-    spec_schema,
-)
+from planner.domain.spec import SCHEMA_PATH, SpecError, parse_spec, schema_text, spec_schema
+from planner.domain.spec_model import DesignSpec, Layout, Naming
 from planner.domain.specfields import object_rule, rule_at, spec_field, spec_rule
 
 pytestmark = pytest.mark.unit

@@ -9,7 +9,7 @@ import yaml
 
 from planner.analyses.validate import validate_fabric
 from planner.domain.fabric import TIER
-from planner.domain.layout import layout_distances, run_lengths_m
+from planner.domain.layout_distances import layout_distances, run_lengths_m
 from planner.domain.outputs.bom import bill_of_materials
 from planner.domain.physical.structured import (
     PORTS_PER_PANEL,

@@ -17,16 +17,14 @@ import pytest
 import yaml
 
 from planner.domain.fabric import ROLE, SWITCH_ROLES
-from planner.domain.outputs.telemetry import (
-    KP4_PRE_FEC_BER,
-    TelemetryError,
+from planner.domain.outputs.telemetry import KP4_PRE_FEC_BER, TelemetryError, telemetry_plan
+from planner.domain.outputs.telemetry_files import (
     gnmic_chunks,
     gnmic_config,
     gnmic_labels,
     gnmic_metric,
     prometheus_rules,
     prometheus_rules_chunks,
-    telemetry_plan,
 )
 from planner.domain.physical.budget import compute_budgets
 from planner.domain.pipeline import build_fabric

@@ -319,7 +319,7 @@ def test_examples_build(facts, twin_facts):
 
 
 def test_a_leaf_split_with_faster_uplinks():
-    from planner.domain.generators import leaf_split
+    from planner.domain.generator_plans import leaf_split
 
     assert leaf_split(128, 1, stride=2) == (64, 32)
     assert leaf_split(128, 3, stride=2) == (96, 16)

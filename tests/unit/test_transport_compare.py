@@ -11,11 +11,11 @@ import pytest
 from planner.analyses.flow import ROUTINGS
 from planner.analyses.scenario import run_scenario
 from planner.analyses.transport_compare import (
-    TRAFFIC,
     compare_transports,
     counterpart_switch,
     price_comparison,
 )
+from planner.analyses.transport_features import TRAFFIC
 from planner.domain.outputs.quote import PriceOffer, PriceTable
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec

@@ -413,6 +413,9 @@ def congestion_tree(
     ------
     ValueError
         Unknown ``flow_control``.
+
+    Long because: one vectorised pass over the run's arrays (hot ports, their trees, the victims)
+    whose intermediate arrays each next step reads; split, they would be passed whole.
     """
     if flow_control not in FLOW_CONTROLS:
         raise ValueError(f"flow_control must be one of {FLOW_CONTROLS}, not {flow_control!r}")

@@ -346,7 +346,11 @@ def _run(
     net: Network, sub: Flows, routing, cap, *, seed, polarization, flowlets, batch_rtol, on_progress
 ):
     """Route and run sub-flows ``sub`` to completion (see :func:`simulate`); links that
-    carry the same flows alike run as one (``route(merge_links=True)``)."""
+    carry the same flows alike run as one (``route(merge_links=True)``).
+
+    Long because: the event loop of the simulation: one while loop over shared arrays (rates, due
+    times, bits left) that a split would have to pass back and forth at every event.
+    """
     a, merged = route(
         net,
         sub,

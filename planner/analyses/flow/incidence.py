@@ -140,6 +140,9 @@ def route(
         Unknown routing, flowlets outside 1..FLOWLETS_MAX, or a plane the GPUs do not have.
     RoutingError
         A flow's NIC link failed, or no path survives.
+
+    Long because: it builds one CSR matrix from arrays it grows step by step (rows, columns,
+    weights); the steps read each other's arrays.
     """
     routing = canonical_routing(routing)
     flowlets = FLOWLETS_DEFAULT if flowlets is None else int(flowlets)

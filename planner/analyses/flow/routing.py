@@ -201,7 +201,11 @@ def route_hops(
     flowlets: int = FLOWLETS_DEFAULT,
 ):
     """Switch-to-switch part of the routes of flows ``hop`` (leaf to leaf), appended to
-    ``rows``/``cols``/``vals``; ``routing`` is one of :data:`ROUTINGS` (see the module doc)."""
+    ``rows``/``cols``/``vals``; ``routing`` is one of :data:`ROUTINGS` (see the module doc).
+
+    Long because: the hop-by-hop walk of every flow, in one loop over shared tables of next hops
+    that it fills lazily (see the comments in it).
+    """
     n = net.node_count
     keep, out_ptr = switch_links(net, by_neighbour=routing == "rail")
     targets, target_row = np.unique(dst_leaf[hop], return_inverse=True)

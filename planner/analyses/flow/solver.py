@@ -69,7 +69,11 @@ def _resolve(flows, touched, g, work_limit, check_rtol, fill_rtol):
     certificate on their links and ``touched``; widen and repeat until it holds. Returns
     (solved, flows, rates, bottlenecks, local re-solves); not solved when a re-solve would
     scan more than ``work_limit`` entries or the check finds no flow to add (a full re-solve
-    then)."""
+    then).
+
+    Long because: one widening loop (re-solve, check the certificate, widen) over state each round
+    updates; the loop is the algorithm.
+    """
     ptr, idx, val, t_ptr, t_idx, t_val, capacity, inverse_capacity, link_work = g[:9]
     running, rate, bottleneck, load, peak, position, column = g[9:]
     local = 0

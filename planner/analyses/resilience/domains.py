@@ -171,6 +171,9 @@ def domain_index(fabric: Fabric, power: dict | None = None) -> DomainIndex:
     Returns
     -------
     DomainIndex
+
+    Long because: one pass that assigns every element to each kind of domain (rack, row, PDU, plane,
+    ...); the kinds share the element arrays.
     """
     n = fabric.node_count
     role = fabric.node_role

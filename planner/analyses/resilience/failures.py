@@ -252,7 +252,11 @@ def design_parts(fabric: Fabric, facts: CatalogFacts) -> list[PartRate]:
 def _group_rates(
     parts: list[PartRate], gpus: int, fallback: bool
 ) -> tuple[list[dict], dict[str, dict]]:
-    """Rows per category and per group: failures a day, basis, unknown parts."""
+    """Rows per category and per group: failures a day, basis, unknown parts.
+
+    Long because: one loop over the categories and groups that builds each row with its rate, basis
+    and unknown parts together.
+    """
     categories = []
     for category, (group, label) in CATEGORIES.items():
         mine = [p for p in parts if p.category == category]
@@ -517,6 +521,9 @@ def expected_failures(
     ValueError
         ``job_gpus`` below 1 or above the design's GPUs, a lead time of 0 or less (or over
         365 days), a level outside (0, 1); the message names the parameter.
+
+    Long because: it checks its inputs, then builds the result's sections (rates, interruptions,
+    spares) from the same counts; each section is a few lines.
     """
     gpus = int(fabric.info.get("gpus") or 0)
     job_gpus = gpus if job_gpus is None else int(job_gpus)

@@ -32,7 +32,11 @@ def _polish(connector: str) -> str:
 
 @register(stage="fabric", order=900, codes=CODES)
 def structured_cabling(ctx: Context) -> None:
-    """Each patch-panel tier's links: polarity, MPO format and polish (module docstring)."""
+    """Each patch-panel tier's links: polarity, MPO format and polish (module docstring).
+
+    Long because: one loop over the patch-panel tiers with a check per rule (polarity, MPO format,
+    polish), each a few lines.
+    """
     fabric = ctx.fabric
     cabling = fabric.settings.cabling
     if not cabling or fabric.link_a_part is None:

@@ -173,7 +173,11 @@ def _bigger_buffers(ctx: Context, need_b: float) -> str:
 )
 def roce_headroom(ctx: Context) -> None:
     """PFC headroom per lossless switch port from the switch vendor's table, summed per switch
-    against its buffer."""
+    against its buffer.
+
+    Long because: per switch, per lossless port: the vendor's headroom table lookup, then the sum
+    against the buffer, one loop with the unknowns reported as it goes.
+    """
     roce = _roce(ctx)
     if roce is None or roce.pfc_mode != "lossless":
         return
@@ -327,7 +331,11 @@ def _nic_label(slug: str, key: str, profile: str) -> str:
     ),
 )
 def roce_consistency(ctx: Context) -> None:
-    """NIC and switch agree on priorities, DSCP and trust; ECN, MTU and watchdog are sane."""
+    """NIC and switch agree on priorities, DSCP and trust; ECN, MTU and watchdog are sane.
+
+    Long because: a list of independent checks (priorities, DSCP, trust, ECN, MTU, watchdog), each a
+    few lines with its own message.
+    """
     roce = _roce(ctx)
     if roce is None:
         return

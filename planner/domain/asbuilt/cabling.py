@@ -111,6 +111,11 @@ def _speed_text(gbps) -> str:
 
 
 def _resolve(names: FabricNames, rows: Sequence[Neighbour]):
+    """Each reported cable's two ends resolved to the design's devices and ports, with the errors.
+
+    Long because: its nested helpers share the error list and the caches of names already resolved
+    (each device and port text once).
+    """
     errors: list[dict] = []
     found: dict[tuple, _Found] = {}
     foreign_rows = 0
@@ -227,34 +232,23 @@ def check_cabling(
     ------
     CablingImportError
         Unknown devices or ports, an empty file, or a file for another design.
+
+    Long because: it goes from reported rows to the report in one pass (resolve, match,
+    classify the rest, list the missing links, count) over the same link columns; resolving,
+    matching and classifying are functions of their own.
     """
     fabric = names.fabric
     if not rows:
-        raise CablingImportError(
-            [
-                {
-                    "row": 0,
-                    "field": "file",
-                    "code": "empty",
-                    "message": "the file lists no cables",
-                    "device": "",
-                    "port": "",
-                }
-            ]
-        )
+        raise CablingImportError([_file_error("empty", "the file lists no cables")])
     errors, found, foreign_rows, reporters = _resolve(names, rows)
     if foreign_rows > FOREIGN_FRACTION * len(rows):
         errors.insert(
             0,
-            {
-                "row": 0,
-                "field": "file",
-                "code": "another-design",
-                "message": f"{foreign_rows:,} of the {len(rows):,} rows name devices this design "
-                "does not have: is the file for another design?",
-                "device": "",
-                "port": "",
-            },
+            _file_error(
+                "another-design",
+                f"{foreign_rows:,} of the {len(rows):,} rows name devices this design does not "
+                "have: is the file for another design?",
+            ),
         )
     if errors:
         raise CablingImportError(errors[:MAX_ERRORS])
@@ -274,43 +268,15 @@ def check_cabling(
             for i in range(fabric.link_count)
             if a_nodes[i] in reporters or b_nodes[i] in reporters
         }
-    matched: set[int] = set()
-    leftovers: list[_Found] = []
-    findings: list[dict] = []
-    for cable in found:
-        link = design.get(_end_key(cable.a, cable.b)) if cable.b is not None else None
-        if link is None:
-            leftovers.append(cable)
-            continue
-        matched.add(link)
-        if cable.speed is not None and abs(cable.speed - speeds[link]) > SPEED_TOLERANCE_GBPS:
-            findings.append(
-                _finding(
-                    names,
-                    labels,
-                    "wrong-speed",
-                    names.end(*cable.a),
-                    names.end(*cable.b),
-                    expected=f"{_speed_text(speeds[link])}",
-                    found=f"{_speed_text(cable.speed)}",
-                    action="check the modules, cable and port speed setting at both ends",
-                    rows=cable.rows,
-                    links=[link],
-                    label=labels[link],
-                )
-            )
+    matched, leftovers, findings = _match(names, labels, found, design, speeds)
     if found and not matched and in_scope:
         raise CablingImportError(
             [
-                {
-                    "row": 0,
-                    "field": "file",
-                    "code": "another-design",
-                    "message": "no cable in the file is a link of this design: is the file for "
-                    "another design or another revision?",
-                    "device": "",
-                    "port": "",
-                }
+                _file_error(
+                    "another-design",
+                    "no cable in the file is a link of this design: is the file for another "
+                    "design or another revision?",
+                )
             ]
         )
     explained: set[int] = set()
@@ -350,6 +316,42 @@ def check_cabling(
     return CablingReport(findings=findings, summary=summary)
 
 
+def _file_error(code: str, message: str) -> dict:
+    """An error about the whole file (row 0, field ``file``), as :func:`_resolve` writes them."""
+    return {"row": 0, "field": "file", "code": code, "message": message, "device": "", "port": ""}
+
+
+def _match(names: FabricNames, labels, found, design: dict, speeds) -> tuple:
+    """The reported cables that are links of the design: ``(matched links, the other cables,
+    findings)``, a matched cable at another speed than its link's being a finding."""
+    matched: set[int] = set()
+    leftovers: list[_Found] = []
+    findings: list[dict] = []
+    for cable in found:
+        link = design.get(_end_key(cable.a, cable.b)) if cable.b is not None else None
+        if link is None:
+            leftovers.append(cable)
+            continue
+        matched.add(link)
+        if cable.speed is not None and abs(cable.speed - speeds[link]) > SPEED_TOLERANCE_GBPS:
+            findings.append(
+                _finding(
+                    names,
+                    labels,
+                    "wrong-speed",
+                    names.end(*cable.a),
+                    names.end(*cable.b),
+                    expected=f"{_speed_text(speeds[link])}",
+                    found=f"{_speed_text(cable.speed)}",
+                    action="check the modules, cable and port speed setting at both ends",
+                    rows=cable.rows,
+                    links=[link],
+                    label=labels[link],
+                )
+            )
+    return matched, leftovers, findings
+
+
 def _ends_text(a: End, b: End) -> str:
     return f"{end_text(a.device, a.port_name)} {ARROW} {end_text(b.device, b.port_name)}"
 
@@ -377,6 +379,11 @@ def _other_end(names: FabricNames, link: int, node: int, port: int) -> tuple[int
 
 
 def _classify(names: FabricNames, labels, cable: _Found, matched: set[int], explained: set[int]):
+    """Why a reported cable matches no design link: swapped, moved, foreign or extra.
+
+    Long because: one case per kind of mismatch, each building its row; the cases read the same
+    ends.
+    """
     fabric = names.fabric
     a_end = names.end(*cable.a)
     speeds = fabric.link_speed_gbps

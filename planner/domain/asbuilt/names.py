@@ -76,7 +76,7 @@ import numpy as np
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, Fabric
 from planner.domain.names import PortLayout, end_text, layout_of, port_position
-from planner.domain.outputs.cabling import FabricEnds
+from planner.domain.outputs.cabling_ends import FabricEnds
 
 __all__ = ["AsBuiltNameError", "End", "FabricNames", "OS_FORMS"]
 

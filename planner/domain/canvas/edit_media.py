@@ -34,7 +34,7 @@ from planner.domain.media import (
 )
 from planner.domain.names import end_text, link_name, scheme_of
 from planner.domain.part_facts import fiber_of, optic_of
-from planner.domain.spec import MediaChoice
+from planner.domain.spec_model import MediaChoice
 
 PART_CATEGORIES = {
     "a_part": ("transceiver", "cable"),
@@ -137,6 +137,11 @@ def _warn(out: ParsedEdit, fabric: Fabric, links: np.ndarray, warnings) -> None:
 def _check_group(
     out, facts, catalog, group: LinkGroup, a_slug, b_slug, cable_slug
 ) -> _Media | None:
+    """The media of one edited link group checked against its ends, or None with the problems added.
+
+    Long because: one check after another on the same group (cable with modules, manager links, fit,
+    speed), each with its own message.
+    """
     fabric = out.fabric
     links = group.links
     parts = facts.parts

@@ -96,7 +96,11 @@ _OPTIONAL_INTS = ("plane", "su", "rail", "group", "ru")
 
 
 def parse_nodes(document: dict, facts: CatalogFacts, out: ParsedEdit) -> dict[str, int]:
-    """Read the nodes into ``out``; returns the index of each node name."""
+    """Read the nodes into ``out``; returns the index of each node name.
+
+    Long because: one loop that checks each node's fields in turn, each problem naming the node and
+    the field.
+    """
     raw_nodes = document.get("nodes")
     if not isinstance(raw_nodes, list):
         out.add("malformed", "A topology document has a list of nodes.", field_name="nodes")
@@ -214,7 +218,12 @@ def _unit_speeds(raw_links: list, index: dict[str, int], out: ParsedEdit) -> dic
 
 
 def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
-    """Read the links between known nodes into ``out`` (ports, speeds, parts by slug)."""
+    """Read the links between known nodes into ``out`` (ports, speeds, parts by slug).
+
+    Long because: one loop that checks each link's ends and ports in turn, with two nested
+    helpers sharing the per-model cache; its speed, parts and length and the ports in use are
+    functions of their own.
+    """
     raw_links = document.get("links", [])
     if not isinstance(raw_links, list):
         out.add("malformed", "A topology document has a list of links.", field_name="links")
@@ -272,33 +281,9 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
             ports.append(value)
         if not all(_is_int(p) and p >= 1 for p in ports):
             continue
-        speed = raw.get("speed_gbps")
-        if speed is not None:
-            if not _is_int(speed) or speed <= 0:
-                out.add("malformed", f"{link_id}: speed_gbps is a whole number.", ids, where)
-                continue
-            unable = [node for node in (a, b) if not runs_at(node, speed)]
-            for node in unable:
-                out.add(
-                    "speed-unsupported",
-                    f"{node.name} ({node.model}) cannot run {speed_text(speed)} ports "
-                    f"(it runs {speed_list(node.device)}).",
-                    (link_id, node_id(node.name)),
-                    f"{where}.speed_gbps",
-                )
-            if unable:
-                continue
-        else:
-            speed = common_speed(a.device, b.device)
-            if speed is None:
-                out.add(
-                    "speed-unsupported",
-                    f"{a.model} ({speed_list(a.device) if a.device else 'any'}) and {b.model} "
-                    f"({speed_list(b.device) if b.device else 'any'}) share no port speed.",
-                    ids,
-                    where,
-                )
-                continue
+        speed = _link_speed(out, raw, a, b, ids, where, runs_at)
+        if speed is None:
+            continue
         range_ok = True
         for node, port, end in ((a, ports[0], "a_port"), (b, ports[1], "b_port")):
             if node.device is None:
@@ -319,24 +304,7 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
                 range_ok = False
         if not range_ok:
             continue
-        parts = []
-        for key in ("a_part", "b_part", "cable"):
-            value = raw.get(key)
-            if value is not None and (not isinstance(value, str) or not value):
-                out.add("malformed", f"{link_id}: {key} is a part slug.", ids, f"{where}.{key}")
-                value = None
-            parts.append(value or None)
-        length = raw.get("length_m")
-        problem = None
-        if length is not None:  # a number of metres inside a cable's physical range
-            problem = (
-                range_problem("length_m", length)
-                if _is_number(length)
-                else "length_m is a length in metres"
-            )
-        if problem:
-            out.add("malformed", f"{link_id}: {problem}.", ids, where)
-            length = None
+        parts, length = _parts_and_length(out, raw, link_id, ids, where)
         link = EditLink(
             j,
             index[raw["a"]],
@@ -351,6 +319,69 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         used[link.a, link.a_port].append(len(out.links))
         used[link.b, link.b_port].append(len(out.links))
         out.links.append(link)
+    _ports_in_use(out, used)
+
+
+def _link_speed(out: ParsedEdit, raw: dict, a, b, ids: tuple, where: str, runs_at) -> int | None:
+    """The link's speed: the one given, if both ends run it, else the ends' common speed;
+    ``None`` with the problem added when there is none."""
+    link_id = ids[0]
+    speed = raw.get("speed_gbps")
+    if speed is not None:
+        if not _is_int(speed) or speed <= 0:
+            out.add("malformed", f"{link_id}: speed_gbps is a whole number.", ids, where)
+            return None
+        unable = [node for node in (a, b) if not runs_at(node, speed)]
+        for node in unable:
+            out.add(
+                "speed-unsupported",
+                f"{node.name} ({node.model}) cannot run {speed_text(speed)} ports "
+                f"(it runs {speed_list(node.device)}).",
+                (link_id, node_id(node.name)),
+                f"{where}.speed_gbps",
+            )
+        if unable:
+            return None
+    else:
+        speed = common_speed(a.device, b.device)
+        if speed is None:
+            out.add(
+                "speed-unsupported",
+                f"{a.model} ({speed_list(a.device) if a.device else 'any'}) and {b.model} "
+                f"({speed_list(b.device) if b.device else 'any'}) share no port speed.",
+                ids,
+                where,
+            )
+            return None
+    return speed
+
+
+def _parts_and_length(out: ParsedEdit, raw: dict, link_id: str, ids: tuple, where: str):
+    """The link's parts by slug (``a_part``, ``b_part``, ``cable``) and its length in metres,
+    each ``None`` when not given or malformed (the problem added)."""
+    parts = []
+    for key in ("a_part", "b_part", "cable"):
+        value = raw.get(key)
+        if value is not None and (not isinstance(value, str) or not value):
+            out.add("malformed", f"{link_id}: {key} is a part slug.", ids, f"{where}.{key}")
+            value = None
+        parts.append(value or None)
+    length = raw.get("length_m")
+    problem = None
+    if length is not None:  # a number of metres inside a cable's physical range
+        problem = (
+            range_problem("length_m", length)
+            if _is_number(length)
+            else "length_m is a length in metres"
+        )
+    if problem:
+        out.add("malformed", f"{link_id}: {problem}.", ids, where)
+        length = None
+    return parts, length
+
+
+def _ports_in_use(out: ParsedEdit, used: dict) -> None:
+    """A problem for every port that more than one link takes; those links' media unchecked."""
     for (node, port), members in used.items():
         if len(members) > 1:
             name = out.nodes[node].name

@@ -23,7 +23,7 @@ from planner.domain.media import (
     optic_candidates,
     rank_candidates,
 )
-from planner.domain.spec import MediaChoice
+from planner.domain.spec_model import MediaChoice
 
 
 class LinkOptions(list):
@@ -97,6 +97,10 @@ def link_options(
     :mod:`planner.domain.media`); a cable
     assembly has no ``a_part``/``b_part``. With ``length_m``, options that do not reach it are
     left out. When none remain, ``refusal`` says why.
+
+    Long because: it refuses what cannot be joined (device categories, protocols, speed),
+    then ranks every candidate cable and optics pair and says what is missing, each check a
+    few lines with its reason.
     """
     result = LinkOptions()
     result.a, result.b = a_model, b_model

@@ -228,7 +228,11 @@ class NetworkLayers:
 
     def build(self, view: View, level: int) -> LayerElements:
         """The layers for ``view`` at ``level`` (0: devices one by one, 1: one node per
-        network and role; 2: nothing)."""
+        network and role; 2: nothing).
+
+        Long because: it builds every layer of the view at the given level in one pass over the
+        network elements; each layer is a short loop.
+        """
         out = LayerElements(level=level)
         if level >= 2 or not self.any():
             return out

@@ -35,7 +35,7 @@ from planner.domain.media.groups import NODE_SHIFT, LinkGroup, describe_link
 from planner.domain.media.lengths import POLICY_TEXT, order_lengths, sold_lengths
 from planner.domain.names import end_name
 from planner.domain.physical.optics_tables import tables_for
-from planner.domain.spec import DesignSpec, MediaChoice
+from planner.domain.spec_model import DesignSpec, MediaChoice
 
 #: The cable from the fabric manager (UFM appliance) to a leaf: NVIDIA DGX SuperPOD H100
 #: reference architecture RA-11333-001 V11 Table 8 (primary), "NDR Cables, 200 Gbps, UFM to

@@ -43,7 +43,7 @@ from inventory.library.facts import (
 )
 from planner.domain.media.catalog import MediaCatalog
 from planner.domain.media.groups import LinkEnd, LinkGroup
-from planner.domain.spec import MediaChoice
+from planner.domain.spec_model import MediaChoice
 
 CABLE_KINDS = {"DAC": "dac", "ACC": "acc", "AEC": "aec", "AOC": "aoc"}
 

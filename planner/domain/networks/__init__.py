@@ -90,7 +90,7 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
 
     Parameters
     ----------
-    spec : planner.domain.spec.DesignSpec
+    spec : planner.domain.spec_model.DesignSpec
         A parsed spec; ``spec.networks`` is its ``networks`` block (may be empty).
     fabric : Fabric
         The compute fabric after layout (its racks give the PDU count).
@@ -107,6 +107,9 @@ def cluster_networks(spec, fabric: Fabric, facts: CatalogFacts) -> ClusterNetwor
     ------
     FabricError
         A network cannot be built; ``field`` names the setting, e.g. ``networks.oob.uplinks``.
+
+    Long because: the networks are sized in an order and again until the in-band cores and OOB
+    uplinks agree (see its comment).
     """
     settings, problems = resolve_settings(spec.networks or {}, spec.server)
     if problems:

@@ -307,6 +307,10 @@ def read_bandwidth(
     ------
     ValueError
         ``readers`` is not ``"all"`` or a whole number from 1 to ``hosts``.
+
+    Long because: its docstring documents a dozen parameters, and its nested helper computes
+    every tier's rate for a count of readers, read for the readers asked, one reader alone and
+    every node.
     """
     if readers == "all":
         readers = hosts

@@ -84,425 +84,42 @@ Nothing here imports Django.
 
 from __future__ import annotations
 
-import functools
-import math
-from collections import Counter
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 
-from planner.domain import names
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import SWITCH_ROLES, Fabric, FabricError
-from planner.domain.networks.common import ceil_div, spread, switch_ports
-from planner.domain.networks.lengths import RackPlace, management_rack_places, with_run_lengths
-from planner.domain.networks.management import RA_PARTS
-from planner.domain.networks.media import CHOSEN_PER, apply_network_media
-from planner.domain.networks.oob import rack_groups
+from planner.domain.fabric import Fabric
+from planner.domain.networks.common import ceil_div, spread
+from planner.domain.networks.lengths import management_rack_places, with_run_lengths
+from planner.domain.networks.media import apply_network_media
 
-#: Networks in build order, as :attr:`NetworkDevice.network` and :attr:`NetworkLink.network`.
-ELEMENT_NETWORKS = ("storage", "converged", "inband", "oob", "management")
-#: Device-name prefix per network (``stor-leaf-01``, ``inb-core-02``, ``oob-03``).
-DEVICE_PREFIX = {"storage": "stor", "converged": "conv", "inband": "inb", "oob": "oob"}
-#: A node's port name per network (``stor1``, ``inb2``; a BMC is ``bmc``).
-PORT_PREFIX = {"storage": "stor", "converged": "conv", "inband": "inb"}
-MANAGEMENT_RACK = "MGMT-{:02d}"  # inferred naming, distinct from the layout's R001-01
-TOP_OF_RACK_RU = 2  # the layout's top-of-rack management units (layout.MANAGEMENT_RU)
-
-
-@dataclass(frozen=True)
-class NetworkDevice:
-    """A device of a cluster network, or a compute device as one of its endpoints."""
-
-    name: str  # unique across the design; compute devices keep their fabric names
-    network: str  # storage | converged | inband | oob | management | compute
-    role: str  # leaf, storage-leaf, spine, core, ufm, management-node, pdu, server ...
-    model: str  # catalog slug, or printed part number when not in the catalog
-    rack: str = ""
-    ru: int | None = None
-
-
-@dataclass(frozen=True)
-class NetworkLink:
-    """One logical link (a cable, or one leg of a splitter/breakout ``assembly``)."""
-
-    network: str
-    group: str  # the LinkGroup.name this link expands
-    a_device: str
-    a_port: str
-    b_device: str
-    b_port: str
-    speed_gbps: float
-    cable_kind: str
-    cable_part: str = ""
-    a_transceiver: str = ""
-    b_transceiver: str = ""
-    run_length_m: float | None = None
-    assembly: str = ""
-    leg: int | None = None
-
-    @property
-    def cable_id(self) -> str:
-        """What distinguishes one cable: its assembly, or the link's own ends."""
-        return self.assembly or f"{self.a_device}:{self.a_port}|{self.b_device}:{self.b_port}"
-
-
-@dataclass(frozen=True)
-class ClusterElements:
-    """Every device and link of the cluster's other networks (see the module docstring)."""
-
-    devices: tuple[NetworkDevice, ...] = ()
-    links: tuple[NetworkLink, ...] = ()
-    racks: tuple[str, ...] = ()  # management racks added beside the layout's racks
-    notes: tuple[str, ...] = ()
-    rack_places: tuple[RackPlace, ...] = ()  # the management racks' rows and positions
-
-    def networks(self) -> tuple[str, ...]:
-        """Networks present (with a device or link, ``compute`` left out), in build order."""
-        present = {d.network for d in self.devices} | {link.network for link in self.links}
-        return tuple(name for name in ELEMENT_NETWORKS if name in present)
-
-    @functools.cached_property
-    def _by_name(self) -> dict[str, NetworkDevice]:
-        return {d.name: d for d in self.devices}
-
-    @functools.cached_property
-    def _by_network(self) -> dict[str, tuple[tuple[NetworkDevice, ...], tuple[NetworkLink, ...]]]:
-        devices: dict[str, list[NetworkDevice]] = {}
-        links: dict[str, list[NetworkLink]] = {}
-        for d in self.devices:
-            devices.setdefault(d.network, []).append(d)
-        for link in self.links:
-            links.setdefault(link.network, []).append(link)
-        return {
-            name: (tuple(devices.get(name, ())), tuple(links.get(name, ())))
-            for name in {*devices, *links}
-        }
-
-    def devices_of(self, network: str) -> tuple[NetworkDevice, ...]:
-        return self._by_network.get(network, ((), ()))[0]
-
-    def links_of(self, network: str) -> tuple[NetworkLink, ...]:
-        return self._by_network.get(network, ((), ()))[1]
-
-    def device(self, name: str) -> NetworkDevice | None:
-        """The device called ``name`` (None when there is none); indexed once."""
-        return self._by_name.get(name)
-
-    def to_dict(self) -> dict:
-        """Plain, JSON-ready columns, as the revision stores them beside the compute fabric's
-        (:meth:`planner.domain.fabric.Fabric.to_dict`); :meth:`from_dict` reverses it.
-
-        One list per field; the text columns that repeat (network, role, model, rack, group,
-        port, cable, transceiver) as codes into their distinct values, and a link's ends as
-        indexes into the devices (a name only for an end that is not a device).
-        """
-        index = {d.name: i for i, d in enumerate(self.devices)}
-        devices = {"name": [d.name for d in self.devices]}
-        for key in _DEVICE_TEXT:
-            devices[key] = _codes([getattr(d, key) for d in self.devices])
-        devices["ru"] = [d.ru for d in self.devices]
-        links: dict = {}
-        for end in ("a", "b"):
-            links[end] = [
-                index.get(getattr(link, f"{end}_device"), getattr(link, f"{end}_device"))
-                for link in self.links
-            ]
-        for key in _LINK_TEXT:
-            links[key] = _codes([getattr(link, key) for link in self.links])
-        for key in _LINK_PLAIN:
-            links[key] = [_plain(getattr(link, key)) for link in self.links]
-        return {
-            "devices": devices,
-            "links": links,
-            "racks": list(self.racks),
-            "notes": list(self.notes),
-            "rack_places": [[p.name, p.row, p.position, p.rack_units] for p in self.rack_places],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> ClusterElements:
-        """The elements of :meth:`to_dict`."""
-        d, ln = data.get("devices") or {}, data.get("links") or {}
-        names = list(d.get("name") or [])
-        count = len(names)
-        devices = tuple(
-            map(
-                NetworkDevice,
-                names,
-                *(_values(d.get(key), count) for key in _DEVICE_TEXT),
-                d.get("ru") or [None] * count,
-            )
-        )
-        count = len(ln.get("a") or [])
-        columns = {
-            end: [names[v] if isinstance(v, int) else str(v) for v in ln.get(end) or []]
-            for end in ("a", "b")
-        }
-        columns.update({key: _values(ln.get(key), count) for key in _LINK_TEXT})
-        columns.update({key: ln.get(key) or [None] * count for key in _LINK_PLAIN})
-        order = [f.name for f in fields(NetworkLink)]
-        links = tuple(map(NetworkLink, *(columns[_COLUMN.get(n, n)] for n in order)))
-        return cls(
-            devices=devices,
-            links=links,
-            racks=tuple(data.get("racks") or ()),
-            notes=tuple(data.get("notes") or ()),
-            rack_places=tuple(RackPlace(*place) for place in data.get("rack_places") or ()),
-        )
-
-
-_DEVICE_TEXT = ("network", "role", "model", "rack")  # NetworkDevice's fields after its name
-_COLUMN = {"a_device": "a", "b_device": "b"}  # the stored link column of a field
-_LINK_TEXT = (
-    "network",
-    "group",
-    "a_port",
-    "b_port",
-    "cable_kind",
-    "cable_part",
-    "a_transceiver",
-    "b_transceiver",
-    "assembly",
+from .element_management import _inband, _oob, _pdus, _place_management, _place_oob, _shared
+from .element_parts import (
+    ELEMENT_NETWORKS,
+    MANAGEMENT_RACK,
+    PORT_PREFIX,
+    ClusterElements,
+    _Builder,
+    _endpoint,
+    _Hosts,
+    _management_node,
+    _pod_links,
+    _ports,
+    _side_parts,
+    _switches,
+    _ufm,
+    port_name,
 )
-_LINK_PLAIN = ("speed_gbps", "run_length_m", "leg")
-
-
-def _plain(value):
-    """A NumPy scalar as the Python number it holds (JSON-ready); anything else unchanged."""
-    return value.item() if hasattr(value, "item") else value
-
-
-def _codes(column: list[str]) -> dict:
-    """``{"values": distinct values in order of first use, "codes": index per row}``."""
-    values: dict[str, int] = {}
-    codes = [values.setdefault(value, len(values)) for value in column]
-    return {"values": list(values), "codes": codes}
-
-
-def _values(encoded: dict | None, count: int) -> list[str]:
-    """The column of :func:`_codes` (empty text for a column not stored)."""
-    if not encoded:
-        return [""] * count
-    values = encoded["values"]
-    return [values[code] for code in encoded["codes"]]
-
-
-def port_name(index: int, per_cage: int) -> str:
-    """A 0-based logical port as every output names it (:func:`planner.domain.names.
-    port_name`): ``cage`` or ``cage/port``.
-
-    >>> port_name(0, 1), port_name(5, 2)
-    ('1', '3/2')
-    """
-    return names.port_name(per_cage, index)
-
 
 # --------------------------------------------------------------------------------------------
 # building
 
 
-class _Builder:
-    def __init__(self, fabric: Fabric, facts: CatalogFacts):
-        self.fabric = fabric
-        self.facts = facts
-        self.taken = set(fabric.node_name)
-        self.devices: dict[str, NetworkDevice] = {}
-        self.links: list[NetworkLink] = []
-        self.notes: list[str] = []
-        self.next_port: dict[str, int] = {}  # device -> next free port (0-based)
-        self.per_cage: dict[str, int] = {}  # switch -> logical ports per cage
-        self.homes: dict[str, tuple[str, ...]] = {}  # OOB switch -> its rack group's racks
-
-    def add(self, base: str, network: str, role: str, model: str) -> str:
-        """Register a new device named ``base`` (suffixed when the name is taken)."""
-        name, n = base, 1
-        while name in self.taken:
-            n += 1
-            name = f"{base}-{n}"
-        if name != base:
-            self.notes.append(f"{base} is named {name}: the name is taken in the fabric")
-        self.taken.add(name)
-        self.devices[name] = NetworkDevice(name, network, role, model)
-        return name
-
-    def compute(self, node: int) -> str:
-        """A compute node as an endpoint (registered once, with its fabric rack and RU)."""
-        fabric = self.fabric
-        name = fabric.node_name[node]
-        if name not in self.devices:
-            rack, ru = "", None
-            if fabric.node_rack is not None and 0 <= int(fabric.node_rack[node]) < len(
-                fabric.racks
-            ):
-                rack = str(fabric.racks[int(fabric.node_rack[node])]["name"])
-                ru = int(fabric.node_ru[node]) if fabric.node_ru is not None else None
-            role = fabric.role_of(node)
-            self.devices[name] = NetworkDevice(
-                name, "compute", role, fabric.models[int(fabric.node_model[node])], rack, ru
-            )
-        return name
-
-    def link(self, network: str, group: dict, a: str, a_port: str, b: str, b_port: str, **kw):
-        cable = group.get("cable") or {}
-        self.links.append(
-            NetworkLink(
-                network=network,
-                group=group["name"],
-                a_device=a,
-                a_port=a_port,
-                b_device=b,
-                b_port=b_port,
-                speed_gbps=float(group["speed_gbps"]),
-                cable_kind=str(group["cable_kind"]),
-                cable_part=str(cable.get("part") or ""),
-                **kw,
-            )
-        )
-
-    def take(self, device: str) -> str:
-        """The next free port of a device whose ports are taken in order (cores, spines)."""
-        index = self.next_port.get(device, 0)
-        self.next_port[device] = index + 1
-        return port_name(index, self.per_cage.get(device, 1))
-
-
-def _ports(facts: CatalogFacts, group: dict, speed) -> tuple[int, int]:
-    """``(ports, ports_per_cage)`` of a switch group's model at ``speed``."""
-    try:
-        return switch_ports(facts, group["model"], int(speed), "networks")
-    except (FabricError, TypeError, ValueError):
-        return int(group.get("ports_each") or 0), 1
-
-
-def _switches(b: _Builder, network: str, plan: dict) -> dict[str, list[str]]:
-    """Name and register every switch of a network; ``{role: [names]}`` in group order."""
-    out: dict[str, list[str]] = {}
-    prefix = DEVICE_PREFIX[network]
-    for group in plan.get("switch_groups") or []:
-        names = out.setdefault(group["role"], [])
-        for _ in range(int(group["count"])):
-            base = prefix if network == "oob" else f"{prefix}-{group['role']}"
-            names.append(
-                b.add(f"{base}-{len(names) + 1:02d}", network, group["role"], group["model"])
-            )
-    return out
-
-
-class _Hosts:
-    """The nodes with their own ports: servers, or each compute tray of a rack-scale system."""
-
-    def __init__(self, b: _Builder, facts: CatalogFacts):
-        fabric = b.fabric
-        self.servers = [int(i) for i in fabric.nodes_with_role("server")]
-        model = fabric.models[int(fabric.node_model[self.servers[0]])] if self.servers else ""
-        device = facts.devices.get(model)
-        self.trays = int(device.compute_trays) if device and device.compute_trays else 1
-        trays = (facts.parts.get(model) or {}).get("trays") or {}
-        switch_trays = trays.get("switch") if isinstance(trays, dict) else None
-        self.switch_trays = int(switch_trays or 0) if self.trays > 1 else 0
-        self.b = b
-
-    def __len__(self) -> int:
-        return len(self.servers) * self.trays
-
-    def port(self, host: int, port: str) -> tuple[str, str]:
-        """Device and port name of ``port`` on host ``host`` (0-based)."""
-        server = self.b.compute(self.servers[host // self.trays])
-        if self.trays > 1:
-            return server, f"tray{host % self.trays + 1:02d}/{port}"
-        return server, port
-
-
-ENDPOINT_ROLES = ("storage-array", "nfs-storage", "customer-core", "unnamed-endpoint")
-
-
-def _endpoint(b: _Builder, base: str, role: str, network: str) -> str:
-    """An endpoint outside the plan (storage arrays, NFS storage, the customer's core): one
-    device per role, its ports numbered; it belongs to the network that first needs it."""
-    for device in b.devices.values():
-        if device.role == role:
-            return device.name
-    return b.add(base, network, role, "")
-
-
-def _side_parts(plan: dict) -> dict[str, str]:
-    """Transceiver label per side (``switch``, ``node``, ``ufm``) of the reference's printed
-    parts (those chosen by length are set per link, :func:`apply_network_media`)."""
-    out: dict[str, str] = {}
-    for part in plan.get("parts") or []:
-        if part.get("category") == "transceiver" and part.get("counted_per") != CHOSEN_PER:
-            out.setdefault(part["side"], part["part"])
-    return out
-
-
-def _pod_links(
-    b: _Builder,
-    network: str,
-    groups: dict,
-    settings: dict,
-    leaves: list[str],
-    uplinks: list[int],
-    spines: list[str],
-    cores: list[str],
-    leaf_port,
-    **kw,
-) -> None:
-    """A three-tier network's leaf-spine and spine-core links, as
-    :func:`planner.domain.networks.tiers.three_tiers` sized them: the leaves in pods (sizes
-    ``settings["pods"]``), each leaf's uplinks round its pod's spines, spine ``j`` of every pod
-    to core group ``j`` (``settings["core_groups"]`` cores each) as many times as it has
-    downlinks. ``leaf_port(leaf, k, up)`` names a leaf's ``k``-th uplink port."""
-    per_pod = int(settings.get("spines_per_pod") or 0)
-    pods = [int(n) for n in settings.get("pods") or []]
-    up_group, core_group = groups.get("leaf-spine"), groups.get("spine-core")
-    if not (per_pod and pods and up_group):
-        return
-    downs: list[list[int]] = []  # per pod, per spine: downlinks
-    start = 0
-    for pod, size in enumerate(pods):
-        pod_spines = spines[pod * per_pod : (pod + 1) * per_pod]
-        loads = [0] * per_pod
-        offset = 0
-        for leaf, up in zip(
-            leaves[start : start + size], uplinks[start : start + size], strict=True
-        ):
-            for k in range(up):
-                j = (offset + k) % per_pod
-                loads[j] += 1
-                b.link(
-                    network,
-                    up_group,
-                    leaf,
-                    leaf_port(leaf, k, up),
-                    pod_spines[j],
-                    b.take(pod_spines[j]),
-                    **kw,
-                )
-            offset += up
-        downs.append(loads)
-        start += size
-    if not core_group:
-        return
-    first = 0
-    for j, count in enumerate(int(n) for n in settings.get("core_groups") or []):
-        group_cores = cores[first : first + count]
-        first += count
-        offset = 0
-        for pod, loads in enumerate(downs):
-            for k in range(loads[j]):
-                core = group_cores[(offset + k) % len(group_cores)]
-                b.link(
-                    network,
-                    core_group,
-                    spines[pod * per_pod + j],
-                    b.take(spines[pod * per_pod + j]),
-                    core,
-                    b.take(core),
-                    **kw,
-                )
-            offset += loads[j]
-
-
 def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: dict) -> None:
+    """A storage or converged network's switches and links (rules in the module docstring).
+
+    The steps (node ports, storage-array ports, splitters and UFM cables, uplinks) are
+    functions of their own, in that order: each takes the leaves' ports after the last.
+    """
     groups = {g["name"]: g for g in plan.get("link_groups") or []}
     settings = plan.get("settings") or {}
     switch_groups = {g["role"]: g for g in plan.get("switch_groups") or []}
@@ -514,17 +131,47 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
     spine_cage = _ports(b.facts, switch_groups["spine"], speed)[1] if spines else 1
     optics = _side_parts(plan)
     sw_optic, node_optic, ufm_optic = (optics.get(s, "") for s in ("switch", "node", "ufm"))
-    used: dict[str, int] = {}  # leaf -> next free port from the bottom (0-based)
+    ports = _LeafPorts(per_cage)
     b.per_cage.update(dict.fromkeys(leaves + sleaves, per_cage))
     b.per_cage.update(dict.fromkeys(spines, spine_cage))
 
-    def cage_start(leaf: str) -> int:
+    _node_links(b, network, groups, settings, leaves, hosts, ports, node_optic, sw_optic)
+    _storage_links(b, network, groups, sleaves, ports, sw_optic)
+    _host_cables(
+        b, network, groups, settings, shared, sleaves or leaves, ports, ufm_optic, sw_optic
+    )
+    _uplinks(
+        b, network, groups, settings, leaves, sleaves, spines, names, radix, ports, speed, sw_optic
+    )
+
+    # a converged fabric's customer uplinks
+    customer_group = groups.get("spine-customer")
+    if customer_group:
+        tops = spines or leaves + sleaves
+        core = _endpoint(b, "customer-core", "customer-core", network)
+        for k in range(int(customer_group["links"])):
+            switch = tops[k % len(tops)]
+            port = b.take(switch) if spines else port_name(radix - 1 - k // len(tops), per_cage)
+            b.link(network, customer_group, switch, port, core, b.take(core))
+
+
+class _LeafPorts:
+    """The next free port of each leaf, from the bottom (0-based), one by one or by whole cage."""
+
+    def __init__(self, per_cage: int):
+        self.per_cage = per_cage
+        self.used: dict[str, int] = {}
+
+    def cage_start(self, leaf: str) -> int:
         """The first port of the leaf's next whole cage."""
-        start = ceil_div(used.get(leaf, 0), per_cage) * per_cage
-        used[leaf] = start + per_cage
+        start = ceil_div(self.used.get(leaf, 0), self.per_cage) * self.per_cage
+        self.used[leaf] = start + self.per_cage
         return start
 
-    # node ports, the port-0s of every node first
+
+def _node_links(b, network, groups, settings, leaves, hosts, ports, node_optic, sw_optic) -> None:
+    """The nodes' ports on the node leaves, the port-0s of every node first."""
+    per_cage = ports.per_cage
     node_group = groups.get("node-leaf")
     ppn = int(settings.get("ports_per_node") or 0)
     if node_group and leaves and ppn:
@@ -534,8 +181,8 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
             for _ in range(load):
                 port, host = divmod(position, host_count)
                 a, a_port = hosts.port(host, f"{PORT_PREFIX[network]}{port + 1}")
-                index = used.get(leaf, 0)
-                used[leaf] = index + 1
+                index = ports.used.get(leaf, 0)
+                ports.used[leaf] = index + 1
                 b.link(
                     network,
                     node_group,
@@ -548,7 +195,10 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                 )
                 position += 1
 
-    # storage-array ports: cables spread over the storage leaves
+
+def _storage_links(b, network, groups, sleaves, taken, sw_optic) -> None:
+    """The storage arrays' ports: cables spread over the storage leaves."""
+    per_cage = taken.per_cage
     storage_group = groups.get("storage-leaf")
     if storage_group and sleaves:
         ports = int(storage_group["links"])
@@ -559,7 +209,7 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
         for leaf, count in zip(sleaves, spread(cables, len(sleaves)), strict=True):
             for _ in range(count):
                 if legs > 1:
-                    start = cage_start(leaf)
+                    start = taken.cage_start(leaf)
                     this = min(legs, ports - port)
                     assembly = f"{leaf}:{start // per_cage + 1} 1:{this}"
                     for leg in range(this):
@@ -576,8 +226,8 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                         )
                         port += 1
                 else:
-                    index = used.get(leaf, 0)
-                    used[leaf] = index + 1
+                    index = taken.used.get(leaf, 0)
+                    taken.used[leaf] = index + 1
                     b.link(
                         network,
                         storage_group,
@@ -589,8 +239,12 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                     )
                     port += 1
 
-    # management-node splitters, then UFM cables: round the host leaves, a cage each
-    host_leaves = sleaves or leaves
+
+def _host_cables(
+    b, network, groups, settings, shared, host_leaves, ports, ufm_optic, sw_optic
+) -> None:
+    """Management-node splitters, then UFM cables: round the host leaves, a cage each."""
+    per_cage = ports.per_cage
     turn = 0
     mgmt_group = groups.get("management-leaf")
     if mgmt_group and host_leaves:
@@ -600,7 +254,7 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
         for cable in range(cables):
             leaf = host_leaves[turn % len(host_leaves)]
             turn += 1
-            start = cage_start(leaf)
+            start = ports.cage_start(leaf)
             this = min(legs, links - cable * legs)
             assembly = f"{leaf}:{start // per_cage + 1} 1:{this}" if this > 1 else ""
             for leg in range(this):
@@ -626,7 +280,7 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
         for cable in range(cables):
             leaf = host_leaves[turn % len(host_leaves)]
             turn += 1
-            start = cage_start(leaf)
+            start = ports.cage_start(leaf)
             ufm = _ufm(b, total - cables + cable)
             assembly = f"{leaf}:{start // per_cage + 1} 1:{legs}" if legs > 1 else ""
             for leg in range(legs):
@@ -643,7 +297,14 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                     leg=leg + 1 if assembly else None,
                 )
 
-    # leaf uplinks: every leaf's top cages, round the spines (of its pod, three tiers)
+
+def _uplinks(
+    b, network, groups, settings, leaves, sleaves, spines, names, radix, ports, speed, sw_optic
+) -> None:
+    """Every leaf's uplinks on its top cages, round the spines (of its pod, three tiers)."""
+    per_cage = ports.per_cage
+    used = ports.used
+    storage_group = groups.get("storage-leaf")
     up_group = groups.get("leaf-spine")
     if up_group and spines and int(up_group["links"]) and settings.get("pods"):
         up = int(up_group["links"])
@@ -701,419 +362,9 @@ def _leaf_spine(b: _Builder, network: str, plan: dict, hosts: _Hosts, shared: di
                 )
             offset += up
 
-    # a converged fabric's customer uplinks
-    customer_group = groups.get("spine-customer")
-    if customer_group:
-        tops = spines or leaves + sleaves
-        core = _endpoint(b, "customer-core", "customer-core", network)
-        for k in range(int(customer_group["links"])):
-            switch = tops[k % len(tops)]
-            port = b.take(switch) if spines else port_name(radix - 1 - k // len(tops), per_cage)
-            b.link(network, customer_group, switch, port, core, b.take(core))
-
-
-def _management_node(b: _Builder, index: int) -> str:
-    return _numbered(b, "mgmt", index, "management-node", _ra_model("management_node"))
-
-
-def _ufm(b: _Builder, index: int) -> str:
-    return _numbered(b, "ufm", index, "ufm", _ra_model("ufm"))
-
-
-def _ra_model(role: str) -> str:
-    return RA_PARTS[role][0]
-
-
-def _numbered(b: _Builder, prefix: str, index: int, role: str, model: str) -> str:
-    """The ``index``-th (0-based) management device of ``role``, registered up to it."""
-    mine = [d.name for d in b.devices.values() if d.role == role and d.network == "management"]
-    while len(mine) <= index:
-        mine.append(b.add(f"{prefix}-{len(mine) + 1:02d}", "management", role, model))
-    return mine[index]
-
-
-def _inband(b: _Builder, plan: dict, hosts: _Hosts) -> list[str]:
-    groups = {g["name"]: g for g in plan.get("link_groups") or []}
-    settings = plan.get("settings") or {}
-    switch_groups = {g["role"]: g for g in plan.get("switch_groups") or []}
-    names = _switches(b, "inband", plan)
-    leaves, cores = names.get("leaf", []), names.get("core", [])
-    speed = settings.get("speed_gbps") or 0
-    radix = _ports(b.facts, switch_groups["leaf"], speed)[0] if leaves else 0
-    dual = bool(settings.get("dual_homed"))
-    ppn = int(settings.get("ports_per_node") or 0)
-    leaf_up = int(settings.get("leaf_uplinks") or 0)
-    isl = int(settings.get("isl_per_pair") or 0) if dual else 0
-    cap = max(radix - leaf_up - isl, 1)
-    used: dict[str, int] = {}
-
-    node_group = groups.get("node-leaf")
-    if node_group and leaves and ppn:
-        host_count = int(node_group["links"]) // ppn
-        if dual and len(leaves) >= 2:
-            pairs = len(leaves) // 2
-            per_pair = spread(host_count, pairs)
-            if max(ceil_div(n * ppn, 2) for n in per_pair) > cap:  # fill pair by pair
-                each = max(1, (2 * cap) // ppn)
-                per_pair, left = [], host_count
-                for _ in range(pairs):
-                    per_pair.append(min(each, left))
-                    left -= per_pair[-1]
-            host = 0
-            for pair, count in enumerate(per_pair):
-                for _ in range(count):
-                    for port in range(ppn):
-                        leaf = leaves[2 * pair + port % 2]
-                        a, a_port = hosts.port(host, f"inb{port + 1}")
-                        index = used.get(leaf, 0)
-                        used[leaf] = index + 1
-                        b.link("inband", node_group, a, a_port, leaf, str(index + 1))
-                    host += 1
-        else:
-            position = 0
-            for leaf, load in zip(leaves, spread(host_count * ppn, len(leaves)), strict=True):
-                for _ in range(load):
-                    port, host = divmod(position, host_count)
-                    a, a_port = hosts.port(host, f"inb{port + 1}")
-                    used[leaf] = used.get(leaf, 0) + 1
-                    b.link("inband", node_group, a, a_port, leaf, str(used[leaf]))
-                    position += 1
-
-    if settings.get("pods"):
-        _pod_links(
-            b,
-            "inband",
-            groups,
-            settings,
-            leaves,
-            [leaf_up] * len(leaves),
-            names.get("spine", []),
-            cores,
-            lambda leaf, k, up: str(radix - isl - leaf_up + k + 1),
-        )
-    up_group = groups.get("leaf-core")
-    if up_group and cores:
-        for leaf in leaves:
-            for k in range(leaf_up):
-                core = cores[k % len(cores)]
-                b.link(
-                    "inband",
-                    up_group,
-                    leaf,
-                    str(radix - isl - leaf_up + k + 1),
-                    core,
-                    b.take(core),
-                )
-    mgmt_group = groups.get("management-core")
-    if mgmt_group and cores:
-        per_node = int(settings.get("management_ports_per_node") or 1)
-        for k in range(int(mgmt_group["links"])):
-            core = cores[k % len(cores)]
-            node = _management_node(b, k // per_node)
-            b.link("inband", mgmt_group, node, f"inb{k % per_node + 1}", core, b.take(core))
-    nfs_group = groups.get("nfs-core")
-    if nfs_group and cores:
-        nfs = _endpoint(b, "nfs-storage-01", "nfs-storage", "inband")
-        for k in range(int(nfs_group["links"])):
-            core = cores[k % len(cores)]
-            b.link("inband", nfs_group, nfs, str(k + 1), core, b.take(core))
-    dc_group = groups.get("core-customer")
-    if dc_group and cores:
-        customer = _endpoint(b, "customer-core", "customer-core", "inband")
-        for k in range(int(dc_group["links"])):
-            core = cores[k % len(cores)]
-            b.link(
-                "inband",
-                dc_group,
-                core,
-                b.take(core),
-                customer,
-                b.take(customer),
-            )
-    isl_group = groups.get("leaf-isl")
-    if isl_group and isl:
-        for pair in range(len(leaves) // 2):
-            first, second = leaves[2 * pair], leaves[2 * pair + 1]
-            for k in range(isl):
-                port = str(radix - isl + k + 1)
-                b.link("inband", isl_group, first, port, second, port)
-    return cores
-
-
-#: OOB managed-port labels (oob.py) -> how their devices are found.
-_SWITCH_LABELS = {
-    "storage switches": "storage",
-    "converged switches": "converged",
-    "in-band switches": "inband",
-}
-
-
-def _oob(b: _Builder, plan: dict, hosts: _Hosts, shared: dict, pdus: list[str], tops) -> None:
-    groups = {g["name"]: g for g in plan.get("link_groups") or []}
-    settings = plan.get("settings") or {}
-    names = _switches(b, "oob", plan)
-    switches = names.get("leaf", [])
-    if not switches:
-        return
-    rj45 = int((plan.get("switch_groups") or [{}])[0].get("ports_each") or 48)
-    fabric = b.fabric
-    managed: list[tuple[dict, str, str]] = []  # (group, device, port)
-    back_to_back: list[tuple[dict, int]] = []
-    management_nodes = int(shared.get("management_nodes") or 0)
-    for label, group in groups.items():
-        if label == "uplinks":
-            continue
-        count = int(group["links"])
-        ends: list[tuple[str, str]] = []
-        if label == "node BMCs":
-            per_node = max(1, count // max(len(hosts), 1))
-            for k in range(count):
-                host, port = divmod(k, per_node)
-                ends.append(hosts.port(host, "bmc" if port == 0 else f"bmc{port + 1}"))
-        elif label == "compute fabric switches":
-            nodes = [int(i) for i in range(fabric.node_count) if fabric.role_of(i) in SWITCH_ROLES]
-            ends = [(b.compute(i), "mgmt") for i in nodes]
-        elif label in _SWITCH_LABELS:
-            network = _SWITCH_LABELS[label]
-            ends = [
-                (d.name, "mgmt")
-                for d in b.devices.values()
-                if d.network == network and d.role in ("leaf", "storage-leaf", "spine", "core")
-            ]
-        elif label == "management and UFM nodes":
-            ufm = count - management_nodes
-            ends = [(_management_node(b, i), "bmc") for i in range(management_nodes)]
-            ends += [(_ufm(b, i), "bmc") for i in range(max(ufm, 0))]
-        elif label == "UFM back-to-back":
-            back_to_back.append((group, count))
-            continue
-        elif label == "PDUs":
-            ends = [(name, "mgmt") for name in pdus]
-        elif label == "NVLink switch trays":
-            servers = hosts.servers
-            per = ceil_div(count, len(servers)) if servers else 0
-            for k in range(count if servers else 0):
-                server = b.compute(servers[k // per])
-                ends.append((server, f"nvsw{k % per + 1:02d}/mgmt"))
-        elif label == "storage appliance management":
-            array = _endpoint(b, "storage-array-01", "storage-array", "oob")
-            ends = [(array, f"mgmt{k + 1}") for k in range(count)]
-        if len(ends) != count:  # counts and fabric disagree (an older design): say so
-            b.notes.append(
-                f"OOB {label}: {count} ports counted, {len(ends)} devices found; "
-                "the rest are unnamed endpoints"
-            )
-            ends = ends[:count]
-            spare = (
-                _endpoint(b, "oob-endpoint", "unnamed-endpoint", "oob") if len(ends) < count else ""
-            )
-            ends += [(spare, str(k + 1)) for k in range(count - len(ends))]
-        managed += [(group, device, port) for device, port in ends]
-
-    for switch, ends in zip(
-        switches, _oob_ports(b, settings, switches, managed, rj45), strict=True
-    ):
-        for port, (group, device, device_port) in enumerate(ends):
-            b.link("oob", group, device, device_port, switch, str(port + 1))
-
-    for group, count in back_to_back:
-        for pair in range(count):  # the pair's two appliances, joined directly
-            first, second = _ufm(b, 2 * pair), _ufm(b, 2 * pair + 1)
-            b.link("oob", group, first, "ha", second, "ha")
-
-    up_group = groups.get("uplinks")
-    if up_group:
-        per_switch = int(settings.get("uplinks") or 0)
-        if not tops:
-            tops = [_endpoint(b, "customer-core", "customer-core", "oob")]
-        k = 0
-        for switch in switches:
-            for u in range(per_switch):
-                top = tops[k % len(tops)]
-                b.link("oob", up_group, switch, str(rj45 + u + 1), top, b.take(top))
-                k += 1
-
-
-def _oob_ports(b: _Builder, settings: dict, switches: list[str], managed: list, rj45: int):
-    """The managed ports of each OOB switch, in port order (module docstring): spread evenly
-    over the switches, or by rack group when ``switches_per_rack`` is set."""
-    per_rack = settings.get("switches_per_rack")
-    if per_rack is not None:
-        compute = [str(r["name"]) for r in b.fabric.racks if r.get("kind") == "server"]
-        groups = rack_groups(len(compute), per_rack)
-        group_of = {compute[r]: g for g, (racks, _) in enumerate(groups) for r in racks}
-        own: list[list] = [[] for _ in groups]
-        rest: list = []
-        for end in managed:
-            g = group_of.get(b.devices[end[1]].rack)
-            (rest if g is None else own[g]).append(end)
-        out: list[list] = []
-        homes: dict[str, tuple[str, ...]] = {}
-        for g, (racks, count) in enumerate(groups):
-            position = 0
-            for load in spread(len(own[g]), count):
-                if len(out) < len(switches):
-                    homes[switches[len(out)]] = tuple(compute[r] for r in racks)
-                out.append(own[g][position : position + load])
-                position += load
-        out += [[] for _ in switches[len(out) :]]
-        position = 0
-        for ends in out:  # spare ports, switch by switch, the extra switches last
-            take = max(0, rj45 - len(ends))
-            ends += rest[position : position + take]
-            position += take
-        fits = all(len(ends) <= rj45 for ends in out)
-        if fits and len(out) == len(switches) and position >= len(rest):
-            b.homes.update(homes)
-            return out
-        b.notes.append(  # counts and fabric disagree (an older design): by port count
-            "OOB switches: the rack groups do not match the counted switches; ports spread "
-            "over the switches instead"
-        )
-    out, position = [], 0
-    for load in spread(len(managed), len(switches)):
-        out.append(managed[position : position + load])
-        position += load
-    return out
-
 
 # --------------------------------------------------------------------------------------------
 # placement
-
-
-def _shared(networks: dict) -> dict:
-    """Management nodes, UFM appliances and racks, PDUs per rack: the management plan's
-    settings, else what the networks' endpoints say (designs built before they were kept)."""
-    management = (networks.get("management") or {}).get("settings") or {}
-    if "management_racks" in management:
-        return dict(management)
-    out = {"management_nodes": 0, "ufm_appliances": 0, "management_racks": 0}
-    for name in ("storage", "converged", "inband"):
-        endpoints = (networks.get(name) or {}).get("endpoints") or {}
-        if endpoints.get("management nodes"):
-            out["management_nodes"] = int(endpoints["management nodes"])
-    oob = networks.get("oob") or {}
-    out["management_racks"] = int((oob.get("endpoints") or {}).get("management racks") or 0)
-    both = int((oob.get("managed_ports") or {}).get("management and UFM nodes") or 0)
-    storage_ufm = int(
-        ((networks.get("storage") or {}).get("endpoints") or {}).get("UFM appliances") or 0
-    )
-    out["ufm_appliances"] = max(both - out["management_nodes"], storage_ufm)
-    settings = oob.get("settings") or {}
-    out["pdus_per_rack"] = int(settings.get("pdus_per_rack") or 0)
-    out["pdus_per_management_rack"] = int(settings.get("pdus_per_management_rack") or 0)
-    return out
-
-
-def _pdus(b: _Builder, shared: dict, management_racks: list[str]) -> list[str]:
-    """Every PDU (compute racks first, then management racks), named ``pdu-<rack>-<n>``."""
-    names = []
-    per_compute = int(shared.get("pdus_per_rack") or 0)
-    per_management = int(shared.get("pdus_per_management_rack") or 0)
-    racks = [
-        (str(r["name"]), per_compute, "compute_pdu")
-        for r in b.fabric.racks
-        if r.get("kind") == "server"
-    ]
-    racks += [(name, per_management, "management_pdu") for name in management_racks]
-    for rack, count, role in racks:
-        for k in range(count):
-            name = b.add(f"pdu-{rack}-{k + 1}", "management", "pdu", _ra_model(role))
-            b.devices[name] = NetworkDevice(name, "management", "pdu", _ra_model(role), rack)
-            names.append(name)
-    return names
-
-
-def _height(facts: CatalogFacts, model: str) -> int:
-    device = facts.devices.get(model)
-    return int(math.ceil(device.rack_units)) if device and device.rack_units else 1
-
-
-def _place_management(b: _Builder, racks: list[str]) -> None:
-    """Storage, converged and in-band switches, UFM appliances and management nodes into
-    the management racks (module docstring)."""
-    order = [
-        d.name
-        for network in ("storage", "converged", "inband")
-        for d in b.devices.values()
-        if d.network == network and d.role not in ENDPOINT_ROLES
-    ]
-    order += [d.name for d in b.devices.values() if d.role == "ufm"]
-    order += [d.name for d in b.devices.values() if d.role == "management-node"]
-    if not racks or not order:
-        return
-    layout = b.fabric.settings.layout or {}
-    rack_units = int(layout.get("rack_units") or 42)
-    usable = int(layout.get("usable_rack_units") or rack_units - TOP_OF_RACK_RU)
-    position = 0
-    for rack, count in zip(racks, spread(len(order), len(racks)), strict=True):
-        fill = 0
-        for name in order[position : position + count]:
-            device = b.devices[name]
-            height = _height(b.facts, device.model)
-            ru = fill + 1 if fill + height <= usable else None
-            if ru is None:
-                b.notes.append(f"{name}: no room left in {rack}; placed without an RU")
-            fill += height
-            b.devices[name] = NetworkDevice(
-                name, device.network, device.role, device.model, rack, ru
-            )
-        position += count
-
-
-def _place_oob(b: _Builder, racks_order: list[str], rack_units: dict[str, int]) -> None:
-    """Each OOB switch into a top-2-U slot: of its rack group's racks when the spec groups them
-    (``switches_per_rack``); else of a network rack holding devices it serves, of the compute
-    fabric's network rack nearest the racks it serves, of a management rack, and last of the
-    server rack holding most of them (inferred: the reference layouts fill a server rack to its
-    power limit with its servers, and the RAs place management switches apart from them)."""
-    served: dict[str, Counter] = {}
-    for link in b.links:
-        if link.network != "oob" or b.devices[link.b_device].network != "oob":
-            continue
-        rack = b.devices[link.a_device].rack
-        if rack:
-            served.setdefault(link.b_device, Counter())[rack] += 1
-    rank = {rack: i for i, rack in enumerate(racks_order)}
-    server_racks = {str(r["name"]) for r in b.fabric.racks if r.get("kind") == "server"}
-    places = {str(r["name"]): (r.get("row", 0), r.get("position", 0)) for r in b.fabric.racks}
-    network_racks = [
-        str(r["name"]) for r in b.fabric.racks if r.get("kind") not in (None, "server")
-    ]
-    taken: Counter = Counter()
-    for device in [d for d in b.devices.values() if d.network == "oob"]:
-        counts = served.get(device.name) or Counter()
-        home = b.homes.get(device.name)
-        by_count = sorted(counts, key=lambda r: (-counts[r], rank.get(r, len(rank))))
-        if home:
-            choices = sorted(home, key=lambda r: (r in server_racks, -counts[r], rank.get(r, 0)))
-        else:
-            # served network racks, the nearest network racks to what it serves (rack width
-            # and row pitch by the layout's defaults), management racks, then server racks
-            def distance(rack: str, counts=counts) -> float:
-                row, position = places.get(rack, (0, 0))
-                return sum(
-                    n * (abs(position - places[r][1]) * 0.6 + abs(row - places[r][0]) * 3.0)
-                    for r, n in counts.items()
-                    if r in places
-                )
-
-            choices = (
-                [r for r in by_count if r not in server_racks]
-                + sorted(network_racks, key=distance)
-                + racks_order[len(b.fabric.racks) :]
-                + [r for r in by_count if r in server_racks]
-            )
-        for rack in choices:
-            if taken[rack] < TOP_OF_RACK_RU:
-                ru = rack_units.get(rack, 42) - TOP_OF_RACK_RU + 1 + taken[rack]
-                taken[rack] += 1
-                b.devices[device.name] = NetworkDevice(
-                    device.name, "oob", device.role, device.model, rack, ru
-                )
-                break
-        else:
-            b.notes.append(f"{device.name}: no top-of-rack slot free where its ports are")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1251,13 +502,4 @@ def network_elements(fabric: Fabric, facts: CatalogFacts) -> ClusterElements:
     return elements
 
 
-__all__ = [
-    "ELEMENT_NETWORKS",
-    "ClusterElements",
-    "NetworkDevice",
-    "NetworkLink",
-    "cluster_elements",
-    "network_elements",
-    "port_name",
-    "with_plan_media",
-]
+__all__ = ["cluster_elements", "network_elements", "with_plan_media"]

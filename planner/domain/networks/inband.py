@@ -74,6 +74,10 @@ def inband_network(
     ------
     FabricError
         A switch without enough ports at the speed, naming ``networks.inband.<field>``.
+
+    Long because: the sizing steps (leaves, pairs, cores, uplinks) share many intermediate
+    counts that a split would pass as arguments; its link groups and conventions are functions
+    of their own.
     """
     where = "networks.inband"
     leaf, core = values["leaf"], values.get("core") or values["leaf"]
@@ -144,6 +148,91 @@ def inband_network(
         )
     use_ra_parts = is_ra_family(server) and leaf == core == "SN4600C" and speed == 100
     parts = _ra_parts(facts) if use_ra_parts else {}
+    links = _link_groups(
+        server=server,
+        speed=speed,
+        parts=parts,
+        dual=dual,
+        node_ports=node_ports,
+        mgmt=mgmt,
+        dc=dc,
+        isl_cables=isl_cables,
+        nfs=nfs,
+        pods=pods,
+        leaf_uplinks=leaf_uplinks,
+        leaf_core=leaf_core,
+        spine_core=spine_core,
+    )
+    switches = []
+    if leaves:
+        switches.append(
+            SwitchGroup("leaf", leaf, leaves, node_ports + leaf_core + 2 * isl_cables, radix)
+        )
+    if spine_used:
+        switches.append(SwitchGroup("spine", core, len(spine_used), sum(spine_used), core_radix))
+    if cores:
+        switches.append(SwitchGroup("core", core, cores, core_used, core_radix))
+    conventions = _conventions(
+        values=values,
+        shared=shared,
+        speed=speed,
+        dual=dual,
+        use_ra_parts=use_ra_parts,
+        radix=radix,
+        leaf_uplinks=leaf_uplinks,
+        isl=isl,
+        leaves=leaves,
+        cores=cores,
+        nfs=nfs,
+        dc=dc,
+    )
+    return NetworkPlan(
+        name="inband",
+        switches=tuple(switches),
+        link_groups=tuple(group for group in links if group.links),
+        endpoints=(
+            ("nodes", hosts),
+            ("node ports", node_ports),
+            ("management nodes", int(shared["management_nodes"])),
+            ("NFS storage links", nfs),
+            ("customer uplinks", dc),
+        ),
+        conventions=tuple(conventions),
+        settings={
+            **values,
+            "speed_gbps": speed,
+            "leaves": leaves,
+            "cores": cores,
+            **(
+                {"pods": pods, "spines_per_pod": leaf_uplinks, "core_groups": core_groups}
+                if pods
+                else {}
+            ),
+        },
+    )
+
+
+def _link_groups(
+    *,
+    server: str,
+    speed: int,
+    parts: dict,
+    dual: bool,
+    node_ports: int,
+    mgmt: int,
+    dc: int,
+    isl_cables: int,
+    nfs: int,
+    pods: list[int],
+    leaf_uplinks: int,
+    leaf_core: int,
+    spine_core: int,
+) -> list[LinkGroup]:
+    """The in-band link groups (nodes, management nodes, customer uplinks, ISLs, NFS, leaf
+    uplinks, spine-core), empty ones included (the caller leaves them out).
+
+    Long because: one LinkGroup literal of nine fields per kind of link (seven kinds).
+    """
     links = [
         LinkGroup(
             "node-leaf",
@@ -211,15 +300,25 @@ def inband_network(
             f"{leaf_uplinks} spines each, every spine 1:1 to the cores",
         ),
     ]
-    switches = []
-    if leaves:
-        switches.append(
-            SwitchGroup("leaf", leaf, leaves, node_ports + leaf_core + 2 * isl_cables, radix)
-        )
-    if spine_used:
-        switches.append(SwitchGroup("spine", core, len(spine_used), sum(spine_used), core_radix))
-    if cores:
-        switches.append(SwitchGroup("core", core, cores, core_used, core_radix))
+    return links
+
+
+def _conventions(
+    *,
+    values: dict,
+    shared: dict,
+    speed: int,
+    dual: bool,
+    use_ra_parts: bool,
+    radix: int,
+    leaf_uplinks: int,
+    isl: int,
+    leaves: int,
+    cores: int,
+    nfs: int,
+    dc: int,
+) -> list[str]:
+    """How the in-band network was sized and counted, in words, with its figures."""
     conventions = [
         f"Each node's {values['ports_per_node']} in-band ports are bonded"
         + (" and dual-homed to a leaf pair (MLAG)" if dual else "")
@@ -248,30 +347,7 @@ def inband_network(
             "Parts are not chosen for this network (the reference parts are the H100 "
             "SuperPOD's SN4600C at 100G): cables are counted per link by kind."
         )
-    return NetworkPlan(
-        name="inband",
-        switches=tuple(switches),
-        link_groups=tuple(group for group in links if group.links),
-        endpoints=(
-            ("nodes", hosts),
-            ("node ports", node_ports),
-            ("management nodes", int(shared["management_nodes"])),
-            ("NFS storage links", nfs),
-            ("customer uplinks", dc),
-        ),
-        conventions=tuple(conventions),
-        settings={
-            **values,
-            "speed_gbps": speed,
-            "leaves": leaves,
-            "cores": cores,
-            **(
-                {"pods": pods, "spines_per_pod": leaf_uplinks, "core_groups": core_groups}
-                if pods
-                else {}
-            ),
-        },
-    )
+    return conventions
 
 
 def take_core_ports(plan: NetworkPlan, ports: int, *, field: str) -> NetworkPlan:

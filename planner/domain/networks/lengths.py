@@ -42,8 +42,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from planner.domain.layout import layout_distances, run_lengths_m
-from planner.domain.spec import Layout
+from planner.domain.layout_distances import layout_distances, run_lengths_m
+from planner.domain.spec_model import Layout
 
 #: RU taken for a device placed in a rack without a unit (a 0 U PDU): the rack's bottom.
 UNPLACED_RU = 1

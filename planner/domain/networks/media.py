@@ -64,7 +64,7 @@ from planner.domain.networks.common import (
     switch_ports,
 )
 from planner.domain.part_facts import end_cage
-from planner.domain.spec import MediaChoice
+from planner.domain.spec_model import MediaChoice
 
 #: A node port's role in the server record's ``other_ports``, per network (first found).
 NODE_PORT_ROLES = {
@@ -392,7 +392,11 @@ def choose_network_media(
 
 
 def _choose_group(network, group, links, indexes, devices, facts, catalog):
-    """One link group: its options, choice and counts; and the notes on what was not chosen."""
+    """One link group: its options, choice and counts; and the notes on what was not chosen.
+
+    Long because: one loop over a group's options that keeps the best choice and the notes on every
+    option not chosen.
+    """
     options, uses, notes = [], {}, []
     chosen_links = 0
     for sub in _subgroups(network, group.name, links, indexes, devices, facts):

@@ -105,6 +105,10 @@ def oob_network(
         ``networks.oob.leaf`` (no RJ45 ports known), ``networks.oob.uplinks`` (more uplinks
         than the switch has uplink ports), ``networks.oob.switches_per_rack`` (a rack group
         needs more ports than its switches have, or the layout has no compute racks).
+
+    Long because: its docstring documents nine parameters, and the sizing steps (managed ports,
+    switches, uplinks) share the port counts; its UFM parts and conventions are functions of
+    their own.
     """
     where = "networks.oob"
     leaf = values["leaf"]
@@ -187,29 +191,73 @@ def oob_network(
             f"{uplinks} per OOB switch",
         )
     )
-    counted: list[PartCount] = []
-    if use_ra_parts and ufm:
-        counted = [
-            PartCount(
-                find_part(
-                    facts,
-                    ("980-9I71G-00J000", "MAM1Q00A-QSA"),
-                    "QSFP to SFP+ adapter",
-                    "transceiver",
-                ),
-                "switch",
-                ufm,
+    counted = _ufm_parts(facts, ufm) if use_ra_parts else []
+    conventions = _conventions(
+        values=values,
+        compute_racks=compute_racks,
+        management_racks=management_racks,
+        sizing=sizing,
+        uplinks=uplinks,
+        uplink_speed=uplink_speed,
+        into=into,
+        use_ra_parts=use_ra_parts,
+    )
+    return NetworkPlan(
+        name="oob",
+        switches=(SwitchGroup("leaf", leaf, switches, ports, rj45),) if switches else (),
+        link_groups=tuple(group for group in links if group.links),
+        parts=tuple(counted),
+        endpoints=(
+            ("managed ports", ports),
+            ("compute racks", compute_racks),
+            ("management racks", management_racks),
+            ("PDUs", pdus),
+        ),
+        conventions=tuple(conventions),
+        managed_ports=tuple(managed),
+        settings={**values, "ufm_back_to_back": back_to_back, "nvlink_switch_trays": trays},
+    )
+
+
+def _ufm_parts(facts: CatalogFacts, ufm: int) -> list[PartCount]:
+    """The RA's adapter and 1G module per UFM appliance on the OOB switches (RA parts only)."""
+    if not ufm:
+        return []
+    return [
+        PartCount(
+            find_part(
+                facts,
+                ("980-9I71G-00J000", "MAM1Q00A-QSA"),
+                "QSFP to SFP+ adapter",
                 "transceiver",
-                "UFM appliance (RA: 'For the UFM connections')",
             ),
-            PartCount(
-                find_part(facts, ("980-9I251-00IS00",), "1G BASE-T SFP module", "transceiver"),
-                "switch",
-                ufm,
-                "transceiver",
-                "UFM appliance (RA: 'For the UFM connections')",
-            ),
-        ]
+            "switch",
+            ufm,
+            "transceiver",
+            "UFM appliance (RA: 'For the UFM connections')",
+        ),
+        PartCount(
+            find_part(facts, ("980-9I251-00IS00",), "1G BASE-T SFP module", "transceiver"),
+            "switch",
+            ufm,
+            "transceiver",
+            "UFM appliance (RA: 'For the UFM connections')",
+        ),
+    ]
+
+
+def _conventions(
+    *,
+    values: dict,
+    compute_racks: int,
+    management_racks: int,
+    sizing: str,
+    uplinks: int,
+    uplink_speed: int,
+    into: str,
+    use_ra_parts: bool,
+) -> list[str]:
+    """How the OOB network was sized and counted, in words, with its figures."""
     conventions = [
         "Managed ports: every node BMC, every switch of every other network (compute, "
         "storage, in-band; the OOB switches' own management ports are not counted, as in the "
@@ -229,21 +277,7 @@ def oob_network(
     ]
     if use_ra_parts:
         conventions.append(f"Parts as printed in {RA_H100} (OOB Ethernet cables).")
-    return NetworkPlan(
-        name="oob",
-        switches=(SwitchGroup("leaf", leaf, switches, ports, rj45),) if switches else (),
-        link_groups=tuple(group for group in links if group.links),
-        parts=tuple(counted),
-        endpoints=(
-            ("managed ports", ports),
-            ("compute racks", compute_racks),
-            ("management racks", management_racks),
-            ("PDUs", pdus),
-        ),
-        conventions=tuple(conventions),
-        managed_ports=tuple(managed),
-        settings={**values, "ufm_back_to_back": back_to_back, "nvlink_switch_trays": trays},
-    )
+    return conventions
 
 
 def _by_rack_group(

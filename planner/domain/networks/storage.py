@@ -119,6 +119,10 @@ def leaf_spine_network(
     FabricError
         A switch without enough ports or speed, or a fabric that needs a third tier; ``field``
         names the setting, e.g. ``networks.storage.leaf``.
+
+    Long because: node leaves, storage leaves, spines, parts and read bandwidth share some twenty
+    intermediate counts; its link groups, spine ports and conventions are already functions of their
+    own.
     """
     where = f"networks.{name}"
     leaf, spine = values["leaf"], values.get("spine") or values["leaf"]
@@ -211,37 +215,15 @@ def leaf_spine_network(
     spines_per_pod = 0
     core_groups: list[int] = []
     if leaf_count > 1 and total_up:
-        spines = values.get("spines") or max(
-            MIN_SPINES, ceil_div(total_up + customer_uplinks, spine_radix)
+        pods, spines_per_pod, spine_ports, core_ports, core_groups = _spine_ports(
+            where,
+            name,
+            leaf_uplinks,
+            customer_uplinks,
+            spine,
+            spine_radix,
+            values.get("spines"),
         )
-        if min(u for u in leaf_uplinks if u) < spines and not values.get("spines"):
-            pods, spines_per_pod, spine_ports, core_ports, core_groups = three_tiers(
-                where, name, leaf_uplinks, customer_uplinks, spine, spine_radix
-            )
-        while not pods:
-            if min(u for u in leaf_uplinks if u) < spines:
-                raise FabricError(
-                    f"{where}.spines: {spines} {spine} spines are more than a leaf's "
-                    f"{min(leaf_uplinks)} uplinks reach",
-                    field=f"{where}.spines",
-                )
-            spine_ports = [0] * spines
-            offset = 0
-            for up in leaf_uplinks:
-                for k in range(up):
-                    spine_ports[(offset + k) % spines] += 1
-                offset += up
-            for k in range(customer_uplinks):
-                spine_ports[k % spines] += 1
-            if max(spine_ports) <= spine_radix:
-                break
-            if values.get("spines"):
-                raise FabricError(
-                    f"{where}.spines: {spines} spines of {spine_radix} ports cannot take "
-                    f"{total_up + customer_uplinks} uplinks",
-                    field=f"{where}.spines",
-                )
-            spines += 1
     elif total_up:  # a single leaf: nothing to uplink to inside the fabric
         leaf_uplinks = [0] * leaf_count
         node_up = storage_up = total_up = 0
@@ -270,90 +252,26 @@ def leaf_spine_network(
 
     optical = bool(parts)
     node_kind = "MMF" if optical else "not chosen"
-    links = [
-        LinkGroup(
-            "node-leaf",
-            f"{server} storage port",
-            "leaf",
-            node_ports,
-            speed,
-            node_kind,
-            node_ports,
-            parts.get("fiber"),
-            "each node's ports on different leaves (dual-homed)"
-            if values.get("dual_homed")
-            else "",
-        ),
-        LinkGroup(
-            "leaf-spine",
-            "leaf / storage leaf",
-            "spine",
-            total_up,
-            speed,
-            node_kind,
-            total_up,
-            parts.get("fiber"),
-        ),
-    ]
-    if core_ports:
-        links.append(
-            LinkGroup(
-                "spine-core",
-                "spine",
-                "core",
-                sum(core_ports),
-                speed,
-                node_kind,
-                sum(core_ports),
-                parts.get("fiber"),
-                f"three tiers: {len(pods)} pods of up to {max(pods)} leaves under "
-                f"{spines_per_pod} spines each, every spine 1:1 to the cores",
-            )
-        )
-    if storage_ports:
-        cables = ceil_div(storage_ports, legs_per_cable) if storage_split else storage_ports
-        links.append(
-            LinkGroup(
-                "storage-leaf",
-                "storage-array port",
-                "storage leaf",
-                storage_ports,
-                storage_speed,
-                f"AOC splitter 1:{legs_per_cable}" if storage_split else node_kind,
-                cables,
-                parts.get("splitter") if storage_split else parts.get("fiber"),
-                "counted once per splitter for its legs" if storage_split else "",
-            )
-        )
-    if ufm:
-        links.append(
-            LinkGroup(
-                "ufm-leaf",
-                "UFM appliance port",
-                "storage leaf" if storage_leaves else "leaf",
-                2 * ufm,
-                speed // 2,
-                "fibre 1:2" if optical else "not chosen",
-                ufm,
-                parts.get("ufm"),
-                "one cable per UFM appliance, from one leaf cage to its two ports",
-            )
-        )
-    if mgmt_links:
-        links.append(
-            LinkGroup(
-                "management-leaf",
-                "management node port",
-                "storage leaf" if storage_leaves else "leaf",
-                mgmt_links,
-                speed // 2,
-                f"AOC splitter 1:{legs_per_cable}",
-                mgmt_cables,
-                parts.get("splitter"),
-                "one 2 x 200G splitter per management node (RA: 'Slurm management')",
-            )
-        )
-    links = [group for group in links if group.links]
+    links = _link_groups(
+        server=server,
+        dual_homed=bool(values.get("dual_homed")),
+        speed=speed,
+        node_kind=node_kind,
+        parts=parts,
+        node_ports=node_ports,
+        total_up=total_up,
+        core_ports=core_ports,
+        pods=pods,
+        spines_per_pod=spines_per_pod,
+        storage_ports=storage_ports,
+        storage_speed=storage_speed,
+        storage_split=storage_split,
+        legs_per_cable=legs_per_cable,
+        storage_leaves=storage_leaves,
+        ufm=ufm,
+        mgmt_links=mgmt_links,
+        mgmt_cables=mgmt_cables,
+    )
 
     counted: list[PartCount] = []
     if optical:
@@ -379,41 +297,15 @@ def leaf_spine_network(
         if ufm:
             counted.append(PartCount(parts["ufm_optic"], "ufm", 2 * ufm, "transceiver", "UFM port"))
 
-    ratio_text = f"{ratio.numerator}:{ratio.denominator}"
-    conventions = [
-        f"Node leaves take at most floor(radix x r / (1 + r)) = {down_cap} node ports for "
-        f"downlink:uplink r = {ratio_text}, filled leaf by leaf (the port-0s of every node "
-        f"first, so a node's ports land on different leaves); each takes ceil({fullest} / r) = "
-        f"{node_up} uplinks.",
-        "Storage-array ports are connected 1:1 in bandwidth: ceil(ports x port speed / "
-        f"{speed}G) = {storage_up_total} storage-leaf uplinks.",
-        f"Storage leaves: {storage_leaves} (spec field storage_leaves; the RA's 16 storage "
-        "switches read as 8 node leaves + 4 storage leaves + 4 spines, an inference: 3 storage "
-        "leaves would fit by ports).",
-        f"Spines: the fewest, at least {MIN_SPINES}, whose ports take every leaf uplink, each "
-        "leaf spread evenly over them.",
-        "Cables are counted per assembly: one per 400G fibre link, one per AOC splitter for "
-        "its two 200G legs (storage arrays, management nodes), one per UFM 1:2 cable for the "
-        "appliance's two ports.",
-    ]
-    if optical:
-        conventions.append(
-            "Switch transceivers are counted per used cage (a twin-port OSFP cage carries two "
-            "400G links), only cages with a fibre: node-facing leaf cages, leaf uplink cages, "
-            "spine cages, plus one per UFM cable; splitter AOCs plug in without one (RA Table 8 "
-            "counts 369 switch transceivers, not every cage). One transceiver per node storage "
-            "port and per UFM port."
-        )
-        conventions.append(f"Parts as printed in {RA_H100} (storage InfiniBand cables).")
-    else:
-        conventions.append(
-            "Parts are not chosen for this network (the reference parts are the H100 "
-            "SuperPOD's QM9700 400G storage fabric): cables are counted per link, "
-            "transceivers are not counted."
-        )
-    conventions.append(
-        "The storage appliances' own cables and transceivers ('Varies' in RA Table 8) are "
-        "not counted."
+    conventions = _conventions(
+        ratio=ratio,
+        down_cap=down_cap,
+        fullest=fullest,
+        node_up=node_up,
+        speed=speed,
+        storage_up_total=storage_up_total,
+        storage_leaves=storage_leaves,
+        optical=optical,
     )
     endpoints = (
         ("nodes", hosts),
@@ -479,6 +371,222 @@ def leaf_spine_network(
         },
         bandwidth=bandwidth or None,
     )
+
+
+def _spine_ports(
+    where: str,
+    name: str,
+    leaf_uplinks: list[int],
+    customer_uplinks: int,
+    spine: str,
+    spine_radix: int,
+    given: int | None,
+) -> tuple[list[int], int, list[int], list[int], list[int]]:
+    """Ports used on each spine (and core) for the leaves' uplinks and the customer uplinks.
+
+    The fewest spines, at least ``MIN_SPINES``, whose ports take every uplink, each leaf's
+    uplinks going round them from where the previous leaf stopped (``given``: the spec's
+    ``spines``, which is kept or refused); when a leaf has fewer uplinks than spines, three
+    tiers (:func:`three_tiers`). Returns ``(pods, spines_per_pod, spine_ports, core_ports,
+    core_groups)``; ``pods`` is empty for two tiers.
+    """
+    total_up = sum(leaf_uplinks)
+    spine_ports: list[int] = []
+    core_ports: list[int] = []
+    pods: list[int] = []  # leaves per pod (three tiers only)
+    spines_per_pod = 0
+    core_groups: list[int] = []
+    spines = given or max(MIN_SPINES, ceil_div(total_up + customer_uplinks, spine_radix))
+    if min(u for u in leaf_uplinks if u) < spines and not given:
+        pods, spines_per_pod, spine_ports, core_ports, core_groups = three_tiers(
+            where, name, leaf_uplinks, customer_uplinks, spine, spine_radix
+        )
+    while not pods:
+        if min(u for u in leaf_uplinks if u) < spines:
+            raise FabricError(
+                f"{where}.spines: {spines} {spine} spines are more than a leaf's "
+                f"{min(leaf_uplinks)} uplinks reach",
+                field=f"{where}.spines",
+            )
+        spine_ports = [0] * spines
+        offset = 0
+        for up in leaf_uplinks:
+            for k in range(up):
+                spine_ports[(offset + k) % spines] += 1
+            offset += up
+        for k in range(customer_uplinks):
+            spine_ports[k % spines] += 1
+        if max(spine_ports) <= spine_radix:
+            break
+        if given:
+            raise FabricError(
+                f"{where}.spines: {spines} spines of {spine_radix} ports cannot take "
+                f"{total_up + customer_uplinks} uplinks",
+                field=f"{where}.spines",
+            )
+        spines += 1
+    return pods, spines_per_pod, spine_ports, core_ports, core_groups
+
+
+def _link_groups(
+    *,
+    server: str,
+    dual_homed: bool,
+    speed: int,
+    node_kind: str,
+    parts: dict,
+    node_ports: int,
+    total_up: int,
+    core_ports: list[int],
+    pods: list[int],
+    spines_per_pod: int,
+    storage_ports: int,
+    storage_speed: int,
+    storage_split: bool,
+    legs_per_cable: int,
+    storage_leaves: int,
+    ufm: int,
+    mgmt_links: int,
+    mgmt_cables: int,
+) -> list[LinkGroup]:
+    """The network's link groups (node, leaf-spine, spine-core, storage-array, UFM and
+    management-node links), those without links left out.
+
+    Long because: one LinkGroup literal of nine fields per kind of link (six kinds).
+    """
+    links = [
+        LinkGroup(
+            "node-leaf",
+            f"{server} storage port",
+            "leaf",
+            node_ports,
+            speed,
+            node_kind,
+            node_ports,
+            parts.get("fiber"),
+            "each node's ports on different leaves (dual-homed)" if dual_homed else "",
+        ),
+        LinkGroup(
+            "leaf-spine",
+            "leaf / storage leaf",
+            "spine",
+            total_up,
+            speed,
+            node_kind,
+            total_up,
+            parts.get("fiber"),
+        ),
+    ]
+    if core_ports:
+        links.append(
+            LinkGroup(
+                "spine-core",
+                "spine",
+                "core",
+                sum(core_ports),
+                speed,
+                node_kind,
+                sum(core_ports),
+                parts.get("fiber"),
+                f"three tiers: {len(pods)} pods of up to {max(pods)} leaves under "
+                f"{spines_per_pod} spines each, every spine 1:1 to the cores",
+            )
+        )
+    if storage_ports:
+        cables = ceil_div(storage_ports, legs_per_cable) if storage_split else storage_ports
+        links.append(
+            LinkGroup(
+                "storage-leaf",
+                "storage-array port",
+                "storage leaf",
+                storage_ports,
+                storage_speed,
+                f"AOC splitter 1:{legs_per_cable}" if storage_split else node_kind,
+                cables,
+                parts.get("splitter") if storage_split else parts.get("fiber"),
+                "counted once per splitter for its legs" if storage_split else "",
+            )
+        )
+    if ufm:
+        links.append(
+            LinkGroup(
+                "ufm-leaf",
+                "UFM appliance port",
+                "storage leaf" if storage_leaves else "leaf",
+                2 * ufm,
+                speed // 2,
+                "fibre 1:2" if node_kind != "not chosen" else "not chosen",
+                ufm,
+                parts.get("ufm"),
+                "one cable per UFM appliance, from one leaf cage to its two ports",
+            )
+        )
+    if mgmt_links:
+        links.append(
+            LinkGroup(
+                "management-leaf",
+                "management node port",
+                "storage leaf" if storage_leaves else "leaf",
+                mgmt_links,
+                speed // 2,
+                f"AOC splitter 1:{legs_per_cable}",
+                mgmt_cables,
+                parts.get("splitter"),
+                "one 2 x 200G splitter per management node (RA: 'Slurm management')",
+            )
+        )
+    return [group for group in links if group.links]
+
+
+def _conventions(
+    *,
+    ratio: Fraction,
+    down_cap: int,
+    fullest: int,
+    node_up: int,
+    speed: int,
+    storage_up_total: int,
+    storage_leaves: int,
+    optical: bool,
+) -> list[str]:
+    """How the network was sized and counted, in words, with this network's figures."""
+    ratio_text = f"{ratio.numerator}:{ratio.denominator}"
+    conventions = [
+        f"Node leaves take at most floor(radix x r / (1 + r)) = {down_cap} node ports for "
+        f"downlink:uplink r = {ratio_text}, filled leaf by leaf (the port-0s of every node "
+        f"first, so a node's ports land on different leaves); each takes ceil({fullest} / r) = "
+        f"{node_up} uplinks.",
+        "Storage-array ports are connected 1:1 in bandwidth: ceil(ports x port speed / "
+        f"{speed}G) = {storage_up_total} storage-leaf uplinks.",
+        f"Storage leaves: {storage_leaves} (spec field storage_leaves; the RA's 16 storage "
+        "switches read as 8 node leaves + 4 storage leaves + 4 spines, an inference: 3 storage "
+        "leaves would fit by ports).",
+        f"Spines: the fewest, at least {MIN_SPINES}, whose ports take every leaf uplink, each "
+        "leaf spread evenly over them.",
+        "Cables are counted per assembly: one per 400G fibre link, one per AOC splitter for "
+        "its two 200G legs (storage arrays, management nodes), one per UFM 1:2 cable for the "
+        "appliance's two ports.",
+    ]
+    if optical:
+        conventions.append(
+            "Switch transceivers are counted per used cage (a twin-port OSFP cage carries two "
+            "400G links), only cages with a fibre: node-facing leaf cages, leaf uplink cages, "
+            "spine cages, plus one per UFM cable; splitter AOCs plug in without one (RA Table 8 "
+            "counts 369 switch transceivers, not every cage). One transceiver per node storage "
+            "port and per UFM port."
+        )
+        conventions.append(f"Parts as printed in {RA_H100} (storage InfiniBand cables).")
+    else:
+        conventions.append(
+            "Parts are not chosen for this network (the reference parts are the H100 "
+            "SuperPOD's QM9700 400G storage fabric): cables are counted per link, "
+            "transceivers are not counted."
+        )
+    conventions.append(
+        "The storage appliances' own cables and transceivers ('Varies' in RA Table 8) are "
+        "not counted."
+    )
+    return conventions
 
 
 def storage_network(values, shared, hosts, server, facts) -> NetworkPlan:

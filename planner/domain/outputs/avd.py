@@ -370,6 +370,9 @@ def inband_inputs(fabric: Fabric, facts: CatalogFacts, elements=None, *, mgmt_fi
     cabled to the cores would be dropped), leaf-to-core cables uplinks, and every other device
     a connected endpoint: a node dual-homed to a pair gets one adapter with both ports in an
     LACP port-channel.
+
+    Long because: one pass over the network's links fills the three parts of AVD's document
+    (MLAG node groups, uplinks, connected endpoints) that refer to each other by name.
     """
     from planner.domain.outputs.exports import network_elements  # exports imports this module
 

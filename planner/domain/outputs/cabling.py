@@ -108,85 +108,40 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from inventory.library.cells import line_may_be_unsafe, safe_cell
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import REPORT_TIER_NAMES, ROLES, TIER_NAMES, Fabric
-from planner.domain.media import order_length_m, order_lengths_of, part_number_at, policy_length_m
-from planner.domain.names import Names, port_position
-from planner.domain.networks.elements import network_elements
-from planner.domain.physical.structured import MPO_UNIT, plan_structured
+from planner.domain.fabric import REPORT_TIER_NAMES, TIER_NAMES, Fabric
+from planner.domain.media import part_number_at
 from planner.domain.summary import ordered_cable_length_m
 
-#: The columns the row builders write; :data:`CABLING_COLUMNS` inserts ``part_number`` after
-#: ``cable_part`` (:func:`cabling_rows`).
-_BUILT_COLUMNS = (
-    "label",
-    "network",
-    "assembly",
-    "leg",
-    "tier",
-    "plane",
-    "rail",
-    "speed_gbps",
-    "a_row",
-    "a_rack",
-    "a_ru",
-    "a_device",
-    "a_role",
-    "a_port",
-    "a_tray",
-    "a_transceiver",
-    "b_row",
-    "b_rack",
-    "b_ru",
-    "b_device",
-    "b_role",
-    "b_port",
-    "b_transceiver",
-    "cable_part",
-    "cable_type",
-    "media",
-    "connector",
-    "fiber_type",
-    "length_m",
-    "run_length_m",
-    "cord_colour",
+from .cabling_ends import (
+    _BUILT_COLUMNS,
+    CORD_COLOURS,
+    FabricEnds,
+    _fill_cable_text,
+    _PartText,
+    measure_text,
 )
+from .cabling_ends import COPPER_TYPES as COPPER_TYPES
+from .cabling_networks import network_ordered_lengths_m as network_ordered_lengths_m
+from .cabling_networks import network_rows
+from .cabling_segments import (
+    _COLUMN,
+    _NO_SEGMENT,
+    SEGMENT_COLUMNS,
+    StructuredSegments,
+    structured_plan,
+)
+
 _PART_NUMBER_AT = _BUILT_COLUMNS.index("cable_part") + 1
 CABLING_COLUMNS = (
     *_BUILT_COLUMNS[:_PART_NUMBER_AT],
     "part_number",
     *_BUILT_COLUMNS[_PART_NUMBER_AT:],
 )
-COPPER_TYPES = {"dac", "acc", "aec"}
-#: Patch-cord / cable-jacket colour per network (``cord_colour``). No published convention
-#: assigns colours to a cluster's networks: TIA/EIA-606-A's colour code only separates
-#: telephone, data and alarm systems (eWEEK, "Coloring My World",
-#: http://www.eweek.com/reviews/coloring-my-world), operators report no universal standard
-#: (NANOG, "DataCenter color-coding cabling schema", 2016-03-13,
-#: https://community.nanog.org/t/datacenter-color-coding-cabling-schema/49550, one site:
-#: "gray for network, blue for management"), and fibre jacket colours follow the fibre type
-#: (TIA-598: OM3/OM4 aqua, OS2 yellow), not the network. So these are a configurable default
-#: (``cabling_rows(..., cord_colours=...)``), a house choice, not a claim: installers order
-#: the OOB Cat5e cords in this colour and tag the network's optical cables with it.
-CORD_COLOURS: dict[str, str] = {
-    "compute": "aqua",
-    "storage": "green",
-    "converged": "purple",
-    "inband": "black",
-    "oob": "blue",
-    "management": "grey",
-}
-
-
-def measure_text(value: float) -> str:
-    """A length or other measure as written in CSV: shortest form, empty when unknown."""
-    value = float(value)
-    return f"{value:g}" if math.isfinite(value) else ""
 
 
 _SPECIAL = frozenset(',"\r\n')
@@ -242,70 +197,6 @@ def csv_lines(columns: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]
 # --- ends ---------------------------------------------------------------------------------------
 
 
-class FabricEnds:
-    """Per-node strings every cabling-like output needs, computed once per fabric.
-
-    ``port_name(node, port)`` names a 0-based logical port (:mod:`planner.domain.names`:
-    ``17``, ``3/2``, ``tray 2 NIC 1``); ``location[node]`` is the label prefix of a node.
-    """
-
-    def __init__(self, fabric: Fabric):
-        self.fabric = fabric
-        self.naming = Names(fabric)
-        self.schemes = self.naming.schemes
-        count = fabric.node_count
-        self.names = fabric.node_name
-        self.roles = [ROLES[int(r)] for r in fabric.node_role.tolist()]
-        self.models = [fabric.models[int(m)] for m in fabric.node_model.tolist()]
-        self.per_cage = [max(1, int(p)) for p in fabric.node_ports_per_cage.tolist()]
-        self.rack = [""] * count
-        self.row = [""] * count
-        self.ru = [""] * count
-        if fabric.node_rack is not None and fabric.racks:
-            racks = fabric.racks
-            node_rack = fabric.node_rack.tolist()
-            node_ru = fabric.node_ru.tolist() if fabric.node_ru is not None else [0] * count
-            for node in range(count):
-                index = node_rack[node]
-                if 0 <= index < len(racks):
-                    rack = racks[index]
-                    self.rack[node] = str(rack.get("name", ""))
-                    if rack.get("row") is not None:
-                        self.row[node] = str(int(rack["row"]) + 1)
-                    if node_ru[node] > 0:
-                        self.ru[node] = str(int(node_ru[node]))
-        places: dict[tuple[str, str], int] = {}
-        for node in range(count):
-            if self.rack[node] and self.ru[node]:
-                key = (self.rack[node], self.ru[node])
-                places[key] = places.get(key, 0) + 1
-        self.location = [
-            f"{self.rack[n]}.U{int(self.ru[n]):02d}"
-            if self.rack[n] and self.ru[n] and places[(self.rack[n], self.ru[n])] == 1
-            else self.names[n]
-            for n in range(count)
-        ]
-
-    def port_name(self, node: int, port: int) -> str:
-        return self.schemes[node].name(port)
-
-    def cage_name(self, node: int, port: int) -> str:
-        return str(port_position(self.per_cage[node], port)[0])
-
-    def end_label(self, node: int, port: int) -> str:
-        return f"{self.location[node]}.P{self.schemes[node].label(port)}"
-
-    def parse_port(self, node: int, text: str) -> int:
-        """The 0-based logical port written as :meth:`port_name` writes it.
-
-        Raises
-        ------
-        ValueError
-            Not in that form, or not a port of the node (the message says which form).
-        """
-        return self.naming.parse(node, text)
-
-
 def link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> list[str]:
     """The label of every link (see the module docstring), in link order."""
     return list(iter_link_labels(fabric, ends))
@@ -343,32 +234,6 @@ def _legs(fabric: Fabric) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     np.minimum.at(low, inverse, b_key)
     np.maximum.at(high, inverse, b_key)
     return links, legs, leg, (low == high)[inverse]
-
-
-@dataclass
-class _PartText:
-    slug: str = ""
-    cable_type: str = ""
-    media: str = ""
-    connector: str = ""
-    fiber_type: str = ""
-
-
-def _fill_cable_text(text: _PartText, record: dict) -> None:
-    """The cable columns of a fiber or cable part record (the compute fabric's and the other
-    networks' rows alike)."""
-    if record.get("category") == "fiber":
-        text.cable_type = "fiber"
-        text.media = str(record.get("fiber_type") or "")
-        connectors = [record.get("connector_a"), record.get("connector_b")]
-        text.connector = "/".join(dict.fromkeys(str(c) for c in connectors if c))
-        text.fiber_type = str(record.get("fiber_grade") or record.get("fiber_type") or "")
-    else:
-        kind = str(record.get("cable_type") or "")
-        text.cable_type = kind
-        text.media = "copper" if kind in COPPER_TYPES else ("optical" if kind else "")
-        forms = [record.get("end_a_form_factor"), record.get("end_b_form_factor")]
-        text.connector = "/".join(dict.fromkeys(str(f) for f in forms if f))
 
 
 def _part_texts(fabric: Fabric, facts: CatalogFacts) -> list[_PartText]:
@@ -460,6 +325,10 @@ def _built_rows(
         ``{network: colour}`` over :data:`CORD_COLOURS`.
     plan : StructuredPlan or None, optional
         The fabric's :func:`structured_plan` when already computed (None: point to point).
+
+    Long because: it reads every link's columns block by block into rows in one pass that
+    shares the per-fabric texts (a multi-leg assembly's row is :func:`_leg_row`), and its
+    docstring documents the streaming and three parameters.
     """
     if plan is False:
         plan = structured_plan(fabric, facts)
@@ -476,7 +345,6 @@ def _built_rows(
     has_media = fabric.link_a_part is not None
     ordered_all = ordered_cable_length_m(fabric)
     run_all = fabric.link_length_m if fabric.link_length_m is not None else ordered_all
-    empty = _PartText()
     segments = StructuredSegments(fabric, plan, ends, facts) if plan is not None else None
     shown_tiers = fabric.report_tiers()  # links between buildings: the campus tier
     texts = _Texts()
@@ -526,67 +394,13 @@ def _built_rows(
                 if through[i]:
                     yield from segments.rows(block.start + i, row)
                 continue
-            cable = parts[pc] if pc >= 0 else empty
-            length = measure_text(ordered[i]) if pc >= 0 else ""
-            a_module = parts[pa].slug if pa >= 0 and pa != pc else ""
-            assembly = leg_number = ""
-            if i in multi:
-                legs, leg, shared = multi[i]
-                node, port = (b, b_port[i]) if shared else (a, a_port[i])
-                head = ends.cage_name(node, port)
-                per_cage = ends.per_cage[node]
-                per_module = module_ports[pb] if shared and pb >= 0 else 1
-                if cable.cable_type == "fiber" and per_module > 1 and per_cage % per_module == 0:
-                    # a splitter fiber's head is one port of a multi-port module: name it
-                    per_head = per_cage // per_module
-                    head = ends.schemes[node].label(port // per_head * per_head)
-                assembly = f"{ends.location[node]}.P{head} 1:{legs}"
-                leg_number = str(leg)
-            topology_tier = TIER_NAMES[tier[i]]
-            tier_name = REPORT_TIER_NAMES[shown[i]]
-            leaf = b if topology_tier == "server-leaf" else a
-            rail_text = (
-                str(rail[leaf] + 1) if rail[leaf] >= 0 and topology_tier != "spine-core" else ""
-            )
-            connector = cable.connector
-            if cable.cable_type == "fiber" and not connector and pa >= 0:
-                connector = parts[pa].connector
-            a_port_name = ends.port_name(a, a_port[i])
-            b_port_name = ends.port_name(b, b_port[i])
-            row = (
-                f"{ends.end_label(a, a_port[i])}/{ends.end_label(b, b_port[i])}",
-                "compute",
-                assembly,
-                leg_number,
-                tier_name,
-                str(plane[i] + 1) if plane[i] >= 0 else "",
-                rail_text,
-                str(speed[i]),
-                ends.row[a],
-                ends.rack[a],
-                ends.ru[a],
-                ends.names[a],
-                ends.roles[a],
-                a_port_name,
-                str(a_port[i] // ports_per_tray + 1)
-                if ports_per_tray and ends.roles[a] == "server"
-                else "",
-                a_module,
-                ends.row[b],
-                ends.rack[b],
-                ends.ru[b],
-                ends.names[b],
-                ends.roles[b],
-                b_port_name,
-                parts[pb].slug if pb >= 0 and pb != pc else "",
-                cable.slug,
-                cable.cable_type,
-                cable.media,
-                connector,
-                cable.fiber_type,
-                length,
-                measure_text(run[i]),
-                compute_colour,
+            row = _leg_row(
+                ends,
+                parts,
+                (module_ports, rail, ports_per_tray, compute_colour),
+                (a, a_port[i], b, b_port[i], pa, pb, pc),
+                (tier[i], shown[i], plane[i], speed[i], ordered[i], run[i]),
+                multi[i],
             )
             if segments is None:
                 yield row
@@ -600,6 +414,76 @@ def _built_rows(
     else:
         for row in rows:
             yield row + _NO_SEGMENT
+
+
+def _leg_row(ends: FabricEnds, parts, per_fabric, ends_of, columns, multi) -> tuple:
+    """The plan's row of one leg of a multi-leg assembly (a breakout cable or splitter), in
+    ``_BUILT_COLUMNS`` order; its assembly is named by the shared end's cage (or module port).
+
+    ``per_fabric``: ``(module_ports, rail, ports_per_tray, compute_colour)``; ``ends_of``: the
+    link's ``(a, a_port, b, b_port, a_part, b_part, cable_part)``; ``columns``: its ``(tier,
+    shown tier, plane, speed, ordered length, run length)``; ``multi``: ``(legs, leg, shared)``.
+    """
+    module_ports, rail, ports_per_tray, compute_colour = per_fabric
+    a, a_port, b, b_port, pa, pb, pc = ends_of
+    tier, shown, plane, speed, ordered, run = columns
+    cable = parts[pc] if pc >= 0 else _PartText()
+    length = measure_text(ordered) if pc >= 0 else ""
+    a_module = parts[pa].slug if pa >= 0 and pa != pc else ""
+    legs, leg, shared = multi
+    node, port = (b, b_port) if shared else (a, a_port)
+    head = ends.cage_name(node, port)
+    per_cage = ends.per_cage[node]
+    per_module = module_ports[pb] if shared and pb >= 0 else 1
+    if cable.cable_type == "fiber" and per_module > 1 and per_cage % per_module == 0:
+        # a splitter fiber's head is one port of a multi-port module: name it
+        per_head = per_cage // per_module
+        head = ends.schemes[node].label(port // per_head * per_head)
+    assembly = f"{ends.location[node]}.P{head} 1:{legs}"
+    leg_number = str(leg)
+    topology_tier = TIER_NAMES[tier]
+    tier_name = REPORT_TIER_NAMES[shown]
+    leaf = b if topology_tier == "server-leaf" else a
+    rail_text = str(rail[leaf] + 1) if rail[leaf] >= 0 and topology_tier != "spine-core" else ""
+    connector = cable.connector
+    if cable.cable_type == "fiber" and not connector and pa >= 0:
+        connector = parts[pa].connector
+    a_port_name = ends.port_name(a, a_port)
+    b_port_name = ends.port_name(b, b_port)
+    row = (
+        f"{ends.end_label(a, a_port)}/{ends.end_label(b, b_port)}",
+        "compute",
+        assembly,
+        leg_number,
+        tier_name,
+        str(plane + 1) if plane >= 0 else "",
+        rail_text,
+        str(speed),
+        ends.row[a],
+        ends.rack[a],
+        ends.ru[a],
+        ends.names[a],
+        ends.roles[a],
+        a_port_name,
+        str(a_port // ports_per_tray + 1) if ports_per_tray and ends.roles[a] == "server" else "",
+        a_module,
+        ends.row[b],
+        ends.rack[b],
+        ends.ru[b],
+        ends.names[b],
+        ends.roles[b],
+        b_port_name,
+        parts[pb].slug if pb >= 0 and pb != pc else "",
+        cable.slug,
+        cable.cable_type,
+        cable.media,
+        connector,
+        cable.fiber_type,
+        length,
+        measure_text(run),
+        compute_colour,
+    )
+    return row
 
 
 class _Texts:
@@ -710,389 +594,8 @@ def _plain_rows(ends: FabricEnds, parts, links, columns, context) -> list[tuple]
 
 # --- structured cabling: a link's segments ------------------------------------------------------
 
-#: Columns a structured design's plan adds after :data:`CABLING_COLUMNS` (module docstring,
-#: "Structured cabling"); a point-to-point design's plan has none of them.
-SEGMENT_COLUMNS = ("segment", "segment_of")
-#: The ``segment`` of a segment row, in the order the rows follow their link's row.
-SEGMENTS = ("cord-a", "trunk", "cord-b")
-PANEL_ROLE = "patch-panel"
-_NO_SEGMENT = ("", "")
-_COLUMN = {name: index for index, name in enumerate(_BUILT_COLUMNS)}
-
-
-def structured_plan(fabric: Fabric, facts: CatalogFacts | None = None):
-    """The structured plan of ``fabric``
-    (:func:`planner.domain.physical.structured.plan_structured` of its ``cabling`` block), or
-    None when no link goes through patch panels (the plan is then as a point-to-point one)."""
-    cabling = fabric.settings.cabling
-    if not cabling:
-        return None
-
-    plan = plan_structured(fabric, cabling, facts)
-    return plan if plan.structured.any() else None
-
-
-def trunk_part(trunk: dict) -> str:
-    """A trunk's part name as the BOM lists it
-    (:func:`planner.domain.outputs.bom.bill_of_materials`, structured lines)."""
-    grade = "OS2" if trunk["fiber_type"] == "smf" else "OM4"
-    return f"TRUNK-{trunk['mpo'].upper()}-{trunk['polish'].upper()}-{grade}-{trunk['fibers']}F"
-
-
-class StructuredSegments:
-    """The segment rows of a structured plan (module docstring, "Structured cabling").
-
-    Built once per plan; per-link values are NumPy columns (as the plan's), so a stream's
-    memory does not grow with the number of rows.
-    """
-
-    def __init__(self, fabric: Fabric, plan, ends: FabricEnds, facts: CatalogFacts | None = None):
-        self.fabric, self.plan, self.ends = fabric, plan, ends
-        self.panel_names = [f"{p['rack']}.U{int(p['ru']):02d}" for p in plan.panels]
-        self.panel_cells = [
-            (str(int(p["row"]) + 1), str(p["rack"]), str(int(p["ru"]))) for p in plan.panels
-        ]
-        self.trunk_names = [f"T{index + 1}" for index in range(len(plan.trunks))]
-        on = plan.structured
-        links = np.flatnonzero(on)
-        trunk = plan.trunk[links].astype(np.int64)
-        leg = plan.trunk_leg[links].astype(np.int64)
-        unit = np.array([MPO_UNIT[t["mpo"]] for t in plan.trunks], dtype=np.int64)[trunk]
-        # MPO legs per port, as the plan counts them (connector_count / ports_per_module)
-        stored = (fabric.info.get("structured") or {}).get("parts") or {}
-        per_port = []
-        for slug in fabric.parts:
-            record = (facts.parts.get(slug) if facts is not None else None) or stored.get(slug)
-            record = record or {}
-            count = int(record.get("connector_count") or 1)
-            per_port.append(max(1, count // max(1, int(record.get("ports_per_module") or 1))))
-        legs = np.array(per_port + [1], dtype=np.int64)[fabric.link_a_part[links]]
-        # a duplex-LC link's pair in its MPO-12 leg: its rank among the leg's links, in link
-        # order (the order the plan fills a cassette or harness)
-        lc = plan.lc[links]
-        rank = np.zeros(links.size, dtype=np.int64)
-        if lc.any():
-            order = np.lexsort((links[lc], leg[lc], trunk[lc]))
-            keys = (trunk[lc] * (1 << 32) + leg[lc])[order]
-            starts = np.searchsorted(keys, keys, side="left")
-            rank_lc = np.empty(order.size, dtype=np.int64)
-            rank_lc[order] = np.arange(order.size) - starts
-            rank[lc] = rank_lc
-        first = (leg - 1) * unit + 1
-        last = (leg - 1 + legs) * unit
-        first = np.where(lc, (leg - 1) * unit + 2 * rank + 1, first)
-        last = np.where(lc, first + 1, last)
-        self.first_fibre = np.zeros(fabric.link_count, dtype=np.int64)
-        self.last_fibre = np.zeros(fabric.link_count, dtype=np.int64)
-        self.first_fibre[links], self.last_fibre[links] = first, last
-        self.cord_ordered: dict[str, np.ndarray] = {}
-        self.trunk_ordered = (
-            policy_length_m(np.array([t["length_m"] for t in plan.trunks], dtype=np.float64))
-            if plan.trunks
-            else np.zeros(0)
-        )
-        cords = fabric.link_cable_part[links]
-        for side in ("a", "b"):
-            run = getattr(plan, f"cord_{side}_m")[links].astype(np.float64)
-            ordered = np.full(fabric.link_count, np.nan)
-            values = np.full(run.size, np.nan)
-            for part in np.unique(cords).tolist():  # as the BOM orders them
-                record = (facts.parts.get(fabric.parts[part]) if facts is not None else None) or {}
-                mine = cords == part
-                values[mine] = order_lengths_of(record, run[mine])
-            ordered[links] = values
-            self.cord_ordered[side] = ordered
-
-    def panel_port(self, link: int, side: str) -> tuple[int, str]:
-        """``(panel id, port text)`` of ``link``'s panel on ``side`` ("a" or "b")."""
-        panel = int(getattr(self.plan, f"panel_{side}")[link])
-        return panel, str(int(getattr(self.plan, f"port_{side}")[link]))
-
-    def trunk_label(self, link: int) -> str:
-        """``<trunk>.F<first>-<last>``: the trunk and the fibres of it that ``link`` uses."""
-        trunk = self.trunk_names[int(self.plan.trunk[link])]
-        return f"{trunk}.F{int(self.first_fibre[link])}-{int(self.last_fibre[link])}"
-
-    def located(self, link: int) -> list[tuple[str, str, str, str, str, str]]:
-        """Per segment of ``link`` (:data:`SEGMENTS` order): ``(segment, label, a_device,
-        a_port, b_device, b_port)``, the cells a re-import checks."""
-        fabric, ends = self.fabric, self.ends
-        a, b = int(fabric.link_a[link]), int(fabric.link_b[link])
-        a_port, b_port = int(fabric.link_a_port[link]), int(fabric.link_b_port[link])
-        pa, port_a = self.panel_port(link, "a")
-        pb, port_b = self.panel_port(link, "b")
-        name_a, name_b = self.panel_names[pa], self.panel_names[pb]
-        return [
-            (
-                "cord-a",
-                f"{ends.end_label(a, a_port)}/{name_a}.P{port_a}",
-                ends.names[a],
-                ends.port_name(a, a_port),
-                name_a,
-                port_a,
-            ),
-            ("trunk", self.trunk_label(link), name_a, port_a, name_b, port_b),
-            (
-                "cord-b",
-                f"{name_b}.P{port_b}/{ends.end_label(b, b_port)}",
-                name_b,
-                port_b,
-                ends.names[b],
-                ends.port_name(b, b_port),
-            ),
-        ]
-
-    def rows(self, link: int, row: tuple) -> Iterator[tuple]:
-        """The segment rows of ``link`` whose plan row (without the segment columns) is
-        ``row``: cord A, trunk, cord B."""
-        c = _COLUMN
-        plan = self.plan
-        head = row[c["network"] : c["speed_gbps"] + 1]  # network .. speed_gbps
-        head = (head[0], "", "", *head[3:])  # no assembly or leg
-        a_end = row[c["a_row"] : c["a_tray"] + 1]
-        b_end = row[c["b_row"] : c["b_port"] + 1]
-        cable = row[c["cable_part"] : c["fiber_type"] + 1]
-        colour = row[c["cord_colour"]]
-        label = row[c["label"]]
-        pa, port_a = self.panel_port(link, "a")
-        pb, port_b = self.panel_port(link, "b")
-        panel_a = (*self.panel_cells[pa], self.panel_names[pa], PANEL_ROLE, port_a)
-        panel_b = (*self.panel_cells[pb], self.panel_names[pb], PANEL_ROLE, port_b)
-        # the link label is "<A end>/<B end>" (end labels write a port's "/" as ".")
-        a_label, _, b_label = label.partition("/")
-        name_a, name_b = panel_a[3], panel_b[3]
-        trunk_index = int(plan.trunk[link])
-        trunk = plan.trunks[trunk_index]
-        grade = "OS2" if trunk["fiber_type"] == "smf" else "OM4"
-        trunk_cable = (
-            trunk_part(trunk),
-            "fiber",
-            str(trunk["fiber_type"]),
-            f"{trunk['mpo']}-{trunk['polish']}",
-            grade,
-        )
-        yield (
-            f"{a_label}/{name_a}.P{port_a}",
-            *head,
-            *a_end,
-            "",
-            *panel_a,
-            "",
-            *cable,
-            measure_text(self.cord_ordered["a"][link]),
-            measure_text(plan.cord_a_m[link]),
-            colour,
-            "cord-a",
-            label,
-        )
-        yield (
-            self.trunk_label(link),
-            *head,
-            *panel_a,
-            "",
-            "",
-            *panel_b,
-            "",
-            *trunk_cable,
-            measure_text(self.trunk_ordered[trunk_index]),
-            measure_text(trunk["length_m"]),
-            colour,
-            "trunk",
-            label,
-        )
-        yield (
-            f"{name_b}.P{port_b}/{b_label}",
-            *head,
-            *panel_b,
-            "",
-            "",
-            *b_end,
-            "",
-            *cable,
-            measure_text(self.cord_ordered["b"][link]),
-            measure_text(plan.cord_b_m[link]),
-            colour,
-            "cord-b",
-            label,
-        )
-
 
 # --- the cluster's other networks ---------------------------------------------------------------
-
-
-def _network_cable(link, facts: CatalogFacts) -> _PartText:
-    """The cable columns of a network link: from its catalog part when there is one (as for
-    the compute fabric), else from the link group's cable kind."""
-    kind = link.cable_kind.strip().lower()
-    record = facts.parts.get(link.cable_part) if link.cable_part else None
-    text = _PartText(slug=str((record or {}).get("slug") or link.cable_part))
-    if kind.startswith("cat"):  # twisted pair: the catalog files RJ45 cords under "dac"
-        text.cable_type, text.media, text.connector = kind, "copper", "RJ45"
-        return text
-    category = (record or {}).get("category")
-    if category in ("fiber", "cable"):
-        _fill_cable_text(text, record)
-    elif category == "transceiver":  # a module alone (in-band CWDM4 uplinks): the fibre is
-        # the customer's, the module is the A end's transceiver (network_rows), as in the BOM
-        text.slug = ""
-        text.cable_type = "fiber"
-        text.media = str(record.get("media") or "")
-        text.connector = str(record.get("connector") or "")
-    elif "aoc" in kind:
-        text.cable_type, text.media = "aoc", "optical"
-    elif "dac" in kind:
-        text.cable_type, text.media = "dac", "copper"
-    elif kind in ("mmf", "smf") or "fibre" in kind or "fiber" in kind:
-        text.cable_type = "fiber"
-        text.media = kind if kind in ("mmf", "smf") else ""
-    return text
-
-
-def network_ordered_lengths_m(elements, facts: CatalogFacts | None) -> dict[int, float]:
-    """Per link index of ``elements.links``: the length ordered for its cable, an assembly's
-    longest leg rounded up to the shortest length the part is sold in that covers it, else by
-    the ordering policy, as for the compute fabric (:func:`planner.domain.media.order_length_m`).
-    A cable with no leg's run known (an end outside the plan) gets the longest length the part
-    is sold in; none when the catalog lists no length for it."""
-    longest: dict[tuple, float] = {}
-    keys: dict[int, tuple] = {}
-    for index, link in enumerate(elements.links):
-        key = (link.network, link.assembly) if link.assembly else ("", index)
-        keys[index] = key
-        run = link.run_length_m
-        if run is not None and math.isfinite(float(run)):
-            longest[key] = max(longest.get(key, 0.0), float(run))
-    out: dict[int, float] = {}
-    for index, key in keys.items():
-        link = elements.links[index]
-        if not link.cable_part:
-            continue
-        record = (facts.parts.get(link.cable_part) if facts else None) or {}
-        length = order_length_m(record, longest.get(key))
-        if length is not None:
-            out[index] = length
-    return out
-
-
-def network_rows(
-    fabric: Fabric,
-    facts: CatalogFacts,
-    ends: FabricEnds | None = None,
-    *,
-    elements=None,
-    colours: dict[str, str] | None = None,
-) -> Iterator[tuple]:
-    """The cabling-plan rows of the cluster's other networks (:data:`CABLING_COLUMNS`
-    order), network by network in build order, link by link; nothing without networks."""
-    if elements is None:
-        if not fabric.settings.networks:
-            return
-
-        elements = network_elements(fabric, facts)
-    if not elements.links:
-        return
-    ends = ends or FabricEnds(fabric)
-    colours = {**CORD_COLOURS, **(colours or {})}
-    compute = {name: node for node, name in enumerate(fabric.node_name)}
-    devices = {device.name: device for device in elements.devices}
-    rack_row = {
-        str(r.get("name", "")): str(int(r["row"]) + 1)
-        for r in fabric.racks
-        if r.get("row") is not None
-    }
-    rack_row.update({p.name: str(p.row + 1) for p in getattr(elements, "rack_places", ())})
-    ordered = network_ordered_lengths_m(elements, facts)
-    places: dict[tuple[str, str], int] = {}
-    for node in range(fabric.node_count):
-        if ends.rack[node] and ends.ru[node]:
-            key = (ends.rack[node], ends.ru[node])
-            places[key] = places.get(key, 0) + 1
-    for device in elements.devices:
-        if device.name not in compute and device.rack and device.ru:
-            key = (device.rack, str(device.ru))
-            places[key] = places.get(key, 0) + 1
-
-    def end(name: str) -> tuple[str, str, str, str, str]:
-        """``(location, row, rack, ru, role)`` of a link end."""
-        node = compute.get(name)
-        if node is not None:
-            return (
-                ends.location[node],
-                ends.row[node],
-                ends.rack[node],
-                ends.ru[node],
-                (ends.roles[node]),
-            )
-        device = devices.get(name)
-        if device is None:
-            return name, "", "", "", ""
-        rack = device.rack or ""
-        ru = str(device.ru) if rack and device.ru else ""
-        location = f"{rack}.U{int(ru):02d}" if ru and places.get((rack, ru)) == 1 else name
-        return location, rack_row.get(rack, ""), rack, ru, device.role
-
-    cables: dict[str, _PartText] = {}
-    legs: dict[str, int] = {}
-    for link in elements.links:
-        if link.assembly:
-            legs[link.assembly] = legs.get(link.assembly, 0) + 1
-    seen: set[str] = set()
-    for index, link in enumerate(elements.links):
-        a_location, a_row, a_rack, a_ru, a_role = end(link.a_device)
-        b_location, b_row, b_rack, b_ru, b_role = end(link.b_device)
-        label = (
-            f"{a_location}.P{link.a_port.replace('/', '.')}/"
-            f"{b_location}.P{link.b_port.replace('/', '.')}"
-        )
-        if label in seen:  # not expected (ports are used once); keep labels unique
-            n = 2
-            while f"{label}#{n}" in seen:
-                n += 1
-            label = f"{label}#{n}"
-        seen.add(label)
-        key = f"{link.cable_part}|{link.cable_kind}"
-        cable = cables.get(key)
-        if cable is None:
-            cable = cables[key] = _network_cable(link, facts)
-        assembly = ""
-        if link.assembly:
-            cage = link.b_port.split("/")[0]
-            assembly = f"{b_location}.P{cage} 1:{legs[link.assembly]}"
-        tray = link.a_port.split("/")[0] if link.a_port.startswith("tray") else ""
-        speed = float(link.speed_gbps)
-        yield (
-            label,
-            link.network,
-            assembly,
-            str(link.leg) if link.leg else "",
-            link.group,
-            "",
-            "",
-            f"{speed:g}",
-            a_row,
-            a_rack,
-            a_ru,
-            link.a_device,
-            a_role,
-            link.a_port,
-            str(int(tray[4:])) if tray[4:].isdigit() else "",
-            link.a_transceiver or (link.cable_part if link.cable_part and not cable.slug else ""),
-            b_row,
-            b_rack,
-            b_ru,
-            link.b_device,
-            b_role,
-            link.b_port,
-            link.b_transceiver,
-            cable.slug,
-            cable.cable_type,
-            cable.media,
-            cable.connector,
-            cable.fiber_type,
-            measure_text(ordered[index]) if index in ordered else "",
-            measure_text(link.run_length_m) if link.run_length_m is not None else "",
-            colours.get(link.network, ""),
-        )
 
 
 def iter_link_labels(fabric: Fabric, ends: FabricEnds | None = None) -> Iterator[str]:
@@ -1126,11 +629,6 @@ def cabling_columns(plan) -> tuple[str, ...]:
 
 __all__ = [
     "CABLING_COLUMNS",
-    "CORD_COLOURS",
-    "SEGMENTS",
-    "SEGMENT_COLUMNS",
-    "FabricEnds",
-    "StructuredSegments",
     "cabling_columns",
     "cabling_csv_lines",
     "cabling_rows",
@@ -1139,9 +637,4 @@ __all__ = [
     "iter_link_labels",
     "link_blocks",
     "link_labels",
-    "measure_text",
-    "network_ordered_lengths_m",
-    "network_rows",
-    "structured_plan",
-    "trunk_part",
 ]

@@ -31,13 +31,12 @@ from inventory.library.parse_errors import csv_error_text
 from inventory.library.quantities import quantity_of, range_problem
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import TIER_NAMES, Fabric
-from planner.domain.outputs.cabling import (
+from planner.domain.outputs.cabling import link_labels
+from planner.domain.outputs.cabling_ends import FabricEnds, measure_text
+from planner.domain.outputs.cabling_segments import (
     SEGMENT_COLUMNS,
     SEGMENTS,
-    FabricEnds,
     StructuredSegments,
-    link_labels,
-    measure_text,
     structured_plan,
 )
 from planner.domain.summary import ordered_cable_length_m
@@ -150,6 +149,10 @@ def cabling_edit(
         devices, ports not written as the plan writes them, bad numbers. Problems of the
         edited topology itself (tier order, ports in use, parts that do not fit) are found
         afterwards by :func:`planner.domain.canvas.validate_edit`.
+
+    Long because: one pass over the uploaded rows, a check per column each naming its row and
+    column, with a nested helper that reads the row's cells; the header and the edited
+    document are functions of their own.
     """
     if isinstance(text, str):
         text = text.lstrip("\ufeff").splitlines()
@@ -160,35 +163,7 @@ def cabling_edit(
         where = f"row {row}" + (f", {column}" if column else "") if row else "file"
         problems.append(CablingProblem(row, column, code, f"{where}: {message}"))
 
-    try:
-        header = [name.strip().lstrip("\ufeff") for name in next(reader)]
-    except StopIteration:
-        raise CablingImportError(
-            [CablingProblem(0, "", "empty", "file: the file is empty; upload a cabling plan CSV")]
-        ) from None
-    except csv.Error as exc:
-        raise CablingImportError(
-            [CablingProblem(1, "", "malformed", f"row 1: {csv_error_text(exc)}")]
-        ) from None
-    missing = [name for name in REQUIRED_COLUMNS if name not in header]
-    if missing:
-        raise CablingImportError(
-            [
-                CablingProblem(
-                    1,
-                    name,
-                    "missing-column",
-                    f"row 1, {name}: the header has no {name} column (download the cabling "
-                    "plan of this revision and edit that file)",
-                )
-                for name in missing
-            ]
-        )
-    position = {
-        name: header.index(name)
-        for name in (*REQUIRED_COLUMNS, *EDITABLE_COLUMNS, "network", *SEGMENT_COLUMNS)
-        if name in header
-    }
+    header, position = _read_header(reader)
     ends = FabricEnds(fabric)
     labels = link_labels(fabric, ends)
     label_index = {label: i for i, label in enumerate(labels)}
@@ -265,6 +240,47 @@ def cabling_edit(
         problem(row_number, "", "malformed", str(exc))
     if problems:
         raise CablingImportError(problems)
+    return _edited(result, document, links, labels, row_of, new_links)
+
+
+def _read_header(reader) -> tuple[list[str], dict[str, int]]:
+    """The CSV's header and the position of each column the import reads; a
+    :class:`CablingImportError` for an empty or malformed file or a missing column."""
+    try:
+        header = [name.strip().lstrip("\ufeff") for name in next(reader)]
+    except StopIteration:
+        raise CablingImportError(
+            [CablingProblem(0, "", "empty", "file: the file is empty; upload a cabling plan CSV")]
+        ) from None
+    except csv.Error as exc:
+        raise CablingImportError(
+            [CablingProblem(1, "", "malformed", f"row 1: {csv_error_text(exc)}")]
+        ) from None
+    missing = [name for name in REQUIRED_COLUMNS if name not in header]
+    if missing:
+        raise CablingImportError(
+            [
+                CablingProblem(
+                    1,
+                    name,
+                    "missing-column",
+                    f"row 1, {name}: the header has no {name} column (download the cabling "
+                    "plan of this revision and edit that file)",
+                )
+                for name in missing
+            ]
+        )
+    position = {
+        name: header.index(name)
+        for name in (*REQUIRED_COLUMNS, *EDITABLE_COLUMNS, "network", *SEGMENT_COLUMNS)
+        if name in header
+    }
+    return header, position
+
+
+def _edited(result: CablingEdit, document: dict, links, labels, row_of, new_links) -> CablingEdit:
+    """``result`` with its edited document: the links of the rows read, in their order, then
+    the new cables; every link without a row is removed."""
     kept: list[dict] = []
     for index, link in enumerate(links):
         if index in row_of:

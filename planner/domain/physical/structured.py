@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from planner.domain.fabric import TIER, TIER_NAMES, Fabric
-from planner.domain.layout import layout_distances, run_lengths_m
+from planner.domain.layout_distances import layout_distances, run_lengths_m
 from planner.domain.physical.channels import Channels, Segment, point_to_point_channels
 
 MANAGEMENT_RU = 2  # the layout's top-of-rack reserve
@@ -176,7 +176,11 @@ def part_summary(fabric: Fabric, facts) -> dict:
 
 def plan_structured(fabric: Fabric, cabling: dict | None, facts=None) -> StructuredPlan:
     """The structured plan of ``fabric`` (module docstring); nothing structured when no tier
-    asks for patch panels or the fabric has no layout or media."""
+    asks for patch panels or the fabric has no layout or media.
+
+    Long because: one pass that places panels, trunks and MPO legs per panel pair (see its
+    comments); the steps share the same index arrays.
+    """
     count = fabric.link_count
     nan = np.full(count, np.nan, dtype=np.float32)
     minus = np.full(count, -1, dtype=np.int32)

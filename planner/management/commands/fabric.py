@@ -130,6 +130,11 @@ class Command(DatabaseCommand):
     )
 
     def add_arguments(self, parser):
+        """The command's sub-commands and their options.
+
+        Long because: one add_parser or add_argument call per sub-command and option, each with
+        its help text.
+        """
         sub = parser.add_subparsers(dest="action", required=True)
         summary = sub.add_parser("summary", help="Print the summary of a spec as JSON.")
         summary.add_argument("spec_file", help="YAML or JSON design spec.")
@@ -312,6 +317,11 @@ class Command(DatabaseCommand):
             self.stdout.write(_power_text(report))
 
     def _simulate(self, spec_file: str, document: dict, options: dict) -> None:
+        """Build a spec and run a simulation of it, printing the result or a CommandError.
+
+        Long because: one check per option combination, each with its own CommandError, then the
+        run.
+        """
         try:
             _, fabric, _ = design_build(spec_document=document)
         except DesignError as exc:
