@@ -93,6 +93,19 @@ DEFAULT_BYTES_PER_SAMPLE = 2.0
 #: window counters are differenced over.
 ALERT_FOR = "5m"
 RATE_WINDOW = "5m"
+#: Our choice: the step of the subquery that gives SONiC's per-port counters (the port is in the
+#: metric name) a port label before ``increase`` drops the name.
+SUBQUERY_STEP = "15s"
+#: PFC pause-storm alert: pause frames received on the lossless priority per minute, sustained.
+#: An estimate (inferred, 2026-12-07), not a vendor figure. Basis: a pause frame stops the
+#: priority for at most 65,535 quanta of 512 bit times (IEEE 802.1Qbb), 336 us at 100 Gb/s and
+#: 84 us at 400 Gb/s; a receiver stuck in XOFF must refresh before that expires, so a priority
+#: held paused sends at least ~2,980 frames/s (179k/min) at 100 Gb/s and more at higher speeds
+#: or shorter quanta. Normal PFC use comes in incast bursts (milliseconds), not minutes. The
+#: threshold is a third of the 100 Gb/s continuous-pause rate, held for PFC_STORM_FOR: a
+#: 100k-frames/min storm fires, bursts and a single busy minute do not.
+PFC_STORM_FRAMES_PER_MIN = 60_000
+PFC_STORM_FOR = "2m"
 METRIC_PREFIX = "fabric"
 #: RS(544,514) host FEC, 100G-per-lane PAM4 optics: pre-FEC BER limit (catalog-facts rule 26).
 KP4_PRE_FEC_BER = 2.4e-4
@@ -346,11 +359,17 @@ def _ethernet_counters(priority: int | None) -> list[CounterSpec]:
         return Path(path=base + field_name, source=f"{source}; sonic-telemetry", target=target)
 
     none_found = Path(note="no gNMI path found in the documentation read")
-    pfc_mib = Path(
-        note="no gNMI path found; the CUMULUS-COUNTERS-MIB pfcClCountersTable has the PFC "
-        "counters (SNMP)",
-        source="cumulus-counters-mib",
-    )
+
+    def cumulus_pause(direction):
+        # Cumulus Linux 5.14's name; 5.13 streamed .../switch-priority[priority]/state/counters/.
+        return Path(
+            path=f"/qos/interfaces/interface[interface-id=*]/state/switch-priority[priority={p}]"
+            f"/counters/{direction}-pause-pkts",
+            source="cumulus-gnmi",
+            note="Cumulus Linux 5.14 gNMI QoS metric (5.13: .../switch-priority[priority]/"
+            "state/counters/...)",
+        )
+
     return [
         CounterSpec(
             "in_octets", "Bytes received", "port", "bytes", "counter", False,
@@ -375,14 +394,14 @@ def _ethernet_counters(priority: int | None) -> list[CounterSpec]:
         CounterSpec(
             "pfc_rx", f"PFC pause frames received, priority {p}{pnote}", "port", "frames",
             "counter", True,
-            {"nvue": pfc_mib, "eos": none_found,
+            {"nvue": cumulus_pause("in"), "eos": none_found,
              "openconfig": Path(note="not in openconfig-qos 0.7.0", source="oc-qos"),
              "sonic": sonic(f"SAI_PORT_STAT_PFC_{p}_RX_PKTS")},
         ),
         CounterSpec(
             "pfc_tx", f"PFC pause frames sent, priority {p}{pnote}", "port", "frames",
             "counter", True,
-            {"nvue": pfc_mib, "eos": none_found,
+            {"nvue": cumulus_pause("out"), "eos": none_found,
              "openconfig": Path(note="not in openconfig-qos 0.7.0", source="oc-qos"),
              "sonic": sonic(f"SAI_PORT_STAT_PFC_{p}_TX_PKTS")},
         ),

@@ -22,7 +22,10 @@ from planner.domain.outputs.telemetry import (
     FORMAT,
     METRIC_PREFIX,
     OS_TITLES,
+    PFC_STORM_FOR,
+    PFC_STORM_FRAMES_PER_MIN,
     RATE_WINDOW,
+    SUBQUERY_STEP,
     CounterSpec,
     TelemetryError,
     TelemetryPlan,
@@ -94,17 +97,35 @@ def _selector(counter: CounterSpec, os_name: str) -> str | None:
     return gnmic_metric(where.path)
 
 
-def _rule(alert, expr, summary, *, severity="warning", description="", **labels) -> dict:
+def _increase(metric: str, window: str) -> str:
+    """``increase`` of a counter over ``window``, one series per port: a SONiC selector (the
+    port in the metric name, which ``increase`` drops) first gets the port as label
+    ``interface_name``, or two ports of a switch would give one label set (an evaluation error).
+    """
+    if not metric.startswith("{"):
+        return f"increase({metric}[{window}])"
+    names = re.search(r'__name__=~"([^"]+)"', metric)
+    port = names.group(1).replace("Ethernet[0-9]+", "(Ethernet[0-9]+)", 1) if names else ""
+    if "(" not in port:
+        raise ValueError(f"no port in the selector {metric!r}")
+    labelled = f'label_replace({metric}, "interface_name", "$1", "__name__", "{port}")'
+    return f"increase({labelled}[{window}:{SUBQUERY_STEP}])"
+
+
+def _rule(
+    alert, expr, summary, *, severity="warning", description="", hold=ALERT_FOR, **labels
+) -> dict:
+    """One alerting rule; ``hold`` is its ``for`` (None for an event counter: one event fires,
+    as ``increase`` over the window stays above 0 for the window's length)."""
     annotations = {"summary": summary}
     if description:
         annotations["description"] = description
-    return {
-        "alert": alert,
-        "expr": expr,
-        "for": ALERT_FOR,
-        "labels": {"severity": severity, **labels},
-        "annotations": annotations,
-    }
+    rule = {"alert": alert, "expr": expr}
+    if hold:
+        rule["for"] = hold
+    rule["labels"] = {"severity": severity, **labels}
+    rule["annotations"] = annotations
+    return rule
 
 
 def _rx_classes(plan: TelemetryPlan) -> str:
@@ -134,19 +155,31 @@ def prometheus_rules(plan: TelemetryPlan) -> dict:
 
         if (metric := sel("fec_uncorrectable")) is not None:
             rules.append(_rule(
-                "FabricFecUncorrectable", f"increase({metric}[{RATE_WINDOW}]) > 0",
+                "FabricFecUncorrectable", f"{_increase(metric, RATE_WINDOW)} > 0",
                 "Uncorrectable FEC codewords (expected 0: each is a lost frame)",
-                severity="critical",
+                severity="critical", hold=None,
             ))  # fmt: skip
         if plan.transport == "roce":
             for key in ("in_discards", "out_discards"):
                 if (metric := sel(key)) is not None:
                     rules.append(_rule(
                         f"FabricDiscards{'In' if key == 'in_discards' else 'Out'}",
-                        f"increase({metric}[{RATE_WINDOW}]) > 0",
+                        f"{_increase(metric, RATE_WINDOW)} > 0",
                         "Discards on a RoCE fabric (the lossless class should drop none; "
-                        "check which class dropped)",
+                        "check which class dropped)", hold=None,
                     ))  # fmt: skip
+            if (metric := sel("pfc_rx")) is not None:
+                rules.append(_rule(
+                    "FabricPfcPauseStorm",
+                    f"{_increase(metric, '1m')} > {PFC_STORM_FRAMES_PER_MIN}",
+                    f"Over {PFC_STORM_FRAMES_PER_MIN:,} PFC pause frames received per minute "
+                    f"for {PFC_STORM_FOR} on the lossless priority: a pause storm (a stuck "
+                    "receiver); the PFC watchdog should act",
+                    description="Threshold an estimate: a third of the frame rate that holds "
+                    "a 100 Gb/s priority paused at the largest pause (65,535 quanta of 512 bit "
+                    "times, IEEE 802.1Qbb); normal PFC use comes in millisecond bursts.",
+                    severity="critical", hold=PFC_STORM_FOR,
+                ))  # fmt: skip
         if plan.pre_fec_ber_max is not None and (metric := sel("pre_fec_ber")) is not None:
             rules.append(_rule(
                 "FabricPreFecBerHigh", f"{metric} > {plan.pre_fec_ber_max:g}",
@@ -178,7 +211,7 @@ def prometheus_rules(plan: TelemetryPlan) -> dict:
         if (metric := sel("oper_status")) is not None:
             rules.append(_rule(
                 "FabricLinkDown", f'{metric}{{oper_status!="UP"}} > 0',
-                "A linked port is not up", severity="critical",
+                "A linked port is not up", severity="critical", hold=None,
             ))  # fmt: skip
         if rules:
             groups.append({"name": f"fabric-{os_name}", "rules": rules})
@@ -189,6 +222,7 @@ def prometheus_rules(plan: TelemetryPlan) -> dict:
                 f"increase({metric}[{RATE_WINDOW}]) > 0",
                 f"{by_key[key].title}: expected {by_key[key].expected}",
                 severity="critical" if key == "link_downed" else "warning",
+                hold=None,
             )
             for key, metric in IB_METRICS.items()
             if key in by_key
@@ -206,7 +240,8 @@ def _header(plan: TelemetryPlan, what: str) -> list[str]:
         f"# Ports {plan.ports:,}, modules {plan.modules:,}, lanes {plan.lanes:,}; "
         f"{plan.samples_per_s:,.1f} samples/s, {plan.bytes_per_day / 1e9:,.3f} GB/day at "
         f"{plan.bytes_per_sample:g} bytes/sample (Prometheus storage docs: 1-2).",
-        f"# Alert 'for' and rate windows ({ALERT_FOR}) are a choice, not a sourced figure.",
+        f"# Alert 'for' ({ALERT_FOR}, levels only: one event of a counter fires) and rate "
+        f"windows ({RATE_WINDOW}) are a choice, not a sourced figure.",
     ]
     lines += [f"# Note: {safe_comment(n)}" for n in plan.notes]
     return lines
