@@ -144,7 +144,7 @@ def _ethernet_cases(plan, os_name: str) -> Cases:
             (_series(name["p1"], pfc("p1")), f"0+0x20 0+{per_step}x60"),  # from 5m on
             (_series(name["p2"], pfc("p2")), f"0+{normal}x80"),
         ]
-        cases.add("FabricPfcPauseStorm", storm, fires=["9m", "15m"], quiet=["4m", "6m"],
+        cases.add("FabricPfcPauseStorm", storm, fires=["8m15s", "15m"], quiet=["4m", "6m", "7m30s"],
                   labels=pfc("p1", True))  # fmt: skip
         burst = [  # one busy minute, then normal use: not a storm
             (_series(name["p1"], pfc("p1")), f"0+0x20 0+{per_step}x4 100000+{normal}x56"),

@@ -142,8 +142,6 @@ SOURCES = {
     "oc-optics-test": "https://github.com/openconfig/featureprofiles",
     "cumulus-gnmi": "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/"
     "Monitoring-and-Troubleshooting/gNMI-Streaming",
-    "cumulus-counters-mib": "https://docs.nvidia.com/networking-ethernet-software/mibs/"
-    "CUMULUS-COUNTERS-MIB.txt",
     "sonic-telemetry": "https://github.com/sonic-net/SONiC/blob/master/doc/system-telemetry/"
     "grpc_telemetry.md",
     "sai-port": "https://github.com/opencomputeproject/SAI/blob/master/inc/saiport.h",
