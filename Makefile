@@ -17,7 +17,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # the end of `make test` by coverage itself: pytest-cov's own report analyses every file twice.
 # COVERAGE= runs the tests without it.
 COVERAGE ?= --cov --cov-report=
-COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage report --skip-covered; exit $$status)
+COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage report --skip-covered; $(PY) -m tests.cpu_time --summary; exit $$status)
 # Three pytest workers (pytest-xdist) on the two cores, each with its own test database and
 # Redis databases: the tests that kill and restart real Celery workers spend most of their
 # time waiting, and go all to one worker, first, one after the other (tests/conftest.py), while

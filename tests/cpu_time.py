@@ -8,7 +8,8 @@ it has waited for them; the ones nobody waits for (a killed Celery worker's pool
 daemon) are re-parented to this process (Linux ``PR_SET_CHILD_SUBREAPER``) and counted when it
 reaps them. Wall time and the machine's load averages (at start and end) are reported beside,
 since both cores are shared. The figures are printed and written as JSON (``--out``, default
-``.var/test-times.json``); the exit status is the command's.
+``.var/test-times.json``); the exit status is the command's. ``--summary`` prints the last
+run's line again (``make test`` does, after the coverage table).
 """
 
 from __future__ import annotations
@@ -126,8 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file to write")
     parser.add_argument("--label", default="", help="a name kept with the figures")
+    parser.add_argument(
+        "--summary", action="store_true", help="print the line of the last run (--out) again"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...")
     args = parser.parse_args(argv)
+    if args.summary:
+        print(summary_line(json.loads(args.out.read_text())))
+        return 0
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command given (put it after --)")

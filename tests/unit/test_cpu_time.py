@@ -18,7 +18,7 @@ ORPHAN_BURNS = (
 )
 
 
-def test_an_orphans_cpu_time_is_counted_and_the_exit_status_kept(tmp_path):
+def test_an_orphans_cpu_time_is_counted_and_the_exit_status_kept(tmp_path, capsys):
     out = tmp_path / "times.json"
     # In a process of its own: the wrapper makes itself the reaper of orphans, and reaps any
     # child, which must not happen to the pytest process.
@@ -32,6 +32,8 @@ def test_an_orphans_cpu_time_is_counted_and_the_exit_status_kept(tmp_path):
     assert figures["cpu_s"] >= 0.3, figures  # the orphan's 0.3 s, plus two interpreters
     assert abs(figures["cpu_s"] - figures["user_s"] - figures["sys_s"]) < 0.11
     assert figures["label"] == "probe" and len(figures["load_avg_start"]) == 3
+    assert cpu_time.main(["--out", str(out), "--summary"]) == 0  # as make test, at the end
+    assert capsys.readouterr().out == cpu_time.summary_line(figures) + "\n"
 
 
 def test_the_summary_line_names_cpu_wall_and_load():
