@@ -448,7 +448,9 @@ def _seed_catalog_for_db_tests(request):
 
 @contextlib.contextmanager
 def module_rows(django_db_blocker):
-    """Rows a module's tests share, for a module-scoped fixture: built once inside an outer
+    """Rows a module's tests share, for a module-scoped fixture (which asks for
+    ``django_db_setup`` too: the test database and its seed catalog, which a module fixture
+    may be the first in the process to need): built once inside an outer
     transaction that is rolled back when the module is done. Each test's own transaction
     (pytest-django's) is a savepoint inside it, so what a test writes is still undone after it;
     the shared Python objects are the fixture's to keep unchanged. The seed catalog is put back
