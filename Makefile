@@ -1,4 +1,5 @@
-# Fabric Planner: `make run` to use it, `make test` to prove it.
+# Fabric Planner: `make run` to use it, `make test` to prove it, `make check` while you work.
+# `make help` lists the targets.
 SHELL := /bin/bash
 PYTHON_BIN ?= python3.11
 VENV := .venv
@@ -16,7 +17,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # the end of `make test` by coverage itself: pytest-cov's own report analyses every file twice.
 # COVERAGE= runs the tests without it.
 COVERAGE ?= --cov --cov-report=
-COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage report --skip-covered; exit $$status)
+COVERAGE_REPORT = $(if $(strip $(COVERAGE)),; status=$$?; $(VENV)/bin/coverage report --skip-covered; $(PY) -m tests.cpu_time --summary; exit $$status)
 # Three pytest workers (pytest-xdist) on the two cores, each with its own test database and
 # Redis databases: the tests that kill and restart real Celery workers spend most of their
 # time waiting, and go all to one worker, first, one after the other (tests/conftest.py), while
@@ -29,7 +30,29 @@ DOCS_SITE := .var/docs-site/index.html
 DOCS_SOURCES := docs/mkdocs.yml docs/CHANGELOG.md planner/domain/design-spec.schema.json \
 	$(shell find docs -type f -not -path '*/__pycache__/*' 2>/dev/null)
 
-.PHONY: run test setup fonts venv frontend db docs lint format spec-schema bench lock clean
+# pytest runs under tests/cpu_time.py, which prints at the end the CPU time (user + sys) of
+# pytest, its workers and every process they start (browsers, servers, Celery workers), with
+# the wall time and the load averages, and writes them to .var/test-times.json.
+CPU_TIME = $(PY) -m tests.cpu_time --
+
+# `make check`, the inner loop: lint, then the unit and service tests (and the pure packages'
+# doctests) on SQLite, without browsers, Celery workers, Redis or coverage, on two pytest
+# workers. DATABASE_URL, REDIS_URL and CI are ignored, so a test that needs a service skips.
+CHECK_PATHS = tests/unit tests/services planner/domain inventory/library planner/analyses
+CHECK_PARALLEL ?= -n 2 --dist load
+
+.PHONY: help run test check setup fonts venv frontend db docs lint format spec-schema bench lock clean
+
+help:
+	@echo "make run      set up, migrate, load the catalog, serve http://127.0.0.1:8000 with a worker"
+	@echo "make check    the inner loop: lint, unit and service tests on SQLite (no browser,"
+	@echo "              no Celery worker, no coverage), about a minute on two cores"
+	@echo "make test     everything CI runs: lint, front-end tests, migrations check, the whole"
+	@echo "              suite with coverage; prints its CPU time (.var/test-times.json)"
+	@echo "make lint     ruff, import contracts, eslint and tsc;  make format  fixes what it can"
+	@echo "make docs     build the documentation site strictly (.var/docs-site, served at /docs/)"
+	@echo "make bench    the benchmarks (.var/bench/)"
+	@echo "make spec-schema, make lock, make clean"
 
 run: setup db $(DOCS_SITE)
 	@$(PY) manage.py ensure_admin
@@ -108,10 +131,14 @@ test: setup lint docs
 	cd frontend && npm test --silent
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 ifeq ($(strip $(PYTEST_ARGS)),)
-	$(VENV)/bin/pytest $(PARALLEL) $(COVERAGE) $(COVERAGE_REPORT)
+	$(CPU_TIME) $(VENV)/bin/pytest $(PARALLEL) $(COVERAGE) $(COVERAGE_REPORT)
 else
-	$(VENV)/bin/pytest $(COVERAGE) $(PYTEST_ARGS) $(COVERAGE_REPORT)
+	$(CPU_TIME) $(VENV)/bin/pytest $(COVERAGE) $(PYTEST_ARGS) $(COVERAGE_REPORT)
 endif
+
+check: setup lint
+	env -u DATABASE_URL -u REDIS_URL -u CI $(PY) -m tests.cpu_time --out .var/check-times.json -- \
+	  $(VENV)/bin/pytest $(CHECK_PARALLEL) -q -p no:cacheprovider --durations=10 $(CHECK_PATHS)
 
 bench: setup
 	$(PY) -m tests.bench

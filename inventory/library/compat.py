@@ -59,9 +59,29 @@ class Cage:
 
     def __hash__(self) -> int:
         """Hashable though ``limits`` holds dicts (by their text), so that every cage's
-        verdicts are memoised (:func:`plug_fits_cage`); equal cages hash alike."""
+        verdicts are memoised (:func:`plug_fits_cage`); equal cages hash alike.
+
+        Computed once per cage and kept (a memo lookup hashes the cage each time: the "works
+        with" lists ask about 500,000 times for the seed catalog); not pickled, since string
+        hashes differ between processes.
+
+        >>> cage = Cage("switch", "OSFP", limits=({"code": "x"},))
+        >>> hash(cage) == hash(Cage("switch", "OSFP", limits=({"code": "x"},))) == hash(cage)
+        True
+        >>> import pickle; "_hash" in pickle.loads(pickle.dumps(cage)).__dict__
+        False
+        """
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            pass
         fields = (getattr(self, name) for name in self.__dataclass_fields__ if name != "limits")
-        return hash((*fields, repr(self.limits)))
+        value = hash((*fields, repr(self.limits)))
+        object.__setattr__(self, "_hash", value)  # frozen: set past the dataclass's guard
+        return value
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
 
     @property
     def total_gbps(self) -> int | None:

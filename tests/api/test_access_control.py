@@ -91,7 +91,7 @@ def _design(owner, name, team, sharing):
 
 
 @pytest.fixture(scope="module")
-def world_rows(django_db_blocker):
+def world_rows(django_db_setup, django_db_blocker):
     """Mallory's teams and designs, and the viewer Tess: built once for the module's tests
     (shared as :func:`tests.conftest.module_rows` says; the tests' writes are undone)."""
     from django.contrib.auth import get_user_model

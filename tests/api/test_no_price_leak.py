@@ -147,7 +147,7 @@ def _quoted(user) -> dict:
 
 
 @pytest.fixture(scope="module")
-def scene(django_db_blocker):
+def scene(django_db_setup, django_db_blocker):
     """``quoted`` with each person's jobs, the price figures Sam sees, and URL fillers: built
     once for the module's tests (its rows shared as :func:`tests.conftest.module_rows` says;
     the tests only read)."""
