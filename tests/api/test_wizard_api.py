@@ -18,8 +18,8 @@ def test_leaf_options_mark_switches_by_the_link_rules(api_client, seed_catalog):
     assert response.status_code == 200
     rows = {row["slug"]: row for row in response.json()["switches"]}
     assert rows["QM9700"]["fits"] and rows["QM9700"]["reason"] == ""
-    assert not rows["7060X6-32PE"]["fits"]
-    assert "7060X6-32PE" in rows["7060X6-32PE"]["reason"]
+    assert not rows["SN4600C"]["fits"]  # 100G ports: no link to a 400G NIC
+    assert "SN4600C" in rows["SN4600C"]["reason"]
     fits = [row["fits"] for row in response.json()["switches"]]
     assert fits == sorted(fits, reverse=True)  # those that fit first
     assert api_client.get("/api/planner/leaf-options/").status_code == 400
