@@ -11,6 +11,7 @@ import { h } from "./dom.js";
 import { createExport } from "./export.js";
 import { createSaveTracker, inversePatch } from "./history.js";
 import { createInspector } from "./inspector.js";
+import { keepLabelsApart } from "./labels.js";
 import { createLinkDialog } from "./link_dialog.js";
 import { createNetworkPanel } from "./network_panel.js";
 import { COLLAPSE_OPTIONS, createNavigation } from "./navigation.js";
@@ -75,6 +76,9 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     networks: [], // the design's layers (compute, storage, ...) from the canvas API
     hiddenLayers: new Set(), // layers the Networks control has switched off
     extras: null,
+    largeStyle: null, // whether the stylesheet is the one for large views
+    editStamp: 0, // counts edits: the edit document built for a stamp is reused (editDocument)
+    built: null, // {stamp, doc}: the last edit document built
   };
 
   // --- cytoscape ------------------------------------------------------------------------------
@@ -92,6 +96,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   const ur = cy.undoRedo({ undoableDrag: () => state.editable, stackSizeLimit: 500 });
   ur.action("changeData", applyDataChange, applyDataChange);
   const ec = cy.expandCollapse({ ...COLLAPSE_OPTIONS, cueEnabled: true, expandCollapseCueSize: 14 });
+  const declutter = keepLabelsApart(cy, { setTimeout: win.setTimeout.bind(win), clearTimeout: win.clearTimeout.bind(win) });
   // Cytoscape caches where its container is on screen; panels above it (conflict, status)
   // move it, so tell cytoscape whenever the page's size changes.
   if (win.ResizeObserver) new win.ResizeObserver(() => cy.resize()).observe(root);
@@ -193,6 +198,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     },
     openingView: nav.openingView,
     renderFindNames: nav.renderFindNames,
+    declutter,
   });
   const palette = createPalette(canvas);
   const links = createLinkDialog(canvas, { modelInfo: palette.modelInfo });
@@ -314,6 +320,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   });
 
   function editChanged() {
+    state.editStamp += 1;
     if (state.save.status === "problems" || state.save.status === "error") dispatch({ type: "dismiss" });
     renderSave();
     inspector.scheduleInspector();
@@ -351,7 +358,16 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     delete root.dataset.saveStep;
   }
 
+  /** The edit document of the drawing, built once per state of the drawing (a save that
+   * first checks the edit, then stores it, builds it once). */
   function editDocument() {
+    if (state.built?.stamp === state.editStamp && state.built.revision === state.revision) return state.built.doc;
+    const doc = buildDocument();
+    state.built = { stamp: state.editStamp, revision: state.revision, doc };
+    return doc;
+  }
+
+  function buildDocument() {
     const collapsed = ec.expandableNodes();
     ec.expandAllEdges();
     if (collapsed.nonempty()) ec.expandAll(COLLAPSE_OPTIONS);
@@ -452,7 +468,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
       state.overlays = null;
       $("message").value = "";
       progressStep("reload");
-      await views.loadView("detail", "all", { fit: false, quiet: true });
+      await views.loadView("detail", "all", { fit: false, quiet: true, inPlace: true });
       event.revision = state.revision;
     }
     progressDone();
