@@ -306,7 +306,7 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
 
     from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    seconds, said, elements = [], [], 0
+    seconds, said, elements, steps = [], [], 0, []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
@@ -345,6 +345,7 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
                         raise TimeoutError(f"the save took more than 120 s: {info}, seen {said}")
                     time.sleep(0.2)
                 seconds.append(time.perf_counter() - started)
+                steps.append(page.evaluate("() => window.fabricCanvas.state.saveTimings"))
         finally:
             browser.close()
     return {
@@ -352,6 +353,12 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
         "click_to_saved_s": [round(s, 3) for s in seconds],
         "click_to_saved_median_s": round(statistics.median(seconds), 3),
         "status_lines_seen": said[:12],
+        # the browser's own timings of each save's steps (ms): the check (edit document and
+        # preview), the PUT, the saved revision's canvas from the API, drawing it in place,
+        # the panels after it
+        "steps_ms": [
+            {k: round(v) for k, v in (step or {}).items() if v is not None} for step in steps
+        ],
     }
 
 

@@ -197,7 +197,9 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     root.setAttribute("aria-busy", "true");
     if (!quiet) setStatus("Loading…");
     const asked = view === "overview" ? { view } : { view, scope };
+    const asking = win.performance.now();
     const answer = await api.get(urls.canvas(state.designId, revision, { ...asked, plane: state.plane }));
+    const answered = win.performance.now();
     state.loading = false;
     root.removeAttribute("aria-busy");
     if (!answer.ok) {
@@ -218,7 +220,10 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     state.counts = data.counts ?? null;
     hooks.clearProblems();
     const wide = await showElements(data.elements, { fit, inPlace });
+    const drawn = win.performance.now();
     hooks.afterViewChange();
+    // How long the last view took: the API's answer, drawing it, and the panels after it (ms).
+    state.viewTimings = { fetch_ms: answered - asking, draw_ms: drawn - answered, panels_ms: win.performance.now() - drawn };
     const where = (state.view === "overview" ? "Overview" : scopeLabel(state.scope)) + (state.plane ? `, plane ${state.plane}` : "");
     const count = cy.elements().length.toLocaleString("en-US");
     const notes = state.notes.map((note) => (typeof note === "string" ? note : note.message)).join(" ");
