@@ -70,7 +70,7 @@ function sameValue(a, b) {
 export function updateElements(cy, nodes, edges) {
   const wanted = new Map([...nodes, ...edges].map((element) => [element.data.id, element]));
   const kept = new Set();
-  let removed = cy.collection();
+  const gone = [];
   let changed = 0;
   cy.elements().forEach((ele) => {
     const want = wanted.get(ele.id());
@@ -78,7 +78,7 @@ export function updateElements(cy, nodes, edges) {
       ? ele.data("source") !== want.data.source || ele.data("target") !== want.data.target
       : (ele.data("parent") ?? null) !== (want.data.parent ?? null));
     if (!want || moved || ele.group() !== want.group) {
-      removed = removed.union(ele);
+      gone.push(ele);
       return;
     }
     kept.add(ele.id());
@@ -92,8 +92,8 @@ export function updateElements(cy, nodes, edges) {
         differs = true;
       }
     }
-    const gone = Object.keys(current).filter((key) => !(key in want.data) && !CLIENT_KEYS.has(key) && !["id", "source", "target", "parent"].includes(key));
-    if (gone.length) ele.removeData(gone.join(" "));
+    const dropped = Object.keys(current).filter((key) => !(key in want.data) && !CLIENT_KEYS.has(key) && !["id", "source", "target", "parent"].includes(key));
+    if (dropped.length) ele.removeData(dropped.join(" "));
     if (differs) ele.data(patch);
     if (want.position && ele.isNode() && !ele.isParent()) {
       const at = ele.position();
@@ -109,8 +109,9 @@ export function updateElements(cy, nodes, edges) {
       ele.classes(crowded ? [...classes, "label-crowded"] : classes);
       differs = true;
     }
-    if (differs || gone.length) changed += 1;
+    if (differs || dropped.length) changed += 1;
   });
+  const removed = cy.collection(gone);
   removed.remove();
   // Elements removed with a replaced node (its edges) come back as they are wanted.
   const add = [...nodes, ...edges].filter((element) => !kept.has(element.data.id) || cy.getElementById(element.data.id).empty());
