@@ -102,7 +102,17 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   const declutter = keepLabelsApart(cy, { setTimeout: win.setTimeout.bind(win), clearTimeout: win.clearTimeout.bind(win) });
   // Cytoscape caches where its container is on screen; panels above it (conflict, status)
   // move it, so tell cytoscape whenever the page's size changes.
-  if (win.ResizeObserver) new win.ResizeObserver(() => cy.resize()).observe(root);
+  // The drawing panel ends at the bottom of the window (the toolbars and status line above it
+  // take one to three rows), so that "Fit" shows the whole drawing without scrolling.
+  function fitPanelToWindow() {
+    const top = container.getBoundingClientRect().top + win.scrollY;
+    const height = `${Math.max(420, Math.floor(win.innerHeight - top - 12))}px`;
+    if (container.style.height !== height) container.style.height = height;
+    cy.resize();
+  }
+  fitPanelToWindow();
+  win.addEventListener("resize", fitPanelToWindow);
+  if (win.ResizeObserver) new win.ResizeObserver(fitPanelToWindow).observe(root);
 
   /** The undoable "changeData" action: set some data fields, undone by setting them back. */
   function applyDataChange({ id, data }) {
