@@ -306,7 +306,7 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
 
     from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    seconds, said, elements = [], [], 0
+    seconds, said, elements, steps = [], [], 0, []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
@@ -345,6 +345,7 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
                         raise TimeoutError(f"the save took more than 120 s: {info}, seen {said}")
                     time.sleep(0.2)
                 seconds.append(time.perf_counter() - started)
+                steps.append(page.evaluate("() => window.fabricCanvas.state.saveTimings"))
         finally:
             browser.close()
     return {
@@ -352,6 +353,12 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
         "click_to_saved_s": [round(s, 3) for s in seconds],
         "click_to_saved_median_s": round(statistics.median(seconds), 3),
         "status_lines_seen": said[:12],
+        # the browser's own timings of each save's steps (ms): the check (edit document and
+        # preview), the PUT, the saved revision's canvas from the API, drawing it in place,
+        # the panels after it
+        "steps_ms": [
+            {k: round(v) for k, v in (step or {}).items() if v is not None} for step in steps
+        ],
     }
 
 
@@ -359,7 +366,53 @@ def _deadline(*_):
     raise TimeoutError(f"the canvas benchmark took more than {DEADLINE_S} s")
 
 
+def save_only() -> int:
+    """``python -m tests.bench_canvas --save``: only the save benches (server and Chromium),
+    without the three render designs; updates ``save`` in ``canvas.json``, keeps the rest."""
+    signal.signal(signal.SIGALRM, _deadline)
+    signal.alarm(DEADLINE_S)
+    _setup_django()
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connections
+
+    from inventory.models import SwitchModel
+    from inventory.services import catalog_load
+    from planner.designs.models import Design
+
+    call_command("migrate", verbosity=0)
+    if not SwitchModel.objects.exists():
+        catalog_load()
+    password = secrets.token_urlsafe(16)
+    user, _ = get_user_model().objects.get_or_create(username=USERNAME)
+    user.set_password(password)
+    user.save()
+    Design.objects.filter(owner=user, name="canvas-bench-save").delete()
+    save = bench_canvas_save()
+    print(json.dumps({"save": save}), flush=True)
+    connections.close_all()
+    port = _free_port()
+    server = _start_server(port, OUT / "canvas-runserver.log")
+    try:
+        save["browser"] = _measure_save_in_browser(
+            f"http://127.0.0.1:{port}", password, save["design_id"]
+        )
+        print(json.dumps({"save_in_browser": save["browser"]}), flush=True)
+    finally:
+        _stop_server(server)
+        signal.alarm(0)
+    path = OUT / "canvas.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    results["save"] = save
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"written to {path.relative_to(ROOT)}")
+    return 0
+
+
 def main() -> int:
+    if "--save" in sys.argv[1:]:
+        return save_only()
     signal.signal(signal.SIGALRM, _deadline)
     signal.alarm(DEADLINE_S)
     _setup_django()

@@ -288,8 +288,12 @@ def test_generated_design_scopes_groups_and_export(
     wait_ready(page)
     canvas = page.locator("[data-canvas]")
 
-    # A design of this size opens whole and editable: rename a leaf and save.
+    # A design of this size opens on the overview; the whole fabric is editable: rename a leaf
+    # and save.
+    expect(canvas).to_have_attribute("data-view", "overview")
+    page.get_by_label("View", exact=True).select_option("all")
     expect(canvas).to_have_attribute("data-scope", "all")
+    wait_ready(page)
     expect(canvas).to_have_attribute("data-editable", "true")
     page.get_by_label("Find device").fill("leaf-su001-r1")
     page.get_by_label("Find device").press("Enter")
@@ -298,6 +302,8 @@ def test_generated_design_scopes_groups_and_export(
     page.get_by_label("Revision message").fill("Renamed a leaf")
     page.get_by_role("button", name="Save").click()
     expect(page.locator("[data-c='revision']")).to_have_text("revision 2")
+    # The saved revision is drawn (in place) once the status says so.
+    expect(page.locator("[data-c='status']")).to_contain_text("Saved revision 2.")
     assert cy(page, "cy.getElementById('node:leaf-a').data('su')") == 1, "structure kept"
 
     # The overview: aggregates joined by bundles labelled with links and bandwidth.

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { EDIT_LIMIT, RENDER_LIMIT, budgetProblem, editability, initialView, scopeChoices, summaryElements, tooLargeToEdit } from "./budget.js";
+import { EDIT_LIMIT, OPEN_ALL_LIMIT, RENDER_LIMIT, budgetProblem, editability, initialView, scopeChoices, summaryElements, tooLargeToEdit } from "./budget.js";
 
 test("summaryElements counts servers, switches and links", () => {
   assert.equal(summaryElements({ servers: 32, switches_total: 8, links: { "server-leaf": 256, "leaf-spine": 0 } }), 296);
@@ -12,6 +12,9 @@ test("summaryElements counts servers, switches and links", () => {
 test("small and hand-drawn designs open in 'all'; large ones in the overview", () => {
   assert.deepEqual(initialView({ elements: 300 }), { view: "detail", scope: "all" });
   assert.deepEqual(initialView({ elements: EDIT_LIMIT + 1 }), { view: "overview", scope: "" });
+  // A GB300 NVL72 fabric (1,152 links) opens on the overview, though it could be edited whole.
+  assert.deepEqual(initialView({ elements: OPEN_ALL_LIMIT }), { view: "detail", scope: "all" });
+  assert.deepEqual(initialView({ elements: 1300 }), { view: "overview", scope: "" });
   assert.deepEqual(initialView({ elements: null, handDrawn: true }), { view: "detail", scope: "all" });
   assert.deepEqual(initialView({ elements: null }), { view: "overview", scope: "" });
 });

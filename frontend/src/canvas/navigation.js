@@ -3,9 +3,12 @@
 
 import { nodeName } from "./document.js";
 import { h } from "./dom.js";
+import { MIN_LABEL_PX } from "./labels.js";
 
 /** Fitting never zooms in further than this (a handful of devices stays a sensible size). */
 export const MAX_FIT_ZOOM = 1.6;
+/** Font size of an aggregate's name (style.js). */
+const AGGREGATE_FONT_PX = 11;
 /** cytoscape-expand-collapse options for every collapse and expand the canvas makes. */
 export const COLLAPSE_OPTIONS = { layoutBy: null, fisheye: false, animate: false, undoable: false };
 
@@ -24,6 +27,15 @@ export function createNavigation({ doc, $, cy, ec, container, setStatus }, { sch
   function openingView() {
     const box = cy.elements().boundingBox();
     const fitZoom = box.w && box.h ? Math.min((cy.width() - 60) / box.w, (cy.height() - 60) / box.h) : 1;
+    // An overview whose aggregates' names would be drawn too small to read (labels.js) opens
+    // at its top, zoomed so that they can be read (F fits all).
+    const overview = cy.nodes("[kind = 'aggregate']").nonempty();
+    const named = overview ? MIN_LABEL_PX / AGGREGATE_FONT_PX : 0;
+    if (overview && fitZoom < named) {
+      cy.zoom(named);
+      cy.pan({ x: (cy.width() - box.w * named) / 2 - box.x1 * named, y: 30 - box.y1 * named });
+      return true;
+    }
     const readable = box.h ? Math.min(1, (cy.height() - 60) / box.h) : 1;
     if (fitZoom >= 0.3 || readable < fitZoom * 2) {
       fitView();

@@ -8,6 +8,7 @@ import { scopeChoices } from "./budget.js";
 import { nodeName } from "./document.js";
 import { h } from "./dom.js";
 import { formatBandwidth, formatCount } from "./format.js";
+import { COLLAPSE_OPTIONS } from "./navigation.js";
 import { planeChoices, planeValue } from "./planes.js";
 import { canvasStyle } from "./style.js";
 
@@ -48,14 +49,84 @@ function prepareEdge(edge) {
   return { group: "edges", data, classes: edge.classes };
 }
 
+/** Node data the canvas adds after loading (kept when the same view is shown again). */
+const CLIENT_KEYS = new Set(["edit_extra"]);
+
+function sameValue(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Make the drawing show `nodes` and `edges` (prepared elements) by changing only what differs:
+ * data, positions and classes of the elements whose id stays, removing the others and adding
+ * the new ones. Run inside `cy.batch`. An element whose ends or parent changed is replaced.
+ * @param {Record<string, any>} cy
+ * @param {Record<string, any>[]} nodes
+ * @param {Record<string, any>[]} edges
+ * @returns {{added: number, removed: number, changed: number}}
+ */
+export function updateElements(cy, nodes, edges) {
+  const wanted = new Map([...nodes, ...edges].map((element) => [element.data.id, element]));
+  const kept = new Set();
+  const gone = [];
+  let changed = 0;
+  cy.elements().forEach((ele) => {
+    const want = wanted.get(ele.id());
+    const moved = want && (ele.isEdge()
+      ? ele.data("source") !== want.data.source || ele.data("target") !== want.data.target
+      : (ele.data("parent") ?? null) !== (want.data.parent ?? null));
+    if (!want || moved || ele.group() !== want.group) {
+      gone.push(ele);
+      return;
+    }
+    kept.add(ele.id());
+    const current = ele.data();
+    const patch = {};
+    let differs = false;
+    for (const [key, value] of Object.entries(want.data)) {
+      if (key === "id" || key === "source" || key === "target" || key === "parent") continue;
+      if (!sameValue(current[key], value)) {
+        patch[key] = value;
+        differs = true;
+      }
+    }
+    const dropped = Object.keys(current).filter((key) => !(key in want.data) && !CLIENT_KEYS.has(key) && !["id", "source", "target", "parent"].includes(key));
+    if (dropped.length) ele.removeData(dropped.join(" "));
+    if (differs) ele.data(patch);
+    if (want.position && ele.isNode() && !ele.isParent()) {
+      const at = ele.position();
+      if (Math.abs(at.x - want.position.x) > 0.01 || Math.abs(at.y - want.position.y) > 0.01) {
+        ele.position({ ...want.position });
+        differs = true;
+      }
+    }
+    // The classes the server gives (the declutter's "label-crowded" stays until it runs again).
+    const classes = (want.classes ?? "").split(/\s+/).filter(Boolean);
+    const crowded = ele.hasClass("label-crowded");
+    if (ele.classes().filter((c) => c !== "label-crowded").sort().join(" ") !== [...classes].sort().join(" ")) {
+      ele.classes(crowded ? [...classes, "label-crowded"] : classes);
+      differs = true;
+    }
+    if (differs || dropped.length) changed += 1;
+  });
+  const removed = cy.collection(gone);
+  removed.remove();
+  // Elements removed with a replaced node (its edges) come back as they are wanted.
+  const add = [...nodes, ...edges].filter((element) => !kept.has(element.data.id) || cy.getElementById(element.data.id).empty());
+  cy.add(add);
+  return { added: add.length, removed: removed.length, changed };
+}
+
 /**
  * The views of a canvas.
  * @param {{doc: Document, win: Window, root: HTMLElement, $: Function, api: Record<string, any>, state: Record<string, any>,
- *   cy: Record<string, any>, ur: Record<string, any>, setStatus: Function, isDirty: () => boolean}} canvas
+ *   cy: Record<string, any>, ur: Record<string, any>, ec: Record<string, any>, setStatus: Function, isDirty: () => boolean}} canvas
  * @param {{afterViewChange: () => void, clearProblems: () => void, anyOverlay: () => boolean,
- *   applyOverlays: () => void, openingView: () => boolean, renderFindNames: () => void}} hooks
+ *   applyOverlays: () => void, openingView: () => boolean, renderFindNames: () => void, declutter: () => void}} hooks
  */
-export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, isDirty }, hooks) {
+export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStatus, isDirty }, hooks) {
   function runLayout(needsLayout, fit) {
     return new Promise((resolve) => {
       const options = needsLayout
@@ -68,20 +139,33 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
   }
 
   /**
-   * Replace the drawing (and clear undo history).
+   * Replace the drawing (and clear undo history). `inPlace` (the same view again, e.g. the
+   * revision just saved): change only the elements that differ, keep the viewport, no layout.
    * @returns {Promise<boolean>} whether the view opened at the left end of a wide drawing
    */
-  async function showElements(elements, { fit = true } = {}) {
+  async function showElements(elements, { fit = true, inPlace = false } = {}) {
     const nodes = (elements?.nodes ?? []).map(prepareNode);
     const edges = (elements?.edges ?? []).map(prepareEdge);
     const large = nodes.length + edges.length > LARGE_VIEW;
-    cy.startBatch();
-    cy.elements().remove();
-    cy.style(canvasStyle({ large }));
-    cy.add([...nodes, ...edges]);
-    cy.endBatch();
-    const needsLayout = nodes.some((n) => !n.position && !cy.getElementById(n.data.id).isParent());
-    const wide = await runLayout(needsLayout, fit);
+    let wide = false;
+    state.built = null; // another drawing: its edit document is built again
+    if (inPlace && state.largeStyle === large && cy.elements().nonempty()) {
+      if (ec.expandableNodes().nonempty()) {
+        ec.expandAllEdges();
+        ec.expandAll(COLLAPSE_OPTIONS);
+      }
+      cy.batch(() => updateElements(cy, nodes, edges));
+    } else {
+      cy.startBatch();
+      cy.elements().remove();
+      cy.style(canvasStyle({ large }));
+      state.largeStyle = large;
+      cy.add([...nodes, ...edges]);
+      cy.endBatch();
+      const needsLayout = nodes.some((n) => !n.position && !cy.getElementById(n.data.id).isParent());
+      wide = await runLayout(needsLayout, fit);
+      hooks.declutter(); // labels apart before the view is shown as ready
+    }
     ur.reset();
     state.tracker.reset();
     state.pasteCount = 0;
@@ -101,7 +185,7 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
    * Load and show a view of the design (a blank drawing when there is no design yet).
    * @returns {Promise<boolean>} whether it loaded
    */
-  async function loadView(view, scope, { fit = true, revision = state.revision, quiet = false } = {}) {
+  async function loadView(view, scope, { fit = true, revision = state.revision, quiet = false, inPlace = false } = {}) {
     if (state.designId === null) {
       state.view = "detail";
       state.scope = "all";
@@ -114,7 +198,9 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     root.setAttribute("aria-busy", "true");
     if (!quiet) setStatus("Loading…");
     const asked = view === "overview" ? { view } : { view, scope };
+    const asking = win.performance.now();
     const answer = await api.get(urls.canvas(state.designId, revision, { ...asked, plane: state.plane }));
+    const answered = win.performance.now();
     state.loading = false;
     root.removeAttribute("aria-busy");
     if (!answer.ok) {
@@ -134,12 +220,15 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
     state.networks = data.networks ?? [];
     state.counts = data.counts ?? null;
     hooks.clearProblems();
-    const wide = await showElements(data.elements, { fit });
+    const wide = await showElements(data.elements, { fit, inPlace });
+    const drawn = win.performance.now();
     hooks.afterViewChange();
+    // How long the last view took: the API's answer, drawing it, and the panels after it (ms).
+    state.viewTimings = { fetch_ms: answered - asking, draw_ms: drawn - answered, panels_ms: win.performance.now() - drawn };
     const where = (state.view === "overview" ? "Overview" : scopeLabel(state.scope)) + (state.plane ? `, plane ${state.plane}` : "");
     const count = cy.elements().length.toLocaleString("en-US");
     const notes = state.notes.map((note) => (typeof note === "string" ? note : note.message)).join(" ");
-    const left = wide ? "Showing the left end of a wide view: press F to fit everything." : "";
+    const left = wide ? "Showing part of the view at a readable size: press F to fit everything." : "";
     setStatus(`${where}: ${count} elements, revision ${state.revision}. ${state.reason} ${notes} ${left}`.replace(/\s+/g, " ").trim());
     const params = new URLSearchParams(win.location.search);
     params.set("view", state.view);
@@ -165,6 +254,7 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, setStatus, 
         if (Object.keys(extra).length) cy.getElementById(`node:${node.name}`).data("edit_extra", extra);
       }
     });
+    state.built = null;
   }
 
   /** The scopes to offer, from the overview, when the design opened in another view. */
