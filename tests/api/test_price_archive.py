@@ -99,7 +99,21 @@ def test_reimporting_the_export_never_unarchives(offer, user):
     assert Price.objects.get(pk=offer.pk).is_archived
 
 
-def test_page_archives_and_restores_for_editors_only(client, user, offer, prices_visible):
+@pytest.fixture
+def small_offer(offer):
+    """``offer``'s part alone in a public book of its own (a short page to render)."""
+    book = PriceBook.objects.create(slug="one-offer", name="One offer", currency="USD")
+    return Price.objects.create(
+        book=book,
+        part_category=offer.part_category,
+        part_slug=offer.part_slug,
+        price=offer.price,
+        currency="USD",
+    )
+
+
+def test_page_archives_and_restores_for_editors_only(client, user, small_offer, prices_visible):
+    offer = small_offer
     client.force_login(user)
     page = reverse("inventory:price-book-detail", args=[offer.book.slug])
     archive = reverse("inventory:price-archive", args=[offer.book.slug, offer.pk])
