@@ -51,10 +51,12 @@ def works_with(part: CatalogPart) -> WorksWith:
     return result
 
 
-def part_prices(part: CatalogPart, *, books=None) -> list[Price]:
+def part_prices(part: CatalogPart, *, books=None, include_archived=False) -> list[Price]:
     """The part's price in every book, or in ``books`` only (those a user may read; the UI
-    shows "unpriced" where there is none)."""
+    shows "unpriced" where there is none); archived offers only with ``include_archived``."""
     prices = Price.objects.filter(part_category=part.CATEGORY, part_slug=part.slug)
+    if not include_archived:
+        prices = prices.for_pricing()
     if books is not None:
         prices = prices.filter(book__in=[book.pk for book in books])
     return list(prices.select_related("book").order_by("book__name"))

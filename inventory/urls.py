@@ -34,6 +34,18 @@ urlpatterns = [
     path("price-books/<slug:slug>/offers/new/", views.price_edit, name="price-add"),
     path("price-books/<slug:slug>/offers/<int:pk>/", views.price_edit, name="price-edit"),
     path(
+        "price-books/<slug:slug>/offers/<int:pk>/archive/",
+        views.price_archive,
+        {"archived": True},
+        name="price-archive",
+    ),
+    path(
+        "price-books/<slug:slug>/offers/<int:pk>/restore/",
+        views.price_archive,
+        {"archived": False},
+        name="price-restore",
+    ),
+    path(
         "price-books/<slug:slug>/offers/<int:pk>/remove/", views.price_remove, name="price-remove"
     ),
     path("exchange-rates/", views.exchange_rate_list, name="exchange-rate-list"),

@@ -186,7 +186,7 @@ def part_delete(request, category, slug):
         else:
             messages.success(request, f"Deleted {slug}.")
             return redirect("inventory:part-list", category=category)
-    price_count = len(selectors.part_prices(part))
+    price_count = len(selectors.part_prices(part, include_archived=True))
     context = {
         "category": category,
         "label": CATEGORY_LABELS[category],
@@ -335,13 +335,15 @@ def _price_book_editable(request, slug):
 
 
 def _price_book_page(request, book, *, may_edit, status=200, **context):
-    prices = [
-        (price, presentation.part_url(price.part_category, price.part_slug))
-        for price in book.prices.order_by("part_slug")
-    ]
+    rows = book.prices.select_related("archived_by").order_by("part_slug")
+    prices, archived = [], []
+    for price in rows:
+        url = presentation.part_url(price.part_category, price.part_slug)
+        (archived if price.is_archived else prices).append((price, url))
     context = {
         "book": book,
         "prices": prices,
+        "archived_prices": archived,
         "may_edit_book": may_edit,
         "form": PriceBookUploadForm(),
         "max_bytes": _max_bytes(),
@@ -454,6 +456,24 @@ def price_remove(request, slug, pk):
     text = f"{price.part_slug}: {price.price:,.2f} {price.currency}"
     services.price_delete(price=price, actor=request.user)
     messages.success(request, f"Removed the offer {text} from {book.name}.")
+    return redirect("inventory:price-book-detail", slug=book.slug)
+
+
+@require_POST
+def price_archive(request, slug, pk, archived):
+    """Archive one offer of a book (kept, prices nothing) or restore it; for those who may
+    change the book, audited old -> new (:func:`inventory.services.price_archive`)."""
+    book, may_edit = _price_book_editable(request, slug)
+    if not may_edit:
+        return _forbidden(request, PRICE_BOOK_EDITOR_NEEDED, title="Price book editors only")
+    price = get_object_or_404(book.prices, pk=pk)
+    change = services.price_archive if archived else services.price_restore
+    change(price=price, actor=request.user)
+    text = f"{price.part_slug}: {price.price:,.2f} {price.currency}"
+    if archived:
+        messages.success(request, f"Archived the offer {text}: it no longer prices anything.")
+    else:
+        messages.success(request, f"Restored the offer {text}.")
     return redirect("inventory:price-book-detail", slug=book.slug)
 
 

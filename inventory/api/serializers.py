@@ -234,6 +234,25 @@ class PriceBookSerializer(PatchNamesAFieldMixin, NoEmptyValuesMixin, serializers
 
 class PriceSerializer(ValidatedModelSerializer):
     book = SlugField(queryset=PriceBook.objects.all())
+    archived = serializers.BooleanField(
+        source="is_archived",
+        required=False,
+        help_text="An archived offer stays in its book but prices nothing (quotes, BOM and "
+        "link-option prices, coverage, media choice); PATCH true to archive, false to restore.",
+    )
+    archived_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    archived_by = serializers.SlugRelatedField(
+        read_only=True, slug_field="username", allow_null=True, help_text="Who archived it."
+    )
+
+    def validate(self, attrs):
+        """The offer's fields are checked as the model checks them; ``archived`` is not a
+        model field (the archive and restore services set who and when)."""
+        archived = attrs.pop("is_archived", None)
+        attrs = super().validate(attrs)
+        if archived is not None:
+            attrs["is_archived"] = archived
+        return attrs
 
     def get_fields(self):
         """Offers go only into books the user may read (another book is "does not exist")."""
@@ -245,7 +264,7 @@ class PriceSerializer(ValidatedModelSerializer):
 
     class Meta:
         model = Price
-        fields = ["id", "book", *Price.OFFER_FIELDS]
+        fields = ["id", "book", *Price.OFFER_FIELDS, "archived", "archived_at", "archived_by"]
 
 
 class PriceBookUploadSerializer(serializers.Serializer):

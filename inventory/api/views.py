@@ -312,25 +312,41 @@ class PriceViewSet(viewsets.ModelViewSet):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Price.objects.none()
+        # archived offers are listed too (``archived`` says so); pricing never reads them
         books = price_books_for(self.request.user)
-        return Price.objects.select_related("book").filter(book__in=books)
+        return Price.objects.select_related("book", "archived_by").filter(book__in=books)
 
     def _check_edit(self, book: PriceBook) -> None:
         if not user_can_edit_price_book(self.request.user, book):
             raise PermissionDenied(PRICE_BOOK_EDITOR_NEEDED)
 
+    def _set_archived(self, price: Price, archived: bool | None) -> Price:
+        if archived is None:
+            return price
+        change = services.price_archive if archived else services.price_restore
+        return change(price=price, actor=self.request.user)
+
     def perform_create(self, serializer):
-        price = Price(**serializer.validated_data)
+        data = dict(serializer.validated_data)
+        archived = data.pop("is_archived", None)
+        price = Price(**data)
         self._check_edit(price.book)
-        serializer.instance = services.price_save(price=price, actor=self.request.user)
+        price = services.price_save(price=price, actor=self.request.user)
+        serializer.instance = self._set_archived(price, archived)
 
     def perform_update(self, serializer):
+        """Change an offer's fields and/or archive (``"archived": true``) or restore it
+        (``false``); each is audited old -> new."""
         price = serializer.instance
         self._check_edit(price.book)
-        for key, value in serializer.validated_data.items():
+        data = dict(serializer.validated_data)
+        archived = data.pop("is_archived", None)
+        for key, value in data.items():
             setattr(price, key, value)
         self._check_edit(price.book)
-        serializer.instance = services.price_save(price=price, actor=self.request.user)
+        if data:
+            price = services.price_save(price=price, actor=self.request.user)
+        serializer.instance = self._set_archived(price, archived)
 
     def perform_destroy(self, instance):
         self._check_edit(instance.book)

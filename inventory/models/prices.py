@@ -3,6 +3,7 @@ between currencies, each with its source and the day it applies from."""
 
 import re
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -11,7 +12,7 @@ from inventory.library.quantities import range_problem
 from inventory.models.parts import CATEGORY_MODELS
 from planner.teams.models import Team
 
-__all__ = ["ExchangeRate", "Price", "PriceBook"]
+__all__ = ["ExchangeRate", "Price", "PriceBook", "PriceQuerySet"]
 
 DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
@@ -64,11 +65,23 @@ class PriceBook(models.Model):
 CONDITION_CHOICES = [("new", "New"), ("msrp", "List price (MSRP) as quoted"), ("used", "Used")]
 
 
+class PriceQuerySet(models.QuerySet):
+    def for_pricing(self):
+        """The offers that price things (quotes, BOM and link-option prices, coverage, the
+        media choice): archived offers are kept in their book but price nothing."""
+        return self.filter(archived_at__isnull=True)
+
+    def archived(self):
+        return self.filter(archived_at__isnull=False)
+
+
 class Price(models.Model):
     """One offer for a part in a book, with where and when it was seen.
 
     A book may hold several offers for a part (sellers, currencies, lengths, used units);
-    quotes pick among them explicitly, never silently.
+    quotes pick among them explicitly, never silently. An archived offer (``archived_at``
+    set) stays in its book, shown apart, and is left out of every price
+    (:meth:`PriceQuerySet.for_pricing`) until it is restored.
     """
 
     book = models.ForeignKey(PriceBook, on_delete=models.CASCADE, related_name="prices")
@@ -98,6 +111,19 @@ class Price(models.Model):
         help_text="For cables and fibers priced per length.",
     )
     note = models.CharField(max_length=300, blank=True)
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the offer was archived; empty = it prices things."
+    )
+    archived_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Who archived the offer.",
+    )
+
+    objects = PriceQuerySet.as_manager()
 
     class Meta:
         ordering = ["book", "part_slug", "length_m", "price"]
@@ -124,6 +150,10 @@ class Price(models.Model):
 
     def __str__(self):
         return f"{self.part_slug}: {self.price} {self.currency}"
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
     def clean(self):
         super().clean()

@@ -45,9 +45,11 @@ from inventory.services.imports import (
 from inventory.services.manufacturers import manufacturer_delete, manufacturer_save
 from inventory.services.parts import part_archive, part_delete, part_save, part_usage
 from inventory.services.price_books import (
+    price_archive,
     price_book_delete,
     price_book_save,
     price_delete,
+    price_restore,
     price_save,
 )
 
@@ -82,6 +84,8 @@ __all__ = [
     "price_book_import_csv",
     "price_book_import_preview",
     "price_book_save",
+    "price_archive",
     "price_delete",
+    "price_restore",
     "price_save",
 ]

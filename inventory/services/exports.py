@@ -25,7 +25,7 @@ def price_book_export_csv(book: PriceBook) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=PRICE_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for price in book.prices.all():
+    for price in book.prices.for_pricing():
         length = "" if price.length_m is None else f"{price.length_m:g}"
         text = {
             "part": price.part_slug,

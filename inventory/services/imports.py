@@ -481,7 +481,7 @@ class PriceBookPreview:
 def _price_rows_diff(book: PriceBook, new_prices: list[Price], *, origin: str) -> PriceBookPreview:
     """Pair the book's offers with ``new_prices``: identical, changed (same identity), added,
     removed."""
-    stored = list(book.prices.all())
+    stored = list(book.prices.for_pricing())
     groups_old: dict[tuple, list[Price]] = {}
     groups_new: dict[tuple, list[Price]] = {}
     for price in stored:

@@ -7,6 +7,7 @@ Whole price lists come in through :mod:`inventory.services.imports` and go out t
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
 from inventory.models import Price, PriceBook
 from inventory.services.common import (
@@ -17,7 +18,14 @@ from inventory.services.common import (
     plain_values,
 )
 
-__all__ = ["price_book_delete", "price_book_save", "price_delete", "price_save"]
+__all__ = [
+    "price_archive",
+    "price_book_delete",
+    "price_book_save",
+    "price_delete",
+    "price_restore",
+    "price_save",
+]
 
 
 PRICE_BOOK_FIELDS = ("slug", "name", "currency", "kind", "description", "team")
@@ -141,3 +149,52 @@ def price_delete(*, price: Price, actor=None) -> None:
             "fields": {name: {"old": value, "new": None} for name, value in values.items()},
         },
     )
+
+
+def _archive_values(price: Price) -> dict:
+    return {
+        "archived": price.is_archived,
+        "archived_at": price.archived_at.isoformat() if price.archived_at else None,
+        "archived_by": price.archived_by.get_username() if price.archived_by_id else None,
+    }
+
+
+def _set_archived(price: Price, *, archived: bool, actor) -> Price:
+    stored = Price.objects.select_for_update().select_related("book", "archived_by")
+    stored = stored.get(pk=price.pk)
+    if stored.is_archived == archived:
+        return stored  # already so: nothing to write or audit
+    before = _archive_values(stored)
+    stored.archived_at = timezone.now() if archived else None
+    stored.archived_by = actor if archived and getattr(actor, "pk", None) else None
+    stored.save(update_fields=["archived_at", "archived_by"])
+    verb = "Archived" if archived else "Restored"
+    audit(
+        actor,
+        PRICE_CHANGED,
+        f"{verb} the offer of {stored.part_slug} in {stored.book.slug}",
+        team=stored.book.team,
+        object_type="price",
+        object_ref=str(stored.pk),
+        details={
+            "change": "archived" if archived else "restored",
+            "book": stored.book.slug,
+            "part": stored.part_slug,
+            "fields": field_changes(before, _archive_values(stored)),
+        },
+    )
+    return stored
+
+
+@transaction.atomic
+def price_archive(*, price: Price, actor=None) -> Price:
+    """Archive one offer: it stays in its book (who and when kept) but prices nothing
+    (:meth:`inventory.models.PriceQuerySet.for_pricing`); audited old -> new, for readers of
+    its book only. Archiving an archived offer changes nothing."""
+    return _set_archived(price, archived=True, actor=actor)
+
+
+@transaction.atomic
+def price_restore(*, price: Price, actor=None) -> Price:
+    """Restore an archived offer: it prices things again; audited old -> new."""
+    return _set_archived(price, archived=False, actor=actor)

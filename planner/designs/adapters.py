@@ -155,7 +155,7 @@ def price_table(book: PriceBook) -> PriceTable:
             grade=row.grade,
             note=row.note,
         )
-        for row in Price.objects.filter(book=book).order_by("pk")
+        for row in Price.objects.for_pricing().filter(book=book).order_by("pk")
     ]
     lengths = {
         slug: value or []

@@ -51,7 +51,7 @@ def revision_ref(revision) -> str:
 def price_fingerprint(book: PriceBook) -> str:
     """A short hash that changes when ``book``'s currency or any of its offers changes."""
     digest = hashlib.sha256(f"{book.pk}:{book.currency}|".encode())
-    rows = Price.objects.filter(book=book).order_by("pk")
+    rows = Price.objects.for_pricing().filter(book=book).order_by("pk")
     for row in rows.values_list(
         "pk",
         "part_category",

@@ -84,9 +84,9 @@ def price_book_coverage(
         rates = exchange_rates(book.currency, day)
         notes = {
             str(pk): note
-            for pk, note in Price.objects.filter(book=book, grade="estimate").values_list(
-                "pk", "note"
-            )
+            for pk, note in Price.objects.for_pricing()
+            .filter(book=book, grade="estimate")
+            .values_list("pk", "note")
         }
         rows = []
         for preset in presets:

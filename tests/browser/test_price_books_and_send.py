@@ -1,6 +1,7 @@
 """Issue 37 items 2 and 3 in Chromium: a price book upload is previewed before anything is
 written and a file removing many offers asks again; a quote with unpriced lines says so next
-to Send and is sent only with the confirmation, which the page then shows."""
+to Send and is sent only with the confirmation, which the page then shows; one offer is
+archived (kept, greyed apart) and restored."""
 
 import re
 
@@ -105,3 +106,29 @@ def test_send_with_unpriced_lines_needs_the_checkbox(live_catalog, browser_login
     expect(page.get_by_test_id("quote-sent-gaps")).to_contain_text("confirmed by carol on")
     keep_screenshot(page, "quote-sent-gaps", full_page=False)
     assert Quote.objects.get(pk=quote.pk).snapshot["gaps"]["by"] == "carol"
+
+
+def test_one_offer_archived_and_restored_in_the_page(live_catalog, browser_login, live_server):
+    from inventory.models import Price, PriceBook
+    from inventory.services import price_book_import_csv
+
+    _carol(editor=True)
+    book = PriceBook.objects.create(slug="test-book", name="Test book", currency="USD")
+    price_book_import_csv(
+        book=book, text="part,price,currency,seller,grade\nQM9700,30000,USD,Seller A,secondary\n"
+    )
+    offer = book.prices.get()
+    page = browser_login
+    page.goto(f"{live_server.url}/catalog/price-books/test-book/")
+    page.get_by_test_id(f"price-archive-{offer.pk}").click()
+    expect(page.locator(".messages")).to_contain_text("it no longer prices anything")
+    fold = page.get_by_test_id("archived-offers")
+    fold.locator("summary").click()
+    row = page.get_by_test_id(f"archived-offer-{offer.pk}")
+    expect(row).to_contain_text("by carol")
+    assert Price.objects.get(pk=offer.pk).archived_at is not None
+    keep_screenshot(page, "price-offer-archived")
+    page.get_by_test_id(f"price-restore-{offer.pk}").click()
+    expect(page.locator(".messages")).to_contain_text("Restored the offer QM9700")
+    expect(page.get_by_test_id("archived-offers")).to_have_count(0)
+    assert Price.objects.get(pk=offer.pk).archived_at is None
