@@ -33,6 +33,7 @@ from inventory.forms import (
 from inventory.hooks import catalog_hooks
 from inventory.library.schema import CATEGORY_LABELS
 from inventory.models import CATEGORY_MODELS, CatalogPart, ExchangeRate, Price
+from inventory.models.prices import pricing_offer
 from inventory.permissions import (
     CATALOG_EDITOR_NEEDED,
     PRICE_BOOK_EDITOR_NEEDED,
@@ -321,7 +322,10 @@ def transfer(request):
 @require_GET
 def price_book_list(request):
     _require_prices(request)
-    books = price_books_for(request.user).annotate(price_count=Count("prices"))
+    # offers that price things, as the book page counts them (archived ones apart)
+    books = price_books_for(request.user).annotate(
+        price_count=Count("prices", filter=pricing_offer("prices__"))
+    )
     return _render(
         request, "inventory/price_book_list.html", {"books": books}, current="price-books"
     )

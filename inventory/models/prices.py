@@ -65,11 +65,18 @@ class PriceBook(models.Model):
 CONDITION_CHOICES = [("new", "New"), ("msrp", "List price (MSRP) as quoted"), ("used", "Used")]
 
 
+def pricing_offer(path: str = "") -> models.Q:
+    """The condition an offer meets to price things (not archived), on a Price or, with
+    ``path`` (e.g. ``"prices__"``), on a related one: the one rule of :meth:`for_pricing` and of
+    the counts of a book's offers."""
+    return models.Q(**{f"{path}archived_at__isnull": True})
+
+
 class PriceQuerySet(models.QuerySet):
     def for_pricing(self):
         """The offers that price things (quotes, BOM and link-option prices, coverage, the
         media choice): archived offers are kept in their book but price nothing."""
-        return self.filter(archived_at__isnull=True)
+        return self.filter(pricing_offer())
 
     def archived(self):
         return self.filter(archived_at__isnull=False)

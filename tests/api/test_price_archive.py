@@ -156,3 +156,17 @@ def test_api_patch_archives_and_restores(api_client, user, offer, prices_visible
     back = api_client.patch(url, {"archived": False}, format="json")
     assert back.json()["archived"] is False
     assert not Price.objects.get(pk=offer.pk).is_archived
+
+
+def test_the_book_list_counts_the_offers_that_price_things(offer, user, admin_client):
+    """The list of books and the book's own page agree: an archived offer is not counted."""
+    book = offer.book
+
+    def listed() -> int:
+        response = admin_client.get(reverse("inventory:price-book-list"))
+        return next(b.price_count for b in response.context["books"] if b.pk == book.pk)
+
+    before = listed()
+    assert before == book.prices.for_pricing().count()
+    services.price_archive(price=offer, actor=user)
+    assert listed() == before - 1
