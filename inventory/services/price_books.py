@@ -160,7 +160,7 @@ def _archive_values(price: Price) -> dict:
 
 
 def _set_archived(price: Price, *, archived: bool, actor) -> Price:
-    stored = Price.objects.select_for_update().select_related("book", "archived_by")
+    stored = Price.objects.select_for_update(of=("self",)).select_related("book", "archived_by")
     stored = stored.get(pk=price.pk)
     if stored.is_archived == archived:
         return stored  # already so: nothing to write or audit

@@ -141,7 +141,12 @@ def _rx_classes(plan: TelemetryPlan) -> str:
 
 
 def prometheus_rules(plan: TelemetryPlan) -> dict:
-    """The alerting rules of ``plan`` as a Prometheus rule-file document (``groups``)."""
+    """The alerting rules of ``plan`` as a Prometheus rule-file document (``groups``).
+
+    Long because: each alert is a few lines of expression and text, listed in the order the
+    file shows them, per operating system (``tests/unit/test_telemetry_promtool.py`` has a
+    promtool case for each).
+    """
     groups = []
     by_key = {c.key: c for c in plan.counters}
     for os_name in sorted(plan.ports_by_os):
