@@ -686,8 +686,32 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+def _wait_until_the_live_server_is_quiet(timeout_s: float = 15.0) -> None:
+    """Wait until no other session of this test database runs a query or holds a transaction.
+
+    A request the closed browser left running on the live server (a save, a summary) keeps its
+    locks until it ends; the transactional test's flush (TRUNCATE) that follows would deadlock
+    with it ("deadlock detected", seen once in a fresh-clone run), and the next tests on that
+    worker would start on a database that was not flushed. PostgreSQL only (SQLite's live
+    server shares the test's connection)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.05)
+
+
 @pytest.fixture
-def page(chromium, request):
+def page(chromium, request, django_db_blocker):
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
@@ -699,6 +723,8 @@ def page(chromium, request):
             page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
     finally:
         context.close()
+        with django_db_blocker.unblock():
+            _wait_until_the_live_server_is_quiet()
 
 
 @pytest.fixture
