@@ -338,12 +338,11 @@ def revision_export(
     Raises
     ------
     OutputError
-        ``unknown-format``, ``topology-unreadable``, ``not-ethernet`` (AVD of a design
-        none of whose fabrics runs Ethernet), ``not-arista`` (AVD inputs of a design whose
-        compute switches EOS cannot name), or a day-0 configuration format that cannot
-        describe the design (``not-roce``, ``not-infiniband``, ``not-supported``,
-        ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`), gNMIc subscriptions
-        of an InfiniBand design (``not-ethernet``).
+        ``unknown-format``, ``topology-unreadable``, ``not-arista`` (AVD's topology or
+        inputs of a design whose compute switches EOS cannot name), a day-0 configuration
+        format that cannot describe the design (``not-roce``, ``not-infiniband``,
+        ``not-supported``, ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`),
+        gNMIc subscriptions of an InfiniBand design (``not-ethernet``).
     planner.domain.outputs.BomError
         A bad spares percentage.
     """
