@@ -28,6 +28,8 @@ from inventory.services import price_book_import_csv
 from planner.audit.models import AuditActionChoices, AuditEvent
 from planner.designs.services import design_create
 from planner.quotes import files
+from planner.quotes.files import content as file_content
+from planner.quotes.files import pdf as file_pdf
 from planner.quotes.services import quote_create, quote_price, quote_reprice, quote_send
 from tests.factories import ONE_SU_SPEC
 
@@ -354,11 +356,11 @@ def test_customer_totals_block_moves_whole_to_the_next_page(scene):
     assert len(rows) >= 5
     ends = []
     for room_mm in (None, 20):
-        pdf = files._QuotePDF("Quote", texts=[], orientation="P")
+        pdf = file_pdf._QuotePDF("Quote", texts=[], orientation="P")
         pdf.add_page()
         if room_mm is not None:
             pdf.set_y(pdf.page_break_trigger - room_mm)
-        files._totals(pdf, rows, "USD", (70, 50, 70))
+        file_pdf._totals(pdf, rows, "USD", (70, 50, 70))
         ends.append((pdf.page_no(), round(pdf.get_y(), 3)))
     (top_page, top_end), (page, end) = ends
     assert (top_page, page) == (1, 2) and end == top_end
@@ -370,15 +372,15 @@ def test_amounts_have_the_places_of_the_currency_and_the_source_its_rate():
     from planner.domain.outputs.bom import BomLine
     from planner.domain.outputs.quote import ExchangeRate, PricedLine, PriceOffer
 
-    assert files._money(Decimal("1234567"), "JPY") == "1,234,567"
-    assert files._money(Decimal("1234.5"), "USD") == "1,234.50"
+    assert file_pdf._money(Decimal("1234567"), "JPY") == "1,234,567"
+    assert file_pdf._money(Decimal("1234.5"), "USD") == "1,234.50"
     assert (files.money_format("JPY"), files.money_format("EUR")) == ("#,##0", "#,##0.00")
     bom_line = BomLine("SW", "", "Switch", "acme", "switch", "leaf", None, 1, 0, 1, "device")
     offer = PriceOffer("SW", Decimal("100"), "USD", seller="Seller D", as_of="2026-01-02")
     rate = ExchangeRate("USD", "EUR", Decimal("0.9"), "2026-01-05", "ECB")
     amounts = [Decimal("90.00")] * 3 + [Decimal("90.00")] * 2
     line = PricedLine(bom_line, offer, "", Decimal(0), *amounts, rate=rate)
-    assert files._source(line) == (
+    assert file_content.price_source(line) == (
         "Seller D, 2026-01-02; 100 USD at 1 USD = 0.9 EUR (2026-01-05, ECB)"
     )
 
