@@ -501,6 +501,7 @@ def _approval(request, quote: Quote, *, may_view_prices: bool) -> dict | None:
 def _detail_page(
     request, design, quote: Quote, *, refused: ValidationError | None = None, status: int = 200
 ):
+    """The quote page; ``refused`` (a step the page refused) is shown with ``status``."""
     may_view_prices = user_can_read_price_book(request.user, quote.price_book)
     can_write = selectors.design_can_write(request.user, design)
     document = quotes.quote_price(quote, with_prices=may_view_prices)
@@ -510,49 +511,7 @@ def _detail_page(
         return presentation.money_text(value, quote.currency)
 
     reprice = quotes.quote_reprice_check(quote) if may_view_prices else None
-    rows = []
-    if document.priced is not None:
-        for line in document.priced.lines:
-            rows.append(
-                {
-                    "line": line.line,
-                    "priced": line.priced,
-                    "reason": line.unpriced_reason,
-                    "discount": line.discount_pct,
-                    "unit_book": money(line.unit_book),
-                    "converted": ""
-                    if line.rate is None
-                    else _offer_money(line.offer.amount, line.offer.currency),
-                    "unit_cost": money(line.unit_cost),
-                    "unit_sell": money(line.unit_sell),
-                    "extended_sell": money(line.extended_sell),
-                    "source": line.offer.describe() if line.offer else "",
-                    "estimated": quote_files.is_estimated(line),
-                    "basis": line.offer.note if quote_files.is_estimated(line) else "",
-                    "rate": line.rate.describe() if line.rate else "",
-                }
-            )
-        categories = [
-            {
-                "total": c,
-                "sell": money(c.sell),
-                "cost": money(c.cost),
-            }
-            for c in document.priced.categories
-        ]
-        networks = [
-            {
-                "total": c,
-                "label": network_label(c.category),
-                "sell": money(c.sell),
-                "cost": money(c.cost),
-            }
-            for c in document.priced.networks
-        ]
-    else:
-        rows = [{"line": line, "priced": False} for line in document.bom.ordered_lines()]
-        categories = []
-        networks = []
+    rows, categories, networks = _price_tables(document, money)
     context = {
         "design": design,
         "quote": quote,
@@ -564,13 +523,7 @@ def _detail_page(
         "estimate_note_internal": quote_files.ESTIMATE_NOTE_INTERNAL,
         "categories": categories,
         "networks": networks,
-        "totals": {
-            "sell": money(document.priced.sell_total),
-            "cost": money(document.priced.cost_total),
-            "margin": money(document.priced.margin_total),
-        }
-        if document.priced
-        else None,
+        "totals": _page_totals(document.priced, money),
         "rules": [DISCOUNT_RULE, MARGIN_RULE, ROUNDING_RULE],
         "may_view_prices": may_view_prices,
         "can_write": can_write,
@@ -583,19 +536,79 @@ def _detail_page(
         "exchange_rates": list(document.priced.exchange_rates) if document.priced else [],
         "versions": list(quotes.quote_versions(quote)),
         "reprice": reprice,
-        "reprice_moves": [
-            {
-                "label": move.label,
-                "sent": _offer_money(move.sent, move.sent_currency),
-                "today": _offer_money(move.today, move.today_currency),
-            }
-            for move in (reprice.price_moves if reprice else ())
-        ],
+        "reprice_moves": _reprice_moves(reprice),
         "refused": [
             m for messages_ in (refused.message_dict.values() if refused else []) for m in messages_
         ],
     }
     return render(request, "planner/quotes/quote_detail.html", context, status=status)
+
+
+def _price_tables(document, money) -> tuple[list[dict], list[dict], list[dict]]:
+    """The page's lines, category subtotals and network subtotals, amounts shown with
+    ``money``; without prices, the bill of materials' lines alone."""
+    priced = document.priced
+    if priced is None:
+        return [{"line": line, "priced": False} for line in document.bom.ordered_lines()], [], []
+    rows = [_line_row(line, money) for line in priced.lines]
+    categories = [
+        {"total": c, "sell": money(c.sell), "cost": money(c.cost)} for c in priced.categories
+    ]
+    networks = [
+        {
+            "total": c,
+            "label": network_label(c.category),
+            "sell": money(c.sell),
+            "cost": money(c.cost),
+        }
+        for c in priced.networks
+    ]
+    return rows, categories, networks
+
+
+def _line_row(line, money) -> dict:
+    """A priced line as the page shows it: its prices, its offer's source and rate."""
+    estimated = quote_files.is_estimated(line)
+    return {
+        "line": line.line,
+        "priced": line.priced,
+        "reason": line.unpriced_reason,
+        "discount": line.discount_pct,
+        "unit_book": money(line.unit_book),
+        "converted": ""
+        if line.rate is None
+        else _offer_money(line.offer.amount, line.offer.currency),
+        "unit_cost": money(line.unit_cost),
+        "unit_sell": money(line.unit_sell),
+        "extended_sell": money(line.extended_sell),
+        "source": line.offer.describe() if line.offer else "",
+        "estimated": estimated,
+        "basis": line.offer.note if estimated else "",
+        "rate": line.rate.describe() if line.rate else "",
+    }
+
+
+def _page_totals(priced, money) -> dict | None:
+    """The sell, cost and margin totals as shown (``None`` without prices)."""
+    if not priced:
+        return None
+    return {
+        "sell": money(priced.sell_total),
+        "cost": money(priced.cost_total),
+        "margin": money(priced.margin_total),
+    }
+
+
+def _reprice_moves(reprice) -> list[dict]:
+    """The book prices that moved since a sent quote was sent, each in its own currency."""
+    return [
+        {
+            "label": move.label,
+            "sent": _offer_money(move.sent, move.sent_currency),
+            "today": _offer_money(move.today, move.today_currency),
+        }
+        for move in (reprice.price_moves if reprice else ())
+    ]
 
 
 @require_GET
