@@ -59,6 +59,8 @@ class SonicPort:
     subport: str
     mode: str
     fec: str | None
+    #: the cage's base port (``BREAKOUT_CFG``'s key)
+    parent: str
 
 
 def _speeds(mode: str) -> tuple[int, set[int]] | None:
@@ -136,6 +138,7 @@ class PlatformPorts:
             subport="0" if per_cage == 1 else str(index + 1),
             mode=mode,
             fec="rs" if speed_gbps // width >= 50 else None,
+            parent=name,
         )
 
 
