@@ -47,7 +47,8 @@ from planner.domain.outputs.config.intent import (
 )
 from planner.domain.outputs.config.nvue import nvue_chunks, nvue_refusal
 from planner.domain.outputs.config.opensm import opensm_chunks
-from planner.domain.outputs.config.sonic import sonic_chunks, sonic_refusal
+from planner.domain.outputs.config.sonic import MARK, sonic_chunks, sonic_refusal
+from planner.domain.outputs.config.sonic_ports import platform_ports
 from planner.domain.outputs.config.text import safe_text
 
 CONFIG_FORMATS = ("intent-yaml", "intent-json", "nvue", "sonic", "eos", "opensm")
@@ -110,6 +111,20 @@ def skipped_switches(probes, refusal) -> list[str]:
     """``"<n> <model> (<reason>)"`` per model a format leaves out."""
     out = _left_out(probes, refusal)
     return [f"{n:,} {model} ({reason})" for (model, reason), n in sorted(out.items())]
+
+
+def _port_table_notes(probes) -> list[str]:
+    """One note per switch model the SONiC file describes without its platform port table."""
+    out: Counter = Counter()
+    for probe, count in probes:
+        if not sonic_refusal(probe) and platform_ports(probe.model) is None:
+            out[probe.model] += count
+    return [
+        f"{FORMAT_TITLES['sonic']}: {n:,} {model} without a SONiC platform port table in the "
+        f"planner: their ports carry no lanes, which SONiC requires (the file lists them under "
+        f"{MARK})."
+        for model, n in sorted(out.items())
+    ]
 
 
 def _check(fmt: str, header: FabricIntent, probes) -> list[str]:
@@ -195,6 +210,7 @@ def config_chunks(
         for other, refusal in SWITCH_FORMATS.items():
             for line in skipped_switches(probes, refusal):
                 notes.append(f"{FORMAT_TITLES[other]} leaves out {line}.")
+        notes.extend(_port_table_notes(probes))
         header = fabric_intent(fabric, facts, name=name, revision=revision, notes=tuple(notes))
     switches = switch_intents(fabric, facts, header.settings)
     if fmt == "intent-yaml":

@@ -6,7 +6,10 @@ for all devices except for chassis devices"). The lanes are the ASIC's SerDes nu
 no formula gives (Arista's 7060X6-64PE starts its first cage at lane 17, NVIDIA's SN5600 at 0):
 they come from the platform's ``platform.json`` in sonic-buildimage
 (``device/<vendor>/<platform>/platform.json``), which lists per front-panel port its base
-name, ``index``, ``lanes`` and ``breakout_modes`` (mode -> the aliases of its ports).
+name, ``index``, ``lanes`` and ``breakout_modes`` (mode -> the aliases of its ports). Cage
+*c* of the catalog is the file's *c*-th port in name order (``Ethernet0``, ``Ethernet8``,
+...): the front-panel ``index`` is not a cage number on every platform (the SN6810-LD's
+co-packaged ports share one index per eight).
 
 The tables are data files next to this module (``sonic_platforms/<catalog slug>.json``), each
 with the file's path, the sonic-buildimage commit and git blob it was read from, its URL and
@@ -85,7 +88,7 @@ class PlatformPorts:
     url: str
     grade: str
     interfaces: dict
-    #: front-panel cage (the first ``index`` of a port) -> its port name in ``interfaces``
+    #: cage (from 1) -> its port name in ``interfaces``: the platform's ports in name order
     cages: dict
 
     @property
@@ -98,7 +101,7 @@ class PlatformPorts:
         return f"{self.url} ({self.grade}: SONiC platform file {self.platform})"
 
     def base_port(self, cage: int) -> tuple[str, dict] | None:
-        """The platform's port of front-panel cage ``cage`` (its first index), or None."""
+        """The platform's port of cage ``cage`` (its ``cage``-th port by name), or None."""
         name = self.cages.get(cage)
         return None if name is None else (name, self.interfaces[name])
 
@@ -145,9 +148,8 @@ class PlatformPorts:
 def _load(path: Path) -> PlatformPorts:
     data = json.loads(path.read_text())
     fields = ("model", "platform", "path", "commit", "url", "grade", "interfaces")
-    cages: dict[int, str] = {}
-    for name, entry in data["interfaces"].items():
-        cages.setdefault(int(entry["index"].split(",")[0]), name)
+    names = sorted(data["interfaces"], key=lambda name: int(name.removeprefix("Ethernet")))
+    cages = dict(enumerate(names, start=1))
     return PlatformPorts(**{key: data[key] for key in fields}, cages=cages)
 
 
