@@ -5,8 +5,14 @@ https://github.com/sonic-net/sonic-buildimage/blob/master/src/sonic-yang-models/
 and the QoS template ``files/build_templates/qos_config.j2``,
 https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/qos_config.j2):
 
-- ``PORT``: ``admin_status``, ``speed`` (Mb/s), ``mtu``, ``description``; ``BREAKOUT_CFG``:
-  ``brkout_mode`` (``2x400G``) on the first port of a broken-out cage.
+- ``PORT``: ``alias``, ``lanes``, ``index``, ``subport`` and ``fec`` from the model's SONiC
+  platform port table (:mod:`.sonic_ports`: sonic-buildimage ``platform.json``; ``lanes`` is
+  mandatory in ``sonic-port.yang``), ``admin_status``, ``speed`` (Mb/s), ``mtu``,
+  ``description``; ``BREAKOUT_CFG``: ``brkout_mode`` of every cage as the platform file keys
+  it (``2x400G[200G,...]``), or, for a model without a table, ``2x400G`` on the first port of
+  a broken-out cage. A switch some of whose ports have no table entry is listed in the file's
+  closing :data:`MARK` entry: SONiC refuses it until the lanes are merged in.
+- ``DEVICE_METADATA|localhost`` ``buffer_model`` (:func:`buffer_model`).
 - ``DSCP_TO_TC_MAP`` (or ``DOT1P_TO_TC_MAP`` when the design trusts PCP),
   ``TC_TO_PRIORITY_GROUP_MAP``, ``TC_TO_QUEUE_MAP``, ``MAP_PFC_PRIORITY_TO_QUEUE``, all named
   ``AZURE`` as the template names them (so ports the file does not list keep coherent maps):
@@ -18,12 +24,14 @@ https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/
   minimum and maximum thresholds (bytes) with marking probability 100 (NVIDIA's RoCE default);
   ``QUEUE``: the lossless queue on it with a DWRR scheduler, queue 0 DWRR, the CNP queue
   strict (``SCHEDULER``: NVIDIA's ETS, RoCE 50 % / other 50 % / CNP strict).
-- ``CABLE_LENGTH`` ``AZURE`` per port (whole metres, rounded up) and ``BUFFER_PG`` ``<port>|<p>``
-  with profile ``NULL``: in SONiC's dynamic buffer model (the default since 202012) the switch
+- ``CABLE_LENGTH`` ``AZURE`` per port (whole metres, rounded up). On the dynamic buffer model
+  (NVIDIA Spectrum platforms) ``BUFFER_PG`` ``<port>|<p>`` with profile ``NULL``: the switch
   computes each lossless priority group's headroom from the port's speed, cable length and MTU
   (NVIDIA SONiC "QoS and Buffers",
   https://docs.nvidia.com/networking-ethernet-software/sonic-202012/System-Configuration/QoS-and-Buffers/).
-  A platform on the traditional model takes only 5, 40 or 300 m and a named profile instead.
+  On the traditional model (every other vendor) no ``BUFFER_PG``: SONiC's buffer manager
+  (sonic-swss ``cfgmgr/buffermgr.cpp``) makes each lossless profile from the platform's
+  ``pg_profile_lookup.ini`` by speed and cable length, a length that file lists.
 
 SONiC has no semi-lossless mode (PFC on a priority both sends and honours pause frames), so a
 semi-lossless design is refused. Interface names follow :class:`~planner.domain.names.
