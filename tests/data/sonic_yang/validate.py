@@ -17,10 +17,10 @@ import hashlib
 import json
 import sys
 
-import sonic_yang
-
 
 def main(yang_dir: str, paths: list[str]) -> int:
+    import sonic_yang  # SONiC's stack, not in the project's virtualenv (README.md)
+
     checker = sonic_yang.SonicYang(yang_dir, print_log_enabled=False)
     checker.loadYangModel()
     total = refused = 0
