@@ -185,6 +185,26 @@ def test_a_model_without_a_table_is_marked(exports):
     assert leaf["DEVICE_METADATA"] == {"localhost": {"buffer_model": "traditional"}}
 
 
+def test_the_intent_notes_a_model_without_a_table(facts):
+    spec = yaml.safe_load((EXAMPLES / "juniper-jvd-qfx5240.yaml").read_text())
+    fabric = build_fabric(parse_spec({**spec, "servers": 8}), facts)
+    intent = yaml.safe_load(
+        next(
+            iter(
+                "".join(config_chunks("intent-yaml", fabric, facts, name="j", revision=1)).split(
+                    "\n---"
+                )
+            )
+        )
+    )
+    notes = [n for n in intent["notes"] if "platform port table" in n]
+    assert notes == [
+        "SONiC config_db.json: 12 QFX5240-64OD without a SONiC platform port table in the "
+        "planner: their ports carry no lanes, which SONiC requires (the file lists them under "
+        f"{MARK})."
+    ]
+
+
 def test_every_table_names_the_catalogs_cages_as_the_cabling_plan(facts):
     """Each cage of a model, split as the catalog gives it, is the platform's port of that
     front-panel index, under the name the cabling plan gives it (PortLayout)."""
