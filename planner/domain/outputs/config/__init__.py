@@ -113,18 +113,39 @@ def skipped_switches(probes, refusal) -> list[str]:
     return [f"{n:,} {model} ({reason})" for (model, reason), n in sorted(out.items())]
 
 
-def _port_table_notes(probes) -> list[str]:
-    """One note per switch model the SONiC file describes without its platform port table."""
+def _port_table_gaps(probes) -> list[tuple[str, int]]:
+    """(model, switches) the SONiC file describes without its platform port table."""
     out: Counter = Counter()
     for probe, count in probes:
         if not sonic_refusal(probe) and platform_ports(probe.model) is None:
             out[probe.model] += count
+    return sorted(out.items())
+
+
+def _port_table_notes(probes) -> list[str]:
+    """One intent note per model of :func:`_port_table_gaps`."""
     return [
         f"{FORMAT_TITLES['sonic']}: {n:,} {model} without a SONiC platform port table in the "
         f"planner: their ports carry no lanes, which SONiC requires (the file lists them under "
         f"{MARK})."
-        for model, n in sorted(out.items())
+        for model, n in _port_table_gaps(probes)
     ]
+
+
+def config_notes(fabric: Fabric, facts: CatalogFacts) -> dict[str, str]:
+    """Format -> what a download of it lacks, said beside it (nothing when complete): the SONiC
+    file's switches whose model has no platform port table, so no ``lanes``."""
+    gaps = _port_table_gaps(_model_probes(fabric, facts))
+    if not gaps:
+        return {}
+    models = ", ".join(f"{n:,} {model}" for model, n in gaps)
+    return {
+        "sonic": (
+            f"No SONiC platform port table for {models}: their ports have no lanes, which "
+            "SONiC requires. Merge each port's lanes from the platform's platform.json or "
+            "port_config.ini before loading; the file lists these switches at its end."
+        )
+    }
 
 
 def _check(fmt: str, header: FabricIntent, probes) -> list[str]:
@@ -228,6 +249,7 @@ __all__ = [
     "FORMAT",
     "ConfigError",
     "config_chunks",
+    "config_notes",
     "config_refusals",
     "skipped_switches",
 ]
