@@ -49,6 +49,7 @@ from planner.domain.outputs.config import (
     CONFIG_FORMATS,
     ConfigError,
     config_chunks,
+    config_notes,
     config_refusals,
 )
 from planner.domain.outputs.ib_topology import ib_topology_lines
@@ -321,6 +322,13 @@ def revision_export_refusals(revision: DesignRevision) -> dict[str, str]:
     return {fmt: error.message for fmt, error in refused.items()}
 
 
+def revision_export_notes(revision: DesignRevision) -> dict[str, str]:
+    """Download format -> what its file lacks (:func:`planner.domain.outputs.config.
+    config_notes`), said beside the download on the outputs page."""
+    notes = config_notes(revision_fabric_or_error(revision), catalog_facts())
+    return {f"config-{fmt}": note for fmt, note in notes.items()}
+
+
 def revision_export(
     *,
     user,
@@ -577,6 +585,7 @@ __all__ = [
     "manufacturer_names",
     "revision_bom",
     "revision_export",
+    "revision_export_notes",
     "revision_export_refusals",
     "revision_fabric_or_error",
 ]

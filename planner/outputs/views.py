@@ -160,8 +160,10 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
     context.update({"bom": bom, "groups": _grouped(bom), "telemetry": telemetry})
     # A download that cannot apply is shown disabled with its reason, not as a link to a 422.
     refused = outputs.revision_export_refusals(revision)
+    notes = outputs.revision_export_notes(revision)
     for item in (*context["formats"], *context["config_formats"]):
         item["refused"] = refused.get(item["fmt"], "")
+        item["note"] = notes.get(item["fmt"], "")
     if telemetry and not set(telemetry["plan"].ports_by_os) - {"infiniband"}:
         # InfiniBand switches are no gNMI targets: that download would only refuse.
         context["telemetry_formats"] = [

@@ -57,3 +57,18 @@ def test_roce_design_shows_opensm_disabled_and_the_api_refuses_it_naming_why(
     api = api_client.get(f"/api/planner/designs/{design.pk}/revisions/1/exports/config-opensm/")
     assert api.status_code == 422
     assert api.json()["code"] == "not-infiniband" and "no subnet manager" in api.json()["detail"]
+
+
+def test_sonic_download_says_which_switches_lack_a_platform_port_table(client, seed_catalog, user):
+    """Issue 38.4: a RoCE design on a switch model with no SONiC platform port table keeps its
+    SONiC download, and the page says beside it what the file lacks; an SN5600 design does not."""
+    spec = {**ROCE_SPEC, "name": "Tiny QFX", "switches": {"leaf": "QFX5240-64OD"}}
+    html = _page(client, user, design_create(owner=user, spec_document=spec))
+    assert 'data-testid="download-config-sonic"' in html
+    note = html.split('data-testid="note-config-sonic">', 1)[1].split("</span>", 1)[0]
+    assert note.startswith("No SONiC platform port table for ") and "QFX5240-64OD" in note
+    assert "lanes" in note and "platform.json" in note
+    assert 'data-testid="note-config-nvue"' not in html
+    sn5600 = _page(client, user, design_create(owner=user, spec_document=ROCE_SPEC))
+    assert 'data-testid="download-config-sonic"' in sn5600
+    assert 'data-testid="note-config-sonic"' not in sn5600

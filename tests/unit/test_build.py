@@ -35,6 +35,8 @@ FIRST_PARTY = {"planner", "inventory", "simulation", "tests"}
 OUTSIDE_THE_VENV = {
     "simgrid": "Debian's python3-simgrid: planner/analyses/simgrid_oracle.py runs its script "
     "under /usr/bin/python3",
+    "sonic_yang": "SONiC's sonic-yang-mgmt over its own libyang build (no wheel on any registry): "
+    "tests/data/sonic_yang/validate.py made the recorded fixtures with it, outside the venv",
 }
 #: Declared packages no module imports by name, and why each is there.
 USED_WITHOUT_IMPORT = {

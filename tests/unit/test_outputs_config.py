@@ -243,14 +243,24 @@ def test_nvue_file_for_a_spectrum_design(spectrum, facts):
 def test_sonic_fragment_uses_config_db_tables_and_template_keys():
     switch = _switch(mtu=9100)
     config = sonic_config(_header(_settings(lossless_dscp=(26,))), switch)
+    # alias, lanes, index: SN5600's platform.json, cage 1 as 2x400G (sonic_platforms/SN5600.json)
     assert config["PORT"]["Ethernet0"] == {
+        "alias": "etp1a",
+        "lanes": "0,1,2,3",
+        "index": "1",
+        "subport": "1",
         "admin_status": "up",
         "speed": "400000",
+        "fec": "rs",
         "mtu": "9100",
         "description": "gpu01 port 1",
     }
+    assert config["PORT"]["Ethernet4"]["lanes"] == "4,5,6,7"
     assert set(config["PORT"]) == {"Ethernet0", "Ethernet4"}  # "2x100G port breakout" names
-    assert config["BREAKOUT_CFG"] == {"Ethernet0": {"brkout_mode": "2x400G"}}
+    mode = "2x400G[200G,100G,50G,40G,25G,10G]"  # the platform file's key for the mode
+    assert config["BREAKOUT_CFG"] == {"Ethernet0": {"brkout_mode": mode}}
+    # NULL profiles are the dynamic model's, which the file states
+    assert config["DEVICE_METADATA"] == {"localhost": {"buffer_model": "dynamic"}}
     assert config["BUFFER_PG"]["Ethernet0|3"] == {"profile": "NULL"}
     assert config["CABLE_LENGTH"] == {"AZURE": {"Ethernet0": "5m", "Ethernet4": "5m"}}
     qos = config["PORT_QOS_MAP"]["Ethernet4"]

@@ -119,7 +119,8 @@ def test_a_fibre_carries_every_single_mode_pmd_on_every_cage_family(facts, form_
 def test_403_day0_configs_run_the_800g_uplink_cages_whole(facts):
     """[B300]==2x400G==[SN5600]==800G==[SN5600]: the leaf's server cages break out 2 x 400G,
     its uplink cages stay whole (NVUE swp33, SONiC Ethernet256: Cumulus and SONiC naming as
-    planner.domain.names documents), and only the split cages get a breakout."""
+    planner.domain.names documents), and only the split cages get a breakout (SONiC's
+    BREAKOUT_CFG states every cage's mode by its key in SN5600's platform.json)."""
     from planner.domain.outputs.config.intent import fabric_intent, switch_intents
     from planner.domain.outputs.config.nvue import nvue_switch_lines
     from planner.domain.outputs.config.sonic import sonic_config
@@ -140,7 +141,10 @@ def test_403_day0_configs_run_the_800g_uplink_cages_whole(facts):
     assert all(leaf.layout_of(i).legs == 1 for i in up)
     assert all(leaf.layout_of(i).legs == 2 for i in down)
     assert leaf.breakouts == sorted({i.cage for i in down})
-    modes = {v["brkout_mode"] for v in sonic_config(header, leaf)["BREAKOUT_CFG"].values()}
-    assert modes == {"2x400G"}
+    breakout = sonic_config(header, leaf)["BREAKOUT_CFG"]
+    split = {breakout[f"Ethernet{8 * (c - 1)}"]["brkout_mode"] for c in leaf.breakouts}
+    whole = {breakout[f"Ethernet{8 * (i.cage - 1)}"]["brkout_mode"] for i in up}
+    assert split == {"2x400G[200G,100G,50G,40G,25G,10G]"}
+    assert whole == {"1x800G[400G,200G,100G,50G,40G,25G,10G]"}
     text = "\n".join(nvue_switch_lines(header, leaf))
     assert f"swp{up[0].cage}s0" not in text

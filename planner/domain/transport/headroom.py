@@ -18,6 +18,14 @@ The ConnectX (mlx5) formula (:func:`planner.domain.transport.settings.pfc_xoff_b
 NIC's; it is used on NIC ports only. A switch with no table here has no published headroom in
 the planner: the check says so instead of putting a NIC formula on a switch.
 
+The SONiC export (:mod:`planner.domain.outputs.config.sonic`) puts these platforms on SONiC's
+dynamic buffer model (``buffer_model: dynamic``, ``BUFFER_PG`` profile ``NULL``): the switch then
+computes the headroom from the exact cable length, and these tables (the traditional model's
+figures) are what the planner checks and writes as ``pfc_xoff_b``. Arista's 7060X6 platforms
+run the traditional model with no table here: the default SKU's ``pg_profile_lookup.ini``
+(``device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE``, a link to
+``device/common/profiles/th5/gen/BALANCED``) lists no lossless row.
+
 Tables (all read at sonic-buildimage commit ``086b03bd70f9``, 2026-08-23):
 
 - ``SN5600`` and ``SN5400``: ``x86_64-nvidia_sn5600-r0/ACS-SN5600`` (the SN5400's ``ACS-SN5400``

@@ -47,7 +47,8 @@ from planner.domain.outputs.config.intent import (
 )
 from planner.domain.outputs.config.nvue import nvue_chunks, nvue_refusal
 from planner.domain.outputs.config.opensm import opensm_chunks
-from planner.domain.outputs.config.sonic import sonic_chunks, sonic_refusal
+from planner.domain.outputs.config.sonic import MARK, sonic_chunks, sonic_refusal
+from planner.domain.outputs.config.sonic_ports import platform_ports
 from planner.domain.outputs.config.text import safe_text
 
 CONFIG_FORMATS = ("intent-yaml", "intent-json", "nvue", "sonic", "eos", "opensm")
@@ -110,6 +111,41 @@ def skipped_switches(probes, refusal) -> list[str]:
     """``"<n> <model> (<reason>)"`` per model a format leaves out."""
     out = _left_out(probes, refusal)
     return [f"{n:,} {model} ({reason})" for (model, reason), n in sorted(out.items())]
+
+
+def _port_table_gaps(probes) -> list[tuple[str, int]]:
+    """(model, switches) the SONiC file describes without its platform port table."""
+    out: Counter = Counter()
+    for probe, count in probes:
+        if not sonic_refusal(probe) and platform_ports(probe.model) is None:
+            out[probe.model] += count
+    return sorted(out.items())
+
+
+def _port_table_notes(probes) -> list[str]:
+    """One intent note per model of :func:`_port_table_gaps`."""
+    return [
+        f"{FORMAT_TITLES['sonic']}: {n:,} {model} without a SONiC platform port table in the "
+        f"planner: their ports carry no lanes, which SONiC requires (the file lists them under "
+        f"{MARK})."
+        for model, n in _port_table_gaps(probes)
+    ]
+
+
+def config_notes(fabric: Fabric, facts: CatalogFacts) -> dict[str, str]:
+    """Format -> what a download of it lacks, said beside it (nothing when complete): the SONiC
+    file's switches whose model has no platform port table, so no ``lanes``."""
+    gaps = _port_table_gaps(_model_probes(fabric, facts))
+    if not gaps:
+        return {}
+    models = ", ".join(f"{n:,} {model}" for model, n in gaps)
+    return {
+        "sonic": (
+            f"No SONiC platform port table for {models}: their ports have no lanes, which "
+            "SONiC requires. Merge each port's lanes from the platform's platform.json or "
+            "port_config.ini before loading; the file lists these switches at its end."
+        )
+    }
 
 
 def _check(fmt: str, header: FabricIntent, probes) -> list[str]:
@@ -195,6 +231,7 @@ def config_chunks(
         for other, refusal in SWITCH_FORMATS.items():
             for line in skipped_switches(probes, refusal):
                 notes.append(f"{FORMAT_TITLES[other]} leaves out {line}.")
+        notes.extend(_port_table_notes(probes))
         header = fabric_intent(fabric, facts, name=name, revision=revision, notes=tuple(notes))
     switches = switch_intents(fabric, facts, header.settings)
     if fmt == "intent-yaml":
@@ -212,6 +249,7 @@ __all__ = [
     "FORMAT",
     "ConfigError",
     "config_chunks",
+    "config_notes",
     "config_refusals",
     "skipped_switches",
 ]

@@ -5,8 +5,14 @@ https://github.com/sonic-net/sonic-buildimage/blob/master/src/sonic-yang-models/
 and the QoS template ``files/build_templates/qos_config.j2``,
 https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/qos_config.j2):
 
-- ``PORT``: ``admin_status``, ``speed`` (Mb/s), ``mtu``, ``description``; ``BREAKOUT_CFG``:
-  ``brkout_mode`` (``2x400G``) on the first port of a broken-out cage.
+- ``PORT``: ``alias``, ``lanes``, ``index``, ``subport`` and ``fec`` from the model's SONiC
+  platform port table (:mod:`.sonic_ports`: sonic-buildimage ``platform.json``; ``lanes`` is
+  mandatory in ``sonic-port.yang``), ``admin_status``, ``speed`` (Mb/s), ``mtu``,
+  ``description``; ``BREAKOUT_CFG``: ``brkout_mode`` of every cage as the platform file keys
+  it (``2x400G[200G,...]``), or, for a model without a table, ``2x400G`` on the first port of
+  a broken-out cage. A switch some of whose ports have no table entry is listed in the file's
+  closing :data:`MARK` entry: SONiC refuses it until the lanes are merged in.
+- ``DEVICE_METADATA|localhost`` ``buffer_model`` (:func:`buffer_model`).
 - ``DSCP_TO_TC_MAP`` (or ``DOT1P_TO_TC_MAP`` when the design trusts PCP),
   ``TC_TO_PRIORITY_GROUP_MAP``, ``TC_TO_QUEUE_MAP``, ``MAP_PFC_PRIORITY_TO_QUEUE``, all named
   ``AZURE`` as the template names them (so ports the file does not list keep coherent maps):
@@ -18,12 +24,14 @@ https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/
   minimum and maximum thresholds (bytes) with marking probability 100 (NVIDIA's RoCE default);
   ``QUEUE``: the lossless queue on it with a DWRR scheduler, queue 0 DWRR, the CNP queue
   strict (``SCHEDULER``: NVIDIA's ETS, RoCE 50 % / other 50 % / CNP strict).
-- ``CABLE_LENGTH`` ``AZURE`` per port (whole metres, rounded up) and ``BUFFER_PG`` ``<port>|<p>``
-  with profile ``NULL``: in SONiC's dynamic buffer model (the default since 202012) the switch
+- ``CABLE_LENGTH`` ``AZURE`` per port (whole metres, rounded up). On the dynamic buffer model
+  (NVIDIA Spectrum platforms) ``BUFFER_PG`` ``<port>|<p>`` with profile ``NULL``: the switch
   computes each lossless priority group's headroom from the port's speed, cable length and MTU
   (NVIDIA SONiC "QoS and Buffers",
   https://docs.nvidia.com/networking-ethernet-software/sonic-202012/System-Configuration/QoS-and-Buffers/).
-  A platform on the traditional model takes only 5, 40 or 300 m and a named profile instead.
+  On the traditional model (every other vendor) no ``BUFFER_PG``: SONiC's buffer manager
+  (sonic-swss ``cfgmgr/buffermgr.cpp``) makes each lossless profile from the platform's
+  ``pg_profile_lookup.ini`` by speed and cable length, a length that file lists.
 
 SONiC has no semi-lossless mode (PFC on a priority both sends and honours pause frames), so a
 semi-lossless design is refused. Interface names follow :class:`~planner.domain.names.
@@ -44,6 +52,7 @@ from planner.domain.outputs.config.intent import (
     SwitchIntent,
     is_lossless,
 )
+from planner.domain.outputs.config.sonic_ports import SonicPort, platform_ports
 from planner.domain.outputs.config.text import safe_text, whole_metres
 
 MAP = "AZURE"
@@ -100,27 +109,73 @@ def _class_maps(header: FabricIntent) -> dict:
     return tables
 
 
+def buffer_model(switch: SwitchIntent) -> str:
+    """SONiC's buffer model for ``switch``: ``dynamic`` on NVIDIA Spectrum platforms (SONiC's
+    dynamic buffer calculation is NVIDIA's: ``sonic-device_metadata.yang``, ``buffer_model``,
+    "This model is used by Mellanox so far"), ``traditional`` elsewhere ("the default model
+    used by all other vendors")."""
+    table = platform_ports(switch.model)
+    vendor = table.vendor if table is not None else switch.manufacturer
+    return "dynamic" if vendor in ("mellanox", "nvidia") else "traditional"
+
+
+def needs_port_table(switch: SwitchIntent) -> bool:
+    """Whether some port of ``switch`` gets no ``lanes`` (no platform table, or a port the
+    table does not describe): SONiC refuses such a file until the lanes are merged in."""
+    return any(
+        _platform_port(switch, interface) is None
+        for interface in switch.interfaces
+        if interface.names.get("sonic")
+    )
+
+
+def _platform_port(switch: SwitchIntent, interface) -> SonicPort | None:
+    table = platform_ports(switch.model)
+    if table is None:
+        return None
+    layout = switch.layout_of(interface)
+    found = table.port(interface.cage, interface.index, layout.per_cage, interface.speed_gbps)
+    if found is None or found.name != interface.names.get("sonic"):
+        return None
+    return found
+
+
+def _port_entry(switch: SwitchIntent, interface, breakouts: dict) -> dict:
+    """One ``PORT`` entry: the platform's alias, lanes, index, subport and FEC when its table
+    has the port (:mod:`.sonic_ports`), the design's speed, MTU and peer."""
+    port: dict = {}
+    found = _platform_port(switch, interface)
+    layout = switch.layout_of(interface)
+    if found is not None:
+        port |= {"alias": found.alias, "lanes": found.lanes, "index": found.index}
+        port["subport"] = found.subport
+        breakouts[found.parent] = {"brkout_mode": found.mode}
+    elif layout.legs > 1 and layout.native_per_cage == 1:
+        first = f"Ethernet{(interface.cage - 1) * layout.lanes_per_cage}"
+        breakouts[first] = {"brkout_mode": f"{layout.legs}x{interface.speed_gbps}G"}
+    port |= {"admin_status": "up", "speed": str(interface.speed_gbps * 1000)}
+    if found is not None and found.fec:
+        port["fec"] = found.fec
+    if switch.mtu_b:
+        port["mtu"] = str(switch.mtu_b)
+    port["description"] = safe_text(interface.peer_end)
+    return port
+
+
 def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
     """One switch's ``config_db.json`` fragment."""
     roce = header.settings.roce
     lossless = is_lossless(header.settings)
     priority, cnp = roce.lossless_priority, roce.cnp_priority
-    config = _class_maps(header)
+    model = buffer_model(switch)
+    config: dict = {"DEVICE_METADATA": {"localhost": {"buffer_model": model}}}
+    config |= _class_maps(header)
     ports, qos_map, queues, lengths, groups, breakouts = {}, {}, {}, {}, {}, {}
     for interface in switch.interfaces:
-        layout = switch.layout_of(interface)
         name = interface.names.get("sonic")
         if not name:
             continue
-        port = {"admin_status": "up", "speed": str(interface.speed_gbps * 1000)}
-        if switch.mtu_b:
-            port["mtu"] = str(switch.mtu_b)
-        port["description"] = safe_text(interface.peer_end)
-        ports[name] = port
-        legs = layout.legs
-        if legs > 1 and layout.native_per_cage == 1:
-            first = f"Ethernet{(interface.cage - 1) * layout.lanes_per_cage}"
-            breakouts[first] = {"brkout_mode": f"{legs}x{interface.speed_gbps}G"}
+        ports[name] = _port_entry(switch, interface, breakouts)
         entry = {"tc_to_queue_map": MAP, "tc_to_pg_map": MAP, "pfc_to_queue_map": MAP}
         if roce.trust == "dscp":
             entry = {"dscp_to_tc_map": MAP, **entry}
@@ -130,7 +185,8 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
             entry["pfc_enable"] = str(priority)
             if roce.pfc_watchdog:
                 entry["pfcwd_sw_enable"] = str(priority)
-            groups[f"{name}|{priority}"] = {"profile": "NULL"}
+            if model == "dynamic":
+                groups[f"{name}|{priority}"] = {"profile": "NULL"}
             metres = whole_metres(interface.cable_length_m)
             if metres is not None:
                 lengths[name] = f"{metres}m"
@@ -145,7 +201,7 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
             queues[f"{name}|{cnp}"] = {"scheduler": STRICT}
     config["PORT"] = ports
     if breakouts:
-        config["BREAKOUT_CFG"] = breakouts
+        config["BREAKOUT_CFG"] = dict(sorted(breakouts.items(), key=lambda kv: int(kv[0][8:])))
     config["PORT_QOS_MAP"] = qos_map
     config["QUEUE"] = queues
     if lengths:
@@ -155,18 +211,51 @@ def sonic_config(header: FabricIntent, switch: SwitchIntent) -> dict:
     return config
 
 
+#: The key of the file's closing entry when some switch has ports without ``lanes``.
+MARK = "_needs_platform_port_table"
+
+
+def _mark(missing: dict[str, list[str]]) -> dict:
+    models = {model: len(names) for model, names in sorted(missing.items())}
+    return {
+        "note": (
+            "SONiC refuses these switches' PORT entries until each has its lanes (sonic-port.yang:"
+            " lanes is mandatory): the planner has no SONiC platform port table for their model,"
+            " or not for the split used. Merge each port's lanes, alias and index from the"
+            " platform's platform.json or port_config.ini (sonic-buildimage device/<vendor>/"
+            "<platform>/) before loading. This entry is not a switch."
+        ),
+        "models": models,
+        "switches": sorted(name for names in missing.values() for name in names),
+    }
+
+
 def sonic_chunks(header: FabricIntent, switches, skipped: list[str]) -> Iterator[str]:
-    """The whole file: one JSON object, switch name -> ``config_db.json`` fragment."""
+    """The whole file: one JSON object, switch name -> ``config_db.json`` fragment; when some
+    switch has ports without ``lanes``, a closing :data:`MARK` entry lists them."""
     del skipped  # JSON carries no comments: the intent lists the switches left out
     yield "{"
     first = True
+    missing: dict[str, list[str]] = {}
     for switch in switches:
         if sonic_refusal(switch):
             continue
         body = json.dumps(sonic_config(header, switch), separators=(",", ":"))
         yield ("\n" if first else ",\n") + json.dumps(switch.name) + ": " + body
         first = False
+        if needs_port_table(switch):
+            missing.setdefault(switch.model, []).append(switch.name)
+    if missing:
+        body = json.dumps(_mark(missing), separators=(",", ":"))
+        yield ("\n" if first else ",\n") + json.dumps(MARK) + ": " + body
     yield "\n}\n"
 
 
-__all__ = ["sonic_chunks", "sonic_config", "sonic_refusal"]
+__all__ = [
+    "MARK",
+    "buffer_model",
+    "needs_port_table",
+    "sonic_chunks",
+    "sonic_config",
+    "sonic_refusal",
+]
