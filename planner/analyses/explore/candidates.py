@@ -39,7 +39,15 @@ from dataclasses import dataclass
 
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.transport.resolve import nic_of_server
+from planner.domain.transport.settings import (
+    NIC_PROFILE_DEFAULTS,
+    ROCE_PROFILE_DEFAULTS,
+    nic_capabilities,
+    nic_profile_for,
+    switch_profile_for,
+)
 
+from .probe import MediaProbes
 from .requirements import Requirements, RequirementsError, problem
 
 PriceOf = Callable[[str], float | None] | None
@@ -382,11 +390,45 @@ def candidate_label(axes: dict) -> str:
     planes = f", {axes['planes']} planes" if axes["planes"] > 1 else ""
     ratio = f", {ratio_text(axes['oversubscription'])}" if axes["oversubscription"] else ""
     cabling = ", patch panels" if axes["cabling"] == "patch-panel" else ""
+    if (axes.get("roce") or {}).get("load_balancing"):
+        cabling += f", {axes['roce']['load_balancing'].upper()}"
     return (
         f"{axes['servers']:,} {axes['server']}, {switches} {axes['topology']}, "
         f"{axes['tiers']} tier{'s' if axes['tiers'] > 1 else ''}, {axes['speed_gbps']}G"
         f"{planes}{ratio}{cabling}"
     )
+
+
+def _value(sourced):
+    return getattr(sourced, "value", sourced)
+
+
+def roce_settings(facts: CatalogFacts, leaf: str, server: str) -> dict:
+    """What a RoCE candidate sets in its ``transport`` block so that its switches and NICs
+    agree (configuration, not parts; empty when the profiles' defaults already agree):
+
+    - ``load_balancing: ecmp`` when the leaf's profile defaults to adaptive routing or
+      spraying and the server's NIC is not known to reorder packets (ConnectX-7 on
+      Spectrum-4: validation's ``ar-nic-unsupported`` refuses it and suggests ECMP);
+    - ``lossless_dscp`` / ``lossless_priority`` widened to the NIC's data marking when the
+      switch profile classifies another one (Arista's DSCP 24 against ConnectX's 26:
+      validation's ``roce-priority-mismatch`` suggests aligning them)."""
+    maker = (facts.parts.get(leaf) or {}).get("manufacturer")
+    profile = ROCE_PROFILE_DEFAULTS.get(switch_profile_for(maker)) or {}
+    key, name, nic_maker = nic_of_server(facts, server)
+    out: dict = {}
+    if _value(profile.get("load_balancing")) in ("adaptive", "spraying"):
+        adaptive, _, _ = nic_capabilities(key, name)
+        if not adaptive:
+            out["load_balancing"] = "ecmp"
+    nic = NIC_PROFILE_DEFAULTS.get(nic_profile_for(nic_maker, name)) or {}
+    dscp, nic_dscp = _value(profile.get("lossless_dscp")), _value(nic.get("data_dscp"))
+    if dscp is not None and nic_dscp is not None and nic_dscp not in tuple(dscp):
+        out["lossless_dscp"] = sorted({*tuple(dscp), int(nic_dscp)})
+    prio, nic_prio = _value(profile.get("lossless_priority")), _value(nic.get("data_priority"))
+    if prio is not None and nic_prio is not None and prio != nic_prio:
+        out["lossless_priority"] = int(nic_prio)
+    return out
 
 
 def candidate_document(axes: dict, req: Requirements, facts: CatalogFacts, index: int) -> dict:
@@ -409,6 +451,8 @@ def candidate_document(axes: dict, req: Requirements, facts: CatalogFacts, index
     if axes["cabling"] == "patch-panel":
         tiers = ("leaf-spine", "spine-core")[: axes["tiers"] - 1]
         doc["cabling"] = dict.fromkeys(tiers, "patch-panel")
+    if axes.get("roce"):
+        doc["transport"] = {"type": "roce", **axes["roce"]}
     if req.limits.budget is not None and req.limits.budget.price_book:
         doc["price_book"] = req.limits.budget.price_book
     return doc
@@ -439,12 +483,21 @@ def _axes(cell: _Cell, topology: str, models, tiers: int, ratio, cabling: str) -
     return axes
 
 
+def _with_balancing(axes: dict, facts: CatalogFacts) -> dict:
+    if axes["transport"] == "ethernet":
+        settings = roce_settings(facts, axes["leaf"], axes["server"])
+        if settings:
+            axes["roce"] = settings
+    return axes
+
+
 def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> list[dict]:
     """Every surviving candidate's axes, in the enumeration order (module doc).
 
     Long because: the nested loop over the axes, each level pruning what it can settle.
     """
     kept: list[dict] = []
+    probes = MediaProbes(facts, price_of)
     cells = _cells(req, facts, pruned)
     nics = {slug: _nic_protocols(facts, slug) for slug in req.servers}
     n_cab = len(req.cabling)
@@ -465,7 +518,9 @@ def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> 
                         "spine": names[1],
                         "core": names[2],
                     }
-                    found = _switch_problem(cell, models, req, nics[cell.server.slug])
+                    found = _switch_problem(cell, models, req, nics[cell.server.slug]) or (
+                        probes.refusal(cell.server, cell.planes, names[0], names[1], tiers)
+                    )
                     if found:
                         pruned.add(*found, axes, count=len(ratios) * n_cab)
                         continue
@@ -485,7 +540,8 @@ def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> 
                                     axes_r,
                                 )
                                 continue
-                            kept.append(_axes(cell, topology, models, tiers, ratio, cabling))
+                            axes_c = _axes(cell, topology, models, tiers, ratio, cabling)
+                            kept.append(_with_balancing(axes_c, facts))
     return kept
 
 
