@@ -50,6 +50,9 @@ from planner.domain.transport.settings import (
 from .probe import MediaProbes
 from .requirements import Requirements, RequirementsError, problem
 
+#: ``base`` keys that only a rail-optimized spec takes (left out of other topologies).
+RAIL_ONLY_KEYS = ("servers_per_su",)
+
 PriceOf = Callable[[str], float | None] | None
 
 
@@ -160,6 +163,11 @@ class _Pruned:
 
     def __init__(self):
         self.groups: dict[tuple[str, str], dict] = {}
+        self.best: tuple[int, str] | None = None  # most GPUs a capacity-pruned choice holds
+
+    def note_capacity(self, gpus: int, what: str) -> None:
+        if self.best is None or gpus > self.best[0]:
+            self.best = (gpus, what)
 
     def add(self, field_name: str, reason: str, axes: dict, count: int = 1) -> None:
         entry = self.groups.get((field_name, reason))
@@ -295,7 +303,9 @@ def _radix(cell: _Cell, models: list[DeviceModel]) -> tuple[int, int, int]:
     return radix[0], radix[1] or radix[0], radix[2] or radix[1] or radix[0]
 
 
-def _capacity_problem(cell: _Cell, models, tiers: int, ratio, topology: str) -> tuple | None:
+def _capacity_problem(
+    cell: _Cell, models, tiers: int, ratio, topology: str, pruned: _Pruned
+) -> tuple | None:
     """(field, reason) when the radix cannot hold the cell's ports (module doc)."""
     radix = _radix(cell, models)
     leaf = models[0].slug
@@ -312,6 +322,11 @@ def _capacity_problem(cell: _Cell, models, tiers: int, ratio, topology: str) -> 
     held = capacity(*radix, tiers, ratio or 1.0)
     if held < cell.ports:
         at = "" if ratio is None else f" at {ratio_text(ratio)}"
+        pruned.note_capacity(
+            int(held * per_port),
+            f"{'/'.join(dict.fromkeys(m.slug for m in models))} at {cell.speed}G in {tiers} "
+            f"tier(s){at}",
+        )
         return (
             "tiers",
             f"{cell.ports:,} server ports per plane ({cell.gpus:,} GPUs) exceed what "
@@ -434,7 +449,10 @@ def roce_settings(facts: CatalogFacts, leaf: str, server: str) -> dict:
 def candidate_document(axes: dict, req: Requirements, facts: CatalogFacts, index: int) -> dict:
     """The design-spec document of a candidate (``parse_spec`` accepts it)."""
     server = facts.devices[axes["server"]]
-    doc = dict(req.base.items())
+    doc = dict(req.base)
+    if axes["topology"] != "rail-optimized":
+        for key in RAIL_ONLY_KEYS:  # scalable units are the rail-optimized generator's
+            doc.pop(key, None)
     doc.update(
         name=f"{req.name} #{index}"[:100],
         description=candidate_label(axes)[:2000],
@@ -526,7 +544,7 @@ def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> 
                         continue
                     for ratio in ratios:
                         axes_r = {**axes, "oversubscription": ratio}
-                        found = _capacity_problem(cell, models, tiers, ratio, topology) or (
+                        found = _capacity_problem(cell, models, tiers, ratio, topology, pruned) or (
                             _limit_problem(cell, models, tiers, ratio, req, price_of)
                         )
                         if found:
@@ -562,12 +580,30 @@ def _cap(kept: list[dict], limit: int, pruned: _Pruned) -> tuple[list[dict], dic
 
 
 def _nothing_left(req: Requirements, pruned: _Pruned) -> RequirementsError:
-    """The refusal when every candidate is pruned: the field that pruned the most, and why."""
+    """The refusal when every candidate is pruned: the field that pruned the most, and why
+    (for the radix, the most GPUs any allowed choice holds)."""
     groups = sorted(pruned.groups.values(), key=lambda g: -g["count"])
     if not groups:
         return RequirementsError([problem("empty", "servers", "no server or switch to try")])
     problems = []
-    for entry in groups[:3]:
+    capacity_pruned = any(
+        g["field"] == "tiers" and "exceed" in g["reason"] for g in pruned.groups.values()
+    )
+    if capacity_pruned and pruned.best is not None:
+        ratios = " or ".join(ratio_text(r) for r in req.ratios)
+        tiers = " or ".join(str(t) for t in req.tiers)
+        which = "catalog" if req.any_switches else "allowed"
+        most, what = pruned.best
+        problems.append(
+            problem(
+                "radix",
+                "oversubscription" if 3 in req.tiers else "tiers",
+                f"no {which} switch reaches {ratios} at {req.gpus_min:,} GPUs in {tiers} "
+                f"tier(s): the most any holds is {most:,} GPUs ({what}); allow a higher "
+                "oversubscription, more tiers or planes, or fewer GPUs",
+            )
+        )
+    for entry in groups[: 3 - len(problems)]:
         problems.append(problem("nothing-fits", entry["field"], entry["reason"]))
     return RequirementsError(problems)
 

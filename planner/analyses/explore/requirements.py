@@ -17,6 +17,7 @@ Pure (no Django).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 from collections.abc import Mapping
@@ -35,7 +36,14 @@ TRANSPORTS = ("infiniband", "ethernet")
 CABLINGS = ("point-to-point", "patch-panel")
 TIERS = (1, 2, 3)
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")
-OBJECTIVES = ("cost", "collective_time_s", "power_w", "bisection_gbps", "failures_per_day")
+OBJECTIVES = (
+    "cost",
+    "fabric_cost",
+    "collective_time_s",
+    "power_w",
+    "bisection_gbps",
+    "failures_per_day",
+)
 DEFAULT_OBJECTIVES = ("cost", "collective_time_s")
 DEFAULT_MESSAGE_BYTES = 2**28  # 256 MiB: a large-message all-reduce, bandwidth-bound
 #: The flow engine's routing modes and aliases (planner.analyses.flow.routing; written out so
@@ -428,6 +436,10 @@ def _ratios(reader: _Reader, value) -> tuple[tuple[float, ...], tuple[float, flo
     out = []
     for i, item in enumerate(items):
         where = f"oversubscription[{i}]" if isinstance(value, list) else "oversubscription"
+        if isinstance(item, str) and item.count(":") == 1:  # "3:1", as vendors publish it
+            down, _, up = item.partition(":")
+            with contextlib.suppress(ValueError, ZeroDivisionError):
+                item = float(down) / float(up)
         ratio = reader.number(item, where, strict=True)
         if ratio is not None and ratio > 16:
             reader.add("range", where, f"at most 16 (got {ratio:g})")
@@ -580,8 +592,29 @@ def _contradictions(reader: _Reader, req: Requirements, facts: CatalogFacts) -> 
                 f"in {', '.join(str(p) for p in req.planes)} plane(s) (they run "
                 f"{', '.join(f'{s}G' for s in sorted(runs)) or 'nothing'})",
             )
+    if req.base and req.servers and req.leaves:
+        _check_base(reader, req)
     if req.topologies == ("fat-tree",) and req.mix_switches:
         reader.add("contradiction", "topologies", "a fat-tree uses one switch model in every tier")
+
+
+def _check_base(reader: _Reader, req: Requirements) -> None:
+    """``base`` as a design spec would read it, with the first server and switch allowed."""
+    from planner.domain.spec import SpecError, parse_spec
+
+    probe = {
+        **req.base,
+        "name": "base",
+        "topology": "rail-optimized",
+        "server": req.servers[0],
+        "servers": 1,
+        "switches": {"leaf": req.leaves[0]},
+    }
+    try:
+        parse_spec(probe)
+    except SpecError as exc:
+        for where, message in exc.problems:
+            reader.add("spec", f"base.{where}" if where else "base", message)
 
 
 def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
@@ -672,3 +705,12 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
     if reader.problems:
         raise RequirementsError(reader.problems)
     return req
+
+
+def __getattr__(name: str):
+    """``REQUIREMENTS_SCHEMA`` lives in :mod:`.schema` (the contract names it here too)."""
+    if name == "REQUIREMENTS_SCHEMA":
+        from .schema import REQUIREMENTS_SCHEMA
+
+        return REQUIREMENTS_SCHEMA
+    raise AttributeError(name)
