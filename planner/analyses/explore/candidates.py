@@ -536,19 +536,24 @@ def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> 
                         "spine": names[1],
                         "core": names[2],
                     }
-                    found = _switch_problem(cell, models, req, nics[cell.server.slug]) or (
-                        probes.refusal(cell.server, cell.planes, names[0], names[1], tiers)
-                    )
+                    found = _switch_problem(cell, models, req, nics[cell.server.slug])
                     if found:
                         pruned.add(*found, axes, count=len(ratios) * n_cab)
                         continue
+                    arithmetic = {
+                        ratio: _capacity_problem(cell, models, tiers, ratio, topology, pruned)
+                        or _limit_problem(cell, models, tiers, ratio, req, price_of)
+                        for ratio in ratios
+                    }
+                    if not all(arithmetic.values()):  # something fits: are there parts?
+                        found = probes.refusal(cell.server, cell.planes, *names[:2], tiers)
+                        if found:
+                            pruned.add(*found, axes, count=len(ratios) * n_cab)
+                            continue
                     for ratio in ratios:
                         axes_r = {**axes, "oversubscription": ratio}
-                        found = _capacity_problem(cell, models, tiers, ratio, topology, pruned) or (
-                            _limit_problem(cell, models, tiers, ratio, req, price_of)
-                        )
-                        if found:
-                            pruned.add(*found, axes_r, count=n_cab)
+                        if arithmetic[ratio]:
+                            pruned.add(*arithmetic[ratio], axes_r, count=n_cab)
                             continue
                         for cabling in req.cabling:
                             if cabling == "patch-panel" and tiers == 1:

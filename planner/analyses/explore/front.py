@@ -25,31 +25,47 @@ from .requirements import DEFAULT_OBJECTIVES, OBJECTIVES, Requirements
 
 #: name -> label, unit, sense ("min" or "max") and the words of a gain.
 METRICS = {
-    "cost": {"label": "Cost", "unit": "currency", "sense": "min", "better": "cheaper"},
+    "cost": {
+        "label": "Cost",
+        "unit": "currency",
+        "sense": "min",
+        "better": "cheaper",
+        "worse": "dearer",
+    },
     "fabric_cost": {
         "label": "Fabric cost",
         "unit": "currency",
         "sense": "min",
         "better": "cheaper fabric",
+        "worse": "dearer fabric",
     },
     "collective_time_s": {
         "label": "Collective time",
         "unit": "s",
         "sense": "min",
         "better": "faster",
+        "worse": "slower",
     },
-    "power_w": {"label": "Power", "unit": "W", "sense": "min", "better": "less power"},
+    "power_w": {
+        "label": "Power",
+        "unit": "W",
+        "sense": "min",
+        "better": "less power",
+        "worse": "more power",
+    },
     "bisection_gbps": {
         "label": "Bisection",
         "unit": "Gb/s",
         "sense": "max",
         "better": "more bisection",
+        "worse": "less bisection",
     },
     "failures_per_day": {
         "label": "Failures a day",
         "unit": "1/day",
         "sense": "min",
         "better": "fewer failures a day",
+        "worse": "more failures a day",
     },
 }
 assert tuple(METRICS) == OBJECTIVES
@@ -222,13 +238,30 @@ def explore_result(
     }
 
 
+def _signed_text(name: str, theirs: float, mine: float) -> str:
+    """How ``theirs`` compares with ``mine`` on one objective (both as stored: maximised ones
+    negated): ``2.5 % cheaper``, ``4 % slower``, ``about the same power``."""
+    metric = METRICS[name]
+    if not (np.isfinite(theirs) and np.isfinite(mine)) or mine == 0:
+        return f"no comparable {metric['label'].lower()}"
+    pct = (abs(theirs) - abs(mine)) / abs(mine) * 100
+    if abs(pct) < TOLERANCE * 100:
+        return f"about the same {metric['label'].lower()}"
+    gains = pct > 0 if metric["sense"] == "max" else pct < 0
+    return f"{abs(pct):.3g} % {metric['better'] if gains else metric['worse']}"
+
+
 def distance_to_front(evaluation: dict, result: dict) -> dict:
     """How far ``evaluation`` (e.g. a published design evaluated with the same requirements)
-    is from ``result``'s front: ``on_front`` when no front candidate dominates it, else the
-    dominating front candidate with the largest sum of relative gains; ``gaps`` per objective
-    and for cost, power and collective time whatever the objectives: the front point's value
-    relative to this one's (``-0.08``: 8 % lower). ``nearest`` is the front candidate closest
-    over the objectives (relative distance) when nothing dominates it."""
+    is from ``result``'s front.
+
+    Dominated: ``nearest`` is the dominating front candidate with the largest sum of relative
+    gains. On the front: ``same`` lists the front candidates with the same figures (the
+    explorer found this design) and ``nearest`` is the closest *other* front point (relative
+    distance over the objectives), so the answer says what the next trade-off is. ``gaps``:
+    per objective, and for cost, power and collective time whatever the objectives, the
+    nearest point's value relative to this one's (``-0.08``: 8 % lower); ``why`` in words.
+    """
     objectives = tuple(result["objectives"])
     rows = {r["index"]: r for r in result["candidates"]}
     front = [rows[i] for i in result["front"]]
@@ -248,7 +281,8 @@ def distance_to_front(evaluation: dict, result: dict) -> dict:
         finite = np.isfinite(values[k]) & np.isfinite(mine) & (mine != 0)
         return float(np.sum(np.abs(values[k][finite] - mine[finite]) / np.abs(mine[finite])))
 
-    pool = dominating or list(range(len(front)))
+    same = [k for k in range(len(front)) if rel(k) < TOLERANCE and not dominating]
+    pool = dominating or [k for k in range(len(front)) if k not in same] or same
     pick = max(pool, key=lambda k: (rel(k), -k)) if dominating else min(pool, key=rel)
     nearest = front[pick]
     gaps = {}
@@ -257,15 +291,28 @@ def distance_to_front(evaluation: dict, result: dict) -> dict:
         gaps[name] = (
             None if ours in (None, 0) or theirs is None else round((theirs - ours) / ours, 4)
         )
+    compared = ", ".join(
+        _signed_text(n, values[pick, j], mine[j]) for j, n in enumerate(objectives)
+    )
+    if _unpriced(nearest) != _unpriced(evaluation) and {"cost", "fabric_cost"} & set(objectives):
+        missing = sorted(set(_unpriced(nearest)) ^ set(_unpriced(evaluation)))
+        compared += f" (costs not comparable: {', '.join(missing)} priced on one side only)"
     if dominating:
-        parts = [_gain_text(n, values[pick, j], mine[j]) for j, n in enumerate(objectives)]
-        why = f"dominated by #{nearest['index']} ({nearest['label']}): " + " and ".join(parts)
+        why = f"dominated by #{nearest['index']} ({nearest['label']}): {compared}"
     else:
+        found = (
+            f" (the explorer's #{', #'.join(str(front[k]['index']) for k in same)} "
+            f"{'has' if len(same) == 1 else 'have'} the same figures)"
+            if same
+            else ""
+        )
         why = (
-            f"on the front; the nearest front candidate is #{nearest['index']} ({nearest['label']})"
+            f"on the front{found}; the nearest other front point, #{nearest['index']} "
+            f"({nearest['label']}), is {compared}"
         )
     return {
         "on_front": not dominating,
+        "same": [front[k]["index"] for k in same],
         "nearest": nearest["index"],
         "nearest_key": nearest["key"],
         "gaps": gaps,
