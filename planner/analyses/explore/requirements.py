@@ -51,6 +51,8 @@ DEFAULT_MESSAGE_BYTES = 2**28  # 256 MiB: a large-message all-reduce, bandwidth-
 ROUTINGS = ("rail", "ecmp", "flowlet", "spraying", "ib-ar", "adaptive")
 MAX_CANDIDATES = 2000
 MAX_CANDIDATES_LIMIT = 100_000
+#: Candidates x GPUs a search evaluates by default (:func:`default_max_candidates`).
+CANDIDATE_GPUS = 30_000_000
 #: Spec keys a ``base`` block may not set: the explorer's axes set them.
 AXIS_SPEC_KEYS = (
     "topology",
@@ -95,6 +97,16 @@ LIMIT_KEYS = (
     "min_optical_margin_db",
 )
 WORKLOAD_KEYS = ("collectives", "message_bytes", "job_gpus", "routing")
+
+
+def default_max_candidates(gpus: int) -> int:
+    """The cap when the document gives none: :data:`MAX_CANDIDATES`, fewer for large
+    clusters so that a search stays within :data:`CANDIDATE_GPUS` candidate-GPUs (an 8,192-GPU
+    candidate takes about 0.7 s of CPU, a 100,000-GPU one about 7 s: 300 of them are about
+    18 minutes on two worker processes), and at least 50."""
+    if gpus <= 0:
+        return MAX_CANDIDATES
+    return max(50, min(MAX_CANDIDATES, CANDIDATE_GPUS // gpus))
 
 
 class RequirementsError(ValueError):
@@ -669,7 +681,7 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
         document.get("objectives"), "objectives", OBJECTIVES, default=DEFAULT_OBJECTIVES
     )
     max_candidates = reader.integer(
-        document.get("max_candidates", MAX_CANDIDATES),
+        document.get("max_candidates", default_max_candidates(gpus_max)),
         "max_candidates",
         maximum=MAX_CANDIDATES_LIMIT,
     )

@@ -31,6 +31,8 @@ def test_defaults_and_the_canonical_document(facts):
     assert req.planes == (1,) and req.tiers == (2, 3) and req.ratios == (1.0,)
     assert req.topologies == ("rail-optimized", "clos")
     assert req.objectives == ("cost", "collective_time_s")
+    assert req.max_candidates == 2000
+    assert parse_requirements({"gpus": 100_000}, facts).max_candidates == 300
     doc = req.as_document()
     assert doc["servers"] == "any" and doc["switches"] == "any"
     assert parse_requirements(doc, facts) == req
