@@ -5,8 +5,8 @@ The kernels (:func:`~planner.analyses.flow.filling.fill`, the re-solves of
 :mod:`~planner.analyses.flow.alphabeta`) are ``numba.njit(cache=True)``: the first call in a
 process compiles them (5 to 6 s of CPU) unless this package's ``__pycache__`` holds them
 (``*.nbi``, ``*.nbc``; git-ignored). ``make setup`` runs ``python -m
-planner.analyses.flow.warm`` when filling.py, solver.py or alphabeta.py change, and the Docker image at
-build time, so that test, web and worker processes load the kernels instead.
+planner.analyses.flow.warm`` when filling.py, solver.py or alphabeta.py change, and the
+Docker image at build time, so that test, web and worker processes load the kernels instead.
 
 Numba recompiles a kernel when its own file changes, but not when a kernel it calls from
 another file does (the solver's re-solve calls filling's :func:`fill`): :func:`main` deletes
