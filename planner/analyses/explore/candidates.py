@@ -319,6 +319,13 @@ def _capacity_problem(
                 f"{radix[0]} ports at {cell.speed}G",
             )
         return None
+    if topology == "rail-optimized" and tiers == 1 and cell.server.ports > 1:
+        return (
+            "tiers",
+            f"one tier of a rail-optimized fabric is a leaf per rail with nothing joining the "
+            f"{cell.server.ports} rails of {cell.server.slug}: one tier is a clos (every rail "
+            "on one leaf or an MLAG pair)",
+        )
     held = capacity(*radix, tiers, ratio or 1.0)
     if held < cell.ports:
         at = "" if ratio is None else f" at {ratio_text(ratio)}"
