@@ -340,11 +340,15 @@ def evaluate_candidate(
     facts: CatalogFacts,
     *,
     prices: PriceTable | None = None,
-    currency: str = "USD",
+    currency: str | None = None,
     price_of=None,
 ) -> dict:
     """The candidate built, checked and scored (module doc); JSON-safe, deterministic but for
-    ``seconds``."""
+    ``seconds``. ``prices`` prices the bill in ``currency`` (default: the budget's, else USD);
+    ``price_of(slug)`` is what media ``auto`` compares (the price book's unit prices)."""
+    if currency is None:
+        budget = requirements.limits.budget
+        currency = budget.currency if budget is not None else "USD"
     started = time.perf_counter()
     out = {
         "index": candidate.index,
