@@ -102,7 +102,7 @@ WORKLOAD_KEYS = ("collectives", "message_bytes", "job_gpus", "routing")
 def default_max_candidates(gpus: int) -> int:
     """The cap when the document gives none: :data:`MAX_CANDIDATES`, fewer for large
     clusters so that a search stays within :data:`CANDIDATE_GPUS` candidate-GPUs (an 8,192-GPU
-    candidate takes about 0.7 s of CPU, a 100,000-GPU one about 7 s: 300 of them are about
+    candidate takes about 0.35 s of CPU, a 100,000-GPU one about 7 s: 300 of them are about
     18 minutes on two worker processes), and at least 50."""
     if gpus <= 0:
         return MAX_CANDIDATES
