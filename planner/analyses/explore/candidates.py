@@ -2,10 +2,11 @@
 before anything is built.
 
 Axes, in the enumeration order (outermost first): topology, server, planes (which fix the
-server-link speed: the server's port speed over the planes), leaf, spine and core switch
-models (one model in every tier unless ``switches`` is a mapping per tier), tiers,
-oversubscription, cabling. The transport is the leaf's (InfiniBand switches give an
-InfiniBand fabric, Ethernet ones RoCE).
+server-link speed: the server's port speed over the planes), tiers, leaf, spine and core
+switch models (one model in every tier unless ``switches`` is a mapping per tier),
+oversubscription, cabling, uplink speed (the link speed, or the leaf's faster port speed).
+The transport is the leaf's (InfiniBand switches give an InfiniBand fabric, Ethernet ones
+RoCE).
 
 Pruning (each prune is recorded with the field at fault and why, grouped by reason):
 
@@ -399,6 +400,10 @@ def candidate_key(axes: dict) -> str:
             ratio_text(axes["oversubscription"]),
             axes["cabling"],
         )
+    ) + (
+        f"|up{axes['uplink_gbps']}G"
+        if axes.get("uplink_gbps", axes["speed_gbps"]) != axes["speed_gbps"]
+        else ""
     )
 
 
@@ -412,6 +417,8 @@ def candidate_label(axes: dict) -> str:
     planes = f", {axes['planes']} planes" if axes["planes"] > 1 else ""
     ratio = f", {ratio_text(axes['oversubscription'])}" if axes["oversubscription"] else ""
     cabling = ", patch panels" if axes["cabling"] == "patch-panel" else ""
+    if axes.get("uplink_gbps", axes["speed_gbps"]) != axes["speed_gbps"]:
+        cabling += f", {axes['uplink_gbps']}G uplinks"
     if (axes.get("roce") or {}).get("load_balancing"):
         cabling += f", {axes['roce']['load_balancing'].upper()}"
     return (
@@ -473,6 +480,8 @@ def candidate_document(axes: dict, req: Requirements, facts: CatalogFacts, index
     doc["racks" if server.is_rack_system else "servers"] = axes["servers"]
     if axes["topology"] == "fat-tree":
         doc["k"] = axes["k"]
+    if axes.get("uplink_gbps", axes["speed_gbps"]) != axes["speed_gbps"]:
+        doc["uplink_speed_gbps"] = axes["uplink_gbps"]
     if axes["cabling"] == "patch-panel":
         tiers = ("leaf-spine", "spine-core")[: axes["tiers"] - 1]
         doc["cabling"] = dict.fromkeys(tiers, "patch-panel")
@@ -514,6 +523,31 @@ def _with_balancing(axes: dict, facts: CatalogFacts) -> dict:
         if settings:
             axes["roce"] = settings
     return axes
+
+
+def _uplink_speeds(cell: _Cell, models, tiers: int, topology: str, req, pruned) -> list[int]:
+    """The distinct switch-to-switch speeds of ``req.uplinks`` for this choice: the link
+    speed, and the leaf's fastest port speed where it is faster and every upper tier runs it
+    (one tier and fat-trees: the link speed only)."""
+    speeds: list[int] = []
+    for kind in req.uplinks:
+        speed = cell.speed
+        if kind == "port" and tiers >= 2 and topology != "fat-tree":
+            native = models[0].port_speed_gbps or cell.speed
+            upper = list(models[1:])
+            if native > cell.speed and all(m.radix_at(native) for m in upper):
+                speed = native
+            elif native > cell.speed:
+                slow = next(m.slug for m in upper if not m.radix_at(native))
+                pruned.add(
+                    "uplinks",
+                    f"{slow} runs no {native}G port for {models[0].slug}'s {native}G uplinks",
+                    {"leaf": models[0].slug, "spine": models[1].slug if len(models) > 1 else None},
+                )
+                continue
+        if speed not in speeds:
+            speeds.append(speed)
+    return speeds
 
 
 def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> list[dict]:
@@ -570,8 +604,10 @@ def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> 
                                     axes_r,
                                 )
                                 continue
-                            axes_c = _axes(cell, topology, models, tiers, ratio, cabling)
-                            kept.append(_with_balancing(axes_c, facts))
+                            for up in _uplink_speeds(cell, models, tiers, topology, req, pruned):
+                                axes_c = _axes(cell, topology, models, tiers, ratio, cabling)
+                                axes_c["uplink_gbps"] = up
+                                kept.append(_with_balancing(axes_c, facts))
     return kept
 
 

@@ -34,6 +34,9 @@ TOPOLOGIES = ("rail-optimized", "clos", "fat-tree")
 DEFAULT_TOPOLOGIES = ("rail-optimized", "clos")
 TRANSPORTS = ("infiniband", "ethernet")
 CABLINGS = ("point-to-point", "patch-panel")
+#: Switch-to-switch link speeds tried: the server-link speed, or the leaf's fastest port speed
+#: (a leaf whose 800G ports split 2 x 400G toward the servers and run 800G uplinks).
+UPLINKS = ("link", "port")
 TIERS = (1, 2, 3)
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")
 OBJECTIVES = (
@@ -82,6 +85,7 @@ TOP_KEYS = (
     "tiers",
     "oversubscription",
     "cabling",
+    "uplinks",
     "limits",
     "workload",
     "objectives",
@@ -173,6 +177,7 @@ class Requirements:
     ratios: tuple[float, ...] = (1.0,)
     ratio_range: tuple[float, float] = (1.0, 1.0)
     cabling: tuple[str, ...] = ("point-to-point",)
+    uplinks: tuple[str, ...] = ("link",)
     limits: Limits = field(default_factory=Limits)
     workload: Workload = field(default_factory=Workload)
     objectives: tuple[str, ...] = DEFAULT_OBJECTIVES
@@ -223,6 +228,7 @@ class Requirements:
             "tiers": list(self.tiers),
             "oversubscription": {"min": self.ratio_range[0], "max": self.ratio_range[1]},
             "cabling": list(self.cabling),
+            "uplinks": list(self.uplinks),
             "limits": limits,
             "workload": workload,
             "objectives": list(self.objectives),
@@ -675,6 +681,7 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
     cabling = reader.choices(
         document.get("cabling"), "cabling", CABLINGS, default=("point-to-point",)
     )
+    uplinks = reader.choices(document.get("uplinks"), "uplinks", UPLINKS, default=("link",))
     limits = _limits(reader, document.get("limits"))
     workload = _workload(reader, document.get("workload"), gpus_min)
     objectives = reader.choices(
@@ -705,6 +712,7 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
         ratios=ratios,
         ratio_range=ratio_range,
         cabling=cabling,
+        uplinks=uplinks,
         limits=limits,
         workload=workload,
         objectives=objectives,

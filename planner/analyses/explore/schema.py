@@ -17,6 +17,7 @@ from .requirements import (
     TIERS,
     TOPOLOGIES,
     TRANSPORTS,
+    UPLINKS,
 )
 
 
@@ -102,6 +103,13 @@ REQUIREMENTS_SCHEMA = {
         "cabling": {
             **_list_of({"enum": list(CABLINGS)}, any_word=True),
             "default": ["point-to-point"],
+        },
+        "uplinks": {
+            "description": "Switch-to-switch link speeds tried: link (the server-link speed) "
+            "and/or port (the leaf's fastest port speed, e.g. 800G uplinks on a leaf split "
+            "2 x 400G toward the servers).",
+            **_list_of({"enum": list(UPLINKS)}, any_word=True),
+            "default": ["link"],
         },
         "limits": {
             "type": "object",

@@ -122,3 +122,26 @@ def test_the_cap_keeps_an_even_spread_and_says_so(facts):
     assert capped.bounds["capped"] == {"enumerated": 30, "kept": 5, "rule": "evenly spread"}
     (cap,) = _pruned(capped, "max_candidates")
     assert cap["count"] == 25 and "evenly spread" in cap["reason"]
+
+
+def test_port_speed_uplinks_are_a_candidate_of_their_own(facts):
+    req = parse_requirements(
+        {
+            "gpus": 256,
+            "servers": ["DGX-B300"],
+            "switches": ["SN5600"],
+            "planes": [2],
+            "tiers": [2],
+            "topologies": ["rail-optimized"],
+            "uplinks": ["link", "port"],
+        },
+        facts,
+    )
+    link, port = enumerate_candidates(req, facts).candidates
+    assert link.axes["uplink_gbps"] == 400 and "uplink_speed_gbps" not in link.document
+    assert port.axes["uplink_gbps"] == 800 and port.document["uplink_speed_gbps"] == 800
+    assert port.key == link.key + "|up800G" and port.label.endswith("800G uplinks")
+    fewer = evaluate_candidate(port, req, facts)["metrics"]
+    more = evaluate_candidate(link, req, facts)["metrics"]
+    assert fewer["links"] < more["links"]  # half the switch-to-switch links, twice as fast
+    assert fewer["bisection_gbps"] == more["bisection_gbps"]
