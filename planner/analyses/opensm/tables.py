@@ -1,0 +1,174 @@
+"""OpenSM's forwarding tables (``dump_fts`` output) read back onto the design's fabric, and
+checked: every switch's route to every adapter LID traced, the channel dependency graph of
+those routes searched for a cycle.
+
+``dump_fts`` prints one block per switch, ``Unicast lids [...] of switch ... guid 0x<guid>
+(<description>):``, then one line per LID, ``0x<lid> <out port> : (<type> portguid 0x<guid>:
+'<description>')``. The GUIDs are the topology export's own
+(:mod:`planner.domain.outputs.ib_topology`): a switch's names its node, an adapter's its host
+node and port (ibsim gives port 1 the node GUID + 1), so nothing is matched by name.
+
+A credit loop is a cycle in the channel dependency graph: a vertex per directed
+switch-to-switch link, an edge from each link a route takes to the next link it takes; a
+routing whose graph has no cycle cannot deadlock (Dally and Seitz, "Deadlock-free message
+routing in multiprocessor interconnection networks", IEEE Trans. Computers C-36(5), 1987,
+primary). The routes traced start at every switch (a superset of the adapters' routes, which
+start at their leaf), as ``ibdmchk`` and OpenSM's own ``--check_routing`` do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from planner.analyses.flow.forwarding import ForwardingTables
+from planner.domain.fabric import Fabric
+from planner.domain.outputs.ib_topology import ca_guid, switch_guid
+
+__all__ = ["RouteCheck", "check_routes", "parse_fts", "tables_for"]
+
+_SWITCH0 = switch_guid(-1)  # switch_guid(n) = _SWITCH0 + 16 * (n + 1)
+_CA0 = ca_guid(-1, -1)  # ca_guid(n, p) = _CA0 + (n + 1) << 20 + (p + 1) << 4
+_TABLE = re.compile(r"^Unicast lids .* guid 0x([0-9a-f]+) \(")
+_ENTRY = re.compile(r"^0x([0-9a-f]+) (\d+) : \((Switch|Channel Adapter) portguid 0x([0-9a-f]+)")
+#: Examples of unrouted (switch, LID) pairs a report lists.
+EXAMPLES = 10
+
+
+def parse_fts(text: str):
+    """``dump_fts`` output as arrays: ``(switch node, lid, out port)`` per entry, and the
+    adapters' ``lid -> (host node, logical port)``."""
+    switch_nodes: list[int] = []
+    lids: list[int] = []
+    ports: list[int] = []
+    adapters: dict[int, tuple[int, int]] = {}
+    current = -1
+    for line in text.splitlines():
+        if match := _TABLE.match(line):
+            current = (int(match.group(1), 16) - _SWITCH0) // 16 - 1
+        elif (match := _ENTRY.match(line)) and current >= 0:
+            lid = int(match.group(1), 16)
+            switch_nodes.append(current)
+            lids.append(lid)
+            ports.append(int(match.group(2)))
+            if match.group(3) == "Channel Adapter":
+                guid = int(match.group(4), 16) - 1 - _CA0  # the node GUID of the adapter
+                adapters[lid] = ((guid >> 20) - 1, ((guid >> 4) & 0xFFFF) - 1)
+    entries = tuple(np.asarray(v, dtype=np.int64) for v in (switch_nodes, lids, ports))
+    return entries, adapters
+
+
+def _end_links(fabric: Fabric, alive: np.ndarray) -> dict[tuple[int, int], int]:
+    """``(node, logical port) -> directed link out of that port`` over the links ``alive``
+    (per fabric link); directed link ``2i`` runs ``a -> b``, ``2i + 1`` runs ``b -> a``."""
+    out: dict[tuple[int, int], int] = {}
+    for i in np.flatnonzero(alive).tolist():
+        out[(int(fabric.link_a[i]), int(fabric.link_a_port[i]))] = 2 * i
+        out[(int(fabric.link_b[i]), int(fabric.link_b_port[i]))] = 2 * i + 1
+    return out
+
+
+def tables_for(fabric: Fabric, fts: str, alive: np.ndarray, *, source: str) -> ForwardingTables:
+    """The flow engine's :class:`ForwardingTables` from ``dump_fts`` output of the fabric's
+    topology with the links ``alive`` (per fabric link). A destination is an adapter's NIC
+    link (the link on the host port the adapter stands for)."""
+    (switch_node, lid, port), adapters = parse_fts(fts)
+    ends = _end_links(fabric, alive)
+    switches = np.unique(switch_node)
+    switch_row = np.full(fabric.node_count, -1, dtype=np.int64)
+    switch_row[switches] = np.arange(switches.size)
+    dest_col = np.full(fabric.link_count, -1, dtype=np.int64)
+    lid_col = np.full(int(lid.max(initial=0)) + 1, -1, dtype=np.int64)
+    for column, (ca_lid, host_end) in enumerate(sorted(adapters.items())):
+        lid_col[ca_lid] = column
+        if host_end in ends:
+            dest_col[ends[host_end] // 2] = column
+    next_link = np.full((switches.size, len(adapters)), -1, dtype=np.int64)
+    to_ca = lid_col[lid] >= 0
+    out = np.asarray(
+        [ends.get((int(n), int(p) - 1), -1) for n, p in zip(switch_node, port, strict=True)],
+        dtype=np.int64,
+    )
+    next_link[switch_row[switch_node[to_ca]], lid_col[lid[to_ca]]] = out[to_ca]
+    return ForwardingTables(switch_row, dest_col, next_link, source)
+
+
+@dataclass
+class RouteCheck:
+    """What tracing the tables found: ``pairs`` (switch, adapter) routes traced, ``unrouted``
+    of them with no route (no entry, a dead end, a loop, the wrong host), examples of those,
+    and the channel dependency graph's cycles (``credit_loop_links``: the directed links in
+    cycles, none on a deadlock-free routing)."""
+
+    adapters: int
+    switches: int
+    pairs: int
+    unrouted: int
+    examples: list[str] = field(default_factory=list)
+    dependencies: int = 0
+    credit_loop_links: list[int] = field(default_factory=list)
+
+
+def check_routes(fabric: Fabric, tables: ForwardingTables) -> RouteCheck:
+    """Follow every switch's table towards every adapter (see the module docstring).
+
+    Long because: one walk, vectorized over all (switch, adapter) pairs at once, that records
+    the failures of each kind and the channel dependencies as it goes."""
+    names = fabric.node_name
+    link_to = np.empty(2 * fabric.link_count, dtype=np.int64)
+    link_to[0::2], link_to[1::2] = fabric.link_b, fabric.link_a
+    row_node = np.flatnonzero(tables.switch_row >= 0)
+    rows, cols = tables.next_link.shape
+    dest_link = np.full(cols, -1, dtype=np.int64)
+    have = np.flatnonzero(tables.dest_col >= 0)
+    dest_link[tables.dest_col[have]] = have
+    # the host end of each destination's NIC link
+    a, b = fabric.link_a[dest_link].astype(np.int64), fabric.link_b[dest_link].astype(np.int64)
+    target = np.where(tables.switch_row[a] >= 0, b, a)
+    start = np.repeat(np.arange(rows), cols)
+    col = np.tile(np.arange(cols), rows)
+    at, previous = row_node[start], np.full(start.size, -1, dtype=np.int64)
+    bad: list[tuple[np.ndarray, np.ndarray, str]] = []
+    edges: list[np.ndarray] = []
+    for _ in range(rows + 1):
+        if not at.size:
+            break
+        link = tables.next_link[tables.switch_row[at], col]
+        dead = link < 0
+        bad.append((start[dead], col[dead], "no route"))
+        keep = ~dead
+        start, col, at, previous, link = (a[keep] for a in (start, col, at, previous, link))
+        chained = previous >= 0
+        edges.append(np.stack([previous[chained], link[chained]]))
+        nxt = link_to[link]
+        is_host = tables.switch_row[nxt] < 0
+        astray = is_host & (nxt != target[col])
+        bad.append((start[astray], col[astray], "delivered to another host"))
+        go = ~is_host
+        start, col, at, previous = start[go], col[go], nxt[go], link[go]
+    bad.append((start, col, "a forwarding loop"))
+    failed = [(int(s), int(c), why) for ss, cc, why in bad for s, c in zip(ss, cc, strict=True)]
+    examples = [
+        f"{names[row_node[s]]}: {why} towards {names[target[c]]} (link:{dest_link[c]})"
+        for s, c, why in failed[:EXAMPLES]
+    ]
+    pairs = np.concatenate(edges, axis=1) if edges else np.zeros((2, 0), dtype=np.int64)
+    pairs = np.unique(pairs, axis=1)
+    size = 2 * fabric.link_count
+    graph = sp.csr_matrix((np.ones(pairs.shape[1]), (pairs[0], pairs[1])), shape=(size, size))
+    _, label = csgraph.connected_components(graph, directed=True, connection="strong")
+    in_cycle = np.bincount(label, minlength=size)[label] > 1
+    in_cycle[pairs[0][pairs[0] == pairs[1]]] = True
+    return RouteCheck(
+        adapters=cols,
+        switches=rows,
+        pairs=rows * cols,
+        unrouted=len(failed),
+        examples=examples,
+        dependencies=int(pairs.shape[1]),
+        credit_loop_links=np.flatnonzero(in_cycle).tolist(),
+    )
