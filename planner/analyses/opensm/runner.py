@@ -25,6 +25,7 @@ from pathlib import Path
 from planner.analyses.errors import JobInputError
 
 __all__ = [
+    "DEBIAN_PACKAGES",
     "ENGINES",
     "INSTALL_HINT",
     "OpenSMRun",
@@ -37,9 +38,11 @@ __all__ = [
 #: The tools a run needs (executables), and the preload library.
 TOOLS = ("ibsim", "opensm", "dump_fts")
 UMAD2SIM_GLOB = "/usr/lib/*/umad2sim/libumad2sim.so"
+#: Debian's packages of the tools (the Docker image and ``.ci/run`` install them).
+DEBIAN_PACKAGES = ("opensm", "ibsim-utils", "libumad2sim0", "infiniband-diags")
 INSTALL_HINT = (
-    "install Debian's packages: apt-get install opensm ibsim-utils libumad2sim0 "
-    "infiniband-diags (the Docker image and CI have them)"
+    f"install Debian's packages: apt-get install {' '.join(DEBIAN_PACKAGES)} (the Docker "
+    "image and CI have them)"
 )
 #: Upstream OpenSM's unicast routing engines that route a Clos without extra input files
 #: (``lash``, ``dor``, ``torus-2QoS`` and ``file`` need a torus or a routing file): the first is
