@@ -9,11 +9,12 @@ network (``Network.forwarding``) for the flow simulation's ``opensm`` routing
 (:mod:`planner.analyses.flow.forwarding`).
 
 Size: ibsim holds at most :data:`MAX_NODES` nodes (each adapter port is one, each switch one;
-we raise ibsim's default of 2,048 with ``-N``) and :data:`MAX_SWITCHES` switches. Measured on
-this project's 2-core build machine (OpenSM 3.3.23, ibsim 0.10, updn): 1 SU DGX H100 (252
-adapters, 32 switches) 1.6 s; 4 SU (1,016 + 4 adapters, 144 switches) 6.5 s; 16 SU (4,096
-adapters, 320 switches, 4,416 nodes) 65 s. Time grows about as nodes squared (each switch's
-table has a LID per node), so the limit keeps a run to minutes.
+we raise ibsim's default of 2,048 with ``-N``) and :data:`MAX_SWITCHES` switches; larger designs
+are refused. Measured on a 2-core machine (OpenSM 3.3.23, ibsim 0.10, updn, ibsim's start
+included): 1 SU DGX H100 (252 adapters, 12 switches) 1.2 s; 4 SU (1,020 adapters, 48
+switches) 3.8 s; 16 SU (4,096 adapters, 320 switches, 4,416 ibsim nodes) 65 s. Time grows faster
+than the nodes (every switch's table holds a LID per node): four times the nodes took three to
+seventeen times as long.
 """
 
 from __future__ import annotations
