@@ -38,7 +38,7 @@ import yaml
 
 from planner.analyses import opensm as opensm_module
 from planner.analyses.errors import JobInputError
-from planner.analyses.flow import ForwardingTables, Flows, Network, RoutingError, route, simulate
+from planner.analyses.flow import Flows, ForwardingTables, Network, RoutingError, route, simulate
 from planner.analyses.opensm import missing_tools, report_line, route_with_opensm
 from planner.analyses.opensm import runner as opensm_runner
 from planner.analyses.opensm.tables import check_routes, tables_for
