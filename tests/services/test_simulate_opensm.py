@@ -117,3 +117,12 @@ def test_an_engine_needs_opensm_routing(user, revision, sent):
             design_revision=revision,
             parameters={"routing": "opensm", "opensm_engine": "ar_updn"},
         )
+
+
+def test_a_roce_design_is_refused_before_the_job_runs(seed_catalog, user, sent):
+    spec = load_spec_text((EXAMPLES_DIR / "clos-3to1.yaml").read_text(), name="roce")
+    roce = design_create(owner=user, spec_document=spec).revisions.get()
+    with pytest.raises(ValidationError, match="opensm is for an InfiniBand design"):
+        job_enqueue(
+            owner=user, kind="simulate", design_revision=roce, parameters={"routing": "opensm"}
+        )

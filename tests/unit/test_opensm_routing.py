@@ -160,6 +160,12 @@ def test_without_the_tools_the_option_is_refused_saying_how_to_install_them(su1,
     assert caught.value.field == "routing"
 
 
+def test_a_design_larger_than_ibsim_holds_is_refused(su1, monkeypatch):
+    monkeypatch.setattr(opensm_module, "MAX_NODES", 263)  # the 1 SU has 252 adapters + 12 switches
+    with pytest.raises(JobInputError, match="at most 263 nodes .* this design has 264 nodes"):
+        route_with_opensm(su1, Network.from_fabric(su1))
+
+
 def test_a_roce_design_or_an_unknown_engine_is_refused(su1, facts):
     spec = yaml.safe_load((EXAMPLES / "clos-3to1.yaml").read_text())
     roce = build_fabric(parse_spec(spec), facts)
