@@ -33,8 +33,10 @@ __all__ = ["RouteCheck", "check_routes", "parse_fts", "tables_for"]
 
 _SWITCH0 = switch_guid(-1)  # switch_guid(n) = _SWITCH0 + 16 * (n + 1)
 _CA0 = ca_guid(-1, -1)  # ca_guid(n, p) = _CA0 + (n + 1) << 20 + (p + 1) << 4
-_TABLE = re.compile(r"^Unicast lids .* guid 0x([0-9a-f]+) \(")
-_ENTRY = re.compile(r"^0x([0-9a-f]+) (\d+) : \((Switch|Channel Adapter) portguid 0x([0-9a-f]+)")
+_TABLE = re.compile(r"^Unicast lids .* guid 0x([0-9a-f]+) \(.*$", re.MULTILINE)
+_ENTRY = re.compile(
+    r"^0x([0-9a-f]+) (\d+) : \((Switch|Channel Adapter) portguid 0x([0-9a-f]+)", re.MULTILINE
+)
 #: Examples of unrouted (switch, LID) pairs a report lists.
 EXAMPLES = 10
 
@@ -42,34 +44,41 @@ EXAMPLES = 10
 def parse_fts(text: str):
     """``dump_fts`` output as arrays: ``(switch node, lid, out port)`` per entry, and the
     adapters' ``lid -> (host node, logical port)``."""
-    switch_nodes: list[int] = []
-    lids: list[int] = []
-    ports: list[int] = []
+    switch_nodes: list[np.ndarray] = []
+    lids: list[str] = []
+    ports: list[str] = []
     adapters: dict[int, tuple[int, int]] = {}
-    current = -1
-    for line in text.splitlines():
-        if match := _TABLE.match(line):
-            current = (int(match.group(1), 16) - _SWITCH0) // 16 - 1
-        elif (match := _ENTRY.match(line)) and current >= 0:
-            lid = int(match.group(1), 16)
-            switch_nodes.append(current)
+    parts = _TABLE.split(text)  # [before, guid, its entries, guid, its entries, ...]
+    for guid, body in zip(parts[1::2], parts[2::2], strict=True):
+        node = (int(guid, 16) - _SWITCH0) // 16 - 1
+        found = _ENTRY.findall(body)
+        switch_nodes.append(np.full(len(found), node, dtype=np.int64))
+        for lid, port, kind, port_guid in found:
             lids.append(lid)
-            ports.append(int(match.group(2)))
-            if match.group(3) == "Channel Adapter":
-                guid = int(match.group(4), 16) - 1 - _CA0  # the node GUID of the adapter
-                adapters[lid] = ((guid >> 20) - 1, ((guid >> 4) & 0xFFFF) - 1)
-    entries = tuple(np.asarray(v, dtype=np.int64) for v in (switch_nodes, lids, ports))
+            ports.append(port)
+            if kind == "Channel Adapter" and int(lid, 16) not in adapters:
+                ca = int(port_guid, 16) - 1 - _CA0  # the node GUID of the adapter
+                adapters[int(lid, 16)] = ((ca >> 20) - 1, ((ca >> 4) & 0xFFFF) - 1)
+    entries = (
+        np.concatenate(switch_nodes) if switch_nodes else np.zeros(0, dtype=np.int64),
+        np.asarray([int(lid, 16) for lid in lids], dtype=np.int64),
+        np.asarray(ports, dtype=np.int64),
+    )
     return entries, adapters
 
 
-def _end_links(fabric: Fabric, alive: np.ndarray) -> dict[tuple[int, int], int]:
-    """``(node, logical port) -> directed link out of that port`` over the links ``alive``
-    (per fabric link); directed link ``2i`` runs ``a -> b``, ``2i + 1`` runs ``b -> a``."""
-    out: dict[tuple[int, int], int] = {}
-    for i in np.flatnonzero(alive).tolist():
-        out[(int(fabric.link_a[i]), int(fabric.link_a_port[i]))] = 2 * i
-        out[(int(fabric.link_b[i]), int(fabric.link_b_port[i]))] = 2 * i + 1
-    return out
+def _end_links(fabric: Fabric, alive: np.ndarray) -> tuple[np.ndarray, int]:
+    """The directed link out of each (node, logical port) over the links ``alive`` (per
+    fabric link), at ``node * stride + port`` (-1: no link); directed link ``2i`` runs
+    ``a -> b``, ``2i + 1`` runs ``b -> a``. Returns (table, stride)."""
+    a_port = fabric.link_a_port.astype(np.int64)
+    b_port = fabric.link_b_port.astype(np.int64)
+    stride = int(max(a_port.max(initial=0), b_port.max(initial=0))) + 1
+    table = np.full(fabric.node_count * stride, -1, dtype=np.int64)
+    live = np.flatnonzero(alive)
+    table[fabric.link_a[live].astype(np.int64) * stride + a_port[live]] = 2 * live
+    table[fabric.link_b[live].astype(np.int64) * stride + b_port[live]] = 2 * live + 1
+    return table, stride
 
 
 def tables_for(fabric: Fabric, fts: str, alive: np.ndarray, *, source: str) -> ForwardingTables:
@@ -77,23 +86,21 @@ def tables_for(fabric: Fabric, fts: str, alive: np.ndarray, *, source: str) -> F
     topology with the links ``alive`` (per fabric link). A destination is an adapter's NIC
     link (the link on the host port the adapter stands for)."""
     (switch_node, lid, port), adapters = parse_fts(fts)
-    ends = _end_links(fabric, alive)
+    ends, stride = _end_links(fabric, alive)
     switches = np.unique(switch_node)
     switch_row = np.full(fabric.node_count, -1, dtype=np.int64)
     switch_row[switches] = np.arange(switches.size)
     dest_col = np.full(fabric.link_count, -1, dtype=np.int64)
     lid_col = np.full(int(lid.max(initial=0)) + 1, -1, dtype=np.int64)
-    for column, (ca_lid, host_end) in enumerate(sorted(adapters.items())):
+    for column, (ca_lid, (node, host_port)) in enumerate(sorted(adapters.items())):
         lid_col[ca_lid] = column
-        if host_end in ends:
-            dest_col[ends[host_end] // 2] = column
+        known = 0 <= node < fabric.node_count and 0 <= host_port < stride
+        if known and (out := ends[node * stride + host_port]) >= 0:
+            dest_col[out // 2] = column
     next_link = np.full((switches.size, len(adapters)), -1, dtype=np.int64)
-    to_ca = lid_col[lid] >= 0
-    out = np.asarray(
-        [ends.get((int(n), int(p) - 1), -1) for n, p in zip(switch_node, port, strict=True)],
-        dtype=np.int64,
-    )
-    next_link[switch_row[switch_node[to_ca]], lid_col[lid[to_ca]]] = out[to_ca]
+    to_ca = (lid_col[lid] >= 0) & (port >= 1) & (port <= stride)
+    out = ends[switch_node[to_ca] * stride + port[to_ca] - 1]
+    next_link[switch_row[switch_node[to_ca]], lid_col[lid[to_ca]]] = out
     return ForwardingTables(switch_row, dest_col, next_link, source)
 
 
@@ -157,8 +164,9 @@ def check_routes(fabric: Fabric, tables: ForwardingTables) -> RouteCheck:
         for s, c, why in failed[:EXAMPLES]
     ]
     pairs = np.concatenate(edges, axis=1) if edges else np.zeros((2, 0), dtype=np.int64)
-    pairs = np.unique(pairs, axis=1)
     size = 2 * fabric.link_count
+    key = np.unique(pairs[0] * size + pairs[1])
+    pairs = np.stack([key // size, key % size])
     graph = sp.csr_matrix((np.ones(pairs.shape[1]), (pairs[0], pairs[1])), shape=(size, size))
     _, label = csgraph.connected_components(graph, directed=True, connection="strong")
     in_cycle = np.bincount(label, minlength=size)[label] > 1
