@@ -126,3 +126,25 @@ def test_a_roce_design_is_refused_before_the_job_runs(seed_catalog, user, sent):
         job_enqueue(
             owner=user, kind="simulate", design_revision=roce, parameters={"routing": "opensm"}
         )
+
+
+def test_fabric_simulate_routes_with_opensm_and_prints_its_report(seed_catalog, tmp_path, capsys):
+    from tests.services.test_fabric_cli import fabric
+
+    spec = EXAMPLES_DIR / "h100-superpod-1su.yaml"
+    assert fabric("simulate", spec, "--routing", "rail", "--opensm-engine", "ftree") != 0
+    assert "--opensm-engine is for --routing opensm" in capsys.readouterr().err
+    if problem := missing_tools():
+        if os.environ.get("CI"):
+            pytest.fail(problem)
+        pytest.skip(problem)
+    out = tmp_path / "flows.json"
+    code = fabric(
+        "simulate", spec, "--traffic", "permutation", "--routing", "opensm", "--opensm-engine",
+        "ftree", "--size-bytes", 1e6, "--dump-flows", out,
+    )  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "permutation over 248 GPUs, opensm routing" in printed
+    assert "OpenSM 3.3.23 routed with ftree: 264 LIDs, 3,024 switch-to-adapter routes" in printed
+    assert out.exists()  # one path per flow: the flows' paths can be dumped
