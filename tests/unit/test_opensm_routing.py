@@ -84,7 +84,7 @@ def test_every_adapter_is_routed_without_credit_loops(routed, engine):
     assert report["routed_by"] == engine and not report["fallback"]
     # 31 DGX x 8 NIC ports + the UFM appliance's 4; 8 leaves + 4 spines
     assert (report["adapters"], report["switches"]) == (31 * 8 + 4, 12)
-    assert report["routes"] == 252 * 12 and report["unrouted"] == 0
+    assert report["routes"] == 252 * 12 and report["unrouted"] == report["unrouted_lids"] == 0
     assert report["adapters_without_lid"] == 0
     assert report["dependencies"] > 0 and not report["credit_loops"]
     assert "0 unrouted, no credit loop" in report_line(report)
@@ -250,10 +250,25 @@ def test_the_route_tracer_finds_dead_ends_strays_loops_and_credit_loops():
     assert ok.credit_loop_links == [] and ok.dependencies == 6
     dead = check({**shortest, 0: {1: 1, 3: 3}})  # s0 has no entry for h1
     assert dead.unrouted == 1 and "s0: no route towards h1" in dead.examples[0]
+    assert dead.unrouted_adapters == 1
     astray = check({**shortest, 0: {1: 1, 2: 2, 3: 1}})  # s0 delivers h2's LID to h0
     assert astray.unrouted == 1 and "delivered to another host towards h2" in astray.examples[0]
     looped = check({**shortest, 1: {1: 2, 2: 2, 3: 3}})  # s1 sends h1 back to s0
     assert looped.unrouted == 3 and any("loop" in e for e in looped.examples)
+    assert looped.unrouted_adapters == 1  # every switch's route to h1 loops: one LID
     # every remote route turns the same way round the ring s0 -> s1 -> s2 -> s0: a credit loop
     ring = check({0: {1: 1, 2: 2, 3: 2}, 1: {1: 3, 2: 1, 3: 3}, 2: {1: 3, 2: 3, 3: 1}})
     assert ring.unrouted == 0 and len(ring.credit_loop_links) == 3
+
+
+def test_the_report_line_names_what_went_wrong():
+    report = {
+        "engine": "updn", "routed_by": "updn", "fallback": False, "version": "3.3.23",
+        "lids": 1_068, "routes": 48_960, "unrouted": 96, "unrouted_lids": 2,
+        "credit_loops": True, "credit_loop_links": ["link:7:up", "link:9:down"],
+        "credit_loop_link_count": 2, "seconds": 3.81,
+    }  # fmt: skip
+    assert report_line(report) == (
+        "OpenSM 3.3.23 routed with updn: 1,068 LIDs, 48,960 switch-to-adapter routes, 96 "
+        "unrouted (to 2 LIDs), credit loops through 2 links (3.8 s)"
+    )

@@ -57,7 +57,7 @@ LOOP_LINKS_SHOWN = 20
 
 
 def _refusal(fabric: Fabric, net: Network, engine: str) -> str:
-    """Why OpenSM cannot route this design here ("" when it can)."""
+    """Why OpenSM cannot route this design ("" when it can; the tools are checked apart)."""
     transport = fabric.settings.transport
     if transport is not None and transport.transport != "infiniband":
         return (
@@ -81,7 +81,7 @@ def _refusal(fabric: Fabric, net: Network, engine: str) -> str:
             f"switches) and {MAX_SWITCHES:,} switches; this design has {nodes:,} nodes and "
             f"{switches:,} switches: simulate it with rail (d-mod-k) or ib-ar"
         )
-    return missing_tools()
+    return ""
 
 
 def route_with_opensm(
@@ -103,9 +103,9 @@ def route_with_opensm(
         installed: the message says how to install them).
     """
     if problem := _refusal(fabric, net, engine):
-        kind = OpenSMUnavailable if problem == missing_tools() else JobInputError
-        field = problem.split(":", 1)[0] if kind is JobInputError else "routing"
-        raise kind(problem, field=field)
+        raise JobInputError(problem, field=problem.split(":", 1)[0])
+    if problem := missing_tools():
+        raise OpenSMUnavailable(problem, field="routing")
     alive = net.alive[0 : 2 * net.fabric_links : 2].copy()
     text = "".join(ib_topology_lines(fabric, leave_out=np.flatnonzero(~alive)))
     run = run_opensm(text, engine=engine)
@@ -134,9 +134,11 @@ def route_with_opensm(
         "adapters_without_lid": int(nic_links.size - host_ends),
         "routes": check.pairs,
         "unrouted": check.unrouted,
+        "unrouted_lids": check.unrouted_adapters,
         "unrouted_examples": check.examples,
         "dependencies": check.dependencies,
         "credit_loops": bool(check.credit_loop_links),
+        "credit_loop_link_count": len(check.credit_loop_links),
         "credit_loop_links": [net.link_id(i) for i in check.credit_loop_links[:LOOP_LINKS_SHOWN]],
         "failed_links": int((~alive).sum()),
         "seconds": round(run.seconds, 2),
@@ -147,13 +149,14 @@ def route_with_opensm(
 def report_line(report: dict) -> str:
     """The report of :func:`route_with_opensm` in one sentence."""
     asked = f" (asked {report['engine']}: OpenSM fell back)" if report.get("fallback") else ""
+    lids = f" (to {report['unrouted_lids']:,} LIDs)" if report.get("unrouted_lids") else ""
     loops = (
-        f"credit loops through {len(report['credit_loop_links']):,}+ links"
+        f"credit loops through {report.get('credit_loop_link_count', 0):,} links"
         if report.get("credit_loops")
         else "no credit loop"
     )
     return (
         f"OpenSM {report.get('version') or ''} routed with {report['routed_by']}{asked}: "
         f"{report['lids']:,} LIDs, {report['routes']:,} switch-to-adapter routes, "
-        f"{report['unrouted']:,} unrouted, {loops} ({report['seconds']:,.1f} s)"
+        f"{report['unrouted']:,} unrouted{lids}, {loops} ({report['seconds']:,.1f} s)"
     ).replace("  ", " ")

@@ -107,7 +107,8 @@ def tables_for(fabric: Fabric, fts: str, alive: np.ndarray, *, source: str) -> F
 @dataclass
 class RouteCheck:
     """What tracing the tables found: ``pairs`` (switch, adapter) routes traced, ``unrouted``
-    of them with no route (no entry, a dead end, a loop, the wrong host), examples of those,
+    of them with no route (no entry, a dead end, a loop, the wrong host), the adapters (LIDs)
+    some switch cannot reach, examples of those,
     and the channel dependency graph's cycles (``credit_loop_links``: the directed links in
     cycles, none on a deadlock-free routing)."""
 
@@ -115,6 +116,7 @@ class RouteCheck:
     switches: int
     pairs: int
     unrouted: int
+    unrouted_adapters: int = 0
     examples: list[str] = field(default_factory=list)
     dependencies: int = 0
     credit_loop_links: list[int] = field(default_factory=list)
@@ -176,6 +178,7 @@ def check_routes(fabric: Fabric, tables: ForwardingTables) -> RouteCheck:
         switches=rows,
         pairs=rows * cols,
         unrouted=len(failed),
+        unrouted_adapters=len({c for _, c, _ in failed}),
         examples=examples,
         dependencies=int(pairs.shape[1]),
         credit_loop_links=np.flatnonzero(in_cycle).tolist(),
