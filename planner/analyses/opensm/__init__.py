@@ -8,14 +8,14 @@ linear forwarding tables back (``dump_fts``) and checks them
 network (``Network.forwarding``) for the flow simulation's ``opensm`` routing
 (:mod:`planner.analyses.flow.forwarding`).
 
-Size: ibsim holds at most :data:`MAX_NODES` nodes (each adapter port is one, each switch one;
-we raise ibsim's default of 2,048 with ``-N``) and :data:`MAX_SWITCHES` switches; larger designs
+Size: ibsim holds at most :data:`MAX_NODES` nodes (each adapter port is one, each switch one; we
+raise ibsim's default of 2,048 with ``-N``) and :data:`MAX_SWITCHES` switches; larger designs
 are refused. Measured on a 2-core machine (OpenSM 3.3.23, ibsim 0.10, updn, ibsim's start
-included): 1 SU DGX H100 (252 adapters, 12 switches) 1.2 s; 4 SU (1,020 adapters, 48
-switches) 3.8 s; 16 SU (4,096 adapters, 320 switches, 4,416 ibsim nodes) 50 to 65 s. Time grows faster than
-the nodes (every switch's table holds a LID per node): four times the nodes took three to
-seventeen times as long. A 29 SU variant (7,424 adapters, 592 switches, 8,016 nodes)
-routed in 58 to 115 s, plus 26 s to write the topology and read and trace 4.4 million routes.
+included): 1 SU DGX H100 (252 adapters, 12 switches) 1.2 s; 4 SU (1,020 adapters, 48 switches)
+3.8 s; 16 SU (4,096 adapters, 320 switches, 4,416 ibsim nodes) 50 to 65 s. Time grows faster
+than the nodes (every switch's table holds a LID per node): four times the nodes took three to
+seventeen times as long. A 29 SU variant (7,424 adapters, 592 switches, 8,016 nodes) routed in
+58 to 115 s, plus 26 s to write the topology and read and trace 4.4 million routes.
 """
 
 from __future__ import annotations
