@@ -395,6 +395,21 @@ def _hot_spot_name(spot: dict, names: ElementNames) -> str:
     return f"{text}, {direction}" if direction in ("up", "down") else text
 
 
+def opensm_text(report: dict | None) -> dict | None:
+    """The OpenSM run of an ``opensm``-routed simulation in words: its sentence, and the
+    unrouted routes and credit-loop links it found (none on a healthy fabric)."""
+    if not report:
+        return None
+    # Lazy: it loads numba (about 1 s); only simulating needs it.
+    from planner.analyses.opensm import report_line
+
+    return {
+        "line": report_line(report),
+        "unrouted": report.get("unrouted_examples") or [],
+        "loops": report.get("credit_loop_links") or [],
+    }
+
+
 def routing_label(name) -> str:
     """What a page calls a routing mode (an old name too): ``"adaptive"`` ->
     ``"Packet spraying (Spectrum-X, equal split)"``; an unknown name as it is."""
@@ -427,6 +442,10 @@ LIMIT_ADVICE = {
     ),
 }
 LIMIT_ADVICE["ib-ar"] = LIMIT_ADVICE["spraying"]
+LIMIT_ADVICE["opensm"] = (
+    "OpenSM's forwarding tables send all traffic for one destination along one path; another "
+    "engine (ftree on a fat tree) or InfiniBand adaptive routing spreads the load."
+)
 #: When the limiting link is a NIC link, routing is not the cause.
 LIMIT_AT_NIC = "It is a NIC link: the traffic asks more of one NIC than its line rate."
 
@@ -655,6 +674,7 @@ def simulation_context(result: dict | None, names: ElementNames | None = None) -
         "routing_label": routing_label(result.get("routing")),
         "limit": limit_text(result, names),
         "flowlets": result.get("flowlets"),
+        "opensm": opensm_text(result.get("opensm")),
         "congestion": congestion_context(result, names),
     }
 
@@ -664,6 +684,7 @@ PARAMETER_LABELS = {
     "routing": "Routing",
     "flowlets": "Flowlets per flow",
     "pfc_mode": "Flow control (congestion report)",
+    "opensm_engine": "OpenSM routing engine",
     "placement": "Placement",
     "seed": "Seed",
     "seeds": "Monte Carlo seeds",

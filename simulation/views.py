@@ -70,6 +70,7 @@ FIELD_LABELS = {
     "routing": "Routing",
     "placement": "Placement",
     "pfc_mode": "Flow control",
+    "opensm_engine": "OpenSM engine",
 }
 #: Where the design page keeps a refused job's message until it shows it beside the form.
 JOB_ERROR_SESSION_KEY = "design_job_error"

@@ -22,6 +22,7 @@ SCENARIO_KEYS = (
     "placement",
     "flowlets",
     "pfc_mode",
+    "opensm_engine",
 )
 
 

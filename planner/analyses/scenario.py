@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from planner.analyses.errors import JobInputError
 from planner.analyses.flow import (
     FLOWLETS_DEFAULT,
     Flows,
@@ -37,6 +38,7 @@ from planner.analyses.flow import (
     sub_flows,
 )
 from planner.analyses.flow.congestion import FLOW_CONTROLS
+from planner.analyses.opensm import DEFAULT_ENGINE, route_with_opensm
 from planner.analyses.storage_read import run_storage_read
 from planner.analyses.traffic import (
     BUSBW_FACTOR,
@@ -71,7 +73,7 @@ HOT_SPOTS = 10
 #: Runs below this share of the bound say which link holds them back (``result["limit"]``).
 LIMIT_SHOWN_BELOW = 0.99
 #: Routings that give each flow one path (``flow_dump`` lists it).
-SINGLE_PATH = ("rail", "ecmp")
+SINGLE_PATH = ("rail", "ecmp", "opensm")
 #: Hot ports reported with their congestion trees, and tree links listed per hot port.
 CONGESTION_PORTS = 10
 CONGESTION_LINKS = 200
@@ -207,6 +209,7 @@ def run_scenario(
     facts=None,
     flowlets: int | None = None,
     pfc_mode: str | None = None,
+    opensm_engine: str | None = None,
 ) -> dict:
     """Simulate one scenario; the result dict (see the module doc and the ``simulate`` job).
 
@@ -218,7 +221,9 @@ def run_scenario(
     catalog facts the elements are built with). ``routing`` (a mode or an alias; ``None``:
     the design's, :func:`transport_defaults`), ``flowlets`` (``flowlet`` routing's flowlets
     per flow) and ``pfc_mode`` (the flow control the congestion report assumes; ``None``: the
-    design's) are the transport's.
+    design's) are the transport's. ``opensm`` routing runs the real OpenSM on the design
+    (after the failures) with ``opensm_engine`` (default ``updn``) and reports it under
+    ``result["opensm"]`` (:func:`planner.analyses.opensm.route_with_opensm`).
 
     Long because: it checks the transport's options, builds and runs the scenario (with the
     one-tier MLAG pair's own error) and writes the summary figures in one pass; the full
@@ -231,7 +236,17 @@ def run_scenario(
         raise ValueError(f"pfc_mode must be one of {FLOW_CONTROLS}, not {flow_control!r}")
     if routing == "flowlet" and flowlets is None:
         flowlets = FLOWLETS_DEFAULT
+    if opensm_engine is not None and routing != "opensm":
+        raise JobInputError(
+            f"opensm_engine: only for opensm routing (routing is {routing})", field="opensm_engine"
+        )
     if traffic in STORAGE_TRAFFICS:
+        if routing == "opensm":
+            raise JobInputError(
+                f"routing: {traffic} runs on the storage network, which OpenSM does not route "
+                "here (it routes the compute fabric): choose another routing",
+                field="routing",
+            )
         if facts is None:
             raise ValueError(f"{traffic} needs the catalog facts (facts=)")
         return run_storage_read(
@@ -249,6 +264,10 @@ def run_scenario(
     progress = on_progress or (lambda *a, **k: None)
     progress(0, 1, "building the network")
     net = build_network(fabric, fail_links=fail_links, seed=seed)
+    opensm = None
+    if routing == "opensm":
+        progress(0, 1, "routing with OpenSM on ibsim")
+        net, opensm = route_with_opensm(fabric, net, engine=opensm_engine or DEFAULT_ENGINE)
     # An MLAG pair (one tier) has no link between its two leaves: NCCL keeps such a fabric's
     # ring traffic on the rails (one ring per rail, PXN), each rail on one leaf.
     rings = "rail" if fabric.info.get("mlag_pair") else "flat"
@@ -290,6 +309,7 @@ def run_scenario(
         "traffic": traffic,
         "routing": routing,
         **({"flowlets": int(flowlets)} if routing == "flowlet" else {}),
+        **({"opensm": opensm} if opensm is not None else {}),
         **({"rings": rings} if rings != "flat" and traffic in RINGS else {}),
         **({"pxn": True} if fabric.info.get("mlag_pair") else {}),
         "seed": seed if hash_seed is None else hash_seed,
@@ -497,7 +517,9 @@ def flow_dump(net: Network, flows: Flows, result, routing: str, *, seed: int) ->
     :func:`~planner.analyses.flow.sub_flows`), each entry with its ``plane``."""
     routing = canonical_routing(routing)
     if routing not in SINGLE_PATH:
-        raise ValueError(f"--dump-flows needs single-path routing (rail or ecmp), not {routing}")
+        raise ValueError(
+            f"--dump-flows needs single-path routing (rail, ecmp or opensm), not {routing}"
+        )
     sub, parent = sub_flows(net, flows)
     incidence = route(net, sub, routing, seed=seed)
     finish = result.finish[parent] if result.sub_finish is None else result.sub_finish

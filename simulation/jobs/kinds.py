@@ -146,6 +146,13 @@ def _check_simulate(parameters: dict, design_revision) -> None:
         parameters["routing"] = design_transport_defaults(design_revision).routing
         if problem := routing_problem(parameters):
             raise _problem(problem)
+    if parameters["routing"] == "opensm":
+        transport = design_transport_defaults(design_revision)
+        if transport.flow_control != "credit" and transport.reason.startswith("RoCE"):
+            raise _problem(
+                "routing: opensm is for an InfiniBand design; this one runs RoCE (Ethernet), "
+                "which has no subnet manager: choose rail, ecmp, flowlet or spraying"
+            )
     if parameters.get("traffic") != "storage-read":
         return
     networks = (design_revision.summary or {}).get("networks") or {}

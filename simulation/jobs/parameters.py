@@ -36,6 +36,8 @@ MAX_SEED = 2**31 - 1
 MAX_WHATIF_FAILED = 1_000
 #: Routings whose outcome depends on the hash seed (Monte Carlo over seeds means something).
 HASHED_ROUTINGS = ("ecmp", "flowlet")
+#: Routings only the ``simulate`` job offers (OpenSM runs once per job, not per sweep point).
+SIMULATE_ONLY_ROUTINGS = ("opensm",)
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
 
@@ -314,7 +316,20 @@ def routing_problem(cleaned: dict) -> str | None:
         )
     if "flowlets" in cleaned and routing != "flowlet":
         return f"flowlets: only for flowlet routing (routing is {routing})"
+    if "opensm_engine" in cleaned and routing != "opensm":
+        return f"opensm_engine: only for opensm routing (routing is {routing})"
+    if routing == "opensm":
+        return opensm_problem()
     return None
+
+
+def opensm_problem() -> str | None:
+    """Why ``opensm`` routing cannot run on this server (its tools missing: the message says
+    how to install them), or None."""
+    # Lazy: the flow simulation loads numba (about 1 s).
+    from planner.analyses.opensm import missing_tools
+
+    return f"routing: {problem}" if (problem := missing_tools()) else None
 
 
 def sweep_routing_problem(cleaned: dict) -> str | None:
@@ -330,11 +345,15 @@ def _flow_choices() -> dict[str, Any]:
     """The flow simulation's names and bounds."""
     # Lazy: it loads numba (about 1 s); only simulating needs it.
     from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS, canonical_routing
+    from planner.analyses.opensm import ENGINES
     from planner.analyses.scenario import PLACEMENTS, STORAGE_TRAFFICS, TRAFFICS
 
     return dict(
         flowlets_max=FLOWLETS_MAX,
-        routings=ROUTINGS,
+        # opensm (the real subnet manager's tables) runs in the simulate job only
+        routings=tuple(r for r in ROUTINGS if r not in SIMULATE_ONLY_ROUTINGS),
+        simulate_routings=ROUTINGS,
+        opensm_engines=ENGINES,
         aliases=tuple(ROUTING_ALIASES),
         canonical=canonical_routing,
         placements=PLACEMENTS,
@@ -343,9 +362,9 @@ def _flow_choices() -> dict[str, Any]:
     )
 
 
-def _routing(flow: dict, help_text: str) -> Choice:
+def _routing(flow: dict, help_text: str, *, kind: str = "routings") -> Choice:
     return Choice(
-        choices=flow["routings"],
+        choices=flow[kind],
         aliases=flow["aliases"],
         canonical=flow["canonical"],
         help_text=help_text,
@@ -355,6 +374,11 @@ def _routing(flow: dict, help_text: str) -> Choice:
 ROUTING_HELP = (
     "rail, ecmp, flowlet, spraying or ib-ar ('adaptive' is stored as spraying); default: "
     "the design's transport settings"
+)
+SIMULATE_ROUTING_HELP = (
+    "rail, ecmp, flowlet, spraying, ib-ar or opensm (the real OpenSM's forwarding tables, "
+    "where opensm and ibsim are installed); 'adaptive' is stored as spraying; default: the "
+    "design's transport settings"
 )
 PFC_HELP = (
     "what the congestion report assumes: lossless, semi-lossless or lossy; default the design's"
@@ -423,7 +447,7 @@ class SimulateParameters(JobParameters):
         flow = _flow_choices()
         return {
             "traffic": Choice(choices=flow["traffics"], help_text="default all-reduce"),
-            "routing": _routing(flow, ROUTING_HELP),
+            "routing": _routing(flow, SIMULATE_ROUTING_HELP, kind="simulate_routings"),
             "seed": _seed(),
             "size_bytes": _size_bytes(),
             "fail_links": Number(
@@ -435,6 +459,11 @@ class SimulateParameters(JobParameters):
             ),
             "flowlets": _flowlets(flow),
             "pfc_mode": _pfc_mode(),
+            "opensm_engine": Choice(
+                choices=flow["opensm_engines"],
+                help_text="OpenSM's routing engine for opensm routing (default updn, what the "
+                "design's opensm.conf fragment routes with on upstream OpenSM)",
+            ),
         }
 
     def validate(self, attrs):
@@ -442,7 +471,7 @@ class SimulateParameters(JobParameters):
             "traffic": attrs.get("traffic", "all-reduce"),
             "placement": attrs.get("placement", "contiguous"),
         }
-        for key in ("routing", "pfc_mode"):
+        for key in ("routing", "pfc_mode", "opensm_engine"):
             if key in attrs:
                 cleaned[key] = attrs[key]
         cleaned["seed"] = attrs.get("seed", 0)

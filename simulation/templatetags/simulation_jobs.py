@@ -3,10 +3,13 @@
 from django import template
 
 from planner.analyses.flow import FLOWLETS_DEFAULT, FLOWLETS_MAX, ROUTING_LABELS, ROUTINGS
+from planner.analyses.opensm import ENGINES as OPENSM_ENGINES
+from planner.analyses.opensm import missing_tools
 from planner.analyses.scenario import PLACEMENTS, STORAGE_TRAFFICS, TRAFFICS
 from planner.analyses.storage_read import READ_NETWORKS
 from planner.domain.transport import PFC_MODES
 from simulation.jobs.kinds import design_transport_defaults
+from simulation.jobs.parameters import SIMULATE_ONLY_ROUTINGS
 from simulation.models import Job, JobKindChoices
 from simulation.services import job_recover_stale
 from simulation.sweep_chart import sweep_context
@@ -97,6 +100,9 @@ def design_jobs(context, design, latest=None):
     transport = None
     if latest is not None:
         transport = design_transport_defaults(latest)
+    opensm_off = missing_tools()
+    if not opensm_off and transport is not None and transport.flow_control != "credit":
+        opensm_off = "OpenSM routes InfiniBand designs; this one runs RoCE (Ethernet)"
     networks = (getattr(latest, "summary", None) or {}).get("networks") or {}
     has_storage = any(name in networks for name in READ_NETWORKS)
     return {
@@ -109,7 +115,15 @@ def design_jobs(context, design, latest=None):
         "placements": PLACEMENTS,
         # storage-read only where the revision has a storage (or converged) network
         "traffics": [t for t in TRAFFICS if has_storage or t not in STORAGE_TRAFFICS],
-        "routings": [(name, ROUTING_LABELS[name]) for name in ROUTINGS],
+        "routings": [
+            (name, ROUTING_LABELS[name], opensm_off if name == "opensm" else "")
+            for name in ROUTINGS
+        ],
+        "swept_routings": [
+            (name, ROUTING_LABELS[name]) for name in ROUTINGS if name not in SIMULATE_ONLY_ROUTINGS
+        ],
+        "opensm_off": opensm_off,
+        "opensm_engines": OPENSM_ENGINES,
         "design_routing": ROUTING_LABELS[transport.routing] if transport else "",
         "design_transport": transport.reason if transport else "",
         "design_flow_control": transport.flow_control if transport else "",

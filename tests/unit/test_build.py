@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from planner.analyses.opensm.runner import DEBIAN_PACKAGES
 from planner.quotes.fonts import FACES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -285,7 +286,7 @@ def _pip_installs(instructions) -> list[list[str]]:
     return [c for c in commands if c[:2] == pip[0] or c[1:4] == pip[1]]
 
 
-def test_the_image_installs_only_the_production_lock_and_the_font_packages():
+def test_the_image_installs_only_the_production_lock_the_fonts_and_opensm():
     stages = _stages(_dockerfile_instructions())
     runtime = stages["runtime"]  # the image: the last stage
     assert list(stages)[-1] == "runtime"
@@ -299,7 +300,8 @@ def test_the_image_installs_only_the_production_lock_and_the_font_packages():
     commands = [c for kind, args in runtime if kind == "RUN" for c in _commands(args)]
     apt = [c for c in commands if c[:2] == ["apt-get", "install"]]
     packages = {word for c in apt for word in c[2:] if not word.startswith("-")}
-    assert packages == {face.debian_package for face in FACES}
+    # the quote PDF's fonts, and the tools "routed by OpenSM" runs (planner.analyses.opensm)
+    assert packages == {face.debian_package for face in FACES} | set(DEBIAN_PACKAGES)
     # The build fails, naming the package, if a font is not where the PDF looks for it.
     assert ["python", "-m", "planner.quotes.fonts"] in commands
 

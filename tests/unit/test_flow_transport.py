@@ -46,7 +46,7 @@ def _link(net: Network, a: str, b: str) -> int:
 
 
 def test_modes_have_names_and_the_old_name_still_works():
-    assert ROUTINGS == ("rail", "ecmp", "flowlet", "spraying", "ib-ar")
+    assert ROUTINGS == ("rail", "ecmp", "flowlet", "spraying", "ib-ar", "opensm")
     assert set(ROUTING_LABELS) == set(ROUTINGS)
     assert canonical_routing("adaptive") == "spraying"
     with pytest.raises(ValueError, match="adaptive"):  # the message lists the old name too

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from planner.analyses.flow.flows import Flows
+from planner.analyses.flow.forwarding import forwarding_hops
 from planner.analyses.flow.network import Network
 from planner.analyses.flow.routing import (
     FLOWLETS_DEFAULT,
@@ -188,6 +189,8 @@ def route(
         merged = _route_by_leaf_pair(
             net, flows, routing, hop, src_leaf, dst_leaf, rows, cols, vals, merge_links
         )
+    elif hop.size and routing == "opensm":
+        forwarding_hops(net, flows, hop, src_leaf, dst_leaf, rows, cols, vals)
     elif hop.size:
         route_hops(
             net,

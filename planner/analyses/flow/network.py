@@ -99,6 +99,8 @@ class Network:
     gpu_nics: np.ndarray | None = None  # GPUs x planes: fabric link of each NIC link
     gpu_leaves: np.ndarray | None = None  # GPUs x planes: leaf of each NIC link
     gpu_dest: np.ndarray | None = None  # GPUs x planes: destination index (module docstring)
+    #: ``opensm`` routing's tables (:class:`~planner.analyses.flow.forwarding.ForwardingTables`)
+    forwarding: object | None = None
 
     def __post_init__(self):
         if self.gpu_nics is None:

@@ -41,6 +41,12 @@ routes are fixed for the run, chosen once from the whole run's flows:
     with the fewest candidate ports are placed first. On a healthy Clos this is the equal
     split of ``spraying``; it differs where candidate sets differ (failed links, unequal
     speeds) or ports already carry other traffic.
+``opensm``
+    The forwarding tables the real subnet manager (OpenSM, run on ibsim over the design's
+    topology) writes: at each switch, the one out port its table names for the destination
+    NIC's LID (:mod:`planner.analyses.flow.forwarding`). One path per flow, as ``rail``, but
+    the SM's own choice (its routing engine, its view of failed links) instead of our d-mod-k
+    model of it. Needs the tables on the network (``Network.forwarding``).
 
 Hop counts come from one breadth-first search per class of destination leaves with the same
 upstream switches (a Clos has few), and next hops are looked up per (class, switch), so routing
@@ -71,7 +77,7 @@ __all__ = [
     "switch_links",
 ]
 
-ROUTINGS = ("rail", "ecmp", "flowlet", "spraying", "ib-ar")
+ROUTINGS = ("rail", "ecmp", "flowlet", "spraying", "ib-ar", "opensm")
 #: Earlier names, still accepted (stored jobs, API clients): name -> the mode it is now.
 ROUTING_ALIASES = {"adaptive": "spraying"}
 #: What a page calls each mode.
@@ -81,6 +87,7 @@ ROUTING_LABELS = {
     "flowlet": "Flowlet switching (per-flowlet re-hash)",
     "spraying": "Packet spraying (Spectrum-X, equal split)",
     "ib-ar": "InfiniBand adaptive routing (load-weighted)",
+    "opensm": "Routed by OpenSM (the real subnet manager's tables)",
 }
 #: Flowlets per flow (``k``) when none is given: 1, i.e. no re-hash. RDMA senders rarely
 #: leave an idle gap longer than a switch's flowlet timeout (e.g. 256 us, Juniper's DLB

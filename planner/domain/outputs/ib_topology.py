@@ -94,11 +94,13 @@ def _quoted(text: str) -> str:
 
 
 def ib_topology_lines(
-    fabric: Fabric, *, name: str = "", revision: int | None = None
+    fabric: Fabric, *, name: str = "", revision: int | None = None, leave_out=()
 ) -> Iterator[str]:
     """The ``ibnetdiscover`` topology of ``fabric`` (see the module docstring), line by line.
 
     Every node that is not a switch is a host: each of its linked ports is one adapter.
+    ``leave_out``: fabric link indices written as if unplugged (failed links; a host left
+    with no link is left out too).
     """
     ends = FabricEnds(fabric)
     switch_codes = [ROLE[r] for r in SWITCH_ROLES]
@@ -118,6 +120,10 @@ def ib_topology_lines(
     peer_port = np.concatenate([fabric.link_b_port, fabric.link_a_port]).astype(np.int64)
     speed = np.concatenate([fabric.link_speed_gbps, fabric.link_speed_gbps])
     order = np.lexsort((port, node))
+    if len(leave_out):
+        gone = np.zeros(count, dtype=bool)
+        gone[np.asarray(leave_out, dtype=np.int64)] = True
+        order = order[~np.concatenate([gone, gone])[order]]
     node, port, peer, peer_port, speed = (
         column[order].tolist() for column in (node, port, peer, peer_port, speed)
     )
@@ -142,8 +148,9 @@ def ib_topology_lines(
 
     start = 0
     by_node: dict[int, tuple[int, int]] = {}
-    for i in range(1, 2 * count + 1):
-        if i == 2 * count or node[i] != node[start]:
+    total = len(node)
+    for i in range(1, total + 1):
+        if i == total or node[i] != node[start]:
             by_node[node[start]] = (start, i)
             start = i
     for n in range(fabric.node_count):

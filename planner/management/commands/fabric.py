@@ -21,10 +21,12 @@ fabric: they are its output. ``validate``, ``power`` and ``simulate`` run the co
 of the same names (:func:`simulation.services.fabric_validate`,
 :func:`~simulation.services.fabric_power`, :func:`~simulation.services.fabric_simulate`),
 synchronously. ``simulate --routing`` is rail, ecmp, flowlet (``--flowlets K``), spraying
-(``adaptive``, its old name) or ib-ar; without it the design's transport settings choose. The
+(``adaptive``, its old name), ib-ar or opensm (the real OpenSM's forwarding tables, run on
+ibsim over the design's topology with ``--opensm-engine``, default updn; where Debian's opensm
+and ibsim are installed); without it the design's transport settings choose. The
 printed congestion line (hot ports, the links a PFC pause reaches) assumes ``--pfc-mode`` or the
 design's flow control. ``simulate --dump-flows FILE`` writes the directed links and every
-flow's path and finish time (single-path routing only: rail or ecmp). ``export`` writes a
+flow's path and finish time (single-path routing only: rail, ecmp or opensm). ``export`` writes a
 spec file's fabric, or a saved design's latest revision (``--revision N`` for another), in
 one of the formats of :mod:`planner.domain.outputs` (see ``fabric export --help``); ``config``
 writes the day-0 switch configuration the same way (:mod:`planner.domain.outputs.config`, see
@@ -42,6 +44,9 @@ from django.core.management.base import CommandError
 
 from inventory.management.base import DatabaseCommand
 from planner.analyses.flow import FLOWLETS_MAX, ROUTING_ALIASES, ROUTINGS
+from planner.analyses.opensm import ENGINES as OPENSM_ENGINES
+from planner.analyses.opensm import missing_tools
+from planner.analyses.opensm import report_line as opensm_report_line
 from planner.analyses.reports import fabric_power, fabric_simulate, fabric_validate
 from planner.analyses.resilience import measure_graph
 from planner.analyses.scenario import PLACEMENTS, TRAFFICS, flow_dump
@@ -174,6 +179,12 @@ class Command(DatabaseCommand):
             help=f"Flowlets per flow for --routing flowlet (1-{FLOWLETS_MAX}; default 1).",
         )
         simulate.add_argument(
+            "--opensm-engine",
+            choices=OPENSM_ENGINES,
+            default=None,
+            help="OpenSM routing engine for --routing opensm (default updn).",
+        )
+        simulate.add_argument(
             "--pfc-mode",
             choices=("lossless", "semi-lossless", "lossy"),
             default=None,
@@ -185,7 +196,9 @@ class Command(DatabaseCommand):
         simulate.add_argument("--placement", choices=PLACEMENTS, default="contiguous")
         simulate.add_argument("--json", action="store_true", help="Print the result as JSON.")
         simulate.add_argument(
-            "--dump-flows", metavar="FILE", help="Write links and flows (rail or ecmp only)."
+            "--dump-flows",
+            metavar="FILE",
+            help="Write links and flows (rail, ecmp or opensm only).",
         )
 
         export = sub.add_parser(
@@ -266,9 +279,17 @@ class Command(DatabaseCommand):
         if (
             action == "simulate"
             and options.get("dump_flows")
-            and options.get("routing") not in (None, "rail", "ecmp")
+            and options.get("routing") not in (None, "rail", "ecmp", "opensm")
         ):
-            raise CommandError("--dump-flows needs single-path routing (rail or ecmp)")
+            raise CommandError("--dump-flows needs single-path routing (rail, ecmp or opensm)")
+        if action == "simulate" and options.get("routing") == "opensm" and missing_tools():
+            raise CommandError(f"--routing opensm: {missing_tools()}")
+        if (
+            action == "simulate"
+            and options.get("opensm_engine")
+            and options.get("routing") != "opensm"
+        ):
+            raise CommandError("--opensm-engine is for --routing opensm")
         if action == "simulate" and options.get("flowlets") is not None:
             if not 1 <= options["flowlets"] <= FLOWLETS_MAX:
                 raise CommandError(f"--flowlets: 1 to {FLOWLETS_MAX}")
@@ -352,6 +373,7 @@ class Command(DatabaseCommand):
                 facts=facts,
                 flowlets=options.get("flowlets"),
                 pfc_mode=options.get("pfc_mode"),
+                **({"opensm_engine": e} if (e := options.get("opensm_engine")) else {}),
             )
         except ValueError as exc:
             raise CommandError(f"cannot simulate: {exc}") from exc
@@ -389,6 +411,8 @@ class Command(DatabaseCommand):
             f"Gb/s, busbw {result['busbw_gbps']:,.1f} of {result['bound_busbw_gbps']:,.1f} Gb/s"
             f", max link utilization {result['max_link_utilization']:.1%}"
         )
+        if result.get("opensm"):
+            self.stdout.write(opensm_report_line(result["opensm"]))
         congestion = result.get("congestion") or {}
         if congestion.get("hot_port_count"):
             hot = congestion["hot_ports"][0]
