@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 from collections.abc import Collection
 from dataclasses import replace
 
@@ -459,8 +460,7 @@ def _edit_build(
     from planner.designs.cache import output_key, revision_ref
 
     keep = _base_part_names(design, base.number)
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
-    digest = hashlib.sha256(text.encode()).hexdigest()
+    digest = hashlib.sha256(_document_bytes(document)).hexdigest()
     key = output_key("edit-build", [revision_ref(base), design.name, sorted(keep), digest])
     found = cache.get(key)
     if found is not None:
@@ -472,6 +472,18 @@ def _edit_build(
     packed = fabric_pack(fabric)
     cache.set(key, (packed, summary), EDIT_BUILD_SECONDS)
     return fabric, packed, summary
+
+
+def _document_bytes(document: dict) -> bytes:
+    """The exact content of an edit document as bytes, for the key of its build: ``marshal``
+    (format 2: no shared references, so equal documents give equal bytes) writes a parsed
+    5,000-element document in ~2 ms where sorted JSON takes ~50 ms. Key order counts (the
+    canvas sends the preview's document again as it was); a value marshal cannot write falls
+    back to JSON. Two spellings of one document only cost a build."""
+    try:
+        return marshal.dumps(document, 2)
+    except ValueError:
+        return json.dumps(document, sort_keys=True, separators=(",", ":"), default=str).encode()
 
 
 def design_preview_topology(*, design: Design, document: dict, base_revision: int) -> dict:
