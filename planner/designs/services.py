@@ -85,6 +85,18 @@ class RevisionConflict(Exception):
         )
 
 
+class StaleEdit(Exception):
+    """An edit saved with ``check_stale`` makes spec parameters untrue; nothing is written.
+    ``stale`` lists them (``summary.stale_parameters`` of the edit)."""
+
+    def __init__(self, stale: list[dict]):
+        self.stale = stale
+        super().__init__(
+            f"Not saved: {len(stale)} spec parameter{'s' if len(stale) != 1 else ''} would no "
+            "longer hold."
+        )
+
+
 def max_gpus() -> int:
     """The largest design accepted (``settings.DESIGN_MAX_GPUS``)."""
     return int(getattr(settings, "DESIGN_MAX_GPUS", DEFAULT_MAX_GPUS))
@@ -536,7 +548,13 @@ def _warnings(fabric: Fabric) -> list[dict]:
 
 @transaction.atomic
 def design_edit_topology(
-    *, design: Design, user, document: dict, base_revision: int, message: str = ""
+    *,
+    design: Design,
+    user,
+    document: dict,
+    base_revision: int,
+    message: str = "",
+    check_stale: bool = False,
 ) -> DesignRevision:
     """Store an edited topology as the next revision (kind ``edited``; the base revision's
     spec, racks, layout and build facts are kept, the summary recomputed; the spec parameters
@@ -550,11 +568,16 @@ def design_edit_topology(
         The document has errors (see :func:`topology_build`).
     DesignError
         ``base_revision`` does not exist.
+    StaleEdit
+        ``check_stale`` and the edit makes spec parameters untrue; nothing is written (the
+        build is kept, so saving it anyway does not build it again).
     """
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
     base = design.revisions.only("spec", "topology", "created").get(number=base_revision)
     _, packed, summary = _edit_build(design, base, document)
+    if check_stale and summary.get("stale_parameters"):
+        raise StaleEdit(summary["stale_parameters"])
     revision = _revision_create(
         design=design,
         number=latest + 1,

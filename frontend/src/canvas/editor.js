@@ -79,7 +79,6 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     largeStyle: null, // whether the stylesheet is the one for large views
     editStamp: 0, // counts edits: the edit document built for a stamp is reused (editDocument)
     built: null, // {stamp, doc}: the last edit document built
-    checkMs: null, // how long the check of the save under way took (ms)
     viewTimings: null, // how long the last view took to load (views.js)
     saveTimings: null, // where the time of the last save went (ms)
   };
@@ -413,24 +412,6 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     const action = keepMine ? (state.save.status === "conflict" ? "save" : null) : saveAction(state.save, { dirty: isDirty(), editable: state.editable, designId: state.designId });
     if (!action) return;
     showStale([]);
-    if (action === "save" && !keepMine && !confirmed) {
-      // Ask the server what the edit makes untrue first; problems (400) come with the save.
-      progressStep("check");
-      await state.extras;
-      const checking = win.performance.now();
-      const built = editDocument();
-      progressStep("check", built.nodes.length + built.links.length);
-      const preview = await api.post(urls.topologyPreview(state.designId), { base_revision: state.save.base, nodes: built.nodes, links: built.links });
-      state.checkMs = win.performance.now() - checking;
-      const stale = preview.status === 200 ? preview.data?.stale_parameters ?? [] : [];
-      if (stale.length) {
-        progressDone();
-        renderSave();
-        showStale(stale);
-        setStatus(`Not saved yet: ${stale.length} spec parameter${stale.length === 1 ? "" : "s"} would no longer hold.`, "bad");
-        return;
-      }
-    }
     const message = $("message").value.trim();
     let name = "";
     if (action === "create") {
@@ -474,10 +455,20 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
         crumb.hidden = false;
       }
     } else {
-      answer = await api.put(urls.topology(state.designId), { base_revision: state.save.base, message, ...body });
+      // One request checks and stores the edit: one that makes spec parameters untrue is not
+      // stored (check_stale) but listed, with "Save anyway" (confirmed) to store it.
+      const check_stale = !keepMine && !confirmed;
+      answer = await api.put(urls.topology(state.designId), { base_revision: state.save.base, message, check_stale, ...body });
     }
     const event = eventForResponse(answer);
     const stored = win.performance.now();
+    if (event.type === "stale") {
+      progressDone();
+      dispatch(event);
+      showStale(event.stale);
+      setStatus(`Not saved yet: ${event.stale.length} spec parameter${event.stale.length === 1 ? "" : "s"} would no longer hold.`, "bad");
+      return;
+    }
     if (event.type === "saved") {
       // Show the saved revision as the server has it (ids as the server numbers them).
       state.revision = event.revision;
@@ -488,8 +479,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
       await views.loadView("detail", "all", { fit: false, quiet: true, inPlace: true });
       event.revision = state.revision;
       // Where the time of the last save went (ms), for the benchmark (tests/bench_canvas.py).
-      state.saveTimings = { check_ms: state.checkMs, store_ms: stored - storing, ...state.viewTimings };
-      state.checkMs = null;
+      state.saveTimings = { store_ms: stored - storing, ...state.viewTimings };
     }
     progressDone();
     dispatch(event);
