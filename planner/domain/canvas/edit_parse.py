@@ -200,15 +200,23 @@ def _tier_problem(out: ParsedEdit, link_id: str, a: EditNode, b: EditNode, where
     out.add("tier-order", message, (link_id, node_id(a.name), node_id(b.name)), where)
 
 
+def _end(index: dict[str, int], value) -> int | None:
+    """The node a link end names (its index), or None: not a node's name (an unknown name, or
+    not a string at all, such as a list, which cannot even be looked up)."""
+    return index.get(value) if isinstance(value, str) else None
+
+
 def _unit_speeds(raw_links: list, index: dict[str, int], out: ParsedEdit) -> dict[int, int]:
     """Per node (by index), the slowest speed of its links in the document: the speed its
     port numbers count in (a leaf with faster uplinks numbers its ports at its server links'
     speed, and a faster link takes several of them, as the generator builds it)."""
     unit: dict[int, int] = {}
     for raw in raw_links:
-        if not isinstance(raw, dict) or raw.get("a") not in index or raw.get("b") not in index:
+        if not isinstance(raw, dict):
             continue
-        a, b = index[raw["a"]], index[raw["b"]]
+        a, b = _end(index, raw.get("a")), _end(index, raw.get("b"))
+        if a is None or b is None:
+            continue
         speed = raw.get("speed_gbps")
         if not (_is_int(speed) and speed > 0):
             devices = out.nodes[a].device, out.nodes[b].device
@@ -255,9 +263,9 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         if not isinstance(raw, dict):
             out.add("malformed", f"{link_id} is not a mapping.", (link_id,), where)
             continue
-        a_index, b_index = index.get(raw.get("a")), index.get(raw.get("b"))
+        a_index, b_index = _end(index, raw.get("a")), _end(index, raw.get("b"))
         if a_index is None or b_index is None:
-            missing = [raw.get(end) for end in ("a", "b") if raw.get(end) not in index]
+            missing = [raw.get(end) for end in ("a", "b") if _end(index, raw.get(end)) is None]
             names = " and ".join(repr(m) for m in missing)
             out.add("unknown-node", f"{link_id}: no node named {names}.", (link_id,), where)
             continue
