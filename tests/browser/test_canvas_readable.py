@@ -137,3 +137,24 @@ def test_a_big_preset_opens_readable(
     _fills_the_panel(page, "the whole fabric", both=True)
     _labels_apart(page, "the whole fabric after Fit", some_drawn=False)
     _shot(page, f"{preset}-all-fit")
+
+
+def test_the_h100_superpod_fits_the_panel_both_ways(
+    live_catalog,  # noqa: F811
+    browser_login,
+    live_server,
+    django_user_model,
+):
+    """The 4 SU H100 SuperPOD's whole fabric (compute only, 128 servers side by side): Fit is
+    not a thin strip (it used 10 % of the panel's height before the tiers were spread)."""
+    from planner.designs.services import design_create
+    from planner.domain.presets import preset_get
+
+    carol = django_user_model.objects.get(username="carol")
+    design = design_create(owner=carol, spec_document=preset_get("h100-superpod-4su").spec)
+    page = browser_login
+    page.goto(f"{live_server.url}/designs/{design.pk}/canvas/?view=detail&scope=all")
+    wait_ready(page)
+    fill = _fills_the_panel(page, "the H100 SuperPOD", both=True)
+    _shot(page, "h100-superpod-4su-all-fit")
+    assert fill["height"] >= 0.6 and fill["width"] >= 0.6, fill
