@@ -344,7 +344,7 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
 
     from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    seconds, said, elements, steps = [], [], 0, []
+    seconds, said, elements, steps, asked = [], [], 0, [], []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
@@ -375,6 +375,7 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
                         break
                     if info["text"].startswith("Not saved yet"):
                         # the edit makes a spec parameter untrue (one link fewer): confirm
+                        asked.append(time.perf_counter() - started)
                         page.locator("[data-c='save-anyway']").click()
                         continue
                     if info["status"] in ("problems", "error", "conflict"):
@@ -383,17 +384,25 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
                         raise TimeoutError(f"the save took more than 120 s: {info}, seen {said}")
                     time.sleep(0.2)
                 seconds.append(time.perf_counter() - started)
-                steps.append(page.evaluate("() => window.fabricCanvas.state.saveTimings"))
+                timings = "() => [window.fabricCanvas.state.staleTimings ?? {}, "
+                timings += "window.fabricCanvas.state.saveTimings ?? {}]"
+                asking, saving = page.evaluate(timings)
+                steps.append(
+                    {**{f"ask_{k}": v for k, v in asking.items()}, **saving}  # ms
+                )
         finally:
             browser.close()
     return {
         "elements_drawn": elements,
         "click_to_saved_s": [round(s, 3) for s in seconds],
         "click_to_saved_median_s": round(statistics.median(seconds), 3),
+        # when the canvas had asked "Save anyway?" (the first PUT's 409), polled every 0.2 s
+        "click_to_question_s": [round(s, 3) for s in asked],
         "status_lines_seen": said[:12],
-        # the browser's own timings of each save's steps (ms): the PUT that stored it (after
-        # "Save anyway"), the saved revision's canvas from the API, drawing it in place, the
-        # panels after it
+        # the browser's own timings of each save's steps (ms): ask_*: the save that stopped at
+        # the question (waiting for the page's pending requests, building the edit document,
+        # the PUT and its 409); then the same for the PUT that stored it (after "Save anyway"),
+        # the saved revision's canvas from the API, drawing it in place, the panels after it
         "steps_ms": [
             {k: round(v) for k, v in (step or {}).items() if v is not None} for step in steps
         ],
