@@ -124,9 +124,12 @@ single-span optics (coherent ZR/ZR+) reach about 120 km)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     q = quantity or quantity_of(name)
+    finite = not isinstance(value, float) or math.isfinite(value)
+    if finite and q.low <= value <= q.high:
+        return None  # the common case, without writing the span
     unit = f" {q.unit}" if q.unit else ""
     span = f"a {q.what} is {_number_text(q.low)} to {_number_text(q.high)}{unit}"
-    if isinstance(value, float) and not math.isfinite(value):
+    if not finite:
         shown = "NaN" if math.isnan(value) else ("infinity" if value > 0 else "-infinity")
         return f"{name}: {shown} is not a number; {span}"
     if not q.low <= value <= q.high:

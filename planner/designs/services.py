@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 from collections.abc import Collection
 from dataclasses import replace
 
@@ -81,6 +82,18 @@ class RevisionConflict(Exception):
         self.latest, self.base, self.changes = latest, base, changes
         super().__init__(
             f"Revision {base} is no longer the latest: revision {latest} was saved since"
+        )
+
+
+class StaleEdit(Exception):
+    """An edit saved with ``check_stale`` makes spec parameters untrue; nothing is written.
+    ``stale`` lists them (``summary.stale_parameters`` of the edit)."""
+
+    def __init__(self, stale: list[dict]):
+        self.stale = stale
+        super().__init__(
+            f"Not saved: {len(stale)} spec parameter{'s' if len(stale) != 1 else ''} would no "
+            "longer hold."
         )
 
 
@@ -459,8 +472,7 @@ def _edit_build(
     from planner.designs.cache import output_key, revision_ref
 
     keep = _base_part_names(design, base.number)
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
-    digest = hashlib.sha256(text.encode()).hexdigest()
+    digest = hashlib.sha256(_document_bytes(document)).hexdigest()
     key = output_key("edit-build", [revision_ref(base), design.name, sorted(keep), digest])
     found = cache.get(key)
     if found is not None:
@@ -472,6 +484,18 @@ def _edit_build(
     packed = fabric_pack(fabric)
     cache.set(key, (packed, summary), EDIT_BUILD_SECONDS)
     return fabric, packed, summary
+
+
+def _document_bytes(document: dict) -> bytes:
+    """The exact content of an edit document as bytes, for the key of its build: ``marshal``
+    (format 2: no shared references, so equal documents give equal bytes) writes a parsed
+    5,000-element document in ~2 ms where sorted JSON takes ~50 ms. Key order counts (the
+    canvas sends the preview's document again as it was); a value marshal cannot write falls
+    back to JSON. Two spellings of one document only cost a build."""
+    try:
+        return marshal.dumps(document, 2)
+    except ValueError:
+        return json.dumps(document, sort_keys=True, separators=(",", ":"), default=str).encode()
 
 
 def design_preview_topology(*, design: Design, document: dict, base_revision: int) -> dict:
@@ -524,7 +548,13 @@ def _warnings(fabric: Fabric) -> list[dict]:
 
 @transaction.atomic
 def design_edit_topology(
-    *, design: Design, user, document: dict, base_revision: int, message: str = ""
+    *,
+    design: Design,
+    user,
+    document: dict,
+    base_revision: int,
+    message: str = "",
+    check_stale: bool = False,
 ) -> DesignRevision:
     """Store an edited topology as the next revision (kind ``edited``; the base revision's
     spec, racks, layout and build facts are kept, the summary recomputed; the spec parameters
@@ -538,11 +568,16 @@ def design_edit_topology(
         The document has errors (see :func:`topology_build`).
     DesignError
         ``base_revision`` does not exist.
+    StaleEdit
+        ``check_stale`` and the edit makes spec parameters untrue; nothing is written (the
+        build is kept, so saving it anyway does not build it again).
     """
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
     base = design.revisions.only("spec", "topology", "created").get(number=base_revision)
     _, packed, summary = _edit_build(design, base, document)
+    if check_stale and summary.get("stale_parameters"):
+        raise StaleEdit(summary["stale_parameters"])
     revision = _revision_create(
         design=design,
         number=latest + 1,

@@ -236,6 +236,9 @@ CASES = [
     ("unknown-model", _change("nodes.3.model", "NOPE"), _change("nodes.3.model", "QM9790")),
     ("duplicate-name", _change("nodes.3.name", "l1"), _rename),
     ("unknown-node", _change("links.0.b", "l9"), _change("links.0.b_port", 9)),
+    # an end that is not a name at all (was a TypeError, a 500 from the API)
+    ("unknown-node", _change("links.0.a", ["s1"]), _change("links.0.a", "s1")),
+    ("unknown-node", _change("links.0.b", {"name": "l1"}), _change("links.0.b", "l1")),
     ("port-out-of-range", _change("links.0.b_port", 65), _change("links.0.b_port", 64)),
     ("port-in-use", _change("links.2.b_port", 1), _change("links.2.b_port", 3)),
     ("self-link", _change("links.0.b", "s1"), _change("links.0.b", "l1")),

@@ -22,7 +22,6 @@ export const urls = {
     return `${PLANNER}/designs/${id}/revisions/${revision}/canvas/${query ? `?${query}` : ""}`;
   },
   topology: (id) => `${PLANNER}/designs/${id}/topology/`,
-  topologyPreview: (id) => `${PLANNER}/designs/${id}/topology/preview/`,
   revisionTopology: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/topology/`,
   opticalBudget: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/optical-budget/`,
   counters: (id, revision) => `${PLANNER}/designs/${id}/revisions/${revision}/counters/`,

@@ -4,6 +4,8 @@
 //
 // status: "idle" (nothing pending) | "saving" | "problems" (400) | "conflict" (409)
 //         | "error" (network or unexpected answer) | "reloading"
+// A save that would make spec parameters untrue is not stored ("stale": back to idle, the
+// page lists them and offers "Save anyway").
 
 /**
  * @param {{revision?: number|null}} [init] revision the drawing is based on (null: never saved)
@@ -17,7 +19,7 @@ export function initialSaveState({ revision = null } = {}) {
  * The next save state.
  * @param {Record<string, any>} state
  * @param {{type: string, [key: string]: any}} event
- *   save | saved {revision} | problems {problems} | conflict {latest, detail}
+ *   save | saved {revision} | problems {problems} | conflict {latest, detail} | stale {stale}
  *   | failed {message} | reload | reloaded {revision} | keepMine | dismiss
  * @returns {Record<string, any>}
  */
@@ -57,6 +59,9 @@ export function saveReducer(state, event) {
           event.detail ||
           `Revision ${event.latest} was saved by someone else since you opened revision ${state.base}.`,
       };
+    case "stale":
+      if (state.status !== "saving") return state;
+      return { ...state, status: "idle", base: state.revision, problems: [], message: "" };
     case "failed":
       return { ...state, status: "error", message: event.message || "Saving failed." };
     case "reload":
@@ -84,6 +89,10 @@ export function eventForResponse(response) {
     // PUT /topology/ answers the new revision ({number, ...}); POST /designs/ the design
     // ({id, latest_revision, ...}).
     return { type: "saved", revision: data.revision ?? data.number ?? data.latest_revision };
+  }
+  if (response.status === 409 && Array.isArray(data.stale_parameters)) {
+    // PUT /topology/ with check_stale: the edit makes spec parameters untrue, nothing stored
+    return { type: "stale", stale: data.stale_parameters };
   }
   if (response.status === 409) {
     return { type: "conflict", latest: data.latest_revision, detail: data.detail };
@@ -120,13 +129,13 @@ export function saveAction(state, { dirty, editable, designId }) {
 /** What each step of a save under way is doing, as the status line says it. */
 export const SAVE_STEPS = {
   check: "checking the edit",
-  store: "storing the new revision",
+  store: "checking and storing the edit",
   reload: "loading the saved revision",
 };
 
 /**
  * The status line of a save under way: its step, the size of the drawing and the time so far,
- * e.g. "Saving… storing the new revision (4,381 elements) · 1.2 s". Redrawn a few times a
+ * e.g. "Saving… checking and storing the edit (4,381 elements) · 1.2 s". Redrawn a few times a
  * second, so that a long save shows it is still moving and how long it has taken.
  * @param {{step: string, elements?: number, elapsedMs?: number}} progress
  * @returns {string}

@@ -17,6 +17,19 @@ test("save then 201: new revision, idle", () => {
   assert.deepEqual(eventForResponse({ status: 201, data: { id: 3, latest_revision: 1 } }), { type: "saved", revision: 1 });
 });
 
+test("409 with stale_parameters: not stored, back to idle (Save anyway stores it)", () => {
+  const stale = [{ parameter: "servers", message: "servers: the spec says 288, the drawing has 287" }];
+  const event = eventForResponse({ status: 409, data: { detail: "Not saved", stale_parameters: stale } });
+  assert.deepEqual(event, { type: "stale", stale });
+  const s = run(initialSaveState({ revision: 2 }), { type: "save" }, event);
+  assert.equal(s.status, "idle");
+  assert.equal(s.revision, 2);
+  assert.equal(saveAction(s, { dirty: true, editable: true, designId: 3 }), "save");
+  // a 409 without stale_parameters is still a conflict; "stale" only ends a save under way
+  assert.equal(eventForResponse({ status: 409, data: { latest_revision: 5 } }).type, "conflict");
+  assert.equal(saveReducer(initialSaveState({ revision: 2 }), event).status, "idle");
+});
+
 test("400 lists the problems; the next save clears them", () => {
   const problems = [{ code: "ports", message: "port 3 used twice", element_ids: ["link:0"], severity: "error" }];
   const s = run(initialSaveState({ revision: 1 }), { type: "save" }, eventForResponse({ status: 400, data: { problems } }));
@@ -82,7 +95,7 @@ test("saveAction: create a new drawing, save a dirty one, nothing otherwise", ()
 test("a save under way says its step, the drawing's size and the time so far", () => {
   assert.equal(
     saveProgressText({ step: "store", elements: 4381, elapsedMs: 1234 }),
-    "Saving… storing the new revision (4,381 elements) · 1.2 s",
+    "Saving… checking and storing the edit (4,381 elements) · 1.2 s",
   );
   assert.equal(saveProgressText({ step: "check", elapsedMs: 0 }), "Saving… checking the edit · 0.0 s");
   assert.equal(saveProgressText({ step: "reload", elements: 12, elapsedMs: 250 }), "Saving… loading the saved revision (12 elements) · 0.3 s");

@@ -10,7 +10,12 @@ element_ids, severity, field}]}``; one based on a stale revision is 409 (as spec
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,6 +26,7 @@ from planner.designs.api.serializers import (
     EditProblemsSerializer,
     LinkOptionsSerializer,
     RevisionSerializer,
+    StaleEditSerializer,
     TopologyDocumentSerializer,
     TopologyEditSchemaSerializer,
     TopologyEditSerializer,
@@ -115,7 +121,13 @@ class DesignTopologyView(APIView):
             201: RevisionSerializer,
             400: OpenApiResponse(EditProblemsSerializer, description="The topology has errors"),
             409: OpenApiResponse(
-                ConflictSerializer, description="base_revision is not the latest revision"
+                PolymorphicProxySerializer(
+                    component_name="TopologyConflict",
+                    serializers=[ConflictSerializer, StaleEditSerializer],
+                    resource_type_field_name=None,
+                ),
+                description="base_revision is not the latest revision (latest_revision), or "
+                "with check_stale, the edit makes spec parameters untrue (stale_parameters)",
             ),
         },
     )
@@ -124,18 +136,25 @@ class DesignTopologyView(APIView):
         ``base_revision``, which must be the latest: otherwise 409 and nothing is saved. The
         base revision's spec, racks, layout and build facts are kept; the summary is
         recomputed and lists the spec parameters the edit made untrue
-        (``summary.stale_parameters``; ``topology/preview/`` shows them before saving)."""
+        (``summary.stale_parameters``; ``topology/preview/`` shows them before saving, and
+        ``check_stale`` saves only an edit that has none)."""
         design = selectors.design_get_for(request.user, design_pk, write=True)  # 404/403 first
         params = TopologyEditSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        revision = services.design_edit_topology(
-            design=design,
-            user=request.user,
-            document={"nodes": data["nodes"], "links": data["links"]},
-            base_revision=data["base_revision"],
-            message=data["message"],
-        )
+        try:
+            revision = services.design_edit_topology(
+                design=design,
+                user=request.user,
+                document={"nodes": data["nodes"], "links": data["links"]},
+                base_revision=data["base_revision"],
+                message=data["message"],
+                check_stale=data["check_stale"],
+            )
+        except services.StaleEdit as exc:
+            return Response(
+                {"detail": str(exc), "stale_parameters": exc.stale}, status=status.HTTP_409_CONFLICT
+            )
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 

@@ -45,6 +45,14 @@ class ProblemsSerializer(serializers.Serializer):
     problems = ProblemSerializer(many=True)
 
 
+class StaleEditSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    stale_parameters = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The spec parameters the edit makes untrue, as the preview lists them.",
+    )
+
+
 class ConflictSerializer(serializers.Serializer):
     detail = serializers.CharField()
     latest_revision = serializers.IntegerField()
@@ -332,9 +340,20 @@ class TopologyDocumentSerializer(serializers.Serializer):
     links = TopologyLinkSerializer(many=True)
 
 
+CHECK_STALE_HELP = (
+    "PUT only: true saves only an edit that leaves every spec parameter true; one that makes "
+    "some untrue is not saved (409 with stale_parameters). Send it again without check_stale "
+    "to save it anyway. The canvas saves this way: one request where a preview and a save "
+    "took two."
+)
+
+
 class TopologyEditSchemaSerializer(serializers.Serializer):
     base_revision = serializers.IntegerField(min_value=1)
     message = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    check_stale = serializers.BooleanField(
+        required=False, default=False, help_text=CHECK_STALE_HELP
+    )
     nodes = TopologyNodeSerializer(many=True)
     links = TopologyLinkSerializer(many=True)
 
@@ -360,6 +379,9 @@ class TopologyEditSerializer(serializers.Serializer):
         min_value=1, help_text="The revision this edit started from (must be the latest)."
     )
     message = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+    check_stale = serializers.BooleanField(
+        required=False, default=False, help_text=CHECK_STALE_HELP
+    )
     nodes = JSONItemsField(child=serializers.JSONField())
     links = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
 

@@ -50,6 +50,8 @@ def _part(
     if slug is None:
         return None
     part = facts.parts.get(slug)
+    if part is not None and part.get("category") in categories:
+        return part
     link_id = f"link:{link.index}"
     if part is None:
         out.add(
@@ -58,7 +60,7 @@ def _part(
             (link_id,),
             f"links[{link.index}].{key}",
         )
-    elif part.get("category") not in categories:
+    else:
         kinds = " or ".join(categories)
         out.add(
             "part-category",
@@ -66,8 +68,6 @@ def _part(
             (link_id,),
             f"links[{link.index}].{key}",
         )
-    else:
-        return part
     link.media_ok = False
     return None
 
@@ -97,6 +97,8 @@ def _group_ids(fabric: Fabric, links: np.ndarray, end: str | None = None) -> tup
 def check_media(out: ParsedEdit, facts: CatalogFacts, catalog: MediaCatalog) -> None:
     """Media of every link that is otherwise sound, group by group (as media selection)."""
     fabric = out.fabric
+    # Python lists in the loop: indexing a NumPy array element by element is slower.
+    node_model, per_cage = fabric.node_model.tolist(), fabric.node_ports_per_cage.tolist()
     groups: dict[tuple, list[int]] = defaultdict(list)
     for position, link in enumerate(out.links):
         if not link.media_ok or not (link.a_part or link.b_part or link.cable):
@@ -108,10 +110,10 @@ def check_media(out: ParsedEdit, facts: CatalogFacts, catalog: MediaCatalog) -> 
         a, b = link.a, link.b
         key = (
             link.tier,
-            int(fabric.node_model[a]),
-            int(fabric.node_model[b]),
-            int(fabric.node_ports_per_cage[a]),
-            int(fabric.node_ports_per_cage[b]),
+            node_model[a],
+            node_model[b],
+            per_cage[a],
+            per_cage[b],
             link.speed,
             link.a_part,
             link.b_part,
@@ -255,6 +257,12 @@ def check_cages(out: ParsedEdit, facts: CatalogFacts) -> None:
     """One plug per cage: links through one cage must name the same module or cable head."""
     fabric = out.fabric
     seen: dict[tuple[int, int], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    # Python lists in the loop: indexing a NumPy array element by element is slower.
+    roles, per_cage, manager = (
+        fabric.node_role.tolist(),
+        fabric.node_ports_per_cage.tolist(),
+        ROLE["manager"],
+    )
     for link in out.links:
         if not link.media_ok:
             continue
@@ -264,9 +272,9 @@ def check_cages(out: ParsedEdit, facts: CatalogFacts) -> None:
             (link.a, link.a_port - 1, link.a_part or assembly),
             (link.b, link.b_port - 1, link.b_part or assembly),
         ):
-            if slug is None or fabric.node_role[node] == ROLE["manager"]:
+            if slug is None or roles[node] == manager:
                 continue
-            ppc = int(fabric.node_ports_per_cage[node])
+            ppc = per_cage[node]
             seen[node, port // ppc * ppc][slug].append(link.index)
     for (node, first_port), by_part in seen.items():
         if len(by_part) < 2:

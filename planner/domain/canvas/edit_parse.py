@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from inventory.library.quantities import range_problem
+from inventory.library.quantities import quantity_of, range_problem
 from inventory.library.rules import Violation
 from planner.domain.canvas.common import node_id, speed_text
 from planner.domain.canvas.port_speeds import common_speed, ports_at, speed_list, supports
@@ -32,6 +32,8 @@ TIER_OF = {
 }
 
 MANAGER_MODEL = "fabric-manager"
+#: The quantity of a link's ``length_m`` (looked up once, not per link).
+LENGTH = quantity_of("length_m")
 
 
 @dataclass
@@ -198,15 +200,23 @@ def _tier_problem(out: ParsedEdit, link_id: str, a: EditNode, b: EditNode, where
     out.add("tier-order", message, (link_id, node_id(a.name), node_id(b.name)), where)
 
 
+def _end(index: dict[str, int], value) -> int | None:
+    """The node a link end names (its index), or None: not a node's name (an unknown name, or
+    not a string at all, such as a list, which cannot even be looked up)."""
+    return index.get(value) if isinstance(value, str) else None
+
+
 def _unit_speeds(raw_links: list, index: dict[str, int], out: ParsedEdit) -> dict[int, int]:
     """Per node (by index), the slowest speed of its links in the document: the speed its
     port numbers count in (a leaf with faster uplinks numbers its ports at its server links'
     speed, and a faster link takes several of them, as the generator builds it)."""
     unit: dict[int, int] = {}
     for raw in raw_links:
-        if not isinstance(raw, dict) or raw.get("a") not in index or raw.get("b") not in index:
+        if not isinstance(raw, dict):
             continue
-        a, b = index[raw["a"]], index[raw["b"]]
+        a, b = _end(index, raw.get("a")), _end(index, raw.get("b"))
+        if a is None or b is None:
+            continue
         speed = raw.get("speed_gbps")
         if not (_is_int(speed) and speed > 0):
             devices = out.nodes[a].device, out.nodes[b].device
@@ -247,18 +257,20 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
             counts[key] = ports_at(node.device, speed)[0]
         return counts[key]
 
+    node_ids = [node_id(node.name) for node in out.nodes]
     for j, raw in enumerate(raw_links):
         link_id, where = f"link:{j}", f"links[{j}]"
         if not isinstance(raw, dict):
             out.add("malformed", f"{link_id} is not a mapping.", (link_id,), where)
             continue
-        missing = [raw.get(end) for end in ("a", "b") if raw.get(end) not in index]
-        if missing:
+        a_index, b_index = _end(index, raw.get("a")), _end(index, raw.get("b"))
+        if a_index is None or b_index is None:
+            missing = [raw.get(end) for end in ("a", "b") if _end(index, raw.get(end)) is None]
             names = " and ".join(repr(m) for m in missing)
             out.add("unknown-node", f"{link_id}: no node named {names}.", (link_id,), where)
             continue
-        a, b = out.nodes[index[raw["a"]]], out.nodes[index[raw["b"]]]
-        ids = (link_id, node_id(a.name), node_id(b.name))
+        a, b = out.nodes[a_index], out.nodes[b_index]
+        ids = (link_id, node_ids[a_index], node_ids[b_index])
         if a.name == b.name:
             out.add("self-link", f"{link_id} joins {a.name} to itself.", ids[:2], where)
             continue
@@ -285,20 +297,23 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         if speed is None:
             continue
         range_ok = True
-        for node, port, end in ((a, ports[0], "a_port"), (b, ports[1], "b_port")):
+        for node, i, port, end in (
+            (a, a_index, ports[0], "a_port"),
+            (b, b_index, ports[1], "b_port"),
+        ):
             if node.device is None:
                 continue
-            at = min(speed, unit.get(index[node.name], speed))
-            count = ports_of(node, at) or ports_of(node, speed)
-            if not ports_of(node, at):
-                at = speed
+            at = min(speed, unit.get(i, speed))
+            count = ports_of(node, at)
+            if not count:
+                count, at = ports_of(node, speed), speed
             takes = max(1, speed // at)  # a faster link takes the ports of its lanes
             if port + takes - 1 > count:
                 out.add(
                     "port-out-of-range",
                     f"{node.name} ({node.model}) has {count} ports at {speed_text(at)}; "
                     f"port {port} does not exist.",
-                    (link_id, node_id(node.name)),
+                    (link_id, node_ids[i]),
                     f"{where}.{end}",
                 )
                 range_ok = False
@@ -307,8 +322,8 @@ def parse_links(document: dict, index: dict[str, int], out: ParsedEdit) -> None:
         parts, length = _parts_and_length(out, raw, link_id, ids, where)
         link = EditLink(
             j,
-            index[raw["a"]],
-            index[raw["b"]],
+            a_index,
+            b_index,
             ports[0],
             ports[1],
             tier,
@@ -370,7 +385,7 @@ def _parts_and_length(out: ParsedEdit, raw: dict, link_id: str, ids: tuple, wher
     problem = None
     if length is not None:  # a number of metres inside a cable's physical range
         problem = (
-            range_problem("length_m", length)
+            range_problem("length_m", length, LENGTH)
             if _is_number(length)
             else "length_m is a length in metres"
         )
@@ -407,8 +422,9 @@ def assemble(out: ParsedEdit) -> Fabric:
     model_index = {slug: i for i, slug in enumerate(models)}
     # a node's ports count at its slowest link (the generator's numbering: a faster link
     # takes several of them; Fabric.node_unit_speed_gbps)
-    speed = np.zeros(n, dtype=np.int64)
-    top_port = np.zeros(n, dtype=np.int64)
+    # (Python lists in the loop: indexing a NumPy array element by element is slower)
+    speed = [0] * n
+    top_port = [0] * n
     for link in links:
         for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
             speed[end] = min(speed[end], link.speed) if speed[end] else link.speed
@@ -419,7 +435,7 @@ def assemble(out: ParsedEdit) -> Fabric:
         if node.device is None:
             ports[i] = top_port[i]
             continue
-        at = int(speed[i]) or common_speed(node.device, node.device) or 0
+        at = speed[i] or common_speed(node.device, node.device) or 0
         count, ppc = ports_at(node.device, at) if at else (node.device.ports, 1)
         ports[i], per_cage[i] = count, ppc
 

@@ -21,6 +21,30 @@ STACK_DY = 45.0  # servers stacked in a rack column
 
 GAP = {"device": 70.0, "aggregate": 180.0}
 
+#: The widest shape (width / height) a drawing keeps: the tier rows of a wider one are spread
+#: apart until it has this shape, so that "Fit" fills the canvas panel (about 1.4 to 1.8 times
+#: as wide as it is tall) instead of drawing a thin strip (issue 37 item 6: an H100 4 SU whole
+#: fabric is 9,000 wide and 1,000 tall).
+FIT_ASPECT = 1.6
+
+
+def row_spread(width: float, rows: list[str]) -> float:
+    """How far apart the tier rows ``rows`` are drawn, as a factor of :data:`ROW_Y`'s spacing:
+    1, or more for a drawing ``width`` wide that would otherwise be wider than
+    :data:`FIT_ASPECT` times its height.
+
+    >>> row_spread(9000.0, ["server", "leaf", "spine", "core"])
+    5.625
+    >>> row_spread(600.0, ["server", "leaf"])
+    1.0
+    >>> row_spread(9000.0, ["server"])
+    1.0
+    """
+    ys = [ROW_Y[row] for row in rows]
+    span = max(ys, default=0.0) - min(ys, default=0.0)
+    return max(1.0, width / FIT_ASPECT / span) if span > 0 else 1.0
+
+
 PLURAL = {
     "server": "servers",
     "manager": "fabric managers",
@@ -333,10 +357,13 @@ class View:
             [len(r["columns"]) * GAP["aggregate" if r["agg"] else "device"] for r in rows.values()]
             or [0.0]
         )
+        spread = row_spread(width, list(rows))
+        top = min((ROW_Y[row] for row in rows), default=0.0)
         out = []
         for row, column, slot in placed:
             count = len(rows[row]["columns"])
-            out.append(((column + 0.5) * width / count, ROW_Y[row] - slot * STACK_DY))
+            y = top + (ROW_Y[row] - top) * spread - slot * STACK_DY
+            out.append(((column + 0.5) * width / count, y))
         return out
 
     def _link_edges(self) -> list[dict]:
