@@ -596,3 +596,49 @@ class WhatifParameters(JobParameters):
         if "flowlets" in cleaned and cleaned.get("routing", "flowlet") != "flowlet":
             raise refuse(f"flowlets: only for flowlet routing (routing is {cleaned['routing']})")
         return cleaned
+
+
+def requirement_problems(problems) -> list[str]:
+    """The problems of a requirements document as ``"<field>: <why>"`` lines."""
+    lines = []
+    for problem in problems or []:
+        if isinstance(problem, dict):
+            field, message = problem.get("field") or "", problem.get("message") or ""
+        else:
+            field, message = "", str(problem)
+        lines.append(f"{field}: {message}" if field else str(message))
+    return lines or ["the requirements cannot be read"]
+
+
+class ExploreParameters(JobParameters):
+    """The requirements document of a design-space exploration (see the guide's page
+    Explore the design space): GPU count or range, servers, switches, transports, speeds,
+    planes, topologies, tiers, oversubscription, cabling, limits and the workload to score.
+    Stored as the canonical document (defaults filled in)."""
+
+    @classmethod
+    def clean(cls, parameters: dict) -> dict:
+        """The canonical requirements document, or a ``ValidationError`` keyed ``parameters``
+        listing each problem as ``"<field>: <why>"`` (``limits.power_kw: ...``)."""
+        from planner.analyses.explore.requirements import RequirementsError, parse_requirements
+        from planner.designs.adapters import catalog_facts
+
+        if not isinstance(parameters, dict):
+            raise DjangoValidationError({"parameters": ["the requirements are a mapping"]})
+        try:
+            requirements = parse_requirements(parameters, catalog_facts(for_new=True))
+        except RequirementsError as exc:
+            raise DjangoValidationError(
+                {"parameters": requirement_problems(exc.problems)}
+            ) from None
+        return requirements.as_document()
+
+    @classmethod
+    def json_schema(cls) -> dict:
+        from planner.analyses.explore.requirements import REQUIREMENTS_SCHEMA
+
+        return {
+            **REQUIREMENTS_SCHEMA,
+            "title": cls.__name__,
+            "description": " ".join((cls.__doc__ or "").split()),
+        }
