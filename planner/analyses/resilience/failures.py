@@ -421,9 +421,10 @@ def _job_part_counts(fabric: Fabric, facts: CatalogFacts, deps: dict) -> dict[st
             parts = fabric.link_cable_part[links]
             ids = fabric.link_cable[links] if fabric.link_cable is not None else None
             keep = parts >= 0
+            kept_ids = ids[keep].tolist() if ids is not None else None  # once, not per link
             seen = set()
             for i, part in enumerate(parts[keep].tolist()):
-                key = (part, int(ids[keep][i])) if ids is not None else (part, -1 - i)
+                key = (part, kept_ids[i]) if kept_ids is not None else (part, -1 - i)
                 if key in seen:
                     continue
                 seen.add(key)
