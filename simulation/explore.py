@@ -136,7 +136,7 @@ def candidate_document(job: Job, index) -> dict:
         "exploration ran): run it again"
     )
     try:
-        enumerated = job_plan(job.pk, job.parameters).enumeration.candidates
+        enumerated = job_plan(job).enumeration.candidates
     except RequirementsError:
         raise gone from None
     by_index = enumerated[candidate["index"]] if candidate["index"] < len(enumerated) else None

@@ -29,6 +29,7 @@ from django.core.exceptions import ValidationError
 
 from inventory.models import Price, PriceBook
 from inventory.permissions import price_books_pickable_for, user_can_read_price_book
+from inventory.services import SEED_PRICE_BOOK
 from planner.analyses.explore.candidates import enumerate_candidates
 from planner.analyses.explore.front import explore_result
 from planner.analyses.explore.requirements import parse_requirements
@@ -147,23 +148,37 @@ class ExplorePlan:
         )
 
 
-def explore_plan(document: dict) -> ExplorePlan:
-    """The plan of a requirements document, with the catalog and the budget's price book as
-    they are now (raises ``RequirementsError`` when the catalog no longer allows it)."""
+def book_slug(document: dict, owner=None) -> str | None:
+    """The price book a plan costs candidates with: the budget's, else the seed reseller book
+    when ``owner`` may read its prices (``owner=None``: the command line, which may), else
+    none (the candidates then have no cost)."""
+    named = budget_of(document).get("price_book")
+    if named:
+        return named
+    book = PriceBook.objects.filter(slug=SEED_PRICE_BOOK).first()
+    if book is None or (owner is not None and not user_can_read_price_book(owner, book)):
+        return None
+    return book.slug
+
+
+def explore_plan(document: dict, *, owner=None) -> ExplorePlan:
+    """The plan of a requirements document, with the catalog and the price book
+    (:func:`book_slug`) as they are now (raises ``RequirementsError`` when the catalog no
+    longer allows it)."""
     facts = catalog_facts(for_new=True)
-    budget = budget_of(document)
-    _, prices, book_currency, price_of = book_prices(budget.get("price_book"))
+    _, prices, book_currency, price_of = book_prices(book_slug(document, owner))
     requirements = parse_requirements(document, facts)
     enumeration = enumerate_candidates(requirements, facts, price_of=price_of)
-    currency = str(budget.get("currency") or book_currency or "USD")
+    currency = str(budget_of(document).get("currency") or book_currency or "USD")
     return ExplorePlan(requirements, enumeration, facts, prices, currency, price_of)
 
 
-def job_plan(job_id, parameters: dict) -> ExplorePlan:
-    """The plan of an explore job, made once per process (by job and catalog state)."""
-    key = (str(job_id), catalog_fingerprint(), _book_key(budget_of(parameters).get("price_book")))
+def job_plan(job: Job) -> ExplorePlan:
+    """The plan of an explore job, made once per process (by job, catalog and prices)."""
+    slug = book_slug(job.parameters, job.owner)
+    key = (str(job.pk), catalog_fingerprint(), _book_key(slug))
     if key not in _PLANS:
-        _keep(_PLANS, key, explore_plan(parameters))
+        _keep(_PLANS, key, explore_plan(job.parameters, owner=job.owner))
     return _PLANS[key]
 
 
@@ -193,8 +208,8 @@ def explore_candidate_run(
         job_id, attempt, SECTION, index, f"{owner} [{process}]" if process else owner
     ):
         return False
-    parameters = Job.objects.filter(pk=job_id).values_list("parameters", flat=True)[0]
-    evaluation = job_plan(job_id, parameters).evaluate(int(index))
+    job = Job.objects.select_related("owner").only("parameters", "owner").get(pk=job_id)
+    evaluation = job_plan(job).evaluate(int(index))
     part_done(job_id, attempt, SECTION, index, evaluation)
     logger.info("explore job %s: candidate %s done by %s [%s]", job_id, index, owner, process)
     return True
@@ -207,7 +222,7 @@ def run_explore(job: Job, on_progress: Progress) -> dict:
     called directly, this process evaluates them all.
     """
     on_progress(0, 1, "enumerating the candidates")
-    plan = job_plan(job.pk, job.parameters)
+    plan = job_plan(job)
     total = len(plan.enumeration.candidates)
     attempt = getattr(on_progress, "attempt", None)
     if attempt is None:  # not on a worker (direct call): evaluate them all here
