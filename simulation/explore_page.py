@@ -188,7 +188,8 @@ def candidate_context(job, candidate: dict, document: dict | None) -> dict:
         ("GPUs lost to one switch", number(metrics.get("gpus_lost_switch"))),
         ("GPUs lost to one rack", number(metrics.get("gpus_lost_rack"))),
     ]
-    unpriced = metrics.get("unpriced_lines") or []
+    unpriced = metrics.get("unpriced_lines") or 0
+    unpriced = len(unpriced) if isinstance(unpriced, list) else unpriced
     return {
         "candidate": candidate,
         "status": status,
@@ -201,7 +202,7 @@ def candidate_context(job, candidate: dict, document: dict | None) -> dict:
         ],
         "figures": figures,
         "limits": limits,
-        "unpriced": count(len(unpriced), "BOM line") if unpriced else "",
+        "unpriced": count(unpriced, "BOM line") if unpriced else "",
         "spec_yaml": yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
         if document
         else "",

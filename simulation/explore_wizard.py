@@ -165,8 +165,10 @@ class ExploreForm(forms.Form):
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         facts = catalog_facts(for_new=True)
-        self.fields["servers"].choices = [(m.name, m.name) for m in gpu_servers(facts)]
-        self.fields["switches"].choices = [(m.name, m.name) for m in catalog_switches(facts)]
+        self.fields["servers"].choices = [(m.slug, m.name or m.slug) for m in gpu_servers(facts)]
+        self.fields["switches"].choices = [
+            (m.slug, m.name or m.slug) for m in catalog_switches(facts)
+        ]
         books = price_books_for(user).values_list("slug", "name") if user is not None else []
         self.fields["price_book"].choices = [("", "None (no cost limit)")] + list(books)
 

@@ -211,7 +211,7 @@ class ExplorationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         )
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
-    @action(detail=False, methods=["get"])
-    def schema(self, request):
+    @action(detail=False, methods=["get"], url_path="requirements-schema")
+    def requirements_schema(self, request):
         """The requirements document's JSON Schema."""
         return Response(ExploreParameters.json_schema())

@@ -635,10 +635,17 @@ class ExploreParameters(JobParameters):
 
     @classmethod
     def json_schema(cls) -> dict:
-        from planner.analyses.explore.requirements import REQUIREMENTS_SCHEMA
+        from planner.analyses.explore import requirements
 
+        # REQUIREMENTS_SCHEMA is the explorer's (the contract); until it is there, the keys.
+        schema = getattr(requirements, "REQUIREMENTS_SCHEMA", None) or {
+            "type": "object",
+            "required": ["gpus"],
+            "properties": {key: {} for key in requirements.TOP_KEYS},
+            "additionalProperties": False,
+        }
         return {
-            **REQUIREMENTS_SCHEMA,
+            **schema,
             "title": cls.__name__,
             "description": " ".join((cls.__doc__ or "").split()),
         }
