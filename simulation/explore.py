@@ -158,6 +158,6 @@ def explore_open_design(*, job: Job, index, owner):
     return design_create(
         owner=owner,
         spec_document=document,
-        message=f"From exploration {job.pk}, candidate {candidate['index']}: "
-        f"{candidate.get('key')}"[:200],
+        message=f"From the exploration “{(job.parameters or {}).get('name') or 'exploration'}”, "
+        f"candidate {candidate['index']}: {candidate.get('key')}"[:300],
     )

@@ -54,8 +54,17 @@ def _nice_range(low: float, high: float) -> tuple[float, float, float]:
     return step * math.floor(low / step + 1e-9), step * math.ceil(high / step - 1e-9), step
 
 
-def _tick(value: float) -> str:
-    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+def _decimals(step: float) -> int:
+    """The decimals a tick step needs: ``0.0002`` -> 4, ``2.5`` -> 1, ``500`` -> 0."""
+    return next((d for d in range(12) if abs(round(step, d) - step) <= step * 1e-6), 12)
+
+
+def _tick(value: float, step: float | None = None) -> str:
+    """A tick's label with as many decimals as its step needs (``1.3372``, ``7.5``, ``1,200``);
+    without a step, four significant digits."""
+    if step is None:
+        return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    return f"{value:,.{_decimals(step)}f}"
 
 
 def axis_title(metric: str, currency: str, values: list[float]) -> tuple[str, float]:

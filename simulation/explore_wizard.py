@@ -114,19 +114,23 @@ class ExploreForm(forms.Form):
     gpus = _number("GPUs", "Whole servers; the least with a range.", whole=True, minimum=1)
     gpus_max = _number("Up to GPUs", "Optional: candidates within the range.", whole=True)
     servers = forms.MultipleChoiceField(
-        label="GPU servers", required=False, help_text="None chosen: any in the catalog."
+        label="GPU servers",
+        required=False,
+        help_text="None chosen: any in the catalog (Ctrl-click to choose several).",
     )
     switches = forms.MultipleChoiceField(
-        label="Switches", required=False, help_text="None chosen: any that fits."
+        label="Switches",
+        required=False,
+        help_text="None chosen: any that fits (Ctrl-click to choose several).",
     )
-    transports = _checkboxes("Transports", TRANSPORTS)
+    transports = _checkboxes("Transports", TRANSPORTS, "None: both.")
     speeds_gbps = _checkboxes("Server-link speeds (Gb/s)", SPEEDS, "None: any the ends share.")
     planes = _checkboxes("Planes", PLANES, "None: 1.")
-    topologies = _checkboxes("Topologies", TOPOLOGIES)
+    topologies = _checkboxes("Topologies", TOPOLOGIES, "None: rail-optimized and Clos.")
     tiers = _checkboxes("Tiers", TIERS, "None: 2 and 3.")
     oversubscription_min = _number("Oversubscription from", "Down:up ratio, e.g. 1.", minimum=1)
     oversubscription_max = _number("Oversubscription to", "e.g. 3.", minimum=1)
-    cabling = _checkboxes("Cabling", CABLINGS)
+    cabling = _checkboxes("Cabling", CABLINGS, "None: point-to-point.")
     budget_amount = _number("Budget", "Fabric and servers, in the currency below.")
     budget_currency = forms.CharField(label="Currency", required=False, max_length=3)
     price_book = forms.ChoiceField(label="Price book", required=False)
@@ -135,9 +139,11 @@ class ExploreForm(forms.Form):
     max_gpus_lost_switch = _number("GPUs lost to one switch failure, at most", whole=True)
     max_gpus_lost_rack = _number("GPUs lost to one rack failure, at most", whole=True)
     min_optical_margin_db = _number("Optical margin (dB), at least")
-    collectives = _checkboxes("Collectives", COLLECTIVES)
+    collectives = _checkboxes("Collectives", COLLECTIVES, "None: all-reduce.")
     message_bytes = forms.CharField(
-        label="Message sizes (bytes)", required=False, help_text="Commas between: 268435456, 1e9."
+        label="Message sizes (bytes)",
+        required=False,
+        help_text="Commas between: 268435456, 1e9 (none: 268,435,456).",
     )
     job_gpus = forms.CharField(
         label="Job sizes (GPUs)", required=False, help_text="None: every GPU."
