@@ -8,14 +8,13 @@ too); here it is created from the requirements as JSON or as YAML/JSON text.
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import BaseParser, JSONParser
-from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from planner.analyses.explore.requirements import RequirementsError, load_requirements_text
@@ -48,19 +47,6 @@ class RequirementsTextParser(BaseParser):
 
 class PlainTextParser(RequirementsTextParser):
     media_type = "text/plain"
-
-
-class CSVRenderer(BaseRenderer):
-    """Rows as CSV (the view gives text; an error is one ``error`` column)."""
-
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        if isinstance(data, str):
-            return data.encode()
-        return rows_csv([]).encode() if data is None else str(data).encode()
 
 
 class ExplorationCreateSerializer(serializers.Serializer):
@@ -146,29 +132,33 @@ class ExplorationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("format", str, enum=["json", "csv"]),
+            OpenApiParameter("as", str, enum=["json", "csv"], description="json (default) or csv."),
             OpenApiParameter("all", bool, description="Every candidate, not only the front."),
         ],
         responses={
             (200, "application/json"): OpenApiTypes.OBJECT,
-            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            400: OpenApiResponse(description="``as`` is neither json nor csv"),
             409: OpenApiResponse(description="The exploration has not succeeded (yet)"),
         },
     )
-    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
+    @action(detail=True, methods=["get"])
     def front(self, request, pk=None, format=None):
-        """The Pareto front (``?all=1``: every candidate) as rows: JSON or CSV
-        (``?format=csv``)."""
+        """The Pareto front (``?all=1``: every candidate) as rows: JSON, or CSV with
+        ``?as=csv`` (errors are JSON either way)."""
+        kind = request.query_params.get("as") or "json"
+        if kind not in ("json", "csv"):
+            raise ValidationError({"as": [f"json or csv (got “{kind[:20]}”)"]})
         job = self.get_object()
         every = request.query_params.get("all") in ("1", "true", "yes")
         try:
             rows = front_rows(finished_result(job), every=every)
         except ExploreError as exc:
             return Response({exc.field: [exc.message]}, status=status.HTTP_409_CONFLICT)
-        if request.accepted_renderer.format == "csv":
-            response = Response(rows_csv(rows))
+        if kind == "csv":
+            response = HttpResponse(rows_csv(rows), content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = (
-                f'attachment; filename="exploration-{job.pk}-{"all" if every else "front"}.csv"'
+                f'attachment; filename="exploration-{"all" if every else "front"}.csv"'
             )
             return response
         result = job.result
@@ -190,7 +180,7 @@ class ExplorationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         url_path=r"candidates/(?P<index>\d+)/design",
         url_name="candidate-design",
     )
-    def candidate_design(self, request, pk=None, index=None):
+    def candidate_design(self, request, pk=None, index=None, format=None):
         """Open candidate ``index`` as a new design of yours (audited as any create)."""
         job = self.get_object()
         try:
@@ -212,6 +202,6 @@ class ExplorationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=False, methods=["get"], url_path="requirements-schema")
-    def requirements_schema(self, request):
+    def requirements_schema(self, request, format=None):
         """The requirements document's JSON Schema."""
         return Response(ExploreParameters.json_schema())

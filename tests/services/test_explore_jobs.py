@@ -184,11 +184,12 @@ def test_the_api_starts_reads_and_opens_explorations(api_client, user, explored,
     assert front.status_code == 200
     rows = front.json()["rows"]
     assert rows and all(row["front"] for row in rows) and rows[0]["currency"] == "USD"
-    as_csv = api_client.get(f"{base}{explored.pk}/front/", {"format": "csv", "all": "1"})
+    as_csv = api_client.get(f"{base}{explored.pk}/front/", {"as": "csv", "all": "1"})
     assert as_csv["Content-Type"].startswith("text/csv")
     table = list(csv.DictReader(io.StringIO(as_csv.content.decode())))
     assert [row["index"] for row in table] == ["0", "1"]
     assert api_client.get(f"{base}{started.json()['id']}/front/").status_code == 409
+    assert api_client.get(f"{base}{explored.pk}/front/", {"as": "xls"}).json()["as"]
     opened = api_client.post(f"{base}{explored.pk}/candidates/0/design/")
     assert opened.status_code == 201, opened.content
     assert Design.objects.get(pk=opened.json()["design"]).owner == explored.owner
