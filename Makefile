@@ -78,7 +78,7 @@ fonts:
 
 # Compiled once here (5-6 s of CPU), not in every test, web or worker process; again when the
 # kernels' sources or the installed packages change.
-$(FLOW_KERNELS): $(STAMP) $(FLOW)/filling.py $(FLOW)/solver.py $(FLOW)/warm.py
+$(FLOW_KERNELS): $(STAMP) $(FLOW)/filling.py $(FLOW)/solver.py $(FLOW)/alphabeta.py $(FLOW)/warm.py
 	$(PY) -m planner.analyses.flow.warm
 	@touch $@
 

@@ -22,21 +22,16 @@ is recorded with the figures.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import platform
 import re
-import shutil
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / ".var" / "bench"
-VAR = OUT / "sweep"
+from tests.bench_workers import OUT, WorkerBench, stop_workers, wait_for
+
 RESULT = OUT / "sweep.json"
 WORKER_COUNTS = (1, 2, 4)
 SWEEP = {
@@ -47,136 +42,6 @@ SWEEP = {
     "seeds": 4,
 }
 SPEC_FILE = "h100-superpod-1su.yaml"
-
-
-def _configure() -> dict:
-    """Point this process (and the workers it starts) at the bench's own database and broker;
-    returns the workers' environment."""
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "planner.project.settings",
-        "FABRIC_VAR_DIR": str(VAR),
-    }
-    for name in ("DEBUG", "PRODUCTION", "JOBS_MAX_CONCURRENT_PER_USER"):
-        env.pop(name, None)
-    url = os.environ.get("DATABASE_URL", "")
-    if url.startswith(("postgres://", "postgresql://")):
-        base, _, name = url.rpartition("/")
-        env["DATABASE_URL"] = f"{base}/{name.split('?')[0]}_sweep"
-    else:
-        env.pop("DATABASE_URL", None)  # SQLite in FABRIC_VAR_DIR
-    redis_url = os.environ.get("REDIS_URL", "")
-    if redis_url:
-        server = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
-        env["REDIS_URL"] = f"{server}/{os.environ.get('BENCH_REDIS_DB', '13')}"
-    else:
-        env.pop("REDIS_URL", None)  # the filesystem broker in FABRIC_VAR_DIR
-    for name in set(os.environ) - set(env):
-        del os.environ[name]
-    os.environ.update(env)
-    return env
-
-
-def _postgres(env: dict):
-    url = env.get("DATABASE_URL", "")
-    if not url:
-        return None
-    base, _, name = url.rpartition("/")
-    return f"{base}/postgres", name
-
-
-def _reset_stores(env: dict) -> None:
-    shutil.rmtree(VAR, ignore_errors=True)
-    VAR.mkdir(parents=True)
-    postgres = _postgres(env)
-    if postgres:
-        import psycopg
-
-        maintenance, name = postgres
-        with psycopg.connect(maintenance, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def _flush_broker(env: dict) -> None:
-    if env.get("REDIS_URL"):
-        import redis
-
-        redis.Redis.from_url(env["REDIS_URL"]).flushdb()
-    else:
-        for sub in ("queue", "processed", "control"):
-            folder = VAR / "broker" / sub
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True)
-
-
-def _drop_stores(env: dict) -> None:
-    postgres = _postgres(env)
-    if postgres:
-        import psycopg
-        from django.db import connections
-
-        connections.close_all()
-        maintenance, name = postgres
-        with psycopg.connect(maintenance, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _start_workers(env: dict, count: int) -> tuple[list[subprocess.Popen], list[Path]]:
-    procs, logs = [], []
-    for index in range(1, count + 1):
-        log_path = VAR / f"worker-{count}-{index}.log"
-        with open(log_path, "wb") as log:
-            procs.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "planner.project",
-                        "worker",
-                        "--pool",
-                        "prefork",
-                        "--concurrency",
-                        "1",
-                        "--hostname",
-                        f"bench-sweep-{count}-{index}@%h",
-                        "--loglevel",
-                        "INFO",
-                        "--without-gossip",
-                        "--without-mingle",
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            )
-        logs.append(log_path)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if any(proc.poll() is not None for proc in procs):
-            _stop_workers(procs)
-            raise RuntimeError(f"a worker exited while starting: see {VAR}")
-        if all(b"ready." in path.read_bytes() for path in logs):
-            return procs, logs
-        time.sleep(0.2)
-    _stop_workers(procs)
-    raise RuntimeError(f"workers not ready in 90 s: see {VAR}")
-
-
-def _stop_workers(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-    for proc in procs:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=20)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _runs_by_process(logs: list[Path], job_id) -> dict[str, int]:
@@ -200,8 +65,8 @@ def _sequential(revision) -> float:
 
 
 def main() -> int:
-    env = _configure()
-    _reset_stores(env)
+    bench = WorkerBench("sweep")
+    bench.reset_stores()
     import django
 
     django.setup()
@@ -221,8 +86,8 @@ def main() -> int:
             "python": platform.python_version(),
             "load_average_before": [round(x, 2) for x in os.getloadavg()],
         },
-        "database": "postgresql" if _postgres(env) else "sqlite",
-        "broker": "redis" if env.get("REDIS_URL") else "filesystem",
+        "database": bench.database,
+        "broker": bench.broker,
         "sweep": {"design": SPEC_FILE, **SWEEP},
         "workers": {},
     }
@@ -237,22 +102,18 @@ def main() -> int:
         report["sequential_s"] = round(_sequential(revision), 2)
         results = {}
         for count in WORKER_COUNTS:
-            _flush_broker(env)
-            procs, logs = _start_workers(env, count)
+            bench.flush_broker()
+            procs, logs = bench.start_workers(count)
             try:
                 user = users.create_user(username=f"bench-sweep-{count}")  # no reuse
                 started = time.perf_counter()
                 job = job_enqueue(
                     owner=user, kind="sweep", design_revision=revision, parameters=dict(SWEEP)
                 )
-                while True:
-                    job = Job.objects.get(pk=job.pk)
-                    if job.is_finished:
-                        break
-                    time.sleep(0.02)
+                job = wait_for(Job, job.pk)
                 took = time.perf_counter() - started
             finally:
-                _stop_workers(procs)
+                stop_workers(procs)
             if job.status != "succeeded":
                 raise RuntimeError(f"{count} workers: the sweep {job.status}: {job.error}")
             results[count] = job.result
@@ -274,7 +135,7 @@ def main() -> int:
         report["identical_results"] = all(r == results[1] for r in results.values())
         report["machine"]["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     finally:
-        _drop_stores(env)
+        bench.drop_stores()
     OUT.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))

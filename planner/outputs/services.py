@@ -33,7 +33,6 @@ from planner.domain.fabric import Fabric
 from planner.domain.outputs import (
     CablingEdit,
     CablingImportError,
-    avd_refusal,
     avd_topology_lines,
     bill_of_materials,
     bom_csv_lines,
@@ -149,21 +148,19 @@ def export_refusals(fabric: Fabric, facts: CatalogFacts, elements=None) -> dict[
     """The download formats (:data:`DOWNLOAD_FORMATS`) that cannot describe ``fabric``, each
     with the :class:`OutputError` a download of it raises (``code`` and what to use instead).
 
-    One rule per format, the one its export applies: AVD needs an Ethernet fabric
-    (:func:`planner.domain.outputs.avd_refusal`); each day-0 configuration format its
-    transport and switches (:func:`planner.domain.outputs.config.config_refusals`); the
-    InfiniBand topology the opensm.conf fragment's (an InfiniBand compute fabric).
-    ``elements`` are the design's network elements when already built.
+    One rule per format, the one its export applies: both AVD downloads need AVD inputs,
+    Arista switches EOS names (:func:`planner.domain.outputs.avd_yaml_model_refusal`); each
+    day-0 configuration format its transport and switches
+    (:func:`planner.domain.outputs.config.config_refusals`); the InfiniBand topology the
+    opensm.conf fragment's (an InfiniBand compute fabric). ``elements`` are the design's
+    network elements when already built.
     """
     refused: dict[str, OutputError] = {}
-    if refusal := avd_refusal(fabric, facts, elements):
-        refused["avd"] = OutputError(
-            "not-ethernet", f"{refusal}. Use the NVIDIA P2P or NetBox export."
-        )
     if refusal := avd_yaml_model_refusal(fabric, facts):
-        refused["avd-yaml"] = OutputError(
-            "not-arista", f"{refusal}. Use the cabling plan, NetBox or NVIDIA P2P export."
-        )
+        for fmt in ("avd", "avd-yaml"):
+            refused[fmt] = OutputError(
+                "not-arista", f"{refusal}. Use the cabling plan, NetBox or NVIDIA P2P export."
+            )
     for fmt, error in config_refusals(fabric, facts).items():
         refused[f"config-{fmt}"] = OutputError(error.code, error.message)
         if fmt == "opensm" and error.code == "not-infiniband":  # the same rule: no subnet manager
@@ -341,12 +338,11 @@ def revision_export(
     Raises
     ------
     OutputError
-        ``unknown-format``, ``topology-unreadable``, ``not-ethernet`` (AVD of a design
-        none of whose fabrics runs Ethernet), ``not-arista`` (AVD inputs of a design whose
-        compute switches EOS cannot name), or a day-0 configuration format that cannot
-        describe the design (``not-roce``, ``not-infiniband``, ``not-supported``,
-        ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`), gNMIc subscriptions
-        of an InfiniBand design (``not-ethernet``).
+        ``unknown-format``, ``topology-unreadable``, ``not-arista`` (AVD's topology or
+        inputs of a design whose compute switches EOS cannot name), a day-0 configuration
+        format that cannot describe the design (``not-roce``, ``not-infiniband``,
+        ``not-supported``, ``no-switch``: :class:`planner.domain.outputs.config.ConfigError`),
+        gNMIc subscriptions of an InfiniBand design (``not-ethernet``).
     planner.domain.outputs.BomError
         A bad spares percentage.
     """

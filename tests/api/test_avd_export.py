@@ -1,5 +1,6 @@
-"""The Arista AVD export refuses InfiniBand designs in the API (422), the page (422) and the CLI,
-and writes an Ethernet design's interfaces as the cabling plan names its ports (issue 15)."""
+"""The Arista AVD topology refuses designs AVD cannot build (InfiniBand, other makers' switches)
+in the API (422), the page (422) and the CLI, and writes an Arista design's interfaces on their
+EOS names, as pyavd documents them (issues 15 and 38)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from planner.designs.services import design_create
-from planner.domain.outputs import AVD_COLUMNS, AVD_NOT_ETHERNET
+from planner.domain.outputs import AVD_COLUMNS
+from planner.domain.outputs.avd import AVD_NOT_ARISTA
 from tests.services.test_outputs import SPEC
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
@@ -42,34 +44,21 @@ def test_api_refuses_avd_of_an_infiniband_design(api_client, infiniband):
     response = api_client.get(_url(infiniband, "avd"))
     assert response.status_code == 422
     body = response.json()
-    assert body["code"] == "not-ethernet"
-    assert body["detail"].startswith(AVD_NOT_ETHERNET) and "QM9700" in body["detail"]
+    assert body["code"] == "not-arista"
+    assert body["detail"].startswith(AVD_NOT_ARISTA) and "QM9700" in body["detail"]
 
 
 def test_page_refuses_avd_of_an_infiniband_design(logged_in_client, infiniband):
     response = logged_in_client.get(f"/designs/{infiniband.pk}/revisions/1/outputs/avd/")
     assert response.status_code == 422
-    assert "AVD describes Ethernet fabrics" in response.content.decode()
+    assert "AVD renders Arista EOS" in response.content.decode()
 
 
 def test_cli_refuses_avd_of_an_infiniband_spec(seed_catalog, tmp_path):
     spec = tmp_path / "ib.yaml"
     spec.write_text(yaml.safe_dump(SPEC))
-    with pytest.raises(CommandError, match="AVD describes Ethernet fabrics"):
+    with pytest.raises(CommandError, match="AVD renders Arista EOS"):
         call_command("fabric", "export", str(spec), "--format", "avd", stdout=io.StringIO())
-
-
-def test_avd_of_an_ethernet_design_uses_the_cabling_plan_port_names(api_client, ethernet):
-    rows = _rows(api_client.get(_url(ethernet, "avd")))
-    assert rows and list(rows[0]) == list(AVD_COLUMNS)
-    plan = _rows(api_client.get(_url(ethernet, "cabling-csv")))
-    ends = {(r["a_device"], r["a_port"]) for r in plan}
-    ends |= {(r["b_device"], r["b_port"]) for r in plan}
-    assert all((r["Node"], r["Node Interface"]) in ends for r in rows)
-    assert not any(r["Node Interface"].startswith("Ethernet") for r in rows)
-    out = io.StringIO()
-    call_command("fabric", "export", str(ethernet.pk), "--format", "avd", stdout=out)
-    assert out.getvalue().splitlines()[0] == ",".join(AVD_COLUMNS)
 
 
 ARISTA_SPEC = {**yaml.safe_load((EXAMPLES / "arista-7060x6-rail.yaml").read_text()), "servers": 8}
@@ -97,3 +86,21 @@ def test_avd_inputs_download_and_refusal(api_client, ethernet, user, tmp_path):
     out = io.StringIO()
     call_command("fabric", "export", str(arista.pk), "--format", "avd-yaml", stdout=out)
     assert yaml.safe_load(out.getvalue()) == inventory
+
+
+def test_avd_topology_of_an_arista_design_in_the_api_and_the_cli(api_client, ethernet, user):
+    """The topology CSV of the Arista preset: pyavd's columns and EOS names (its text equals
+    pyavd's own: tests/interop/test_pyavd.py); an SN5600 design is refused like avd-yaml."""
+    arista = design_create(owner=user, spec_document=ARISTA_SPEC)
+    rows = _rows(api_client.get(_url(arista, "avd")))
+    assert rows and list(rows[0]) == list(AVD_COLUMNS)
+    assert all(r["Node Interface"].startswith("Ethernet") for r in rows)
+    plan = _rows(api_client.get(_url(arista, "cabling-csv")))
+    switch_ends = sum(r["a_device"].startswith(("leaf", "spine")) for r in plan) + len(plan)
+    assert len(rows) == switch_ends  # every cable from each switch end
+    out = io.StringIO()
+    call_command("fabric", "export", str(arista.pk), "--format", "avd", stdout=out)
+    assert out.getvalue().splitlines()[0] == ",".join(AVD_COLUMNS)
+    assert len(out.getvalue().splitlines()) == len(rows) + 1
+    refused = api_client.get(_url(ethernet, "avd"))
+    assert refused.status_code == 422 and "SN5600" in refused.json()["detail"]

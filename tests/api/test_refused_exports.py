@@ -49,10 +49,11 @@ def test_roce_design_shows_opensm_disabled_and_the_api_refuses_it_naming_why(
     assert 'data-testid="refused-config-opensm"' in html
     assert 'data-testid="download-config-opensm"' not in html
     assert "no subnet manager" in html
-    for fmt in ("config-nvue", "config-sonic", "avd"):
+    for fmt in ("config-nvue", "config-sonic"):
         assert f'data-testid="download-{fmt}"' in html
-    # an all-NVIDIA RoCE design has no Arista switch: EOS is disabled, saying so
+    # an all-NVIDIA RoCE design has no Arista switch: EOS and AVD are disabled, saying so
     assert 'data-testid="refused-config-eos"' in html and "EOS runs on Arista switches" in html
+    assert 'data-testid="refused-avd"' in html and "AVD renders Arista EOS" in html
     api = api_client.get(f"/api/planner/designs/{design.pk}/revisions/1/exports/config-opensm/")
     assert api.status_code == 422
     assert api.json()["code"] == "not-infiniband" and "no subnet manager" in api.json()["detail"]

@@ -24,7 +24,7 @@ import yaml
 from inventory.library.files import read_catalog_folder
 from planner.domain.catalog import facts_from_records
 from planner.domain.outputs import cabling_csv_lines
-from planner.domain.outputs.avd import avd_hostvars, avd_yaml_chunks
+from planner.domain.outputs.avd import avd_hostvars, avd_topology_lines, avd_yaml_chunks
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 
@@ -115,3 +115,28 @@ def test_eos_configuration_renders_the_split_ports(structured):
         assert "interface Ethernet1/5\n" in config and "   speed 400g-4\n" in config
     config = pyavd.get_device_config(structured["inb-leaf-01"])
     assert "interface Ethernet63/1\n" in config and "mlag configuration" in config
+
+
+def test_the_topology_csv_is_the_one_pyavd_writes(design, structured):
+    """The ``avd`` download is AVD's own fabric documentation: pyavd's
+    ``get_fabric_documentation(topology_csv=True)`` over the same inputs gives the same text,
+    line for line (the compute fabric, the in-band MLAG pairs and cores, their endpoints)."""
+    fabric, facts = design
+    text = "".join(avd_yaml_chunks(fabric, facts, name="Arista rail", revision=1))
+    validated = {
+        h: pyavd.validate_inputs(i).validated_data
+        for h, i in avd_hostvars(yaml.safe_load(text)).items()
+    }
+    documentation = pyavd.get_fabric_documentation(
+        pyavd.get_avd_facts(validated),
+        structured,
+        "Arista rail",
+        fabric_documentation=False,
+        topology_csv=True,
+    )
+    ours = "".join(avd_topology_lines(fabric, facts))
+    assert ours.replace("\r\n", "\n") == documentation.topology_csv
+    # every cable of the plan once from each of its switch ends
+    plan = list(csv.DictReader(cabling_csv_lines(fabric, facts)))
+    ends = sum((row["a_device"] in structured) + (row["b_device"] in structured) for row in plan)
+    assert documentation.topology_csv.count("\n") - 1 == ends

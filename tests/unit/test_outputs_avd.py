@@ -178,7 +178,7 @@ def test_107_other_networks_are_named_as_left_out(arista, facts, inventory):
     spec = {**spec, "servers": 8, "networks": {"oob": {"leaf": "SN2201"}}}
     fabric = build_fabric(parse_spec(spec), facts)
     text = "".join(avd_yaml_chunks(fabric, facts, name="Rail", revision=3))
-    assert "# Not in this file: oob, management (the Arista AVD topology CSV" in text
+    assert "# Not in this file: oob, management (the cabling plan, NetBox and P2P" in text
     assert yaml.safe_load(text) == inventory
     plain = "".join(avd_yaml_chunks(arista, facts, name="Rail", revision=3))
     assert "Not in this file" not in plain

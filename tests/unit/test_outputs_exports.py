@@ -13,12 +13,11 @@ from planner.domain.outputs import (
     NETBOX_CABLE_COLUMNS,
     NETBOX_DEVICE_COLUMNS,
     P2P_COLUMNS,
-    ExportError,
-    avd_refusal,
+    AvdExportError,
     avd_topology_lines,
+    avd_yaml_model_refusal,
     bill_of_materials,
     bom_csv_lines,
-    cabling_csv_lines,
     design_json,
     netbox_cable_lines,
     netbox_device_lines,
@@ -28,7 +27,6 @@ from planner.domain.outputs.exports import netbox_cable_type
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import parse_spec
 from planner.domain.summary import summarize
-from tests.unit.test_outputs_bom import GB200_DAC
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
 
@@ -118,45 +116,44 @@ def ethernet_clos(facts):
     )
 
 
-def test_avd_topology_lists_switch_interfaces_from_both_ends(ethernet_clos, facts):
-    fabric = ethernet_clos
+def test_avd_topology_lists_every_link_from_each_switch_end_on_eos_names(facts):
+    """The Arista rail preset at eight servers: every server link from its leaf, every
+    leaf-spine link from both ends, on EOS names (AVD's text is checked against pyavd's own in
+    tests/interop/test_pyavd.py)."""
+    spec = yaml.safe_load((EXAMPLES / "arista-7060x6-rail.yaml").read_text())
+    fabric = build_fabric(parse_spec({**spec, "servers": 8}), facts)
     header, rows = _read(avd_topology_lines(fabric, facts))
     assert header == list(AVD_COLUMNS)
     switch_a = fabric.node_role[fabric.link_a] >= ROLE["leaf"]
     assert len(rows) == fabric.link_count + int(switch_a.sum())
     assert {r["Node Type"] for r in rows} == {"l3leaf", "spine"}
+    assert {r["Peer Type"] for r in rows} == {"l3leaf", "spine", "server"}
+    assert all(r["Node Interface"].startswith("Ethernet") for r in rows)
+    assert all(r["Serial Number"] == r["Peer Serial Number"] == "" for r in rows)
     assert all(r["Node Interface Enabled"] == "True" for r in rows)
-    nodes = [r["Node"] for r in rows]
-    first_leaf = [r for r in rows if r["Node"] == nodes[0]]
-    cages = [int(r["Node Interface"].split("/")[0]) for r in first_leaf]
+    first = [r for r in rows if r["Node"] == rows[0]["Node"]]
+    cages = [int(r["Node Interface"].removeprefix("Ethernet").split("/")[0]) for r in first]
     assert cages == sorted(cages)
 
 
-def test_avd_interfaces_are_the_cabling_plan_port_names(ethernet_clos, facts):
-    """Every (device, port) pair of the AVD CSV is one end of a cabling-plan row."""
-    _, rows = _read(avd_topology_lines(ethernet_clos, facts))
-    _, plan = _read(cabling_csv_lines(ethernet_clos, facts))
-    ends = {(r["a_device"], r["a_port"]) for r in plan} | {
-        (r["b_device"], r["b_port"]) for r in plan
-    }
-    assert not any(r["Node Interface"].startswith("Ethernet") for r in rows)
-    assert all((r["Node"], r["Node Interface"]) in ends for r in rows)
-    assert all((r["Peer Node"], r["Peer Interface"]) in ends for r in rows)
+def test_avd_topology_neutralises_hostile_names(facts):
+    spec = yaml.safe_load((EXAMPLES / "arista-7060x6-rail.yaml").read_text())
+    naming = {"server": "@gpu{index:05d}", "leaf": "=evil-su{su:03d}-r{rail}"}
+    fabric = build_fabric(parse_spec({**spec, "servers": 8, "naming": naming}), facts)
+    cells = [cell for row in csv.reader(avd_topology_lines(fabric, facts)) for cell in row]
+    assert any(cell.endswith("gpu00001") for cell in cells)
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
 
 
-def test_avd_refuses_an_infiniband_design(one_su, facts):
-    with pytest.raises(
-        ExportError, match="AVD describes Ethernet fabrics; this design's switches run InfiniBand"
-    ):
-        avd_topology_lines(one_su, facts)
-    assert "QM9700" in avd_refusal(one_su, facts)
-
-
-def test_avd_breakout_ports_of_a_dac_fabric(facts):
-    fabric = build_fabric(parse_spec(GB200_DAC), facts)
-    _, rows = _read(avd_topology_lines(fabric))
-    servers = [r for r in rows if r["Peer Type"] == "server"]
-    assert len(servers) == int((fabric.node_role[fabric.link_a] == ROLE["server"]).sum())
+@pytest.mark.parametrize("preset", ["clos-3to1.yaml", "h100-superpod-1su.yaml"])
+def test_avd_refuses_a_design_that_is_not_arista(preset, facts):
+    """AVD renders EOS: NVIDIA SN5600 (Ethernet) and QM9700 (InfiniBand) fabrics are refused
+    at the call, naming the models."""
+    fabric = build_fabric(parse_spec(yaml.safe_load((EXAMPLES / preset).read_text())), facts)
+    with pytest.raises(AvdExportError, match="AVD renders Arista EOS") as refused:
+        avd_topology_lines(fabric, facts)
+    assert ("SN5600" if preset.startswith("clos") else "QM9700") in str(refused.value)
+    assert avd_yaml_model_refusal(fabric, facts) == str(refused.value)
 
 
 def test_design_json_holds_spec_summary_topology_and_bom(one_su, facts, spec):
@@ -220,12 +217,6 @@ def test_netbox_cables_neutralise_hostile_node_names(hostile, facts):
 
 def test_p2p_neutralises_hostile_node_names(hostile):
     cells = _cells(p2p_lines(hostile))
-    assert "'=evil-su001-r1" in cells and "'@gpu00001" in cells
-    _assert_neutralised(cells)
-
-
-def test_avd_neutralises_hostile_node_names(hostile):
-    cells = _cells(avd_topology_lines(hostile))
     assert "'=evil-su001-r1" in cells and "'@gpu00001" in cells
     _assert_neutralised(cells)
 

@@ -14,12 +14,10 @@ import pytest
 
 from planner.domain.networks.elements import cluster_elements
 from planner.domain.outputs import (
-    AVD_COLUMNS,
     NETBOX_CABLE_COLUMNS,
     NETBOX_DEVICE_COLUMNS,
     P2P_COLUMNS,
-    ExportError,
-    avd_refusal,
+    AvdExportError,
     avd_topology_lines,
     bill_of_materials,
     design_json,
@@ -28,8 +26,6 @@ from planner.domain.outputs import (
     p2p_lines,
 )
 from planner.domain.outputs.exports import (
-    avd_notes,
-    avd_scope,
     network_cable_type,
     network_elements,
 )
@@ -228,46 +224,11 @@ def test_p2p_adds_every_network_link_with_a_network_column(cluster, facts, eleme
 # --- AVD ---------------------------------------------------------------------------------------
 
 
-def test_avd_exports_the_ethernet_networks_of_an_infiniband_cluster(cluster, facts, elements):
-    """The compute and storage fabrics run InfiniBand (QM9700): AVD gets in-band and OOB."""
-    scope = avd_scope(cluster, facts)
-    assert scope["inband"] == scope["oob"] == ""
-    assert "InfiniBand (QM9700)" in scope["compute"] and "QM9700" in scope["storage"]
-    assert avd_refusal(cluster, facts) is None
-    assert avd_notes(cluster, facts).startswith("AVD gets inband, oob; left out: compute")
-    header, _ = _rows(avd_topology_lines(cluster, facts))
-    assert header == [*AVD_COLUMNS, "Fabric"]
-    rows = _dicts(avd_topology_lines(cluster, facts))
-    assert {r["Fabric"] for r in rows} == {"inband", "oob"}
-    assert len({(r["Node"], r["Node Interface"]) for r in rows}) == len(rows)
-    devices = {d.name: d for d in elements.devices}
-    assert all(devices[r["Node"]].network == r["Fabric"] for r in rows)
-    types = Counter((r["Fabric"], r["Node Type"]) for r in rows)
-    assert set(types) == {("inband", "l3leaf"), ("inband", "spine"), ("oob", "l2leaf")}
-    # every in-band ISL and leaf-core link from both ends, every node link from the leaf
-    isl = [link for link in elements.links_of("inband") if link.group == "leaf-isl"]
-    for link in isl:
-        assert {"Node": link.a_device, "Peer Node": link.b_device}.items() <= next(
-            r for r in rows if r["Node"] == link.a_device and r["Node Interface"] == link.a_port
-        ).items()
-        assert any(r["Node"] == link.b_device and r["Node Interface"] == link.b_port for r in rows)
-    node_links = [link for link in elements.links_of("inband") if link.group == "node-leaf"]
-    from_nodes = [
-        r for r in rows if r["Peer Node"] in cluster.node_name and r["Fabric"] == "inband"
-    ]
-    assert len(from_nodes) == len(node_links)
-    assert not any(r["Node"].startswith(("leaf-su", "spine-", "stor-")) for r in rows)
-
-
-def test_avd_refuses_a_cluster_none_of_whose_fabrics_runs_ethernet(cluster, facts, elements):
-    storage_only = replace(
-        elements,
-        devices=tuple(d for d in elements.devices if d.network in ("compute", "storage")),
-        links=elements.links_of("storage"),
-    )
-    assert "run InfiniBand (QM9700)" in avd_refusal(cluster, facts, storage_only)
-    with pytest.raises(ExportError, match="AVD describes Ethernet fabrics"):
-        avd_topology_lines(cluster, facts, elements=storage_only)
+def test_avd_refuses_a_cluster_whose_compute_fabric_is_not_arista(cluster, facts, elements):
+    """AVD's topology is what AVD builds from the design's inputs: none for a QM9700 cluster,
+    even with an Ethernet in-band network (the cabling plan, NetBox and P2P list it)."""
+    with pytest.raises(AvdExportError, match="QM9700"):
+        avd_topology_lines(cluster, facts, elements=elements)
 
 
 # --- JSON --------------------------------------------------------------------------------------
@@ -310,8 +271,8 @@ def hostile_cluster(facts):
 
 @pytest.mark.parametrize(
     "export",
-    [netbox_device_lines, netbox_cable_lines, p2p_lines, avd_topology_lines],
-    ids=["netbox-devices", "netbox-cables", "p2p", "avd"],
+    [netbox_device_lines, netbox_cable_lines, p2p_lines],
+    ids=["netbox-devices", "netbox-cables", "p2p"],
 )
 def test_network_rows_neutralise_hostile_compute_names(hostile_cluster, facts, export):
     lines = list(export(hostile_cluster, facts))

@@ -2,10 +2,11 @@
 before anything is built.
 
 Axes, in the enumeration order (outermost first): topology, server, planes (which fix the
-server-link speed: the server's port speed over the planes), leaf, spine and core switch
-models (one model in every tier unless ``switches`` is a mapping per tier), tiers,
-oversubscription, cabling. The transport is the leaf's (InfiniBand switches give an
-InfiniBand fabric, Ethernet ones RoCE).
+server-link speed: the server's port speed over the planes), tiers, leaf, spine and core
+switch models (one model in every tier unless ``switches`` is a mapping per tier),
+oversubscription, cabling, uplink speed (the link speed, or the leaf's faster port speed).
+The transport is the leaf's (InfiniBand switches give an InfiniBand fabric, Ethernet ones
+RoCE).
 
 Pruning (each prune is recorded with the field at fault and why, grouped by reason):
 
@@ -39,8 +40,19 @@ from dataclasses import dataclass
 
 from planner.domain.catalog import CatalogFacts, DeviceModel
 from planner.domain.transport.resolve import nic_of_server
+from planner.domain.transport.settings import (
+    NIC_PROFILE_DEFAULTS,
+    ROCE_PROFILE_DEFAULTS,
+    nic_capabilities,
+    nic_profile_for,
+    switch_profile_for,
+)
 
+from .probe import MediaProbes
 from .requirements import Requirements, RequirementsError, problem
+
+#: ``base`` keys that only a rail-optimized spec takes (left out of other topologies).
+RAIL_ONLY_KEYS = ("servers_per_su",)
 
 PriceOf = Callable[[str], float | None] | None
 
@@ -152,6 +164,11 @@ class _Pruned:
 
     def __init__(self):
         self.groups: dict[tuple[str, str], dict] = {}
+        self.best: tuple[int, str] | None = None  # most GPUs a capacity-pruned choice holds
+
+    def note_capacity(self, gpus: int, what: str) -> None:
+        if self.best is None or gpus > self.best[0]:
+            self.best = (gpus, what)
 
     def add(self, field_name: str, reason: str, axes: dict, count: int = 1) -> None:
         entry = self.groups.get((field_name, reason))
@@ -287,7 +304,9 @@ def _radix(cell: _Cell, models: list[DeviceModel]) -> tuple[int, int, int]:
     return radix[0], radix[1] or radix[0], radix[2] or radix[1] or radix[0]
 
 
-def _capacity_problem(cell: _Cell, models, tiers: int, ratio, topology: str) -> tuple | None:
+def _capacity_problem(
+    cell: _Cell, models, tiers: int, ratio, topology: str, pruned: _Pruned
+) -> tuple | None:
     """(field, reason) when the radix cannot hold the cell's ports (module doc)."""
     radix = _radix(cell, models)
     leaf = models[0].slug
@@ -301,9 +320,21 @@ def _capacity_problem(cell: _Cell, models, tiers: int, ratio, topology: str) -> 
                 f"{radix[0]} ports at {cell.speed}G",
             )
         return None
+    if topology == "rail-optimized" and tiers == 1 and cell.server.ports > 1:
+        return (
+            "tiers",
+            f"one tier of a rail-optimized fabric is a leaf per rail with nothing joining the "
+            f"{cell.server.ports} rails of {cell.server.slug}: one tier is a clos (every rail "
+            "on one leaf or an MLAG pair)",
+        )
     held = capacity(*radix, tiers, ratio or 1.0)
     if held < cell.ports:
         at = "" if ratio is None else f" at {ratio_text(ratio)}"
+        pruned.note_capacity(
+            int(held * per_port),
+            f"{'/'.join(dict.fromkeys(m.slug for m in models))} at {cell.speed}G in {tiers} "
+            f"tier(s){at}",
+        )
         return (
             "tiers",
             f"{cell.ports:,} server ports per plane ({cell.gpus:,} GPUs) exceed what "
@@ -369,6 +400,10 @@ def candidate_key(axes: dict) -> str:
             ratio_text(axes["oversubscription"]),
             axes["cabling"],
         )
+    ) + (
+        f"|up{axes['uplink_gbps']}G"
+        if axes.get("uplink_gbps", axes["speed_gbps"]) != axes["speed_gbps"]
+        else ""
     )
 
 
@@ -382,6 +417,10 @@ def candidate_label(axes: dict) -> str:
     planes = f", {axes['planes']} planes" if axes["planes"] > 1 else ""
     ratio = f", {ratio_text(axes['oversubscription'])}" if axes["oversubscription"] else ""
     cabling = ", patch panels" if axes["cabling"] == "patch-panel" else ""
+    if axes.get("uplink_gbps", axes["speed_gbps"]) != axes["speed_gbps"]:
+        cabling += f", {axes['uplink_gbps']}G uplinks"
+    if (axes.get("roce") or {}).get("load_balancing"):
+        cabling += f", {axes['roce']['load_balancing'].upper()}"
     return (
         f"{axes['servers']:,} {axes['server']}, {switches} {axes['topology']}, "
         f"{axes['tiers']} tier{'s' if axes['tiers'] > 1 else ''}, {axes['speed_gbps']}G"
@@ -389,10 +428,45 @@ def candidate_label(axes: dict) -> str:
     )
 
 
+def _value(sourced):
+    return getattr(sourced, "value", sourced)
+
+
+def roce_settings(facts: CatalogFacts, leaf: str, server: str) -> dict:
+    """What a RoCE candidate sets in its ``transport`` block so that its switches and NICs
+    agree (configuration, not parts; empty when the profiles' defaults already agree):
+
+    - ``load_balancing: ecmp`` when the leaf's profile defaults to adaptive routing or
+      spraying and the server's NIC is not known to reorder packets (ConnectX-7 on
+      Spectrum-4: validation's ``ar-nic-unsupported`` refuses it and suggests ECMP);
+    - ``lossless_dscp`` / ``lossless_priority`` widened to the NIC's data marking when the
+      switch profile classifies another one (Arista's DSCP 24 against ConnectX's 26:
+      validation's ``roce-priority-mismatch`` suggests aligning them)."""
+    maker = (facts.parts.get(leaf) or {}).get("manufacturer")
+    profile = ROCE_PROFILE_DEFAULTS.get(switch_profile_for(maker)) or {}
+    key, name, nic_maker = nic_of_server(facts, server)
+    out: dict = {}
+    if _value(profile.get("load_balancing")) in ("adaptive", "spraying"):
+        adaptive, _, _ = nic_capabilities(key, name)
+        if not adaptive:
+            out["load_balancing"] = "ecmp"
+    nic = NIC_PROFILE_DEFAULTS.get(nic_profile_for(nic_maker, name)) or {}
+    dscp, nic_dscp = _value(profile.get("lossless_dscp")), _value(nic.get("data_dscp"))
+    if dscp is not None and nic_dscp is not None and nic_dscp not in tuple(dscp):
+        out["lossless_dscp"] = sorted({*tuple(dscp), int(nic_dscp)})
+    prio, nic_prio = _value(profile.get("lossless_priority")), _value(nic.get("data_priority"))
+    if prio is not None and nic_prio is not None and prio != nic_prio:
+        out["lossless_priority"] = int(nic_prio)
+    return out
+
+
 def candidate_document(axes: dict, req: Requirements, facts: CatalogFacts, index: int) -> dict:
     """The design-spec document of a candidate (``parse_spec`` accepts it)."""
     server = facts.devices[axes["server"]]
-    doc = dict(req.base.items())
+    doc = dict(req.base)
+    if axes["topology"] != "rail-optimized":
+        for key in RAIL_ONLY_KEYS:  # scalable units are the rail-optimized generator's
+            doc.pop(key, None)
     doc.update(
         name=f"{req.name} #{index}"[:100],
         description=candidate_label(axes)[:2000],
@@ -406,9 +480,13 @@ def candidate_document(axes: dict, req: Requirements, facts: CatalogFacts, index
     doc["racks" if server.is_rack_system else "servers"] = axes["servers"]
     if axes["topology"] == "fat-tree":
         doc["k"] = axes["k"]
+    if axes.get("uplink_gbps", axes["speed_gbps"]) != axes["speed_gbps"]:
+        doc["uplink_speed_gbps"] = axes["uplink_gbps"]
     if axes["cabling"] == "patch-panel":
         tiers = ("leaf-spine", "spine-core")[: axes["tiers"] - 1]
         doc["cabling"] = dict.fromkeys(tiers, "patch-panel")
+    if axes.get("roce"):
+        doc["transport"] = {"type": "roce", **axes["roce"]}
     if req.limits.budget is not None and req.limits.budget.price_book:
         doc["price_book"] = req.limits.budget.price_book
     return doc
@@ -439,12 +517,46 @@ def _axes(cell: _Cell, topology: str, models, tiers: int, ratio, cabling: str) -
     return axes
 
 
+def _with_balancing(axes: dict, facts: CatalogFacts) -> dict:
+    if axes["transport"] == "ethernet":
+        settings = roce_settings(facts, axes["leaf"], axes["server"])
+        if settings:
+            axes["roce"] = settings
+    return axes
+
+
+def _uplink_speeds(cell: _Cell, models, tiers: int, topology: str, req, pruned) -> list[int]:
+    """The distinct switch-to-switch speeds of ``req.uplinks`` for this choice: the link
+    speed, and the leaf's fastest port speed where it is faster and every upper tier runs it
+    (one tier and fat-trees: the link speed only)."""
+    speeds: list[int] = []
+    for kind in req.uplinks:
+        speed = cell.speed
+        if kind == "port" and tiers >= 2 and topology != "fat-tree":
+            native = models[0].port_speed_gbps or cell.speed
+            upper = list(models[1:])
+            if native > cell.speed and all(m.radix_at(native) for m in upper):
+                speed = native
+            elif native > cell.speed:
+                slow = next(m.slug for m in upper if not m.radix_at(native))
+                pruned.add(
+                    "uplinks",
+                    f"{slow} runs no {native}G port for {models[0].slug}'s {native}G uplinks",
+                    {"leaf": models[0].slug, "spine": models[1].slug if len(models) > 1 else None},
+                )
+                continue
+        if speed not in speeds:
+            speeds.append(speed)
+    return speeds
+
+
 def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> list[dict]:
     """Every surviving candidate's axes, in the enumeration order (module doc).
 
     Long because: the nested loop over the axes, each level pruning what it can settle.
     """
     kept: list[dict] = []
+    probes = MediaProbes(facts, price_of)
     cells = _cells(req, facts, pruned)
     nics = {slug: _nic_protocols(facts, slug) for slug in req.servers}
     n_cab = len(req.cabling)
@@ -469,13 +581,20 @@ def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> 
                     if found:
                         pruned.add(*found, axes, count=len(ratios) * n_cab)
                         continue
+                    arithmetic = {
+                        ratio: _capacity_problem(cell, models, tiers, ratio, topology, pruned)
+                        or _limit_problem(cell, models, tiers, ratio, req, price_of)
+                        for ratio in ratios
+                    }
+                    if not all(arithmetic.values()):  # something fits: are there parts?
+                        found = probes.refusal(cell.server, cell.planes, *names[:2], tiers)
+                        if found:
+                            pruned.add(*found, axes, count=len(ratios) * n_cab)
+                            continue
                     for ratio in ratios:
                         axes_r = {**axes, "oversubscription": ratio}
-                        found = _capacity_problem(cell, models, tiers, ratio, topology) or (
-                            _limit_problem(cell, models, tiers, ratio, req, price_of)
-                        )
-                        if found:
-                            pruned.add(*found, axes_r, count=n_cab)
+                        if arithmetic[ratio]:
+                            pruned.add(*arithmetic[ratio], axes_r, count=n_cab)
                             continue
                         for cabling in req.cabling:
                             if cabling == "patch-panel" and tiers == 1:
@@ -485,7 +604,10 @@ def _walk(req: Requirements, facts: CatalogFacts, pruned: _Pruned, price_of) -> 
                                     axes_r,
                                 )
                                 continue
-                            kept.append(_axes(cell, topology, models, tiers, ratio, cabling))
+                            for up in _uplink_speeds(cell, models, tiers, topology, req, pruned):
+                                axes_c = _axes(cell, topology, models, tiers, ratio, cabling)
+                                axes_c["uplink_gbps"] = up
+                                kept.append(_with_balancing(axes_c, facts))
     return kept
 
 
@@ -506,12 +628,30 @@ def _cap(kept: list[dict], limit: int, pruned: _Pruned) -> tuple[list[dict], dic
 
 
 def _nothing_left(req: Requirements, pruned: _Pruned) -> RequirementsError:
-    """The refusal when every candidate is pruned: the field that pruned the most, and why."""
+    """The refusal when every candidate is pruned: the field that pruned the most, and why
+    (for the radix, the most GPUs any allowed choice holds)."""
     groups = sorted(pruned.groups.values(), key=lambda g: -g["count"])
     if not groups:
         return RequirementsError([problem("empty", "servers", "no server or switch to try")])
     problems = []
-    for entry in groups[:3]:
+    capacity_pruned = any(
+        g["field"] == "tiers" and "exceed" in g["reason"] for g in pruned.groups.values()
+    )
+    if capacity_pruned and pruned.best is not None:
+        ratios = " or ".join(ratio_text(r) for r in req.ratios)
+        tiers = " or ".join(str(t) for t in req.tiers)
+        which = "catalog" if req.any_switches else "allowed"
+        most, what = pruned.best
+        problems.append(
+            problem(
+                "radix",
+                "oversubscription" if 3 in req.tiers else "tiers",
+                f"no {which} switch reaches {ratios} at {req.gpus_min:,} GPUs in {tiers} "
+                f"tier(s): the most any holds is {most:,} GPUs ({what}); allow a higher "
+                "oversubscription, more tiers or planes, or fewer GPUs",
+            )
+        )
+    for entry in groups[: 3 - len(problems)]:
         problems.append(problem("nothing-fits", entry["field"], entry["reason"]))
     return RequirementsError(problems)
 

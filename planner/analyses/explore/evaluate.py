@@ -9,7 +9,9 @@ Steps (each the existing engine, never a new model):
 2. validation (:func:`planner.analyses.validate.validate_fabric`): an error makes it
    ``infeasible`` with each rule's code and message;
 3. bill of materials and its cost at the price table's new-condition offers
-   (:func:`planner.domain.outputs.quote.bom_cost`; unpriced lines are counted, never zero);
+   (:func:`planner.domain.outputs.quote.bom_cost`; unpriced lines are counted, never zero):
+   ``cost`` the whole bill (servers and racks too), ``fabric_cost`` the compute fabric's
+   switches, NIC cards, optics, cables and fibres;
 4. power budget (:func:`planner.analyses.power.power_budget`: ``total_w``, servers and
    fabric);
 5. bisection measured by max-flow (:func:`planner.analyses.resilience.measure_graph`);
@@ -47,7 +49,7 @@ from planner.analyses.validate import validate_fabric
 from planner.domain.catalog import CatalogFacts, CatalogLookupError
 from planner.domain.fabric import ROLE, Fabric, FabricError
 from planner.domain.outputs.bom import bill_of_materials
-from planner.domain.outputs.quote import PriceTable, bom_cost
+from planner.domain.outputs.quote import PriceTable, bom_cost, network_of
 from planner.domain.physical.budget import compute_budgets
 from planner.domain.pipeline import build_fabric
 from planner.domain.spec import SpecError, parse_spec
@@ -55,6 +57,9 @@ from planner.domain.spec import SpecError, parse_spec
 from .candidates import Candidate
 from .requirements import Requirements
 
+#: Bill-of-materials categories of ``fabric_cost``: the compute fabric's switches, NIC cards,
+#: optics, cables and fibres (the transport comparison's categories; servers and racks out).
+FABRIC_CATEGORIES = ("switch", "nic", "transceiver", "cable", "fiber")
 #: Reasons listed per infeasible candidate (the rest are counted).
 MAX_REASONS = 5
 
@@ -115,11 +120,28 @@ def counts(fabric: Fabric) -> dict:
 def _cost(fabric: Fabric, facts: CatalogFacts, prices: PriceTable | None, currency: str) -> dict:
     bom = bill_of_materials(fabric, facts)
     if prices is None:
-        return {"cost": None, "currency": currency, "cost_complete": False, "unpriced_lines": None}
+        return {
+            "cost": None,
+            "fabric_cost": None,
+            "currency": currency,
+            "cost_complete": False,
+            "unpriced_lines": None,
+        }
     quote = bom_cost(bom, table=prices, currency=currency)
     unpriced = sum(1 for line in quote.lines if not line.priced)
+    fabric = sum(
+        (
+            line.extended_cost
+            for line in quote.lines
+            if line.priced
+            and line.line.category in FABRIC_CATEGORIES
+            and network_of(line.line.tier) == "compute"
+        ),
+        Decimal("0"),
+    )
     return {
         "cost": float(quote.cost_total.quantize(Decimal("0.01"))),
+        "fabric_cost": float(fabric.quantize(Decimal("0.01"))),
         "currency": currency,
         "cost_complete": bool(quote.complete),
         "unpriced_lines": unpriced,
@@ -318,11 +340,15 @@ def evaluate_candidate(
     facts: CatalogFacts,
     *,
     prices: PriceTable | None = None,
-    currency: str = "USD",
+    currency: str | None = None,
     price_of=None,
 ) -> dict:
     """The candidate built, checked and scored (module doc); JSON-safe, deterministic but for
-    ``seconds``."""
+    ``seconds``. ``prices`` prices the bill in ``currency`` (default: the budget's, else USD);
+    ``price_of(slug)`` is what media ``auto`` compares (the price book's unit prices)."""
+    if currency is None:
+        budget = requirements.limits.budget
+        currency = budget.currency if budget is not None else "USD"
     started = time.perf_counter()
     out = {
         "index": candidate.index,

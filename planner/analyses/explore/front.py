@@ -2,7 +2,9 @@
 
 A feasible candidate *dominates* another when it is at least as good on every objective and
 better on one (cost, collective time, power and failures a day are minimised, bisection is
-maximised). The front is the feasible candidates no other feasible candidate dominates. Each
+maximised); figures within :data:`TOLERANCE` (0.2 %) of each other count as equal, and costs
+compare only between candidates missing the same parts' prices (an incomplete cost is a lower
+bound). The front is the feasible candidates no other feasible candidate dominates. Each
 dominated candidate names the front candidate that dominates it by the most (the largest sum
 of relative gains over the objectives; the lowest index on a tie) and by how much ("dominated
 by #12: 8 % cheaper and 3 % faster"); an infeasible or crashed candidate gives its reasons.
@@ -23,30 +25,55 @@ from .requirements import DEFAULT_OBJECTIVES, OBJECTIVES, Requirements
 
 #: name -> label, unit, sense ("min" or "max") and the words of a gain.
 METRICS = {
-    "cost": {"label": "Cost", "unit": "currency", "sense": "min", "better": "cheaper"},
+    "cost": {
+        "label": "Cost",
+        "unit": "currency",
+        "sense": "min",
+        "better": "cheaper",
+        "worse": "dearer",
+    },
+    "fabric_cost": {
+        "label": "Fabric cost",
+        "unit": "currency",
+        "sense": "min",
+        "better": "cheaper fabric",
+        "worse": "dearer fabric",
+    },
     "collective_time_s": {
         "label": "Collective time",
         "unit": "s",
         "sense": "min",
         "better": "faster",
+        "worse": "slower",
     },
-    "power_w": {"label": "Power", "unit": "W", "sense": "min", "better": "less power"},
+    "power_w": {
+        "label": "Power",
+        "unit": "W",
+        "sense": "min",
+        "better": "less power",
+        "worse": "more power",
+    },
     "bisection_gbps": {
         "label": "Bisection",
         "unit": "Gb/s",
         "sense": "max",
         "better": "more bisection",
+        "worse": "less bisection",
     },
     "failures_per_day": {
         "label": "Failures a day",
         "unit": "1/day",
         "sense": "min",
         "better": "fewer failures a day",
+        "worse": "more failures a day",
     },
 }
 assert tuple(METRICS) == OBJECTIVES
 
 STATUSES = ("feasible", "infeasible", "crashed")
+#: Relative difference under which two figures count as equal (0.2 %): a flow simulation's
+#: last digits, or two optics a few watts apart, do not keep a candidate on the front.
+TOLERANCE = 0.002
 
 
 def _matrix(candidates: Sequence[dict], objectives: Sequence[str]) -> np.ndarray:
@@ -75,7 +102,33 @@ def _gain_text(name: str, better: float, worse: float) -> str:
         pct = (b - a) / b * 100 if b else 0.0
     if pct == float("inf"):
         return f"{metric['better']} (this one has none)"
+    if abs(pct) < TOLERANCE * 100:
+        return f"about the same {metric['label'].lower()}"
     return f"{pct:.3g} % {metric['better']}"
+
+
+def _unpriced(candidate: dict) -> tuple:
+    return tuple(sorted((candidate.get("metrics") or {}).get("unpriced_parts") or ()))
+
+
+def _dominance(values: np.ndarray, rows: Sequence[dict], objectives: Sequence[str]) -> np.ndarray:
+    """``dominates[i, j]``: row i dominates row j. Costs compare only between candidates
+    missing the same parts' prices: a candidate whose switch is unpriced would otherwise look
+    cheaper than one whose switch is priced (an incomplete cost is a lower bound)."""
+    a, b = values[:, None, :], values[None, :, :]
+    slack = np.where(np.isfinite(b), np.abs(b) * TOLERANCE, 0.0)
+    with np.errstate(invalid="ignore"):  # inf - inf: both figures missing
+        le = (a <= b + slack) | (a == b)
+        lt = a < b - slack
+    keys = [_unpriced(r) for r in rows]
+    codes = {key: n for n, key in enumerate(dict.fromkeys(keys))}
+    group = np.array([codes[key] for key in keys])
+    same = group[:, None] == group[None, :]
+    for k, name in enumerate(objectives):
+        if name in ("cost", "fabric_cost"):
+            le[:, :, k] &= same
+            lt[:, :, k] &= same
+    return le.all(axis=2) & lt.any(axis=2)
 
 
 def pareto_front(candidates: Sequence[dict], objectives: Sequence[str] | None = None) -> dict:
@@ -95,10 +148,7 @@ def pareto_front(candidates: Sequence[dict], objectives: Sequence[str] | None = 
     n = len(feasible)
     if not n:
         return {"objectives": list(objectives), "front": [], "dominated": {}}
-    # dominates[i, j]: i dominates j
-    le = (values[:, None, :] <= values[None, :, :]).all(axis=2)
-    lt = (values[:, None, :] < values[None, :, :]).any(axis=2)
-    dominates = le & lt
+    dominates = _dominance(values, feasible, objectives)
     on_front = ~dominates.any(axis=0)
     front = [feasible[i]["index"] for i in range(n) if on_front[i]]
     dominated = {}
@@ -188,4 +238,86 @@ def explore_result(
     }
 
 
-__all__ = ["DEFAULT_OBJECTIVES", "METRICS", "explore_result", "pareto_front"]
+def _signed_text(name: str, theirs: float, mine: float) -> str:
+    """How ``theirs`` compares with ``mine`` on one objective (both as stored: maximised ones
+    negated): ``2.5 % cheaper``, ``4 % slower``, ``about the same power``."""
+    metric = METRICS[name]
+    if not (np.isfinite(theirs) and np.isfinite(mine)) or mine == 0:
+        return f"no comparable {metric['label'].lower()}"
+    pct = (abs(theirs) - abs(mine)) / abs(mine) * 100
+    if abs(pct) < TOLERANCE * 100:
+        return f"about the same {metric['label'].lower()}"
+    gains = pct > 0 if metric["sense"] == "max" else pct < 0
+    return f"{abs(pct):.3g} % {metric['better'] if gains else metric['worse']}"
+
+
+def distance_to_front(evaluation: dict, result: dict) -> dict:
+    """How far ``evaluation`` (e.g. a published design evaluated with the same requirements)
+    is from ``result``'s front.
+
+    Dominated: ``nearest`` is the dominating front candidate with the largest sum of relative
+    gains. On the front: ``same`` lists the front candidates with the same figures (the
+    explorer found this design) and ``nearest`` is the closest *other* front point (relative
+    distance over the objectives), so the answer says what the next trade-off is. ``gaps``:
+    per objective, and for cost, power and collective time whatever the objectives, the
+    nearest point's value relative to this one's (``-0.08``: 8 % lower); ``why`` in words.
+    """
+    objectives = tuple(result["objectives"])
+    rows = {r["index"]: r for r in result["candidates"]}
+    front = [rows[i] for i in result["front"]]
+    if evaluation.get("status") != "feasible" or not front:
+        return {
+            "on_front": False,
+            "status": evaluation.get("status"),
+            "why": "; ".join(evaluation.get("reasons") or ["no front to compare with"]),
+        }
+    mine = _matrix([evaluation], objectives)[0]
+    values = _matrix(front, objectives)
+    together = np.vstack([values, mine[None, :]])
+    dominates = _dominance(together, [*front, evaluation], objectives)[:, -1]
+    dominating = [k for k in range(len(front)) if dominates[k]]
+
+    def rel(k: int) -> float:
+        finite = np.isfinite(values[k]) & np.isfinite(mine) & (mine != 0)
+        return float(np.sum(np.abs(values[k][finite] - mine[finite]) / np.abs(mine[finite])))
+
+    same = [k for k in range(len(front)) if rel(k) < TOLERANCE and not dominating]
+    pool = dominating or [k for k in range(len(front)) if k not in same] or same
+    pick = max(pool, key=lambda k: (rel(k), -k)) if dominating else min(pool, key=rel)
+    nearest = front[pick]
+    gaps = {}
+    for name in dict.fromkeys((*objectives, "cost", "power_w", "collective_time_s")):
+        ours, theirs = evaluation["metrics"].get(name), nearest["metrics"].get(name)
+        gaps[name] = (
+            None if ours in (None, 0) or theirs is None else round((theirs - ours) / ours, 4)
+        )
+    compared = ", ".join(
+        _signed_text(n, values[pick, j], mine[j]) for j, n in enumerate(objectives)
+    )
+    if _unpriced(nearest) != _unpriced(evaluation) and {"cost", "fabric_cost"} & set(objectives):
+        missing = sorted(set(_unpriced(nearest)) ^ set(_unpriced(evaluation)))
+        compared += f" (costs not comparable: {', '.join(missing)} priced on one side only)"
+    if dominating:
+        why = f"dominated by #{nearest['index']} ({nearest['label']}): {compared}"
+    else:
+        found = (
+            f" (the explorer's #{', #'.join(str(front[k]['index']) for k in same)} "
+            f"{'has' if len(same) == 1 else 'have'} the same figures)"
+            if same
+            else ""
+        )
+        why = (
+            f"on the front{found}; the nearest other front point, #{nearest['index']} "
+            f"({nearest['label']}), is {compared}"
+        )
+    return {
+        "on_front": not dominating,
+        "same": [front[k]["index"] for k in same],
+        "nearest": nearest["index"],
+        "nearest_key": nearest["key"],
+        "gaps": gaps,
+        "why": why,
+    }
+
+
+__all__ = ["DEFAULT_OBJECTIVES", "METRICS", "distance_to_front", "explore_result", "pareto_front"]

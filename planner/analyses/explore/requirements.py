@@ -17,6 +17,7 @@ Pure (no Django).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 from collections.abc import Mapping
@@ -33,9 +34,19 @@ TOPOLOGIES = ("rail-optimized", "clos", "fat-tree")
 DEFAULT_TOPOLOGIES = ("rail-optimized", "clos")
 TRANSPORTS = ("infiniband", "ethernet")
 CABLINGS = ("point-to-point", "patch-panel")
+#: Switch-to-switch link speeds tried: the server-link speed, or the leaf's fastest port speed
+#: (a leaf whose 800G ports split 2 x 400G toward the servers and run 800G uplinks).
+UPLINKS = ("link", "port")
 TIERS = (1, 2, 3)
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")
-OBJECTIVES = ("cost", "collective_time_s", "power_w", "bisection_gbps", "failures_per_day")
+OBJECTIVES = (
+    "cost",
+    "fabric_cost",
+    "collective_time_s",
+    "power_w",
+    "bisection_gbps",
+    "failures_per_day",
+)
 DEFAULT_OBJECTIVES = ("cost", "collective_time_s")
 DEFAULT_MESSAGE_BYTES = 2**28  # 256 MiB: a large-message all-reduce, bandwidth-bound
 #: The flow engine's routing modes and aliases (planner.analyses.flow.routing; written out so
@@ -43,6 +54,8 @@ DEFAULT_MESSAGE_BYTES = 2**28  # 256 MiB: a large-message all-reduce, bandwidth-
 ROUTINGS = ("rail", "ecmp", "flowlet", "spraying", "ib-ar", "adaptive")
 MAX_CANDIDATES = 2000
 MAX_CANDIDATES_LIMIT = 100_000
+#: Candidates x GPUs a search evaluates by default (:func:`default_max_candidates`).
+CANDIDATE_GPUS = 30_000_000
 #: Spec keys a ``base`` block may not set: the explorer's axes set them.
 AXIS_SPEC_KEYS = (
     "topology",
@@ -72,6 +85,7 @@ TOP_KEYS = (
     "tiers",
     "oversubscription",
     "cabling",
+    "uplinks",
     "limits",
     "workload",
     "objectives",
@@ -87,6 +101,16 @@ LIMIT_KEYS = (
     "min_optical_margin_db",
 )
 WORKLOAD_KEYS = ("collectives", "message_bytes", "job_gpus", "routing")
+
+
+def default_max_candidates(gpus: int) -> int:
+    """The cap when the document gives none: :data:`MAX_CANDIDATES`, fewer for large
+    clusters so that a search stays within :data:`CANDIDATE_GPUS` candidate-GPUs (an 8,192-GPU
+    candidate takes about 0.35 s of CPU, a 100,000-GPU one about 7 s: 300 of them are about
+    18 minutes on two worker processes), and at least 50."""
+    if gpus <= 0:
+        return MAX_CANDIDATES
+    return max(50, min(MAX_CANDIDATES, CANDIDATE_GPUS // gpus))
 
 
 class RequirementsError(ValueError):
@@ -153,6 +177,7 @@ class Requirements:
     ratios: tuple[float, ...] = (1.0,)
     ratio_range: tuple[float, float] = (1.0, 1.0)
     cabling: tuple[str, ...] = ("point-to-point",)
+    uplinks: tuple[str, ...] = ("link",)
     limits: Limits = field(default_factory=Limits)
     workload: Workload = field(default_factory=Workload)
     objectives: tuple[str, ...] = DEFAULT_OBJECTIVES
@@ -203,6 +228,7 @@ class Requirements:
             "tiers": list(self.tiers),
             "oversubscription": {"min": self.ratio_range[0], "max": self.ratio_range[1]},
             "cabling": list(self.cabling),
+            "uplinks": list(self.uplinks),
             "limits": limits,
             "workload": workload,
             "objectives": list(self.objectives),
@@ -428,6 +454,10 @@ def _ratios(reader: _Reader, value) -> tuple[tuple[float, ...], tuple[float, flo
     out = []
     for i, item in enumerate(items):
         where = f"oversubscription[{i}]" if isinstance(value, list) else "oversubscription"
+        if isinstance(item, str) and item.count(":") == 1:  # "3:1", as vendors publish it
+            down, _, up = item.partition(":")
+            with contextlib.suppress(ValueError, ZeroDivisionError):
+                item = float(down) / float(up)
         ratio = reader.number(item, where, strict=True)
         if ratio is not None and ratio > 16:
             reader.add("range", where, f"at most 16 (got {ratio:g})")
@@ -580,8 +610,29 @@ def _contradictions(reader: _Reader, req: Requirements, facts: CatalogFacts) -> 
                 f"in {', '.join(str(p) for p in req.planes)} plane(s) (they run "
                 f"{', '.join(f'{s}G' for s in sorted(runs)) or 'nothing'})",
             )
+    if req.base and req.servers and req.leaves:
+        _check_base(reader, req)
     if req.topologies == ("fat-tree",) and req.mix_switches:
         reader.add("contradiction", "topologies", "a fat-tree uses one switch model in every tier")
+
+
+def _check_base(reader: _Reader, req: Requirements) -> None:
+    """``base`` as a design spec would read it, with the first server and switch allowed."""
+    from planner.domain.spec import SpecError, parse_spec
+
+    probe = {
+        **req.base,
+        "name": "base",
+        "topology": "rail-optimized",
+        "server": req.servers[0],
+        "servers": 1,
+        "switches": {"leaf": req.leaves[0]},
+    }
+    try:
+        parse_spec(probe)
+    except SpecError as exc:
+        for where, message in exc.problems:
+            reader.add("spec", f"base.{where}" if where else "base", message)
 
 
 def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
@@ -630,13 +681,14 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
     cabling = reader.choices(
         document.get("cabling"), "cabling", CABLINGS, default=("point-to-point",)
     )
+    uplinks = reader.choices(document.get("uplinks"), "uplinks", UPLINKS, default=("link",))
     limits = _limits(reader, document.get("limits"))
     workload = _workload(reader, document.get("workload"), gpus_min)
     objectives = reader.choices(
         document.get("objectives"), "objectives", OBJECTIVES, default=DEFAULT_OBJECTIVES
     )
     max_candidates = reader.integer(
-        document.get("max_candidates", MAX_CANDIDATES),
+        document.get("max_candidates", default_max_candidates(gpus_max)),
         "max_candidates",
         maximum=MAX_CANDIDATES_LIMIT,
     )
@@ -660,6 +712,7 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
         ratios=ratios,
         ratio_range=ratio_range,
         cabling=cabling,
+        uplinks=uplinks,
         limits=limits,
         workload=workload,
         objectives=objectives,
@@ -672,3 +725,12 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
     if reader.problems:
         raise RequirementsError(reader.problems)
     return req
+
+
+def __getattr__(name: str):
+    """``REQUIREMENTS_SCHEMA`` lives in :mod:`.schema` (the contract names it here too)."""
+    if name == "REQUIREMENTS_SCHEMA":
+        from .schema import REQUIREMENTS_SCHEMA
+
+        return REQUIREMENTS_SCHEMA
+    raise AttributeError(name)

@@ -27,11 +27,13 @@ Three pieces, all taking latencies as plain arrays so they test on their own:
   today's max-min time plus the latency of every step; large messages keep the max-min rates,
   small ones are latency-bound at ``steps * alpha``.
 
-Pure NumPy, no Django.
+Pure NumPy (and one numba kernel, :func:`_ring_steps`, for the schedule's step loop), no
+Django.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from planner.analyses.flow.events import simulate
@@ -157,10 +159,30 @@ def ring_schedule_sizes(
     tau = scales[:, None, None] * transfer[None]  # (sizes, rings, edges)
     if np.all(transfer == transfer.flat[0]) and np.all(wait == wait.flat[0]):
         return steps * (tau[:, 0, 0] + wait.flat[0])
-    finish = wait[None] + tau
-    for _ in range(steps - 1):
-        finish = np.maximum(np.roll(finish, 1, axis=-1) + wait[None], finish) + tau
+    finish = np.ascontiguousarray(wait[None] + tau)
+    _ring_steps(finish, np.ascontiguousarray(wait), np.ascontiguousarray(tau), int(steps))
     return finish.max(axis=(1, 2))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _ring_steps(finish, wait, tau, steps):  # pragma: no cover - compiled
+    """The schedule's ``steps - 1`` further messages, in place over ``finish`` (sizes, rings,
+    edges): ``finish = maximum(roll(finish, 1) + wait, finish) + tau`` each step, the same
+    operations in the same order as NumPy's (NaN propagates as ``np.maximum`` does), without
+    its per-step cost (200,000 steps at 100,000 GPUs)."""
+    sizes, rings, edges = finish.shape
+    for s in range(sizes):
+        for r in range(rings):
+            for _ in range(steps - 1):
+                carry = finish[s, r, edges - 1]
+                for i in range(edges):
+                    old = finish[s, r, i]
+                    ready = carry + wait[r, i]
+                    finish[s, r, i] = (ready if (ready >= old or ready != ready) else old) + tau[
+                        s, r, i
+                    ]
+                    carry = old
+    return finish
 
 
 def ring_schedule(

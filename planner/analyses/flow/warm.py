@@ -1,11 +1,12 @@
 """Compile the flow simulation's kernels once, into numba's on-disk cache.
 
-The kernels (:func:`~planner.analyses.flow.filling.fill` and the re-solves of
-:mod:`~planner.analyses.flow.solver`) are ``numba.njit(cache=True)``: the first call in a
+The kernels (:func:`~planner.analyses.flow.filling.fill`, the re-solves of
+:mod:`~planner.analyses.flow.solver` and the ring schedule's step loop in
+:mod:`~planner.analyses.flow.alphabeta`) are ``numba.njit(cache=True)``: the first call in a
 process compiles them (5 to 6 s of CPU) unless this package's ``__pycache__`` holds them
 (``*.nbi``, ``*.nbc``; git-ignored). ``make setup`` runs ``python -m
-planner.analyses.flow.warm`` when filling.py or solver.py change, and the Docker image at
-build time, so that test, web and worker processes load the kernels instead.
+planner.analyses.flow.warm`` when filling.py, solver.py or alphabeta.py change, and the
+Docker image at build time, so that test, web and worker processes load the kernels instead.
 
 Numba recompiles a kernel when its own file changes, but not when a kernel it calls from
 another file does (the solver's re-solve calls filling's :func:`fill`): :func:`main` deletes
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from planner.analyses.flow import filling, solver
+from planner.analyses.flow import alphabeta, filling, solver
 from planner.analyses.flow.filling import max_min_rates
 from planner.analyses.flow.solver import Rates
 
@@ -35,6 +36,7 @@ KERNELS = (
     solver._touch,
     solver._finish,
     solver._widen,
+    alphabeta._ring_steps,
 )
 CACHE_DIR = Path(__file__).resolve().parent / "__pycache__"
 
@@ -51,6 +53,8 @@ def warm() -> None:
     hurt = rates.finish(np.array([0], dtype=np.int64), np.array([1, 2], dtype=np.int64))
     rates.resolve_local(hurt)
     rates.resolve_closed(np.array([1, 2], dtype=np.int64))
+    # a ring of two unequal edges: the alpha-beta schedule's step loop
+    alphabeta.ring_schedule_sizes(np.array([1.0, 2.0]), np.array([0.5, 0.1]), 3, [1.0])
 
 
 def clear() -> int:

@@ -6,6 +6,12 @@
 - :mod:`.exports`: BOM CSV, NetBox, NVIDIA P2P, Arista AVD and JSON.
 """
 
+from planner.domain.outputs.avd import (
+    AVD_COLUMNS,
+    AvdExportError,
+    avd_topology_lines,
+    avd_yaml_model_refusal,
+)
 from planner.domain.outputs.bom import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -31,16 +37,11 @@ from planner.domain.outputs.cabling_import import (
     cabling_edit,
 )
 from planner.domain.outputs.exports import (
-    AVD_COLUMNS,
-    AVD_NOT_ETHERNET,
     BOM_COLUMNS,
     EXPORT_FORMATS,
     NETBOX_CABLE_COLUMNS,
     NETBOX_DEVICE_COLUMNS,
     P2P_COLUMNS,
-    ExportError,
-    avd_refusal,
-    avd_topology_lines,
     bom_csv_lines,
     design_json,
     netbox_cable_lines,
@@ -51,9 +52,9 @@ from planner.domain.outputs.exports import (
 
 __all__ = [
     "AVD_COLUMNS",
-    "AVD_NOT_ETHERNET",
-    "ExportError",
-    "avd_refusal",
+    "AvdExportError",
+    "avd_topology_lines",
+    "avd_yaml_model_refusal",
     "BOM_COLUMNS",
     "CABLING_COLUMNS",
     "CATEGORIES",
@@ -69,7 +70,6 @@ __all__ = [
     "CablingEdit",
     "CablingImportError",
     "CablingProblem",
-    "avd_topology_lines",
     "bill_of_materials",
     "bom_csv_lines",
     "cabling_csv_lines",

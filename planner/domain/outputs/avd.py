@@ -55,6 +55,7 @@ dumper, so no text the user wrote can add a key or a document.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -64,6 +65,7 @@ import yaml
 from planner.domain.catalog import CatalogFacts
 from planner.domain.fabric import ROLE, SWITCH_ROLES, Fabric
 from planner.domain.names import layout_of
+from planner.domain.outputs.cabling import csv_lines
 from planner.domain.outputs.config.eos import eos_speed
 from planner.domain.outputs.config.intent import (
     SwitchIntent,
@@ -539,6 +541,109 @@ def inband_inputs(fabric: Fabric, facts: CatalogFacts, elements=None, *, mgmt_fi
     return {"vars": variables, "children": children}
 
 
+# --- the topology CSV AVD writes -------------------------------------------------------------
+
+#: pyavd 6.4's fabric documentation ``topology_csv`` columns (``get_fabric_documentation``).
+AVD_COLUMNS = (
+    "Node Type",
+    "Node",
+    "Serial Number",
+    "Node Interface",
+    "Peer Type",
+    "Peer Node",
+    "Peer Serial Number",
+    "Peer Interface",
+    "Node Interface Enabled",
+)
+#: AVD's connected-endpoint keys and the peer type its documentation writes for each
+#: (``connected_endpoints_keys`` defaults of eos_designs).
+ENDPOINT_TYPES = {"servers": "server", "storage_arrays": "storage_array", "routers": "router"}
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> list:
+    """pyavd's ``natural_sort`` key: digit runs as numbers, the rest lower-cased."""
+    return [int(part) if part.isdigit() else part.lower() for part in _DIGITS.split(text)]
+
+
+def avd_topology_rows(inventory: Mapping) -> list[tuple]:
+    """The rows of the topology CSV AVD's fabric documentation writes from ``inventory``
+    (:func:`avd_inputs`): every Ethernet interface eos_designs gives a switch, one row per
+    interface, hosts in natural order and each host's interfaces in natural order, as
+    ``pyavd.get_fabric_documentation(..., topology_csv=True)`` lists them (checked equal,
+    text for text, in ``tests/interop/test_pyavd.py``).
+
+    An uplink is listed from both ends (the peer's type is its node ``type``); an MLAG
+    peer link from both members (peer type ``mlag_peer``); a connected endpoint's adapter
+    from its switches (peer type ``server``, ``storage_array`` or ``router``, its port as
+    written). Serial numbers are empty: the planner knows none.
+    """
+    node_type: dict[str, str] = {}
+    interfaces: dict[str, list[tuple[str, str, str, str]]] = {}
+    for fabric in inventory["all"]["children"].values():
+        for group in fabric["children"].values():
+            for host in group["hosts"]:
+                node_type[host] = group["vars"]["type"]
+                interfaces[host] = []
+    for fabric in inventory["all"]["children"].values():
+        variables = fabric["vars"]
+        for block in variables.values():
+            if not isinstance(block, dict) or "defaults" not in block:
+                continue
+            groups = block.get("node_groups") or [{"nodes": block.get("nodes", [])}]
+            for group in groups:
+                members = [node["name"] for node in group["nodes"]]
+                for node in group["nodes"]:
+                    _uplink_rows(node, node_type, interfaces)
+                    for port in group.get("mlag_interfaces", ()):
+                        for peer in members:
+                            if peer != node["name"]:
+                                interfaces[node["name"]].append((port, "mlag_peer", peer, port))
+        for key, peer_type in ENDPOINT_TYPES.items():
+            for endpoint in variables.get(key, ()):
+                for adapter in endpoint["adapters"]:
+                    for switch, switch_port, port in zip(
+                        adapter["switches"],
+                        adapter["switch_ports"],
+                        adapter["endpoint_ports"],
+                        strict=True,
+                    ):
+                        interfaces[switch].append((switch_port, peer_type, endpoint["name"], port))
+    rows = []
+    for host in sorted(interfaces, key=natural_key):
+        for port, peer_type, peer, peer_port in sorted(
+            interfaces[host], key=lambda entry: natural_key(entry[0])
+        ):
+            rows.append((node_type[host], host, "", port, peer_type, peer, "", peer_port, "True"))
+    return rows
+
+
+def _uplink_rows(node: Mapping, node_type: Mapping, interfaces: dict) -> None:
+    """A node's uplinks, at both ends."""
+    for port, peer, peer_port in zip(
+        node.get("uplink_interfaces", ()),
+        node.get("uplink_switches", ()),
+        node.get("uplink_switch_interfaces", ()),
+        strict=True,
+    ):
+        name = node["name"]
+        interfaces[name].append((port, node_type[peer], peer, peer_port))
+        interfaces[peer].append((peer_port, node_type[name], name, port))
+
+
+def avd_topology_lines(fabric: Fabric, facts: CatalogFacts, *, elements=None) -> Iterator[str]:
+    """Arista AVD topology CSV (:data:`AVD_COLUMNS`): the rows pyavd's fabric documentation
+    writes from the design's AVD inputs (:func:`avd_topology_rows` of :func:`avd_inputs`): the
+    compute fabric and, when its leaves and cores are Arista switches, the in-band network.
+
+    Raises
+    ------
+    AvdExportError
+        The design has no AVD inputs (:func:`avd_inputs`); raised at the call, before any line.
+    """
+    return csv_lines(AVD_COLUMNS, avd_topology_rows(avd_inputs(fabric, facts, elements=elements)))
+
+
 def avd_yaml_chunks(
     fabric: Fabric, facts: CatalogFacts, *, name: str, revision: int | None
 ) -> Iterator[str]:
@@ -563,8 +668,8 @@ def avd_yaml_chunks(
             header += "# The in-band network is the INBAND fabric (Arista leaf pairs and cores).\n"
         if left:
             header += (
-                f"# Not in this file: {', '.join(left)} (the Arista AVD topology CSV lists "
-                "their links).\n"
+                f"# Not in this file: {', '.join(left)} (the cabling plan, NetBox and P2P "
+                "exports list their links).\n"
             )
 
     def chunks():
@@ -582,10 +687,13 @@ def avd_yaml_chunks(
 
 
 __all__ = [
+    "AVD_COLUMNS",
     "AVD_NOT_ARISTA",
     "AvdExportError",
     "avd_hostvars",
     "avd_inputs",
+    "avd_topology_lines",
+    "avd_topology_rows",
     "avd_yaml_chunks",
     "avd_yaml_model_refusal",
     "avd_yaml_refusal",

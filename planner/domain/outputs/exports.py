@@ -34,22 +34,14 @@ byte for byte as before (no extra column).
   split ports written ``1/2``. With networks every network's links follow the compute
   fabric's, and a last column ``Network`` names each row's network (the tool validates one
   fabric at a time: filter the rows on it).
-- **Arista AVD** topology CSV (as ``eos_designs`` fabric documentation writes it): ``Node Type,
-  Node, Node Interface, Peer Type, Peer Node, Peer Interface, Node Interface Enabled``, one row
-  per switch interface with a link, sorted by node name (natural order) and interface; a
-  switch-to-switch link appears from both ends, a server link from the switch end. Every
-  interface is named as the cabling plan names the port (``<cage>`` or ``<cage>/<port>``);
-  node types ``l3leaf``, ``spine``, ``super-spine``, and ``server`` for servers and
-  fabric-manager endpoints. AVD describes Ethernet fabrics: a design whose switches run
-  InfiniBand (by the catalog's ``protocols``) is refused with :class:`ExportError`. With
-  networks, each network whose switches run Ethernet is its own fabric (a last column
-  ``Fabric``: ``compute``, ``storage``, ``converged``, ``inband``, ``oob``), its leaves
-  ``l3leaf`` (the in-band and converged leaf pairs; the OOB access switches ``l2leaf``), its
-  spines and cores ``spine``, every other device ``server``; a network on InfiniBand
-  switches is left out (:func:`avd_scope` says which and why), and the export is refused
-  only when no fabric of the design runs Ethernet. This CSV is for reading: AVD writes it as
-  documentation and does not read it; the inputs AVD builds configurations from are
-  :mod:`planner.domain.outputs.avd` (the ``avd-yaml`` download).
+- **Arista AVD** topology CSV: the fabric documentation pyavd writes (``Node Type, Node,
+  Serial Number, Node Interface, Peer Type, Peer Node, Peer Serial Number, Peer Interface, Node
+  Interface Enabled``) from the design's AVD inputs (:mod:`planner.domain.outputs.avd`, the
+  ``avd-yaml`` download): every switch interface eos_designs configures, on its EOS name, hosts
+  and interfaces in natural order (:func:`planner.domain.outputs.avd.avd_topology_rows`; equal
+  to pyavd's own text in ``tests/interop/test_pyavd.py``). It describes what AVD would build,
+  so it is refused where the AVD inputs are (a switch that is not an Arista switch EOS names):
+  the cabling plan, NetBox and NVIDIA P2P exports list every design's links.
 - **JSON**: the spec, the summary, the topology (``Fabric.to_dict()`` columns; its ``info``
   holds the networks' plan, ``settings.networks``) and the BOM; with networks also
   ``network_elements``, every network device and link (the
@@ -59,14 +51,11 @@ byte for byte as before (no extra column).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict
 
-import numpy as np
-
 from planner.domain.catalog import CatalogFacts
-from planner.domain.fabric import ROLE, Fabric
+from planner.domain.fabric import Fabric
 from planner.domain.networks.elements import network_elements as stored
 from planner.domain.outputs.bom import BillOfMaterials
 from planner.domain.outputs.cabling import (
@@ -129,15 +118,6 @@ P2P_COLUMNS = (
     "Z-Type",
     "Z-Port",
 )
-AVD_COLUMNS = (
-    "Node Type",
-    "Node",
-    "Node Interface",
-    "Peer Type",
-    "Peer Node",
-    "Peer Interface",
-    "Node Interface Enabled",
-)
 NETBOX_ROLES = {
     "server": "server",
     "manager": "fabric-manager",
@@ -145,29 +125,16 @@ NETBOX_ROLES = {
     "spine": "spine",
     "core": "core",
 }
-AVD_NODE_TYPES = {
-    "server": "server",
-    "manager": "server",
-    "leaf": "l3leaf",
-    "spine": "spine",
-    "core": "super-spine",
-}
 DEFAULT_SITE = "fabric-planner"
-#: The column a design with networks adds: NetBox ``tags`` (tag slugs), P2P ``Network``,
-#: AVD ``Fabric``.
+#: The column a design with networks adds: NetBox ``tags`` (tag slugs), P2P ``Network``.
 NETBOX_TAGS_COLUMN = "tags"
 P2P_NETWORK_COLUMN = "Network"
-AVD_FABRIC_COLUMN = "Fabric"
 COMPUTE = "compute"
 #: NetBox role of a network device whose role NetBox names otherwise (else the role as is).
 NETWORK_NETBOX_ROLES = {"ufm": "fabric-manager", "node": "server"}
 #: Roles of switches in the networks' elements (a device whose catalog category is
 #: ``switch`` is one too).
 NETWORK_SWITCH_ROLES = frozenset({"leaf", "storage-leaf", "spine", "core", "switch"})
-#: AVD node type of a network switch by role; the OOB network's access switches are
-#: ``l2leaf`` (layer 2 only), every other leaf ``l3leaf``.
-AVD_NETWORK_NODE_TYPES = {"leaf": "l3leaf", "storage-leaf": "l3leaf", "spine": "spine"}
-AVD_NETWORK_CORE = "spine"  # a network's core pair is its spine layer in AVD terms
 #: Twisted-pair categories NetBox has a cable type for (``CableTypeChoices``: cat3 ... cat8).
 TWISTED_PAIR = ("cat3", "cat5", "cat5e", "cat6", "cat6a", "cat7", "cat7a", "cat8")
 #: NetBox cable type from a network link's ``cable_kind`` when its part is not in the catalog.
@@ -543,261 +510,6 @@ def p2p_lines(fabric: Fabric, facts: CatalogFacts | None = None, *, elements=Non
     return csv_lines(columns, rows())
 
 
-# --- Arista AVD ---------------------------------------------------------------------------------
-
-_DIGITS = re.compile(r"(\d+)")
-_DATA_PORT = re.compile(r"^\d+(/\d+)?$")  # "17", "2/1"; not "mgmt" or "bmc"
-
-
-def _natural_key(text: str) -> tuple:
-    return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(text))
-
-
-class ExportError(ValueError):
-    """A design that a format cannot describe (e.g. AVD for an InfiniBand fabric)."""
-
-
-AVD_NOT_ETHERNET = "AVD describes Ethernet fabrics; this design's switches run InfiniBand"
-
-
-def _infiniband_only(models, facts: CatalogFacts) -> list[str]:
-    """The switch models of ``models`` that run InfiniBand and not Ethernet (catalog
-    ``protocols``; a model the catalog lacks or states no protocols for is not counted)."""
-    found = []
-    for slug in sorted(set(models)):
-        device = facts.devices.get(slug)
-        protocols = {p.lower() for p in device.protocols} if device else set()
-        if "infiniband" in protocols and "ethernet" not in protocols:
-            found.append(slug)
-    return found
-
-
-def _compute_infiniband(fabric: Fabric, facts: CatalogFacts) -> list[str]:
-    switch_roles = [ROLE[role] for role in ("leaf", "spine", "core")]
-    switches = np.isin(fabric.node_role, switch_roles)
-    models = [fabric.models[i] for i in np.unique(fabric.node_model[switches]).tolist()]
-    return _infiniband_only(models, facts)
-
-
-def _network_switch_models(elements, places: _NetworkEnds) -> dict[str, list[str]]:
-    """Per network with switches of its own, in build order: their models."""
-    out: dict[str, list[str]] = {}
-    for device in elements.devices:
-        if places.own(device.name) is not None and places.is_switch(device.name):
-            out.setdefault(device.network, []).append(device.model)
-    return {name: out[name] for name in _network_order(elements) if name in out}
-
-
-def avd_scope(fabric: Fabric, facts: CatalogFacts, elements=None) -> dict[str, str]:
-    """What the AVD export holds: per fabric of the design (``compute``, then each network
-    with switches of its own, in build order), ``""`` when it is in the export, else why not.
-
-    >>> from planner.domain.catalog import DeviceModel
-    >>> fabric = Fabric(node_role=np.array([2], dtype=np.int8),
-    ...                 node_model=np.array([0], dtype=np.int16), models=["QM9700"])
-    >>> ib = DeviceModel("QM9700", "switch", protocols=("infiniband",))
-    >>> avd_scope(fabric, CatalogFacts(devices={"QM9700": ib}))
-    {'compute': 'its switches run InfiniBand (QM9700)'}
-    """
-    scope: dict[str, str] = {}
-    if len(fabric.node_role):
-        infiniband = _compute_infiniband(fabric, facts)
-        scope[COMPUTE] = (
-            f"its switches run InfiniBand ({', '.join(infiniband)})" if infiniband else ""
-        )
-    elements = network_elements(fabric, facts, elements)
-    if elements:
-        places = _NetworkEnds(fabric, FabricEnds(fabric), elements, facts)
-        for network, models in _network_switch_models(elements, places).items():
-            infiniband = _infiniband_only(models, facts)
-            scope[network] = (
-                f"its switches run InfiniBand ({', '.join(infiniband)})" if infiniband else ""
-            )
-    return scope
-
-
-def avd_refusal(fabric: Fabric, facts: CatalogFacts, elements=None) -> str | None:
-    """Why AVD cannot describe ``fabric`` (every switch model runs InfiniBand only), else None.
-
-    A design with networks is refused only when none of its fabrics runs Ethernet
-    (:func:`avd_scope`): an InfiniBand compute fabric with an Ethernet in-band network
-    exports the in-band (and any other Ethernet) network alone.
-
-    >>> from planner.domain.catalog import DeviceModel
-    >>> fabric = Fabric(node_role=np.array([2], dtype=np.int8),
-    ...                 node_model=np.array([0], dtype=np.int16), models=["QM9700"])
-    >>> ib = DeviceModel("QM9700", "switch", protocols=("infiniband",))
-    >>> avd_refusal(fabric, CatalogFacts(devices={"QM9700": ib}))
-    "AVD describes Ethernet fabrics; this design's switches run InfiniBand (QM9700)"
-    >>> eth = DeviceModel("QM9700", "switch", protocols=("ethernet", "infiniband"))
-    >>> avd_refusal(fabric, CatalogFacts(devices={"QM9700": eth})) is None
-    True
-    """
-    elements = network_elements(fabric, facts, elements)
-    if not elements:
-        infiniband = _compute_infiniband(fabric, facts)
-        if not infiniband:
-            return None
-        return f"{AVD_NOT_ETHERNET} ({', '.join(sorted(infiniband))})"
-    scope = avd_scope(fabric, facts, elements)
-    if not scope or any(reason == "" for reason in scope.values()):
-        return None
-    models = sorted({m for reason in scope.values() for m in _models_in(reason)})
-    return f"{AVD_NOT_ETHERNET} ({', '.join(models)}), in every network"
-
-
-def _models_in(reason: str) -> list[str]:
-    inside = reason[reason.find("(") + 1 : reason.rfind(")")] if "(" in reason else ""
-    return [m for m in inside.split(", ") if m]
-
-
-def avd_notes(fabric: Fabric, facts: CatalogFacts, elements=None) -> str:
-    """One sentence on what the AVD export of a design with networks holds and leaves out
-    ("" for a design without networks, whose export is the compute fabric or a refusal).
-
-    >>> avd_notes(Fabric(), CatalogFacts())
-    ''
-    """
-    elements = network_elements(fabric, facts, elements)
-    if not elements:
-        return ""
-    scope = avd_scope(fabric, facts, elements)
-    held = [name for name, reason in scope.items() if not reason]
-    left = [f"{name} ({reason})" for name, reason in scope.items() if reason]
-    text = "AVD gets " + (", ".join(held) if held else "no fabric")
-    if left:
-        text += "; left out: " + "; ".join(left)
-    return text + "."
-
-
-def avd_topology_lines(
-    fabric: Fabric, facts: CatalogFacts | None = None, *, elements=None
-) -> Iterator[str]:
-    """Arista AVD topology CSV (:data:`AVD_COLUMNS`): every switch interface with a link.
-
-    With networks (``facts`` or ``elements`` given, see :func:`network_elements`) each
-    fabric whose switches run Ethernet (:func:`avd_scope`) is in, after the compute fabric,
-    with a last column ``Fabric`` naming it; an InfiniBand compute fabric is then left out
-    instead of refused.
-
-    Raises
-    ------
-    ExportError
-        With ``facts``: no fabric of the design runs Ethernet (:func:`avd_refusal`); raised
-        at the call, before any line is produced.
-    """
-    elements = network_elements(fabric, facts, elements)
-    if facts is not None and (refusal := avd_refusal(fabric, facts, elements)):
-        raise ExportError(refusal)
-    if not elements:
-        return csv_lines(AVD_COLUMNS, _avd_compute_rows(fabric, ()))
-    scope = avd_scope(fabric, facts, elements) if facts is not None else {}
-    ends = FabricEnds(fabric)
-    places = _NetworkEnds(fabric, ends, elements, facts)
-    compute_rows = (
-        _avd_compute_rows(fabric, (COMPUTE,), ends) if not scope.get(COMPUTE) else iter(())
-    )
-
-    networks = list(_network_switch_models(elements, places))
-    exported = frozenset(name for name in [COMPUTE, *networks] if not scope.get(name))
-
-    def rows():
-        yield from compute_rows
-        yield from _avd_network_rows(elements, places, exported)
-
-    return csv_lines(AVD_COLUMNS + (AVD_FABRIC_COLUMN,), rows())
-
-
-def _avd_compute_rows(fabric: Fabric, tag: tuple, ends: FabricEnds | None = None):
-    if not fabric.node_count:
-        return iter(())
-    ends = ends or FabricEnds(fabric)
-    switch = np.array([role in ("leaf", "spine", "core") for role in ends.roles], dtype=bool)
-    rank = np.empty(fabric.node_count, dtype=np.int64)
-    rank[sorted(range(fabric.node_count), key=lambda n: _natural_key(ends.names[n]))] = np.arange(
-        fabric.node_count
-    )
-    links = np.arange(fabric.link_count)
-    # (node, port, peer, peer port) from the B end always (a switch), from the A end if a switch
-    from_a = links[switch[fabric.link_a]]
-    node = np.concatenate([fabric.link_b, fabric.link_a[from_a]]).astype(np.int64)
-    port = np.concatenate([fabric.link_b_port, fabric.link_a_port[from_a]]).astype(np.int64)
-    peer = np.concatenate([fabric.link_a, fabric.link_b[from_a]]).astype(np.int64)
-    peer_port = np.concatenate([fabric.link_a_port, fabric.link_b_port[from_a]]).astype(np.int64)
-    order = np.lexsort((port, rank[node]))
-
-    def rows():
-        for k in order.tolist():
-            n, p, q, qp = int(node[k]), int(port[k]), int(peer[k]), int(peer_port[k])
-            yield (
-                AVD_NODE_TYPES[ends.roles[n]],
-                ends.names[n],
-                ends.port_name(n, p),
-                AVD_NODE_TYPES[ends.roles[q]],
-                ends.names[q],
-                ends.port_name(q, qp),
-                "True",
-                *tag,
-            )
-
-    return rows()
-
-
-def _avd_node_type(places: _NetworkEnds, name: str, exported: frozenset[str]) -> str:
-    """What a device is in AVD's terms: a switch of an exported fabric by its role (a compute
-    switch as the compute fabric's rows write it; the OOB network's ``l2leaf``, a network's
-    core ``spine``), anything else ``server`` (a server, a management system, or the
-    management port of a switch whose fabric AVD does not get)."""
-    node = places.compute.get(name)
-    if node is not None:
-        role = places.ends.roles[node]
-        return AVD_NODE_TYPES[role] if COMPUTE in exported else AVD_NODE_TYPES["server"]
-    device = places.devices.get(name)
-    if device is None or device.network not in exported or not places.is_switch(name):
-        return "server"
-    if device.role == "core":
-        return AVD_NETWORK_CORE
-    if device.network == "oob":
-        return "l2leaf"
-    return AVD_NETWORK_NODE_TYPES.get(device.role, "l3leaf")
-
-
-def _avd_network_rows(elements, places: _NetworkEnds, exported: frozenset[str]):
-    """The exported networks' switch interfaces with a link, network by network (build
-    order), each sorted by node name and interface. A link between two networks (an OOB
-    switch's uplink to an in-band core) is listed under each switch's own network; a
-    switch's management port (``mgmt``, cabled to an OOB switch) is not a fabric interface
-    and is listed from the OOB switch's end only."""
-    buckets: dict[str, list[tuple[str, str, str, str]]] = {}
-    for link in elements.links:
-        ends = (
-            (link.a_device, link.a_port, link.b_device, link.b_port),
-            (link.b_device, link.b_port, link.a_device, link.a_port),
-        )
-        for node, port, peer, peer_port in ends:
-            device = places.own(node)
-            if device is None or device.network not in exported or not places.is_switch(node):
-                continue
-            if not _DATA_PORT.match(port):
-                continue  # a switch's own management port: not a fabric interface
-            buckets.setdefault(device.network, []).append((node, port, peer, peer_port))
-    for network in _network_order(elements):
-        entries = sorted(
-            buckets.get(network, ()), key=lambda e: (_natural_key(e[0]), _natural_key(e[1]))
-        )
-        for node, port, peer, peer_port in entries:
-            yield (
-                _avd_node_type(places, node, exported),
-                node,
-                port,
-                _avd_node_type(places, peer, exported),
-                peer,
-                peer_port,
-                "True",
-                network,
-            )
-
-
 # --- JSON ---------------------------------------------------------------------------------------
 
 
@@ -836,23 +548,15 @@ def design_json(
 
 
 __all__ = [
-    "AVD_COLUMNS",
-    "AVD_FABRIC_COLUMN",
     "NETBOX_TAGS_COLUMN",
     "P2P_NETWORK_COLUMN",
-    "avd_notes",
-    "avd_scope",
     "network_cable_type",
     "network_elements",
-    "AVD_NOT_ETHERNET",
-    "ExportError",
-    "avd_refusal",
     "BOM_COLUMNS",
     "EXPORT_FORMATS",
     "NETBOX_CABLE_COLUMNS",
     "NETBOX_DEVICE_COLUMNS",
     "P2P_COLUMNS",
-    "avd_topology_lines",
     "bom_csv_lines",
     "design_json",
     "netbox_cable_lines",

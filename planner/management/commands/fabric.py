@@ -52,7 +52,7 @@ from planner.designs.adapters import catalog_facts
 from planner.designs.bom import OutputError, revision_fabric_or_error
 from planner.designs.models import Design
 from planner.designs.services import DesignError, design_build, design_create
-from planner.domain.outputs import EXPORT_FORMATS, BomError, avd_refusal, clean_spares_pct
+from planner.domain.outputs import EXPORT_FORMATS, BomError, clean_spares_pct
 from planner.domain.outputs.avd import avd_yaml_model_refusal
 from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
 from planner.domain.outputs.telemetry import TelemetryError
@@ -453,11 +453,9 @@ class Command(DatabaseCommand):
             return
         facts = catalog_facts()
         makers = manufacturer_names() if fmt == "netbox" else {}
-        if fmt == "avd" and (refusal := avd_refusal(fabric, facts)):
-            raise CommandError(f"{refusal}. Use --format p2p or netbox.")
         if fmt in SUBNET_DOWNLOADS and (refused := export_refusals(fabric, facts).get(fmt)):
             raise CommandError(refused.message)
-        if fmt == "avd-yaml" and (refusal := avd_yaml_model_refusal(fabric, facts)):
+        if fmt in ("avd", "avd-yaml") and (refusal := avd_yaml_model_refusal(fabric, facts)):
             raise CommandError(f"{refusal}. Use --format cabling-csv, p2p or netbox.")
         bodies = [
             export_chunks(

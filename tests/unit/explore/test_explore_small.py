@@ -6,7 +6,12 @@ import pytest
 
 from planner.analyses.explore.candidates import enumerate_candidates
 from planner.analyses.explore.evaluate import evaluate_candidate
-from planner.analyses.explore.front import explore_result, pareto_front
+from planner.analyses.explore.front import (
+    TOLERANCE,
+    distance_to_front,
+    explore_result,
+    pareto_front,
+)
 from planner.analyses.explore.requirements import parse_requirements
 from planner.domain.spec import parse_spec
 
@@ -101,8 +106,8 @@ def test_dominated_candidates_name_a_dominator_and_by_how_much(small):
         better = rows[row["dominated_by_index"]]
         assert better["front"] and better["key"] == row["dominated_by"]
         assert row["why"].startswith(f"dominated by #{better['index']}: ")
-        for name in result["objectives"]:
-            assert better["metrics"][name] <= row["metrics"][name]
+        for name in result["objectives"]:  # at least as good, within the tolerance
+            assert better["metrics"][name] <= row["metrics"][name] * (1 + TOLERANCE)
     for row in rows.values():
         if row["status"] == "infeasible":
             assert row["why"].startswith("infeasible: ") and row["reasons"]
@@ -117,3 +122,17 @@ def test_the_front_over_other_axes(small):
     assert all(evaluations[i]["metrics"]["bisection_gbps"] == best for i in by_bisection["front"])
     with pytest.raises(ValueError, match="objectives"):
         pareto_front(rows, ["speed"])
+
+
+def test_a_dominated_design_is_placed_against_the_front(small):
+    req, enumeration, evaluations = small
+    result = explore_result(req, enumeration, evaluations)
+    row = next(r for r in result["candidates"] if r["status"] == "feasible" and not r["front"])
+    distance = distance_to_front(evaluations[row["index"]], result)
+    assert distance["on_front"] is False
+    assert distance["nearest"] == row["dominated_by_index"]
+    assert distance["why"].startswith(f"dominated by #{row['dominated_by_index']} (")
+    assert set(distance["gaps"]) >= {"cost", "power_w", "collective_time_s"}
+    front_row = evaluations[result["front"][0]]
+    placed = distance_to_front(front_row, result)
+    assert placed["on_front"] and result["front"][0] in placed["same"]
