@@ -32,6 +32,7 @@ AXIS_COLUMNS = (
     "tiers",
     "oversubscription",
     "cabling",
+    "uplink_gbps",
 )
 METRIC_COLUMNS = (
     "gpus",
@@ -42,6 +43,7 @@ METRIC_COLUMNS = (
     "cost",
     "currency",
     "cost_complete",
+    "fabric_cost",
     "power_w",
     "bisection_gbps",
     "collective_time_s",

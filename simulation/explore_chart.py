@@ -20,6 +20,7 @@ MARGIN_LEFT, MARGIN_TOP, MARGIN_RIGHT, MARGIN_BOTTOM = 72, 14, 24, 48
 #: and whether more is better.
 AXES = {
     "cost": ("Cost", None, "", False),
+    "fabric_cost": ("Fabric cost", None, "", False),
     "collective_time_s": ("Collective time", 1e-3, "ms", False),
     "power_w": ("Power", 1e3, "kW", False),
     "bisection_gbps": ("Bisection bandwidth", 1e3, "Tb/s", True),
@@ -70,7 +71,7 @@ def _tick(value: float, step: float | None = None) -> str:
 def axis_title(metric: str, currency: str, values: list[float]) -> tuple[str, float]:
     """``("Cost (million USD)", 1e6)``: the axis title with its unit, and the scale."""
     title, scale, unit, _ = AXES[metric]
-    if metric == "cost":
+    if metric in ("cost", "fabric_cost"):
         scale, word = _cost_scale(values)
         unit = f"{word} {currency}".strip()
     return (f"{title} ({unit})" if unit else title), scale

@@ -35,6 +35,10 @@ AXIS_LABELS = {
     "tiers": "Tiers",
     "oversubscription": "Oversubscription",
     "cabling": "Cabling",
+    "uplink_gbps": "Uplinks (Gb/s)",
+    "servers": "Servers",
+    "gpus": "GPUs",
+    "k": "k (fat-tree)",
 }
 
 
@@ -52,7 +56,7 @@ def metric_text(name: str, metrics: dict) -> str:
     value = metrics.get(name)
     if not _finite(value):
         return "—"
-    if name == "cost":
+    if name in ("cost", "fabric_cost"):
         text = money(value, metrics.get("currency") or "")
         return text if metrics.get("cost_complete", True) else f"{text} (incomplete)"
     if name == "collective_time_s":

@@ -21,6 +21,7 @@ from planner.analyses.explore.requirements import (
     TIERS,
     TOPOLOGIES,
     TRANSPORTS,
+    UPLINKS,
     RequirementsError,
     catalog_switches,
     gpu_servers,
@@ -34,6 +35,7 @@ SPEEDS = (100, 200, 400, 800, 1600)
 PLANES = (1, 2, 4, 8)
 OBJECTIVE_LABELS = {
     "cost": "Cost",
+    "fabric_cost": "Fabric cost",
     "collective_time_s": "Collective time",
     "power_w": "Power",
     "bisection_gbps": "Bisection bandwidth",
@@ -53,6 +55,7 @@ FIELD_OF = {
     "oversubscription": "oversubscription_max",
     "oversubscription.min": "oversubscription_min",
     "cabling": "cabling",
+    "uplinks": "uplinks",
     "limits.budget": "budget_amount",
     "limits.budget.currency": "budget_currency",
     "limits.budget.price_book": "price_book",
@@ -131,6 +134,11 @@ class ExploreForm(forms.Form):
     oversubscription_min = _number("Oversubscription from", "Down:up ratio, e.g. 1.", minimum=1)
     oversubscription_max = _number("Oversubscription to", "e.g. 3.", minimum=1)
     cabling = _checkboxes("Cabling", CABLINGS, "None: point-to-point.")
+    uplinks = _checkboxes(
+        "Uplink speed",
+        UPLINKS,
+        "link: the server links'; port: the leaf's faster ports. None: link.",
+    )
     budget_amount = _number("Budget", "Fabric and servers, in the currency below.")
     budget_currency = forms.CharField(label="Currency", required=False, max_length=3)
     price_book = forms.ChoiceField(label="Price book", required=False)
@@ -254,6 +262,7 @@ def document_from_fields(data: dict) -> dict:
         ("topologies", str),
         ("tiers", int),
         ("cabling", str),
+        ("uplinks", str),
         ("objectives", str),
     ):
         if data.get(key):
