@@ -51,14 +51,15 @@ def money(value, currency: str) -> str:
     return f"{value:,.0f} {currency}".strip() if _finite(value) else "—"
 
 
-def metric_text(name: str, metrics: dict) -> str:
-    """A metric of a candidate with its unit, as the table shows it."""
+def metric_text(name: str, metrics: dict, *, mark: str = " (incomplete)") -> str:
+    """A metric of a candidate with its unit, as the table shows it; a cost that leaves out
+    unpriced BOM lines ends with ``mark``."""
     value = metrics.get(name)
     if not _finite(value):
         return "—"
     if name in ("cost", "fabric_cost"):
         text = money(value, metrics.get("currency") or "")
-        return text if metrics.get("cost_complete", True) else f"{text} (incomplete)"
+        return text if metrics.get("cost_complete", True) else f"{text}{mark}"
     if name == "collective_time_s":
         return f"{value * 1e3:,.3f} ms"
     if name == "power_w":
@@ -101,7 +102,7 @@ def _row(job, candidate: dict) -> dict:
         "key": candidate.get("key"),
         "status": status,
         "status_label": STATUS_LABELS.get(status, status),
-        "figures": [metric_text(name, metrics) for name in AXES],
+        "figures": [metric_text(name, metrics, mark=" *") for name in AXES],
         "gpus": number(metrics.get("gpus")),
         "why": why_text(candidate),
         "url": candidate_url(job, candidate["index"]),
@@ -140,6 +141,7 @@ def explore_context(job, query) -> dict | None:
         key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["index"]),
     )
     counts = result.get("counts") or {}
+    incomplete = any(not (c.get("metrics") or {}).get("cost_complete", True) for c in candidates)
     objectives = [AXES.get(o, (o,))[0] for o in result.get("objectives") or []]
     return {
         "x": x,
@@ -159,6 +161,7 @@ def explore_context(job, query) -> dict | None:
             )
         ],
         "front_size": count(len(result.get("front") or []), "candidate"),
+        "incomplete": incomplete,
         "objectives": " and ".join(objectives),
         "pruned": _pruned(result),
         "requirements_yaml": yaml.safe_dump(

@@ -30,9 +30,10 @@ from django.core.exceptions import ValidationError
 from inventory.models import Price, PriceBook
 from inventory.permissions import price_books_pickable_for, user_can_read_price_book
 from inventory.services import SEED_PRICE_BOOK
+from planner.analyses.errors import JobInputError
 from planner.analyses.explore.candidates import enumerate_candidates
 from planner.analyses.explore.front import explore_result
-from planner.analyses.explore.requirements import parse_requirements
+from planner.analyses.explore.requirements import RequirementsError, parse_requirements
 from planner.analyses.reports import Progress
 from planner.designs.adapters import catalog_facts, catalog_fingerprint, price_table
 from planner.presentation import count
@@ -50,6 +51,18 @@ EXPLORE_CANDIDATE = "simulation.explore_candidate"
 _PLANS: dict[tuple, ExplorePlan] = {}
 _PRICES: dict[tuple, Any] = {}
 _KEPT = 2
+
+
+def problem_lines(problems) -> list[str]:
+    """The problems of a requirements document as ``"<field>: <why>"`` lines."""
+    lines = []
+    for problem in problems or []:
+        if isinstance(problem, dict):
+            field, message = problem.get("field") or "", problem.get("message") or ""
+        else:
+            field, message = "", str(problem)
+        lines.append(f"{field}: {message}" if field else str(message))
+    return lines or ["the requirements cannot be read"]
 
 
 def budget_of(document: dict) -> dict:
@@ -222,7 +235,11 @@ def run_explore(job: Job, on_progress: Progress) -> dict:
     called directly, this process evaluates them all.
     """
     on_progress(0, 1, "enumerating the candidates")
-    plan = job_plan(job)
+    try:
+        plan = job_plan(job)
+    except RequirementsError as exc:  # the catalog changed since the job was checked
+        lines = "; ".join(problem_lines(exc.problems))
+        raise JobInputError(f"the requirements cannot be explored: {lines}") from None
     total = len(plan.enumeration.candidates)
     attempt = getattr(on_progress, "attempt", None)
     if attempt is None:  # not on a worker (direct call): evaluate them all here
@@ -268,6 +285,18 @@ def check_price_book(parameters: dict, owner) -> None:
                 ]
             }
         )
+
+
+def check_requirements(parameters: dict, owner) -> None:
+    """Before the job is made: the budget's price book (:func:`check_price_book`), then the
+    enumeration itself, so that requirements nothing survives (``oversubscription: no catalog
+    switch reaches 1:1 at 1,048,576 GPUs ...``) are refused naming the field, not failed on a
+    worker. Raises ``ValidationError`` keyed ``parameters``."""
+    check_price_book(parameters, owner)
+    try:
+        explore_plan(parameters, owner=owner)
+    except RequirementsError as exc:
+        raise ValidationError({"parameters": problem_lines(exc.problems)}) from None
 
 
 def money(amount, currency: str) -> str:

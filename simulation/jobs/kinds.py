@@ -30,7 +30,7 @@ from planner.analyses.sweep import AXES
 from planner.designs.adapters import catalog_facts, fabric_unpack
 from planner.designs.selectors import revision_fabric, revision_fabric_settings
 from planner.presentation import count, severity_counts
-from simulation.jobs.explore import check_price_book, explore_outcome, run_explore
+from simulation.jobs.explore import check_requirements, explore_outcome, run_explore
 from simulation.jobs.monte_carlo import simulate_monte_carlo
 from simulation.jobs.parameters import (
     DiagnosticsParameters,
@@ -398,6 +398,6 @@ KINDS: dict[str, JobKind] = {
         explore_outcome,
         False,
         False,
-        owner_check=check_price_book,
+        owner_check=check_requirements,
     ),
 }

@@ -600,14 +600,9 @@ class WhatifParameters(JobParameters):
 
 def requirement_problems(problems) -> list[str]:
     """The problems of a requirements document as ``"<field>: <why>"`` lines."""
-    lines = []
-    for problem in problems or []:
-        if isinstance(problem, dict):
-            field, message = problem.get("field") or "", problem.get("message") or ""
-        else:
-            field, message = "", str(problem)
-        lines.append(f"{field}: {message}" if field else str(message))
-    return lines or ["the requirements cannot be read"]
+    from simulation.jobs.explore import problem_lines
+
+    return problem_lines(problems)
 
 
 class ExploreParameters(JobParameters):

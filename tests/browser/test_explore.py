@@ -67,6 +67,13 @@ def test_the_wizard_explores_and_a_candidate_opens_as_a_design(
     expect(page.get_by_role("heading", name="Explore the design space")).to_be_visible()
     page.locator("#id_name").fill("256 GPUs, two switches")
     page.locator("#id_gpus").fill("256")
+    page.locator("#id_gpus_max").fill("100")  # a range upside down: refused beside GPUs
+    page.get_by_role("button", name="Explore").click()
+    expect(page.locator('[data-field="gpus"] .errorlist')).to_contain_text(
+        "min 256 is above max 100"
+    )
+    _shot(page, "explore_wizard_refused")
+    page.locator("#id_gpus_max").fill("")
     page.locator("#id_servers").select_option("DGX-H100")
     page.locator("#id_switches").select_option(["QM9700", "SN5600"])
     page.locator('[data-field="tiers"]').get_by_label("2").check()

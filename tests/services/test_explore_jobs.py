@@ -56,6 +56,9 @@ def _enqueue(user, document):
         ({**SMALL, "colour": "red"}, "colour"),
         ({**SMALL, "servers": ["NO-SUCH-SERVER"]}, "servers[0]"),
         ({**SMALL, "limits": {"power_kw": -5}}, "limits.power_kw"),
+        # nothing survives the enumeration's pruning: refused before the job, not on a worker
+        ({"gpus": 1_048_576, "servers": ["DGX-H100"], "tiers": [3]}, "oversubscription"),
+        ({**SMALL, "switches": ["SN5600"], "transports": ["infiniband"]}, "transports"),
     ],
 )
 def test_requirements_are_refused_naming_the_field(user, sent, document, field):
