@@ -101,9 +101,13 @@ def test_the_wizard_explores_and_a_candidate_opens_as_a_design(
 
     front_row = table.locator('tbody tr[data-status="front"]').first
     label = front_row.locator("td").nth(1).inner_text()
+    front_row.get_by_role("link", name=label).click()  # the candidate's own page
+    expect(page.get_by_test_id("candidate-status")).to_have_text("On the front")
+    expect(page.get_by_test_id("candidate-figures")).to_contain_text("Collective time")
+    _shot(page, "explore_candidate")
+    page.go_back()
     front_row.get_by_role("button", name="Open as design").click()
     expect(page).to_have_url(re.compile(r"/designs/\d+/$"))
     expect(page.get_by_role("status")).to_contain_text("created from candidate")
     expect(page.get_by_role("heading", level=1)).to_contain_text("256 GPUs, two switches")
     _shot(page, "explore_new_design")
-    assert label
