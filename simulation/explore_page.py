@@ -67,7 +67,7 @@ def metric_text(name: str, metrics: dict, *, mark: str = " (incomplete)") -> str
     if name == "bisection_gbps":
         return f"{value / 1e3:,.1f} Tb/s"
     if name == "failures_per_day":
-        return f"{value:,.3f} per day"
+        return f"{value:,.3f}"
     if name == "busbw_gbps":
         return f"{value:,.1f} Gb/s"
     if name == "optical_margin_min_db":
@@ -93,6 +93,11 @@ def candidate_url(job, index: int) -> str:
     return reverse("explore:candidate", args=[job.pk, index])
 
 
+#: The figures the table shows (the fabric cost is on the candidate's page, chart and CSV).
+TABLE_METRICS = tuple(name for name in AXES if name != "fabric_cost")
+TABLE_TITLES = {"failures_per_day": "Failures a day", "bisection_gbps": "Bisection"}
+
+
 def _row(job, candidate: dict) -> dict:
     metrics = candidate.get("metrics") or {}
     status = candidate_status(candidate)
@@ -102,7 +107,7 @@ def _row(job, candidate: dict) -> dict:
         "key": candidate.get("key"),
         "status": status,
         "status_label": STATUS_LABELS.get(status, status),
-        "figures": [metric_text(name, metrics, mark=" *") for name in AXES],
+        "figures": [metric_text(name, metrics, mark=" *") for name in TABLE_METRICS],
         "gpus": number(metrics.get("gpus")),
         "why": why_text(candidate),
         "url": candidate_url(job, candidate["index"]),
@@ -149,7 +154,7 @@ def explore_context(job, query) -> dict | None:
         "axis_choices": [(name, spec[0]) for name, spec in AXES.items()],
         "chart": explore_chart(result, x, y, lambda index: candidate_url(job, index)),
         "rows": rows,
-        "columns": [spec[0] for spec in AXES.values()],
+        "columns": [TABLE_TITLES.get(name, AXES[name][0]) for name in TABLE_METRICS],
         "counts": [
             (label, number(counts.get(key) or 0))
             for key, label in (
@@ -183,7 +188,8 @@ def candidate_context(job, candidate: dict, document: dict | None) -> dict:
         }
         for item in candidate.get("limits") or []
     ]
-    figures = [(spec[0], metric_text(name, metrics)) for name, spec in AXES.items()]
+    figures = [(spec[0], metric_text(name, metrics, mark=" *")) for name, spec in AXES.items()]
+    figures[-1] = ("Expected failures a day", figures[-1][1])
     figures += [
         ("GPUs", number(metrics.get("gpus"))),
         ("Servers", number(metrics.get("servers"))),
@@ -205,11 +211,17 @@ def candidate_context(job, candidate: dict, document: dict | None) -> dict:
         "reasons": [str(r) for r in candidate.get("reasons") or []],
         "axes": [
             (AXIS_LABELS.get(k, k), "—" if v is None else number(v) if _finite(v) else v)
-            for k, v in (candidate.get("axes") or {}).items()
+            for k, v in sorted(
+                (candidate.get("axes") or {}).items(),
+                key=lambda item: (
+                    list(AXIS_LABELS).index(item[0]) if item[0] in AXIS_LABELS else len(AXIS_LABELS)
+                ),
+            )
         ],
         "figures": figures,
         "limits": limits,
         "unpriced": count(unpriced, "BOM line") if unpriced else "",
+        "cost_incomplete": not metrics.get("cost_complete", True),
         "spec_yaml": yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
         if document
         else "",
