@@ -203,5 +203,5 @@ class ExplorationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=False, methods=["get"], url_path="requirements-schema")
     def requirements_schema(self, request, format=None):
-        """The requirements document's JSON Schema."""
-        return Response(ExploreParameters.json_schema())
+        """The requirements document's JSON Schema (draft 2020-12)."""
+        return Response(ExploreParameters.requirements_schema())

@@ -605,6 +605,41 @@ def requirement_problems(problems) -> list[str]:
     return problem_lines(problems)
 
 
+def openapi_schema(schema):
+    """A JSON Schema (draft 2020-12) as OpenAPI 3.0's dialect: ``const`` as a one-value
+    ``enum``, numeric ``exclusiveMinimum``/``exclusiveMaximum`` as a bound with the boolean,
+    a list of types as ``anyOf``; ``$schema`` and ``$id`` left out."""
+    if isinstance(schema, list):
+        return [openapi_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key in ("$schema", "$id"):
+            continue
+        if key == "const":
+            out["enum"] = [value]
+        elif key in ("exclusiveMinimum", "exclusiveMaximum") and _is_number(value):
+            out["minimum" if key == "exclusiveMinimum" else "maximum"] = value
+            out[key] = True
+        elif key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: openapi_schema(item) for name, item in value.items()}
+        else:
+            out[key] = openapi_schema(value)
+    kinds = out.get("type")
+    if isinstance(kinds, list):
+        nullable = "null" in kinds
+        rest = [kind for kind in kinds if kind != "null"]
+        if len(rest) == 1:
+            out["type"] = rest[0]
+        else:
+            del out["type"]
+            out["anyOf"] = [{"type": kind} for kind in rest]
+        if nullable:
+            out["nullable"] = True
+    return out
+
+
 class ExploreParameters(JobParameters):
     """The requirements document of a design-space exploration (see the guide's page
     Explore the design space): GPU count or range, servers, switches, transports, speeds,
@@ -629,16 +664,22 @@ class ExploreParameters(JobParameters):
         return requirements.as_document()
 
     @classmethod
-    def json_schema(cls) -> dict:
+    def requirements_schema(cls) -> dict:
+        """The requirements' JSON Schema as the explorer publishes it (draft 2020-12)."""
         from planner.analyses.explore import requirements
 
         # REQUIREMENTS_SCHEMA is the explorer's (the contract); until it is there, the keys.
-        schema = getattr(requirements, "REQUIREMENTS_SCHEMA", None) or {
+        return getattr(requirements, "REQUIREMENTS_SCHEMA", None) or {
             "type": "object",
             "required": ["gpus"],
             "properties": {key: {} for key in requirements.TOP_KEYS},
             "additionalProperties": False,
         }
+
+    @classmethod
+    def json_schema(cls) -> dict:
+        """The requirements' schema as OpenAPI 3.0 states it (:func:`openapi_schema`)."""
+        schema = openapi_schema(cls.requirements_schema())
         return {
             **schema,
             "title": cls.__name__,
