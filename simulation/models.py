@@ -22,6 +22,7 @@ class JobKindChoices(models.TextChoices):
     SWEEP = "sweep", "Parameter sweep"
     SIZE_SWEEP = "size_sweep", "Message-size sweep"
     WHATIF = "whatif", "What-if failure"
+    EXPLORE = "explore", "Design-space exploration"
 
 
 #: Statuses after which a job never changes.

@@ -9,6 +9,7 @@ services send tasks by name (:mod:`simulation.jobs.dispatch`).
 from planner.analyses.reports import fabric_power, fabric_simulate, fabric_validate
 from simulation.jobs.config import max_attempts, recovery_interval_s
 from simulation.jobs.errors import JobError, JobLimitError
+from simulation.jobs.explore import explore_candidate_run
 from simulation.jobs.heartbeat import process_identity
 from simulation.jobs.lifecycle import job_cancel, job_enqueue, job_execute
 from simulation.jobs.monte_carlo import simulate_seed_run
@@ -26,6 +27,7 @@ __all__ = [
     "fabric_power",
     "fabric_simulate",
     "fabric_validate",
+    "explore_candidate_run",
     "job_cancel",
     "job_enqueue",
     "job_execute",

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import connections
 
 from simulation.services import (
+    explore_candidate_run,
     job_execute,
     job_recover_stale,
     job_resend_lost,
@@ -90,6 +91,24 @@ def sweep_run(self, job_id: str, attempt: int, run: int) -> None:
         job_id=job_id,
         attempt=attempt,
         run=run,
+        worker=self.request.hostname or "",
+        process=process_identity(),
+    )
+
+
+@shared_task(
+    name="simulation.explore_candidate",
+    bind=True,
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=getattr(settings, "JOBS_TIME_LIMIT_S", 3600),
+)
+def explore_candidate(self, job_id: str, attempt: int, index: int) -> None:
+    """One candidate of a running explore job (see simulation.jobs.explore)."""
+    explore_candidate_run(
+        job_id=job_id,
+        attempt=attempt,
+        index=index,
         worker=self.request.hostname or "",
         process=process_identity(),
     )

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from planner.analyses.sweep import MAX_POINTS
 from planner.designs.selectors import design_get_for
 from simulation import presentation
+from simulation.explore_page import explore_context
 from simulation.jobs.kinds import KINDS
 from simulation.jobs.parameters import Choice, Number
 from simulation.models import Job, JobKindChoices
@@ -168,7 +169,10 @@ def job_detail(request, pk):
     job = _own_job(request, pk)
     context = {
         "job": job,
-        "parameter_rows": presentation.parameter_rows(job.parameters, job.kind),
+        # an exploration's requirements are nested: its page shows them as YAML
+        "parameter_rows": []
+        if job.kind == JobKindChoices.EXPLORE
+        else presentation.parameter_rows(job.parameters, job.kind),
         "attempts": presentation.attempts_text(job, max_attempts()),
         **presentation.job_context(job),
     }
@@ -178,6 +182,8 @@ def job_detail(request, pk):
         context["ss"] = size_sweep_context(job)
     if job.kind == JobKindChoices.WHATIF:
         context["wi"] = whatif_context(job)
+    if job.kind == JobKindChoices.EXPLORE:
+        context["ex"] = explore_context(job, request.GET)
     return render(request, "simulation/job_detail.html", context)
 
 

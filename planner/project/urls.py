@@ -31,6 +31,7 @@ urlpatterns = [
     ),
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
+    path("explore/", include("simulation.explore_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's init script from a URL: no inline script (CSP).
     path(

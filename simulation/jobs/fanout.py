@@ -14,10 +14,11 @@ for ``JOBS_HEARTBEAT_TIMEOUT_S`` is taken over by the runner.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from simulation.jobs.config import heartbeat_timeout_s
 from simulation.jobs.heartbeat import claimant_alive
@@ -41,6 +42,52 @@ def _locked_result(job_id, attempt: int):
     return job.result if isinstance(job.result, dict) else {}
 
 
+def _in_place() -> bool:
+    """Whether claims and summaries are written into the row's JSON in place (PostgreSQL's
+    ``jsonb_set``): one key, without reading and rewriting the whole result from Python, whose
+    cost grew with the parts done (about 250 ms a part at 1,000 explore candidates, 1.4 MB)."""
+    return connection.vendor == "postgresql"
+
+
+def _loaded(value):
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _locked_part(job_id, attempt: int, section: str, key: str):
+    """Under the running job's row lock: ``(found, done, claim)`` of part ``key``; ``found``
+    is False when the job is not running ``attempt``."""
+    table = Job._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT result #> %s, result #> %s FROM {table} "  # noqa: S608 - the model's table
+            "WHERE id = %s AND status = %s AND attempts = %s FOR UPDATE",
+            [
+                [section, "done", key],
+                [section, "claimed", key],
+                job_id,
+                JobStatusChoices.RUNNING,
+                attempt,
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False, None, None
+    return True, _loaded(row[0]), _loaded(row[1])
+
+
+def _set_part(job_id, section: str, where: str, key: str, value: dict) -> None:
+    """``result[section][where][key] = value`` in place (the section made if missing)."""
+    table = Job._meta.db_table
+    empty = json.dumps(_empty())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET result = jsonb_set("  # noqa: S608 - the model's table
+            "jsonb_set(COALESCE(result, '{}'::jsonb), %s, "
+            "COALESCE(result -> %s, %s::jsonb)), %s, %s::jsonb) WHERE id = %s",
+            [[section], section, empty, [section, where, key], json.dumps(value), job_id],
+        )
+
+
 def claim_part(
     job_id, attempt: int, section: str, key, owner: str, *, steal_after: float | None = None
 ) -> bool:
@@ -50,27 +97,40 @@ def claim_part(
     :func:`~simulation.jobs.heartbeat.process_identity`) is free at once."""
     key = str(key)
     with transaction.atomic():
-        result = _locked_result(job_id, attempt)
-        if result is None:
-            return False
-        state = result.setdefault(section, _empty())
-        if key in state["done"]:
-            return False
-        claim = state["claimed"].get(key)
+        if _in_place():
+            found, done, claim = _locked_part(job_id, attempt, section, key)
+            if not found or done is not None:
+                return False
+        else:
+            result = _locked_result(job_id, attempt)
+            if result is None:
+                return False
+            state = result.setdefault(section, _empty())
+            if key in state["done"]:
+                return False
+            claim = state["claimed"].get(key)
         if (
             claim is not None
             and (steal_after is None or time.time() - claim["at"] < steal_after)
             and claimant_alive(claim.get("by", "")) is not False
         ):
             return False
-        state["claimed"][key] = {"by": owner, "at": time.time()}
-        Job.objects.filter(pk=job_id).update(result=result)
+        mine = {"by": owner, "at": time.time()}
+        if _in_place():
+            _set_part(job_id, section, "claimed", key, mine)
+        else:
+            state["claimed"][key] = mine
+            Job.objects.filter(pk=job_id).update(result=result)
     return True
 
 
 def part_done(job_id, attempt: int, section: str, key, summary: dict) -> None:
     """Record the summary of part ``key`` (nothing if the attempt is over)."""
     with transaction.atomic():
+        if _in_place():
+            if _locked_part(job_id, attempt, section, str(key))[0]:
+                _set_part(job_id, section, "done", str(key), summary)
+            return
         result = _locked_result(job_id, attempt)
         if result is None:
             return

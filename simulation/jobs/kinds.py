@@ -30,9 +30,11 @@ from planner.analyses.sweep import AXES
 from planner.designs.adapters import catalog_facts, fabric_unpack
 from planner.designs.selectors import revision_fabric, revision_fabric_settings
 from planner.presentation import count, severity_counts
+from simulation.jobs.explore import check_requirements, explore_outcome, run_explore
 from simulation.jobs.monte_carlo import simulate_monte_carlo
 from simulation.jobs.parameters import (
     DiagnosticsParameters,
+    ExploreParameters,
     JobParameters,
     PowerParameters,
     SimulateParameters,
@@ -362,6 +364,9 @@ class JobKind:
     #: ``check(parameters, design_revision)``: raises ``ValidationError`` when the cleaned
     #: parameters do not suit the revision (e.g. a traffic its design has no network for)
     check: Callable[[dict, object], None] | None = None
+    #: ``owner_check(parameters, owner)``: raises ``ValidationError`` when the cleaned
+    #: parameters name something the owner may not use (an explore budget's price book)
+    owner_check: Callable[[dict, object], None] | None = None
 
     def clean(self, parameters: dict) -> dict:
         """The cleaned parameters, or a ``ValidationError`` keyed ``parameters``."""
@@ -392,5 +397,14 @@ KINDS: dict[str, JobKind] = {
     ),
     JobKindChoices.WHATIF: JobKind(
         _run_whatif, WhatifParameters, _outcome_whatif, True, True, _check_whatif
+    ),
+    # Not reusable: the catalog and the price book's offers may change between two runs.
+    JobKindChoices.EXPLORE: JobKind(
+        run_explore,
+        ExploreParameters,
+        explore_outcome,
+        False,
+        False,
+        owner_check=check_requirements,
     ),
 }

@@ -156,6 +156,8 @@ def job_enqueue(*, owner, kind: str, design_revision=None, parameters: dict | No
         raise ValidationError({"design": f"a {kind} job does not work on a design"})
     if spec.check is not None and design_revision is not None:
         spec.check(parameters, design_revision)
+    if spec.owner_check is not None:
+        spec.owner_check(parameters, owner)
     if design_revision is not None:
         # Also in the parameters, where the canvas overlays look jobs up
         # (planner.designs.selectors).

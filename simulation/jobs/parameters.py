@@ -625,3 +625,92 @@ class WhatifParameters(JobParameters):
         if "flowlets" in cleaned and cleaned.get("routing", "flowlet") != "flowlet":
             raise refuse(f"flowlets: only for flowlet routing (routing is {cleaned['routing']})")
         return cleaned
+
+
+def requirement_problems(problems) -> list[str]:
+    """The problems of a requirements document as ``"<field>: <why>"`` lines."""
+    from simulation.jobs.explore import problem_lines
+
+    return problem_lines(problems)
+
+
+def openapi_schema(schema):
+    """A JSON Schema (draft 2020-12) as OpenAPI 3.0's dialect: ``const`` as a one-value
+    ``enum``, numeric ``exclusiveMinimum``/``exclusiveMaximum`` as a bound with the boolean,
+    a list of types as ``anyOf``; ``$schema`` and ``$id`` left out."""
+    if isinstance(schema, list):
+        return [openapi_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key in ("$schema", "$id"):
+            continue
+        if key == "const":
+            out["enum"] = [value]
+        elif key in ("exclusiveMinimum", "exclusiveMaximum") and _is_number(value):
+            out["minimum" if key == "exclusiveMinimum" else "maximum"] = value
+            out[key] = True
+        elif key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: openapi_schema(item) for name, item in value.items()}
+        else:
+            out[key] = openapi_schema(value)
+    kinds = out.get("type")
+    if isinstance(kinds, list):
+        nullable = "null" in kinds
+        rest = [kind for kind in kinds if kind != "null"]
+        if len(rest) == 1:
+            out["type"] = rest[0]
+        else:
+            del out["type"]
+            out["anyOf"] = [{"type": kind} for kind in rest]
+        if nullable:
+            out["nullable"] = True
+    return out
+
+
+class ExploreParameters(JobParameters):
+    """The requirements document of a design-space exploration (see the guide's page
+    Explore the design space): GPU count or range, servers, switches, transports, speeds,
+    planes, topologies, tiers, oversubscription, cabling, limits and the workload to score.
+    Stored as the canonical document (defaults filled in)."""
+
+    @classmethod
+    def clean(cls, parameters: dict) -> dict:
+        """The canonical requirements document, or a ``ValidationError`` keyed ``parameters``
+        listing each problem as ``"<field>: <why>"`` (``limits.power_kw: ...``)."""
+        from planner.analyses.explore.requirements import RequirementsError, parse_requirements
+        from planner.designs.adapters import catalog_facts
+
+        if not isinstance(parameters, dict):
+            raise DjangoValidationError({"parameters": ["the requirements are a mapping"]})
+        try:
+            requirements = parse_requirements(parameters, catalog_facts(for_new=True))
+        except RequirementsError as exc:
+            raise DjangoValidationError(
+                {"parameters": requirement_problems(exc.problems)}
+            ) from None
+        return requirements.as_document()
+
+    @classmethod
+    def requirements_schema(cls) -> dict:
+        """The requirements' JSON Schema as the explorer publishes it (draft 2020-12)."""
+        from planner.analyses.explore import requirements
+
+        # REQUIREMENTS_SCHEMA is the explorer's (the contract); until it is there, the keys.
+        return getattr(requirements, "REQUIREMENTS_SCHEMA", None) or {
+            "type": "object",
+            "required": ["gpus"],
+            "properties": {key: {} for key in requirements.TOP_KEYS},
+            "additionalProperties": False,
+        }
+
+    @classmethod
+    def json_schema(cls) -> dict:
+        """The requirements' schema as OpenAPI 3.0 states it (:func:`openapi_schema`)."""
+        schema = openapi_schema(cls.requirements_schema())
+        return {
+            **schema,
+            "title": cls.__name__,
+            "description": " ".join((cls.__doc__ or "").split()),
+        }

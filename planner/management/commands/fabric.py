@@ -14,6 +14,7 @@ Examples::
     python manage.py fabric export 12 --format netbox --out nb.csv  # nb-devices.csv, nb-cables.csv
     python manage.py fabric config my-spec.yaml --format nvue      # day-0 NVUE commands, stdout
     python manage.py fabric config 12 --format sonic --out cfg.json  # SONiC config_db per switch
+    python manage.py fabric explore needs.yaml --format csv --out front.csv  # the Pareto front
 
 An invalid or infeasible spec, or an unreadable file, exits with status 1 and the problems (each
 naming its spec field) on standard error. ``validate`` exits 0 when it finds problems in the
@@ -30,7 +31,9 @@ flow's path and finish time (single-path routing only: rail, ecmp or opensm). ``
 spec file's fabric, or a saved design's latest revision (``--revision N`` for another), in
 one of the formats of :mod:`planner.domain.outputs` (see ``fabric export --help``); ``config``
 writes the day-0 switch configuration the same way (:mod:`planner.domain.outputs.config`, see
-``fabric config --help``); a file given with ``--out`` is written whole or not at all.
+``fabric config --help``); ``explore`` evaluates every candidate a requirements document
+allows, in this process, and prints the Pareto front (:mod:`simulation.explore_cli`); a file
+given with ``--out`` is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ from planner.outputs.services import (
     export_refusals,
     manufacturer_names,
 )
+from simulation.explore_cli import ExploreCommandError, explore_file, front_text
 
 
 def _graph_figures(fabric) -> dict:
@@ -268,8 +272,27 @@ class Command(DatabaseCommand):
         config.add_argument(
             "--revision", type=int, help="Revision of a saved design (default: the latest)."
         )
+        explore = sub.add_parser(
+            "explore",
+            help="Explore the designs a requirements document allows; print the Pareto front.",
+            description="Enumerates the candidates the requirements allow, builds, validates, "
+            "costs and simulates each one in this process, and prints the front (--all: every "
+            "candidate, with why it is dominated, infeasible or crashed). -v 2 prints progress "
+            "on standard error.",
+        )
+        explore.add_argument(
+            "spec_file", metavar="REQUIREMENTS", help="YAML or JSON requirements document."
+        )
+        explore.add_argument("--format", choices=("json", "csv"), default="json", dest="fmt")
+        explore.add_argument("--out", metavar="FILE", help="Write here instead of stdout.")
+        explore.add_argument(
+            "--all", action="store_true", help="Every candidate, not only the front."
+        )
 
     def handle(self, *args, action, spec_file, **options):
+        if action == "explore":
+            self._explore(spec_file, options)
+            return
         if action == "export":
             self._export(spec_file, options)
             return
@@ -506,6 +529,21 @@ class Command(DatabaseCommand):
             "summary": summary,
         }
         return fabric, context
+
+    def _explore(self, path: str, options: dict) -> None:
+        def progress(text: str) -> None:
+            if options.get("verbosity", 1) > 1:
+                self.stderr.write(text)
+
+        try:
+            result = explore_file(Path(path), on_progress=progress)
+        except ExploreCommandError as exc:
+            raise CommandError(str(exc)) from exc
+        text = front_text(result, options["fmt"], every=options.get("all", False))
+        if options.get("out"):
+            self._write(Path(options["out"]), [text])
+            return
+        self.stdout.write(text, ending="")
 
     def _write(self, target: Path, body) -> None:
         """Write ``body`` (text chunks) to ``target`` whole or not at all."""
