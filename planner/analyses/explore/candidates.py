@@ -358,7 +358,7 @@ def _limit_problem(cell: _Cell, models, tiers, ratio, req: Requirements, price_o
         counts = switch_counts(cell, _radix(cell, models), tiers, ratio or 1.0)
     roles = list(models) + [models[-1]] * (3 - len(models))
     budget = req.limits.budget
-    if budget is not None and price_of is not None:
+    if budget is not None and budget.amount is not None and price_of is not None:
         each = [price_of(m.slug) or 0.0 for m in roles]
         bound = (price_of(cell.server.slug) or 0.0) * cell.servers + sum(
             c * p for c, p in zip(counts, each, strict=True)

@@ -268,7 +268,7 @@ def _limits(metrics: dict, req: Requirements) -> list[dict]:
     def row(field_name: str, limit, value, ok) -> None:
         rows.append({"field": field_name, "limit": limit, "value": value, "ok": ok})
 
-    if lim.budget is not None:
+    if lim.budget is not None and lim.budget.amount is not None:
         cost = metrics.get("cost")
         ok = None if cost is None else cost <= lim.budget.amount
         row("limits.budget", lim.budget.amount, cost, ok)

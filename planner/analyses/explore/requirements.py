@@ -50,7 +50,9 @@ OBJECTIVES = (
 DEFAULT_OBJECTIVES = ("cost", "collective_time_s")
 DEFAULT_MESSAGE_BYTES = 2**28  # 256 MiB: a large-message all-reduce, bandwidth-bound
 #: The flow engine's routing modes and aliases (planner.analyses.flow.routing; written out so
-#: that reading a document does not load the engine; a unit test keeps them equal).
+#: that reading a document does not load the engine; a unit test keeps them equal), but
+#: ``opensm``: it runs the subnet manager on a simulated fabric per design (a minute at 16 SUs),
+#: which a search over hundreds of candidates cannot afford.
 ROUTINGS = ("rail", "ecmp", "flowlet", "spraying", "ib-ar", "adaptive")
 MAX_CANDIDATES = 2000
 MAX_CANDIDATES_LIMIT = 100_000
@@ -133,7 +135,10 @@ def problem(code: str, field_name: str, message: str) -> dict:
 
 @dataclass(frozen=True)
 class Budget:
-    amount: float
+    """The budget limit (``amount``) and the price book the candidates are costed with; a
+    book without an amount costs them without a limit."""
+
+    amount: float | None
     currency: str = "USD"
     price_book: str | None = None
 
@@ -191,7 +196,9 @@ class Requirements:
         limits = {}
         lim = self.limits
         if lim.budget is not None:
-            budget = {"amount": lim.budget.amount, "currency": lim.budget.currency}
+            budget = {"currency": lim.budget.currency}
+            if lim.budget.amount is not None:
+                budget["amount"] = lim.budget.amount
             if lim.budget.price_book:
                 budget["price_book"] = lim.budget.price_book
             limits["budget"] = budget
@@ -485,7 +492,9 @@ def _limits(reader: _Reader, value) -> Limits:
             reader.add("type", "limits.budget", "{amount, currency, price_book} is expected")
         else:
             reader.unknown_keys(raw, ("amount", "currency", "price_book"), "limits.budget")
-            amount = reader.number(raw.get("amount"), "limits.budget.amount", strict=True)
+            amount = None
+            if raw.get("amount") is not None or not raw.get("price_book"):
+                amount = reader.number(raw.get("amount"), "limits.budget.amount", strict=True)
             currency = raw.get("currency", "USD")
             if not (isinstance(currency, str) and len(currency) == 3 and currency.isalpha()):
                 reader.add(
@@ -496,7 +505,7 @@ def _limits(reader: _Reader, value) -> Limits:
             if book is not None and not isinstance(book, str):
                 reader.add("type", "limits.budget.price_book", "a price book's slug is expected")
                 book = None
-            if amount is not None:
+            if amount is not None or book:
                 budget = Budget(amount, currency.upper(), book)
 
     def opt(key: str, kind: str):

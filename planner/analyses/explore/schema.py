@@ -121,7 +121,7 @@ REQUIREMENTS_SCHEMA = {
                         {
                             "type": "object",
                             "additionalProperties": False,
-                            "required": ["amount"],
+                            "anyOf": [{"required": ["amount"]}, {"required": ["price_book"]}],
                             "properties": {
                                 "amount": {"type": "number", "exclusiveMinimum": 0},
                                 "currency": {"type": "string", "pattern": "^[A-Za-z]{3}$"},
