@@ -148,6 +148,7 @@ bench: setup
 	$(PY) -m tests.bench_outputs
 	$(PY) -m tests.bench_flow
 	$(PY) -m tests.bench_sweep
+	$(PY) -m tests.bench_explore
 	$(PY) -m tests.bench_recovery
 	$(PY) -m tests.bench_security
 	$(PY) -m tests.bench_cluster
