@@ -25,6 +25,7 @@ BENCH_FILES: dict[str, str] = {
     "tests.bench_outputs": "outputs.json",
     "tests.bench_flow": "flow.json",
     "tests.bench_sweep": "sweep.json",
+    "tests.bench_explore": "explore.json",
     "tests.bench_recovery": "recovery.json",
     "tests.bench_security": "security.json",
     "tests.bench_cluster": "cluster.json",
