@@ -33,7 +33,9 @@ from planner.domain.asbuilt.cabling import (
     report_csv_lines,
 )
 from planner.domain.asbuilt.names import FabricNames
+from planner.domain.asbuilt.network_cables import NetworkLinks
 from planner.domain.asbuilt.parsers import FORMATS, ParseError, parse
+from planner.domain.outputs.exports import network_elements
 
 #: Largest file text accepted, characters.
 MAX_FILE_CHARS = 10 * 1024 * 1024
@@ -111,9 +113,11 @@ def revision_import_cabling(
         fabric = revision_fabric_or_error(revision)
     except OutputError as exc:
         raise CablingRejected([_problem(exc.code, exc.message)]) from None
-    names = FabricNames(fabric, catalog_facts())
+    facts = catalog_facts()
+    names = FabricNames(fabric, facts)
+    networks = NetworkLinks.of(network_elements(fabric, facts), fabric)
     try:
-        report = check_cabling(names, rows, whole_fabric=fmt in WHOLE_FABRIC)
+        report = check_cabling(names, rows, whole_fabric=fmt in WHOLE_FABRIC, networks=networks)
     except CablingImportError as exc:
         raise CablingRejected(exc.errors) from None
     findings = report.findings
