@@ -22,10 +22,9 @@ import django  # noqa: E402
 
 django.setup()
 
+from dcim.models import Cable, Device, DeviceType, Interface, Rack  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.test import Client  # noqa: E402
-
-from dcim.models import Cable, Device, DeviceType, Interface, Rack  # noqa: E402
 
 #: Bundle file -> NetBox's import page (the *Import* button of each object list).
 IMPORT_PAGES = {
@@ -53,7 +52,9 @@ def _import(client: Client, name: str, text: str) -> float:
     if response.status_code != 302:
         body = response.content.decode("utf-8", "replace")
         errors = [line.strip() for line in body.splitlines() if "error" in line.lower()][:20]
-        raise SystemExit(f"NetBox refused {name} (HTTP {response.status_code}):\n" + "\n".join(errors))
+        raise SystemExit(
+            f"NetBox refused {name} (HTTP {response.status_code}):\n" + "\n".join(errors)
+        )
     return elapsed
 
 

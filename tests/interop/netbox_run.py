@@ -104,13 +104,28 @@ def configure() -> dict:
         "CENSUS_REPORTING_ENABLED = False\n"
         "RELEASE_CHECK_URL = None\n"
     )
-    return {**os.environ, "NETBOX_ROOT": str(NETBOX_ROOT), "DJANGO_SETTINGS_MODULE": "netbox.settings"}
+    return {
+        **os.environ,
+        "NETBOX_ROOT": str(NETBOX_ROOT),
+        "DJANGO_SETTINGS_MODULE": "netbox.settings",
+    }
 
 
 def fresh_database() -> None:
     if not shutil.which("psql"):
         give_up("psql (PostgreSQL client) is not installed")
-    base = ["psql", "-h", PG["host"], "-p", PG["port"], "-U", PG["user"], "-q", "-v", "ON_ERROR_STOP=1"]
+    base = [
+        "psql",
+        "-h",
+        PG["host"],
+        "-p",
+        PG["port"],
+        "-U",
+        PG["user"],
+        "-q",
+        "-v",
+        "ON_ERROR_STOP=1",
+    ]
     ping = subprocess.run(base + ["-c", "SELECT 1"], capture_output=True, text=True)
     if ping.returncode:
         give_up(f"PostgreSQL does not answer: {ping.stderr.strip()}")
@@ -148,7 +163,8 @@ def write_bundle(folder: Path) -> dict:
     for document in yaml.safe_load_all(bundle.files["06-device-types.yaml"]):
         document_interfaces = len(document.get("interfaces") or ())
         devices = [
-            line for line in bundle.files["07-devices.csv"].splitlines()[1:]
+            line
+            for line in bundle.files["07-devices.csv"].splitlines()[1:]
             if line.split(",")[3] == document["model"]
         ]
         interfaces += document_interfaces * len(devices)
@@ -157,7 +173,9 @@ def write_bundle(folder: Path) -> dict:
 
 def run_driver(env: dict, bundle: Path, out: Path) -> dict:
     python = str(VENV / "bin" / "python")
-    done = subprocess.run([python, str(DRIVER), str(bundle), str(out)], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [python, str(DRIVER), str(bundle), str(out)], env=env, capture_output=True, text=True
+    )
     if done.returncode:
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-8000:])
         raise SystemExit("[netbox-interop] FAILED: the NetBox driver stopped (above)")
@@ -200,7 +218,10 @@ def main() -> None:
     VAR.mkdir(parents=True, exist_ok=True)
     total = time.perf_counter()
     seconds = {"install": install()}
-    log(f"install: {seconds['install']:.1f} s" + (" (already installed)" if not seconds["install"] else ""))
+    log(
+        f"install: {seconds['install']:.1f} s"
+        + (" (already installed)" if not seconds["install"] else "")
+    )
     env = configure()
     fresh_database()
     seconds["migrate"] = migrate(env)
@@ -226,7 +247,9 @@ def main() -> None:
     seconds["check"] = time.perf_counter() - started
     log(f"as-built round trip: {results}; changed: {report['changed']}")
     seconds["total"] = time.perf_counter() - total
-    (VAR / "netbox-times.json").write_text(json.dumps({"seconds": seconds, "counts": counts}, indent=1))
+    (VAR / "netbox-times.json").write_text(
+        json.dumps({"seconds": seconds, "counts": counts}, indent=1)
+    )
     log("times: " + ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()))
     log("OK")
 

@@ -108,9 +108,7 @@ def test_racks_have_the_layout_height_and_zero_u_devices_no_position(bundle, typ
     assert types["DGX-H100"]["u_height"] == 8
 
 
-def test_devices_without_a_catalog_model_get_a_generic_type_stated_as_such(
-    bundle, types, catalog
-):
+def test_devices_without_a_catalog_model_get_a_generic_type_stated_as_such(bundle, types, catalog):
     devices = {r["name"]: r for r in _rows(bundle.files["07-devices.csv"])}
     generic = catalog[1].get("generic", GENERIC_MANUFACTURER)  # the catalog's generic maker
     for name in ("fabric-manager", "storage-array-01", "nfs-storage-01", "customer-core"):
