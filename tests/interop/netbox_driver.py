@@ -22,6 +22,10 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.test.utils import setup_test_environment  # noqa: E402
+
+setup_test_environment()  # the test client keeps each page's context (the form's errors)
+
 from dcim.models import Cable, Device, DeviceType, Interface, Rack  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -50,11 +54,9 @@ def _import(client: Client, name: str, text: str) -> float:
     )
     elapsed = time.perf_counter() - started
     if response.status_code != 302:
-        body = response.content.decode("utf-8", "replace")
-        errors = [line.strip() for line in body.splitlines() if "error" in line.lower()][:20]
-        raise SystemExit(
-            f"NetBox refused {name} (HTTP {response.status_code}):\n" + "\n".join(errors)
-        )
+        form = response.context.get("form") if response.context else None
+        errors = form.errors.as_text()[:4000] if form is not None else response.content[:2000]
+        raise SystemExit(f"NetBox refused {name} (HTTP {response.status_code}):\n{errors}")
     return elapsed
 
 

@@ -6,7 +6,8 @@ as-built check (``make interop``; issue 38).
    3.12, else ``python3.12``), once per lock (a stamp holds the lock's hash);
 2. writes its configuration (``.var/interop/netbox-root/conf/configuration.py``: PostgreSQL
    database ``netbox_interop``, made anew each run; Redis db 10 for tasks, 11 for caching) and
-   migrates the database;
+   migrates the database (once per lock: the migrated database is kept as
+   ``netbox_interop_migrated``, and later runs start from a copy of it);
 3. writes the bundle of the H100 4 SU cluster preset with the product's export code (the seed
    catalog read from its files, as the CLI would from the database) and imports it file by
    file through NetBox's own bulk-import pages (``netbox_driver.py``, inside NetBox);
@@ -101,6 +102,7 @@ def configure() -> dict:
         f"REDIS = {{'tasks': {{**{redis!r}, 'DATABASE': {REDIS_TASKS_DB}}}, "
         f"'caching': {{**{redis!r}, 'DATABASE': {REDIS_CACHE_DB}}}}}\n"
         f"SECRET_KEY = {secret!r}\n"
+        f"API_TOKEN_PEPPERS = {{1: {secrets.token_urlsafe(50)!r}}}\n"
         "CENSUS_REPORTING_ENABLED = False\n"
         "RELEASE_CHECK_URL = None\n"
     )
@@ -111,33 +113,36 @@ def configure() -> dict:
     }
 
 
-def fresh_database() -> None:
+def _psql(*sql: str, check: bool = True) -> subprocess.CompletedProcess:
+    base = ["psql", "-h", PG["host"], "-p", PG["port"], "-U", PG["user"], "-qtA"]
+    command = base + ["-v", "ON_ERROR_STOP=1"] + [part for q in sql for part in ("-c", q)]
+    return subprocess.run(command, check=check, capture_output=True, text=True)
+
+
+def database(env: dict, digest: str) -> tuple[float, bool]:
+    """NetBox's database made anew: a copy of the migrated template when one of this lock
+    exists (``<database>_migrated``), else created and migrated, then kept as the template.
+    Returns the seconds taken and whether it was migrated."""
     if not shutil.which("psql"):
         give_up("psql (PostgreSQL client) is not installed")
-    base = [
-        "psql",
-        "-h",
-        PG["host"],
-        "-p",
-        PG["port"],
-        "-U",
-        PG["user"],
-        "-q",
-        "-v",
-        "ON_ERROR_STOP=1",
-    ]
-    ping = subprocess.run(base + ["-c", "SELECT 1"], capture_output=True, text=True)
+    ping = _psql("SELECT 1", check=False)
     if ping.returncode:
         give_up(f"PostgreSQL does not answer: {ping.stderr.strip()}")
-    subprocess.run(base + ["-c", f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)'], check=True)
-    subprocess.run(base + ["-c", f'CREATE DATABASE "{DATABASE}"'], check=True)
-
-
-def migrate(env: dict) -> float:
+    template = f"{DATABASE}_migrated"
+    stamp = VAR / "migrated-template.sha256"
     started = time.perf_counter()
+    _psql(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+    exists = _psql(f"SELECT 1 FROM pg_database WHERE datname = '{template}'").stdout.strip()
+    if exists and stamp.exists() and stamp.read_text() == digest:
+        _psql(f'CREATE DATABASE "{DATABASE}" TEMPLATE "{template}"')
+        return time.perf_counter() - started, False
+    _psql(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+    _psql(f'CREATE DATABASE "{DATABASE}"')
     netbox = [str(VENV / "bin" / "netbox")]
     subprocess.run(netbox + ["migrate", "--no-input", "-v", "0"], check=True, env=env)
-    return time.perf_counter() - started
+    _psql(f'CREATE DATABASE "{template}" TEMPLATE "{DATABASE}"')
+    stamp.write_text(digest)
+    return time.perf_counter() - started, True
 
 
 def write_bundle(folder: Path) -> dict:
@@ -223,9 +228,11 @@ def main() -> None:
         + (" (already installed)" if not seconds["install"] else "")
     )
     env = configure()
-    fresh_database()
-    seconds["migrate"] = migrate(env)
-    log(f"migrate: {seconds['migrate']:.1f} s")
+    seconds["migrate"], migrated = database(env, hashlib.sha256(LOCK.read_bytes()).hexdigest())
+    log(
+        f"migrate: {seconds['migrate']:.1f} s"
+        + ("" if migrated else " (a copy of the database migrated before for this lock)")
+    )
     bundle, out = VAR / "netbox-bundle", VAR / "netbox-out"
     started = time.perf_counter()
     made = write_bundle(bundle)
