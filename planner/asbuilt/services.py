@@ -63,6 +63,12 @@ def _problem(code: str, message: str, *, row: int = 0, field: str = "") -> dict:
     return {"row": row, "field": field, "code": code, "message": message, "device": "", "port": ""}
 
 
+def _design_names(fabric) -> tuple[FabricNames, NetworkLinks | None]:
+    """The compute fabric's names and the other networks' links (None without networks)."""
+    facts = catalog_facts()
+    return FabricNames(fabric, facts), NetworkLinks.of(network_elements(fabric, facts), fabric)
+
+
 def revision_import_cabling(
     *,
     user,
@@ -113,9 +119,7 @@ def revision_import_cabling(
         fabric = revision_fabric_or_error(revision)
     except OutputError as exc:
         raise CablingRejected([_problem(exc.code, exc.message)]) from None
-    facts = catalog_facts()
-    names = FabricNames(fabric, facts)
-    networks = NetworkLinks.of(network_elements(fabric, facts), fabric)
+    names, networks = _design_names(fabric)
     try:
         report = check_cabling(names, rows, whole_fabric=fmt in WHOLE_FABRIC, networks=networks)
     except CablingImportError as exc:
