@@ -131,3 +131,20 @@ def test_cells_are_neutralised_and_names_stay_consistent(fabric, catalog):
     assert "\n=" not in files["07-devices.csv"] and ",=" not in files["08-cables.csv"]
     assert _rows(files["03-sites.csv"])[0]["name"] == "'+site"
     assert _rows(files["07-devices.csv"])[0]["site"] == "'+site"
+
+
+def test_a_compute_only_design_gets_a_whole_bundle_too(catalog):
+    facts, makers = catalog
+    spec = yaml.safe_load((PRESET.parent / "h100-superpod-1su.yaml").read_text())
+    fabric = build_fabric(parse_spec(spec), facts)
+    files = netbox_bundle(fabric, facts, manufacturer_names=makers).files
+    for name in BUNDLE_FILES[:5]:
+        assert _rows(files[name]), name  # NetBox refuses an import without rows
+    types = {d["model"]: d for d in yaml.safe_load_all(files["06-device-types.yaml"])}
+    devices = {r["name"]: r for r in _rows(files["07-devices.csv"])}
+    assert {r["tags"] for r in devices.values()} == {"compute"}
+    for row in _rows(files["08-cables.csv"]):
+        assert row["tags"] == "compute", row
+        for side in ("side_a", "side_b"):
+            model = devices[row[f"{side}_device"]]["device_type"]
+            assert row[f"{side}_name"] in {i["name"] for i in types[model]["interfaces"]}

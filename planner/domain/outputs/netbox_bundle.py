@@ -9,7 +9,8 @@ numbered in the order NetBox needs them (:data:`BUNDLE_FILES`):
 
 1. ``01-manufacturers.csv``: ``name, slug`` of every manufacturer a device type names;
 2. ``02-tags.csv``: ``name, slug, color, description``, one tag per network of the design
-   (``compute``, ``storage``, ``converged``, ``inband``, ``oob``, ``management``; the colour
+   (``compute`` always, ``storage``, ``converged``, ``inband``, ``oob``, ``management``; every
+   device and cable row names its network's tag; the colour
    is the network's cord colour, :data:`~planner.domain.outputs.cabling_ends.CORD_COLOURS`,
    as NetBox's palette writes it);
 3. ``03-sites.csv``: the site;
@@ -339,6 +340,16 @@ def _device_type_yaml(types: list[_Type]) -> str:
     return yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True)
 
 
+def _tagged(lines: Iterator[str], elements) -> str:
+    """The cable CSV with its ``tags`` column: the export's own with networks, else
+    ``compute`` on every row (each line ends ``\\r\\n``)."""
+    if elements:
+        return "".join(lines)
+    header = next(lines)
+    rows = (line[:-2] + f",{COMPUTE}\r\n" for line in lines)
+    return header[:-2] + f",{NETBOX_TAGS_COLUMN}\r\n" + "".join(rows)
+
+
 def netbox_bundle(
     fabric: Fabric,
     facts: CatalogFacts,
@@ -356,13 +367,13 @@ def netbox_bundle(
     """
     elements = network_elements(fabric, facts, elements)
     build = _Builder(fabric, facts, manufacturer_names or {}, elements)
-    tag = (COMPUTE,) if elements else ()
+    tag = (COMPUTE,)  # every device and cable is tagged, a compute-only design's too
     rows = list(build.compute_rows(site, status, tag))
     if elements:
         rows += list(build.network_rows(site, status))
         build.link_ports()
-    columns = NETBOX_DEVICE_COLUMNS + ((NETBOX_TAGS_COLUMN,) if elements else ())
-    networks = [COMPUTE] + [n for n in elements.networks() if n != COMPUTE] if elements else []
+    columns = NETBOX_DEVICE_COLUMNS + (NETBOX_TAGS_COLUMN,)
+    networks = [COMPUTE] + ([n for n in elements.networks() if n != COMPUTE] if elements else [])
     heights = _rack_heights(fabric)
     tallest = max(heights.values(), default=42)
     racks = sorted({row[5] for row in rows if row[5]})
@@ -400,8 +411,8 @@ def netbox_bundle(
         ),
         "06-device-types.yaml": _device_type_yaml(types),
         "07-devices.csv": "".join(csv_lines(columns, rows)),
-        "08-cables.csv": "".join(
-            netbox_cable_lines(fabric, facts, status=cable_status, elements=elements)
+        "08-cables.csv": _tagged(
+            netbox_cable_lines(fabric, facts, status=cable_status, elements=elements), elements
         ),
     }
     cables = fabric.link_count + (len(elements.links) if elements else 0)
