@@ -109,7 +109,7 @@ def _change_cables() -> dict:
 def main(bundle: Path, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     user, _ = get_user_model().objects.get_or_create(
-        username="interop", defaults={"is_superuser": True, "is_staff": True}
+        username="interop", defaults={"is_superuser": True}
     )
     client = Client()
     client.force_login(user)

@@ -8,7 +8,7 @@ row names them; a rack is 42U unless told otherwise. The bundle is one file per 
 numbered in the order NetBox needs them (:data:`BUNDLE_FILES`):
 
 1. ``01-manufacturers.csv``: ``name, slug`` of every manufacturer a device type names;
-2. ``02-tags.csv``: ``name, slug, color, description``, one tag per network of the design
+2. ``02-tags.csv``: ``name, slug, color, weight, description``, one tag per network of the design
    (``compute`` always, ``storage``, ``converged``, ``inband``, ``oob``, ``management``; every
    device and cable row names its network's tag; the colour
    is the network's cord colour, :data:`~planner.domain.outputs.cabling_ends.CORD_COLOURS`,
@@ -100,6 +100,9 @@ NETBOX_COLOURS = {
     "grey": "9e9e9e",
 }
 DEFAULT_COLOUR = "9e9e9e"
+#: NetBox's default tag weight (``Tag.weight``, netbox/extras/models/tags.py), which its tag
+#: import nevertheless requires.
+TAG_WEIGHT = 1000
 #: NetBox ``InterfaceTypeChoices`` (netbox/dcim/choices.py) of an InfiniBand port by speed.
 INFINIBAND_TYPES = {
     100: "infiniband-edr",
@@ -228,14 +231,14 @@ class _Builder:
         if found is not None:
             return found
         if not known:
-            made = _Type(self.maker("generic"), key, None, GENERIC_COMMENT)
+            made = _Type(self.maker("generic"), key, 1, f"{GENERIC_COMMENT} {UNSIZED_COMMENT}")
         else:
             made = _Type(self.maker(str(record.get("manufacturer"))), model)
             made.u_height = device.rack_units if device is not None else None
             if device is not None and device.kind == "pdu":
                 made.u_height = 0
             elif made.u_height is None:
-                made.comments = UNSIZED_COMMENT
+                made.u_height, made.comments = 1, UNSIZED_COMMENT
             for group in device.port_groups if device is not None else ():
                 kind = netbox_interface_type(
                     device.protocols, group.port_speed_gbps, group.form_factor
@@ -388,12 +391,13 @@ def netbox_bundle(
         ),
         "02-tags.csv": "".join(
             csv_lines(
-                ("name", "slug", "color", "description"),
+                ("name", "slug", "color", "weight", "description"),
                 (
                     (
                         n,
                         _slug(n),
                         NETBOX_COLOURS.get(CORD_COLOURS.get(n, ""), DEFAULT_COLOUR),
+                        TAG_WEIGHT,
                         f"The {n} network",
                     )
                     for n in networks
