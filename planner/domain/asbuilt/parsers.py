@@ -426,11 +426,30 @@ NETBOX_LENGTH_UNITS_M = {
 }
 
 
+#: NetBox's names of its length units (``CableLengthUnitChoices`` labels).
+NETBOX_LENGTH_UNIT_NAMES = {
+    "kilometers": "km",
+    "meters": "m",
+    "centimeters": "cm",
+    "miles": "mi",
+    "feet": "ft",
+    "inches": "in",
+}
+
+
 def _netbox_length(text: str, unit: str, row: int) -> float | None:
     """A cable's ``length`` in ``length_unit`` (metres when none), as metres; checked to be a
-    number inside a cable's physical range (:mod:`inventory.library.quantities`)."""
+    number inside a cable's physical range (:mod:`inventory.library.quantities`). The cable
+    list's export writes both in one cell (``10 m``).
+
+    >>> _netbox_length("10 m", "", 2), _netbox_length("3", "ft", 2), _netbox_length("", "", 2)
+    (10.0, 0.9144000000000001, None)
+    """
     if not text:
         return None
+    number, _, written = text.strip().partition(" ")
+    if written and not unit.strip():  # NetBox's cable list writes "10 m" in one column
+        text, unit = number, NETBOX_LENGTH_UNIT_NAMES.get(written.strip().lower(), written)
     unit = unit.strip().lower() or "m"
     if unit not in NETBOX_LENGTH_UNITS_M:
         raise ParseError(
