@@ -159,7 +159,8 @@ def test_cli_exports_a_saved_design_and_a_spec_file(design, tmp_path):
     assert len(devices) == fabric.node_count
     assert devices[0]["manufacturer"] == "NVIDIA"  # the catalog manufacturer's name
     assert {"name": "NVIDIA", "slug": "nvidia"} in _rows((out / "01-manufacturers.csv").read_text())
-    assert cables[0] == list(NETBOX_CABLE_COLUMNS) and len(cables) == fabric.link_count + 1
+    assert cables[0] == [*NETBOX_CABLE_COLUMNS, "tags"]  # the bundle tags every cable
+    assert len(cables) == fabric.link_count + 1 and cables[1][-1] == "compute"
     call_command(
         "fabric", "export", str(design.pk), "--format", "netbox", "--out", str(tmp_path / "nb.zip")
     )
