@@ -7,8 +7,10 @@ as-built check (``make interop``; issue 38).
 2. writes its configuration (``.var/interop/netbox-root/conf/configuration.py``: PostgreSQL
    database ``netbox_interop``, made anew each run; Redis db 10 for tasks, 11 for caching) and
    migrates the database (once per lock: the migrated database is kept as
-   ``netbox_interop_migrated``, and later runs start from a copy of it);
-3. writes the bundle of the H100 4 SU cluster preset with the product's export code (the seed
+   ``netbox_interop_migrated``, its comment naming the lock's hash, and later runs, fresh
+   clones on the machine included, start from a copy of it);
+3. writes the bundle of the H100 4 SU cluster preset (its four networks at ``NETBOX_SERVERS``
+   DGX, default one scalable unit: see :data:`SERVERS`) with the product's export code (the seed
    catalog read from its files, as the CLI would from the database) and imports it file by
    file through NetBox's own bulk-import pages (``netbox_driver.py``, inside NetBox);
 4. checks NetBox's counts (devices, cables, interfaces) against the bundle, then feeds NetBox's
@@ -44,6 +46,11 @@ NETBOX_ROOT = VAR / "netbox-root"
 LOCK = ROOT / "tests" / "interop" / "netbox.lock"
 DRIVER = ROOT / "tests" / "interop" / "netbox_driver.py"
 PRESET = ROOT / "planner" / "domain" / "examples" / "h100-superpod-4su-cluster.yaml"
+#: DGX servers of the preset to import: NetBox traces every cable's path as it saves it (about
+#: 0.3 s a cable on two shared cores: the whole preset's 3,283 cables take 16 min), so the step
+#: imports the preset's four networks at one scalable unit (31 DGX, the RA's SU) unless
+#: ``NETBOX_SERVERS`` asks for more (127: the whole preset).
+SERVERS = int(os.environ.get("NETBOX_SERVERS", "31"))
 DATABASE = os.environ.get("NETBOX_DATABASE", "netbox_interop")
 PG = {"host": "127.0.0.1", "port": "5432", "user": "postgres"}
 REDIS_TASKS_DB, REDIS_CACHE_DB = 10, 11
@@ -135,11 +142,16 @@ def database(env: dict, digest: str) -> tuple[float, bool]:
     if ping.returncode:
         give_up(f"PostgreSQL does not answer: {ping.stderr.strip()}")
     template = f"{DATABASE}_migrated"
-    stamp = VAR / "migrated-template.sha256"
     started = time.perf_counter()
     _psql(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
-    exists = _psql(f"SELECT 1 FROM pg_database WHERE datname = '{template}'").stdout.strip()
-    if exists and stamp.exists() and stamp.read_text() == digest:
+    # the template says which lock it was migrated for (a comment on it), so a fresh clone on
+    # the same machine reuses it and a new lock migrates anew
+    label = f"netbox lock sha256 {digest}"
+    found = _psql(
+        "SELECT shobj_description(oid, 'pg_database') FROM pg_database "
+        f"WHERE datname = '{template}'"
+    ).stdout.strip()
+    if found == label:
         _psql(f'CREATE DATABASE "{DATABASE}" TEMPLATE "{template}"')
         return time.perf_counter() - started, False
     _psql(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
@@ -147,7 +159,7 @@ def database(env: dict, digest: str) -> tuple[float, bool]:
     netbox = [str(VENV / "bin" / "netbox")]
     subprocess.run(netbox + ["migrate", "--no-input", "-v", "0"], check=True, env=env)
     _psql(f'CREATE DATABASE "{template}" TEMPLATE "{DATABASE}"')
-    stamp.write_text(digest)
+    _psql(f"COMMENT ON DATABASE \"{template}\" IS '{label}'")
     return time.perf_counter() - started, True
 
 
@@ -164,7 +176,8 @@ def write_bundle(folder: Path) -> dict:
     catalog = read_catalog_folder(ROOT / "inventory" / "library" / "seed")
     facts = facts_from_records(catalog.parts)
     makers = {m["slug"]: m["name"] for m in catalog.manufacturers}
-    fabric = build_fabric(parse_spec(yaml.safe_load(PRESET.read_text())), facts)
+    spec = {**yaml.safe_load(PRESET.read_text()), "servers": SERVERS}
+    fabric = build_fabric(parse_spec(spec), facts)
     bundle = netbox_bundle(fabric, facts, manufacturer_names=makers)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
