@@ -33,7 +33,9 @@ from planner.domain.asbuilt.cabling import (
     report_csv_lines,
 )
 from planner.domain.asbuilt.names import FabricNames
+from planner.domain.asbuilt.network_cables import NetworkLinks
 from planner.domain.asbuilt.parsers import FORMATS, ParseError, parse
+from planner.domain.outputs.exports import network_elements
 
 #: Largest file text accepted, characters.
 MAX_FILE_CHARS = 10 * 1024 * 1024
@@ -59,6 +61,12 @@ class CablingRejected(ValueError):
 
 def _problem(code: str, message: str, *, row: int = 0, field: str = "") -> dict:
     return {"row": row, "field": field, "code": code, "message": message, "device": "", "port": ""}
+
+
+def _design_names(fabric) -> tuple[FabricNames, NetworkLinks | None]:
+    """The compute fabric's names and the other networks' links (None without networks)."""
+    facts = catalog_facts()
+    return FabricNames(fabric, facts), NetworkLinks.of(network_elements(fabric, facts), fabric)
 
 
 def revision_import_cabling(
@@ -111,9 +119,9 @@ def revision_import_cabling(
         fabric = revision_fabric_or_error(revision)
     except OutputError as exc:
         raise CablingRejected([_problem(exc.code, exc.message)]) from None
-    names = FabricNames(fabric, catalog_facts())
+    names, networks = _design_names(fabric)
     try:
-        report = check_cabling(names, rows, whole_fabric=fmt in WHOLE_FABRIC)
+        report = check_cabling(names, rows, whole_fabric=fmt in WHOLE_FABRIC, networks=networks)
     except CablingImportError as exc:
         raise CablingRejected(exc.errors) from None
     findings = report.findings

@@ -40,7 +40,6 @@ from planner.domain.outputs import (
     cabling_edit,
     design_json,
     netbox_cable_lines,
-    netbox_device_lines,
     network_elements,
     p2p_lines,
 )
@@ -52,14 +51,21 @@ from planner.domain.outputs.config import (
     config_notes,
     config_refusals,
 )
+from planner.domain.outputs.exports import DEFAULT_SITE
 from planner.domain.outputs.ib_topology import ib_topology_lines
+from planner.domain.outputs.netbox_bundle import NetboxBundle, netbox_bundle, netbox_bundle_zip
 from planner.domain.outputs.telemetry import TelemetryError, telemetry_plan
 from planner.domain.outputs.telemetry_files import gnmic_chunks, prometheus_rules_chunks
 
-#: Download formats of the web pages and the API (the CLI's ``netbox`` writes both NetBox CSVs).
+#: Download formats of the web pages and the API (the CLI's ``netbox`` writes the bundle).
 DOWNLOAD_FORMATS = {
     "bom-csv": ("bom", "csv", "Bill of materials (CSV)"),
     "cabling-csv": ("cabling", "csv", "Cabling plan (CSV)"),
+    "netbox-bundle": (
+        "netbox-bundle",
+        "zip",
+        "NetBox bundle: every object an empty NetBox needs, in import order (zip)",
+    ),
     "netbox-devices": ("netbox-devices", "csv", "NetBox devices (bulk import CSV)"),
     "netbox-cables": ("netbox-cables", "csv", "NetBox cables (bulk import CSV)"),
     "p2p": ("p2p", "csv", "NVIDIA cable validation P2P (CSV)"),
@@ -102,7 +108,10 @@ CONTENT_TYPES = {
     "yaml": "application/yaml; charset=utf-8",
     "txt": "text/plain; charset=utf-8",
     "conf": "text/plain; charset=utf-8",
+    "zip": "application/zip",
 }
+#: Formats whose body is bytes (a zip), made whole and not cached as text.
+BINARY_DOWNLOADS = ("netbox-bundle",)
 EDIT_FIELD_COLUMNS = {
     "a": "a_device",
     "b": "b_device",
@@ -132,7 +141,7 @@ class Export:
 
     filename: str
     content_type: str
-    chunks: Iterator[str]
+    chunks: Iterator[str] | Iterator[bytes]  # bytes: BINARY_DOWNLOADS
 
 
 def manufacturer_names() -> dict[str, str]:
@@ -218,12 +227,15 @@ def export_chunks(
     builders: dict[str, Callable[[], Iterator[str]]] = {
         "bom-csv": lambda: bom_csv_lines(bill_of_materials(fabric, facts, spares_pct=spares_pct)),
         "cabling-csv": lambda: cabling_csv_lines(fabric, facts, elements=elements),
-        "netbox-devices": lambda: netbox_device_lines(
-            fabric,
-            facts,
-            site=site or "fabric-planner",
-            manufacturer_names=makers,
-            elements=elements,
+        "netbox-bundle": lambda: iter(
+            [netbox_bundle_zip(_bundle(fabric, facts, site=site, makers=makers, elements=elements))]
+        ),
+        "netbox-devices": lambda: iter(
+            [
+                _bundle(fabric, facts, site=site, makers=makers, elements=elements).files[
+                    "07-devices.csv"
+                ]
+            ]
         ),
         "netbox-cables": lambda: netbox_cable_lines(fabric, facts, elements=elements),
         "p2p": lambda: p2p_lines(fabric, facts, elements=elements),
@@ -244,6 +256,16 @@ def export_chunks(
         ),
     }
     return builders[fmt]()
+
+
+def _bundle(fabric: Fabric, facts: CatalogFacts, *, site, makers, elements) -> NetboxBundle:
+    return netbox_bundle(
+        fabric,
+        facts,
+        site=site or DEFAULT_SITE,
+        manufacturer_names=makers or {},
+        elements=elements,
+    )
 
 
 def _chunked(lines: Iterator[str], size: int = 64 * 1024) -> Iterator[str]:
@@ -359,14 +381,24 @@ def revision_export(
             "unknown-format", f"Unknown format {fmt!r}; use one of {', '.join(DOWNLOAD_FORMATS)}."
         )
     stem, extension, title = DOWNLOAD_FORMATS[fmt]
-    makers = manufacturer_names() if fmt == "netbox-devices" else None
+    makers = manufacturer_names() if fmt in ("netbox-devices", "netbox-bundle") else None
     key = output_key(
         "export",
         [revision_ref(revision), fmt, design.name, dict(spares_pct or {}), site, utilization]
         + [makers],
     )
-    text = cached_text(key)
-    if text is not None:  # made before from this revision, catalog and parameters
+    text = cached_text(key) if fmt not in BINARY_DOWNLOADS else None
+    if fmt in BINARY_DOWNLOADS:
+        chunks = _export_chunks_checked(
+            fmt,
+            design=design,
+            revision=revision,
+            spares_pct=spares_pct,
+            site=site,
+            makers=makers,
+            utilization=utilization,
+        )
+    elif text is not None:  # made before from this revision, catalog and parameters
         chunks = iter([text])
     else:
         chunks = keep_text(
@@ -393,7 +425,7 @@ def revision_export(
     return Export(
         filename=f"design-{design.pk}-r{revision.number}-{stem}.{extension}",
         content_type=CONTENT_TYPES[extension],
-        chunks=_chunked(chunks),
+        chunks=chunks if fmt in BINARY_DOWNLOADS else _chunked(chunks),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from django.core.management import call_command
 from inventory.models import Manufacturer
 from planner.audit.models import AuditEvent
 from planner.designs.services import design_create
+from planner.domain.outputs.netbox_bundle import BUNDLE_FILES
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "planner" / "domain" / "examples"
 CLUSTER = yaml.safe_load((EXAMPLES / "h100-superpod-4su-cluster.yaml").read_text())
@@ -56,6 +58,20 @@ def test_netbox_exports_of_a_cluster_list_every_network(api_client, cluster):
     types = Counter((r["tags"], r["type"]) for r in cables)
     assert types[("oob", "cat5e")] == 317  # RA-11333-001 V11 Table 8: 317 Cat5e
     assert AuditEvent.objects.filter(design=cluster, action="export.downloaded").count() == 2
+
+
+def test_netbox_bundle_download_is_a_zip_of_every_object_in_import_order(api_client, cluster):
+    response = api_client.get(_url(cluster, "netbox-bundle"))
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    assert response["Content-Disposition"].endswith('-netbox-bundle.zip"')
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert archive.namelist() == ["00-README.txt", *BUNDLE_FILES]
+    devices = list(csv.DictReader(io.StringIO(archive.read("07-devices.csv").decode())))
+    assert len(devices) == 327 and all(d["device_type"] for d in devices)
+    makers = archive.read("01-manufacturers.csv").decode()
+    assert Manufacturer.objects.get(slug="nvidia").name in makers  # NetBox matches by name
+    cables = archive.read("08-cables.csv").decode().count("\r\n") - 1
+    assert cables == 3283
 
 
 def test_p2p_avd_and_json_of_a_cluster(api_client, cluster):

@@ -91,7 +91,7 @@ def test_cabling_csv_streams_one_row_per_link(api_client, design):
     ("fmt", "columns"),
     [
         ("bom-csv", BOM_COLUMNS),
-        ("netbox-devices", NETBOX_DEVICE_COLUMNS),
+        ("netbox-devices", (*NETBOX_DEVICE_COLUMNS, "tags")),  # the bundle's devices file
         ("p2p", P2P_COLUMNS),
     ],
 )

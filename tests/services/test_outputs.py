@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -18,6 +19,7 @@ from planner.designs.models import DesignRevision
 from planner.designs.selectors import revision_fabric
 from planner.designs.services import RevisionConflict, design_create
 from planner.domain.outputs import CABLING_COLUMNS, NETBOX_CABLE_COLUMNS, csv_lines
+from planner.domain.outputs.netbox_bundle import BUNDLE_FILES
 from planner.outputs import services as outputs
 from tests.factories import ONE_SU_SPEC
 
@@ -148,14 +150,22 @@ def test_a_broken_revision_fails_cleanly(design, user):
 
 
 def test_cli_exports_a_saved_design_and_a_spec_file(design, tmp_path):
-    out = tmp_path / "nb.csv"
+    out = tmp_path / "nb"
     call_command("fabric", "export", str(design.pk), "--format", "netbox", "--out", str(out))
-    devices = _rows((tmp_path / "nb-devices.csv").read_text())
-    cables = list(csv.reader(io.StringIO((tmp_path / "nb-cables.csv").read_text())))
+    assert sorted(p.name for p in out.iterdir()) == list(BUNDLE_FILES)
+    devices = _rows((out / "07-devices.csv").read_text())
+    cables = list(csv.reader(io.StringIO((out / "08-cables.csv").read_text())))
     fabric = revision_fabric(design.revisions.get(number=1))
     assert len(devices) == fabric.node_count
     assert devices[0]["manufacturer"] == "NVIDIA"  # the catalog manufacturer's name
-    assert cables[0] == list(NETBOX_CABLE_COLUMNS) and len(cables) == fabric.link_count + 1
+    assert {"name": "NVIDIA", "slug": "nvidia"} in _rows((out / "01-manufacturers.csv").read_text())
+    assert cables[0] == [*NETBOX_CABLE_COLUMNS, "tags"]  # the bundle tags every cable
+    assert len(cables) == fabric.link_count + 1 and cables[1][-1] == "compute"
+    call_command(
+        "fabric", "export", str(design.pk), "--format", "netbox", "--out", str(tmp_path / "nb.zip")
+    )
+    names = zipfile.ZipFile(tmp_path / "nb.zip").namelist()
+    assert names == ["00-README.txt", *BUNDLE_FILES]
     spec_file = tmp_path / "spec.yaml"
     spec_file.write_text(
         "name: one\n"

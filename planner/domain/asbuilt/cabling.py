@@ -45,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from planner.domain.asbuilt.names import AsBuiltNameError, End, FabricNames
+from planner.domain.asbuilt.network_cables import NetworkLinks
 from planner.domain.asbuilt.parsers import Neighbour
 from planner.domain.names import ARROW, end_text
 from planner.domain.outputs.cabling import csv_lines, link_labels
@@ -222,11 +223,16 @@ def check_cabling(
     *,
     whole_fabric: bool,
     labels: Sequence[str] | None = None,
+    networks: NetworkLinks | None = None,
 ) -> CablingReport:
     """Compare the cables ``rows`` report with ``names.fabric`` (see the module docstring).
 
     ``whole_fabric``: the file describes every cable (ibnetdiscover, NetBox); otherwise only
-    the links of the devices that reported are checked.
+    the links of the devices that reported are checked. ``networks`` (the design's other
+    networks, :class:`~planner.domain.asbuilt.network_cables.NetworkLinks`): the rows on
+    their ports are checked against their links, each network on its own (its findings
+    carry ``network``; ``summary["networks"]`` counts each), the others against the compute
+    fabric.
 
     Raises
     ------
@@ -240,6 +246,11 @@ def check_cabling(
     fabric = names.fabric
     if not rows:
         raise CablingImportError([_file_error("empty", "the file lists no cables")])
+    network_rows: list[Neighbour] = []
+    if networks is not None:
+        network_rows = [row for row in rows if networks.claims(names, row)]
+        claimed = {id(row) for row in network_rows}
+        rows = [row for row in rows if id(row) not in claimed]
     errors, found, foreign_rows, reporters = _resolve(names, rows)
     if foreign_rows > FOREIGN_FRACTION * len(rows):
         errors.insert(
@@ -269,7 +280,7 @@ def check_cabling(
             if a_nodes[i] in reporters or b_nodes[i] in reporters
         }
     matched, leftovers, findings = _match(names, labels, found, design, speeds)
-    if found and not matched and in_scope:
+    if found and not matched and in_scope and not network_rows:
         raise CablingImportError(
             [
                 _file_error(
@@ -300,11 +311,15 @@ def check_cabling(
                 label=labels[link],
             )
         )
+    per_network: dict = {}
+    if networks is not None:
+        more, per_network = networks.check(names, network_rows, whole_fabric=whole_fabric)
+        findings += more
     order = {kind: i for i, kind in enumerate(FINDING_KINDS)}
     findings.sort(key=lambda f: (order[f["kind"]], f["label"]))
     counts = Counter(f["kind"] for f in findings)
     summary = {
-        "rows": len(rows),
+        "rows": len(rows) + len(network_rows),
         "cables_found": len(found),
         "links_checked": len(in_scope),
         "links_in_design": fabric.link_count,
@@ -313,6 +328,8 @@ def check_cabling(
         "findings": len(findings),
         "counts": {kind: counts.get(kind, 0) for kind in FINDING_KINDS},
     }
+    if networks is not None:
+        summary["networks"] = per_network
     return CablingReport(findings=findings, summary=summary)
 
 

@@ -38,10 +38,15 @@ the lane rate: SDR 2.5, DDR 5, QDR 10, FDR 14, EDR 25, HDR 50, NDR 100, XDR 200 
 ``netbox-cables``: a NetBox cable CSV, either the bulk-import form's columns (``side_a_device``,
 ``side_a_name``, ``side_b_device``, ``side_b_name``, ``label``, ``type``, ``status``,
 ``length``, ``length_unit``: NetBox ``CableImportForm``, netbox/dcim/forms/bulk_import.py; what
-this planner's own NetBox export writes) or the cable list's CSV export (``Device A``,
-``Termination A``, ``Device B``, ``Termination B``, ``Label``: NetBox ``CableTable``,
-netbox/dcim/tables/cables.py). A ``status`` other than ``connected`` (``planned``,
-``decommissioning``) is not a cable in place and is skipped.
+this planner's own NetBox export writes) or the cable list's CSV export (NetBox ``CableTable``,
+netbox/dcim/tables/cables.py), either "All data" (``Device A``, ``Termination A``, ``Device
+B``, ``Termination B``, ``Label`` and the rest) or "Current view", the default columns (``ID``,
+``Label``, ``Termination A``, ``Termination B``, ``Status``, ``Type``), which name the
+interfaces but not their devices: each end's device is then read from the cable's label as
+the planner's exports write it (``<rack>.U<ru>.P<port>/<rack>.U<ru>.P<port>``, or the device
+name where no rack unit is its own), and a row without such a label is refused (export "All
+data" instead). A ``status`` other than ``connected`` (``planned``, ``decommissioning``) is not
+a cable in place and is skipped.
 """
 
 from __future__ import annotations
@@ -336,15 +341,21 @@ def parse_netbox_cables(text: str, **_) -> list[Neighbour]:
     header, rows = _reader(text)
     import_form = ("side_a_device", "side_a_name", "side_b_device", "side_b_name")
     table = ("device a", "termination a", "device b", "termination b")
+    current_view = ("termination a", "termination b", "label")
+    from_label = False
     if all(c in header for c in import_form):
         a_dev, a_port, b_dev, b_port = (header.index(c) for c in import_form)
     elif all(c in header for c in table):
         a_dev, a_port, b_dev, b_port = (header.index(c) for c in table)
+    elif all(c in header for c in current_view):
+        a_dev = b_dev = None
+        a_port, b_port = header.index("termination a"), header.index("termination b")
+        from_label = True
     else:
         raise ParseError(
             "not a NetBox cable CSV: the header needs side_a_device, side_a_name, side_b_device, "
-            "side_b_name (bulk import) or Device A, Termination A, Device B, Termination B "
-            "(cable list export)",
+            "side_b_name (bulk import), Device A, Termination A, Device B, Termination B (cable "
+            "list export, All data) or Label, Termination A, Termination B (Current view)",
             row=1,
             field="header",
         )
@@ -364,6 +375,8 @@ def parse_netbox_cables(text: str, **_) -> list[Neighbour]:
         if state and state != "connected":
             continue
         values = [cell(i) for i in (a_dev, a_port, b_dev, b_port)]
+        if from_label:
+            values[0], values[2] = _label_devices(cell(label), number)
         for value, name in zip(
             values, ("side A device", "side A port", "side B device", "side B port"), strict=True
         ):
@@ -380,6 +393,28 @@ def parse_netbox_cables(text: str, **_) -> list[Neighbour]:
     return out
 
 
+def _label_devices(label: str, row: int) -> tuple[str, str]:
+    """The two devices a cable label names (``R001-01.U01.P1.1/R001-05.U01.P1.1`` ->
+    ``R001-01.U01``, ``R001-05.U01``), for NetBox's Current view export.
+
+    >>> _label_devices("R001-01.U01.P1.1/R001-05.U01.P1.1", 2)
+    ('R001-01.U01', 'R001-05.U01')
+    >>> _label_devices("customer-core.P1/R003-01.U07.P33", 2)
+    ('customer-core', 'R003-01.U07')
+    """
+    halves = label.split("/")
+    devices = [half.rsplit(".P", 1)[0] for half in halves if ".P" in half]
+    if len(halves) != 2 or len(devices) != 2 or not all(devices):
+        raise ParseError(
+            f"row {row}: NetBox's Current view names no devices, and the label "
+            f"{label[:60]!r} is not one of this planner's (<rack>.U<ru>.P<port>/...): "
+            'export the cable list with "All data" instead',
+            row=row,
+            field="label",
+        )
+    return devices[0], devices[1]
+
+
 #: Metres per NetBox cable length unit (``CableLengthUnitChoices``: km, m, cm, mi, ft, in).
 NETBOX_LENGTH_UNITS_M = {
     "km": 1000.0,
@@ -391,11 +426,30 @@ NETBOX_LENGTH_UNITS_M = {
 }
 
 
+#: NetBox's names of its length units (``CableLengthUnitChoices`` labels).
+NETBOX_LENGTH_UNIT_NAMES = {
+    "kilometers": "km",
+    "meters": "m",
+    "centimeters": "cm",
+    "miles": "mi",
+    "feet": "ft",
+    "inches": "in",
+}
+
+
 def _netbox_length(text: str, unit: str, row: int) -> float | None:
     """A cable's ``length`` in ``length_unit`` (metres when none), as metres; checked to be a
-    number inside a cable's physical range (:mod:`inventory.library.quantities`)."""
+    number inside a cable's physical range (:mod:`inventory.library.quantities`). The cable
+    list's export writes both in one cell (``10 m``).
+
+    >>> _netbox_length("10 m", "", 2), _netbox_length("3", "ft", 2), _netbox_length("", "", 2)
+    (10.0, 0.9144000000000001, None)
+    """
     if not text:
         return None
+    number, _, written = text.strip().partition(" ")
+    if written and not unit.strip():  # NetBox's cable list writes "10 m" in one column
+        text, unit = number, NETBOX_LENGTH_UNIT_NAMES.get(written.strip().lower(), written)
     unit = unit.strip().lower() or "m"
     if unit not in NETBOX_LENGTH_UNITS_M:
         raise ParseError(

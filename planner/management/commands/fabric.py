@@ -11,7 +11,7 @@ Examples::
     python manage.py fabric simulate my-spec.yaml --routing rail --dump-flows flows.json
     python manage.py fabric export my-spec.yaml --format bom-csv   # BOM CSV on standard output
     python manage.py fabric export 12 --format cabling-csv --revision 3 --out plan.csv
-    python manage.py fabric export 12 --format netbox --out nb.csv  # nb-devices.csv, nb-cables.csv
+    python manage.py fabric export 12 --format netbox --out nb.zip  # the NetBox bundle, a zip
     python manage.py fabric config my-spec.yaml --format nvue      # day-0 NVUE commands, stdout
     python manage.py fabric config 12 --format sonic --out cfg.json  # SONiC config_db per switch
     python manage.py fabric explore needs.yaml --format csv --out front.csv  # the Pareto front
@@ -60,6 +60,8 @@ from planner.designs.services import DesignError, design_build, design_create
 from planner.domain.outputs import EXPORT_FORMATS, BomError, clean_spares_pct
 from planner.domain.outputs.avd import avd_yaml_model_refusal
 from planner.domain.outputs.config import CONFIG_FORMATS, ConfigError, config_chunks
+from planner.domain.outputs.exports import DEFAULT_SITE
+from planner.domain.outputs.netbox_bundle import netbox_bundle, netbox_bundle_zip
 from planner.domain.outputs.telemetry import TelemetryError
 from planner.domain.spec import SpecError, load_spec_text
 from planner.outputs.services import (
@@ -217,9 +219,10 @@ class Command(DatabaseCommand):
             "inventory; Arista compute switches only), json (spec, summary, topology and BOM), "
             "telemetry-prometheus (Prometheus alerting rules of the telemetry plan, YAML), "
             "telemetry-gnmic (gNMIc subscriptions, YAML; not for InfiniBand). netbox writes "
-            "two files: with --out FILE, FILE-devices.csv and FILE-cables.csv (a .csv suffix of "
-            "FILE is dropped first); on standard output the devices CSV, then the cables CSV, "
-            "each after a comment line '# netbox devices' / '# netbox cables'.",
+            "the NetBox bundle, every object an empty NetBox needs in import order "
+            "(01-manufacturers.csv ... 08-cables.csv): with --out FILE.zip a zip of them; with "
+            "--out DIR those files in the directory DIR; on standard output each file after a "
+            "comment line '# netbox 01-manufacturers.csv'.",
         )
         export.add_argument(
             "spec_file",
@@ -463,7 +466,10 @@ class Command(DatabaseCommand):
             raise CommandError(f"--spares: {exc}") from exc
         fabric, context = self._source(source, options)
         fmt = options["fmt"]
-        formats = ["netbox-devices", "netbox-cables"] if fmt == "netbox" else [fmt]
+        if fmt == "netbox":
+            self._netbox(fabric, options)
+            return
+        formats = [fmt]
         if fmt.startswith("telemetry-"):
             try:
                 body = export_chunks(fmt, fabric=fabric, facts=catalog_facts(), **context)
@@ -476,7 +482,7 @@ class Command(DatabaseCommand):
                     self.stdout.write(chunk, ending="")
             return
         facts = catalog_facts()
-        makers = manufacturer_names() if fmt == "netbox" else {}
+        makers: dict[str, str] = {}
         if fmt in SUBNET_DOWNLOADS and (refused := export_refusals(fabric, facts).get(fmt)):
             raise CommandError(refused.message)
         if fmt in ("avd", "avd-yaml") and (refusal := avd_yaml_model_refusal(fabric, facts)):
@@ -495,18 +501,47 @@ class Command(DatabaseCommand):
         ]
         out = options.get("out")
         if not out:
-            for name, body in zip(formats, bodies, strict=True):
-                if fmt == "netbox":
-                    self.stdout.write(f"# netbox {name.removeprefix('netbox-')}")
+            for body in bodies:
                 for chunk in body:
                     self.stdout.write(chunk, ending="")
             return
-        targets = [Path(out)]
-        if fmt == "netbox":
-            stem = out[:-4] if out.lower().endswith(".csv") else out
-            targets = [Path(f"{stem}-devices.csv"), Path(f"{stem}-cables.csv")]
-        for target, body in zip(targets, bodies, strict=True):
-            self._write(target, body)
+        self._write(Path(out), bodies[0])
+
+    def _netbox(self, fabric, options: dict) -> None:
+        """The NetBox bundle: a zip (``--out X.zip``), a directory of its files (``--out
+        DIR``) or each file on standard output after a comment line naming it."""
+        bundle = netbox_bundle(
+            fabric,
+            catalog_facts(),
+            site=options.get("site") or DEFAULT_SITE,
+            manufacturer_names=manufacturer_names(),
+        )
+        out = options.get("out")
+        if not out:
+            for name, text in bundle.files.items():
+                self.stdout.write(f"# netbox {name}")
+                self.stdout.write(text, ending="")
+            return
+        target = Path(out)
+        if out.lower().endswith(".zip"):
+            self._write_bytes(target, netbox_bundle_zip(bundle))
+            return
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CommandError(f"cannot write {target}: {exc}") from exc
+        for name, text in bundle.files.items():
+            self._write(target / name, [text])
+
+    def _write_bytes(self, target: Path, data: bytes) -> None:
+        partial = target.with_name(target.name + ".partial")
+        try:
+            partial.write_bytes(data)
+            os.replace(partial, target)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise CommandError(f"cannot write {target}: {exc}") from exc
+        self.stderr.write(f"wrote {target}")
 
     def _source(self, source: str, options: dict):
         """The fabric of a spec file or a saved design, and its name, revision, spec, summary."""
