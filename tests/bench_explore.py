@@ -181,8 +181,11 @@ def _figures(job, took: float, logs, memory) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    """``--huge`` adds the 100,000-GPU search; ``--large-only`` runs the 1,000 candidates alone."""
-    huge = "--huge" in argv
+    """``--huge`` adds the 100,000-GPU search; ``--large-only`` runs the 1,000 candidates alone
+    (into ``explore-large.json``), ``--huge-only`` the 100,000-GPU search alone
+    (``explore-huge.json``)."""
+    huge_only = "--huge-only" in argv
+    huge = "--huge" in argv or huge_only
     large_only = "--large-only" in argv
     bench = WorkerBench("explore")
     bench.reset_stores()
@@ -209,7 +212,7 @@ def main(argv: list[str]) -> int:
         catalog_load()
         users = get_user_model().objects
         results = {}
-        for count in () if large_only else WORKER_COUNTS:
+        for count in () if large_only or huge_only else WORKER_COUNTS:
             owner = users.create_user(username=f"bench-explore-{count}")  # no reuse
             job, took, logs, memory = _explore(bench, owner, SCALING, count, timeout_s=1800)
             results[count] = _without_timings(job.result)
@@ -220,10 +223,12 @@ def main(argv: list[str]) -> int:
             for entry in report["scaling"]["workers"].values():
                 entry["speedup"] = round(one / entry["seconds"], 2)
             report["scaling"]["identical_results"] = all(r == results[1] for r in results.values())
-        owner = users.create_user(username="bench-explore-large")
-        job, took, logs, memory = _explore(bench, owner, LARGE, 2, timeout_s=3600)
-        report["large"] = {"requirements": LARGE, "workers": 2, **_figures(job, took, logs, memory)}
-        print(f"explore: 1,000 candidates on 2 processes: {took:.1f} s", flush=True)
+        if not huge_only:
+            owner = users.create_user(username="bench-explore-large")
+            job, took, logs, memory = _explore(bench, owner, LARGE, 2, timeout_s=3600)
+            figures = _figures(job, took, logs, memory)
+            report["large"] = {"requirements": LARGE, "workers": 2, **figures}
+            print(f"explore: 1,000 candidates on 2 processes: {took:.1f} s", flush=True)
         if huge:
             owner = users.create_user(username="bench-explore-huge")
             job, took, logs, memory = _explore(bench, owner, HUGE, 2, timeout_s=3600)
@@ -234,10 +239,12 @@ def main(argv: list[str]) -> int:
     finally:
         bench.drop_stores()
     OUT.mkdir(parents=True, exist_ok=True)
-    result = RESULT.with_name("explore-large.json") if large_only else RESULT
+    result = RESULT
+    if large_only or huge_only:
+        result = RESULT.with_name("explore-large.json" if large_only else "explore-huge.json")
     result.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({k: v for k, v in report.items() if k != "large"}, indent=2)[:4000])
-    return 0 if large_only or report["scaling"].get("identical_results") else 1
+    return 0 if large_only or huge_only or report["scaling"].get("identical_results") else 1
 
 
 if __name__ == "__main__":
