@@ -38,6 +38,8 @@ OUTSIDE_THE_VENV = {
     "under /usr/bin/python3",
     "sonic_yang": "SONiC's sonic-yang-mgmt over its own libyang build (no wheel on any registry): "
     "tests/data/sonic_yang/validate.py made the recorded fixtures with it, outside the venv",
+    "dcim": "NetBox's own app: tests/interop/netbox_driver.py runs inside NetBox's virtualenv "
+    "(tests/interop/netbox.lock), started by make interop",
 }
 #: Declared packages no module imports by name, and why each is there.
 USED_WITHOUT_IMPORT = {
