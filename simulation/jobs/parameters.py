@@ -695,15 +695,9 @@ class ExploreParameters(JobParameters):
     @classmethod
     def requirements_schema(cls) -> dict:
         """The requirements' JSON Schema as the explorer publishes it (draft 2020-12)."""
-        from planner.analyses.explore import requirements
+        from planner.analyses.explore.schema import REQUIREMENTS_SCHEMA
 
-        # REQUIREMENTS_SCHEMA is the explorer's (the contract); until it is there, the keys.
-        return getattr(requirements, "REQUIREMENTS_SCHEMA", None) or {
-            "type": "object",
-            "required": ["gpus"],
-            "properties": {key: {} for key in requirements.TOP_KEYS},
-            "additionalProperties": False,
-        }
+        return REQUIREMENTS_SCHEMA
 
     @classmethod
     def json_schema(cls) -> dict:

@@ -5,8 +5,8 @@ A requirements document names the GPU count (or a range), the parts and shapes a
 (servers, switches, transports, speeds, planes, topologies, tiers, oversubscription, cabling),
 the limits a candidate must keep (budget, power, racks, GPUs lost to one switch or rack,
 optical margin), the workload it is scored on and the objectives of the Pareto front. Every
-key but ``gpus`` is optional; :data:`REQUIREMENTS_SCHEMA` is its JSON Schema and
-``docs/pages/guide/explore.md`` its reference.
+key but ``gpus`` is optional; ``REQUIREMENTS_SCHEMA`` in :mod:`.schema` is its JSON Schema
+and ``docs/pages/guide/explore.md`` its reference.
 
 :func:`parse_requirements` refuses unknown keys, wrong types, unknown catalog names,
 impossible ranges and contradictions with a :class:`RequirementsError` whose ``problems``
@@ -734,12 +734,3 @@ def parse_requirements(document: Mapping, facts: CatalogFacts) -> Requirements:
     if reader.problems:
         raise RequirementsError(reader.problems)
     return req
-
-
-def __getattr__(name: str):
-    """``REQUIREMENTS_SCHEMA`` lives in :mod:`.schema` (the contract names it here too)."""
-    if name == "REQUIREMENTS_SCHEMA":
-        from .schema import REQUIREMENTS_SCHEMA
-
-        return REQUIREMENTS_SCHEMA
-    raise AttributeError(name)

@@ -9,12 +9,12 @@ from planner.analyses.explore.candidates import enumerate_candidates
 from planner.analyses.explore.evaluate import evaluate_candidate
 from planner.analyses.explore.front import explore_result
 from planner.analyses.explore.requirements import (
-    REQUIREMENTS_SCHEMA,
     ROUTINGS,
     RequirementsError,
     load_requirements_text,
     parse_requirements,
 )
+from planner.analyses.explore.schema import REQUIREMENTS_SCHEMA
 
 
 def refused(document, facts) -> dict[str, str]:
