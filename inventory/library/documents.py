@@ -312,6 +312,33 @@ def load_yaml(
     return value
 
 
+def load_json_or_yaml(text: str):
+    """Parse a document written in JSON or YAML, within the limits.
+
+    JSON is YAML, but not quite: YAML reads JSON's ``\\ud83d\\ude00`` escapes as two lone
+    surrogates, so text that parses as JSON is read as JSON, anything else as YAML with the
+    pure-Python safe loader (its error marks give the line and column).
+
+    Raises
+    ------
+    DocumentError
+        Over a limit, or a string a database cannot store.
+    yaml.YAMLError
+        Neither JSON nor YAML.
+
+    Examples
+    --------
+    >>> load_json_or_yaml('{"a": 1}'), load_json_or_yaml("a: 1")
+    ({'a': 1}, {'a': 1})
+    """
+    try:
+        return load_json(text)
+    except DocumentError:
+        raise
+    except ValueError:
+        return load_yaml(text, loader=yaml.SafeLoader)
+
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_NUMBER_CHARS",
@@ -320,6 +347,7 @@ __all__ = [
     "DocumentError",
     "check_document",
     "load_json",
+    "load_json_or_yaml",
     "load_yaml",
     "text_problem",
 ]

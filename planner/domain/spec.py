@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from inventory.library.documents import DocumentError, load_json, load_yaml
+from inventory.library.documents import DocumentError, load_json_or_yaml
 from inventory.library.quantities import range_problems
 from planner.domain.campus import parse_campus
 from planner.domain.networks import check_networks
@@ -131,12 +131,7 @@ def load_spec_text(text: str, *, name: str = "spec") -> dict:
     reported as a :class:`SpecError` naming the limit and the field.
     """
     try:
-        try:
-            document = load_json(text)
-        except DocumentError:
-            raise
-        except ValueError:
-            document = load_yaml(text, loader=yaml.SafeLoader)
+        document = load_json_or_yaml(text)
     except DocumentError as exc:
         raise SpecError([(exc.path, f"{name}: {exc}")]) from None
     except yaml.YAMLError as exc:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from inventory.library.documents import DocumentError, load_json, load_yaml
+from inventory.library.documents import DocumentError, load_json_or_yaml
 from planner.domain.catalog import CatalogFacts, DeviceModel
 
 #: The oversubscription ratios (down:up) the explorer tries, within the document's range.
@@ -252,12 +252,7 @@ class Requirements:
 def load_requirements_text(text: str) -> dict:
     """YAML or JSON text -> a document; a parse error names its line and column."""
     try:
-        try:
-            document = load_json(text)
-        except DocumentError:
-            raise
-        except ValueError:
-            document = load_yaml(text, loader=yaml.SafeLoader)
+        document = load_json_or_yaml(text)
     except DocumentError as exc:
         raise RequirementsError([problem("too-large", exc.path, str(exc))]) from None
     except yaml.YAMLError as exc:
