@@ -17,7 +17,12 @@ import pytest
 import yaml
 
 from planner.domain.fabric import ROLE, SWITCH_ROLES
-from planner.domain.outputs.telemetry import KP4_PRE_FEC_BER, TelemetryError, telemetry_plan
+from planner.domain.outputs.telemetry import (
+    KP4_PRE_FEC_BER,
+    SOURCES,
+    TelemetryError,
+    telemetry_plan,
+)
 from planner.domain.outputs.telemetry_files import (
     gnmic_chunks,
     gnmic_config,
@@ -155,7 +160,8 @@ def _gnmic_series(prefix: str, path: str, target: str | None) -> dict[str, set[s
     """Metric name -> labels for one update of subscribed ``path`` (one port / key value)."""
     labels = {"source", "subscription_name"} | ({"target"} if target else set())
     for element, keys in re.findall(r"([^/\[]+)((?:\[[^\]]*\])+)", path):
-        labels |= {f"{element}_{key}" for key in re.findall(r"\[([^=]+)=", keys)}
+        # gNMIc's GetLabels: each run of characters other than [a-zA-Z0-9_] one "_"
+        labels |= {_RUN.sub("_", f"{element}_{key}") for key in re.findall(r"\[([^=]+)=", keys)}
     values = [re.sub(r"\[[^\]]*\]", "", path)]
     if target and "/Ethernet*" in path:  # SONiC virtual path: {"Ethernet0": {field: "0"}}
         field = path.rsplit("/", 1)[1]
@@ -285,6 +291,31 @@ def test_gnmic_subscriptions(spectrum, facts):
             assert sub["sample-interval"] == "10s"
     paths = [p for sub in subs.values() for p in sub["paths"]]
     assert "/interfaces/interface[name=*]/state/counters/in-octets" in paths
+
+
+def test_eos_pfc_counters_are_aristas_openconfig_augment(facts):
+    """EOS streams PFC frames per priority under Arista's augment of OpenConfig; its gNMI path
+    report lists ``interfaces/interface/ethernet/pfc/priorities/priority/state/in-frames,leaf,
+    read,uint64,oc-yang:counter64`` (aristanetworks/yang 63be023a, EOS-4.36.1F/pathreport.csv;
+    the model's list key is ``index``, arista-intf-augments.yang)."""
+    plan = telemetry_plan(_fabric(facts, "arista-7060x6-rail", 8), facts)
+    assert set(plan.ports_by_os) == {"eos"} and plan.lossless_priority == 3
+    config = gnmic_config(plan)
+    paths = [p for sub in config["subscriptions"].values() for p in sub["paths"]]
+    base = "/interfaces/interface[name=*]/ethernet/pfc/priorities/priority[index=3]/state/"
+    assert base + "in-frames" in paths and base + "out-frames" in paths
+    storm = {r["alert"]: r for g in prometheus_rules(plan)["groups"] for r in g["rules"]}[
+        "FabricPfcPauseStorm"]  # fmt: skip
+    # gNMIc's name for the path (keys dropped, runs of other characters one "_") and its key
+    assert storm["expr"] == (
+        "increase(fabric_interfaces_interface_ethernet_pfc_priorities_priority_state_in_frames"
+        '{priority_index="3"}[1m]) > 60000'
+    )
+    assert storm["for"] == "2m" and _check_rules(plan) >= 8
+    for counter in plan.counters:  # the page links each source: a URL of the augment's repo
+        if counter.key in ("pfc_rx", "pfc_tx"):
+            keys = counter.paths["eos"].source.split("; ")
+            assert all(SOURCES[k].startswith("https://github.com/aristanetworks/") for k in keys)
 
 
 def test_infiniband_plan_uses_perfquery_and_refuses_gnmi(facts):

@@ -96,7 +96,9 @@ def _event_counter(cases, alert, name_of, labels_of):
 
 def _ethernet_cases(plan, os_name: str) -> Cases:
     cases = Cases(prometheus_rules(plan))
-    a, b = ("Ethernet0", "Ethernet8") if os_name == "sonic" else ("swp1", "swp2")
+    a, b = {"sonic": ("Ethernet0", "Ethernet8"), "eos": ("Ethernet1/1", "Ethernet2/1")}.get(
+        os_name, ("swp1", "swp2")
+    )
     ports = {"p1": a, "p2": b}
 
     def labels_of(p, firing=False):
@@ -128,15 +130,19 @@ def _ethernet_cases(plan, os_name: str) -> Cases:
     if "FabricPfcPauseStorm" in cases.rules:
         name = {p: _metric(plan, "pfc_rx", os_name, port) for p, port in ports.items()}
 
-        def pfc(p, firing=False):
+        lossless = str(plan.lossless_priority if plan.lossless_priority is not None else 3)
+
+        def pfc(p, firing=False, priority=lossless):
             if os_name == "sonic":
                 return labels_of(p, firing)
-            return {
-                "source": "leaf01",
-                "subscription_name": f"fabric-{os_name}-1s",
-                "interface_interface_id": ports[p],
-                "switch_priority_priority": "3",
-            }
+            keys = {  # the path's keys as gNMIc labels them, <element>_<key> (gnmic-prometheus)
+                # Cumulus 5.14: /qos/interfaces/interface[interface-id]/…/switch-priority[priority]
+                "nvue": {"interface_interface_id": ports[p], "switch_priority_priority": priority},
+                # EOS path report: interfaces/interface/ethernet/pfc/priorities/priority/state/
+                # in-frames (list keys name and index; aristanetworks/yang EOS-4.36.1F)
+                "eos": {"interface_name": ports[p], "priority_index": priority},
+            }[os_name]
+            return {"source": "leaf01", "subscription_name": f"fabric-{os_name}-1s", **keys}
 
         per_step = 100_000 // 4  # a 100k-frames/min storm, scraped every 15 s
         normal = 5_000 // 4  # normal PFC use: 5,000 frames/min (83/s), sustained
@@ -151,6 +157,12 @@ def _ethernet_cases(plan, os_name: str) -> Cases:
             (_series(name["p2"], pfc("p2")), f"0+{normal}x80"),
         ]
         cases.add("FabricPfcPauseStorm", burst, fires=[], quiet=["5m", "6m", "7m", "9m", "15m"])
+        if os_name != "sonic":  # the path names the priority: a collector subscribed to every
+            other = str((int(lossless) + 1) % 8)  # priority storms on another one: quiet
+            cases.add("FabricPfcPauseStorm", [
+                (_series(name["p1"], pfc("p1", priority=other)), f"0+0x20 0+{per_step}x60"),
+                (_series(name["p1"], pfc("p1")), f"0+{normal}x80"),
+            ], fires=[], quiet=["8m15s", "15m"])  # fmt: skip
     if os_name == "sonic":
         return cases
 
@@ -259,5 +271,5 @@ def test_every_alert_fires_on_its_fault_and_only_then(tmp_path, spectrum, lit, f
     ib = telemetry_plan(_fabric(facts, "h100-superpod-1su", 8), facts)
     _run(tmp_path, "infiniband", ib, _infiniband_cases(ib), promtool)
     alerts = {os: set(_ethernet_cases(p, os).rules) for os, p in plans.items()}
-    # a pause-storm rule wherever the OS names a PFC counter (EOS: no gNMI path found)
-    assert "FabricPfcPauseStorm" in alerts["nvue"] & alerts["sonic"]
+    # a pause-storm rule for every Ethernet OS (issue 38 item 5), each proven above
+    assert "FabricPfcPauseStorm" in alerts["nvue"] & alerts["sonic"] & alerts["eos"]

@@ -57,7 +57,8 @@ a rule joins them ``on(source, component_name)`` after selecting one severity
 (``threshold_severity``): one threshold per reading, never a many-to-many match. String values
 (``oper-status``) become labels only with ``strings-as-labels: true``, which the file sets.
 SONiC's virtual paths carry no keys: the port is part of the metric name (the JSON value is
-flattened under the path, ``/``-separated: ``gnmic-flattener``).
+flattened under the path, ``/``-separated: ``gnmic-flattener``). EOS's PFC counters are Arista's
+augment of OpenConfig (``arista-pfc``), as EOS's gNMI path report spells them (no module prefix).
 InfiniBand rules use the metric names of treydock/infiniband_exporter (perfquery counters).
 
 Nothing here imports Django.
@@ -149,6 +150,11 @@ SOURCES = {
     "sonic-xcvrd": "https://github.com/sonic-net/SONiC/blob/master/doc/xrcvd/"
     "transceiver-monitor-hld.md",
     "arista-yang": "https://github.com/aristanetworks/yang",
+    # EOS PFC frames per priority: augment (EOS 4.24.0F on), path report (4.34.1F on); 2026-12-07
+    "arista-pfc": "https://github.com/aristanetworks/yang/blob/63be023aa565c8943ff74e746dfefa215df"
+    "1c8d5/EOS-4.36.1F/release/openconfig/models/interfaces/arista-intf-augments.yang",
+    "arista-paths": "https://github.com/aristanetworks/yang/blob/63be023aa565c8943ff74e746dfefa215d"
+    "f1c8d5/EOS-4.36.1F/pathreport.csv",
     "perfquery": "https://manpages.ubuntu.com/manpages/noble/man8/perfquery.8.html",
     "ufm-counters": "https://docs.nvidia.com/networking/display/ufmsdnappumv4180/"
     "appendix+-+supported+port+counters+and+events",
@@ -368,6 +374,11 @@ def _ethernet_counters(priority: int | None) -> list[CounterSpec]:
             "state/counters/...)",
         )
 
+    def eos_pause(direction):  # Arista's augment, pfc/priorities/priority[index] (arista-pfc)
+        path = f"/interfaces/interface[name=*]/ethernet/pfc/priorities/priority[index={p}]/state/"
+        note = "Arista's augment of OpenConfig (arista-intf-augments), EOS 4.24.0F on"
+        return Path(path=f"{path}{direction}-frames", source="arista-pfc; arista-paths", note=note)
+
     return [
         CounterSpec(
             "in_octets", "Bytes received", "port", "bytes", "counter", False,
@@ -392,14 +403,14 @@ def _ethernet_counters(priority: int | None) -> list[CounterSpec]:
         CounterSpec(
             "pfc_rx", f"PFC pause frames received, priority {p}{pnote}", "port", "frames",
             "counter", True,
-            {"nvue": cumulus_pause("in"), "eos": none_found,
+            {"nvue": cumulus_pause("in"), "eos": eos_pause("in"),
              "openconfig": Path(note="not in openconfig-qos 0.7.0", source="oc-qos"),
              "sonic": sonic(f"SAI_PORT_STAT_PFC_{p}_RX_PKTS")},
         ),
         CounterSpec(
             "pfc_tx", f"PFC pause frames sent, priority {p}{pnote}", "port", "frames",
             "counter", True,
-            {"nvue": cumulus_pause("out"), "eos": none_found,
+            {"nvue": cumulus_pause("out"), "eos": eos_pause("out"),
              "openconfig": Path(note="not in openconfig-qos 0.7.0", source="oc-qos"),
              "sonic": sonic(f"SAI_PORT_STAT_PFC_{p}_TX_PKTS")},
         ),

@@ -75,10 +75,19 @@ def gnmic_labels(path: str) -> set[str]:
     >>> sorted(gnmic_labels("/components/component[name=*]/state/temperature/instant"))
     ['component_name', 'source', 'subscription_name']
     """
-    labels = {"source", "subscription_name"}
+    return {"source", "subscription_name"} | set(_key_labels(path))
+
+
+def _key_labels(path: str) -> dict[str, str]:
+    """``<element>_<key>`` label -> the key's value in ``path`` (``*`` for a wildcard).
+
+    >>> _key_labels("/a/priorities/priority[index=3]/state/in-frames")
+    {'priority_index': '3'}
+    """
+    labels = {}
     for element, keys in re.findall(r"([^/\[]+)((?:\[[^\]]*\])+)", path):
-        for key in re.findall(r"\[([^=\]]+)=", keys):
-            labels.add(_NON_ALNUM.sub("_", f"{element.split(':')[-1]}_{key}"))
+        for key, value in re.findall(r"\[([^=\]]+)=([^\]]*)\]", keys):
+            labels[_NON_ALNUM.sub("_", f"{element.split(':')[-1]}_{key}")] = value
     return labels
 
 
@@ -94,7 +103,10 @@ def _selector(counter: CounterSpec, os_name: str) -> str | None:
         return f'{{__name__=~"{base}_Ethernet[0-9]+_{field_name}"}}'
     if where.target:
         return None
-    return gnmic_metric(where.path)
+    # A key the path fixes (the lossless priority) is a label matcher too: the rule reads that
+    # priority only, even from a collector that subscribes to every priority.
+    fixed = [f'{k}="{v}"' for k, v in _key_labels(where.path).items() if v != "*"]
+    return gnmic_metric(where.path) + (f"{{{', '.join(fixed)}}}" if fixed else "")
 
 
 def _increase(metric: str, window: str) -> str:
