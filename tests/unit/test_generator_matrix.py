@@ -79,10 +79,16 @@ def test_known_cells(cases):
     for ratio in RATIOS:
         assert cell["DGX-H100", "QM9700", 1, ratio].status == "built"
         assert cell["DGX-B300", "SN5600", 2, ratio].status == "built"
-    # An 800G switch without a listed 2 x 400G breakout cannot take 400G server links.
-    q3401 = cell["DGX-H100", "Q3401-RD", 1, 1]
-    assert (q3401.status, q3401.fact) == ("refused", "breakout")
-    assert "no listed breakout" in q3401.reason and "Q3401-RD" in q3401.source
+    # An 800G switch without a listed 2 x 400G breakout cannot take 400G server links (no
+    # split table of the Cisco N9364E-SG2-Q was found; the SG2-O's comes from its modules).
+    sg2q = cell["DGX-H100", "N9364E-SG2-Q", 1, 1]
+    assert (sg2q.status, sg2q.fact) == ("refused", "breakout")
+    assert "no listed breakout" in sg2q.reason and "N9364E-SG2-Q" in sg2q.source
+    # A switch whose split modes are now in the catalog is refused no more for its breakout:
+    # the AIS800-32D (Edgecore's SONiC platform file lists 2 x 400G) and the DS5000 (Hedgehog's
+    # switch profile) meet the next fact, a module for their cages.
+    for switch in ("AIS800-32D", "DS5000", "7800R4-36PE"):
+        assert cell["DGX-H100", switch, 1, 1].fact != "breakout", switch
     # Spectrum-6 lists 2 x 400G (NVIDIA's SONiC platform files of the SN6600-LD and
     # SN6810-LD): what stops them now is a module for their cages, not the breakout.
     for switch in ("SN6600", "SN6810-LD"):

@@ -148,3 +148,58 @@ def test_403_day0_configs_run_the_800g_uplink_cages_whole(facts):
     assert whole == {"1x800G[400G,200G,100G,50G,40G,25G,10G]"}
     text = "\n".join(nvue_switch_lines(header, leaf))
     assert f"swp{up[0].cage}s0" not in text
+
+
+@pytest.mark.parametrize(
+    ("switch", "speed", "ports"),
+    [
+        # Arista 7800R4 datasheet p.8 line-card table (via the third-party catalog the seed
+        # cites): 36 x 800G, 72 x 400G, 288 x 100G per line card, no 200G count.
+        ("7800R4-36PE", 400, 72),
+        ("7800R4C-36PE", 100, 288),
+        ("7800R4K-36PE", 200, 0),
+        # HPE QFX5250 document (via third-party notes): 64 x 1.6T, "breakout to 128 x 800G /
+        # 256 x 400G / 512 x 200/100G".
+        ("QFX5250", 800, 128),
+        ("QFX5250", 400, 256),
+        ("QFX5250", 200, 512),
+        # AS9817-32D platform.json (the AIS800-32D's SONiC platform): 2x400G[200G] and
+        # 4x200G[100G] on each of 32 ports, no 8 x 100G on 8 lanes.
+        ("AIS800-32D", 400, 64),
+        ("AIS800-32D", 200, 128),
+        ("AIS800-32D", 100, 0),
+        # Hedgehog's celestica-ds5000 profile: 8x100G on each of 64 OSFP-800G ports.
+        ("DS5000", 100, 512),
+    ],
+)
+def test_published_split_counts_give_the_radix(facts, switch, speed, ports):
+    """Issue 36.3: the port counts the sources print per speed are the catalog's radix."""
+    assert facts.devices[switch].radix_at(speed) == ports
+
+
+@pytest.mark.parametrize(
+    ("switch", "grade", "where"),
+    [
+        ("AIS800-32D", "datasheet", "x86_64-accton_as9817_32d-r0/platform.json"),
+        ("DS5000", "secondary", "githedgehog/fabric"),
+        ("7800R4-36PE", "secondary", None),
+        ("QFX5250", "secondary", None),
+        ("Q3200-RA", "inferred", "800g200gpam4list"),
+        ("Q3401-RD", "inferred", "800g200gpam4list"),
+        ("QFX5240-64QD", "inferred", "Juniper/jvd"),
+    ],
+)
+def test_new_breakouts_carry_their_source_and_grade(facts, switch, grade, where):
+    """Each split list added for issue 36 names where it was read and how strongly: vendor
+    platform code is a datasheet, a third-party profile or catalog secondary, a sibling's
+    modes inferred (the note says why)."""
+    record = facts.parts[switch]
+    prov = record["provenance"]["cage_groups.0.breakouts"]
+    source = record["sources"][prov["source"]]
+    assert prov["grade"] == grade
+    if where is None:
+        assert source["url"] is None and source.get("title")
+    else:
+        assert where in source["url"]
+    if grade == "inferred":
+        assert prov.get("note")
