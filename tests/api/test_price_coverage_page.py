@@ -2,10 +2,12 @@
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from inventory.models import PriceBook
 from inventory.services import SEED_PRICE_BOOK
 from planner.domain.presets import load_presets
+from planner.quotes.coverage import preset_boms
 
 pytestmark = pytest.mark.django_db
 
@@ -18,6 +20,13 @@ def two_presets(monkeypatch):
     return chosen
 
 
+def _lines(presets) -> int:
+    """The presets' orderable bill-of-materials lines, counted from their real bills (not from
+    the report)."""
+    boms = preset_boms(presets)
+    return sum(len(boms[p.slug].ordered_lines()) for p in presets)
+
+
 def test_the_seed_book_page_counts_each_preset_by_grade(
     logged_in_client, prices_visible, two_presets
 ):
@@ -27,26 +36,29 @@ def test_the_seed_book_page_counts_each_preset_by_grade(
     page = logged_in_client.get(url)
     assert page.status_code == 200
     html = page.content.decode()
-    # 4 SU: 14 lines, 2 unpriced (its two racks); GB300: 12 lines, 1 unpriced (network rack)
+    # every line of both presets priced (issue 37: 100 %), racks included, estimates marked
     assert 'data-preset="h100-superpod-4su"' in html and 'data-preset="gb300-nvl72-xdr"' in html
-    assert "88.5 % of 26 lines priced" in html
-    assert "Basis: midpoint of the published range" in html  # the GB300 rack's estimate
-    assert "DGX-H100-SuperPOD-rack" in html and "not in the price book" in html
+    assert f"100.0 % of {_lines(two_presets)} lines priced" in html
+    assert " unpriced." not in html
+    assert "Basis: midpoint of the published range" in html  # the GB300 rack system's estimate
+    assert "DGX-H100-SuperPOD-rack" in html and "SR42UBDP" in html  # the racks' estimate basis
+    assert "not in the price book" not in html
 
 
-def test_a_new_offer_shows_at_once(logged_in_client, prices_visible, two_presets, catalog_editor):
+def test_a_changed_offer_shows_at_once(logged_in_client, prices_visible, two_presets):
+    """Archiving the DGX H100 rack's offers leaves the 4 SU's one compute-rack line unpriced,
+    and the page says so at once (the report is cached per book's prices)."""
     book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
     url = reverse("price-book-coverage", args=[SEED_PRICE_BOOK])
-    assert "88.5 % of 26 lines priced" in logged_in_client.get(url).content.decode()
-    book.prices.create(
-        part_category="rack",
-        part_slug="DGX-H100-SuperPOD-rack",
-        price=1,
-        currency="USD",
-        grade="estimate",
-        note="Basis: test",
+    lines = _lines(two_presets)
+    assert f"100.0 % of {lines} lines priced" in logged_in_client.get(url).content.decode()
+    archived = book.prices.filter(part_slug="DGX-H100-SuperPOD-rack").update(
+        archived_at=timezone.now()
     )
-    assert "92.3 % of 26 lines priced" in logged_in_client.get(url).content.decode()
+    assert archived >= 1
+    html = logged_in_client.get(url).content.decode()
+    assert f"{round(100 * (lines - 1) / lines, 1)} % of {lines} lines priced" in html
+    assert "DGX-H100-SuperPOD-rack" in html and "not in the price book" in html
 
 
 def test_without_the_price_right_403_and_an_unreadable_book_404(
@@ -68,8 +80,14 @@ def test_the_api_gives_the_same_figures(api_client, prices_visible, two_presets)
     assert answer.status_code == 200
     data = answer.json()
     assert data["price_book"] == SEED_PRICE_BOOK and data["currency"] == "USD"
+    boms = preset_boms(two_presets)
+    for row in data["presets"]:
+        assert row["lines"] == len(boms[row["preset"]].ordered_lines())
+        assert row["counts"]["unpriced"] == 0 and not row["unpriced"]
+        assert row["priced_pct"] == 100.0 and row["complete"]
+        assert all(line["reason"].startswith("Basis:") for line in row["estimated"])
     four_su = next(row for row in data["presets"] if row["preset"] == "h100-superpod-4su")
-    assert four_su["lines"] == 14 and four_su["counts"]["unpriced"] == 2
-    assert four_su["priced_pct"] == 85.7 and not four_su["complete"]
-    assert all(line["reason"].startswith("Basis:") for line in four_su["estimated"])
+    assert {"DGX-H100-SuperPOD-rack", "Rack-cabinet-19in"} <= {
+        line["part"] for line in four_su["estimated"]
+    }
     assert api_client.get("/api/planner/price-books/nope/coverage/").status_code == 404

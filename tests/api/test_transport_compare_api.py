@@ -86,3 +86,25 @@ def test_design_page_shows_costs_with_the_price_right(prices_visible, logged_in_
     html = logged_in_client.get(f"/designs/{design.pk}/").content.decode()
     assert 'data-testid="transport-cost-infiniband"' in html
     assert 'data-testid="transport-cost-difference"' in html
+
+
+@pytest.mark.parametrize("slug", ["gb300-nvl72-xdr", "h100-superpod-4su"])
+def test_a_preset_compares_with_no_unpriced_line_at_the_seed_book(
+    prices_visible, api_client, logged_in_client, user, slug
+):
+    """Issue 37: the GB300 comparison once showed "0.00 USD (2 unpriced lines)". At the seed
+    book every side that builds is priced completely, and the design page says no line is
+    unpriced."""
+    from planner.domain.presets import load_presets
+
+    preset = next(p for p in load_presets() if p.slug == slug)
+    design = design_create(owner=user, spec_document=preset.spec)
+    body = api_client.get(_url(design), {"price_book": SEED_PRICE_BOOK}).json()
+    built = {t: side for t, side in body["cost"]["sides"].items() if side is not None}
+    assert "infiniband" in built
+    for transport, side in built.items():
+        assert side["complete"] and not side["unpriced_parts"], (transport, side["unpriced_parts"])
+        assert all(g["unpriced_lines"] == 0 for g in side["groups"]), transport
+    html = logged_in_client.get(f"/designs/{design.pk}/").content.decode()
+    assert 'data-testid="transport-cost-infiniband"' in html  # the cost row is shown
+    assert "unpriced line" not in html and "Not compared, for unpriced lines" not in html

@@ -68,7 +68,11 @@ def test_seed_price_book(seeded):
     # never a zero.
     q3400 = Price.objects.get(book=book, part_slug="Q3400-RA")
     assert q3400.grade == "estimate" and q3400.note.startswith("Basis: QM9700")
-    assert not Price.objects.filter(part_slug="Rack-cabinet-19in").exists()  # no public price
+    # the generic cabinet: estimates only (no reseller offer of a data-centre cabinet found),
+    # each with its source URL and date (issue 37: every rack line priced)
+    cabinets = Price.objects.filter(book=book, part_slug="Rack-cabinet-19in")
+    assert cabinets.count() >= 1
+    assert all(c.grade == "estimate" and c.source_url and c.as_of for c in cabinets)
     assert not Price.objects.filter(price=0).exists()
 
 

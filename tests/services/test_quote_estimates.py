@@ -14,7 +14,7 @@ from openpyxl import load_workbook
 from pypdf import PdfReader
 
 from inventory.models import PriceBook
-from inventory.services import price_book_import_csv
+from inventory.services import SEED_PRICE_BOOK, price_book_import_csv
 from planner.designs.services import design_create
 from planner.quotes.files import CUSTOMER, ESTIMATE_MARK, quote_csv, quote_pdf, quote_xlsx
 from planner.quotes.services import quote_create, quote_price
@@ -73,3 +73,46 @@ def test_the_quote_page_marks_the_line(document, logged_in_client, prices_visibl
     html = logged_in_client.get(url).content.decode()
     assert html.count('data-testid="estimated-line"') == 1
     assert "Basis: a test list price" in html and 'data-testid="estimate-note"' in html
+
+
+@pytest.fixture
+def seed_book_document(seed_catalog, user):
+    """A 1 SU design quoted at the seed book (`inventory/library/seed/prices.yaml`)."""
+    design = design_create(owner=user, spec_document=ONE_SU_SPEC)
+    book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)
+    quote = quote_create(design=design, actor=user, customer="ACME", price_book=book)
+    return quote_price(quote)
+
+
+def test_the_seed_book_prices_every_line_its_racks_marked(
+    seed_book_document, logged_in_client, prices_visible
+):
+    """At the seed book a quote has no unpriced line; its rack lines (the generic cabinet) are
+    estimates, marked † like every other estimated line in the CSV (the internal copy with the
+    basis), XLSX and PDF copies and on the page."""
+    priced = seed_book_document.priced
+    assert priced.unpriced_lines == 0 and priced.complete
+    racks = [line for line in priced.lines if line.line.category == "rack"]
+    assert racks and all(line.offer.estimated for line in racks)
+    customer = _rows(quote_csv(seed_book_document, CUSTOMER))
+    marked = [row for row in customer[:-1] if ESTIMATE_MARK in "".join(row[:2])]
+    # the customer copy has a row per part number (a rack part's tiers merged): each rack part
+    # is one of the marked rows
+    assert {line.line.part_number or line.line.part for line in racks} <= {r[0] for r in marked}
+    internal = _rows(quote_csv(seed_book_document))
+    cabinet = next(row for row in internal if row[0] == racks[0].line.part)
+    assert cabinet[-1].startswith(f"{ESTIMATE_MARK} estimate: Basis:")
+    assert "SR42UBDP" in cabinet[-1]  # the basis names the nearest sold model
+    sheet = load_workbook(io.BytesIO(quote_xlsx(seed_book_document, CUSTOMER))).active
+    names = [str(c) for row in sheet.iter_rows(values_only=True) for c in row if c]
+    assert f"{racks[0].line.name} {ESTIMATE_MARK}" in names
+    text = " ".join(
+        page.extract_text()
+        for page in PdfReader(io.BytesIO(quote_pdf(seed_book_document, CUSTOMER))).pages
+    )
+    text = re.sub(r"\s+", " ", text)
+    assert f"{racks[0].line.name} {ESTIMATE_MARK}" in text and "Estimated price" in text
+    quote = seed_book_document.quote
+    url = reverse("planner:quote-detail", args=[quote.design.pk, quote.pk])
+    html = logged_in_client.get(url).content.decode()
+    assert html.count('data-testid="estimated-line"') == priced.estimated_lines

@@ -21,17 +21,8 @@ from planner.domain.spec import parse_spec
 
 SEED = Path(__file__).resolve().parents[2] / "inventory" / "library" / "seed"
 
-#: The only lines the seed book leaves unpriced: racks. No public cabinet price was found in the
-#: stored corpora (searched 2026-12-07; listed at the end of prices.yaml) and no part in the book
-#: is near enough to base an estimate on. Every rack line names a catalog part (the layout's
-#: rack, else the generic cabinet), so a book that has a cabinet price prices it.
-KNOWN_UNPRICED = {"DGX-H100-SuperPOD-rack", CABINET_PART}
 
-
-@pytest.fixture(scope="module")
-def seed():
-    files = read_catalog_folder(SEED)
-    facts = facts_from_records(files.parts)
+def _table(prices, facts):
     offers = [
         PriceOffer(
             p.part,
@@ -45,19 +36,27 @@ def seed():
             reference=str(index),
             grade=p.grade,
         )
-        for index, p in enumerate(files.prices)
+        for index, p in enumerate(prices)
     ]
     lengths = {
         slug: part.get("lengths_m") or []
         for slug, part in facts.parts.items()
         if part.get("category") in ("cable", "fiber")
     }
+    return PriceTable(offers, part_lengths_m=lengths)
+
+
+@pytest.fixture(scope="module")
+def seed():
+    files = read_catalog_folder(SEED)
+    facts = facts_from_records(files.parts)
     notes = {str(index): p.note for index, p in enumerate(files.prices)}
-    return facts, PriceTable(offers, part_lengths_m=lengths), notes, files.prices
+    return facts, _table(files.prices, facts), notes, files.prices
 
 
-def _priced(seed, slug):
-    facts, table, _, _ = seed
+def _priced(seed, slug, table=None):
+    facts, seed_table, _, _ = seed
+    table = seed_table if table is None else table
     preset = next(p for p in load_presets() if p.slug == slug)
 
     def price_of(part):
@@ -69,45 +68,71 @@ def _priced(seed, slug):
 
 
 @pytest.mark.parametrize("slug", [p.slug for p in load_presets()])
-def test_every_preset_line_is_priced_but_the_known_gaps(seed, slug):
+def test_every_preset_line_is_priced(seed, slug):
+    """100 % of every preset's lines priced at the seed book; what is not a seen price is an
+    estimate whose basis (the offer's note) is the line's reason."""
     priced = _priced(seed, slug)
     coverage = price_coverage(priced, notes=seed[2])
-    left = {line.part for line in coverage.unpriced}
-    assert left <= KNOWN_UNPRICED, f"{slug}: unpriced {sorted(left - KNOWN_UNPRICED)}"
-    # every line but the racks is priced; every rack line names a catalog part
-    assert {line.category for line in coverage.unpriced} <= {"rack"}
-    racks = [line.line for line in priced.lines if line.line.category == "rack"]
-    assert racks and all(line.part in seed[0].parts for line in racks), slug
-    # every estimate states its basis (the offer's note), shown as the line's reason
-    assert all(line.reason.startswith("Basis:") for line in coverage.estimated)
+    left = [(line.part, line.reason) for line in coverage.unpriced]
+    assert not left, f"{slug}: unpriced {left}"
+    assert coverage.priced_pct == 100.0 and priced.complete
     assert sum(coverage.counts.values()) == coverage.lines == len(priced.lines)
+    assert all(line.reason.startswith("Basis:") for line in coverage.estimated)
+    # every rack line names a catalog part, priced from an estimate (no seen cabinet price)
+    racks = [line for line in priced.lines if line.line.category == "rack"]
+    assert racks and all(line.line.part in seed[0].parts for line in racks), slug
+    assert {line_grade(line) for line in racks} == {"estimate"}, slug
 
 
-def test_h100_4su_prices_all_but_its_racks(seed):
-    """The 4 SU SuperPOD: 14 lines; the DGX H100 from an estimate (its list price), the
-    fibers from estimates (the nearest sold length), the rest at reseller prices; its compute
-    racks (the RA's rack) and network racks (the generic cabinet) are unpriced."""
-    priced = _priced(seed, "h100-superpod-4su")
-    coverage = price_coverage(priced, notes=seed[2])
-    assert coverage.lines == 14
-    assert {line.part for line in coverage.unpriced} == {"DGX-H100-SuperPOD-rack", CABINET_PART}
-    assert coverage.counts["unpriced"] == 2 and coverage.priced_pct == 85.7
-    grades = {line.line.part: line_grade(line) for line in priced.lines}
-    assert grades["DGX-H100"] == grades["MFP7E10-Nxxx"] == "estimate"
-    assert grades["QM9700"] == grades["MMA4Z00-NS"] == "reseller"
-
-
-def test_the_h100_cluster_prices_its_management_networks(seed):
-    """The 4 SU cluster preset (issue 37): the OOB switches, Cat5e/Cat6 cords of every length,
-    1G SFPs, QSAs, PDUs, UFM appliances and head nodes all priced (estimates with their basis);
-    only its 3 rack lines (compute, network, management) are left, from 21 unpriced lines."""
-    priced = _priced(seed, "h100-superpod-4su-cluster")
-    coverage = price_coverage(priced, notes=seed[2])
-    assert coverage.lines == 53
+def test_without_the_rack_offers_only_the_racks_go_unpriced(seed):
+    """The rack rows of prices.yaml are what price the rack lines: a book without them leaves
+    exactly the rack lines of a preset unpriced (the other lines as before)."""
+    facts, _, notes, prices = seed
+    rack_parts = {slug for slug, part in facts.parts.items() if part.get("category") == "rack"}
+    table = _table([p for p in prices if p.part not in rack_parts], facts)
+    priced = _priced(seed, "h100-superpod-4su-cluster", table)
+    coverage = price_coverage(priced, notes=notes)
     assert [(line.part, line.category) for line in coverage.unpriced] == [
         ("DGX-H100-SuperPOD-rack", "rack"),
         (CABINET_PART, "rack"),
         (CABINET_PART, "rack"),
+    ]
+
+
+def test_h100_4su_prices_every_line_its_racks_from_estimates(seed):
+    """The 4 SU SuperPOD: 14 lines, all priced; the DGX H100 from an estimate (its list price),
+    the fibers from estimates (the nearest sold length), the switch and optics at reseller
+    prices, and its compute racks (the RA's rack) and network racks (the generic cabinet) from
+    the lowest of their estimates (the cabinet only: a 42U enclosure seen at a shop)."""
+    priced = _priced(seed, "h100-superpod-4su")
+    coverage = price_coverage(priced, notes=seed[2])
+    assert coverage.lines == 14 and coverage.counts["unpriced"] == 0
+    assert coverage.priced_pct == 100.0
+    grades = {line.line.part: line_grade(line) for line in priced.lines}
+    assert grades["DGX-H100"] == grades["MFP7E10-Nxxx"] == "estimate"
+    assert grades["QM9700"] == grades["MMA4Z00-NS"] == "reseller"
+    prices = seed[3]
+    for part in ("DGX-H100-SuperPOD-rack", CABINET_PART):
+        assert grades[part] == "estimate"
+        rows = [p for p in prices if p.part == part and p.currency == "USD"]
+        assert len(rows) >= 2 and all(p.grade == "estimate" and p.url for p in rows)
+        (line,) = [x for x in priced.lines if x.line.part == part]
+        assert line.unit_cost == min(Decimal(str(p.price)) for p in rows)  # the lowest wins
+        assert "SR42UBDP" in seed[2][line.offer.reference]  # the basis names the model
+
+
+def test_the_h100_cluster_prices_its_management_networks(seed):
+    """The 4 SU cluster preset (issue 37): the OOB switches, Cat5e/Cat6 cords of every length,
+    1G SFPs, QSAs, PDUs, UFM appliances and head nodes all priced (estimates with their basis),
+    and its 3 rack lines (compute, network, management): 53 lines, none unpriced (from 21)."""
+    priced = _priced(seed, "h100-superpod-4su-cluster")
+    coverage = price_coverage(priced, notes=seed[2])
+    assert coverage.lines == 53 and not coverage.unpriced
+    racks = [(x.line.part, x.line.tier) for x in priced.lines if x.line.category == "rack"]
+    assert racks == [
+        ("DGX-H100-SuperPOD-rack", "compute"),
+        (CABINET_PART, "network"),
+        (CABINET_PART, "management"),
     ]
     grades = {}
     for line in priced.lines:
@@ -121,6 +146,8 @@ def test_the_h100_cluster_prices_its_management_networks(seed):
         "PX3-5747V-V2",
         "UFM-Enterprise-Appliance-NDR",
         "SuperPOD-H100-BCM-node",
+        "DGX-H100-SuperPOD-rack",
+        CABINET_PART,
     ):
         assert grades[part] == {"estimate"}, part
     cords = [line for line in coverage.estimated if line.part == "Cat5e-Cat6-RJ45-patch-cord"]
