@@ -10,7 +10,9 @@ class PlannerConfig(AppConfig):
     def ready(self):
         # Lazy: these modules use models, which load only once the app registry is ready.
         from inventory.hooks import install_catalog_hooks
+        from planner.audit.log import install_design_owners
         from planner.catalog_hooks import PlannerCatalogHooks
-        from planner.quotes import checks  # noqa: F401  (registers quotes.E001: the PDF's fonts)
+        from planner.designs.selectors import owned_design_ids
 
         install_catalog_hooks(PlannerCatalogHooks())
+        install_design_owners(owned_design_ids)

@@ -48,6 +48,7 @@ class FieldImport(models.Model):
     report = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        db_table = "planner_fieldimport"  # the table as it was under the planner app (kept)
         ordering = ["-created", "-id"]
 
     def __str__(self):

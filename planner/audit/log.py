@@ -16,7 +16,8 @@ nest, and long values are cut (see :func:`clean_details`).
 Who reads it
 ------------
 Owners of a team read the events of that team's designs; a design's owner reads the events of
-their designs; everyone reads the events they caused themselves; everyone signed in reads the
+their designs (the designs app, above the log, says who owns which: :func:`install_design_owners`);
+everyone reads the events they caused themselves; everyone signed in reads the
 catalog's events (parts and manufacturers created, changed, archived, deleted, imported);
 events about price books and offers, which hold price figures, are read only by those who may
 read the book (see :func:`audit_events_for`); superusers read all events.
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from django.db.models import Q, QuerySet
 
@@ -41,6 +44,7 @@ __all__ = [
     "audit_record",
     "audit_teams_for",
     "clean_details",
+    "install_design_owners",
     "part_history_for",
 ]
 
@@ -58,6 +62,28 @@ MAX_DEPTH = 4
 SUMMARY_MAX_CHARS = AuditEvent._meta.get_field("summary").max_length
 OBJECT_REF_MAX_CHARS = AuditEvent._meta.get_field("object_ref").max_length
 OBJECT_TYPE_MAX_CHARS = AuditEvent._meta.get_field("object_type").max_length
+
+
+def _no_designs(user) -> list[int]:
+    return []
+
+
+#: ``user -> ids`` of the designs ``user`` owns (a values query is fine: it is used inside a
+#: filter); set by :func:`install_design_owners`.
+_owned_design_ids: Callable[[Any], Iterable[int]] = _no_designs
+
+
+def install_design_owners(owned_design_ids: Callable[[Any], Iterable[int]]) -> None:
+    """Say who owns which design: ``owned_design_ids(user)`` gives the ids of the designs
+    ``user`` owns, whose events they read (:func:`audit_events_for`).
+
+    Called once at start-up by the designs app (``planner.apps.PlannerConfig.ready``), which
+    stands above the log: the log names a design by its id and imports nothing of designs.
+    Until it is called a design's owner reads its events only as their actor or as an owner
+    of its team.
+    """
+    global _owned_design_ids
+    _owned_design_ids = owned_design_ids
 
 
 def _clip(text: str, limit: int) -> str:
@@ -131,7 +157,7 @@ def audit_record(
     actor
         The user who acted; ``None`` or an anonymous user for the system.
     action
-        One of :class:`planner.models.AuditActionChoices`.
+        One of :class:`planner.audit.models.AuditActionChoices`.
     design
         The design acted on; its team, id and name are copied onto the event.
     team
@@ -162,11 +188,10 @@ def audit_record(
         team_id=team.pk if team is not None else None,
     )
     if design is not None:
-        event.design = design if design.pk is not None else None
         event.design_ref = design.pk
         event.design_name = design.name[: AuditEvent._meta.get_field("design_name").max_length]
         event.team_id = design.team_id
-    event.full_clean(exclude=["actor", "team", "design"])
+    event.full_clean(exclude=["actor", "team"])
     event.save()
     return event
 
@@ -219,7 +244,7 @@ def audit_events_for(user) -> QuerySet[AuditEvent]:
     )
     prices = _price_events()
     visible = (
-        Q(team_id__in=owned_teams) | Q(design__owner_id=user.pk) | Q(actor_id=user.pk)
+        Q(team_id__in=owned_teams) | Q(design_ref__in=_owned_design_ids(user)) | Q(actor_id=user.pk)
     ) & ~prices
     visible |= _catalog_events()
     if user.is_staff:

@@ -1,4 +1,11 @@
-"""The audit log's event: who did what, when, to which design or catalog entry."""
+"""The audit log's event: who did what, when, to which design or catalog entry.
+
+The audit app (label ``audit``) stands low, right above teams: every app above it writes
+events, and the event points at nothing above it. A design is named by its id and name
+(``design_ref``, ``design_name``), not by a foreign key, so events outlive the design and the
+designs app may sit above the log; who reads a design's events by owning it is told by the
+designs app (:func:`planner.audit.log.add_design_readers`).
+"""
 
 from __future__ import annotations
 
@@ -29,8 +36,9 @@ class AuditActionChoices(models.TextChoices):
 class AuditEvent(models.Model):
     """Who did what, when, to which design: written by services, never updated.
 
-    ``design`` is kept as a plain id and name as well as a foreign key, so events outlive a
-    deleted design; ``team`` is the design's team at the time (owners of that team read them).
+    The design is kept as its id and name (``design_ref``, ``design_name``), so events outlive
+    a deleted design; ``team`` is the design's team at the time (owners of that team read them).
+    The table is the one the planner app made (``planner_auditevent``), kept in place.
     """
 
     created = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -45,14 +53,9 @@ class AuditEvent(models.Model):
     team = models.ForeignKey(
         Team, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_events"
     )
-    design = models.ForeignKey(
-        "planner.Design",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="audit_events",
+    design_ref = models.PositiveIntegerField(
+        null=True, blank=True, db_index=True, help_text="The design's id (kept after a delete)."
     )
-    design_ref = models.PositiveIntegerField(null=True, blank=True)
     design_name = models.CharField(max_length=100, blank=True)
     object_type = models.CharField(max_length=40, blank=True)
     object_ref = models.CharField(max_length=64, blank=True)
@@ -60,6 +63,7 @@ class AuditEvent(models.Model):
     details = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        db_table = "planner_auditevent"  # the table as it was under the planner app (kept)
         ordering = ["-created", "-pk"]
         indexes = [models.Index(fields=["team", "-created"], name="planner_audit_team_created")]
 

@@ -97,6 +97,12 @@ def design_can_manage(user, design: Design) -> bool:
     return design.owner_id == user.pk
 
 
+def owned_design_ids(user) -> QuerySet:
+    """Ids of the designs ``user`` owns (a values query): they read those designs' audit
+    events (:func:`planner.audit.log.install_design_owners`)."""
+    return Design.objects.filter(owner_id=user.pk).values("pk")
+
+
 def design_get_for(user, pk, *, write: bool = False, manage: bool = False) -> Design:
     """The design ``pk`` if ``user`` may read it (and write or manage it, when asked).
 

@@ -1,23 +1,19 @@
-"""Design API routes, mounted at ``/api/planner/``."""
+"""Design API routes, mounted at ``/api/planner/``; the quotes', as-built imports' and audit
+log's routes there come from their apps (``planner.<app>.api.urls``)."""
 
-from django.urls import path
+from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from planner.asbuilt.api import cabling as asbuilt_cabling
-from planner.asbuilt.api import counters as asbuilt_counters
-from planner.audit import api as audit
 from planner.designs.api import canvas, optical, transport, views, wizard
 from planner.designs.api import failures as failures_api
 from planner.designs.api import latency as latency_api
 from planner.designs.api import resilience as resilience_api
 from planner.designs.api import whatif as whatif_api
 from planner.outputs import api as outputs
-from planner.quotes import api as quotes
 from simulation.api import overlays
 
 router = DefaultRouter()
 router.register("designs", views.DesignViewSet, basename="design")
-router.register("audit", audit.AuditEventViewSet, basename="audit-event")
 
 revisions = views.DesignRevisionViewSet.as_view({"get": "list", "post": "create"})
 revision = views.DesignRevisionViewSet.as_view({"get": "retrieve"})
@@ -84,31 +80,6 @@ urlpatterns = [
         name="design-revision-failures",
     ),
     path(
-        "designs/<int:design_pk>/revisions/<int:number>/as-built/cabling/",
-        asbuilt_cabling.RevisionCablingImportsView.as_view(),
-        name="design-revision-asbuilt-cabling",
-    ),
-    path(
-        "designs/<int:design_pk>/revisions/<int:number>/as-built/cabling/<int:pk>/",
-        asbuilt_cabling.RevisionCablingImportView.as_view(),
-        name="design-revision-asbuilt-cabling-detail",
-    ),
-    path(
-        "designs/<int:design_pk>/revisions/<int:number>/as-built/cabling/<int:pk>/csv/",
-        asbuilt_cabling.RevisionCablingImportCsvView.as_view(),
-        name="design-revision-asbuilt-cabling-csv",
-    ),
-    path(
-        "designs/<int:design_pk>/revisions/<int:number>/as-built/overlay/",
-        asbuilt_cabling.RevisionAsBuiltOverlayView.as_view(),
-        name="design-revision-asbuilt-overlay",
-    ),
-    path(
-        "designs/<int:design_pk>/revisions/<int:number>/counters/",
-        asbuilt_counters.RevisionCountersView.as_view(),
-        name="design-revision-counters",
-    ),
-    path(
         "designs/<int:design_pk>/revisions/<int:number>/transport-comparison/",
         transport.RevisionTransportComparisonView.as_view(),
         name="design-revision-transport-comparison",
@@ -122,57 +93,6 @@ urlpatterns = [
         "designs/<int:design_pk>/topology/preview/",
         canvas.DesignTopologyPreviewView.as_view(),
         name="design-topology-preview",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/",
-        quotes.QuoteListView.as_view(),
-        name="design-quote-list",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/",
-        quotes.QuoteDetailView.as_view(),
-        name="design-quote-detail",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/priced/",
-        quotes.QuotePricedView.as_view(),
-        name="design-quote-priced",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/pdf/",
-        quotes.QuoteFileView.as_view(),
-        {"fmt": "pdf"},
-        name="design-quote-pdf",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/csv/",
-        quotes.QuoteFileView.as_view(),
-        {"fmt": "csv"},
-        name="design-quote-csv",
-    ),
-    *[
-        path(
-            f"designs/<int:design_pk>/quotes/<int:pk>/{step}/",
-            quotes.QuoteTransitionView.as_view(step=step),
-            name=f"design-quote-{step}",
-        )
-        for step in ("send", "approve", "accept", "decline")
-    ],
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/reprice/",
-        quotes.QuoteRepriceView.as_view(),
-        name="design-quote-reprice",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/diff/",
-        quotes.QuoteDiffView.as_view(),
-        name="design-quote-diff",
-    ),
-    path(
-        "designs/<int:design_pk>/quotes/<int:pk>/xlsx/",
-        quotes.QuoteFileView.as_view(),
-        {"fmt": "xlsx"},
-        name="design-quote-xlsx",
     ),
     path(
         "designs/<int:design_pk>/revisions/<int:number>/bom/",
@@ -200,10 +120,9 @@ urlpatterns = [
         name="design-cabling-import",
     ),
     path("link-options/", canvas.LinkOptionsView.as_view(), name="link-options"),
-    path(
-        "price-books/<slug:slug>/coverage/",
-        quotes.PriceBookCoverageView.as_view(),
-        name="api-price-book-coverage",
-    ),
+    # The apps above the designs give their own routes, under the same prefix.
+    path("", include("planner.quotes.api.urls")),
+    path("", include("planner.asbuilt.api.urls")),
+    path("", include("planner.audit.api.urls")),
     *router.urls,
 ]

@@ -1,11 +1,9 @@
 """Design pages, under ``designs/`` (namespace ``planner``)."""
 
-from django.urls import path
+from django.urls import include, path
 
-from planner.asbuilt.views import cabling as asbuilt_views
 from planner.designs import views
 from planner.outputs import views as output_views
-from planner.quotes import views as quote_views
 
 app_name = "planner"
 urlpatterns = [
@@ -33,37 +31,9 @@ urlpatterns = [
         output_views.revision_download,
         name="revision-download",
     ),
-    path(
-        "<int:pk>/revisions/<int:number>/as-built/",
-        asbuilt_views.revision_asbuilt,
-        name="revision-asbuilt",
-    ),
-    path(
-        "<int:pk>/revisions/<int:number>/as-built/<int:import_pk>/csv/",
-        asbuilt_views.revision_asbuilt_csv,
-        name="revision-asbuilt-csv",
-    ),
+    path("<int:pk>/revisions/<int:number>/as-built/", include("planner.asbuilt.urls")),
     path("<int:pk>/cabling/import/", output_views.cabling_import, name="cabling-import"),
-    path("<int:pk>/quotes/", quote_views.quote_list, name="quote-list"),
-    path("<int:pk>/quotes/new/", quote_views.quote_new, name="quote-new"),
-    path("<int:pk>/quotes/<int:quote_pk>/", quote_views.quote_detail, name="quote-detail"),
-    path("<int:pk>/quotes/<int:quote_pk>/edit/", quote_views.quote_edit, name="quote-edit"),
-    path("<int:pk>/quotes/<int:quote_pk>/delete/", quote_views.quote_delete, name="quote-delete"),
-    path("<int:pk>/quotes/<int:quote_pk>/diff/", quote_views.quote_diff, name="quote-diff"),
-    *[
-        path(
-            f"<int:pk>/quotes/<int:quote_pk>/{step}/",
-            quote_views.quote_step,
-            {"step": step},
-            name=f"quote-{step}",
-        )
-        for step in quote_views.STEP_DONE
-    ],
-    path(
-        "<int:pk>/quotes/<int:quote_pk>/<str:fmt>/",
-        quote_views.quote_download,
-        name="quote-download",
-    ),
+    path("<int:pk>/quotes/", include("planner.quotes.urls")),
     path(
         "<int:pk>/revisions/<int:number>/spec.<str:fmt>",
         views.design_spec_download,

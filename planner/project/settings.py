@@ -105,10 +105,14 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
-    "planner.teams",  # label "teams": the bottom rung (inventory and planner point at it)
-    "planner",
+    # Our apps, bottom up (tests/unit/test_migration_graph.py keeps the migrations so).
+    "planner.teams",  # label "teams": the bottom rung (everything else points at it)
+    "planner.audit",  # label "audit": every app above writes to it
     "inventory",
-    "simulation",
+    "planner",  # the designs (and, through its ready(), the glue between the apps)
+    "simulation",  # the jobs
+    "planner.quotes",  # label "quotes"
+    "planner.asbuilt",  # label "asbuilt"
 ]
 
 MIDDLEWARE = [

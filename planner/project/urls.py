@@ -5,11 +5,10 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from planner.audit import views as audit_views
 from planner.navigation import views as navigation_views
 from planner.project import views as project_views
 from planner.project.docs_site import docs_site
-from planner.quotes import views as quote_views
+from planner.quotes.urls import catalog_urlpatterns as quote_catalog_urls
 
 urlpatterns = [
     path("", navigation_views.home, name="home"),
@@ -22,13 +21,9 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/token/", project_views.account_token, name="account-token"),
     path("designs/", include("planner.project.design_urls")),
-    path("audit/", audit_views.audit_list, name="audit-list"),
+    path("audit/", include("planner.audit.urls")),
     path("teams/", include("planner.teams.urls")),
-    path(
-        "catalog/price-books/<slug:slug>/coverage/",
-        quote_views.price_book_coverage,
-        name="price-book-coverage",
-    ),
+    path("catalog/", include(quote_catalog_urls)),  # a price book's coverage, by the quotes
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
     path("explore/", include("simulation.explore_urls")),

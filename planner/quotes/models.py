@@ -196,6 +196,7 @@ class Quote(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "planner_quote"  # the table as it was under the planner app (kept in place)
         ordering = ["-year", "-sequence", "-version"]
         constraints = [
             models.UniqueConstraint(
@@ -308,6 +309,9 @@ class QuoteNumberSequence(models.Model):
 
     year = models.PositiveSmallIntegerField(unique=True)
     last = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        db_table = "planner_quotenumbersequence"  # kept in place from the planner app
 
     def __str__(self):
         return f"{self.year}: {self.last}"

@@ -225,7 +225,7 @@ def quote_list(request, pk):
         "may_view_prices": user_can_view_prices(request.user),
         "today": timezone.localdate(),
     }
-    return render(request, "planner/quotes/quote_list.html", context)
+    return render(request, "quotes/quote_list.html", context)
 
 
 def _form_page(request, design, quote: Quote | None):
@@ -258,7 +258,7 @@ def _form_page(request, design, quote: Quote | None):
         "may_view_prices": may_view_prices,
         "price_terms_hidden": quotes.PRICE_TERMS_HIDDEN,
     }
-    return render(request, "planner/quotes/quote_form.html", context)
+    return render(request, "quotes/quote_form.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -397,7 +397,7 @@ def quote_diff(request, pk, quote_pk):
                 "new": presentation.money_text(diff.new_sell_total),
                 "delta": _signed_money(diff.sell_delta),
             }
-    return render(request, "planner/quotes/quote_diff.html", context)
+    return render(request, "quotes/quote_diff.html", context)
 
 
 @require_GET
@@ -541,7 +541,7 @@ def _detail_page(
             m for messages_ in (refused.message_dict.values() if refused else []) for m in messages_
         ],
     }
-    return render(request, "planner/quotes/quote_detail.html", context, status=status)
+    return render(request, "quotes/quote_detail.html", context, status=status)
 
 
 def _price_tables(document, money) -> tuple[list[dict], list[dict], list[dict]]:
@@ -636,7 +636,7 @@ def quote_download(request, pk, quote_pk, fmt):
         )
     except PermissionDenied as exc:
         context = {"design": design, "quote": quote, "message": str(exc)}
-        return render(request, "planner/quotes/no_prices.html", context, status=403)
+        return render(request, "quotes/no_prices.html", context, status=403)
     response = HttpResponse(export.content, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
@@ -665,4 +665,4 @@ def price_book_coverage(request, slug):
         "lines": lines,
         "priced_pct": round(100.0 * (lines - totals["unpriced"]) / lines, 1) if lines else 100.0,
     }
-    return render(request, "planner/quotes/price_coverage.html", context)
+    return render(request, "quotes/price_coverage.html", context)

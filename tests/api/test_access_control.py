@@ -77,7 +77,7 @@ def _design(owner, name, team, sharing):
     asbuilt = FieldImport.objects.create(
         revision=design.revisions.get(number=1), kind="cabling", source_format="lldp-csv"
     )
-    event = AuditEvent.objects.filter(design=design).order_by("-pk").first()
+    event = AuditEvent.objects.filter(design_ref=design.pk).order_by("-pk").first()
     objects = {
         "design": design.pk,
         "revision": 1,

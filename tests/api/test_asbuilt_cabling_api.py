@@ -64,7 +64,7 @@ def test_upload_reports_stores_lists_and_draws(api_client, design):
     assert body["summary"]["counts"]["missing"] == 1
     finding = body["findings"][0]
     assert finding["kind"] == "missing" and finding["a"]["rack"] and finding["b"]["ru"]
-    event = AuditEvent.objects.get(action=AuditActionChoices.IMPORT_APPLIED, design=design)
+    event = AuditEvent.objects.get(action=AuditActionChoices.IMPORT_APPLIED, design_ref=design.pk)
     assert event.object_type == "asbuilt-cabling" and event.object_ref == str(body["id"])
     listed = api_client.get(_url(design, "cabling/")).json()
     assert [item["id"] for item in listed] == [body["id"]] and "findings" not in listed[0]
@@ -103,7 +103,7 @@ def test_bad_files_are_refused_naming_the_row(api_client, design, fmt, text, exp
     assert problem["message"] and answer.json()["detail"]
     assert not FieldImport.objects.exists()
     assert not AuditEvent.objects.filter(
-        action=AuditActionChoices.IMPORT_APPLIED, design=design
+        action=AuditActionChoices.IMPORT_APPLIED, design_ref=design.pk
     ).exists()
 
 

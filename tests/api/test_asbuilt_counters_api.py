@@ -61,7 +61,7 @@ def test_import_stores_the_overlay_and_the_canvas_reads_it(api_client, design):
     assert link["util"] == pytest.approx(250e9 * 8 / 10 / (link["speed_gbps"] * 1e9), abs=1e-4)
     assert body["simulation"] is None
     assert FieldImport.objects.get().kind == "counters"
-    event = AuditEvent.objects.get(action=AuditActionChoices.IMPORT_APPLIED, design=design)
+    event = AuditEvent.objects.get(action=AuditActionChoices.IMPORT_APPLIED, design_ref=design.pk)
     assert event.object_type == "counter-snapshot"
     assert api_client.get(_url(design)).json()["links"] == body["links"]
     Job.objects.create(
@@ -109,7 +109,7 @@ def test_bad_snapshots_are_refused_naming_the_cause(api_client, design, case, ex
     assert problem["message"] and answer.json()["detail"]
     assert not FieldImport.objects.exists()
     assert not AuditEvent.objects.filter(
-        action=AuditActionChoices.IMPORT_APPLIED, design=design
+        action=AuditActionChoices.IMPORT_APPLIED, design_ref=design.pk
     ).exists()
 
 

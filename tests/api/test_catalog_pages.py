@@ -636,7 +636,7 @@ def test_price_book_header_only_upload_asks_again_before_removing_everything(
 def test_price_book_one_offer_added_changed_and_removed_in_the_page(
     logged_in_client, book, prices_visible
 ):
-    from planner.models import AuditEvent
+    from planner.audit.models import AuditEvent
 
     add = reverse("inventory:price-add", args=["web-2026"])
     bad = logged_in_client.post(add, {"part": "NO-SUCH", "price": "5", "currency": "USD"})

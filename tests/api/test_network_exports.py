@@ -57,7 +57,7 @@ def test_netbox_exports_of_a_cluster_list_every_network(api_client, cluster):
     cables = _rows(api_client.get(_url(cluster, "netbox-cables")))
     types = Counter((r["tags"], r["type"]) for r in cables)
     assert types[("oob", "cat5e")] == 317  # RA-11333-001 V11 Table 8: 317 Cat5e
-    assert AuditEvent.objects.filter(design=cluster, action="export.downloaded").count() == 2
+    assert AuditEvent.objects.filter(design_ref=cluster.pk, action="export.downloaded").count() == 2
 
 
 def test_netbox_bundle_download_is_a_zip_of_every_object_in_import_order(api_client, cluster):

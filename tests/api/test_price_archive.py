@@ -9,9 +9,9 @@ from django.urls import reverse
 from inventory import selectors, services
 from inventory.models import CATEGORY_MODELS, Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
+from planner.audit.models import AuditEvent
 from planner.designs.adapters import price_of_factory, price_table
 from planner.designs.cache import price_fingerprint
-from planner.models import AuditEvent
 
 
 def table_offer(offer):

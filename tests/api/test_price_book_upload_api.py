@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 
 from inventory.models import Price
 from inventory.services import SEED_PRICE_BOOK, price_book_export_csv
-from planner.models import AuditEvent
+from planner.audit.models import AuditEvent
 from tests.api import test_catalog_governance as governance
 from tests.api.test_catalog_governance import api, page
 

@@ -16,10 +16,8 @@ from __future__ import annotations
 import zlib
 from decimal import Decimal
 
-import pytest
 from django.contrib.auth.models import Permission, User
 from django.contrib.contenttypes.models import ContentType
-from django.db import connections
 from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import override_settings
 
@@ -27,34 +25,18 @@ from inventory.models import Price, PriceBook
 from planner.audit.models import AuditEvent
 from planner.designs.models import Design, DesignRevision
 from planner.teams.models import Team, TeamMembership
+from tests.models.old_state import ALIAS
 
-ALIAS = "before_teams"
 OLD = "tests.data.before_teams.{}.migrations"
 OLD_MODULES = {
     "teams": None,  # no such app before the move
+    "audit": None,
+    "quotes": None,
+    "asbuilt": None,
     "planner": OLD.format("planner"),
     "inventory": OLD.format("inventory"),
     "simulation": OLD.format("simulation"),
 }
-
-
-@pytest.fixture
-def old_connection(django_db_blocker):
-    """A second connection, to an empty SQLite database in memory."""
-    settings = connections.configure_settings(
-        {
-            "default": connections.settings["default"],
-            ALIAS: {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"},
-        }
-    )
-    connections.settings[ALIAS] = settings[ALIAS]
-    with django_db_blocker.unblock():
-        try:
-            yield connections[ALIAS]
-        finally:
-            connections[ALIAS].close()
-            del connections[ALIAS]
-            del connections.settings[ALIAS]
 
 
 def _populate_old(apps) -> dict:
@@ -168,7 +150,7 @@ def test_a_populated_database_migrates_in_place(old_connection):
     assert Design.objects.using(db).get(pk=ids["private"]).team_id is None
     assert DesignRevision.objects.using(db).filter(summary__gpus=8).count() == 2
     event = AuditEvent.objects.using(db).get()
-    assert (event.team_id, event.design_id) == (ids["blue"], ids["shared"])
+    assert (event.team_id, event.design_ref) == (ids["blue"], ids["shared"])
     assert User.objects.using(db).count() == 3
     # Permissions follow the model to its new app label.
     assert ContentType.objects.using(db).filter(app_label="planner", model="team").count() == 0

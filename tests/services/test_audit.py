@@ -21,6 +21,7 @@ from inventory.services import (
 from planner.audit.log import DETAILS_MAX_CHARS, audit_events_for, audit_record, clean_details
 from planner.audit.models import AuditActionChoices, AuditEvent
 from planner.designs import selectors
+from planner.designs.models import Design
 from planner.designs.services import (
     DesignError,
     design_create,
@@ -59,7 +60,7 @@ def test_design_life_is_recorded_and_outlives_the_design(seed_catalog, user, tea
     design = design_create(owner=user, spec_document=TINY_SPEC, team=team, sharing="team-edit")
     created = AuditEvent.objects.get(action=AuditActionChoices.DESIGN_CREATED)
     assert created.action == AuditActionChoices.DESIGN_CREATED
-    assert (created.actor, created.design, created.team) == (user, design, team)
+    assert (created.actor, created.team) == (user, team)
     assert (created.design_ref, created.design_name) == (design.pk, "Tiny")
     assert created.details["gpus"] == 32
 
@@ -87,7 +88,7 @@ def test_design_life_is_recorded_and_outlives_the_design(seed_catalog, user, tea
     design_pk = design.pk
     design_delete(design=design, actor=user)
     deleted = AuditEvent.objects.get(action="design.deleted")
-    assert deleted.design is None  # the design is gone, the record of it is not
+    assert not Design.objects.filter(pk=design_pk).exists()  # gone; the record of it is not
     assert (deleted.design_ref, deleted.design_name, deleted.team) == (design_pk, "Renamed", team)
     assert AuditEvent.objects.filter(design_ref=design_pk).count() == 6
 
@@ -116,15 +117,15 @@ def test_jobs_submitted_and_cancelled(seed_catalog, user, no_broker):
         ("job.submitted", str(reused_or_new.pk)),
         ("job.cancelled", str(job.pk)),
     ]
-    assert events[0].design == design and "revision 1 of “Tiny”" in events[0].summary
-    assert events[1].design is None and events[1].actor == user
+    assert events[0].design_ref == design.pk and "revision 1 of “Tiny”" in events[0].summary
+    assert events[1].design_ref is None and events[1].actor == user
 
 
 def test_imports_are_recorded_without_prices(seed_catalog, user):
     text = catalog_export_csv("switch")
     catalog_import_csv(category="switch", text=text, origin="switches.csv", actor=user)
     event = AuditEvent.objects.filter(action="import.applied", actor=user).get()
-    assert event.object_ref == "switches.csv" and event.design is None
+    assert event.object_ref == "switches.csv" and event.design_ref is None
     assert "unchanged" in event.summary
 
     book = PriceBook.objects.get(slug=SEED_PRICE_BOOK)

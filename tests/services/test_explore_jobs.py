@@ -163,7 +163,9 @@ def test_open_as_design_creates_the_owners_design_audited(client, explored, othe
     assert revision.summary["gpus"] == 256
     assert candidate["key"] in revision.message
     assert (
-        AuditEvent.objects.filter(design=design, action=AuditActionChoices.DESIGN_CREATED).count()
+        AuditEvent.objects.filter(
+            design_ref=design.pk, action=AuditActionChoices.DESIGN_CREATED
+        ).count()
         == 1
     )
     # another user sees no such job, and opens nothing

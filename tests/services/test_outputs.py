@@ -68,7 +68,7 @@ def test_downloads_are_audited(design, user):
     text = _download(user, design)
     assert len(_rows(text)) == revision_fabric(design.revisions.get(number=1)).link_count
     event = AuditEvent.objects.get(action=AuditActionChoices.EXPORT_DOWNLOADED)
-    assert event.actor == user and event.design_id == design.pk
+    assert event.actor == user and event.design_ref == design.pk
     assert event.details["format"] == "cabling-csv"
 
 
@@ -102,7 +102,7 @@ def test_bad_rows_are_reported_by_row_and_nothing_is_written(design, user):
     assert found == [(4, "a_port", "bad-port"), (9, "b_device", "unknown-device")]
     assert DesignRevision.objects.filter(design=design).count() == 1
     assert not AuditEvent.objects.filter(
-        action=AuditActionChoices.IMPORT_APPLIED, design=design
+        action=AuditActionChoices.IMPORT_APPLIED, design_ref=design.pk
     ).exists()
 
 

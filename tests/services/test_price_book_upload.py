@@ -15,7 +15,7 @@ from inventory.services import (
     price_book_import_csv,
     price_book_import_preview,
 )
-from planner.models import AuditEvent
+from planner.audit.models import AuditEvent
 
 
 @pytest.fixture

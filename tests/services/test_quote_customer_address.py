@@ -19,7 +19,7 @@ from planner.quotes.models import Quote
 from planner.quotes.services import quote_create, quote_reprice, quote_send, quote_update
 from tests.factories import ONE_SU_SPEC
 
-MIGRATION = importlib.import_module("planner.migrations.0008_quote_customer_address_terms")
+MIGRATION = importlib.import_module("planner.quotes.migrations.0004_customer_address_terms")
 # Test prices (not real ones).
 PRICES_CSV = """part,price,currency,seller,condition,length_m
 QM9700,30000,USD,Seller A,new,

@@ -90,7 +90,8 @@ def _patch_routes(resolver=None, prefix="") -> dict[str, type]:
 
 def test_every_patch_route_writes_through_a_serializer_with_the_rule():
     from planner.designs.api.serializers import DesignUpdateSerializer
-    from planner.quotes.api import QuoteDetailView, QuoteWriteSerializer
+    from planner.quotes.api.serializers import QuoteWriteSerializer
+    from planner.quotes.api.views import QuoteDetailView
     from planner.teams.api.serializers import MemberChangeSerializer
     from planner.teams.api.views import MemberDetailView
 

@@ -97,7 +97,7 @@ def _page(request, design, revision, *, form=None, problems=None, status=200):
         "findings": (chosen or {}).get("findings", [])[:PAGE_FINDINGS],
         "page_findings": PAGE_FINDINGS,
     }
-    return render(request, "planner/asbuilt/revision_asbuilt.html", context, status=status)
+    return render(request, "asbuilt/revision_asbuilt.html", context, status=status)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import planner.models
+import planner.quotes.models
 
 
 class Migration(migrations.Migration):
@@ -76,7 +76,7 @@ class Migration(migrations.Migration):
                         help_text="Spares percent per category (missing = 0).",
                     ),
                 ),
-                ("valid_until", models.DateField(default=planner.models.quote_default_valid_until)),
+                ("valid_until", models.DateField(default=planner.quotes.models.quote_default_valid_until)),
                 ("notes", models.TextField(blank=True, max_length=4000)),
                 ("created", models.DateTimeField(auto_now_add=True)),
                 ("updated", models.DateTimeField(auto_now=True)),

@@ -1,20 +1,15 @@
-"""Audit API, mounted at ``/api/planner/audit/``: read-only, paginated, newest first.
-
-Without the price right (:func:`planner.designs.selectors.user_can_view_prices`) an event's
-``details`` leave out price figures and price terms (:func:`details_without_prices`): a quote's
-change of discount, margin or notes is named in the summary, its values are not shown.
-"""
+"""The audit event as the API gives it; price figures left out of ``details`` for users
+without the price right (:func:`details_without_prices`)."""
 
 from __future__ import annotations
 
 import re
 
-from rest_framework import mixins, serializers, viewsets
+from rest_framework import serializers
 
-from planner.audit.log import audit_events_for
 from planner.audit.models import AuditEvent
-from planner.audit.views import AuditEventFilterSet
-from planner.teams.selectors import user_can_view_prices
+
+__all__ = ["PRICE_DETAIL_KEYS", "AuditEventSerializer", "details_without_prices"]
 
 #: ``details`` keys (at any depth) that hold a price figure or a quote's price terms.
 PRICE_DETAIL_KEYS = re.compile(
@@ -75,27 +70,3 @@ class AuditEventSerializer(serializers.ModelSerializer):
         if not self.context.get("may_view_prices", False):
             data["details"] = details_without_prices(data["details"])
         return data
-
-
-class AuditEventViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Who did what, when: design changes, job runs, exports, imports and quote changes.
-
-    Owners of a team read its designs' events; a design's owner reads that design's; everyone
-    reads the events they caused; others' events are invisible (404).
-    """
-
-    queryset = AuditEvent.objects.none()  # for the schema; get_queryset() scopes to the user
-    serializer_class = AuditEventSerializer
-    filterset_class = AuditEventFilterSet
-    search_fields = ["summary", "design_name"]
-    ordering_fields = ["created"]
-
-    def get_serializer_context(self):
-        context = super().get_serializer_context()
-        context["may_view_prices"] = user_can_view_prices(self.request.user)
-        return context
-
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):
-            return AuditEvent.objects.none()
-        return audit_events_for(self.request.user)

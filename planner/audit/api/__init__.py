@@ -1,0 +1,1 @@
+"""The audit log's API (routes in :mod:`planner.audit.api.urls`)."""

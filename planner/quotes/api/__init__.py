@@ -1,0 +1,1 @@
+"""The quotes API (routes in :mod:`planner.quotes.api.urls`)."""

@@ -1,0 +1,6 @@
+"""Unchanged by the move of the audit log, quotes and as-built imports: the migration as it is
+today."""
+
+import importlib
+
+Migration = importlib.import_module("simulation.migrations.0006_job_kind_explore").Migration
