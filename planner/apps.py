@@ -2,10 +2,13 @@ from django.apps import AppConfig
 
 
 class PlannerConfig(AppConfig):
-    """Designs: fabric specs, generated topologies and their revisions."""
+    """The project's glue, no models of its own: the ``fabric`` CLI and the other management
+    commands, the template tags, and at start-up what the lower apps ask of those above them
+    without importing them (the catalog's hooks, the audit log's design owners). The designs
+    are the ``designs`` app (:mod:`planner.designs`)."""
 
     name = "planner"
-    verbose_name = "Designs"
+    verbose_name = "Fabric Planner"
 
     def ready(self):
         # Lazy: these modules use models, which load only once the app registry is ready.

@@ -51,7 +51,7 @@ class Job(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="jobs"
     )
     design_revision = models.ForeignKey(
-        "planner.DesignRevision",
+        "designs.DesignRevision",
         on_delete=models.CASCADE,
         null=True,
         blank=True,

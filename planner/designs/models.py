@@ -56,6 +56,7 @@ class Design(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "planner_design"  # the table as it was under the planner app (kept in place)
         ordering = ["-updated", "-pk"]
         constraints = [
             models.CheckConstraint(
@@ -129,6 +130,7 @@ class DesignRevision(models.Model):
     )
 
     class Meta:
+        db_table = "planner_designrevision"  # kept in place from the planner app
         ordering = ["design", "-number"]
         constraints = [
             models.UniqueConstraint(fields=["design", "number"], name="planner_revision_unique"),

@@ -109,10 +109,11 @@ INSTALLED_APPS = [
     "planner.teams",  # label "teams": the bottom rung (everything else points at it)
     "planner.audit",  # label "audit": every app above writes to it
     "inventory",
-    "planner",  # the designs (and, through its ready(), the glue between the apps)
+    "planner.designs",  # label "designs"
     "simulation",  # the jobs
     "planner.quotes",  # label "quotes"
     "planner.asbuilt",  # label "asbuilt"
+    "planner",  # the glue: commands, template tags, the lower apps' hooks (no models)
 ]
 
 MIDDLEWARE = [
@@ -287,8 +288,8 @@ SPECTACULAR_SETTINGS = {
         "AsBuiltCablingFormatEnum": "planner.asbuilt.services.CABLING_FORMATS",
         "JobStatusEnum": "simulation.models.JobStatusChoices",
         "TeamRoleEnum": "planner.teams.models.TeamRoleChoices",
-        "DesignRevisionKindEnum": "planner.models.DesignRevisionKindChoices",
-        "DesignSharingEnum": "planner.models.DesignSharingChoices",
+        "DesignRevisionKindEnum": "planner.designs.models.DesignRevisionKindChoices",
+        "DesignSharingEnum": "planner.designs.models.DesignSharingChoices",
     },
 }
 

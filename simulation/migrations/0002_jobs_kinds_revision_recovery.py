@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('planner', '0001_designs'),
+        ('designs', '0001_initial'),
         ('simulation', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
@@ -31,7 +31,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='job',
             name='design_revision',
-            field=models.ForeignKey(blank=True, help_text='The design revision the job works on (validate, power).', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='planner.designrevision'),
+            field=models.ForeignKey(blank=True, help_text='The design revision the job works on (validate, power).', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='designs.designrevision'),
         ),
         migrations.AddField(
             model_name='job',

@@ -1,13 +1,14 @@
-"""A database made before the audit log, quotes and as-built imports moved to apps of their own
-migrates in place, losing nothing.
+"""A database made before the designs, the audit log, quotes and as-built imports moved to apps
+of their own migrates in place, losing nothing.
 
-The database is built with the migrations as they were (``tests/data/before_apps``: AuditEvent,
-Quote, QuoteNumberSequence and FieldImport under the planner app, the event's design a foreign
-key), filled through that state's models (teams, a team's price book, designs with revisions, a
-job, quotes with a sent version and its re-priced draft, cabling and counter imports, audit
-events of a design kept, of one deleted, of the catalog, the content types, permissions and an
-admin log entry the old ``migrate`` and admin made), then migrated forward with today's
-migrations. Every row and relation is still there, read through today's models.
+The database is built with the migrations as they were (``tests/data/before_apps``: Design,
+DesignRevision, AuditEvent, Quote, QuoteNumberSequence and FieldImport under the planner app,
+the event's design a foreign key), filled through that state's models (teams, a team's price
+book, designs with revisions, a job, quotes with a sent version and its re-priced draft,
+cabling and counter imports, audit events of a design kept, of one deleted, of the catalog,
+the content types, permissions and an admin log entry the old ``migrate`` and admin made),
+then migrated forward with today's migrations. Every row and relation is still there, read
+through today's models.
 
 It runs on a SQLite database of its own, in memory (a second connection), not the test database.
 """
@@ -34,7 +35,8 @@ from tests.models.old_state import ALIAS
 
 OLD = "tests.data.before_apps.{}.migrations"
 OLD_MODULES = {
-    "audit": None,  # no such apps before the move
+    "designs": None,  # no such apps before the move
+    "audit": None,
     "quotes": None,
     "asbuilt": None,
     "teams": OLD.format("teams"),
@@ -48,6 +50,8 @@ MOVED = {
     "quote": "quotes",
     "quotenumbersequence": "quotes",
     "fieldimport": "asbuilt",
+    "design": "designs",
+    "designrevision": "designs",
 }
 SNAPSHOT = {"lines": [{"part": "QM9700", "quantity": 4, "unit_price": "31000.00"}], "total": "1"}
 
@@ -178,7 +182,7 @@ def _content_types(apps, users: dict, quote_pk: int) -> None:
     """What the old ``migrate`` and admin made: the content types, permissions of each moved
     model, and an admin log entry about a quote."""
     types = _model(apps, "contenttypes.ContentType")
-    for model in [*MOVED, "design"]:
+    for model in MOVED:
         content_type = types.create(app_label="planner", model=model)
         _model(apps, "auth.Permission").create(
             content_type=content_type, codename=f"change_{model}", name=f"Can change {model}"
@@ -337,7 +341,6 @@ def _check_content_types() -> None:
         assert not types.filter(app_label="planner", model=model).exists()
         permission = Permission.objects.using(ALIAS).get(codename=f"change_{model}")
         assert permission.content_type.app_label == app
-    assert types.get(model="design").app_label == "planner"  # not moved
     entry = LogEntry.objects.using(ALIAS).get()
     assert (entry.content_type.app_label, entry.content_type.model) == ("quotes", "quote")
 
@@ -354,6 +357,7 @@ def test_a_populated_database_migrates_in_place(old_connection):
         ("audit", "0005_content_types"),
         ("quotes", "0005_content_types"),
         ("asbuilt", "0002_content_types"),
+        ("designs", "0003_content_types"),
     }
     new.migrate(new.loader.graph.leaf_nodes())
 

@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
     replaces = [("planner", "0009_field_imports")]
 
     dependencies = [
-        ("planner", "0002_revision_spec_blank_for_drawn"),
+        ("designs", "0002_revision_spec_blank_for_drawn"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -33,7 +33,7 @@ class Migration(migrations.Migration):
                 ('summary', models.JSONField(blank=True, default=dict)),
                 ('report', models.JSONField(blank=True, default=dict)),
                 ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='field_imports', to=settings.AUTH_USER_MODEL)),
-                ('revision', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='field_imports', to='planner.designrevision')),
+                ('revision', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='field_imports', to='designs.designrevision')),
             ],
             options={
                 'db_table': 'planner_fieldimport',

@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("inventory", "0001_initial"),
-        ("planner", "0002_revision_spec_blank_for_drawn"),
+        ("designs", "0002_revision_spec_blank_for_drawn"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -106,7 +106,7 @@ class Migration(migrations.Migration):
                     models.ForeignKey(
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="quotes",
-                        to="planner.design",
+                        to="designs.design",
                     ),
                 ),
                 (
@@ -123,7 +123,7 @@ class Migration(migrations.Migration):
                         help_text="The revision of the design this quote prices.",
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="quotes",
-                        to="planner.designrevision",
+                        to="designs.designrevision",
                     ),
                 ),
             ],

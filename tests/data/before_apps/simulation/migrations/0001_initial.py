@@ -1,4 +1,4 @@
-"""Unchanged by the move of the audit log, quotes and as-built imports: the migration as it is
+"""Unchanged by the move of the designs, the audit log, quotes and as-built imports: the migration as it is
 today."""
 
 import importlib
