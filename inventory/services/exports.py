@@ -25,7 +25,20 @@ def price_book_export_csv(book: PriceBook) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=PRICE_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for price in book.prices.for_pricing():
+    # The model's order (part, length, price), then every other column: two offers at one price
+    # (a list price and an estimate based on it) come out in the same order after a round trip.
+    offers = book.prices.for_pricing().order_by(
+        "part_slug",
+        "length_m",
+        "price",
+        "seller",
+        "condition",
+        "grade",
+        "as_of",
+        "source_url",
+        "note",
+    )
+    for price in offers:
         length = "" if price.length_m is None else f"{price.length_m:g}"
         text = {
             "part": price.part_slug,
