@@ -220,6 +220,7 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     let wide = false;
     state.built = null; // another drawing: its edit document is built again
     state.saved = null; // and what it is as saved comes with its edit extras (loadEditExtras)
+    delete root.dataset.editBase;
     if (inPlace && state.largeStyle === large && cy.elements().nonempty()) {
       if (ec.expandableNodes().nonempty()) {
         ec.expandAllEdges();
@@ -321,6 +322,7 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     const answer = await api.get(urls.revisionTopology(state.designId, revision));
     if (!answer.ok || state.revision !== revision) return;
     state.saved = { ...savedEntries(answer.data), revision };
+    root.dataset.editBase = String(revision); // a save sends what changed since (patch.js)
     cy.batch(() => {
       for (const node of answer.data.nodes ?? []) {
         const extra = {};
@@ -373,6 +375,7 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     const first = saved.linkCount - sent.patch.links_added.length;
     sent.patch.links_added.forEach((_, j) => setLink(cy.getElementById(`link:${first + j}`)));
     state.saved = saved;
+    root.dataset.editBase = String(revision);
     state.revision = revision;
     state.built = null;
     state.overlays = null;
