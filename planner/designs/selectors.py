@@ -238,7 +238,8 @@ FABRIC_CACHE_SIZE = 4
 _fabrics: OrderedDict[bytes, Fabric] = OrderedDict()
 _fabrics_lock = threading.Lock()
 #: Canvas views and edit documents of the last few fabrics (the page opens a view and the
-#: edit document, then each save of a patch reads both again).
+#: edit document, then each save of a patch reads both again). A whole-fabric view of 5,000
+#: elements takes ~5 MB, its edit document ~2 MB.
 DERIVED_CACHE_SIZE = 8
 _derived: OrderedDict[tuple, dict] = OrderedDict()
 
