@@ -25,9 +25,10 @@ and one node moved (``node_moved``: one request stores it), each on a design of 
 - In Chromium (``browser``), timed in the page from the click on Save to the frame that shows
   the saved revision (``machine_s``; for a link removed, click to the question shown plus the
   click on "Save anyway" to the saved revision shown: the user's decision is not the
-  machine's), after the page has opened and read the saved revision (``data-edit-base``), as
-  it has a moment after opening; with the browser's own timings of each step and the status
-  lines seen (the step, the size of the edit and the time so far: ``saveProgressText``).
+  machine's), once the page has opened, read its saved revision (``data-edit-base``) and
+  finished loading, as it has by the time someone has made an edit; with the browser's own
+  timings of each step and the status lines seen (the step, the size of the edit and the
+  time so far: ``saveProgressText``).
 
 Results go to ``canvas.json`` under ``save``; ``target_met`` when both medians are <= 1 s.
 """
@@ -392,8 +393,8 @@ def _save_node_moved(client, api: str, design) -> dict:
     return _timed_requests(client, api, body, anyway=False)
 
 
-#: In the page, before each save: when each click happens (a listener on the document that
-#: runs first), when the question or the save's end is shown (the status line and the canvas's
+#: In the page, before each save: when each click on a button happens (a listener on the
+#: document that runs first), when the question or the save's end is shown (the status line and the canvas's
 #: data-save-status, watched), when the next frame after it is drawn, and every status line.
 WATCH_SAVE = """(revision) => {
   const root = document.querySelector("[data-canvas]");
@@ -402,7 +403,9 @@ WATCH_SAVE = """(revision) => {
   window.__save = t;
   const now = () => performance.now();
   const painted = (key) => requestAnimationFrame(() => setTimeout(() => { t[key] = now(); }, 0));
-  document.addEventListener("click", () => t.clicks.push(now()), true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("button")) t.clicks.push(now()); // Save, Save anyway (not a drag)
+  }, true);
   new MutationObserver(() => {
     const text = status.textContent;
     if (text !== t.lines[t.lines.length - 1]) t.lines.push(text);
@@ -435,10 +438,12 @@ VISIBLE_DEVICE = """() => {
 
 
 def _open_for_edit(page, base: str, design_id: int) -> int:
-    """The design's whole fabric, ready and its saved state read (``data-edit-base``, as it is
-    a moment after the page opens, before anyone has edited): the revision shown."""
+    """The design's whole fabric, ready, its saved state read (``data-edit-base``) and done
+    loading (no request for 0.5 s: the scopes, the palette), as it is by the time someone has
+    made an edit: the revision shown."""
     page.goto(f"{base}/designs/{design_id}/canvas/?view=detail&scope=all")
     page.wait_for_selector('[data-canvas][data-state="ready"][data-edit-base]')
+    page.wait_for_load_state("networkidle")
     revision = page.evaluate("() => window.fabricCanvas.state.revision")
     page.evaluate(WATCH_SAVE, revision)
     return revision

@@ -2,8 +2,9 @@
 SuperPOD, a link deleted in the middle of the fabric and a device moved each go to the server
 as a PATCH of a few hundred bytes (not the fabric), the canvas draws what the answer says
 changed in place (no reload of the view), and the drawing it then shows is the one a fresh
-load of the saved revision shows: same ids, ends, ports and data. Each revision changes only
-what the edit touched."""
+load of the saved revision shows: same ids, ends, ports and data, edit after edit on the same
+page (a link deleted from the links renumbered in place). Each revision changes only what the
+edit touched."""
 
 from __future__ import annotations
 
@@ -68,6 +69,16 @@ def _fresh(page, url: str) -> dict:
     return page.evaluate(DRAWING)
 
 
+def _fresh_elsewhere(page, url: str) -> dict:
+    """The drawing a fresh load of the latest revision shows, in another tab (this one keeps
+    its drawing, renumbered in place, for the next edit)."""
+    other = page.context.new_page()
+    try:
+        return _fresh(other, url)
+    finally:
+        other.close()
+
+
 def test_an_edit_is_saved_as_what_it_changed_and_drawn_in_place(
     live_catalog,  # noqa: F811
     browser_login,
@@ -101,7 +112,7 @@ def test_an_edit_is_saved_as_what_it_changed_and_drawn_in_place(
     changed = [n["name"] for n, m in zip(first["nodes"], second["nodes"], strict=True) if n != m]
     assert changed == [name]
     assert second["links"] == first["links"]
-    assert page.evaluate(DRAWING) == _fresh(page, url)  # what a fresh load of revision 2 shows
+    assert page.evaluate(DRAWING) == _fresh_elsewhere(page, url)  # as revision 2 loads
 
     # 2. A link in the middle deleted: the server asks first, then stores it.
     expect(page.locator("[data-canvas]")).to_have_attribute("data-edit-base", "2")
@@ -123,4 +134,16 @@ def test_an_edit_is_saved_as_what_it_changed_and_drawn_in_place(
     third = revision_topology(design.revisions.get(number=3))
     assert third["nodes"] == second["nodes"]
     assert third["links"] == second["links"][:middle] + second["links"][middle + 1 :]
-    assert page.evaluate(DRAWING) == _fresh(page, url)
+    assert page.evaluate(DRAWING) == _fresh_elsewhere(page, url)
+
+    # 3. On the drawing renumbered in place: the link now numbered `middle` (it was the next
+    # one) deleted and saved, as a fresh load would have it.
+    page.evaluate(f"() => {{ window.fabricCanvas.cy.getElementById('link:{middle}').select(); }}")
+    page.locator("#canvas-cy").focus()
+    page.keyboard.press("Delete")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save anyway").click()
+    _saved_revision(page, 4)
+    fourth = revision_topology(design.revisions.get(number=4))
+    assert fourth["links"] == third["links"][:middle] + third["links"][middle + 1 :]
+    assert page.evaluate(DRAWING) == _fresh_elsewhere(page, url)
