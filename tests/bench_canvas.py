@@ -394,8 +394,9 @@ def _save_node_moved(client, api: str, design) -> dict:
 
 
 #: In the page, before each save: when each click on a button happens (a listener on the
-#: document that runs first), when the question or the save's end is shown (the status line and the canvas's
-#: data-save-status, watched), when the next frame after it is drawn, and every status line.
+#: document that runs first), when the question or the save's end is shown (the status line
+#: and the canvas's data-save-status, watched), when the next frame after it is drawn, and
+#: every status line.
 WATCH_SAVE = """(revision) => {
   const root = document.querySelector("[data-canvas]");
   const status = root.querySelector("[data-c='status']");
