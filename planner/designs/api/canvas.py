@@ -1,5 +1,5 @@
-"""Canvas API: views of a revision's fabric, its edit document, topology edits, link media
-options and job overlays.
+"""Canvas API: views of a revision's fabric, its edit document, topology edits (the whole
+document, PUT, or what one edit changed, PATCH), link media options and job overlays.
 
 The element format is documented in :mod:`planner.domain.canvas`; who may read or change a
 design is decided in :mod:`planner.designs.selectors` (404 for designs a user may not see, 403 for a
