@@ -9,19 +9,28 @@ printed). Everything stays on 127.0.0.1, and the run stops itself after ``DEADLI
 
 Target: the largest design (100,000 GPUs, opened aggregated) is interactive in <= 3 s.
 
-Then the server's part of saving a canvas edit of about 5,000 elements (issue 37 item 8:
-<= 1 s): the requests the canvas makes on Save (the PUT that checks and stores the edit, with
-``check_stale``; the reload of the saved revision's canvas), made in this process through
-Django's test client on the DGX B300 XDR preset (288 DGX B300 on Q3400-RA: 4,946 nodes and
-links, just under the 5,000-element limit of hand edits). Two edits each run: one link fewer
-than the revision before (the headline: the spec's link count no longer holds, so the first
-PUT answers 409 with it and a second, "Save anyway", stores what the first built), and one
-node moved (``node_moved``: one PUT stores it); median of ``SAVE_RUNS`` saves, with the load
-average (the machine is shared). Before the first, the design's canvas is opened as a user
-opens it before a save: the server process has then loaded its URLs and views, as any server
-has by the time someone saves. The canvas shows the step and the time so far while it waits
-(``saveProgressText``).
-Results go to ``canvas.json`` under ``save``.
+Then saving a canvas edit of about 5,000 elements (issue 37 item 8: <= 1 s), on the DGX B300
+XDR preset (288 DGX B300 on Q3400-RA: 4,946 nodes and links, just under the 5,000-element
+limit of hand edits), two edits each run: the link in the middle of the document removed (the
+headline: the spec's link count no longer holds, so the first request answers 409 with it
+and a second, "Save anyway", stores what the first built; every later link is renumbered)
+and one node moved (``node_moved``: one request stores it), each on a design of its own.
+
+- The server's part, in this process through Django's test client: the requests the canvas
+  makes (``patch``: PATCH topology/ with what the edit changed and ``canvas_changes``, whose
+  answer says what changed in the view, so nothing is loaded again), and for comparison how
+  it saved before (``whole_document``: the whole document PUT, then the saved revision's view
+  loaded again); median of ``SAVE_RUNS`` saves, with the load average (the machine is shared).
+  Before the first, the designs' canvases are opened as a user opens them before a save.
+- In Chromium (``browser``), timed in the page from the click on Save to the frame that shows
+  the saved revision (``machine_s``; for a link removed, click to the question shown plus the
+  click on "Save anyway" to the saved revision shown: the user's decision is not the
+  machine's), once the page has opened, read its saved revision (``data-edit-base``) and
+  finished loading, as it has by the time someone has made an edit; with the browser's own
+  timings of each step and the status lines seen (the step, the size of the edit and the
+  time so far: ``saveProgressText``).
+
+Results go to ``canvas.json`` under ``save``; ``target_met`` when both medians are <= 1 s.
 """
 
 from __future__ import annotations
@@ -223,10 +232,14 @@ def _measure(base: str, password: str, designs: list[dict]) -> list[dict]:
 SAVE_TARGET_S = 1.0
 SAVE_PRESET = "b300-xdr-rail"
 SAVE_RUNS = 5
+#: The request of a canvas save (PATCH topology/: what the edit changed), as the canvas sends it.
+PATCH_HEAD = {"message": "bench", "canvas_changes": True}
 
 
 def bench_canvas_save(runs: int = SAVE_RUNS) -> dict:
-    """Seconds of the requests of a canvas Save (module docstring), median of ``runs``."""
+    """Seconds of the requests of a canvas Save (module docstring), median of ``runs``: as the
+    canvas saves (a patch of what the edit changed), and as it saved before (the whole
+    document, then the saved revision's view loaded again: ``whole_document``)."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -237,43 +250,55 @@ def bench_canvas_save(runs: int = SAVE_RUNS) -> dict:
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     user = get_user_model().objects.get(username=USERNAME)  # made by _prepare
     spec = preset_get(SAVE_PRESET).spec
-    design = design_create(owner=user, spec_document={**spec, "name": "canvas-bench-save"})
-    # the moves on a design of their own: after one link fewer, the spec no longer holds
-    moved = design_create(owner=user, spec_document={**spec, "name": "canvas-bench-save-move"})
+    names = (
+        "canvas-bench-save",
+        "canvas-bench-save-move",
+        "canvas-bench-whole",
+        "canvas-bench-whole-move",
+    )
+    # the moves on designs of their own: after one link fewer, the spec no longer holds
+    designs = [design_create(owner=user, spec_document={**spec, "name": n}) for n in names]
     client = Client()
     client.force_login(user)
-    api = f"/api/planner/designs/{design.pk}"
+    apis = [f"/api/planner/designs/{design.pk}" for design in designs]
     # The canvas opened before the edit (untimed), as the page asks for it.
-    opened = client.get(f"{api}/revisions/1/canvas/", {"view": "detail", "scope": "all"})
-    assert opened.status_code == 200
-    moved_api = f"/api/planner/designs/{moved.pk}"
-    timings: dict[str, dict[str, list[float]]] = {"link_removed": {}, "node_moved": {}}
+    for api in apis[:2]:
+        assert client.get(f"{api}/revisions/1/canvas/", CANVAS_ALL).status_code == 200
+        assert client.get(f"{api}/revisions/1/topology/").status_code == 200
+    timings: dict[str, dict[str, dict[str, list[float]]]] = {"patch": {}, "whole_document": {}}
     elements = 0
     for _ in range(runs):
-        for kind, spent in (
-            ("link_removed", _save_link_removed(client, api, design)),
-            ("node_moved", _save_node_moved(client, moved_api, moved)),
+        for way, kind, spent in (
+            ("patch", "link_removed", _patch_link_removed(client, apis[0], designs[0])),
+            ("patch", "node_moved", _patch_node_moved(client, apis[1], designs[1])),
+            ("whole_document", "link_removed", _save_link_removed(client, apis[2], designs[2])),
+            ("whole_document", "node_moved", _save_node_moved(client, apis[3], designs[3])),
         ):
             elements = spent.pop("elements")
             for key, value in spent.items():
-                timings[kind].setdefault(key, []).append(value)
+                timings[way].setdefault(kind, {}).setdefault(key, []).append(value)
     medians = {
-        kind: {key: round(statistics.median(values), 3) for key, values in steps.items()}
-        for kind, steps in timings.items()
+        way: {
+            kind: {key: round(statistics.median(values), 3) for key, values in steps.items()}
+            for kind, steps in kinds.items()
+        }
+        for way, kinds in timings.items()
     }
-    headline = medians["link_removed"]
     return {
-        "total_s_runs": [round(value, 3) for value in timings["link_removed"]["total_s"]],
         "design": f"preset {SAVE_PRESET}",
-        "design_id": design.pk,
+        "design_id": designs[0].pk,
+        "moved_design_id": designs[1].pk,
         "elements": elements,
         "runs": runs,
-        **headline,
-        "node_moved": medians["node_moved"],
-        "target_s": SAVE_TARGET_S,
-        "target_met": headline["total_s"] <= SAVE_TARGET_S,
+        "link_removed_total_s_runs": [
+            round(v, 3) for v in timings["patch"]["link_removed"]["total_s"]
+        ],
+        **medians,
         "load_average_1min": round(os.getloadavg()[0], 1),
     }
+
+
+CANVAS_ALL = {"view": "detail", "scope": "all"}
 
 
 def _edit_of_latest(design) -> tuple[int, dict]:
@@ -284,14 +309,56 @@ def _edit_of_latest(design) -> tuple[int, dict]:
     return revision.number, {"nodes": document["nodes"], "links": document["links"]}
 
 
+def _timed_patch(client, api: str, patch: dict, *, anyway: bool, elements: int) -> dict:
+    """The canvas's requests of one Save: the PATCH that checks and stores the edit
+    (``check_stale``); for an edit that makes a spec parameter untrue, its 409 and the PATCH
+    of "Save anyway". The answer says what changed in the view: nothing is loaded again."""
+    spent: dict = {"elements": elements}
+    cpu_started = time.process_time()
+    started = time.perf_counter()
+    text = json.dumps({**patch, **PATCH_HEAD, "check_stale": True})
+    spent["request_bytes"] = len(text)
+    answer = client.patch(f"{api}/topology/", text, content_type="application/json")
+    spent["check_s"] = time.perf_counter() - started
+    if anyway:
+        assert answer.status_code == 409 and answer.json()["stale_parameters"], answer.content[:300]
+        text = json.dumps({**patch, **PATCH_HEAD})
+        answer = client.patch(f"{api}/topology/", text, content_type="application/json")
+        spent["store_s"] = time.perf_counter() - started - spent["check_s"]
+    assert answer.status_code == 201 and "canvas" in answer.json(), answer.content[:300]
+    spent["answer_bytes"] = len(answer.content)
+    spent["total_s"] = time.perf_counter() - started
+    spent["total_cpu_s"] = time.process_time() - cpu_started  # steadier on a busy machine
+    return spent
+
+
+def _patch_link_removed(client, api: str, design) -> dict:
+    """The link in the middle of the document removed (every later link is renumbered): the
+    spec's link count no longer holds, so the canvas asks first."""
+    number, document = _edit_of_latest(design)
+    patch = {"base_revision": number, "links_removed": [len(document["links"]) // 2]}
+    size = len(document["nodes"]) + len(document["links"])
+    return _timed_patch(client, api, patch, anyway=True, elements=size)
+
+
+def _patch_node_moved(client, api: str, design) -> dict:
+    """One node moved: every spec parameter still holds, one PATCH stores it."""
+    number, document = _edit_of_latest(design)
+    node = {**document["nodes"][0], "x": float(document["nodes"][0].get("x") or 0.0) + 10.0}
+    patch = {"base_revision": number, "nodes_set": [node]}
+    size = len(document["nodes"]) + len(document["links"])
+    return _timed_patch(client, api, patch, anyway=False, elements=size)
+
+
 def _timed_requests(client, api: str, body: dict, *, anyway: bool) -> dict:
-    """The canvas's requests of one Save: the PUT that checks and stores the edit
-    (``check_stale``); for an edit that makes a spec parameter untrue, its 409 and the PUT of
-    "Save anyway"; then the saved revision's canvas."""
+    """How the canvas saved before (issue 37 item 8 was met by the patch): the PUT of the
+    whole document (``check_stale``), its 409 and the PUT of "Save anyway" for an edit that
+    makes a spec parameter untrue, then the saved revision's view loaded again."""
     spent = {"elements": len(body["nodes"]) + len(body["links"])}
     cpu_started = time.process_time()
     started = time.perf_counter()
     text = json.dumps({**body, "message": "bench", "check_stale": True})
+    spent["request_bytes"] = len(text)
     answer = client.put(f"{api}/topology/", text, content_type="application/json")
     spent["check_s"] = time.perf_counter() - started
     if anyway:
@@ -302,23 +369,23 @@ def _timed_requests(client, api: str, body: dict, *, anyway: bool) -> dict:
     assert answer.status_code == 201, answer.content[:300]
     stored = time.perf_counter()
     number = answer.json()["number"]
-    canvas = client.get(f"{api}/revisions/{number}/canvas/", {"view": "detail", "scope": "all"})
+    canvas = client.get(f"{api}/revisions/{number}/canvas/", CANVAS_ALL)
     assert canvas.status_code == 200
     spent["reload_s"] = time.perf_counter() - stored
     spent["total_s"] = time.perf_counter() - started
-    spent["total_cpu_s"] = time.process_time() - cpu_started  # steadier on a busy machine
+    spent["total_cpu_s"] = time.process_time() - cpu_started
     return spent
 
 
 def _save_link_removed(client, api: str, design) -> dict:
-    """One link fewer: the spec's link count no longer holds, so the canvas asks first."""
     number, document = _edit_of_latest(design)
-    body = {"base_revision": number, **document, "links": document["links"][:-1]}
+    links = document["links"]
+    middle = len(links) // 2
+    body = {"base_revision": number, **document, "links": links[:middle] + links[middle + 1 :]}
     return _timed_requests(client, api, body, anyway=True)
 
 
 def _save_node_moved(client, api: str, design) -> dict:
-    """One node moved: every spec parameter still holds, one PUT stores it."""
     number, document = _edit_of_latest(design)
     nodes = [dict(node) for node in document["nodes"]]
     nodes[0]["x"] = float(nodes[0].get("x") or 0.0) + 10.0
@@ -326,25 +393,144 @@ def _save_node_moved(client, api: str, design) -> dict:
     return _timed_requests(client, api, body, anyway=False)
 
 
-SAVE_PAGE_INFO = """() => ({
-  status: document.querySelector("[data-canvas]").dataset.saveStatus,
-  text: document.querySelector("[data-c='status']")?.textContent ?? "",
-  button: document.querySelector("[data-c='save']")?.textContent ?? "",
-  revision: window.fabricCanvas.state.revision,
-  elements: window.fabricCanvas.cy.elements().length,
-})"""
+#: In the page, before each save: when each click on a button happens (a listener on the
+#: document that runs first), when the question or the save's end is shown (the status line
+#: and the canvas's data-save-status, watched), when the next frame after it is drawn, and
+#: every status line.
+WATCH_SAVE = """(revision) => {
+  const root = document.querySelector("[data-canvas]");
+  const status = root.querySelector("[data-c='status']");
+  const t = { clicks: [], lines: [] };
+  window.__save = t;
+  const now = () => performance.now();
+  const painted = (key) => requestAnimationFrame(() => setTimeout(() => { t[key] = now(); }, 0));
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("button")) t.clicks.push(now()); // Save, Save anyway (not a drag)
+  }, true);
+  new MutationObserver(() => {
+    const text = status.textContent;
+    if (text !== t.lines[t.lines.length - 1]) t.lines.push(text);
+    if (t.asked === undefined && text.startsWith("Not saved yet")) {
+      t.asked = now();
+      painted("asked_painted");
+    }
+  }).observe(status, { childList: true, characterData: true, subtree: true });
+  new MutationObserver(() => {
+    const shown = window.fabricCanvas.state.revision;
+    const done = root.dataset.saveStatus === "idle" && shown !== revision;
+    if (t.saved === undefined && done) {
+      t.saved = now();
+      painted("saved_painted");
+    }
+  }).observe(root, { attributes: true });
+}"""
+
+VISIBLE_DEVICE = """() => {
+  const cy = window.fabricCanvas.cy;
+  const box = cy.container().getBoundingClientRect();
+  const inside = cy.nodes("[kind = 'device']").filter((n) => {
+    const p = n.renderedPosition();
+    return p.x > 60 && p.y > 60 && p.x < box.width - 60 && p.y < box.height - 60;
+  });
+  const n = inside[Math.floor(inside.length / 2)];
+  const p = n.renderedPosition();
+  return { x: box.left + p.x, y: box.top + p.y };
+}"""
 
 
-def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
-    """Seconds from a click on Save to the saved revision drawn again, in Chromium (the canvas
-    of the save design, whole and editable, one link deleted before each save; the warning
-    that a spec parameter no longer holds is confirmed with "Save anyway", as a user would),
-    and what the status line said meanwhile (the step and the time so far)."""
+def _open_for_edit(page, base: str, design_id: int) -> int:
+    """The design's whole fabric, ready, its saved state read (``data-edit-base``) and done
+    loading (no request for 0.5 s: the scopes, the palette), as it is by the time someone has
+    made an edit: the revision shown."""
+    page.goto(f"{base}/designs/{design_id}/canvas/?view=detail&scope=all")
+    page.wait_for_selector('[data-canvas][data-state="ready"][data-edit-base]')
+    page.wait_for_load_state("networkidle")
+    revision = page.evaluate("() => window.fabricCanvas.state.revision")
+    page.evaluate(WATCH_SAVE, revision)
+    return revision
+
+
+def _wait_saved(page, started: float) -> dict:
+    while True:
+        seen = page.evaluate("() => window.__save")
+        if "saved_painted" in seen:
+            return seen
+        state = page.locator("[data-canvas]").get_attribute("data-save-status")
+        if state in ("problems", "error", "conflict"):
+            raise RuntimeError(f"the save failed: {state}, {seen['lines'][-3:]}")
+        if time.perf_counter() - started > 120:
+            raise TimeoutError(f"the save took more than 120 s: {seen['lines'][-3:]}")
+        time.sleep(0.05)
+
+
+def _browser_link_removed(page, base: str, design_id: int) -> dict:
+    """The link in the middle deleted and saved; "Save anyway" when the canvas asks."""
+    _open_for_edit(page, base, design_id)
+    page.evaluate(
+        """() => { const cy = window.fabricCanvas.cy; const links = cy.edges("[kind = 'link']");
+        cy.getElementById(`link:${Math.floor(links.length / 2)}`).select(); }"""
+    )  # a block: a cytoscape collection returned would be serialised, the whole graph
+    page.locator("#canvas-cy").focus()
+    page.keyboard.press("Delete")
+    started = time.perf_counter()
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save anyway").click()
+    seen = _wait_saved(page, started)
+    first, anyway = seen["clicks"][0], seen["clicks"][-1]
+    return {
+        "click_to_question_s": (seen["asked"] - first) / 1000,
+        "anyway_to_saved_s": (seen["saved"] - anyway) / 1000,
+        "anyway_to_shown_s": (seen["saved_painted"] - anyway) / 1000,
+        # what the machine took, the user's decision left out
+        "machine_s": (seen["asked_painted"] - first + seen["saved_painted"] - anyway) / 1000,
+        "lines": seen["lines"],
+    }
+
+
+def _browser_node_moved(page, base: str, design_id: int) -> dict:
+    """A device dragged 40 px and saved."""
+    _open_for_edit(page, base, design_id)
+    at = page.evaluate(VISIBLE_DEVICE)
+    page.mouse.move(at["x"], at["y"])
+    page.mouse.down()
+    page.mouse.move(at["x"] + 40, at["y"] + 20, steps=5)
+    page.mouse.up()
+    started = time.perf_counter()
+    page.get_by_role("button", name="Save", exact=True).click()
+    seen = _wait_saved(page, started)
+    return {
+        "click_to_saved_s": (seen["saved"] - seen["clicks"][0]) / 1000,
+        "click_to_shown_s": (seen["saved_painted"] - seen["clicks"][0]) / 1000,
+        "machine_s": (seen["saved_painted"] - seen["clicks"][0]) / 1000,
+        "lines": seen["lines"],
+    }
+
+
+def _summary(runs: list[dict], steps: list[dict]) -> dict:
+    out = {}
+    for key in runs[0]:
+        if key == "lines":
+            continue
+        values = [run[key] for run in runs]
+        out[key] = [round(v, 3) for v in values]
+        out[f"{key}_median"] = round(statistics.median(values), 3)
+    out["steps_ms"] = steps
+    return out
+
+
+def _measure_save_in_browser(base: str, password: str, design_ids: tuple[int, int]) -> dict:
+    """Seconds from a click on Save to the saved revision shown, in Chromium, timed in the page
+    (module docstring): a link removed mid-fabric on one design, a device moved on another."""
     from playwright.sync_api import sync_playwright
 
     from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    seconds, said, elements, steps, asked = [], [], 0, [], []
+    results: dict[str, list] = {"link_removed": [], "node_moved": []}
+    steps: dict[str, list] = {"link_removed": [], "node_moved": []}
+    said: list[str] = []
+    timings = (
+        "() => [window.fabricCanvas.state.staleTimings, window.fabricCanvas.state.saveTimings]"
+    )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
@@ -358,55 +544,41 @@ def _measure_save_in_browser(base: str, password: str, design_id: int) -> dict:
             page.get_by_role("button", name="Log in").click()
             page.wait_for_url(f"{base}/")
             for _ in range(RUNS):
-                page.goto(f"{base}/designs/{design_id}/canvas/?view=detail&scope=all")
-                page.wait_for_selector('[data-canvas][data-state="ready"]')
-                before = page.evaluate(SAVE_PAGE_INFO)
-                elements = before["elements"]
-                page.evaluate("() => window.fabricCanvas.cy.edges().last().select()")
-                page.locator("#canvas-cy").focus()
-                page.keyboard.press("Delete")
-                started = time.perf_counter()
-                page.get_by_role("button", name="Save").click()
-                while True:
-                    info = page.evaluate(SAVE_PAGE_INFO)
-                    if info["text"].startswith("Saving") and info["text"] not in said:
-                        said.append(info["text"])
-                    if info["status"] == "idle" and info["revision"] != before["revision"]:
-                        break
-                    if info["text"].startswith("Not saved yet"):
-                        # the edit makes a spec parameter untrue (one link fewer): confirm
-                        asked.append(time.perf_counter() - started)
-                        page.locator("[data-c='save-anyway']").click()
-                        continue
-                    if info["status"] in ("problems", "error", "conflict"):
-                        raise RuntimeError(f"the save failed: {info}")
-                    if time.perf_counter() - started > 120:
-                        raise TimeoutError(f"the save took more than 120 s: {info}, seen {said}")
-                    time.sleep(0.2)
-                seconds.append(time.perf_counter() - started)
-                timings = "() => [window.fabricCanvas.state.staleTimings ?? {}, "
-                timings += "window.fabricCanvas.state.saveTimings ?? {}]"
-                asking, saving = page.evaluate(timings)
-                steps.append(
-                    {**{f"ask_{k}": v for k, v in asking.items()}, **saving}  # ms
-                )
+                for kind, measure, design_id in (
+                    ("link_removed", _browser_link_removed, design_ids[0]),
+                    ("node_moved", _browser_node_moved, design_ids[1]),
+                ):
+                    run = measure(page, base, design_id)
+                    said += [line for line in run["lines"] if line.startswith("Saving")]
+                    results[kind].append(run)
+                    asking, saving = page.evaluate(timings)
+                    step = (
+                        {f"ask_{k}": v for k, v in (asking or {}).items()}
+                        if kind == "link_removed"
+                        else {}
+                    )
+                    step.update(saving or {})
+                    steps[kind].append(
+                        {k: round(v) for k, v in step.items() if isinstance(v, int | float)}
+                    )
         finally:
             browser.close()
     return {
-        "elements_drawn": elements,
-        "click_to_saved_s": [round(s, 3) for s in seconds],
-        "click_to_saved_median_s": round(statistics.median(seconds), 3),
-        # when the canvas had asked "Save anyway?" (the first PUT's 409), polled every 0.2 s
-        "click_to_question_s": [round(s, 3) for s in asked],
+        **{kind: _summary(results[kind], steps[kind]) for kind in results},
         "status_lines_seen": said[:12],
-        # the browser's own timings of each save's steps (ms): ask_*: the save that stopped at
-        # the question (waiting for the page's pending requests, building the edit document,
-        # the PUT and its 409); then the same for the PUT that stored it (after "Save anyway"),
-        # the saved revision's canvas from the API, drawing it in place, the panels after it
-        "steps_ms": [
-            {k: round(v) for k, v in (step or {}).items() if v is not None} for step in steps
-        ],
     }
+
+
+def _judge(save: dict) -> None:
+    """The target (issue 37 item 8): each edit saved and shown in <= 1 s in Chromium, the
+    machine's time (for a link removed, its two requests; the user's "Save anyway" left out)."""
+    browser = save["browser"]
+    save["target_s"] = SAVE_TARGET_S
+    save["target_met"] = all(
+        browser[kind]["machine_s_median"] <= SAVE_TARGET_S
+        for kind in ("link_removed", "node_moved")
+    )
+    save["load_average_1min_after"] = round(os.getloadavg()[0], 1)
 
 
 def _deadline(*_):
@@ -435,7 +607,7 @@ def save_only() -> int:
     user, _ = get_user_model().objects.get_or_create(username=USERNAME)
     user.set_password(password)
     user.save()
-    Design.objects.filter(owner=user, name__startswith="canvas-bench-save").delete()
+    Design.objects.filter(owner=user, name__regex=r"^canvas-bench-(save|whole)").delete()
     save = bench_canvas_save()
     print(json.dumps({"save": save}), flush=True)
     connections.close_all()
@@ -443,8 +615,9 @@ def save_only() -> int:
     server = _start_server(port, OUT / "canvas-runserver.log")
     try:
         save["browser"] = _measure_save_in_browser(
-            f"http://127.0.0.1:{port}", password, save["design_id"]
+            f"http://127.0.0.1:{port}", password, (save["design_id"], save["moved_design_id"])
         )
+        _judge(save)
         print(json.dumps({"save_in_browser": save["browser"]}), flush=True)
     finally:
         _stop_server(server)
@@ -476,8 +649,9 @@ def main() -> int:
     try:
         rows = _measure(f"http://127.0.0.1:{port}", password, designs)
         save["browser"] = _measure_save_in_browser(
-            f"http://127.0.0.1:{port}", password, save["design_id"]
+            f"http://127.0.0.1:{port}", password, (save["design_id"], save["moved_design_id"])
         )
+        _judge(save)
         print(json.dumps({"save_in_browser": save["browser"]}), flush=True)
     finally:
         _stop_server(server)

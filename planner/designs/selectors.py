@@ -34,6 +34,7 @@ from django.http import Http404
 from inventory.models import ServerModel
 from planner.designs.adapters import (
     catalog_facts,
+    catalog_fingerprint,
     fabric_part_names,
     fabric_settings,
     fabric_settings_from_start,
@@ -242,6 +243,29 @@ def part_usage(part) -> PartUsage:
 FABRIC_CACHE_SIZE = 4
 _fabrics: OrderedDict[bytes, Fabric] = OrderedDict()
 _fabrics_lock = threading.Lock()
+#: Canvas views and edit documents of the last few fabrics (the page opens a view and the
+#: edit document, then each save of a patch reads both again). A whole-fabric view of 5,000
+#: elements takes ~5 MB, its edit document ~2 MB.
+DERIVED_CACHE_SIZE = 8
+_derived: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def _kept(store: OrderedDict, size: int, key, compute):
+    """``store[key]``, computed and kept (the last ``size``) when missing."""
+    with _fabrics_lock:
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
+    value = compute()
+    with _fabrics_lock:
+        store[key] = value
+        while len(store) > size:
+            store.popitem(last=False)
+    return value
+
+
+def _fabric_key(revision: DesignRevision) -> bytes:
+    return hashlib.blake2b(bytes(revision.topology), digest_size=16).digest()
 
 
 def revision_fabric(revision: DesignRevision) -> Fabric:
@@ -250,18 +274,23 @@ def revision_fabric(revision: DesignRevision) -> Fabric:
     Unpacking 100,000 GPUs takes ~0.4 s, so the last few fabrics are kept per process, keyed
     by a digest of the stored bytes (revisions never change, and ids may be reused).
     """
-    data = bytes(revision.topology)
-    key = hashlib.blake2b(data, digest_size=16).digest()
-    with _fabrics_lock:
-        if key in _fabrics:
-            _fabrics.move_to_end(key)
-            return _fabrics[key]
-    fabric = fabric_unpack(data)
-    with _fabrics_lock:
-        _fabrics[key] = fabric
-        while len(_fabrics) > FABRIC_CACHE_SIZE:
-            _fabrics.popitem(last=False)
-    return fabric
+    return _kept(
+        _fabrics,
+        FABRIC_CACHE_SIZE,
+        _fabric_key(revision),
+        lambda: fabric_unpack(bytes(revision.topology)),
+    )
+
+
+def _derived_of(revision: DesignRevision, what: tuple, compute) -> dict:
+    """``compute(fabric)`` of ``revision``'s fabric, kept per process as :func:`revision_fabric`
+    keeps fabrics (read-only: do not change it)."""
+    return _kept(
+        _derived,
+        DERIVED_CACHE_SIZE,
+        (_fabric_key(revision), *what),
+        lambda: compute(revision_fabric(revision)),
+    )
 
 
 def revision_canvas(
@@ -283,10 +312,29 @@ def revision_canvas(
         raise canvas.CanvasError(f"unknown view {view!r}: use overview or detail")
     if view == "detail" and not scope:
         raise canvas.CanvasError("a detail view needs a scope: su:N, pod:N, core or all")
-    cluster = revision_cluster(fabric)
-    if view == "overview":
-        return canvas.overview_elements(fabric, chosen, cluster)
-    return canvas.detail_elements(fabric, scope, chosen, cluster)
+
+    def build(fabric: Fabric) -> dict:
+        cluster = revision_cluster(fabric)
+        if view == "overview":
+            return canvas.overview_elements(fabric, chosen, cluster)
+        return canvas.detail_elements(fabric, scope, chosen, cluster)
+
+    # a fabric's other networks may be drawn from the catalog (revision_cluster): its state
+    what = ("view", view, scope if view == "detail" else None, chosen)
+    if fabric.settings.networks:
+        what = (*what, catalog_fingerprint())
+    return _derived_of(revision, what, build)
+
+
+def revision_canvas_changes(
+    base: DesignRevision, revision: DesignRevision, new_link_index: dict[int, int]
+) -> dict:
+    """What a patch saved as ``revision`` changed in the whole-fabric detail view of ``base``
+    (the view the canvas edits in), its links renumbered by ``new_link_index``:
+    ``{"removed", "nodes", "edges"}`` (:func:`planner.domain.canvas.view_changes`)."""
+    before = revision_canvas(base, view="detail", scope="all")["elements"]
+    after = revision_canvas(revision, view="detail", scope="all")["elements"]
+    return canvas.view_changes(before, after, new_link_index)
 
 
 def revision_cluster(fabric: Fabric) -> ClusterElements | None:
@@ -302,8 +350,10 @@ def revision_topology(revision: DesignRevision) -> dict:
     """The edit document of a revision (nodes and links; see :func:`canvas.edit_document`).
 
     Raises ``CanvasError`` for fabrics above :data:`canvas.MAX_ELEMENTS` nodes + links.
+    Kept per process (read-only: do not change it; the canvas reads it when it opens, and
+    each save of a patch applies the patch to it).
     """
-    return canvas.edit_document(revision_fabric(revision))
+    return _derived_of(revision, ("topology",), canvas.edit_document)
 
 
 def link_options(

@@ -14,7 +14,7 @@ import hashlib
 import json
 import marshal
 from collections.abc import Collection
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.core.cache import cache
@@ -34,8 +34,14 @@ from planner.designs.models import (
     DesignRevisionKindChoices,
     DesignSharingChoices,
 )
-from planner.designs.selectors import revision_fabric, revision_part_names
-from planner.domain.canvas import CanvasError, EditError, fabric_from_edit, violation_dict
+from planner.designs.selectors import revision_fabric, revision_part_names, revision_topology
+from planner.domain.canvas import (
+    CanvasError,
+    EditError,
+    fabric_from_edit,
+    violation_dict,
+)
+from planner.domain.canvas.edit_patch import PatchedDocument, apply_patch, patch_problems
 from planner.domain.canvas.views import node_positions
 from planner.domain.catalog import CatalogFacts, CatalogLookupError, archived_problems
 from planner.domain.edits import keep_from_base
@@ -471,7 +477,7 @@ def _edit_build(
     """
     from planner.designs.cache import output_key, revision_ref
 
-    keep = _base_part_names(design, base.number)
+    keep = revision_part_names(base)  # base has its spec and topology: no second query
     digest = hashlib.sha256(_document_bytes(document)).hexdigest()
     key = output_key("edit-build", [revision_ref(base), design.name, sorted(keep), digest])
     found = cache.get(key)
@@ -575,22 +581,103 @@ def design_edit_topology(
     design = Design.objects.select_for_update().get(pk=design.pk)
     latest = _check_base(design, base_revision)
     base = design.revisions.only("spec", "topology", "created").get(number=base_revision)
+    return _store_edit(design, base, latest + 1, document, user, message, check_stale)
+
+
+def _store_edit(
+    design: Design,
+    base: DesignRevision,
+    number: int,
+    document: dict,
+    user,
+    message: str,
+    check_stale: bool,
+) -> DesignRevision:
+    """Build ``document`` on top of ``base`` and store it as revision ``number`` (the design
+    locked, ``base`` the latest): what a whole document and a patch share."""
     _, packed, summary = _edit_build(design, base, document)
     if check_stale and summary.get("stale_parameters"):
         raise StaleEdit(summary["stale_parameters"])
     revision = _revision_create(
         design=design,
-        number=latest + 1,
+        number=number,
         spec=base.spec,
         topology=packed,
         summary=summary,
         kind=DesignRevisionKindChoices.EDITED,
         user=user,
         message=message,
-        parent=base_revision,
+        parent=base.number,
     )
     _audit_revision(revision, user, AuditActionChoices.DESIGN_REVISED, "Saved the topology as")
     return revision
+
+
+@dataclass
+class PatchSaved:
+    """A patch saved: the new revision, the revision it was based on, and the document the
+    patch made (:class:`~planner.domain.canvas.edit_patch.PatchedDocument`)."""
+
+    revision: DesignRevision
+    base: DesignRevision
+    patched: PatchedDocument
+
+
+@transaction.atomic
+def design_patch_topology(
+    *,
+    design: Design,
+    user,
+    patch: dict,
+    base_revision: int,
+    message: str = "",
+    check_stale: bool = False,
+) -> PatchSaved:
+    """Store what one canvas edit changed (a patch of ``base_revision``'s edit document: the
+    nodes and links removed, set, changed and added; :mod:`planner.domain.canvas.edit_patch`)
+    as the next revision. The patch is applied to the base's document and the document it
+    makes is checked, built and stored as :func:`design_edit_topology` stores a whole one:
+    the same rules, the same kept build for "Save anyway", the same revision.
+
+    Returns the revision, its base and the patched document (``new_link_index``: where the
+    base's links are in the saved document).
+
+    Raises
+    ------
+    RevisionConflict, DesignError, StaleEdit
+        As :func:`design_edit_topology`.
+    TopologyError
+        The patch names nodes or links the base does not have, or the document it makes has
+        errors; every problem names the patch's entry (``links_added[0].b_part``,
+        ``link:added-0``; :func:`~planner.domain.canvas.edit_patch.patch_problems`).
+    """
+    design = Design.objects.select_for_update().get(pk=design.pk)
+    latest = _check_base(design, base_revision)
+    base = design.revisions.only("spec", "topology", "created").get(number=base_revision)
+    try:
+        document = revision_topology(base)
+    except CanvasError as exc:
+        raise TopologyError(
+            [
+                {
+                    "code": "too-large",
+                    "message": str(exc),
+                    "element_ids": [],
+                    "severity": "error",
+                    "field": "base_revision",
+                }
+            ]
+        ) from exc
+    patched = apply_patch(document, patch)
+    if patched.document is None:
+        raise TopologyError([violation_dict(v) for v in patched.problems])
+    try:
+        revision = _store_edit(
+            design, base, latest + 1, patched.document, user, message, check_stale
+        )
+    except TopologyError as exc:
+        raise TopologyError(patch_problems(exc.problems, patched)) from exc
+    return PatchSaved(revision=revision, base=base, patched=patched)
 
 
 @transaction.atomic

@@ -80,6 +80,7 @@ def test_a_job_names_its_design_exactly_when_its_kind_works_on_one(api_client, s
         ("/api/planner/designs/", "post"),
         ("/api/planner/designs/{design_pk}/revisions/", "post"),
         ("/api/planner/designs/{design_pk}/topology/preview/", "post"),
+        ("/api/planner/designs/{design_pk}/topology/", "patch"),
         ("/api/inventory/switches/", "post"),
     ],
 )

@@ -67,6 +67,7 @@ export function createApi({ csrfToken, fetchFn = (url, init) => fetch(url, init)
   return {
     get: (url) => call("GET", url),
     put: (url, body) => call("PUT", url, body),
+    patch: (url, body) => call("PATCH", url, body),
     post: (url, body) => call("POST", url, body),
   };
 }

@@ -162,6 +162,36 @@ function present(value) {
 }
 
 /**
+ * A node's entry in the edit document: its kept structure (plane, SU, rail, group, rack, RU,
+ * from `edit_extra`), name, model, role and position (to 0.1).
+ * @param {Record<string, any>} data node data
+ * @param {{x: number, y: number}} [position]
+ * @returns {Record<string, any>}
+ */
+export function nodeEntry(data, position) {
+  const node = { ...(data.edit_extra ?? {}), name: nodeName(data), model: data.model, role: data.role };
+  if (position) {
+    node.x = Math.round(position.x * 10) / 10;
+    node.y = Math.round(position.y * 10) / 10;
+  }
+  return node;
+}
+
+/**
+ * A link's entry in the edit document: its ends by device name, 1-based ports and the fields
+ * given (parts, cable, length, speed).
+ * @param {Record<string, any>} data link edge data
+ * @param {string} a name of the source device
+ * @param {string} b name of the target device
+ * @returns {Record<string, any>}
+ */
+export function linkEntry(data, a, b) {
+  const link = { a, a_port: Number(data.a_port), b, b_port: Number(data.b_port) };
+  for (const key of LINK_FIELDS) if (present(data[key])) link[key] = data[key];
+  return link;
+}
+
+/**
  * The edit document of the drawing (PUT /topology/ body without base_revision), and which
  * element each `link:<i>` of the document is, to map problems back to the canvas.
  * @param {{data: Record<string, any>, position?: {x: number, y: number}}[]} nodes every node (groups ignored)
@@ -173,14 +203,8 @@ export function buildEditDocument(nodes, edges) {
   const docNodes = [];
   for (const { data, position } of nodes) {
     if ((data.kind ?? "device") !== "device") continue;
-    const name = nodeName(data);
-    names.set(data.id, name);
-    // Structure a generated fabric keeps through an edit (plane, su, rail, group, rack, ru).
-    const node = { ...(data.edit_extra ?? {}), name, model: data.model, role: data.role };
-    if (position) {
-      node.x = Math.round(position.x * 10) / 10;
-      node.y = Math.round(position.y * 10) / 10;
-    }
+    const node = nodeEntry(data, position);
+    names.set(data.id, node.name);
     docNodes.push(node);
   }
   docNodes.sort((p, q) => (p.name < q.name ? -1 : p.name > q.name ? 1 : 0));
@@ -189,14 +213,7 @@ export function buildEditDocument(nodes, edges) {
   for (const { data } of edges) {
     if ((data.kind ?? "link") !== "link") continue;
     if (!names.has(data.source) || !names.has(data.target)) continue;
-    const link = {
-      a: names.get(data.source),
-      a_port: Number(data.a_port),
-      b: names.get(data.target),
-      b_port: Number(data.b_port),
-    };
-    for (const key of LINK_FIELDS) if (present(data[key])) link[key] = data[key];
-    links.push(link);
+    links.push(linkEntry(data, names.get(data.source), names.get(data.target)));
     linkIds.push(data.id);
   }
   const nodeIds = new Map([...names].map(([id, name]) => [name, id]));

@@ -6,7 +6,7 @@
 
 import { createApi, urls } from "./api.js";
 import { budgetProblem, editability, initialView, summaryElements } from "./budget.js";
-import { buildEditDocument, nodeName, pasteElements } from "./document.js";
+import { buildEditDocument, nodeName, pasteElements, resolveProblemIds } from "./document.js";
 import { h } from "./dom.js";
 import { createExport } from "./export.js";
 import { createSaveTracker, inversePatch } from "./history.js";
@@ -18,6 +18,7 @@ import { COLLAPSE_OPTIONS, createNavigation } from "./navigation.js";
 import { createAsBuiltOverlay } from "./asbuilt.js";
 import { OVERLAY_BOXES, createOverlayPanel } from "./overlay_panel.js";
 import { createPalette } from "./palette.js";
+import { editPatch, patchProblemIds } from "./patch.js";
 import { planeValue } from "./planes.js";
 import { createWhatIf } from "./whatif.js";
 import { eventForResponse, initialSaveState, saveAction, saveProgressText, saveReducer } from "./save.js";
@@ -79,6 +80,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     largeStyle: null, // whether the stylesheet is the one for large views
     editStamp: 0, // counts edits: the edit document built for a stamp is reused (editDocument)
     built: null, // {stamp, doc}: the last edit document built
+    saved: null, // what the drawing is as saved, by element (patch.js), with its revision
     viewTimings: null, // how long the last view took to load (views.js)
     saveTimings: null, // where the time of the last save went (ms)
     staleTimings: null, // and of the last one that stopped at spec parameters no longer true
@@ -212,6 +214,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     openingView: nav.openingView,
     renderFindNames: nav.renderFindNames,
     declutter,
+    applyLayers: () => networkPanel.applyLayers(),
   });
   const palette = createPalette(canvas);
   const links = createLinkDialog(canvas, { modelInfo: palette.modelInfo });
@@ -353,13 +356,14 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     root.dataset.saveStep = progress.step;
   }
 
-  function progressStep(step, elements) {
+  function progressStep(step, elements, changes) {
     if (!progress) {
-      progress = { step, elements: elements ?? 0, started: win.performance.now() };
+      progress = { step, elements: elements ?? 0, changes: null, started: win.performance.now() };
       progressTimer = win.setInterval(drawProgress, 200);
     }
     progress.step = step;
     if (elements !== undefined) progress.elements = elements;
+    if (changes !== undefined) progress.changes = changes;
     drawProgress();
     renderSave();
   }
@@ -410,6 +414,7 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
   }
 
   async function saveSteps({ keepMine = false, confirmed = false } = {}) {
+    const entered = win.performance.now();
     const action = keepMine ? (state.save.status === "conflict" ? "save" : null) : saveAction(state.save, { dirty: isDirty(), editable: state.editable, designId: state.designId });
     if (!action) return;
     showStale([]);
@@ -434,41 +439,24 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
     overlays.clearProblems();
     const building = win.performance.now();
     const built = editDocument();
+    // What the edit changed, against the revision it started from (PATCH: the request and the
+    // answer carry the edit, not the fabric); a whole document for a new design, and for
+    // "Keep mine" (the drawing replaces a revision it did not start from).
+    const sent = action === "save" && !keepMine && state.saved?.revision === state.save.base ? editPatch(state.saved, built) : null;
     const buildMs = win.performance.now() - building;
-    state.lastSaved = built;
+    state.lastSaved = sent
+      ? { resolveIds: (ids) => patchProblemIds(ids, { addedLinkIds: sent.addedLinkIds, nodeIds: built.nodeIds }) }
+      : { resolveIds: (ids) => resolveProblemIds(ids, built) };
     const body = { nodes: built.nodes, links: built.links };
-    progressStep("store", body.nodes.length + body.links.length);
+    progressStep("store", body.nodes.length + body.links.length, sent?.size);
     const storing = win.performance.now();
-    let answer;
-    if (action === "create") {
-      answer = await api.post(urls.designs(), { name, message, topology_document: body });
-      if (answer.status === 201 && answer.data?.id) {
-        state.designId = answer.data.id;
-        state.canWrite = true;
-        answer = { ...answer, data: { revision: answer.data.latest_revision ?? 1 } };
-        const page = (config.urls?.canvas ?? "/designs/{id}/canvas/").replace("{id}", String(state.designId));
-        win.history.replaceState(null, "", `${page}?view=detail&scope=all`);
-        $("title").textContent = name;
-        doc.title = `${name} · canvas · Fabric Planner`;
-        $("name-label").remove();
-        $("name").remove();
-        const crumb = $("crumb-design");
-        const detail = (config.urls?.design ?? "/designs/{id}/").replace("{id}", String(state.designId));
-        crumb.querySelector("a").href = detail;
-        crumb.querySelector("a").textContent = name;
-        crumb.hidden = false;
-      }
-    } else {
-      // One request checks and stores the edit: one that makes spec parameters untrue is not
-      // stored (check_stale) but listed, with "Save anyway" (confirmed) to store it.
-      const check_stale = !keepMine && !confirmed;
-      answer = await api.put(urls.topology(state.designId), { base_revision: state.save.base, message, check_stale, ...body });
-    }
+    const answer = await send(action, { name, message, body, sent, keepMine, confirmed });
     const event = eventForResponse(answer);
     const stored = win.performance.now();
+    const spent = { start_ms: waiting - entered, extras_ms: building - waiting, build_ms: buildMs, store_ms: stored - storing, patch: sent ? sent.size : null };
     if (event.type === "stale") {
       // Where the time of a save that stopped to ask went (ms), for the benchmark.
-      state.staleTimings = { extras_ms: building - waiting, build_ms: buildMs, store_ms: stored - storing };
+      state.staleTimings = spent;
       progressDone();
       dispatch(event);
       showStale(event.stale);
@@ -476,20 +464,63 @@ export function startCanvas(doc, { cytoscape, win = window, fetchFn } = {}) {
       return;
     }
     if (event.type === "saved") {
-      // Show the saved revision as the server has it (ids as the server numbers them).
-      state.revision = event.revision;
       state.tracker.saved();
       state.overlays = null;
       $("message").value = "";
-      progressStep("reload");
-      await views.loadView("detail", "all", { fit: false, quiet: true, inPlace: true });
+      if (sent && answer.data.canvas && ec.expandableNodes().empty()) {
+        // Only what the edit changed is drawn again, as the server has it.
+        progressStep("redraw");
+        views.showChanges(answer.data.canvas, sent, event.revision);
+        renderSave();
+        inspector.scheduleInspector();
+      } else {
+        // Show the saved revision as the server has it (ids as the server numbers them).
+        state.revision = event.revision;
+        progressStep("reload");
+        await views.loadView("detail", "all", { fit: false, quiet: true, inPlace: true });
+      }
       event.revision = state.revision;
       // Where the time of the last save went (ms), for the benchmark (tests/bench_canvas.py).
-      state.saveTimings = { extras_ms: building - waiting, build_ms: buildMs, store_ms: stored - storing, ...state.viewTimings };
+      state.saveTimings = { ...spent, ...state.viewTimings, total_ms: win.performance.now() - entered };
     }
     progressDone();
     dispatch(event);
     if (event.type === "problems") overlays.showProblems(event.problems, "save");
+  }
+
+  /** The request of a save: POST a new design, PATCH what the edit changed, or PUT the whole
+   * document. One request checks and stores the edit: one that makes spec parameters untrue
+   * is not stored (check_stale) but listed, with "Save anyway" (confirmed) to store it. */
+  async function send(action, { name, message, body, sent, keepMine, confirmed }) {
+    if (action === "create") {
+      const answer = await api.post(urls.designs(), { name, message, topology_document: body });
+      if (answer.status === 201 && answer.data?.id) {
+        state.designId = answer.data.id;
+        createdDesign(name);
+        return { ...answer, data: { revision: answer.data.latest_revision ?? 1 } };
+      }
+      return answer;
+    }
+    const check_stale = !keepMine && !confirmed;
+    const head = { base_revision: state.save.base, message, check_stale };
+    if (sent) return api.patch(urls.topology(state.designId), { ...head, canvas_changes: true, ...sent.patch });
+    return api.put(urls.topology(state.designId), { ...head, ...body });
+  }
+
+  /** The page of a design just made from a drawing (its id, URL, title and breadcrumb). */
+  function createdDesign(name) {
+    state.canWrite = true;
+    const page = (config.urls?.canvas ?? "/designs/{id}/canvas/").replace("{id}", String(state.designId));
+    win.history.replaceState(null, "", `${page}?view=detail&scope=all`);
+    $("title").textContent = name;
+    doc.title = `${name} · canvas · Fabric Planner`;
+    $("name-label").remove();
+    $("name").remove();
+    const crumb = $("crumb-design");
+    const detail = (config.urls?.design ?? "/designs/{id}/").replace("{id}", String(state.designId));
+    crumb.querySelector("a").href = detail;
+    crumb.querySelector("a").textContent = name;
+    crumb.hidden = false;
   }
 
   async function reloadLatest() {

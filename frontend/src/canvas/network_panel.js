@@ -16,6 +16,10 @@ export function createNetworkPanel({ doc, $, state, cy, setStatus }) {
   /** Hide the elements none of whose layers is on. */
   function applyLayers() {
     const hidden = state.hiddenLayers;
+    if (!hidden.size) {
+      cy.elements(".layer-off").removeClass("layer-off"); // every layer on: only those hidden change
+      return;
+    }
     cy.batch(() => {
       cy.elements().forEach((ele) => {
         ele.toggleClass("layer-off", hidden.size > 0 && !shownWith(ele.data(), hidden));

@@ -2,7 +2,6 @@
 // their legend, and the optical margin overlay (from the revision's optical budget, no job). What the overlays say in words is in overlays.js; colours are in heat.js.
 
 import { urls } from "./api.js";
-import { resolveProblemIds } from "./document.js";
 import { h } from "./dom.js";
 import { POWER_LEVELS, heatColor, heatLegend, rackPower } from "./heat.js";
 import { MARGIN_LEVELS, marginStyles } from "./margin.js";
@@ -49,7 +48,8 @@ export function createOverlayPanel({ doc, $, api, state, cy, ec, container, setS
     clearProblems();
     state.problemSource = source;
     const list = $("problems-list");
-    const mapped = problems.map((p) => ({ ...p, ids: state.lastSaved && source === "save" ? resolveProblemIds(p.element_ids ?? [], state.lastSaved) : p.element_ids ?? [] }));
+    // A save's problems name the document or patch it sent: its `resolveIds` maps them.
+    const mapped = problems.map((p) => ({ ...p, ids: state.lastSaved && source === "save" ? state.lastSaved.resolveIds(p.element_ids ?? []) : p.element_ids ?? [] }));
     cy.batch(() => {
       for (const p of mapped) for (const id of p.ids) cy.getElementById(id).addClass("problem");
     });

@@ -131,18 +131,21 @@ export const SAVE_STEPS = {
   check: "checking the edit",
   store: "checking and storing the edit",
   reload: "loading the saved revision",
+  redraw: "drawing what changed",
 };
 
 /**
- * The status line of a save under way: its step, the size of the drawing and the time so far,
- * e.g. "Saving… checking and storing the edit (4,381 elements) · 1.2 s". Redrawn a few times a
- * second, so that a long save shows it is still moving and how long it has taken.
- * @param {{step: string, elements?: number, elapsedMs?: number}} progress
+ * The status line of a save under way: its step, the size of the drawing (and of the edit,
+ * when only what it changed is sent) and the time so far, e.g. "Saving… checking and storing
+ * the edit (2 changes, 4,381 elements) · 1.2 s". Redrawn a few times a second, so that a long
+ * save shows it is still moving and how long it has taken.
+ * @param {{step: string, elements?: number, changes?: number|null, elapsedMs?: number}} progress
  * @returns {string}
  */
-export function saveProgressText({ step, elements = 0, elapsedMs = 0 }) {
+export function saveProgressText({ step, elements = 0, changes = null, elapsedMs = 0 }) {
   const what = SAVE_STEPS[step] ?? "saving";
-  const size = elements ? ` (${elements.toLocaleString("en-US")} elements)` : "";
+  const edit = changes === null || changes === undefined ? "" : `${changes.toLocaleString("en-US")} change${changes === 1 ? "" : "s"}, `;
+  const size = elements ? ` (${edit}${elements.toLocaleString("en-US")} elements)` : "";
   const seconds = (Math.max(0, elapsedMs) / 1000).toFixed(1);
   return `Saving… ${what}${size} · ${seconds} s`;
 }

@@ -100,4 +100,10 @@ test("a save under way says its step, the drawing's size and the time so far", (
   assert.equal(saveProgressText({ step: "check", elapsedMs: 0 }), "Saving… checking the edit · 0.0 s");
   assert.equal(saveProgressText({ step: "reload", elements: 12, elapsedMs: 250 }), "Saving… loading the saved revision (12 elements) · 0.3 s");
   assert.equal(saveProgressText({ step: "other", elapsedMs: -5 }), "Saving… saving · 0.0 s");
+  // a patch: how many changes it sends, then the size of the drawing
+  assert.equal(
+    saveProgressText({ step: "store", elements: 4946, changes: 1, elapsedMs: 600 }),
+    "Saving… checking and storing the edit (1 change, 4,946 elements) · 0.6 s",
+  );
+  assert.equal(saveProgressText({ step: "redraw", elements: 4945, changes: 3, elapsedMs: 900 }), "Saving… drawing what changed (3 changes, 4,945 elements) · 0.9 s");
 });

@@ -5,10 +5,11 @@
 
 import { urls } from "./api.js";
 import { scopeChoices } from "./budget.js";
-import { nodeName } from "./document.js";
+import { linkEntry, nodeEntry, nodeName } from "./document.js";
 import { h } from "./dom.js";
 import { formatBandwidth, formatCount } from "./format.js";
 import { COLLAPSE_OPTIONS } from "./navigation.js";
+import { entriesAfter, linkKey, linkRenumbering, nodeKey, savedEntries } from "./patch.js";
 import { planeChoices, planeValue } from "./planes.js";
 import { canvasStyle } from "./style.js";
 
@@ -59,6 +60,53 @@ function sameValue(a, b) {
 }
 
 /**
+ * Make one element what the server draws (`want`, prepared): its data, position and classes
+ * (an edge moved to other ends, a node to another parent, moves). The keys the canvas adds
+ * (`edit_extra`) and the declutter's "label-crowded" stay.
+ * @param {Record<string, any>} ele
+ * @param {Record<string, any>} want
+ * @returns {boolean} whether anything changed
+ */
+function updateElement(ele, want) {
+  let differs = false;
+  if (ele.isEdge() && (ele.data("source") !== want.data.source || ele.data("target") !== want.data.target)) {
+    ele = ele.move({ source: want.data.source, target: want.data.target });
+    differs = true;
+  } else if (ele.isNode() && (ele.data("parent") ?? null) !== (want.data.parent ?? null)) {
+    ele = ele.move({ parent: want.data.parent ?? null });
+    differs = true;
+  }
+  const current = ele.data();
+  const patch = {};
+  let changed = false;
+  for (const [key, value] of Object.entries(want.data)) {
+    if (key === "id" || key === "source" || key === "target" || key === "parent") continue;
+    if (!sameValue(current[key], value)) {
+      patch[key] = value;
+      changed = true;
+    }
+  }
+  const dropped = Object.keys(current).filter((key) => !(key in want.data) && !CLIENT_KEYS.has(key) && !["id", "source", "target", "parent"].includes(key));
+  if (dropped.length) ele.removeData(dropped.join(" "));
+  if (changed) ele.data(patch);
+  if (want.position && ele.isNode() && !ele.isParent()) {
+    const at = ele.position();
+    if (Math.abs(at.x - want.position.x) > 0.01 || Math.abs(at.y - want.position.y) > 0.01) {
+      ele.position({ ...want.position });
+      differs = true;
+    }
+  }
+  // The classes the server gives (the declutter's "label-crowded" stays until it runs again).
+  const classes = (want.classes ?? "").split(/\s+/).filter(Boolean);
+  const crowded = ele.hasClass("label-crowded");
+  if (ele.classes().filter((c) => c !== "label-crowded").sort().join(" ") !== [...classes].sort().join(" ")) {
+    ele.classes(crowded ? [...classes, "label-crowded"] : classes);
+    differs = true;
+  }
+  return differs || changed || dropped.length > 0;
+}
+
+/**
  * Make the drawing show `nodes` and `edges` (prepared elements) by changing only what differs:
  * data, positions and classes of the elements whose id stays, removing the others and adding
  * the new ones. Run inside `cy.batch`. An element whose ends or parent changed is replaced.
@@ -82,34 +130,7 @@ export function updateElements(cy, nodes, edges) {
       return;
     }
     kept.add(ele.id());
-    const current = ele.data();
-    const patch = {};
-    let differs = false;
-    for (const [key, value] of Object.entries(want.data)) {
-      if (key === "id" || key === "source" || key === "target" || key === "parent") continue;
-      if (!sameValue(current[key], value)) {
-        patch[key] = value;
-        differs = true;
-      }
-    }
-    const dropped = Object.keys(current).filter((key) => !(key in want.data) && !CLIENT_KEYS.has(key) && !["id", "source", "target", "parent"].includes(key));
-    if (dropped.length) ele.removeData(dropped.join(" "));
-    if (differs) ele.data(patch);
-    if (want.position && ele.isNode() && !ele.isParent()) {
-      const at = ele.position();
-      if (Math.abs(at.x - want.position.x) > 0.01 || Math.abs(at.y - want.position.y) > 0.01) {
-        ele.position({ ...want.position });
-        differs = true;
-      }
-    }
-    // The classes the server gives (the declutter's "label-crowded" stays until it runs again).
-    const classes = (want.classes ?? "").split(/\s+/).filter(Boolean);
-    const crowded = ele.hasClass("label-crowded");
-    if (ele.classes().filter((c) => c !== "label-crowded").sort().join(" ") !== [...classes].sort().join(" ")) {
-      ele.classes(crowded ? [...classes, "label-crowded"] : classes);
-      differs = true;
-    }
-    if (differs || dropped.length) changed += 1;
+    if (updateElement(ele, want)) changed += 1;
   });
   const removed = cy.collection(gone);
   removed.remove();
@@ -120,11 +141,79 @@ export function updateElements(cy, nodes, edges) {
 }
 
 /**
+ * Give edges new ids (`moves`: old -> new), keeping each element as it is drawn.
+ * Cytoscape has no call for it. Its own collections find an element by id in a map it
+ * rebuilds from the elements' ids when told to (a collection's `_private.map` is lazy), and
+ * an element's id is its `data.id`: so the ids are set, each edge's own one-entry map made
+ * again and the whole drawing's map rebuilt once. Nothing is drawn differently (link edges
+ * have no label, the only thing drawn by id), so nothing is drawn again: on the 4,946-element
+ * preset, 2,300 edges take ~5 ms, against ~100-400 ms to take them out and put them back
+ * (remove, then restore, which reads the id again) and as long again to draw them anew
+ * (tests/bench_canvas.py). Where the map is not as expected (another cytoscape), that is
+ * what is done instead.
+ * @param {Record<string, any>} cy
+ * @param {Record<string, any>} edges
+ * @param {Map<string, string>} moves
+ */
+function renumber(cy, edges, moves) {
+  const pool = cy._private?.elements?._private;
+  if (!pool || typeof pool.rebuildMap !== "function" || edges.some((edge) => !(edge._private?.map instanceof Map))) {
+    edges.remove();
+    edges.forEach((edge) => {
+      edge._private.data.id = moves.get(edge._private.data.id);
+    });
+    edges.restore();
+    return;
+  }
+  edges.forEach((edge) => {
+    const id = moves.get(edge._private.data.id);
+    edge._private.data.id = id;
+    edge._private.map = new Map([[id, { ele: edge, index: 0 }]]);
+    edge.clearTraversalCache();
+    edge.source().clearTraversalCache();
+    edge.target().clearTraversalCache();
+  });
+  pool.rebuildMap();
+}
+
+/**
+ * Apply what a saved patch changed (the API's `canvas`: `{removed, nodes, edges}`) to the
+ * drawing, in place: the saved links after a removed one take their new ids (`moves`), the
+ * elements the server names otherwise (`created`: new ones, renamed nodes) and those it no
+ * longer has go, then the new and changed elements are drawn as the server draws them. Run
+ * inside `cy.batch`.
+ * @param {Record<string, any>} cy
+ * @param {{removed?: string[], nodes?: Record<string, any>[], edges?: Record<string, any>[]}} changes
+ * @param {{moves: Map<string, string>, created: string[]}} sent
+ * @returns {{renumbered: number, removed: number, added: number, changed: number}}
+ */
+export function applyViewChanges(cy, changes, { moves, created }) {
+  const moving = cy.collection([...moves.keys()].map((id) => cy.getElementById(id)).filter((e) => e.nonempty()));
+  renumber(cy, moving, moves);
+  const gone = cy.collection([...created, ...(changes.removed ?? [])].map((id) => cy.getElementById(id)).filter((e) => e.nonempty()));
+  gone.remove();
+  const add = [];
+  let changed = 0;
+  const nodes = (changes.nodes ?? []).map(prepareNode);
+  const newNodes = nodes.filter((want) => cy.getElementById(want.data.id).empty());
+  cy.add(newNodes);
+  const fresh = new Set(newNodes.map((want) => want.data.id));
+  for (const want of [...nodes.filter((n) => !fresh.has(n.data.id)), ...(changes.edges ?? []).map(prepareEdge)]) {
+    const ele = cy.getElementById(want.data.id);
+    if (ele.empty()) add.push(want);
+    else if (updateElement(ele, want)) changed += 1;
+  }
+  cy.add(add);
+  return { renumbered: moving.length, removed: gone.length, added: newNodes.length + add.length, changed };
+}
+
+/**
  * The views of a canvas.
  * @param {{doc: Document, win: Window, root: HTMLElement, $: Function, api: Record<string, any>, state: Record<string, any>,
  *   cy: Record<string, any>, ur: Record<string, any>, ec: Record<string, any>, setStatus: Function, isDirty: () => boolean}} canvas
  * @param {{afterViewChange: () => void, clearProblems: () => void, anyOverlay: () => boolean,
- *   applyOverlays: () => void, openingView: () => boolean, renderFindNames: () => void, declutter: () => void}} hooks
+ *   applyOverlays: () => void, openingView: () => boolean, renderFindNames: () => void, declutter: () => void,
+ *   applyLayers: () => void}} hooks
  */
 export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStatus, isDirty }, hooks) {
   function runLayout(needsLayout, fit) {
@@ -149,6 +238,8 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     const large = nodes.length + edges.length > LARGE_VIEW;
     let wide = false;
     state.built = null; // another drawing: its edit document is built again
+    state.saved = null; // and what it is as saved comes with its edit extras (loadEditExtras)
+    delete root.dataset.editBase;
     if (inPlace && state.largeStyle === large && cy.elements().nonempty()) {
       if (ec.expandableNodes().nonempty()) {
         ec.expandAllEdges();
@@ -243,10 +334,14 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     return true;
   }
 
-  /** Structure of the saved topology (plane, SU, rail, group, rack, RU) kept through edits. */
+  /** Structure of the saved topology (plane, SU, rail, group, rack, RU) kept through edits,
+   * and the saved entries a save's patch is made against (patch.js). */
   async function loadEditExtras() {
-    const answer = await api.get(urls.revisionTopology(state.designId, state.revision));
-    if (!answer.ok) return;
+    const revision = state.revision;
+    const answer = await api.get(urls.revisionTopology(state.designId, revision));
+    if (!answer.ok || state.revision !== revision) return;
+    state.saved = { ...savedEntries(answer.data), revision };
+    root.dataset.editBase = String(revision); // a save sends what changed since (patch.js)
     cy.batch(() => {
       for (const node of answer.data.nodes ?? []) {
         const extra = {};
@@ -255,6 +350,62 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
       }
     });
     state.built = null;
+  }
+
+  /**
+   * Show the revision a patch was saved as, in place (the drawing is the whole fabric, with
+   * the edit drawn): only the elements the server's answer names change (`changes`, the API's
+   * `canvas`; applyViewChanges), the saved links after a removed one are renumbered, and the
+   * saved entries follow. Clears the undo history, as loading a view does.
+   * @param {{removed?: string[], nodes?: Record<string, any>[], edges?: Record<string, any>[]}} changes
+   * @param {{patch: Record<string, any[]>, created: string[]}} sent what editPatch made
+   * @param {number} revision
+   */
+  function showChanges(changes, sent, revision) {
+    const drawing = win.performance.now();
+    const moves = linkRenumbering(state.saved.linkCount, sent.patch.links_removed);
+    const saved = { ...entriesAfter(state.saved, sent.patch), revision };
+    const nameOf = (id) => nodeName(cy.getElementById(id).data());
+    const setNode = (node) => {
+      if (node.nonempty() && node.data("kind") === "device") {
+        saved.nodes.set(node.id(), { name: nodeName(node.data()), key: nodeKey(nodeEntry(node.data(), node.position())) });
+      }
+    };
+    const setLink = (edge) => {
+      if (edge.nonempty() && edge.data("kind") === "link") {
+        saved.links.set(edge.id(), linkKey(linkEntry(edge.data(), nameOf(edge.data("source")), nameOf(edge.data("target")))));
+      }
+    };
+    let counts;
+    cy.batch(() => {
+      counts = applyViewChanges(cy, changes, { moves, created: sent.created });
+      for (const node of sent.patch.nodes_set) {
+        const extra = {};
+        for (const key of EDIT_EXTRA_KEYS) if (node[key] !== null && node[key] !== undefined) extra[key] = node[key];
+        const ele = cy.getElementById(`node:${node.name}`);
+        if (ele.nonempty() && Object.keys(extra).length) ele.data("edit_extra", extra);
+      }
+    });
+    for (const node of [...(changes.nodes ?? []), ...sent.patch.nodes_set.map((n) => ({ data: { id: `node:${n.name}` } }))]) {
+      setNode(cy.getElementById(node.data.id));
+    }
+    for (const edge of changes.edges ?? []) setLink(cy.getElementById(edge.data.id));
+    for (const { index } of sent.patch.links_changed) setLink(cy.getElementById(moves.get(`link:${index}`) ?? `link:${index}`));
+    const first = saved.linkCount - sent.patch.links_added.length;
+    sent.patch.links_added.forEach((_, j) => setLink(cy.getElementById(`link:${first + j}`)));
+    state.saved = saved;
+    root.dataset.editBase = String(revision);
+    state.revision = revision;
+    state.built = null;
+    state.overlays = null;
+    ur.reset();
+    state.tracker.reset();
+    state.pasteCount = 0;
+    state.edgeSeq = 0;
+    hooks.renderFindNames();
+    if (state.hiddenLayers?.size) hooks.applyLayers();
+    if (hooks.anyOverlay()) hooks.applyOverlays();
+    state.viewTimings = { draw_ms: win.performance.now() - drawing, ...counts };
   }
 
   /** The scopes to offer, from the overview, when the design opened in another view. */
@@ -340,5 +491,5 @@ export function createViews({ doc, win, root, $, api, state, cy, ur, ec, setStat
     if (scope) changeView("detail", scope);
   });
 
-  return { loadView, changeView, scopeLabel, renderScopes, renderPlanes, renderCrumbs };
+  return { loadView, showChanges, changeView, scopeLabel, renderScopes, renderPlanes, renderCrumbs };
 }

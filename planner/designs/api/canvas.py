@@ -1,5 +1,5 @@
-"""Canvas API: views of a revision's fabric, its edit document, topology edits, link media
-options and job overlays.
+"""Canvas API: views of a revision's fabric, its edit document, topology edits (the whole
+document, PUT, or what one edit changed, PATCH), link media options and job overlays.
 
 The element format is documented in :mod:`planner.domain.canvas`; who may read or change a
 design is decided in :mod:`planner.designs.selectors` (404 for designs a user may not see, 403 for a
@@ -30,9 +30,13 @@ from planner.designs.api.serializers import (
     TopologyDocumentSerializer,
     TopologyEditSchemaSerializer,
     TopologyEditSerializer,
+    TopologyPatchResultSerializer,
+    TopologyPatchSchemaSerializer,
+    TopologyPatchSerializer,
     TopologyPreviewSerializer,
 )
 from planner.domain.canvas import MAX_ELEMENTS, CanvasError
+from planner.domain.canvas.edit_patch import PATCH_KEYS
 from planner.teams.selectors import user_can_view_prices
 
 TOO_LARGE = OpenApiResponse(
@@ -112,23 +116,28 @@ class RevisionTopologyView(APIView):
         return Response({"design": design.pk, "revision": revision.number, **document})
 
 
+def _conflicts():
+    return OpenApiResponse(
+        PolymorphicProxySerializer(
+            component_name="TopologyConflict",
+            serializers=[ConflictSerializer, StaleEditSerializer],
+            resource_type_field_name=None,
+        ),
+        description="base_revision is not the latest revision (latest_revision), or "
+        "with check_stale, the edit makes spec parameters untrue (stale_parameters)",
+    )
+
+
 class DesignTopologyView(APIView):
-    """Save an edited topology as the next revision (kind ``edited``)."""
+    """Save an edited topology as the next revision (kind ``edited``): the whole document
+    (PUT), or what one edit changed in it (PATCH)."""
 
     @extend_schema(
         request=TopologyEditSchemaSerializer,
         responses={
             201: RevisionSerializer,
             400: OpenApiResponse(EditProblemsSerializer, description="The topology has errors"),
-            409: OpenApiResponse(
-                PolymorphicProxySerializer(
-                    component_name="TopologyConflict",
-                    serializers=[ConflictSerializer, StaleEditSerializer],
-                    resource_type_field_name=None,
-                ),
-                description="base_revision is not the latest revision (latest_revision), or "
-                "with check_stale, the edit makes spec parameters untrue (stale_parameters)",
-            ),
+            409: _conflicts(),
         },
     )
     def put(self, request, design_pk: int):
@@ -156,6 +165,48 @@ class DesignTopologyView(APIView):
                 {"detail": str(exc), "stale_parameters": exc.stale}, status=status.HTTP_409_CONFLICT
             )
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=TopologyPatchSchemaSerializer,
+        responses={
+            201: TopologyPatchResultSerializer,
+            400: OpenApiResponse(
+                EditProblemsSerializer,
+                description="The patch names what the base does not have, or the topology it "
+                "makes has errors (each problem names the patch's entry)",
+            ),
+            409: _conflicts(),
+        },
+    )
+    def patch(self, request, design_pk: int):
+        """Save one edit as what it changed (the canvas saves this way: the request and the
+        answer carry the edit, not the fabric). The patch is applied to the edit document of
+        ``base_revision``, which must be the latest (else 409, nothing saved); the document it
+        makes is checked and stored as PUT stores it, with ``check_stale`` as PUT has it.
+        With ``canvas_changes`` the answer also says what changed in the whole-fabric view."""
+        design = selectors.design_get_for(request.user, design_pk, write=True)  # 404/403 first
+        params = TopologyPatchSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        try:
+            saved = services.design_patch_topology(
+                design=design,
+                user=request.user,
+                patch={key: data[key] for key in PATCH_KEYS},
+                base_revision=data["base_revision"],
+                message=data["message"],
+                check_stale=data["check_stale"],
+            )
+        except services.StaleEdit as exc:
+            return Response(
+                {"detail": str(exc), "stale_parameters": exc.stale}, status=status.HTTP_409_CONFLICT
+            )
+        answer = RevisionSerializer(saved.revision).data
+        if data["canvas_changes"]:
+            answer["canvas"] = selectors.revision_canvas_changes(
+                saved.base, saved.revision, saved.patched.new_link_index
+            )
+        return Response(answer, status=status.HTTP_201_CREATED)
 
 
 class DesignTopologyPreviewView(APIView):

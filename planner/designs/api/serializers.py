@@ -386,6 +386,99 @@ class TopologyEditSerializer(serializers.Serializer):
     links = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
 
 
+PATCH_HELP = (
+    "One edit as what it changed in the edit document of base_revision (GET "
+    "revisions/{number}/topology/): the base's nodes by name, its links by index (link:<i>). "
+    "The document it makes (the base's nodes and links in their order, each set or changed "
+    "one in its place, the removed ones left out, then the new ones) is checked and stored as "
+    "PUT stores a whole document. Problems name the patch's entries: link:<i> (a base link), "
+    "link:added-<j>, fields such as links_added[0].b_part or nodes_set[2].model."
+)
+CANVAS_CHANGES_HELP = (
+    "true: the answer also has canvas, what the edit changed in the whole-fabric detail view "
+    "(the canvas redraws only that)."
+)
+
+
+class TopologyLinkChangeSerializer(serializers.Serializer):
+    index = serializers.IntegerField(min_value=0, help_text="The base link's index (link:<i>)")
+    link = TopologyLinkSerializer(help_text="The link as it is now (it keeps its place)")
+
+
+class TopologyPatchSchemaSerializer(serializers.Serializer):
+    base_revision = serializers.IntegerField(min_value=1)
+    message = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    check_stale = serializers.BooleanField(
+        required=False, default=False, help_text=CHECK_STALE_HELP
+    )
+    canvas_changes = serializers.BooleanField(
+        required=False, default=False, help_text=CANVAS_CHANGES_HELP
+    )
+    nodes_removed = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Names of the base's nodes"
+    )
+    nodes_set = TopologyNodeSerializer(
+        many=True,
+        required=False,
+        help_text="Nodes whole: one named as a base node replaces it in its place, others "
+        "are added. A renamed node is its old name removed and its new one set.",
+    )
+    links_removed = serializers.ListField(
+        child=serializers.IntegerField(min_value=0),
+        required=False,
+        help_text="Indices of the base's links",
+    )
+    links_changed = TopologyLinkChangeSerializer(many=True, required=False)
+    links_added = TopologyLinkSerializer(many=True, required=False)
+
+
+class TopologyPatchSerializer(serializers.Serializer):
+    """Parses a topology patch; what its entries name and hold is checked by ``apply_patch``
+    and ``validate_edit`` (every problem in one list, naming the entry)."""
+
+    base_revision = serializers.IntegerField(
+        min_value=1, help_text="The revision this edit started from (must be the latest)."
+    )
+    message = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+    check_stale = serializers.BooleanField(
+        required=False, default=False, help_text=CHECK_STALE_HELP
+    )
+    canvas_changes = serializers.BooleanField(
+        required=False, default=False, help_text=CANVAS_CHANGES_HELP
+    )
+    nodes_removed = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
+    nodes_set = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
+    links_removed = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
+    links_changed = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
+    links_added = JSONItemsField(child=serializers.JSONField(), required=False, default=list)
+
+
+class CanvasChangesSerializer(serializers.Serializer):
+    removed = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Ids of the base view's elements the saved revision no longer has (links "
+        "the patch removed are not listed again)",
+    )
+    nodes = serializers.ListField(
+        child=serializers.DictField(), help_text="New or changed nodes (canvas element JSON)"
+    )
+    edges = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="New or changed edges. The base's links are renumbered first: link:<i> "
+        "becomes the index it has once the removed links are left out.",
+    )
+
+
+class TopologyPatchResultSerializer(RevisionSerializer):
+    canvas = CanvasChangesSerializer(
+        read_only=True, required=False, help_text="With canvas_changes only"
+    )
+
+    class Meta(RevisionSerializer.Meta):
+        fields = [*RevisionSerializer.Meta.fields, "canvas"]
+        read_only_fields = fields
+
+
 class LinkOptionSerializer(serializers.Serializer):
     a_part = serializers.CharField(allow_null=True)
     b_part = serializers.CharField(allow_null=True)

@@ -63,12 +63,17 @@ structure through an edit (``group`` = pod of a leaf, core group of a spine or c
 (:mod:`planner.domain.media`, :mod:`inventory.library.compat`); :func:`fabric_from_edit`
 turns a valid one into a :class:`~planner.domain.fabric.Fabric`; :func:`edit_document` is
 the reverse. Element ids in problems: ``node:<name>`` and ``link:<index in the document>``.
+An edit may also be sent as a *patch* of its base revision's document, naming only the
+nodes and links it removed, set, changed or added (:mod:`.edit_patch`: :func:`apply_patch`
+makes the whole document, checked as any other); :func:`view_changes` says what it changed in
+the whole-fabric view, so that the canvas redraws only that.
 
 Modules: :mod:`.views` (overview and detail views, aggregated to fit the element budget) on
 :mod:`.elements` (building Cytoscape elements) and :mod:`.networks` (the other networks'
 layers); :mod:`.edit_documents` (validate, build and
 write edit documents) on :mod:`.edit_parse` (nodes and links) and :mod:`.edit_media` (parts
-and media); :mod:`.media_options` (media choices between two device models);
+and media); :mod:`.edit_patch` (patches of a document) and :mod:`.view_changes` (what one
+changed in a view); :mod:`.media_options` (media choices between two device models);
 :mod:`.port_speeds` (the port speeds a model runs); :mod:`.racks` (the trays of rack-scale
 systems); :mod:`.common` (limits, errors, ids).
 What a hand edit keeps of its base revision is :mod:`planner.domain.edits`.
@@ -76,21 +81,26 @@ What a hand edit keeps of its base revision is :mod:`planner.domain.edits`.
 
 from planner.domain.canvas.common import MAX_ELEMENTS, CanvasError, EditError, violation_dict
 from planner.domain.canvas.edit_documents import edit_document, fabric_from_edit, validate_edit
+from planner.domain.canvas.edit_patch import apply_patch, patch_problems
 from planner.domain.canvas.media_options import link_options
 from planner.domain.canvas.racks import rack_trays
+from planner.domain.canvas.view_changes import view_changes
 from planner.domain.canvas.views import detail_elements, overview_elements, parse_plane
 
 __all__ = [
     "MAX_ELEMENTS",
     "CanvasError",
     "EditError",
+    "apply_patch",
     "detail_elements",
     "edit_document",
     "fabric_from_edit",
     "link_options",
     "overview_elements",
     "parse_plane",
+    "patch_problems",
     "rack_trays",
     "validate_edit",
+    "view_changes",
     "violation_dict",
 ]
