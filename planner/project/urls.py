@@ -3,10 +3,11 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from planner.navigation import views as navigation_views
 from planner.project import views as project_views
+from planner.project.api.schema_view import SchemaView
 from planner.project.docs_site import docs_site
 from planner.quotes.urls import catalog_urlpatterns as quote_catalog_urls
 
@@ -27,7 +28,7 @@ urlpatterns = [
     path("catalog/", include("inventory.urls")),
     path("jobs/", include("simulation.urls")),
     path("explore/", include("simulation.explore_urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's init script from a URL: no inline script (CSP).
     path(
         "api/docs/",

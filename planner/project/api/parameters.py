@@ -16,6 +16,7 @@ views with their own ``permission_classes`` add theirs to the defaults
 from __future__ import annotations
 
 import functools
+import threading
 
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import BasePermission
@@ -35,6 +36,7 @@ class KnownQueryParameters(BasePermission):
         match = getattr(request._request, "resolver_match", None)
         if match is None:
             return True
+        load_schema_extensions()
         accepted = accepted_query_parameters(match.func, request.method)
         if accepted is None:  # not in the schema (the schema views themselves)
             return True
@@ -82,3 +84,36 @@ def _endpoints() -> dict:
         (callback, method.upper()): (path, path_regex)
         for path, path_regex, method, callback in EndpointEnumerator().get_api_endpoints()
     }
+
+
+_extensions_lock = threading.Lock()
+_extensions_loaded = False
+
+
+def load_schema_extensions() -> None:
+    """Resolve every drf-spectacular extension's target class once, in one thread.
+
+    drf-spectacular imports an extension's target (``"dj_rest_auth.views.LoginView"``) the first
+    time a schema asks, and sets it to ``None`` when the package is absent. Two threads of a
+    threaded server asking at once race on that: one reads the name after the other has set it
+    to ``None`` and the request fails with an ``AttributeError`` (a 500 seen on the first API
+    requests of a fresh browser test). Called before the first schema work of a process (the
+    query-parameter check, the schema view), not at start-up: it costs ~0.4 s of CPU that
+    Celery workers and commands need not pay.
+    """
+    global _extensions_loaded
+    if _extensions_loaded:
+        return
+    with _extensions_lock:
+        if _extensions_loaded:
+            return
+        import drf_spectacular.openapi  # noqa: F401  (registers the contrib extensions)
+        from drf_spectacular.plumbing import OpenApiGeneratorExtension
+
+        pending = [OpenApiGeneratorExtension]
+        while pending:
+            extension = pending.pop()
+            pending.extend(extension.__subclasses__())
+            if isinstance(extension.__dict__.get("target_class"), str):
+                extension._load_class()
+        _extensions_loaded = True
