@@ -95,7 +95,7 @@ def design_list(request):
         "cost_book": book,
         "team_names": list(teams_for(request.user).values_list("name", flat=True)),
     }
-    return render(request, "planner/design_list.html", context)
+    return render(request, "designs/design_list.html", context)
 
 
 def _sort_header(label: str, key: str | None, current: str, numeric: bool) -> dict:
@@ -147,7 +147,7 @@ def design_new(request):
         "presets": wizard_presets(),
         "network_placeholders": network_placeholders(),
     }
-    return render(request, "planner/design_wizard.html", context)
+    return render(request, "designs/design_wizard.html", context)
 
 
 def _add_model_errors(form, exc):
@@ -182,7 +182,7 @@ def _design_detail(request, design, *, share_form=None, status=200):
             owner=design.owner,
             initial={"team": design.team.slug if design.team else None, "sharing": design.sharing},
         )
-    return render(request, "planner/design_detail.html", context, status=status)
+    return render(request, "designs/design_detail.html", context, status=status)
 
 
 @require_POST
@@ -238,7 +238,7 @@ def _revision_sections(request, design, shown, latest) -> str:
             "resilience": resilience.page_context(shown),
             "failures": expected_failures.page_context(request, design, shown),
         }
-        return render_to_string("planner/_revision_sections.html", context, request=request)
+        return render_to_string("designs/_revision_sections.html", context, request=request)
 
     if shown is None:
         return mark_safe(render_sections())  # noqa: S308 (rendered by the template engine)
@@ -302,7 +302,7 @@ def design_edit(request, pk):
             initial={"spec_text": _spec_yaml(latest.spec), "base_revision": latest.number}
         )
     context = {"design": design, "form": form, "latest": latest, "conflict": conflict}
-    return render(request, "planner/design_edit.html", context, status=409 if conflict else 200)
+    return render(request, "designs/design_edit.html", context, status=409 if conflict else 200)
 
 
 @require_POST
@@ -357,7 +357,7 @@ def design_diff(request, pk):
         "stale_new": [presentation.stale_text(item) for item in changes["stale_parameters"]["new"]],
         **diff_context(request, old, new),
     }
-    return render(request, "planner/design_diff.html", context)
+    return render(request, "designs/design_diff.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -368,7 +368,7 @@ def design_delete(request, pk):
         services.design_delete(design=design, actor=request.user)
         messages.success(request, f"Deleted design “{design.name}”.")
         return redirect(reverse("planner:design-list"))
-    return render(request, "planner/design_confirm_delete.html", {"design": design})
+    return render(request, "designs/design_confirm_delete.html", {"design": design})
 
 
 # --- Canvas ---------------------------------------------------------------------------------
@@ -391,7 +391,7 @@ def _canvas_page(request, design=None):
             "design": reverse("planner:design-detail", args=[0]).replace("/0/", "/{id}/"),
         },
     }
-    return render(request, "planner/design_canvas.html", {"design": design, "config": config})
+    return render(request, "designs/design_canvas.html", {"design": design, "config": config})
 
 
 @require_GET

@@ -152,7 +152,7 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
         bom = revision_bom(revision, spares_pct=spares)
     except OutputError as exc:
         context["error"] = exc.message
-        return render(request, "planner/outputs/revision_outputs.html", context, status=422)
+        return render(request, "designs/outputs/revision_outputs.html", context, status=422)
     except BomError as exc:  # the form's limits match clean_spares_pct; kept for safety
         spares_form.add_error(None, str(exc))
         bom = revision_bom(revision)
@@ -174,7 +174,7 @@ def _page(request, design, revision, *, upload_form=None, problems=None, status=
     context["is_latest"] = latest is not None and latest.number == revision.number
     if context["upload_form"] is None and context["is_latest"]:
         context["upload_form"] = CablingUploadForm(initial={"base_revision": revision.number})
-    return render(request, "planner/outputs/revision_outputs.html", context, status=status)
+    return render(request, "designs/outputs/revision_outputs.html", context, status=status)
 
 
 @require_GET
@@ -210,7 +210,7 @@ def revision_download(request, pk, number, fmt):
         )
     except OutputError as exc:
         context = {"design": design, "revision": revision, "message": exc.message}
-        return render(request, "planner/outputs/export_error.html", context, status=422)
+        return render(request, "designs/outputs/export_error.html", context, status=422)
     response = StreamingHttpResponse(export.chunks, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
