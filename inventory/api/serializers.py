@@ -116,11 +116,27 @@ class PatchNamesAFieldMixin:
     succeeded. Now that is a 400 in every body format (JSON, form, multipart), naming the
     unknown and read-only keys, and nothing is stored. Keys beside a writable field are left
     to DRF as before (unknown ones are ignored).
+
+    A PATCH whose body is a patch document rather than a partial update (the canvas's topology
+    patch: ``base_revision`` and what changed) names its :attr:`change_fields`: every request
+    must then name one of them, and its other known fields do not count as a change.
     """
 
+    #: The fields that carry a change, for a patch document (empty: a partial update's fields).
+    change_fields: tuple[str, ...] = ()
+
     def to_internal_value(self, data):
-        if self.partial and self.parent is None and isinstance(data, Mapping):
-            problems = patch_problems(self.fields, data)
+        if self.parent is None and isinstance(data, Mapping):
+            if self.change_fields:
+                fields = {name: self.fields[name] for name in self.change_fields}
+                named = {
+                    key: value
+                    for key, value in data.items()
+                    if key in self.change_fields or _field_named(key, self.fields) is None
+                }
+                problems = patch_problems(fields, named)
+            else:
+                problems = patch_problems(self.fields, data) if self.partial else {}
             if problems:
                 raise serializers.ValidationError(problems)
         return super().to_internal_value(data)

@@ -89,14 +89,19 @@ def _patch_routes(resolver=None, prefix="") -> dict[str, type]:
 
 
 def test_every_patch_route_writes_through_a_serializer_with_the_rule():
-    from planner.designs.api.serializers import DesignUpdateSerializer
+    from planner.designs.api.canvas import DesignTopologyView
+    from planner.designs.api.serializers import DesignUpdateSerializer, TopologyPatchSerializer
     from planner.quotes.api.serializers import QuoteWriteSerializer
     from planner.quotes.api.views import QuoteDetailView
     from planner.teams.api.serializers import MemberChangeSerializer
     from planner.teams.api.views import MemberDetailView
 
     # Views that build their PATCH serializer themselves (not ``serializer_class``).
-    own = {QuoteDetailView: QuoteWriteSerializer, MemberDetailView: MemberChangeSerializer}
+    own = {
+        QuoteDetailView: QuoteWriteSerializer,
+        MemberDetailView: MemberChangeSerializer,
+        DesignTopologyView: TopologyPatchSerializer,
+    }
     routes = _patch_routes()
     assert any("inventory/" in route and "manufacturers" in route for route in routes)
     assert QuoteDetailView in routes.values()
@@ -106,3 +111,34 @@ def test_every_patch_route_writes_through_a_serializer_with_the_rule():
         else:
             serializer = own.get(view) or view.serializer_class
         assert issubclass(serializer, PatchNamesAFieldMixin), route
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"base_revision": 3},
+        {"base_revision": 3, "link_removed": [0]},
+        {"base_revision": 3, "message": "moved", "check_stale": True},
+    ],
+    ids=["nothing", "misspelt", "only-options"],
+)
+def test_a_topology_patch_naming_no_change_list_is_refused(data):
+    from planner.designs.api.serializers import TopologyPatchSerializer
+
+    patch = TopologyPatchSerializer(data=data)
+    assert not patch.is_valid()
+    assert patch.errors["non_field_errors"][0].startswith(
+        "No field to change: the request names none of nodes_removed, nodes_set,"
+    )
+    if "link_removed" in data:
+        assert patch.errors["link_removed"] == [
+            "Unknown field: it is not one of this object's fields."
+        ]
+
+
+def test_a_topology_patch_with_an_empty_change_list_goes_through():
+    from planner.designs.api.serializers import TopologyPatchSerializer
+
+    # The canvas sends every list, empty ones included; what they hold is checked later.
+    patch = TopologyPatchSerializer(data={"base_revision": 3, "links_removed": []})
+    assert patch.is_valid(), patch.errors

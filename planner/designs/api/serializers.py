@@ -432,9 +432,12 @@ class TopologyPatchSchemaSerializer(serializers.Serializer):
     links_added = TopologyLinkSerializer(many=True, required=False)
 
 
-class TopologyPatchSerializer(serializers.Serializer):
+class TopologyPatchSerializer(PatchNamesAFieldMixin, serializers.Serializer):
     """Parses a topology patch; what its entries name and hold is checked by ``apply_patch``
-    and ``validate_edit`` (every problem in one list, naming the entry)."""
+    and ``validate_edit`` (every problem in one list, naming the entry). A patch naming none of
+    the change lists (a misspelt ``link_removed``) is a 400, never an unchanged revision."""
+
+    change_fields = ("nodes_removed", "nodes_set", "links_removed", "links_changed", "links_added")
 
     base_revision = serializers.IntegerField(
         min_value=1, help_text="The revision this edit started from (must be the latest)."
