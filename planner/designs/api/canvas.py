@@ -128,6 +128,13 @@ def _conflicts():
     )
 
 
+def _stale_answer(exc: services.StaleEdit) -> Response:
+    """409: ``check_stale`` and the edit makes spec parameters untrue (nothing saved)."""
+    return Response(
+        {"detail": str(exc), "stale_parameters": exc.stale}, status=status.HTTP_409_CONFLICT
+    )
+
+
 class DesignTopologyView(APIView):
     """Save an edited topology as the next revision (kind ``edited``): the whole document
     (PUT), or what one edit changed in it (PATCH)."""
@@ -161,9 +168,7 @@ class DesignTopologyView(APIView):
                 check_stale=data["check_stale"],
             )
         except services.StaleEdit as exc:
-            return Response(
-                {"detail": str(exc), "stale_parameters": exc.stale}, status=status.HTTP_409_CONFLICT
-            )
+            return _stale_answer(exc)
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -198,9 +203,7 @@ class DesignTopologyView(APIView):
                 check_stale=data["check_stale"],
             )
         except services.StaleEdit as exc:
-            return Response(
-                {"detail": str(exc), "stale_parameters": exc.stale}, status=status.HTTP_409_CONFLICT
-            )
+            return _stale_answer(exc)
         answer = RevisionSerializer(saved.revision).data
         if data["canvas_changes"]:
             answer["canvas"] = selectors.revision_canvas_changes(

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from inventory.api.serializers import PatchNamesAFieldMixin, SlugField
 from planner.designs.models import Design, DesignRevision, DesignSharingChoices
+from planner.domain.canvas.edit_patch import PATCH_KEYS
 from planner.teams.models import Team
 
 
@@ -437,7 +438,7 @@ class TopologyPatchSerializer(PatchNamesAFieldMixin, serializers.Serializer):
     and ``validate_edit`` (every problem in one list, naming the entry). A patch naming none of
     the change lists (a misspelt ``link_removed``) is a 400, never an unchanged revision."""
 
-    change_fields = ("nodes_removed", "nodes_set", "links_removed", "links_changed", "links_added")
+    change_fields = PATCH_KEYS
 
     base_revision = serializers.IntegerField(
         min_value=1, help_text="The revision this edit started from (must be the latest)."
