@@ -116,13 +116,12 @@ class PatchNamesAFieldMixin:
     succeeded. Now that is a 400 in every body format (JSON, form, multipart), naming the
     unknown and read-only keys, and nothing is stored. Keys beside a writable field are left
     to DRF as before (unknown ones are ignored).
-
-    A PATCH whose body is a patch document rather than a partial update (the canvas's topology
-    patch: ``base_revision`` and what changed) names its :attr:`change_fields`: every request
-    must then name one of them, and its other known fields do not count as a change.
     """
 
-    #: The fields that carry a change, for a patch document (empty: a partial update's fields).
+    # A PATCH whose body is a patch document rather than a partial update (the canvas's
+    # topology patch: ``base_revision`` and what changed) names the fields that carry a change:
+    # every request must then name one of them, and its other known fields do not count.
+    # (Said here, not in the docstring: drf-spectacular publishes the docstring in the schema.)
     change_fields: tuple[str, ...] = ()
 
     def to_internal_value(self, data):
