@@ -207,16 +207,43 @@ def _static_files_listed_once():
     WhiteNoiseMiddleware.add_files_from_finders = original
 
 
+def _forget_untraced_memos() -> None:
+    """Plug-in-cage verdicts memoised while the coverage tracer was paused are forgotten: the
+    tests after it then run the rule code themselves, so the coverage figure does not depend on
+    which walk a worker ran first."""
+    from inventory.library.compat import _plug_fits_cage_cached
+
+    _plug_fits_cage_cached.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def _memo_forgotten_after_untraced_walks(request):
-    """Plug-in-cage verdicts memoised while the coverage tracer is paused (the ``no_cover``
-    walks) are forgotten after the walk: the tests after it then run the rule code themselves,
-    so the coverage figure does not depend on which walk a worker ran first."""
+    """After a ``no_cover`` walk, what it memoised is forgotten (:func:`_forget_untraced_memos`)."""
     yield
     if request.node.get_closest_marker("no_cover"):
-        from inventory.library.compat import _plug_fits_cage_cached
+        _forget_untraced_memos()
 
-        _plug_fits_cage_cached.cache_clear()
+
+@contextlib.contextmanager
+def untraced(config):
+    """Run a walk's shared setup (a module fixture that builds every case) with the coverage
+    tracer paused, as pytest-cov's ``no_cover`` mark does for a test's own call.
+
+    A walk proves a property over every case (every catalog switch and server, every preset);
+    the lines it runs are each covered by the focused tests of their module, and tracing it
+    multiplies its CPU time by two to three. Without coverage, or once it is paused, this does
+    nothing."""
+    plugin = config.pluginmanager.get_plugin("_cov")
+    controller = getattr(plugin, "cov_controller", None)
+    if controller is None or not getattr(controller, "started", False):
+        yield
+        return
+    controller.pause()
+    try:
+        yield
+    finally:
+        controller.resume()
+        _forget_untraced_memos()
 
 
 def service_missing(reason: str):

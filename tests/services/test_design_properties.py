@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,7 @@ def changed_examples(draw) -> dict:
     return spec
 
 
+@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 @settings(
     max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "30")),
     deadline=None,

@@ -229,6 +229,7 @@ def _compare(name: str, outputs_: dict[str, Counter], problems: list[str]) -> No
             problems.append(f"{name}: {first} vs {other}: " + "; ".join(diff[:6]))
 
 
+@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 @pytest.mark.parametrize("slug", PRESETS)
 def test_every_output_gives_the_same_numbers(slug, seed_catalog, user):
     ledger = _ledger(slug, user)

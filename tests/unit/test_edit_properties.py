@@ -231,6 +231,7 @@ class Session:
         self.expected.append(self.expected[number])
 
 
+@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 @fast(10)
 @given(data=st.data(), edits=st.lists(EDITS, min_size=1, max_size=3))
 def test_edits_keep_every_setting_they_did_not_touch(presets, facts, data, edits):
