@@ -46,6 +46,7 @@ __all__ = [
     "clean_details",
     "install_design_owners",
     "part_history_for",
+    "record_team_change",
 ]
 
 #: Keys dropped from ``details`` at any depth: they may hold a credential.
@@ -194,6 +195,23 @@ def audit_record(
     event.full_clean(exclude=["actor", "team"])
     event.save()
     return event
+
+
+def record_team_change(*, team: Team, actor, summary: str, details: dict) -> AuditEvent:
+    """Record a change of ``team``'s members or rights (``team.changed``), read by its owners.
+
+    The teams app, below the log, records through this (installed at start-up by
+    ``planner.apps.PlannerConfig.ready``, :func:`planner.teams.services.install_team_recorder`).
+    """
+    return audit_record(
+        actor=actor,
+        action=AuditActionChoices.TEAM_CHANGED,
+        team=team,
+        summary=summary,
+        object_type="team",
+        object_ref=team.slug,
+        details=details,
+    )
 
 
 def audit_teams_for(user) -> QuerySet[Team]:

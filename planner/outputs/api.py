@@ -24,7 +24,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from inventory.api.serializers import NoEmptyValuesMixin
+from planner.api_base.serializers import NoEmptyValuesMixin
 from planner.designs import selectors
 from planner.designs.adapters import catalog_facts
 from planner.designs.api.serializers import ConflictSerializer, RevisionSerializer

@@ -1,7 +1,9 @@
 """Writes of teams: add and remove members, set their role and the price right.
 
 Every write is checked (the team's owners and staff only), runs in one transaction and is in
-the audit log (``team.changed``, with old → new), read by the team's owners.
+the audit log (``team.changed``, with old → new), read by the team's owners. The log stands
+above teams (an event belongs to a team): it is reached through the recorder it installs at
+start-up (:func:`install_team_recorder`), never imported.
 
 Rules
 -----
@@ -14,12 +16,12 @@ Rules
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, ValidationError
 from django.db import transaction
 
-from planner.audit.log import audit_record
-from planner.audit.models import AuditActionChoices
 from planner.teams.models import Team, TeamMembership, TeamRoleChoices
 from planner.teams.selectors import ROLE_ORDER, team_can_manage
 
@@ -50,16 +52,27 @@ def _other_owners(membership: TeamMembership) -> bool:
     )
 
 
+#: ``record(team=, actor=, summary=, details=)``: writes a team change to the audit log, in the
+#: caller's transaction; set by :func:`install_team_recorder`.
+_record_team_change: Callable[..., None] | None = None
+
+
+def install_team_recorder(record: Callable[..., None]) -> None:
+    """Say where a team change is recorded: ``record(team=, actor=, summary=, details=)``.
+
+    Called once at start-up (``planner.apps.PlannerConfig.ready``) with the audit log's
+    :func:`planner.audit.log.record_team_change`.
+    """
+    global _record_team_change
+    _record_team_change = record
+
+
 def _audit(team: Team, actor, summary: str, details: dict) -> None:
-    audit_record(
-        actor=actor,
-        action=AuditActionChoices.TEAM_CHANGED,
-        team=team,
-        summary=summary,
-        object_type="team",
-        object_ref=team.slug,
-        details=details,
-    )
+    if _record_team_change is None:  # a change nobody records is refused, never made silently
+        raise ImproperlyConfigured(
+            "Team changes are not recorded: add the 'planner' app to INSTALLED_APPS."
+        )
+    _record_team_change(team=team, actor=actor, summary=summary, details=details)
 
 
 @transaction.atomic

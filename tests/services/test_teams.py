@@ -7,12 +7,12 @@ team keeps an owner; every change is in the audit log with old → new.
 from __future__ import annotations
 
 import pytest
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, ValidationError
 
 from planner.audit.log import audit_events_for
 from planner.audit.models import AuditActionChoices, AuditEvent
 from planner.designs.models import Design
-from planner.teams import selectors
+from planner.teams import selectors, services
 from planner.teams.models import Team, TeamMembership
 from planner.teams.services import team_member_add, team_member_remove, team_member_update
 
@@ -141,6 +141,17 @@ def test_every_change_is_audited_for_the_teams_owners(people):
     assert all(e.team_id == team.pk and e.actor == users["owner"] for e in events)
     assert set(audit_events_for(users["owner"])) >= set(events)
     assert not audit_events_for(users["member"]).filter(pk__in=events).exists()
+
+
+def test_a_change_nobody_records_is_not_made(people, monkeypatch):
+    """The teams app reaches the audit log only through the recorder installed at start-up:
+    without it a change is refused, never made unrecorded."""
+    team, users = people
+    monkeypatch.setattr(services, "_record_team_change", None)
+    with pytest.raises(ImproperlyConfigured, match="not recorded"):
+        team_member_add(team=team, actor=users["owner"], username="newbie")
+    assert not TeamMembership.objects.filter(user=users["newbie"]).exists()
+    assert not AuditEvent.objects.filter(team=team).exists()
 
 
 def test_a_removed_members_designs_shared_with_the_team_become_private(people):

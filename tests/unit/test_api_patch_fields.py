@@ -1,4 +1,5 @@
-"""A PATCH naming no field it may change is a 400 (inventory.api.serializers.PatchNamesAFieldMixin).
+"""A PATCH naming no field it may change is a 400 (PatchNamesAFieldMixin of
+planner.api_base.serializers).
 
 Without a database: the rule on a plain serializer (JSON and form bodies), and every PATCH
 route of the API reaching a serializer that has the rule. The routes answering 400 with the
@@ -12,7 +13,7 @@ from django.http import QueryDict
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework import serializers
 
-from inventory.api.serializers import PatchNamesAFieldMixin, patch_problems
+from planner.api_base.serializers import PatchNamesAFieldMixin, patch_problems
 
 
 class Book(PatchNamesAFieldMixin, serializers.Serializer):

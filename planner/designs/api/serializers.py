@@ -6,7 +6,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inventory.api.serializers import PatchNamesAFieldMixin, SlugField
+from inventory.api.serializers import SlugField
+from planner.api_base.serializers import PatchNamesAFieldMixin
 from planner.designs.models import Design, DesignRevision, DesignSharingChoices
 from planner.domain.canvas.edit_patch import PATCH_KEYS
 from planner.teams.models import Team

@@ -9,9 +9,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from inventory.api.serializers import NoEmptyValuesMixin, PatchNamesAFieldMixin, SlugField
+from inventory.api.serializers import SlugField
 from inventory.models import PriceBook
 from inventory.permissions import price_books_pickable_for
+from planner.api_base.serializers import NoEmptyValuesMixin, PatchNamesAFieldMixin
 from planner.quotes import files as quote_files
 from planner.quotes import services as quotes
 from planner.quotes.models import (

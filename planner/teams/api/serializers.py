@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from inventory.api.serializers import PatchNamesAFieldMixin
+from planner.api_base.serializers import PatchNamesAFieldMixin
 from planner.teams import selectors
 from planner.teams.models import Team, TeamMembership, TeamRoleChoices
 

@@ -1,0 +1,1 @@
+"""Shared REST API building blocks (rest_framework only): :mod:`planner.api_base.serializers`."""
