@@ -31,7 +31,7 @@ from planner.teams.models import Team, TeamMembership
 from simulation.models import Job
 from simulation.services import job_cancel, job_enqueue
 from tests.api import urlwalk
-from tests.conftest import module_rows
+from tests.conftest import module_rows, untraced
 from tests.factories import TINY_SPEC
 
 SECRET = "Zebra-secret-7f3a"
@@ -91,9 +91,10 @@ def _design(owner, name, team, sharing):
 
 
 @pytest.fixture(scope="module")
-def world_rows(django_db_setup, django_db_blocker):
+def world_rows(django_db_setup, django_db_blocker, request):
     """Mallory's teams and designs, and the viewer Tess: built once for the module's tests
-    (shared as :func:`tests.conftest.module_rows` says; the tests' writes are undone)."""
+    (shared as :func:`tests.conftest.module_rows` says; the tests' writes are undone), and
+    crawled untraced (:func:`tests.conftest.untraced`)."""
     from django.contrib.auth import get_user_model
 
     from simulation.tasks import run_job
@@ -115,7 +116,8 @@ def world_rows(django_db_setup, django_db_blocker):
         secret_objects.update(team=zebra.slug, member=zed.username)
         read, read_objects = _design(mallory, "Tango read", tango, "team-read")
         edit, edit_objects = _design(mallory, "Tango edit", tango, "team-edit")
-        crawled = urlwalk.crawl(_logged_in(mallory), [secret.get_absolute_url()])
+        with untraced(request.config):
+            crawled = urlwalk.crawl(_logged_in(mallory), [secret.get_absolute_url()])
         yield {
             "mallory": mallory,
             "viewer": viewer,
@@ -177,6 +179,7 @@ def _url(owner, filler, route, failures) -> str | None:
     return None
 
 
+@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 def test_walk_finds_and_fills_every_object_route(world):
     routes = _object_routes()
     found = {frozenset(route.objects) for route in routes}
@@ -190,6 +193,7 @@ def test_walk_finds_and_fills_every_object_route(world):
     )
 
 
+@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 def test_other_teams_objects_are_404_on_every_method(world):
     _, filler = world["secret"]
     failures = []
@@ -212,6 +216,7 @@ def test_other_teams_objects_are_404_on_every_method(world):
     assert Design.objects.filter(name=SECRET).exists()
 
 
+@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 def test_lists_and_searches_never_show_other_teams_objects(world):
     secret, _ = world["secret"]
     jobs = [
@@ -268,6 +273,7 @@ def _forms_that_write(response) -> list[str]:
     return actions
 
 
+@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 def test_team_viewer_reads_but_cannot_write(world):
     failures = []
     checked = 0
