@@ -30,7 +30,8 @@ def test_docs_walkthrough_and_search(docs_site, settings, browser_login, live_se
     page.get_by_role("link", name="10-minute walkthrough").first.click()
     expect(page).to_have_url(re.compile(r"/docs/walkthrough/$"))
     wizard = page.locator("img[src$='01-wizard.png']")
-    expect(wizard).to_be_visible()
+    expect(wizard).to_be_visible()  # laid out, perhaps still loading: wait until it is done
+    page.wait_for_function("img => img.complete", arg=wizard.element_handle())
     assert wizard.evaluate("img => img.naturalWidth") == 1280  # the screenshot loaded
 
     # The theme's search runs in a web worker and needs base_url, which comes from a file
