@@ -131,3 +131,7 @@ def test_page_checks_an_upload_and_lists_the_differences(client, user, design):
     record = FieldImport.objects.get()
     csv = client.get(f"{url}{record.pk}/csv/")
     assert csv.status_code == 200 and b"missing," in b"".join(csv.streaming_content)
+    # an earlier import is chosen by its id (?import=); an id of another revision is not found
+    chosen = client.get(url, {"import": record.pk})
+    assert chosen.status_code == 200 and 'data-kind="missing"' in chosen.content.decode()
+    assert client.get(url, {"import": record.pk + 1000}).status_code == 404

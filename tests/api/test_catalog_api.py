@@ -41,6 +41,16 @@ def test_filters_by_form_factor_speed_media_reach_protocol_vendor(api_client, se
     assert "QM9700" in osfp_switches and "Q3400-RA" in osfp_switches  # OSFP224: OSFP family
 
 
+def test_search_matches_slug_name_part_number_and_alias(api_client, seeded):
+    """``?q=`` finds a part by any of the names it is known by, case-insensitively."""
+    part = SwitchModel.objects.get(slug="QM9700")
+    for typed in ("qm9700", part.name.upper(), part.part_number.lower()):
+        found = _slugs(api_client.get("/api/inventory/switches/", {"q": typed, "page_size": 500}))
+        assert "QM9700" in found, typed
+    nothing = _slugs(api_client.get("/api/inventory/switches/", {"q": "no-such-part-zz"}))
+    assert nothing == set()
+
+
 @pytest.mark.parametrize("typed", ["1600", "1.6T", "1.6 Tb/s", "1600G", "1600 Gb/s", "1600Gbps"])
 def test_speed_filters_accept_units(api_client, seeded, typed):
     found = api_client.get("/api/inventory/transceivers/", {"page_size": 500, "speed_gbps": typed})

@@ -204,6 +204,10 @@ def test_quote_pages_for_the_sales_user(setting, client, user):
     listing = client.get(f"/designs/{design.pk}/quotes/").content.decode()
     assert quote.number in listing
     assert "quotes-link" in client.get(design.get_absolute_url()).content.decode()
+    # a file in a format quotes are not written in is not found; a draft is deleted
+    assert client.get(f"/designs/{design.pk}/quotes/{quote.pk}/docx/").status_code == 404
+    deleted = client.post(f"/designs/{design.pk}/quotes/{quote.pk}/delete/")
+    assert deleted.status_code == 302 and not Quote.objects.filter(pk=quote.pk).exists()
 
 
 def test_revision_diff_api_and_page_parts_power_cost(setting, api_client, bob_client, client, user):

@@ -53,6 +53,8 @@ def test_team_list_and_detail_for_members_only(world):
         {"username": "olga", "role": "owner", "can_view_prices": False},
         {"username": "mia", "role": "viewer", "can_view_prices": False},
     ]
+    members = _api(users["mia"]).get("/api/teams/blue/members/")
+    assert members.status_code == 200 and members.json() == detail["members"]  # owners first
     assert _api(users["otto"]).get("/api/teams/").json() == []
     for url in ("/api/teams/blue/", "/api/teams/blue/members/", "/api/teams/blue/members/mia/"):
         assert _api(users["otto"]).get(url).status_code == 404, url
