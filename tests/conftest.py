@@ -18,7 +18,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+#: Debian's ``chromium-headless-shell``: Chromium's headless shell (its "old" headless mode),
+#: built from Debian's ``chromium`` source at the same version, and the build Playwright itself
+#: runs for headless tests. Same Blink and V8 as ``/usr/bin/chromium``, without the full
+#: browser's user interface layers: the browser tests took 261.6 s of CPU (2 min 28 s) on the
+#: full browser and 145.7 s (1 min 29 s) on the shell, three pytest workers on two cores.
+#: ``CHROMIUM_PATH`` picks another build (``/usr/bin/chromium`` to look at a page in the full
+#: browser).
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -674,7 +681,9 @@ def stop_workers(procs: list[subprocess.Popen]) -> None:
 @pytest.fixture(scope="session")
 def chromium():
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        service_missing(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+        service_missing(
+            f"Chromium not found at {CHROMIUM} (apt-get install chromium-headless-shell)"
+        )
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     from playwright.sync_api import expect, sync_playwright
 
