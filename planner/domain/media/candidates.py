@@ -29,14 +29,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from inventory.library.compat import fiber_fits_optic, optics_interoperate, plug_fits_cage
+from inventory.library.compat import optics_interoperate, plug_fits_cage
 from inventory.library.facts import (
     COPPER_REACH_M,
-    cable_plugs_of,
-    fiber_of,
     legs_of,
-    optic_of,
-    plug_of,
     port_speeds_of,
     reach_cap_m,
     runs_as_splitter_leg,
@@ -134,12 +130,13 @@ def module_options(
     """
     options = []
     parts = [named] if named else catalog.transceivers
+    end_label = end.label
     for part in parts:
         if media and part.get("media") != media and not named:
             continue
         warnings: list[str] = []
-        context = f"{part['slug']} in the {end.label}"
-        problems = plug_fits_cage(plug_of(part), end.cage)
+        context = f"{part['slug']} in the {end_label}"
+        problems = plug_fits_cage(catalog.plug(part), end.cage)
         failed = _check(problems, bool(named), warnings, context)
         spoken = frozenset(part.get("protocols") or ())
         host = protocols and spoken and not end.cage.protocols
@@ -158,7 +155,7 @@ def module_options(
         if failed is None and not speeds:
             failed = _check([_Unknown("port speed unknown")], bool(named), warnings, context)
         if failed:
-            rej.add(stage, f"{part['slug']} in the {end.label}", failed)
+            rej.add(stage, context, failed)
             continue
         options.append((part, warnings))
     return options
@@ -199,7 +196,7 @@ def optic_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoic
     pairs = 0
     for part_a, warn_a in a_options:
         for part_b, warn_b in b_options:
-            optic_a, optic_b = optic_of(part_a), optic_of(part_b)
+            optic_a, optic_b = catalog.optic(part_a), catalog.optic(part_b)
             warnings = [*warn_a, *warn_b]
             pair_named = bool(named.get("a") or named.get("b"))
             pair = f"{part_b['slug']} + {part_a['slug']}"
@@ -214,7 +211,7 @@ def optic_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoic
                 if media and fiber.get("fiber_type") != media and not fiber_named:
                     continue
                 candidate = _optics_candidate(
-                    group, part_a, part_b, fiber, (a_conn, b_conn), named, warnings, rej
+                    catalog, group, part_a, part_b, fiber, (a_conn, b_conn), named, warnings, rej
                 )
                 if candidate is not None:
                     out.append(candidate)
@@ -239,16 +236,15 @@ def end_reason(end: LinkEnd, named: dict | None, words: str, rej: Rejections, st
     return f"no {words}transceiver fits the {end.label}{rej.example(stage)}"
 
 
-def _optics_candidate(group, part_a, part_b, fiber, conns, named, warnings, rej):
+def _optics_candidate(catalog, group, part_a, part_b, fiber, conns, named, warnings, rej):
     a_conn, b_conn = conns
     warnings = list(warnings)
     label = f"{fiber['slug']} with {part_b['slug']} + {part_a['slug']}"
     fiber_named = named.get("cable") is fiber
     any_named = fiber_named or named.get("a") is part_a or named.get("b") is part_b
-    fiber_obj = fiber_of(fiber)
     for part, key in ((part_a, "a"), (part_b, "b")):
         tolerate = fiber_named or named.get(key) is part
-        failed = _check(fiber_fits_optic(fiber_obj, optic_of(part)), tolerate, warnings, label)
+        failed = _check(catalog.fiber_fits(fiber, part), tolerate, warnings, label)
         if failed:
             rej.add(4, label, failed)
             return None
@@ -322,7 +318,7 @@ def cable_candidates(group: LinkGroup, catalog: MediaCatalog, choice: MediaChoic
         is_named = cable_named is not None
         warnings: list[str] = []
         slug = part["slug"]
-        head, leg = cable_plugs_of(part)
+        head, leg = catalog.cable_plugs(part)
         where = f"{slug} head in the {group.b.label}"
         failed = _check(plug_fits_cage(head, group.b.cage), is_named, warnings, where)
         if failed is None:
