@@ -121,8 +121,12 @@ def pytest_sessionstart(session):
     worker's is paused (a ``no_cover`` test) or finished, coverage resumes the first one: the
     "untraced" walks ran traced, about 1.7 times slower. It is stopped here, before the
     worker's own starts; what it measured while the conftests loaded, the controller measures
-    too (it imports them the same way)."""
+    too (it imports them the same way).
+
+    On the controller, before it starts the workers, the bytecode they would each write
+    (:func:`_bytecode_before_the_workers`)."""
     if not hasattr(session.config, "workerinput"):
+        _bytecode_before_the_workers(session.config)
         return
     plugin = session.config.pluginmanager.get_plugin("_cov")
     if plugin is None:
@@ -131,6 +135,18 @@ def pytest_sessionstart(session):
 
     if isinstance(plugin.cov_controller, DistMaster):
         plugin.cov_controller.cov.stop()
+
+
+def _bytecode_before_the_workers(config) -> None:
+    """Before pytest-xdist starts its workers (``-n``), the project's bytecode and the test
+    modules' rewritten asserts are written once, outside the coverage tracer
+    (:mod:`tests.bytecode`), instead of by each worker for itself; its CPU time is the run's
+    like the rest. Nothing when there are no workers or bytecode is not written."""
+    if not config.getoption("numprocesses", None) or sys.dont_write_bytecode:
+        return
+    subprocess.run(
+        [sys.executable, "-m", "tests.bytecode", *map(str, config.args)], cwd=ROOT, check=False
+    )
 
 
 @pytest.fixture(scope="session")
