@@ -35,6 +35,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 from django.test import Client
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inventory.models import Price, PriceBook
 from inventory.services import SEED_PRICE_BOOK
@@ -258,20 +260,63 @@ def _without_ids(text: str) -> str:
     return _ID_CONTEXTS.sub(lambda m: (m.group(1) or m.group(2) or m.group(3)) + "#", text)
 
 
+#: A figure as a needle may be: digits, with separators.
+_FIGURE = re.compile(r"\d[\d.,]*")
+#: Figures in a text, whole: not inside a longer run of digits and separators.
+_FIGURE_IN_TEXT = re.compile(r"(?<![\d.,])\d[\d.,]*")
+
+
 def _leaks(needles: set[str], text: str) -> list[str]:
+    """The needles ``text`` shows once its ids are masked (:func:`_without_ids`). A needle that
+    starts with a digit counts only where it stands whole: not preceded by a digit or separator,
+    not followed by a digit. Figures are looked up among the figures of the text (one pass over
+    it, not one per needle); any other needle by its text.
+
+    >>> needles = {"31337.77", "31,337.8", "1249", "12.5", "Tango notes", "7.5x"}
+    >>> _leaks(needles, "Total 31337.77, 131,337.8 and 31,337.85; 12.5. Tango notes 7.5x")
+    ['12.5', '31337.77', '7.5x', 'Tango notes']
+    >>> _leaks(needles, '{"id": 1249, "price": 1249}')
+    ['1249']
+    """
     text = _without_ids(text)
-    found = []
-    for needle in needles:
-        if needle not in text:  # a substring test first: the regex below only narrows it
-            continue
-        pattern = (
-            re.escape(needle)
-            if not needle[0].isdigit()
-            else rf"(?<![\d.,]){re.escape(needle)}(?!\d)"
+    figures = {needle for needle in needles if _FIGURE.fullmatch(needle)}
+    found = {
+        needle
+        for needle in needles - figures
+        if needle in text
+        and (not needle[0].isdigit() or re.search(rf"(?<![\d.,]){re.escape(needle)}(?!\d)", text))
+    }
+    for run in set(_FIGURE_IN_TEXT.findall(text)):
+        # A figure stands whole where the run ends or a separator follows it.
+        found.update(
+            run[:end]
+            for end in range(1, len(run) + 1)
+            if (end == len(run) or run[end] in ".,") and run[:end] in figures
         )
-        if re.search(pattern, text):
-            found.append(needle)
     return sorted(found)
+
+
+def _leaks_one_search_per_needle(needles: set[str], text: str) -> list[str]:
+    """:func:`_leaks` as a regular-expression search per needle: the reference it must agree
+    with (``test_the_figure_scan_finds_what_a_search_per_needle_finds``)."""
+    text = _without_ids(text)
+    return sorted(
+        needle
+        for needle in needles
+        if re.search(
+            rf"(?<![\d.,]){re.escape(needle)}(?!\d)" if needle[0].isdigit() else re.escape(needle),
+            text,
+        )
+    )
+
+
+@given(
+    needles=st.sets(st.text("0123456789.,x-", min_size=1, max_size=6), max_size=8),
+    text=st.text('0123456789.,x- "id:/', max_size=60),
+)
+@settings(max_examples=300, derandomize=True, database=None)
+def test_the_figure_scan_finds_what_a_search_per_needle_finds(needles, text):
+    assert _leaks(needles, text) == _leaks_one_search_per_needle(needles, text)
 
 
 def _body_text(response) -> str | None:
