@@ -14,7 +14,6 @@ def live_catalog(transactional_db, seed_catalog):
     return seed_catalog
 
 
-@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 def test_pages_work_under_the_policy(live_catalog, browser_login, live_server):
     page = browser_login
     violations = []

@@ -30,7 +30,6 @@ def _watch(page) -> list[str]:
     return seen
 
 
-@pytest.mark.no_cover  # a walk over many cases, untraced: see tests.conftest.untraced
 @pytest.mark.parametrize("preset", PRESETS)
 def test_preset_pages_load_without_console_errors_or_failed_requests(
     live_catalog,  # noqa: F811
