@@ -118,6 +118,21 @@ def test_rack_domain_gpus_are_its_servers_times_gpus_per_server(superpod):
     assert rows["feed"]["stated"] is False and rows["feed"]["count"] == 0
 
 
+def test_a_three_tier_fabric_has_one_pod_domain_per_pod(facts):
+    """A fat-tree's pods are failure domains: each holds its k/2 edge (leaf) and k/2
+    aggregation (spine) switches, and losing one cuts off the servers under it."""
+    fabric = build_fabric(parse_spec(_example("fat-tree-k48", k=8)), facts)
+    index = domain_index(fabric)
+    rows = {k["kind"]: k for k in domain_summary(fabric, index=index)["kinds"]}
+    assert rows["pod"]["count"] == 8
+    pod = elements_of_domain(fabric, "pod", "1", index=index)
+    roles = fabric.node_role[pod.nodes]
+    assert (roles == ROLE["leaf"]).sum() == 4 and (roles == ROLE["spine"]).sum() == 4
+    servers_per_pod = fabric.nodes_with_role("server").size // 8
+    lost = lost_if_failed(fabric, "pod", "1", index=index)
+    assert lost.gpus == servers_per_pod * gpus_per_server(fabric) > 0
+
+
 def test_power_feeds_make_feed_and_pdu_domains(facts):
     power = {"feeds": ["A", "B"], "by_rack_kind": {"network": ["A"]}}
     fabric = build_fabric(parse_spec(_example("h100-superpod-4su", power=power)), facts)
