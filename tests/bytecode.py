@@ -28,6 +28,11 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+try:
+    from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc
+except ImportError:  # pytest's internals changed: the workers rewrite as before
+    PYC_TAIL = None
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The packages whose modules the tests import: the product and the tests' own helpers.
 PACKAGES = ("planner", "inventory", "simulation", "tests")
@@ -45,8 +50,6 @@ class _Quiet:
 def _rewrite(path: str) -> bool:
     """Write ``path``'s assert-rewritten bytecode where pytest looks for it, unless it is there
     and current; returns whether it wrote."""
-    from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc
-
     source = Path(path)
     cache = source.parent / "__pycache__"
     pyc = cache / (source.name[:-3] + PYC_TAIL)
@@ -89,9 +92,7 @@ def warm(paths: list[Path], processes: int | None = None) -> tuple[int, int]:
     core by default); returns how many modules it compiled and test modules it rewrote (none
     of those whose bytecode was current)."""
     modules, tests = work(paths)
-    try:
-        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc  # noqa: F401
-    except ImportError:  # pytest's internals changed: the workers rewrite as before
+    if PYC_TAIL is None:
         tests = []
     processes = processes or os.cpu_count() or 1
     with ProcessPoolExecutor(max_workers=processes) as pool:
