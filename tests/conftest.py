@@ -164,12 +164,37 @@ def _bytecode_before_the_workers(config) -> None:
 
 
 @pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings):
+    """Under pytest-xdist, each worker's test database is a copy of one built per run, with
+    the seed catalog in it (:mod:`tests.db_template`)."""
+    from django.db import connection
+
+    from tests import db_template
+
+    _SEED["from_template"] = db_template.install(connection, _seed_state_built)
+
+
+def _seed_state_built() -> dict:
+    """Load the seed catalog into the database being built; what ``_SEED`` then holds."""
+    report = _seed_catalog_load()
+    return {"report": report, "counts": _SEED["counts"], "tables": _SEED["tables"]}
+
+
+@pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database with the seed catalog loaded once (committed, so each
-    ``db`` test's rollback keeps it), and stray connections closed before it is dropped
-    (worker processes and the live server's threads may still hold one)."""
+    ``db`` test's rollback keeps it; copied with the database under pytest-xdist), and stray
+    connections closed before it is dropped (worker processes and the live server's threads may
+    still hold one)."""
     with django_db_blocker.unblock():
-        _SEED["report"] = _seed_catalog_load()
+        if _SEED.get("from_template"):
+            from django.db import connection
+
+            from tests import db_template
+
+            _SEED.update(db_template.stored_seed(connection))
+        else:
+            _SEED["report"] = _seed_catalog_load()
     _SEED["flushes"] = _SEED["checked"] = 0  # committed: trusted until a flush
     yield
     with django_db_blocker.unblock():

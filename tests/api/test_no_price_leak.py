@@ -48,7 +48,7 @@ from planner.quotes.services import quote_create, quote_reprice, quote_send, quo
 from planner.teams.models import Team, TeamMembership
 from simulation.services import job_enqueue, job_execute
 from tests.api import urlwalk
-from tests.conftest import module_rows
+from tests.conftest import module_rows, untraced
 from tests.factories import TINY_SPEC
 
 BOOK_PRICE = Decimal("31337.77")
@@ -149,7 +149,7 @@ def _quoted(user) -> dict:
 
 
 @pytest.fixture(scope="module")
-def scene(django_db_setup, django_db_blocker):
+def scene(request, django_db_setup, django_db_blocker):
     """``quoted`` with each person's jobs, the price figures Sam sees, and URL fillers: built
     once for the module's tests (its rows shared as :func:`tests.conftest.module_rows` says;
     the tests only read)."""
@@ -160,19 +160,23 @@ def scene(django_db_setup, django_db_blocker):
     with module_rows(django_db_blocker), pytest.MonkeyPatch.context() as patch:
         patch.setattr(run_job, "apply_async", lambda *args, **kwargs: None)
         alice = get_user_model().objects.create_user(username="alice", password="pw-alice-123!")
-        yield _scene(_quoted(alice))
+        yield _scene(_quoted(alice), request.config)
 
 
-def _scene(quoted: dict) -> dict:
+def _scene(quoted: dict, config) -> dict:
+    """The scene's jobs and crawl run untraced, as the walk does (their lines are the job
+    services' and the pages', which their own tests cover)."""
     design, quote, offers = quoted["design"], quoted["quote"], quoted["offers"]
     sam, olga, user = quoted["clients"]
     clients = {person.username: client for person, client in quoted["clients"].items()}
     revision = design.latest_revision
-    jobs = {person: _run_jobs(person, revision) for person in (sam, user, olga)}
+    with untraced(config):
+        jobs = {person: _run_jobs(person, revision) for person in (sam, user, olga)}
 
     seller = clients["sam"]
     needles = _needles(seller, design, quote) | _formats(TEAM_BOOK_PRICE)
-    crawled = urlwalk.crawl(seller, [design.get_absolute_url(), quote.get_absolute_url()])
+    with untraced(config):
+        crawled = urlwalk.crawl(seller, [design.get_absolute_url(), quote.get_absolute_url()])
     event = AuditEvent.objects.filter(object_type="quote", details__change="updated").get()
     parts = sorted(set(design.latest_revision.summary.get("cables") or {}))
     values = {
