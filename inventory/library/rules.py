@@ -8,6 +8,7 @@ the same words. Link-level rules (does this module fit that cage?) live in
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -59,6 +60,7 @@ class Violation:
 BREAKOUT = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)([GT])$")
 
 
+@functools.lru_cache(maxsize=1024)  # a handful of texts, parsed for every port of every build
 def parse_breakout(text: str) -> tuple[int, int]:
     """Parse ``"2x400G"`` into ``(legs, leg_speed_gbps)``.
 
